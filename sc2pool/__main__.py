@@ -1,0 +1,5 @@
+import sys
+
+from sc2pool.cli import main
+
+sys.exit(main())

@@ -1,0 +1,11 @@
+"""Placeholder for the `sc2pool bench` sub-command (being written)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("bench", help="(not implemented yet)")
+    p.set_defaults(func=lambda args: print("not implemented yet") or 2)
