@@ -1,0 +1,225 @@
+"""The engine's websocket server: the SC2 API at ``ws://HOST:PORT/sc2api``.
+
+Two ways to run it:
+
+* **As SC2.** burnysc2 starts ``$SC2PATH/Versions/Base94137/SC2_x64 -listen H -port P -dataDir ...
+  -tempDir ... -displayMode 0 -verbose`` (see :mod:`sc2pool.engine.install`), which execs
+  ``python -m sc2pool.engine`` -> :func:`main`. Unknown SC2 flags are ignored. On ``quit`` the
+  reply is sent and the process exits at once (``os._exit``), as the real client does; otherwise
+  burnysc2 would ``terminate()`` it and sleep 0.5 s per game. The process also exits when its
+  parent (the bot) disappears, so a killed bot never leaves an engine behind.
+* **As a shared server.** ``sc2pool engine serve --port P`` -> :func:`serve`: every websocket
+  connection is an independent SC2 session (its own game), for burnysc2's ``run_match(...,
+  close_ws=False)`` / ``play_from_websocket`` on a persistent connection. ``quit`` closes only that
+  connection unless ``exit_on_quit``.
+
+Speed: no compression, no heartbeat, the engine called synchronously between ``receive`` and
+``send`` (it is CPU-bound and tiny per request), TCP_NODELAY (aiohttp's default).
+
+Logging goes to stdout at WARNING (burnysc2 discards the engine's stderr); ``SC2POOL_ENGINE_LOG``
+names a file for a full INFO log. ``SC2POOL_ENGINE_STATS`` names a file that gets one JSON line of
+per-request engine time when each connection ends (benchmarks use it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+
+from aiohttp import WSMsgType, web
+
+from sc2pool.engine.session import DispatchStats, EngineSession, GameFactory
+
+log = logging.getLogger("sc2pool.engine")
+
+WS_PATH = "/sc2api"
+#: Largest request accepted; real requests are a few KB (an action with hundreds of commands).
+MAX_MSG_SIZE = 64 * 1024 * 1024
+
+
+def configure_logging(level: int = logging.WARNING, logfile: str | None = None) -> None:
+    """stdout at ``level`` (burnysc2 sends the engine's stderr to /dev/null), plus ``logfile``."""
+    root = logging.getLogger("sc2pool.engine")
+    if getattr(root, "_sc2pool_configured", False):
+        return
+    fmt = logging.Formatter("%(asctime)s %(levelname)s sc2pool-engine[%(process)d] %(message)s")
+    out = logging.StreamHandler(sys.stdout)
+    out.setLevel(level)
+    out.setFormatter(fmt)
+    root.addHandler(out)
+    root.setLevel(min(level, logging.INFO) if logfile else level)
+    logfile = logfile or os.environ.get("SC2POOL_ENGINE_LOG")
+    if logfile:
+        fh = logging.FileHandler(logfile)
+        fh.setLevel(logging.INFO)
+        fh.setFormatter(fmt)
+        root.addHandler(fh)
+        root.setLevel(logging.INFO)
+    root.propagate = False
+    root._sc2pool_configured = True  # type: ignore[attr-defined]
+
+
+def _write_stats(stats: DispatchStats) -> None:
+    path = os.environ.get("SC2POOL_ENGINE_STATS")
+    if not path or not stats.count:
+        return
+    try:
+        with open(path, "a") as f:
+            f.write(json.dumps({"pid": os.getpid(), "requests": stats.as_dict()}) + "\n")
+    except OSError:
+        log.warning("cannot write engine stats to %s", path, exc_info=True)
+
+
+class EngineServer:
+    """An aiohttp application serving one :class:`EngineSession` per websocket connection."""
+
+    def __init__(self, *, exit_on_quit: bool = False, game_factory: GameFactory | None = None) -> None:
+        self.exit_on_quit = exit_on_quit
+        self.game_factory = game_factory
+        self.connections = 0
+        self.app = web.Application()
+        self.app.router.add_get(WS_PATH, self._handle_ws)
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    async def _handle_ws(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(autoping=True, heartbeat=None, compress=False, max_msg_size=MAX_MSG_SIZE)
+        await ws.prepare(request)
+        stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
+        session = EngineSession(game_factory=self.game_factory, stats=stats)
+        self.connections += 1
+        log.info("connection from %s", request.remote)
+        receive, send, handle = ws.receive, ws.send_bytes, session.handle
+        try:
+            while True:
+                msg = await receive()
+                mtype = msg.type
+                if mtype is WSMsgType.BINARY:
+                    data = msg.data
+                elif mtype is WSMsgType.TEXT:  # not the SC2 protocol; answer with a protocol error
+                    data = msg.data.encode("utf-8", "replace")
+                else:  # CLOSE, CLOSING, CLOSED, ERROR
+                    break
+                await send(handle(data))
+                if session.quit_requested:
+                    if self.exit_on_quit:
+                        self._exit_now(ws, stats)
+                    await ws.close()
+                    break
+        finally:
+            self.connections -= 1
+            if stats is not None:
+                _write_stats(stats)
+            log.info("connection closed")
+        return ws
+
+    def _exit_now(self, ws: web.WebSocketResponse, stats: DispatchStats | None) -> None:
+        """Exit the process right after the quit reply left, like SC2 (no terminate, no sleep)."""
+        if stats is not None:
+            _write_stats(stats)
+        transport = getattr(getattr(ws, "_req", None), "transport", None)
+        deadline = time.monotonic() + 0.2
+        while transport is not None and transport.get_write_buffer_size() and time.monotonic() < deadline:
+            time.sleep(0.001)  # the reply is tiny; this practically never waits
+        logging.shutdown()
+        os._exit(0)
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on ``host:port`` (port 0 picks a free one); returns the bound port."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port, reuse_address=True)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        log.info("sc2pool engine listening on ws://%s:%s%s", host, self.port, WS_PATH)
+        return self.port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+def _watch_parent(parent: int, interval: float = 0.5) -> None:
+    """Exit when the process that launched us is gone (reparented), so no orphan engine stays."""
+
+    def run() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=run, name="sc2pool-parent-watch", daemon=True).start()
+
+
+async def serve_forever(host: str, port: int, *, exit_on_quit: bool = False, ready: threading.Event | None = None) -> None:
+    """Run an :class:`EngineServer` until cancelled."""
+    server = EngineServer(exit_on_quit=exit_on_quit)
+    await server.start(host, port)
+    if ready is not None:
+        ready.set()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
+
+
+def serve(host: str = "127.0.0.1", port: int = 5000, *, exit_on_quit: bool = False) -> None:
+    """Blocking: serve the SC2 API on ``ws://host:port/sc2api`` until interrupted (Ctrl-C)."""
+    _preload()
+    try:
+        asyncio.run(serve_forever(host, port, exit_on_quit=exit_on_quit))
+    except KeyboardInterrupt:
+        pass
+
+
+def _preload() -> None:
+    """Import the simulation before listening, so the first create_game does not pay for it."""
+    try:
+        import sc2pool.engine.game  # noqa: F401
+    except ImportError:  # pragma: no cover - only while the simulation module is missing
+        log.warning("sc2pool.engine.game is not importable; create_game will fail", exc_info=True)
+
+
+def parse_sc2_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the real SC2 client's command line; flags the engine does not use are ignored."""
+    p = argparse.ArgumentParser(prog="SC2_x64 (sc2pool engine)", allow_abbrev=False, add_help=True)
+    p.add_argument("-listen", default="127.0.0.1", help="address to listen on")
+    p.add_argument("-port", type=int, default=None, help="websocket port (required)")
+    p.add_argument("-dataDir", default=None)
+    p.add_argument("-tempDir", default=None)
+    p.add_argument("-verbose", action="store_true")
+    args, _unknown = p.parse_known_args(list(argv))
+    if args.port is None:
+        p.error("-port is required")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the fake ``SC2_x64``: serve one client the way SC2 does, exit on quit."""
+    args = parse_sc2_args(sys.argv[1:] if argv is None else argv)
+    logfile = os.environ.get("SC2POOL_ENGINE_LOG")
+    configure_logging(logging.WARNING, logfile)
+    _watch_parent(os.getppid())
+    _preload()
+    try:
+        asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True))
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr
+        print(f"sc2pool engine: cannot listen on {args.listen}:{args.port}: {exc}", flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
