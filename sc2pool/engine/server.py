@@ -80,9 +80,16 @@ def _write_stats(stats: DispatchStats) -> None:
 class EngineServer:
     """An aiohttp application serving one :class:`EngineSession` per websocket connection."""
 
-    def __init__(self, *, exit_on_quit: bool = False, game_factory: GameFactory | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        exit_on_quit: bool = False,
+        game_factory: GameFactory | None = None,
+        game_error: type[BaseException] | None = None,
+    ) -> None:
         self.exit_on_quit = exit_on_quit
         self.game_factory = game_factory
+        self.game_error = game_error
         self.connections = 0
         self.app = web.Application()
         self.app.router.add_get(WS_PATH, self._handle_ws)
@@ -93,7 +100,7 @@ class EngineServer:
         ws = web.WebSocketResponse(autoping=True, heartbeat=None, compress=False, max_msg_size=MAX_MSG_SIZE)
         await ws.prepare(request)
         stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
-        session = EngineSession(game_factory=self.game_factory, stats=stats)
+        session = EngineSession(game_factory=self.game_factory, stats=stats, game_error=self.game_error)
         self.connections += 1
         log.info("connection from %s", request.remote)
         receive, send, handle = ws.receive, ws.send_bytes, session.handle

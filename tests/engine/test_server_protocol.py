@@ -1,0 +1,300 @@
+"""The SC2 API session and websocket server: state machine, error replies, robustness.
+
+These use a stub game (tests/engine/stub_game.py) so they test the protocol layer alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+import pytest
+from s2clientprotocol import query_pb2
+from s2clientprotocol import sc2api_pb2 as sc
+from stub_game import StubError, StubGame
+
+from sc2pool.engine.server import EngineServer
+from sc2pool.engine.session import (
+    ENDED,
+    IN_GAME,
+    INIT_GAME,
+    LAUNCHED,
+    QUIT,
+    DispatchStats,
+    EngineSession,
+)
+from sc2pool.engine.transport import InProcessTransport, TransportClosedError
+
+MAP = sc.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map")
+
+
+def new_session(**kw) -> EngineSession:
+    return EngineSession(game_factory=StubGame.create, game_error=StubError, **kw)
+
+
+def call(session: EngineSession, raw: bytes | None = None, **kw) -> sc.Response:
+    data = raw if raw is not None else sc.Request(**kw).SerializeToString()
+    resp = sc.Response()
+    resp.ParseFromString(session.handle(data))
+    assert resp.status != 0, "every response must carry a status"
+    return resp
+
+
+def start(session: EngineSession) -> None:
+    assert call(session, create_game=sc.RequestCreateGame(local_map=MAP)).status == INIT_GAME
+    r = call(session, join_game=sc.RequestJoinGame(race=1))
+    assert r.status == IN_GAME and r.join_game.player_id == 1
+
+
+def test_ping_identifies_as_sc2_94137():
+    r = call(new_session(), ping=sc.RequestPing())
+    assert r.status == LAUNCHED and not r.error
+    assert r.ping.base_build == 94137 and r.ping.base_build >= 82457
+    assert r.ping.game_version == "5.0.14.94137"
+    assert r.ping.data_build == 94137 and r.ping.data_version
+
+
+def test_full_lifecycle_status_machine():
+    s = new_session()
+    start(s)
+    r = call(s, data=sc.RequestData(unit_type_id=True))
+    assert r.data.units[0].name == "Marine"
+    r = call(s, game_info=sc.RequestGameInfo())
+    assert r.game_info.start_raw.map_size.x == 8
+    r = call(s, observation=sc.RequestObservation())
+    assert r.HasField("observation") and r.observation.observation.game_loop == 0
+    r = call(s, action=sc.RequestAction(actions=[sc.Action(), sc.Action()]))
+    assert list(r.action.result) == [1, 1] and r.status == IN_GAME
+    r = call(s, step=sc.RequestStep(count=8))
+    assert r.status == IN_GAME and r.step.simulation_loop == 8
+    r = call(s, query=query_pb2.RequestQuery(pathing=[query_pb2.RequestQueryPathing()] * 3))
+    assert len(r.query.pathing) == 3
+    r = call(s, leave_game=sc.RequestLeaveGame())
+    assert r.status == LAUNCHED and r.HasField("leave_game")
+    r = call(s, quit=sc.RequestQuit())
+    assert r.status == QUIT and r.HasField("quit") and s.quit_requested
+
+
+def test_ended_only_set_by_step_or_observation():
+    """facts pitfall 11: an action/debug reply must not say 'ended' before an observation did."""
+    s = new_session()
+    start(s)
+    end = sc.RequestDebug(debug=[{"end_game": {"end_result": 1}}])
+    r = call(s, debug=end)
+    assert not r.error and r.status == IN_GAME
+    r = call(s, action=sc.RequestAction(actions=[sc.Action()]))
+    assert r.status == IN_GAME
+    r = call(s, observation=sc.RequestObservation())
+    assert r.status == ENDED and [p.player_id for p in r.observation.player_result] == [1]
+
+
+def test_game_ends_on_step_then_game_over_errors():
+    s = new_session()
+    start(s)
+    for _ in range(7):
+        assert call(s, step=sc.RequestStep(count=8)).status == IN_GAME
+    r = call(s, step=sc.RequestStep(count=8))
+    assert r.status == ENDED and not r.error
+    # burnysc2's ProtocolError.is_game_over_error matches exactly this string
+    for kw in ({"step": sc.RequestStep(count=8)}, {"action": sc.RequestAction()}, {"debug": sc.RequestDebug()}):
+        r = call(s, **kw)
+        assert list(r.error) == ["Game has already ended"] and r.status == ENDED
+    # observation and game_info still work after the end
+    r = call(s, observation=sc.RequestObservation())
+    assert r.observation.player_result[0].result == sc.Victory and not r.error
+    assert not call(s, game_info=sc.RequestGameInfo()).error
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"observation": sc.RequestObservation()},
+        {"action": sc.RequestAction()},
+        {"step": sc.RequestStep(count=1)},
+        {"game_info": sc.RequestGameInfo()},
+        {"data": sc.RequestData()},
+        {"query": query_pb2.RequestQuery()},
+        {"debug": sc.RequestDebug()},
+        {"join_game": sc.RequestJoinGame(race=1)},
+        {"leave_game": sc.RequestLeaveGame()},
+        {"restart_game": sc.RequestRestartGame()},
+        {"save_replay": sc.RequestSaveReplay()},
+    ],
+)
+def test_wrong_state_requests_get_error_and_status(kw):
+    s = new_session()
+    r = call(s, **kw)
+    name = next(iter(kw))
+    assert r.error and r.status == LAUNCHED
+    assert r.HasField(name), "the requested field is present even in an error reply"
+    # and the session keeps working
+    start(s)
+
+
+def test_action_after_leave_is_an_error_not_a_crash():
+    """facts pitfall 1: a resigning bot flushes actions after leave_game."""
+    s = new_session()
+    start(s)
+    assert call(s, leave_game=sc.RequestLeaveGame()).status == LAUNCHED
+    r = call(s, action=sc.RequestAction(actions=[sc.Action()]))
+    assert r.error and r.error[0].startswith("Not in a game") and r.status == LAUNCHED
+
+
+def test_create_while_in_game_refused_and_from_ended_allowed():
+    s = new_session()
+    start(s)
+    r = call(s, create_game=sc.RequestCreateGame(local_map=MAP))
+    assert r.error and "leave_game" in r.error[0] and r.status == IN_GAME
+    call(s, debug=sc.RequestDebug(debug=[{"end_game": {"end_result": 1}}]))
+    assert call(s, observation=sc.RequestObservation()).status == ENDED
+    # run_match(close_ws=False) creates the next game straight from 'ended'
+    r = call(s, create_game=sc.RequestCreateGame(local_map=MAP))
+    assert r.status == INIT_GAME and not r.error
+
+
+def test_join_twice_refused():
+    s = new_session()
+    start(s)
+    r = call(s, join_game=sc.RequestJoinGame(race=1))
+    assert r.error and r.status == IN_GAME
+
+
+def test_typed_create_and_join_errors():
+    s = new_session()
+    r = call(s, create_game=sc.RequestCreateGame(local_map=sc.LocalMap(map_path="Missing.SC2Map")))
+    assert r.create_game.error == sc.ResponseCreateGame.InvalidMapPath
+    assert "Missing" in r.create_game.error_details and r.status == LAUNCHED
+    call(s, create_game=sc.RequestCreateGame(local_map=MAP))
+    r = call(s, join_game=sc.RequestJoinGame(observed_player_id=1))
+    assert r.join_game.error == sc.ResponseJoinGame.FeatureUnsupported and r.status == INIT_GAME
+
+
+def test_engine_bug_becomes_error_reply():
+    s = new_session()
+    r = call(s, create_game=sc.RequestCreateGame(local_map=sc.LocalMap(map_path="Broken.SC2Map")))
+    assert r.error and "RuntimeError" in r.error[0] and r.status == LAUNCHED
+    start(s)
+
+
+@pytest.mark.parametrize("raw", [b"\xff\xff\xff\xff", b"\x0a\x05ab", b"", sc.Request(id=3).SerializeToString(), b"\xba\x01\x00"])
+def test_garbage_and_unknown_requests(raw):
+    s = new_session()
+    start(s)
+    r = call(s, raw=raw)
+    assert r.error and r.status == IN_GAME
+    assert not call(s, observation=sc.RequestObservation()).error
+
+
+def test_unsupported_request_kinds():
+    s = new_session()
+    for kw in ({"start_replay": sc.RequestStartReplay()}, {"replay_info": sc.RequestReplayInfo()}, {"obs_action": sc.RequestObserverAction()}):
+        r = call(s, **kw)
+        assert "not supported" in r.error[0] and r.status == LAUNCHED
+
+
+def test_request_id_echoed_and_restart():
+    s = new_session()
+    start(s)
+    r = call(s, step=sc.RequestStep(count=8), id=77)
+    assert r.id == 77 and r.step.simulation_loop == 8
+    r = call(s, restart_game=sc.RequestRestartGame())
+    assert r.status == IN_GAME and not r.error
+    assert call(s, observation=sc.RequestObservation()).observation.observation.game_loop == 0
+
+
+def test_data_and_game_info_cached():
+    s = new_session()
+    start(s)
+    for _ in range(3):
+        call(s, game_info=sc.RequestGameInfo())
+        call(s, data=sc.RequestData(ability_id=True, unit_type_id=True, upgrade_id=True, buff_id=True, effect_id=True))
+    assert s.game is not None
+    calls = s.game.calls  # type: ignore[attr-defined]
+    assert calls.get("game_info") == 1
+    assert calls.get("data", 0) <= 1
+
+
+def test_available_maps_lists_scenarios():
+    r = call(new_session(), available_maps=sc.RequestAvailableMaps())
+    assert "mini_games/MoveToBeacon.SC2Map" in r.available_maps.local_map_paths
+
+
+def test_stats_record_engine_time():
+    stats = DispatchStats()
+    s = new_session(stats=stats)
+    start(s)
+    call(s, raw=b"\xff")
+    d = stats.as_dict()
+    assert d["create_game"]["count"] == 1 and d["join_game"]["count"] == 1 and d["malformed"]["count"] == 1
+    assert all(v["total_ms"] >= 0 for v in d.values())
+
+
+def test_inprocess_transport_semantics():
+    async def go() -> None:
+        t = InProcessTransport(new_session())
+        await t.send_bytes(sc.Request(ping=sc.RequestPing()).SerializeToString())
+        r = sc.Response.FromString(await t.receive_bytes())
+        assert r.ping.base_build == 94137
+        await t.send_bytes(sc.Request(quit=sc.RequestQuit()).SerializeToString())
+        assert not t.closed  # the quit reply is still to be read
+        assert sc.Response.FromString(await t.receive_bytes()).status == QUIT
+        assert t.closed
+        with pytest.raises(TypeError):  # burnysc2 maps TypeError to ConnectionAlreadyClosedError
+            await t.receive_bytes()
+        with pytest.raises(TransportClosedError):
+            await t.send_bytes(b"")
+
+    asyncio.run(go())
+
+
+# ---------------------------------------------------------------- over a real websocket
+
+
+async def _with_server(fn) -> None:
+    server = EngineServer(game_factory=StubGame.create, game_error=StubError)
+    port = await server.start("127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as http:
+            await fn(http, f"ws://127.0.0.1:{port}/sc2api")
+    finally:
+        await server.stop()
+
+
+async def _rpc(ws, raw: bytes) -> sc.Response:
+    await ws.send_bytes(raw)
+    return sc.Response.FromString(await ws.receive_bytes(timeout=10))
+
+
+@pytest.mark.timeout(30)
+def test_ws_survives_garbage_text_and_wrong_states():
+    async def fn(http, url):
+        async with http.ws_connect(url) as ws:
+            r = await _rpc(ws, b"\x00\x01garbage\xff")
+            assert r.error and r.status == LAUNCHED
+            await ws.send_str("hello")  # a text frame is not the protocol: error reply, socket stays
+            r = sc.Response.FromString(await ws.receive_bytes(timeout=10))
+            assert r.error and r.status == LAUNCHED
+            r = await _rpc(ws, sc.Request(step=sc.RequestStep(count=1)).SerializeToString())
+            assert r.error and r.status == LAUNCHED
+            r = await _rpc(ws, sc.Request(ping=sc.RequestPing()).SerializeToString())
+            assert r.ping.base_build == 94137 and not ws.closed
+
+    asyncio.run(_with_server(fn))
+
+
+@pytest.mark.timeout(30)
+def test_ws_connections_are_independent_sessions_and_quit_closes_only_one():
+    async def fn(http, url):
+        async with http.ws_connect(url) as a, http.ws_connect(url) as b:
+            r = await _rpc(a, sc.Request(create_game=sc.RequestCreateGame(local_map=MAP)).SerializeToString())
+            assert r.status == INIT_GAME
+            r = await _rpc(b, sc.Request(ping=sc.RequestPing()).SerializeToString())
+            assert r.status == LAUNCHED
+            r = await _rpc(b, sc.Request(quit=sc.RequestQuit()).SerializeToString())
+            assert r.status == QUIT
+            msg = await b.receive(timeout=10)
+            assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+            r = await _rpc(a, sc.Request(join_game=sc.RequestJoinGame(race=1)).SerializeToString())
+            assert r.status == IN_GAME and r.join_game.player_id == 1
+
+    asyncio.run(_with_server(fn))
