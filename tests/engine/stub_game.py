@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from s2clientprotocol import common_pb2, query_pb2, raw_pb2, sc2api_pb2 as sc_pb
+from s2clientprotocol import common_pb2, query_pb2, raw_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 END_LOOP = 64
 
