@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from s2clientprotocol import common_pb2, query_pb2, raw_pb2
+from s2clientprotocol import common_pb2, data_pb2, error_pb2, query_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 END_LOOP = 64
@@ -57,7 +57,7 @@ class StubGame:
 
     def data(self, req: sc_pb.RequestData) -> sc_pb.ResponseData:
         self._count("data")
-        return sc_pb.ResponseData(units=[{"unit_id": 48, "name": "Marine", "available": True}])
+        return sc_pb.ResponseData(units=[data_pb2.UnitTypeData(unit_id=48, name="Marine", available=True)])
 
     def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
         self._count("game_info")
@@ -77,7 +77,7 @@ class StubGame:
 
     def action(self, player_id: int, req: sc_pb.RequestAction) -> sc_pb.ResponseAction:
         self._count("action")
-        return sc_pb.ResponseAction(result=[1] * len(req.actions))
+        return sc_pb.ResponseAction(result=[error_pb2.Success] * len(req.actions))
 
     def step(self, count: int) -> None:
         self._count("step")
@@ -87,7 +87,7 @@ class StubGame:
 
     def query(self, player_id: int, req: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         self._count("query")
-        return query_pb2.ResponseQuery(pathing=[{"distance": 1.0} for _ in req.pathing])
+        return query_pb2.ResponseQuery(pathing=[query_pb2.ResponseQueryPathing(distance=1.0) for _ in req.pathing])
 
     def debug(self, player_id: int, req: Any) -> None:
         self._count("debug")

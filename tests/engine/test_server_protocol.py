@@ -9,7 +9,7 @@ import asyncio
 
 import aiohttp
 import pytest
-from s2clientprotocol import query_pb2
+from s2clientprotocol import common_pb2, debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc
 from stub_game import StubError, StubGame
 
@@ -26,6 +26,7 @@ from sc2pool.engine.session import (
 from sc2pool.engine.transport import InProcessTransport, TransportClosedError
 
 MAP = sc.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map")
+END_GAME = sc.RequestDebug(debug=[debug_pb2.DebugCommand(end_game=debug_pb2.DebugEndGame(end_result=debug_pb2.DebugEndGame.DeclareVictory))])
 
 
 def new_session(**kw) -> EngineSession:
@@ -42,7 +43,7 @@ def call(session: EngineSession, raw: bytes | None = None, **kw) -> sc.Response:
 
 def start(session: EngineSession) -> None:
     assert call(session, create_game=sc.RequestCreateGame(local_map=MAP)).status == INIT_GAME
-    r = call(session, join_game=sc.RequestJoinGame(race=1))
+    r = call(session, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
     assert r.status == IN_GAME and r.join_game.player_id == 1
 
 
@@ -79,7 +80,7 @@ def test_ended_only_set_by_step_or_observation():
     """facts pitfall 11: an action/debug reply must not say 'ended' before an observation did."""
     s = new_session()
     start(s)
-    end = sc.RequestDebug(debug=[{"end_game": {"end_result": 1}}])
+    end = END_GAME
     r = call(s, debug=end)
     assert not r.error and r.status == IN_GAME
     r = call(s, action=sc.RequestAction(actions=[sc.Action()]))
@@ -115,7 +116,7 @@ def test_game_ends_on_step_then_game_over_errors():
         {"data": sc.RequestData()},
         {"query": query_pb2.RequestQuery()},
         {"debug": sc.RequestDebug()},
-        {"join_game": sc.RequestJoinGame(race=1)},
+        {"join_game": sc.RequestJoinGame(race=common_pb2.Terran)},
         {"leave_game": sc.RequestLeaveGame()},
         {"restart_game": sc.RequestRestartGame()},
         {"save_replay": sc.RequestSaveReplay()},
@@ -145,7 +146,7 @@ def test_create_while_in_game_refused_and_from_ended_allowed():
     start(s)
     r = call(s, create_game=sc.RequestCreateGame(local_map=MAP))
     assert r.error and "leave_game" in r.error[0] and r.status == IN_GAME
-    call(s, debug=sc.RequestDebug(debug=[{"end_game": {"end_result": 1}}]))
+    call(s, debug=END_GAME)
     assert call(s, observation=sc.RequestObservation()).status == ENDED
     # run_match(close_ws=False) creates the next game straight from 'ended'
     r = call(s, create_game=sc.RequestCreateGame(local_map=MAP))
@@ -155,7 +156,7 @@ def test_create_while_in_game_refused_and_from_ended_allowed():
 def test_join_twice_refused():
     s = new_session()
     start(s)
-    r = call(s, join_game=sc.RequestJoinGame(race=1))
+    r = call(s, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
     assert r.error and r.status == IN_GAME
 
 
@@ -294,7 +295,7 @@ def test_ws_connections_are_independent_sessions_and_quit_closes_only_one():
             assert r.status == QUIT
             msg = await b.receive(timeout=10)
             assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
-            r = await _rpc(a, sc.Request(join_game=sc.RequestJoinGame(race=1)).SerializeToString())
+            r = await _rpc(a, sc.Request(join_game=sc.RequestJoinGame(race=common_pb2.Terran)).SerializeToString())
             assert r.status == IN_GAME and r.join_game.player_id == 1
 
     asyncio.run(_with_server(fn))
