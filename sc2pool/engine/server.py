@@ -34,8 +34,9 @@ import time
 from collections.abc import Sequence
 
 from aiohttp import WSMsgType, web
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2pool.engine.session import DispatchStats, EngineSession, GameFactory
+from sc2pool.engine.session import INIT_GAME, LAUNCHED, DispatchStats, EngineSession, GameFactory
 
 log = logging.getLogger("sc2pool.engine")
 
@@ -78,29 +79,65 @@ def _write_stats(stats: DispatchStats) -> None:
 
 
 class EngineServer:
-    """An aiohttp application serving one :class:`EngineSession` per websocket connection."""
+    """An aiohttp application serving the SC2 API to websocket clients.
+
+    ``shared=True`` is the real client's model: one process, one game, every connection talks to
+    the same session (a ladder manager creates the game on one connection, the bot joins on
+    another). ``shared=False`` (``sc2pool engine serve``) gives every connection its own session,
+    so one server hosts many independent games; a connection that sends ``join_game`` while it
+    has no game adopts a game another connection created and has not joined (the ladder pattern
+    still works there).
+    """
 
     def __init__(
         self,
         *,
+        shared: bool = False,
         exit_on_quit: bool = False,
         game_factory: GameFactory | None = None,
         game_error: type[BaseException] | None = None,
     ) -> None:
+        self.shared = shared
         self.exit_on_quit = exit_on_quit
         self.game_factory = game_factory
         self.game_error = game_error
         self.connections = 0
+        self._sessions: dict[int, EngineSession] = {}  # live sessions by id, for adoption
+        self._shared_session: EngineSession | None = None
         self.app = web.Application()
         self.app.router.add_get(WS_PATH, self._handle_ws)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
+    def _new_session(self) -> EngineSession:
+        stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
+        return EngineSession(game_factory=self.game_factory, stats=stats, game_error=self.game_error)
+
+    def _adopt(self, mine: EngineSession, data: bytes) -> EngineSession:
+        """A fresh connection joining a game created on another connection shares its session."""
+        if mine.status != LAUNCHED or mine.game is not None:
+            return mine
+        try:
+            if sc_pb.Request.FromString(data).WhichOneof("request") != "join_game":
+                return mine
+        except Exception:
+            return mine
+        for other in self._sessions.values():
+            if other is not mine and other.status == INIT_GAME:
+                log.info("connection joins a game created on another connection")
+                return other
+        return mine
+
     async def _handle_ws(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(autoping=True, heartbeat=None, compress=False, max_msg_size=MAX_MSG_SIZE)
         await ws.prepare(request)
-        stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
-        session = EngineSession(game_factory=self.game_factory, stats=stats, game_error=self.game_error)
+        if self.shared:
+            if self._shared_session is None:
+                self._shared_session = self._new_session()
+            session = self._shared_session
+        else:
+            session = self._new_session()
+        self._sessions[id(session)] = session
         self.connections += 1
         log.info("connection from %s", request.remote)
         receive, send, handle = ws.receive, ws.send_bytes, session.handle
@@ -114,16 +151,24 @@ class EngineServer:
                     data = msg.data.encode("utf-8", "replace")
                 else:  # CLOSE, CLOSING, CLOSED, ERROR
                     break
+                if session.status == LAUNCHED and not self.shared:
+                    adopted = self._adopt(session, data)
+                    if adopted is not session:
+                        self._sessions.pop(id(session), None)
+                        session, handle = adopted, adopted.handle
                 await send(handle(data))
                 if session.quit_requested:
                     if self.exit_on_quit:
-                        self._exit_now(ws, stats)
+                        self._exit_now(ws, session.stats)
                     await ws.close()
                     break
         finally:
             self.connections -= 1
-            if stats is not None:
-                _write_stats(stats)
+            if not self.shared:
+                self._sessions.pop(id(session), None)
+            if session.stats is not None:
+                _write_stats(session.stats)
+                session.stats.reset()
             log.info("connection closed")
         return ws
 
@@ -168,9 +213,11 @@ def _watch_parent(parent: int, interval: float = 0.5) -> None:
     threading.Thread(target=run, name="sc2pool-parent-watch", daemon=True).start()
 
 
-async def serve_forever(host: str, port: int, *, exit_on_quit: bool = False, ready: threading.Event | None = None) -> None:
+async def serve_forever(
+    host: str, port: int, *, shared: bool = False, exit_on_quit: bool = False, ready: threading.Event | None = None
+) -> None:
     """Run an :class:`EngineServer` until cancelled."""
-    server = EngineServer(exit_on_quit=exit_on_quit)
+    server = EngineServer(shared=shared, exit_on_quit=exit_on_quit)
     await server.start(host, port)
     if ready is not None:
         ready.set()
@@ -180,11 +227,14 @@ async def serve_forever(host: str, port: int, *, exit_on_quit: bool = False, rea
         await server.stop()
 
 
-def serve(host: str = "127.0.0.1", port: int = 5000, *, exit_on_quit: bool = False) -> None:
-    """Blocking: serve the SC2 API on ``ws://host:port/sc2api`` until interrupted (Ctrl-C)."""
+def serve(host: str = "127.0.0.1", port: int = 5000, *, shared: bool = False, exit_on_quit: bool = False) -> None:
+    """Blocking: serve the SC2 API on ``ws://host:port/sc2api`` until interrupted (Ctrl-C).
+
+    Each connection gets its own game unless ``shared`` (one game for all, like SC2).
+    """
     _preload()
     try:
-        asyncio.run(serve_forever(host, port, exit_on_quit=exit_on_quit))
+        asyncio.run(serve_forever(host, port, shared=shared, exit_on_quit=exit_on_quit))
     except KeyboardInterrupt:
         pass
 
@@ -219,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _watch_parent(os.getppid())
     _preload()
     try:
-        asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True))
+        asyncio.run(serve_forever(args.listen, args.port, shared=True, exit_on_quit=True))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr

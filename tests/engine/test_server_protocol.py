@@ -251,8 +251,8 @@ def test_inprocess_transport_semantics():
 # ---------------------------------------------------------------- over a real websocket
 
 
-async def _with_server(fn) -> None:
-    server = EngineServer(game_factory=StubGame.create, game_error=StubError)
+async def _with_server(fn, shared: bool = False) -> None:
+    server = EngineServer(game_factory=StubGame.create, game_error=StubError, shared=shared)
     port = await server.start("127.0.0.1", 0)
     try:
         async with aiohttp.ClientSession() as http:
@@ -299,3 +299,23 @@ def test_ws_connections_are_independent_sessions_and_quit_closes_only_one():
             assert r.status == IN_GAME and r.join_game.player_id == 1
 
     asyncio.run(_with_server(fn))
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("shared", [False, True])
+def test_ws_ladder_style_join_from_a_second_connection(shared):
+    """A manager creates the game on one connection, the bot joins on another (play_from_websocket(url))."""
+
+    async def fn(http, url):
+        async with http.ws_connect(url) as manager:
+            r = await _rpc(manager, sc.Request(create_game=sc.RequestCreateGame(local_map=MAP)).SerializeToString())
+            assert r.status == INIT_GAME
+            async with http.ws_connect(url) as bot:
+                r = await _rpc(bot, sc.Request(join_game=sc.RequestJoinGame(race=common_pb2.Terran)).SerializeToString())
+                assert r.status == IN_GAME and r.join_game.player_id == 1
+                r = await _rpc(bot, sc.Request(observation=sc.RequestObservation()).SerializeToString())
+                assert r.HasField("observation") and not r.error
+            r = await _rpc(manager, sc.Request(ping=sc.RequestPing()).SerializeToString())
+            assert r.status == IN_GAME, "both connections see the same game"
+
+    asyncio.run(_with_server(fn, shared))
