@@ -1,11 +1,182 @@
-"""Placeholder for the `sc2pool bench` sub-command (being written)."""
+"""The ``sc2pool bench`` sub-command.
+
+Without ``--task`` it runs the pool benchmark (``sc2pool.bench.pool``): env steps/s of ZmqVecEnv
+against SB3's SubprocVecEnv/DummyVecEnv and gymnasium's Async/SyncVectorEnv, side by side in one
+run, then prints a table, writes JSON and a PNG, and grades the issue's targets. With ``--task`` it
+benchmarks StarCraft II tasks through ``sc2pool.bench.sc2:main`` instead.
+
+``register`` imports nothing heavy; the benchmark modules are imported inside the handler.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+DEFAULT_OUT = "bench-results"
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The bench options (shared with ``benchmarks/bench_pool.py``)."""
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="short run (~1 min): 0.5 s x 2 rounds per implementation, fewer configurations",
+    )
+    p.add_argument(
+        "--scenarios",
+        nargs="+",
+        metavar="NAME",
+        help="run only these scenarios (see --list); commas also separate names",
+    )
+    p.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    p.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"where to write bench_pool.json/.txt/.png (default: ./{DEFAULT_OUT})",
+    )
+    p.add_argument(
+        "--seconds",
+        type=_positive_float,
+        metavar="S",
+        help="measured wall time per implementation per round (default 2, --quick 0.5)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=_positive_int,
+        metavar="N",
+        help="interleaved rounds; the best is reported (default 3, --quick 2)",
+    )
+    p.add_argument(
+        "--warmup",
+        type=float,
+        metavar="S",
+        help="warm-up seconds per implementation before timing (default 0.3, --quick 0.1)",
+    )
+    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument(
+        "--check", action="store_true", help="exit with status 1 if any target FAILs (default: report only)"
+    )
+    sc2 = p.add_argument_group("StarCraft II tasks (delegated to sc2pool.bench.sc2)")
+    sc2.add_argument("--task", metavar="NAME", help="benchmark this SC2 task instead of the pool")
+    sc2.add_argument(
+        "--games",
+        type=_int_list,
+        default=[1, 2, 4, 8],
+        metavar="1,2,4,8",
+        help="numbers of concurrent games to measure (with --task)",
+    )
+    sc2.add_argument("--transport", metavar="KIND", help="game transport for --task (see sc2pool.bench.sc2)")
 
 
 def register(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser("bench", help="(not implemented yet)")
-    p.set_defaults(func=lambda args: print("not implemented yet") or 2)
+    p: argparse.ArgumentParser = sub.add_parser(
+        "bench",
+        help="benchmark ZmqVecEnv against SubprocVecEnv/DummyVecEnv/AsyncVectorEnv (or SC2 tasks)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _scenario_names(raw: list[str] | None) -> list[str] | None:
+    if not raw:
+        return None
+    return [n for item in raw for n in item.split(",") if n]
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.task:
+        return _run_task(args)
+    from sc2pool.bench.pool import BenchConfig, default_scenarios, run_benchmark, select_scenarios
+    from sc2pool.bench.report import FAIL, format_table, write_all, write_json
+
+    if args.list:
+        for s in default_scenarios(quick=False):
+            impls = ", ".join(i.label for i in s.impls)
+            print(f"{s.name:<12} {s.description}\n{'':<12} [{impls}]")
+        return 0
+    try:
+        scenarios = select_scenarios(_scenario_names(args.scenarios), quick=args.quick)
+    except ValueError as exc:
+        print(f"sc2pool bench: {exc}", file=sys.stderr)
+        return 2
+    if args.warmup is not None and args.warmup < 0:
+        print("sc2pool bench: --warmup must be >= 0", file=sys.stderr)
+        return 2
+    config = BenchConfig(
+        scenarios=scenarios,
+        seconds=args.seconds or (0.5 if args.quick else 2.0),
+        repeats=args.repeats or (2 if args.quick else 3),
+        warmup=args.warmup if args.warmup is not None else (0.1 if args.quick else 0.3),
+        log=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
+    result = run_benchmark(config)
+    print(format_table(result))
+    if args.no_plot:
+        from pathlib import Path
+
+        write_json(result, Path(args.out) / "bench_pool.json")
+        print(f"\nwrote {Path(args.out) / 'bench_pool.json'}")
+    else:
+        paths = write_all(result, args.out)
+        print("\nwrote " + ", ".join(str(p) for p in paths.values()))
+    if result["leftover_processes"]:
+        return 1
+    if args.check and any(t["status"] == FAIL for t in result["targets"] if not t["informational"]):
+        return 1
+    return 0
+
+
+def _run_task(args: argparse.Namespace) -> int:
+    import importlib
+
+    try:
+        sc2_bench = importlib.import_module("sc2pool.bench.sc2")
+    except ModuleNotFoundError as exc:
+        if exc.name != "sc2pool.bench.sc2":
+            raise
+        print(
+            "sc2pool bench --task: the StarCraft II benchmark (sc2pool.bench.sc2) is not available in "
+            "this installation yet; run `sc2pool bench` without --task for the pool benchmark.",
+            file=sys.stderr,
+        )
+        return 2
+    main = getattr(sc2_bench, "main", None)
+    if main is None:
+        print("sc2pool bench --task: sc2pool.bench.sc2 has no main(args)", file=sys.stderr)
+        return 2
+    return int(main(args) or 0)

@@ -1,0 +1,240 @@
+"""Smoke and unit tests of the pool benchmark: tiny step counts, every implementation present.
+
+The numbers measured here mean nothing (fractions of a second on a busy CI box); what is tested
+is that the runner builds, measures and closes every implementation, that the reports contain
+them all, that targets are graded correctly, and that nothing is left running.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import psutil
+import pytest
+
+from sc2pool import bench_cli, cli
+from sc2pool.bench import envs, report
+from sc2pool.bench.envs import EnvFactory
+from sc2pool.bench.pool import BenchConfig, Impl, Scenario, run_benchmark, select_scenarios
+
+ALL_IMPLS = (
+    Impl("inproc"),
+    Impl("dummy"),
+    Impl("sync"),
+    Impl("async"),
+    Impl("subproc"),
+    Impl("zmq", 1),
+    Impl("zmq", 2),
+    Impl("raw", 2),
+)
+
+
+def _children() -> list[psutil.Process]:
+    """Our live children, minus multiprocessing's forkserver/resource tracker."""
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            cmd = " ".join(p.cmdline())
+            if p.status() == psutil.STATUS_ZOMBIE or "multiprocessing." in cmd:
+                continue
+        except psutil.Error:
+            continue
+        out.append(p)
+    return out
+
+
+@pytest.fixture
+def no_leftovers():
+    """Fails the test if it leaves a child process behind; kills them either way."""
+    before = {p.pid for p in _children()}
+    yield
+    import time
+
+    deadline = time.monotonic() + 5
+    extra = [p for p in _children() if p.pid not in before]
+    while extra and time.monotonic() < deadline:
+        time.sleep(0.05)
+        extra = [p for p in _children() if p.pid not in before]
+    for p in extra:
+        p.kill()
+    assert not extra, f"leftover processes: {[(p.pid, p.cmdline()) for p in extra]}"
+
+
+@pytest.mark.timeout(60)
+def test_runner_smoke_every_implementation(tmp_path, no_leftovers):
+    scenario = Scenario("smoke-noop-2", EnvFactory("noop"), 2, ALL_IMPLS, "smoke test")
+    config = BenchConfig([scenario], seconds=0.05, repeats=2, warmup=0.0)
+    result = run_benchmark(config)
+
+    rows = {r["label"]: r for r in result["results"]}
+    assert set(rows) == {i.label for i in ALL_IMPLS}
+    for label, r in rows.items():
+        assert r["error"] is None, f"{label}: {r['error']}"
+        assert len(r["rates"]) == 2 and all(x > 0 for x in r["rates"]), label
+        assert r["best"] == max(r["rates"])
+        assert r["steps"] > 0
+    assert rows["single env, in-process"]["n_envs"] == 1
+    assert rows["DummyVecEnv"]["n_envs"] == 2
+    assert result["leftover_processes"] == []
+
+    paths = report.write_all(result, tmp_path)
+    loaded = json.loads(paths["json"].read_text())
+    assert {r["label"] for r in loaded["results"]} == set(rows)
+    assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = paths["table"].read_text()
+    for label in rows:
+        assert label in table
+    # This scenario is none of the issue's, so every target is "not measured", never PASS/FAIL.
+    assert all(t["status"] == report.NA for t in loaded["targets"])
+
+
+def _fake_result(
+    rates: dict[tuple[str, str, int | None], float], us: dict[tuple[str, str, int], float]
+) -> dict[str, Any]:
+    results = []
+    for (sc, impl, w), best in rates.items():
+        results.append(
+            {
+                "scenario": sc,
+                "impl": impl,
+                "n_workers": w,
+                "label": f"{impl}{w}",
+                "best": best,
+                "best_us_per_step": us.get((sc, impl, w or 0), 1e6 / best),
+            }
+        )
+    return {"results": results}
+
+
+def test_targets_pass_and_fail_are_graded_from_the_ratios():
+    good = _fake_result(
+        {
+            ("cartpole-8", "subproc", None): 7000,
+            ("cartpole-8", "async", None): 9000,
+            ("cartpole-8", "zmq", 2): 22000,
+            ("cartpole-8", "zmq", 8): 9000,
+            ("busy1ms-2", "inproc", None): 1000,
+            ("busy1ms-2", "zmq", 2): 1800,
+            ("image-4", "async", None): 10000,
+            ("image-4", "zmq", 2): 9000,
+            ("image-4", "zmq", 4): 10500,
+            ("features-4", "async", None): 5000,
+            ("features-4", "zmq", 4): 4000,
+            ("noop-1", "zmq", 1): 1,
+            ("noop-1", "raw", 1): 1,
+        },
+        {("noop-1", "zmq", 1): 70.0, ("noop-1", "raw", 1): 50.0},
+    )
+    status = {t["name"]: t for t in report.evaluate_targets(good)}
+    by_prefix = lambda p: next(t for n, t in status.items() if n.startswith(p))  # noqa: E731
+    assert by_prefix("CartPole 8 envs: ZmqVecEnv(w=2) / Subproc")["status"] == report.PASS  # 3.14x
+    assert by_prefix("CartPole 8 envs: ZmqVecEnv(w=2) / Async")["status"] == report.PASS  # 2.44x
+    assert by_prefix("CartPole 8 envs: ZmqVecEnv(w=8)")["status"] == report.PASS  # 1.29x
+    assert by_prefix("1 ms env")["status"] == report.PASS  # 1800 / 2000 = 0.9
+    assert by_prefix("1 ms env")["ratio"] == pytest.approx(0.9)
+    assert by_prefix("(84,84,3)")["status"] == report.PASS  # best zmq config counts: 1.05x
+    assert by_prefix("(64,64,17)")["status"] == report.FAIL  # 0.8x
+    assert by_prefix("no-op env, 1 env")["ratio"] == pytest.approx(1.4)
+    assert by_prefix("no-op env, 1 env")["status"] == report.PASS  # lower is better, 1.4 <= 1.5
+    assert by_prefix("no-op env, 8 envs")["status"] == report.NA
+
+    bad = _fake_result(
+        {
+            ("cartpole-8", "subproc", None): 7000,
+            ("cartpole-8", "zmq", 2): 20000,
+            ("noop-1", "zmq", 1): 1,
+            ("noop-1", "raw", 1): 1,
+        },
+        {("noop-1", "zmq", 1): 80.0, ("noop-1", "raw", 1): 50.0},
+    )
+    status = {t["name"]: t["status"] for t in report.evaluate_targets(bad)}
+    assert status["CartPole 8 envs: ZmqVecEnv(w=2) / SubprocVecEnv(8)"] == report.FAIL  # 2.86x
+    assert status["no-op env, 1 env: ZmqVecEnv step time / raw zmq round trip"] == report.FAIL  # 1.6x
+
+
+@pytest.mark.parametrize("kind", sorted(envs.KINDS))
+def test_bench_envs_are_deterministic_and_importable_by_path(kind):
+    from workers.host import resolve
+
+    def rollout() -> list[Any]:
+        env = resolve(envs.KINDS[kind])(**({"busy_ms": 0.01} if kind == "busy" else {}))
+        obs, _ = env.reset(seed=3)
+        out = [obs]
+        for t in range(30):
+            obs, reward, terminated, truncated, _ = env.step(t % 2)
+            out += [obs, reward, terminated, truncated]
+            if terminated or truncated:
+                obs, _ = env.reset()
+                out.append(obs)
+        env.close()
+        return out
+
+    a, b = rollout(), rollout()
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, y)
+    space = EnvFactory(kind)().observation_space
+    assert space.contains(a[0])
+
+
+def test_env_shapes_and_busy_cost():
+    import time
+
+    assert EnvFactory("image")().observation_space.shape == (84, 84, 3)
+    assert EnvFactory("image")().observation_space.dtype == np.uint8
+    assert EnvFactory("features")().observation_space.shape == (64, 64, 17)
+    assert EnvFactory("features")().observation_space.dtype == np.float32
+    env = EnvFactory("busy", {"busy_ms": 2.0})()
+    env.reset(seed=0)
+    t0 = time.perf_counter()
+    for _ in range(5):
+        env.step(0)
+    assert time.perf_counter() - t0 >= 5 * 0.002
+    with pytest.raises(ValueError, match="unknown benchmark env kind"):
+        EnvFactory("nope")
+
+
+def test_select_scenarios_and_config_validation():
+    assert [s.name for s in select_scenarios(["noop-1", "cartpole-8"], quick=True)] == [
+        "noop-1",
+        "cartpole-8",
+    ]
+    full = {s.name for s in select_scenarios(None, quick=False)}
+    assert {"cartpole-8", "busy1ms-2", "image-4", "features-4", "noop-1"} <= full
+    with pytest.raises(ValueError, match="unknown scenario"):
+        select_scenarios(["cartpole-9"], quick=False)
+    with pytest.raises(ValueError, match="n_workers"):
+        Impl("zmq")
+    with pytest.raises(ValueError, match="more workers"):
+        Scenario("x", EnvFactory("noop"), 2, (Impl("zmq", 4),))
+    with pytest.raises(ValueError, match="seconds"):
+        BenchConfig(select_scenarios(["noop-1"], quick=True), seconds=0)
+
+
+def test_cli_task_without_sc2_module_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "sc2pool.bench.sc2", None)  # makes the import fail
+    assert cli.main(["bench", "--task", "marines"]) == 2
+    assert "sc2pool.bench.sc2" in capsys.readouterr().err
+
+
+def test_cli_task_delegates_with_games_and_transport(monkeypatch):
+    seen: dict[str, Any] = {}
+    fake = types.ModuleType("sc2pool.bench.sc2")
+    fake.main = lambda args: seen.update(vars(args)) or 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sc2pool.bench.sc2", fake)
+    assert cli.main(["bench", "--task", "marines", "--games", "1,4", "--transport", "inproc"]) == 0
+    assert seen["task"] == "marines" and seen["games"] == [1, 4] and seen["transport"] == "inproc"
+
+
+def test_cli_rejects_bad_arguments(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--games", "1,x"])
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--seconds", "-1"])
+    assert cli.main(["bench", "--scenarios", "nope"]) == 2
+    assert "unknown scenario" in capsys.readouterr().err
+    assert bench_cli._scenario_names(["a,b", "c"]) == ["a", "b", "c"]
