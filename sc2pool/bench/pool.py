@@ -121,6 +121,10 @@ class Measurement:
     n_workers: int | None
     rates: list[float] = field(default_factory=list)  # env steps/s, one per round
     us_per_step: list[float] = field(default_factory=list)  # wall us per vector step, per round
+    # CPU time per vector step, per round: this (trainer) process, all threads; and all children.
+    # Where the time goes: a pool that is slow because its trainer side burns CPU shows it here.
+    trainer_cpu_us: list[float] = field(default_factory=list)
+    children_cpu_us: list[float] = field(default_factory=list)
     steps: int = 0  # vector steps timed, all rounds
     startup_s: float | None = None
     error: str | None = None
@@ -137,9 +141,20 @@ class Measurement:
     def best_us(self) -> float | None:
         return min(self.us_per_step) if self.us_per_step else None
 
+    def _at_best(self, values: list[float]) -> float | None:
+        if not self.rates or len(values) != len(self.rates):
+            return None
+        return values[self.rates.index(max(self.rates))]
+
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        d.update(best=self.best, median=self.median, best_us_per_step=self.best_us)
+        d.update(
+            best=self.best,
+            median=self.median,
+            best_us_per_step=self.best_us,
+            best_trainer_cpu_us=self._at_best(self.trainer_cpu_us),
+            best_children_cpu_us=self._at_best(self.children_cpu_us),
+        )
         return d
 
 
@@ -336,6 +351,26 @@ def _actions_for(scenario: Scenario, seed: int, count: int = 512) -> np.ndarray:
     return np.stack(rows)
 
 
+def _cpu_times() -> tuple[float, dict[int, float]]:
+    """CPU seconds (user+system) of this process, and of each live descendant by pid."""
+    import psutil
+
+    me = psutil.Process()
+    t = me.cpu_times()
+    kids: dict[int, float] = {}
+    for child in me.children(recursive=True):
+        try:
+            ct = child.cpu_times()
+            kids[child.pid] = ct.user + ct.system
+        except psutil.Error:
+            pass
+    return t.user + t.system, kids
+
+
+def _children_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    return sum(v - before.get(pid, 0.0) for pid, v in after.items())
+
+
 def _timed(step: Callable[[], None], seconds: float) -> tuple[int, float]:
     """Step until ``seconds`` of wall time have passed; return (steps, elapsed)."""
     clock = time.perf_counter
@@ -437,7 +472,9 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
                 if m.error is not None:
                     continue
                 try:
+                    cpu0 = _cpu_times()
                     steps, elapsed = _timed(drivers[impl].step, config.seconds)
+                    cpu1 = _cpu_times()
                 except Exception as exc:
                     m.error = f"{type(exc).__name__}: {exc}"
                     log(f"  {impl.label}: FAILED while stepping: {m.error}")
@@ -445,6 +482,8 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
                 m.steps += steps
                 m.rates.append(m.n_envs * steps / elapsed)
                 m.us_per_step.append(elapsed / steps * 1e6)
+                m.trainer_cpu_us.append((cpu1[0] - cpu0[0]) / steps * 1e6)
+                m.children_cpu_us.append(_children_delta(cpu0[1], cpu1[1]) / steps * 1e6)
         for impl in scenario.impls:
             m = results[impl]
             if m.rates:
@@ -465,6 +504,10 @@ def _close_quietly(drv: _Driver, m: Measurement) -> None:
 def run_benchmark(config: BenchConfig) -> dict[str, Any]:
     """Run every scenario of ``config``; return the JSON-able result (see ``report``)."""
     log = config.log or (lambda msg: None)
+    # Import the peers up front, so that "start s" measures building the vector env, not torch's import.
+    import gymnasium.vector  # noqa: F401
+    import stable_baselines3.common.vec_env  # noqa: F401
+
     load_before = os.getloadavg()
     t0 = time.perf_counter()
     measurements: list[Measurement] = []

@@ -150,6 +150,14 @@ def _fmt(x: float | None, spec: str = ",.0f") -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
+def _cpu(r: dict[str, Any]) -> str:
+    """``trainer+children`` CPU microseconds per vector step in the best round."""
+    t, c = r.get("best_trainer_cpu_us"), r.get("best_children_cpu_us")
+    if t is None or c is None:
+        return "-"
+    return f"{t:.0f}+{c:.0f}"
+
+
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table: one row per implementation per scenario, then the targets."""
     lines: list[str] = []
@@ -163,9 +171,13 @@ def format_table(result: dict[str, Any]) -> str:
         f"{meta['repeats']} interleaved rounds x {meta['seconds']:g} s per implementation; "
         f"figures are the best round (median in brackets); env steps/s = vector steps/s x envs"
     )
+    lines.append(
+        "cpu us/step = CPU time per vector step of this (trainer) process + of all child processes; "
+        "start s = construction + reset"
+    )
     header = (
         f"{'scenario':<12} {'implementation':<34} {'envs':>4} {'env steps/s':>12} {'(median)':>10} "
-        f"{'us/step':>9} {'vs Subproc':>10} {'vs Async':>9} {'start s':>7}"
+        f"{'us/step':>9} {'vs Subproc':>10} {'vs Async':>9} {'cpu us/step':>13} {'start s':>7}"
     )
     lines.append("")
     lines.append(header)
@@ -187,7 +199,7 @@ def format_table(result: dict[str, Any]) -> str:
             lines.append(
                 f"{sc:<12} {r['label']:<34} {r['n_envs']:>4} {_fmt(r['best']):>12} "
                 f"{'(' + _fmt(r['median']) + ')':>10} {_fmt(r['best_us_per_step'], ',.1f'):>9} "
-                f"{vs_sub:>10} {vs_asy:>9} {_fmt(r['startup_s'], '.2f'):>7}"
+                f"{vs_sub:>10} {vs_asy:>9} {_cpu(r):>13} {_fmt(r['startup_s'], '.2f'):>7}"
             )
         lines.append("")
     lines.append("Targets (issue 2; ratios measured in this run):")
@@ -253,7 +265,7 @@ def write_png(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
             if inproc:
                 ideal = inproc["best"] * sc["n_envs"]
                 ax.axvline(ideal, color="k", linestyle="--", linewidth=1)
-                ax.text(ideal, -0.6, " ideal", fontsize=7)
+                ax.text(ideal, len(rows) - 0.6, " ideal", fontsize=7)
         ax.set_xlabel(
             "us per vector step (lower is better)" if overhead else "env steps/s (higher is better)",
             fontsize=8,
