@@ -1,0 +1,83 @@
+"""The multi-host harness itself, proved with plain zmq across namespaces."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from .netns import Network, OutputLines, cleanup_stale, list_namespaces
+
+PEER = str(Path(__file__).with_name("_zmq_peer.py"))
+Factory = Callable[[Sequence[str]], Network]
+
+
+def _wait_for(pred: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.02)
+    assert pred(), f"timed out after {timeout}s waiting for {what}"
+
+
+@pytest.mark.timeout(60)
+def test_cut_link_stops_one_host_only_and_restore_resumes_it(make_network: Factory) -> None:
+    net = make_network(["trainer", "b", "c"])
+    endpoint = f"tcp://{net.address('trainer')}:5601"
+    router = net.popen(
+        "trainer",
+        [sys.executable, PEER, "router", f"tcp://{net.address('trainer')}:5601"],
+        stdin=subprocess.PIPE,
+    )
+    r_out = OutputLines(router)
+    _wait_for(lambda: r_out.count() >= 1, 15, "router ready")
+    b = OutputLines(net.popen("b", [sys.executable, PEER, "dealer", endpoint, "B"], stdin=subprocess.PIPE))
+    c = OutputLines(net.popen("c", [sys.executable, PEER, "dealer", endpoint, "C"], stdin=subprocess.PIPE))
+    _wait_for(lambda: b.count() >= 20 and c.count() >= 20, 20, "both hosts round-tripping")
+
+    net.cut("b")
+    # one round trip may already have been on the wire when the link went down: allow +1
+    b_at_cut = b.count()
+    c_at_cut = c.count()
+    _wait_for(lambda: c.count() >= c_at_cut + 100, 20, "C to keep going while B is cut")
+    assert b.count() <= b_at_cut + 1, f"B advanced {b.count() - b_at_cut} round trips through a cut link"
+
+    net.restore("b")
+    b_at_restore = b.count()
+    _wait_for(lambda: b.count() >= b_at_restore + 20, 30, "B to resume after the link is restored")
+    assert c.count() > c_at_cut + 100
+    assert router.poll() is None
+
+
+@pytest.mark.timeout(60)
+def test_teardown_removes_namespaces_and_processes_even_on_failure(make_network: Factory) -> None:
+    names: list[str] = []
+    pids: list[int] = []
+    with pytest.raises(RuntimeError, match="boom"), Network(["x", "y"]) as net:
+        names = net.namespaces()
+        p = net.popen("x", ["sleep", "300"])
+        pids.append(p.pid)
+        # the two hosts really are separate: y does not see x's address locally
+        assert net.address("x") in net.run("x", ["ip", "-4", "addr", "show", "eth0"]).stdout
+        assert net.address("x") not in net.run("y", ["ip", "-4", "addr"]).stdout
+        raise RuntimeError("boom")
+    assert names and not set(names) & set(list_namespaces())
+    assert p.poll() is not None, "a process started in a namespace survived teardown"
+
+
+@pytest.mark.timeout(60)
+def test_stale_namespaces_of_dead_runs_are_cleaned(make_network: Factory) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = f"s2p-{dead.pid}-abcdef-left"
+    subprocess.run(["ip", "netns", "add", stale], check=True)
+    try:
+        assert stale in cleanup_stale()
+        assert stale not in list_namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "del", stale], capture_output=True)
