@@ -1,11 +1,134 @@
-"""Placeholder for the `sc2pool train` sub-command (being written)."""
+"""``sc2pool train`` and ``sc2pool eval``: PPO on StarCraft II tasks through the pool.
+
+``register`` stays cheap; torch, SB3 and the pool are imported by the handlers.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
 
+def _json_dict(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r} ({exc})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", default="MoveToBeacon", help="task name or 'module:Class' (default MoveToBeacon)")
+    p.add_argument("--task-kwargs", type=_json_dict, default=None, metavar="JSON", help="task constructor arguments")
+    p.add_argument(
+        "--engine",
+        choices=("subprocess", "inprocess"),
+        default="subprocess",
+        help="subprocess: a game process per env (embedded engine, or real SC2 when $SC2PATH is set); "
+        "inprocess: embedded engine inside the workers",
+    )
+    p.add_argument("--workers", type=_positive, default=None, help="worker processes")
+    p.add_argument("--envs-per-worker", type=_positive, default=None, help="games per worker")
+    p.add_argument("--seed", type=int, default=None)
+
+
 def register(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser("train", help="(not implemented yet)")
-    p.set_defaults(func=lambda args: print("not implemented yet") or 2)
+    p: argparse.ArgumentParser = sub.add_parser(
+        "train",
+        help="train PPO on a StarCraft II task through the pool",
+        description="Train SB3 PPO on an SC2 task over ZmqVecEnv; writes model.zip, TensorBoard logs, "
+        "learning_curve.csv and episode_reward.png to --out.",
+    )
+    _common(p)
+    p.add_argument("--timesteps", type=_positive, default=100_000)
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/<task>)")
+    p.add_argument("--ppo", type=_json_dict, default=None, metavar="JSON", help="PPO keyword overrides")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_train, workers=None, envs_per_worker=None)
+
+    e: argparse.ArgumentParser = sub.add_parser(
+        "eval",
+        help="evaluate a trained model (or the scripted/random policy) on a task",
+        description="Play full episodes and print 'mean reward: X'.",
+    )
+    e.add_argument("model", nargs="?", default=None, help="a model .zip saved by `sc2pool train`")
+    _common(e)
+    e.add_argument("--episodes", type=_positive, default=10)
+    e.add_argument(
+        "--policy",
+        choices=("model", "scripted", "random"),
+        default=None,
+        help="model (default when MODEL is given), scripted (the task's hand-written baseline) or random",
+    )
+    e.add_argument("--stochastic", action="store_true", help="sample actions instead of the most likely one")
+    e.set_defaults(func=_eval)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from sc2pool.train import format_curve, train
+
+    out = args.out or f"runs/{args.task.replace(':', '_')}"
+    try:
+        res = train(
+            task=args.task,
+            n_workers=args.workers or 4,
+            envs_per_worker=args.envs_per_worker or 2,
+            timesteps=args.timesteps,
+            out_dir=out,
+            seed=0 if args.seed is None else args.seed,
+            engine=args.engine,
+            task_kwargs=args.task_kwargs,
+            ppo_kwargs=args.ppo,
+            progress_bar=not args.no_progress,
+        )
+    except (ValueError, TypeError) as exc:
+        print(f"sc2pool train: {exc}", file=sys.stderr)
+        return 2
+    print(format_curve(res))
+    print(f"trained {res.timesteps} timesteps in {res.seconds:.1f} s ({len(res.episodes)} episodes)")
+    print(f"model: {res.model_path}")
+    print(f"plot: {res.out_dir / 'episode_reward.png'}  tensorboard: tensorboard --logdir {res.out_dir / 'tensorboard'}")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from sc2pool.train import evaluate, summarize_eval
+
+    policy = args.policy or ("model" if args.model else None)
+    if policy is None:
+        print("sc2pool eval: give a MODEL .zip or --policy scripted|random", file=sys.stderr)
+        return 2
+    if policy != "model" and args.model:
+        print(f"sc2pool eval: MODEL given but --policy {policy}; the model is ignored", file=sys.stderr)
+    try:
+        res = evaluate(
+            args.model if policy == "model" else None,
+            task=args.task,
+            episodes=args.episodes,
+            policy=policy,
+            n_workers=args.workers or 1,
+            envs_per_worker=args.envs_per_worker or 2,
+            engine=args.engine,
+            task_kwargs=args.task_kwargs,
+            deterministic=not args.stochastic,
+            seed=12345 if args.seed is None else args.seed,
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"sc2pool eval: {exc}", file=sys.stderr)
+        return 2
+    print(summarize_eval(res))
+    return 0

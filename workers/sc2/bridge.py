@@ -1,0 +1,530 @@
+"""The async bridge between burnysc2 and the pool: the ONLY module that touches burnysc2 internals.
+
+A :class:`Game` is one RL environment backed by one game connection (a game process, or the
+in-process engine) for its whole lifetime. Episodes are games created on that connection:
+
+* ``reset`` ends the running episode (the bot leaves the game), creates a new game on the same
+  connection (``create_game``, or ``restart_game`` when asked and possible), and runs burnysc2's
+  own game loop (``sc2.main._play_game``) as an asyncio task with a :class:`BridgeBot`;
+* the bot's ``on_step`` publishes the observation (an asyncio future the host awaits) and then
+  *awaits* the next action (another future), so the event loop keeps serving the other games of
+  the worker, the broker socket and heartbeats while the policy thinks. No threads, no blocking;
+* ``on_end`` publishes the terminal transition, encoded from the final observation.
+
+burnysc2 internals used here (all stable across burnysc2 7.x): ``sc2.main._play_game`` /
+``_play_game_ai`` (the per-game loop), ``Protocol._execute`` (leave/restart requests),
+``Controller._ws``/``_status``, ``BotAI._prepare_step`` (to parse the terminal observation),
+``SC2Process._process``/``_clean`` and ``KillSwitch._to_kill`` (process ownership, see launch.py),
+``sc2.paths.Paths`` (re-pointing at an install chosen at run time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sc2.main as sc2_main
+from loguru import logger
+from s2clientprotocol import raw_pb2 as raw_pb
+from s2clientprotocol import sc2api_pb2 as sc_pb
+from sc2.bot_ai import BotAI
+from sc2.client import Client
+from sc2.controller import Controller
+from sc2.data import AIBuild, Difficulty, Race, Result, Status
+from sc2.game_state import GameState
+from sc2.maps import Map
+from sc2.player import Bot, Computer
+
+from workers.sc2.tasks.base import LOOPS_PER_SECOND, GameSetup, Task, check_observation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from workers.sc2.launch import GameConnection
+
+
+def quiet_burnysc2_logging(level: str | None = None) -> None:
+    """burnysc2 configures loguru to print INFO to stdout at import; a worker runs thousands of
+    games, so keep only warnings (``SC2POOL_SC2_LOG=INFO`` to see everything)."""
+    logger.remove()
+    logger.add(sys.stderr, level=level or os.environ.get("SC2POOL_SC2_LOG", "WARNING"))
+
+
+class GameError(RuntimeError):
+    """Base class of the bridge's errors (the worker reports them as the env's failure)."""
+
+
+class GameCrashedError(GameError):
+    """The game process or its connection died, or burnysc2's game loop failed, mid-episode."""
+
+
+class GameLaunchError(GameError):
+    """A game process could not be started or did not accept a connection in time."""
+
+
+class GameTimeoutError(GameError, TimeoutError):
+    """The game did not answer within ``step_timeout`` seconds."""
+
+
+@dataclass
+class Transition:
+    obs: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+@dataclass
+class GameTimings:
+    """Where one env's time goes, in seconds (summed). ``bridge`` is the task's encode/decode and
+    the bridge's own work in ``on_step``; ``game_loop`` is wall time from an action being handed to
+    burnysc2 until the next observation is published (burnysc2 plus the game/engine)."""
+
+    steps: int = 0
+    resets: int = 0
+    bridge: float = 0.0
+    game_loop: float = 0.0
+    reset: float = 0.0
+    reset_max: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: float(v) for k, v in self.__dict__.items()}
+
+
+_ABORT = object()
+
+
+class _RecordingClient(Client):
+    """A burnysc2 Client that remembers the last observation response, so the terminal
+    observation (which burnysc2 reads but never hands to the bot) can be encoded."""
+
+    last_observation: sc_pb.Response | None = None
+
+    async def observation(self, game_loop: int | None = None) -> Any:
+        result = await super().observation(game_loop)
+        self.last_observation = result
+        return result
+
+
+class BridgeBot(BotAI):
+    """The BotAI whose ``on_step`` publishes observations and awaits actions (never blocks)."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self._game = game
+
+    async def on_step(self, iteration: int) -> None:
+        game = self._game
+        t0 = time.perf_counter()
+        task = game.task
+        if iteration == 0:
+            task.episode_start(self)
+            game.publish(Transition(check_observation(task, task.encode(self)), 0.0, False, False, {}), t0)
+        else:
+            reward = float(task.reward(self))
+            info = task.info(self)
+            game.publish(Transition(check_observation(task, task.encode(self)), reward, False, False, info), t0)
+        action = await game.next_action()
+        t1 = time.perf_counter()
+        if action is _ABORT:
+            await self.client.leave()
+            return
+        if task.scripted:
+            task.scripted_decode(self)
+        else:
+            task.decode(self, action)
+        game.timings.bridge += time.perf_counter() - t1
+
+    async def on_end(self, game_result: Result) -> None:
+        game = self._game
+        if game.aborting or not game.started:
+            return
+        t0 = time.perf_counter()
+        client = self.client
+        last = client.last_observation if isinstance(client, _RecordingClient) else None
+        if last is not None and last.observation.observation.game_loop != self.state.game_loop:
+            # Re-parse the final observation (pathing grid unchanged since the last step).
+            grid = self.game_info.pathing_grid._proto
+            info_proto = sc_pb.Response(game_info=sc_pb.ResponseGameInfo(start_raw=raw_pb.StartRaw(pathing_grid=grid)))
+            self._prepare_step(GameState(last.observation), info_proto)
+        task = game.task
+        reward = float(task.reward(self))
+        terminated, truncated = task.outcome(self, game_result)
+        limit = game.setup.time_limit_s
+        if limit is not None and game_result == Result.Tie and self.state.game_loop / LOOPS_PER_SECOND > limit:
+            terminated, truncated = False, True
+        info = dict(task.info(self))
+        info["game_result"] = game_result.name
+        obs = check_observation(task, task.encode(self))
+        game.publish(Transition(obs, reward, bool(terminated), bool(truncated), info), t0)
+
+
+def _enum(enum_cls: Any, name: str, what: str) -> Any:
+    for member in enum_cls:
+        if member.name.lower() == str(name).lower():
+            return member
+    raise ValueError(f"unknown {what} {name!r}; expected one of {[m.name for m in enum_cls]}")
+
+
+def build_players(setup: GameSetup, bot: BotAI) -> list[Any]:
+    """burnysc2 player list for ``create_game``: our bot first, then Computer opponents."""
+    players: list[Any] = [Bot(_enum(Race, setup.race, "race"), bot, name="sc2pool")]
+    for opp in setup.opponents:
+        build = _enum(AIBuild, opp.build, "AI build") if opp.build else AIBuild.RandomBuild
+        players.append(Computer(_enum(Race, opp.race, "race"), _enum(Difficulty, opp.difficulty, "difficulty"), build))
+    return players
+
+
+def resolve_map(name: str) -> Map:
+    """A map path relative to ``$SC2PATH/Maps`` (sent as is, no install needed), or a bare name
+    looked up in the install (real SC2 ladder maps)."""
+    if name.endswith(".SC2Map"):
+        return Map(Path(name))
+    from sc2 import maps
+
+    try:
+        return maps.get(name)
+    except (KeyError, SystemExit) as exc:
+        raise GameError(f"map {name!r} not found under $SC2PATH/Maps ({exc})") from None
+
+
+class Game:
+    """One env: a task plus a persistent game connection; episodes are games on it."""
+
+    def __init__(
+        self,
+        index: int,
+        task: Task,
+        connection: GameConnection,
+        *,
+        step_timeout: float = 60.0,
+        reset_mode: str = "create",
+    ) -> None:
+        if reset_mode not in ("create", "restart"):
+            raise ValueError(f"reset_mode must be 'create' or 'restart', got {reset_mode!r}")
+        self.index = index
+        self.task = task
+        self.setup = task.game_setup()
+        self.connection = connection
+        self.step_timeout = step_timeout
+        self.reset_mode = reset_mode
+        self.timings = GameTimings()
+        self.bot = BridgeBot(self)
+        self.aborting = False
+        self.started = False
+        self._loop = asyncio.get_running_loop()
+        self._published: asyncio.Future[Transition] | None = None
+        self._action: asyncio.Future[Any] | None = None
+        self._play: asyncio.Task[Any] | None = None
+        self._client: _RecordingClient | None = None
+        self._ended_naturally = False
+        self._handed_at = 0.0
+        self._dead: BaseException | None = None
+        self._seed_rng: Any = None
+
+    # -- called by the bot ------------------------------------------------------------------------
+    def publish(self, transition: Transition, t_start: float) -> None:
+        now = time.perf_counter()
+        self.timings.bridge += now - t_start
+        if self._handed_at:
+            self.timings.game_loop += t_start - self._handed_at
+            self._handed_at = 0.0
+        fut = self._published
+        if transition.terminated or transition.truncated:
+            self._ended_naturally = True
+        else:
+            self._action = self._loop.create_future()
+        if fut is not None and not fut.done():
+            fut.set_result(transition)
+
+    def next_action(self) -> asyncio.Future[Any]:
+        assert self._action is not None
+        return self._action
+
+    # -- called by the host -----------------------------------------------------------------------
+    async def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+        t0 = time.perf_counter()
+        self._check_alive()
+        await self._end_episode()
+        random_seed = self._next_seed(seed)
+        controller = self.connection.controller
+        restarted = False
+        if self.reset_mode == "restart" and self._ended_naturally and seed is None and self._client is not None:
+            restarted = await self._try_restart(controller)
+        if not restarted:
+            await self._create_game(controller, random_seed)
+        self._ended_naturally = False
+        self.aborting = False
+        self.started = False
+        self._published = self._loop.create_future()
+        time_limit: Any = self.setup.time_limit_s  # burnysc2 compares seconds; float is fine
+        if restarted:
+            assert self._client is not None
+            client = self._client
+            client._game_result = None  # type: ignore[assignment]
+            coro = sc2_main._play_game_ai(client, client._player_id, self.bot, False, time_limit)
+        else:
+            client = _RecordingClient(controller._ws)
+            client.game_step = self.setup.game_step
+            self._client = client
+            players = build_players(self.setup, self.bot)
+            coro = sc2_main._play_game(players[0], client, False, None, time_limit)
+        self._play = asyncio.ensure_future(coro)
+        self._play.add_done_callback(self._on_play_done)
+        transition = await self._wait(self._published, "the first observation")
+        self.started = True
+        dt = time.perf_counter() - t0
+        self.timings.resets += 1
+        self.timings.reset += dt
+        self.timings.reset_max = max(self.timings.reset_max, dt)
+        info = {"game_seed": random_seed, "reset_ms": dt * 1e3}
+        return transition.obs, info
+
+    async def step_begin(self, action: Any) -> asyncio.Future[Transition]:
+        """Hand ``action`` to the bot; return the future of the next transition."""
+        self._check_alive()
+        if self._action is None or self._action.done() or not self.started:
+            raise GameError(f"env {self.index}: step() without a running episode (call reset first)")
+        fut: asyncio.Future[Transition] = self._loop.create_future()
+        self._published = fut
+        self._handed_at = time.perf_counter()
+        self._action.set_result(action)
+        return fut
+
+    async def step_end(self, fut: asyncio.Future[Transition]) -> Transition:
+        tr = await self._wait(fut, "the next observation")
+        self.timings.steps += 1
+        return tr
+
+    async def close(self) -> None:
+        """End the episode (best effort) and drop the connection; never raises."""
+        play = self._play
+        self._play = None
+        if play is not None and not play.done():
+            play.cancel()
+            try:
+                await asyncio.wait_for(asyncio.shield(play), 2.0)
+            except BaseException:  # noqa: BLE001 - close must not raise
+                pass
+
+    # -- internals --------------------------------------------------------------------------------
+    def _next_seed(self, seed: int | None) -> int:
+        import numpy as np
+
+        if seed is not None or self._seed_rng is None:
+            self._seed_rng = np.random.default_rng(seed)
+        return int(self._seed_rng.integers(1, 2**31 - 1))
+
+    def _check_alive(self) -> None:
+        if self._dead is not None:
+            raise GameCrashedError(f"env {self.index}: the game is gone ({self._dead}); it cannot be used any more")
+
+    async def _wait(self, fut: asyncio.Future[Transition], what: str) -> Transition:
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), self.step_timeout)
+        except asyncio.TimeoutError:
+            err = GameTimeoutError(
+                f"env {self.index}: no answer from the game within {self.step_timeout:.0f} s while waiting for {what}"
+            )
+            self._dead = err
+            raise err from None
+
+    def _on_play_done(self, play: asyncio.Task[Any]) -> None:
+        fut = self._published
+        if play.cancelled():
+            exc: BaseException | None = GameCrashedError(f"env {self.index}: game loop cancelled")
+        else:
+            exc = play.exception()
+        if exc is not None and not isinstance(exc, GameError):
+            desc = self.connection.describe_death()
+            exc = GameCrashedError(
+                f"env {self.index}: the game connection failed mid-episode: {type(exc).__name__}: {exc}"
+                + (f" ({desc})" if desc else "")
+            )
+        if exc is not None and not self.aborting:
+            self._dead = exc
+        if fut is not None and not fut.done():
+            if exc is None:
+                result = play.result()
+                exc = GameCrashedError(
+                    f"env {self.index}: the game ended ({getattr(result, 'name', result)}) without an observation "
+                    "for the bridge; burnysc2 resigns when on_start/first step fails - see the worker log"
+                )
+                if not self.aborting:
+                    self._dead = exc
+            fut.set_exception(exc)
+            fut.exception()  # mark retrieved; the waiter re-raises it
+
+    async def _end_episode(self) -> None:
+        play = self._play
+        if play is None:
+            return
+        if not play.done():
+            self.aborting = True
+            if self._action is not None and not self._action.done():
+                self._action.set_result(_ABORT)
+            try:
+                await asyncio.wait_for(asyncio.shield(play), self.step_timeout)
+            except asyncio.TimeoutError:
+                play.cancel()
+                raise GameTimeoutError(f"env {self.index}: the game did not leave within {self.step_timeout:.0f} s") from None
+            except Exception:  # noqa: BLE001 - reported through _dead below
+                pass
+        self._play = None
+        self._check_alive()
+
+    async def _try_restart(self, controller: Controller) -> bool:
+        try:
+            r = await controller._execute(restart_game=sc_pb.RequestRestartGame())
+        except Exception:  # noqa: BLE001 - restart is an optimisation; fall back to create
+            return False
+        return not r.restart_game.HasField("error") and controller._status == Status.in_game
+
+    async def _create_game(self, controller: Controller, random_seed: int) -> None:
+        try:
+            if controller._status in (Status.in_game, Status.ended, Status.init_game):
+                try:
+                    await controller._execute(leave_game=sc_pb.RequestLeaveGame())
+                except sc2_main.ProtocolError:
+                    pass
+            players = build_players(self.setup, self.bot)
+            r = await controller.create_game(
+                resolve_map(self.setup.map_name), players, False, random_seed, self.setup.disable_fog
+            )
+        except GameError:
+            raise
+        except Exception as exc:
+            desc = self.connection.describe_death()
+            self._dead = exc
+            raise GameCrashedError(
+                f"env {self.index}: creating a game failed: {type(exc).__name__}: {exc}" + (f" ({desc})" if desc else "")
+            ) from exc
+        if r.create_game.HasField("error"):
+            err = f"env {self.index}: could not create game on {self.setup.map_name!r}: {sc2_main.CreateGameError(r.create_game.error).name}"
+            if r.create_game.HasField("error_details"):
+                err += f": {r.create_game.error_details}"
+            raise GameError(err)
+
+
+# -- process helpers used by launch.py (burnysc2 internals live here) ---------------------------------
+def point_burnysc2_at(install: Path) -> None:
+    """Make burnysc2's lazily computed install paths use ``install`` (even if already computed)."""
+    from sc2.paths import Paths
+
+    os.environ["SC2PATH"] = str(install)
+    for attr in ("BASE", "EXECUTABLE", "CWD", "REPLAYS", "MAPS"):
+        if attr in Paths.__dict__:
+            delattr(Paths, attr)
+
+
+async def open_sc2_process(timeout: float) -> tuple[Any, Controller]:
+    """Launch the executable under ``$SC2PATH`` through burnysc2's ``SC2Process`` and connect.
+
+    burnysc2 replaces the SIGINT handler; the previous one is restored so the worker keeps its own.
+    Raises ``GameLaunchError`` on timeout or when the install is unusable.
+    """
+    import signal
+
+    from sc2.sc2process import SC2Process
+
+    previous = signal.getsignal(signal.SIGINT)
+    proc = SC2Process()
+    try:
+        controller = await asyncio.wait_for(proc.__aenter__(), timeout)
+    except asyncio.TimeoutError:
+        kill_sc2_process(proc)
+        raise GameLaunchError(
+            f"the game at $SC2PATH={os.environ.get('SC2PATH')} did not accept a websocket connection "
+            f"within {timeout:.0f} s"
+        ) from None
+    except SystemExit as exc:  # burnysc2 sys.exit()s when it cannot find the install
+        kill_sc2_process(proc)
+        raise GameLaunchError(f"burnysc2 could not use the install at $SC2PATH={os.environ.get('SC2PATH')} ({exc})") from None
+    except GameLaunchError:
+        raise
+    except Exception as exc:
+        kill_sc2_process(proc)
+        raise GameLaunchError(f"launching the game failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        try:
+            signal.signal(signal.SIGINT, previous)
+        except (ValueError, TypeError):  # not the main thread / handler not from Python
+            pass
+    return proc, controller
+
+
+def sc2_process_pid(proc: Any) -> int | None:
+    popen = getattr(proc, "_process", None)
+    return None if popen is None else int(popen.pid)
+
+
+def sc2_process_popen(proc: Any) -> Any:
+    return getattr(proc, "_process", None)
+
+
+def kill_sc2_process(proc: Any, grace: float = 1.0) -> None:
+    """Kill a launched game process for sure (synchronous; bounded by ``grace`` seconds) and let
+    burnysc2 remove its temp dir and return its port."""
+    from sc2.sc2process import KillSwitch
+
+    popen = getattr(proc, "_process", None)
+    if popen is not None and popen.poll() is None:
+        popen.terminate()
+        deadline = time.monotonic() + grace
+        while popen.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if popen.poll() is None:
+            popen.kill()
+        popen.wait()
+    try:
+        proc._clean(verbose=False)
+    except Exception:  # noqa: BLE001 - cleanup is best effort
+        pass
+    if proc in KillSwitch._to_kill:
+        KillSwitch._to_kill.remove(proc)
+
+
+async def close_sc2_connection(proc: Any) -> None:
+    try:
+        await proc._close_connection()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+async def send_quit(controller: Controller, timeout: float = 1.0) -> None:
+    """Ask the game to quit (the engine exits at once; real SC2 too)."""
+    try:
+        await asyncio.wait_for(controller._execute(quit=sc_pb.RequestQuit()), timeout)
+    except BaseException:  # noqa: BLE001 - the process is killed right after anyway
+        pass
+
+
+def make_inprocess_controller(transport: Any) -> Controller:
+    return Controller(transport, None)  # type: ignore[arg-type]
+
+
+def controller_status(controller: Controller) -> str | None:
+    status = controller._status
+    return None if status is None else status.name
+
+
+ProgressCallback = Callable[[int, str], None]
+
+__all__ = [
+    "BridgeBot",
+    "Game",
+    "GameCrashedError",
+    "GameError",
+    "GameLaunchError",
+    "GameTimeoutError",
+    "GameTimings",
+    "Transition",
+    "quiet_burnysc2_logging",
+]
+
+_ = field  # keep dataclasses import used for future fields
