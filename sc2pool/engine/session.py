@@ -356,10 +356,11 @@ class EngineSession:
     def _observation(self, req: sc_pb.RequestObservation) -> bytes:
         self._require(IN_GAME, ENDED, what="observation")
         game = self._require_game()
-        if self.status == IN_GAME and not game.ended:
-            target = game.game_loop
-            if self.realtime:  # real time: the clock advances the game, never faster than asked
-                target = max(target, int((time.monotonic() - self._realtime_t0) * 22.4))
+        if self.realtime and self.status == IN_GAME and not game.ended:
+            # Real time: the wall clock advances the game (22.4 loops/s); ``game_loop`` asks to
+            # wait for that loop, which the engine grants at once by simulating up to it.
+            # Outside real time ``game_loop`` is ignored, as in SC2.
+            target = max(game.game_loop, int((time.monotonic() - self._realtime_t0) * 22.4))
             if req.HasField("game_loop"):
                 target = max(target, req.game_loop)
             if target > game.game_loop:

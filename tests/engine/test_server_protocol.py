@@ -319,3 +319,20 @@ def test_ws_ladder_style_join_from_a_second_connection(shared):
             assert r.status == IN_GAME, "both connections see the same game"
 
     asyncio.run(_with_server(fn, shared))
+
+
+def test_realtime_game_advances_on_observation_and_refuses_step():
+    s = new_session()
+    call(s, create_game=sc.RequestCreateGame(local_map=MAP, realtime=True))
+    call(s, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
+    r = call(s, observation=sc.RequestObservation(game_loop=16))
+    assert r.observation.observation.game_loop >= 16
+    r = call(s, step=sc.RequestStep(count=8))
+    assert r.error and "realtime" in r.error[0] and r.status == IN_GAME
+
+
+def test_non_realtime_observation_ignores_game_loop():
+    s = new_session()
+    start(s)
+    r = call(s, observation=sc.RequestObservation(game_loop=40))
+    assert r.observation.observation.game_loop == 0

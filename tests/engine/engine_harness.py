@@ -1,0 +1,108 @@
+"""Helpers for engine tests and benchmarks: run unmodified burnysc2 against the engine.
+
+* :func:`play` runs GameMatches through ``sc2.main.run_match(..., close_ws=False)`` on ONE
+  connection (in-process transport or a websocket), i.e. many episodes without relaunching.
+* :class:`ServeProcess` starts ``sc2pool engine serve`` in a subprocess and always kills it.
+* :func:`engine_processes` lists engine processes (for the no-leftover checks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import portpicker
+import psutil
+
+MINI = "mini_games/{}.SC2Map"
+
+
+def quiet_loguru(level: str = "WARNING") -> None:
+    """``import sc2.main`` resets loguru to stdout at INFO; tests and benchmarks want quiet."""
+    import sc2.main  # noqa: F401  (the import itself reconfigures loguru)
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level=level)
+
+
+def scenario_map(name: str) -> Any:
+    """A burnysc2 Map for a scenario, by relative path: needs no SC2PATH."""
+    from sc2.maps import Map
+
+    mini = ("MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "DefeatZerglingsAndBanelings")
+    return Map(Path(MINI.format(name) if name in mini else f"{name}.SC2Map"))
+
+
+async def play(ws: Any, matches: Sequence[Any]) -> list[Any]:
+    """Play ``matches`` (sc2.main.GameMatch) one after another on one connection; results per match."""
+    from sc2.controller import Controller
+    from sc2.main import run_match
+
+    controller = Controller(ws, None)  # type: ignore[arg-type]
+    results = []
+    for match in matches:
+        res = await run_match([controller], match, close_ws=False)
+        results.append(res[match.players[0]])
+    return results
+
+
+def engine_processes(marker: str | None = None) -> list[psutil.Process]:
+    """Live engine processes (``-m sc2pool.engine``), optionally only those with ``marker`` in argv."""
+    found = []
+    for p in psutil.process_iter(["cmdline", "status"]):
+        try:
+            cmd = " ".join(p.info["cmdline"] or [])
+            if "sc2pool.engine" in cmd and p.info["status"] != psutil.STATUS_ZOMBIE and p.pid != os.getpid():
+                if marker is None or marker in cmd:
+                    found.append(p)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return found
+
+
+class ServeProcess:
+    """``python -m sc2pool.engine`` style server in a subprocess (``sc2pool engine serve``)."""
+
+    def __init__(self, env: dict[str, str] | None = None, shared: bool = False) -> None:
+        self.port = portpicker.pick_unused_port()
+        self.url = f"ws://127.0.0.1:{self.port}/sc2api"
+        cmd = [sys.executable, "-c", "from sc2pool.cli import main; main()", "engine", "serve", "--port", str(self.port)]
+        if shared:
+            cmd.append("--shared")
+        self.proc = subprocess.Popen(
+            cmd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, start_new_session=True
+        )
+
+    def __enter__(self) -> ServeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+
+    async def connect(self, http: aiohttp.ClientSession, timeout: float = 30.0) -> aiohttp.ClientWebSocketResponse:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return await http.ws_connect(self.url, max_msg_size=0)
+            except aiohttp.ClientConnectorError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise
+                await asyncio.sleep(0.05)

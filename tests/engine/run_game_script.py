@@ -1,0 +1,70 @@
+"""Run unmodified ``sc2.main.run_game`` against the fake install; one JSON line per game.
+
+Usage: ``SC2PATH=<fake install> python run_game_script.py GAME [GAME...]`` where GAME is
+``<bot>:<map>[:<opponent race>:<difficulty>]`` (bot in beacon, fight, idle, resign, victory,
+surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
+why the tests call this script in a subprocess. Finally it prints ``{"children": [...]}``: the
+processes still alive below this one (must be empty: the engine exits on quit).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conformance_bots import (  # noqa: E402
+    ApiProbeBot,
+    BeaconBot,
+    EndGameBot,
+    FightBot,
+    IdleBot,
+    RecordingBot,
+    ResignBot,
+)
+from engine_harness import quiet_loguru  # noqa: E402
+
+BOTS = {
+    "beacon": BeaconBot,
+    "fight": FightBot,
+    "idle": IdleBot,
+    "resign": ResignBot,
+    "victory": lambda: EndGameBot(victory=True),
+    "surrender": lambda: EndGameBot(victory=False),
+    "probe": ApiProbeBot,
+}
+
+
+def main(specs: list[str]) -> int:
+    quiet_loguru("ERROR")
+    from sc2 import maps
+    from sc2.data import Difficulty, Race
+    from sc2.main import run_game
+    from sc2.player import Bot, Computer
+
+    for spec in specs:
+        parts = spec.split(":")
+        bot: RecordingBot = BOTS[parts[0]]()  # type: ignore[operator]
+        players: list = [Bot(Race.Terran, bot)]
+        if len(parts) >= 4:
+            players.append(Computer(Race[parts[2]], Difficulty[parts[3]]))
+        t0 = time.perf_counter()
+        result = run_game(maps.get(parts[1]), players, realtime=False)
+        wall = time.perf_counter() - t0
+        log = dict(bot.log)
+        log["result"] = getattr(log["result"], "name", None)
+        log.pop("start_time", None)
+        log["scores"] = log["scores"][-1:] if log["scores"] else []
+        print(json.dumps({"spec": spec, "run_game_result": result.name, "wall_s": wall, "bot": log}, default=str), flush=True)
+    children = [c.pid for c in psutil.Process().children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
+    print(json.dumps({"children": children}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
