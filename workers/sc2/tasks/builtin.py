@@ -334,6 +334,8 @@ class Skirmish(ArmyTask):
 
     own_slots = 24
     enemy_slots = 24
+    #: The engine's Skirmish clock: 2 minutes at "faster" speed.
+    time_limit_loops = int(120 * 22.4)
 
     def __init__(self, opponent_race: str = "zerg", difficulty: str = "easy", scripted: bool = False) -> None:
         super().__init__(scripted=scripted)
@@ -343,6 +345,13 @@ class Skirmish(ArmyTask):
 
     def game_setup(self) -> GameSetup:
         return self._setup
+
+    def outcome(self, bot: BotAI, result: Any) -> tuple[bool, bool]:
+        """Both armies dying at once is a Tie that *terminates*; only the clock truncates."""
+        if result.name == "Tie":
+            out_of_time = bot.state.game_loop >= self.time_limit_loops - self._setup.game_step
+            return (not out_of_time), out_of_time
+        return True, False
 
 
 @register_task("Battle100v100")

@@ -1,0 +1,227 @@
+"""``sc2pool bench --task NAME``: StarCraft II throughput, the pool against the seed design.
+
+For each task and each number of concurrent games ``n`` (``--games 1,2,4,8``) it measures, in one
+run and with the same random actions:
+
+* **pool**: ``ZmqVecEnv`` with ``min(n, 4)`` workers, each hosting its share of the ``n`` games
+  in one asyncio loop, a game process per game (the embedded engine over its websocket, exactly
+  the path real SC2 takes);
+* **seed**: SB3's ``SubprocVecEnv`` over ``n`` copies of the seed documents' design
+  (``workers.sc2.seed_env.SeedSC2Env``: a sync gymnasium adapter per game, the game's bot in its
+  own process behind multiprocessing queues, the same engine process);
+* **pool-inproc** (optional, ``--transport inprocess`` or ``all``): the pool with the engine inside
+  the workers (no websocket, no game process).
+
+It also runs one game alone, without any pool (``workers.sc2.bench_single``), to split a step into
+engine, burnysc2 (+ transport) and task code, and to compute the pool's own share of a step:
+``1 - pool rate / (single-game rate x games)`` with one game per core.
+
+Trainer side: nothing here imports burnysc2; games run in child processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TASKS = ("MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "DefeatZerglingsAndBanelings", "Skirmish")
+
+
+class SeedFactory:
+    """Picklable env factory for SubprocVecEnv (imports the worker side only in the child)."""
+
+    def __init__(self, task: str, engine: str = "subprocess") -> None:
+        self.task = task
+        self.engine = engine
+
+    def __call__(self) -> Any:
+        from workers.sc2.seed_env import SeedSC2Env
+
+        return SeedSC2Env(task=self.task, engine=self.engine)
+
+
+def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> dict[str, float]:
+    """Env steps/s of a VecEnv under random actions (auto-reset included)."""
+    env.seed(seed)
+    env.reset()
+    space = env.action_space
+    space.seed(seed)
+    n = env.num_envs
+    pool = [np.array([space.sample() for _ in range(n)]) for _ in range(256)]
+    for i in range(warmup_steps):
+        env.step(pool[i % len(pool)])
+    steps = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while time.perf_counter() < end:
+        env.step(pool[steps % len(pool)])
+        steps += 1
+    wall = time.perf_counter() - t0
+    return {"rate": steps * n / wall, "vec_steps": steps, "seconds": wall}
+
+
+def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) -> dict[str, Any]:
+    from sc2pool import ZmqVecEnv
+    from sc2pool.train import host_spec
+
+    workers = min(games, 4)
+    while games % workers:
+        workers -= 1
+    t0 = time.perf_counter()
+    env = ZmqVecEnv(host=host_spec(task, engine), n_envs=games, n_workers=workers)
+    start = time.perf_counter() - t0
+    try:
+        out = _step_rate(env, seconds, warmup)
+        try:
+            stats = env.env_method("timing_stats", indices=[0])[0]
+        except Exception:  # noqa: BLE001 - stats are optional
+            stats = None
+    finally:
+        env.close()
+    out.update(workers=workers, startup_s=start, worker0_stats=stats)
+    return out
+
+
+def bench_seed(task: str, games: int, seconds: float, warmup: int) -> dict[str, Any]:
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    t0 = time.perf_counter()
+    env = SubprocVecEnv([SeedFactory(task) for _ in range(games)])
+    start = time.perf_counter() - t0
+    try:
+        out = _step_rate(env, seconds, warmup)
+    finally:
+        env.close()
+    out.update(startup_s=start)
+    return out
+
+
+def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
+    """One game without the pool, in a child process (the worker side imports burnysc2)."""
+    cmd = [sys.executable, "-m", "workers.sc2.bench_single", "--task", task, "--engine", engine, "--seconds", str(seconds)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + 4 * seconds)
+    if r.returncode != 0:
+        raise RuntimeError(f"single-game measurement failed:\n{r.stderr[-2000:]}")
+    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+
+
+def run(
+    tasks: list[str],
+    games: list[int],
+    seconds: float,
+    transports: list[str],
+    warmup: int = 20,
+    cores: int | None = None,
+) -> dict[str, Any]:
+    cores = cores or os.cpu_count() or 1
+    report: dict[str, Any] = {"cores": cores, "seconds": seconds, "tasks": {}}
+    for task in tasks:
+        t: dict[str, Any] = {"single": {}, "rows": []}
+        for eng in transports:
+            t["single"][eng] = bench_single(task, eng, seconds)
+        for n in games:
+            row: dict[str, Any] = {"games": n}
+            row["seed"] = bench_seed(task, n, seconds, warmup)
+            for eng in transports:
+                key = "pool" if eng == "subprocess" else "pool-inproc"
+                row[key] = bench_pool(task, n, eng, seconds, warmup)
+            if "pool" in row:
+                row["ratio_pool_vs_seed"] = row["pool"]["rate"] / max(row["seed"]["rate"], 1e-9)
+            print(_row_line(task, row), flush=True)
+            t["rows"].append(row)
+        # the pool's own share of a step, at one game per core
+        for eng in transports:
+            key = "pool" if eng == "subprocess" else "pool-inproc"
+            row_at_cores = next((r for r in t["rows"] if r["games"] == cores), None)
+            if row_at_cores is not None:
+                ideal = t["single"][eng]["rate"] * cores
+                t[f"{key}_share"] = max(0.0, 1.0 - row_at_cores[key]["rate"] / ideal)
+                t[f"{key}_vs_ideal"] = row_at_cores[key]["rate"] / ideal
+        report["tasks"][task] = t
+    return report
+
+
+def _row_line(task: str, row: dict[str, Any]) -> str:
+    parts = [f"{task:28s} games={row['games']:<2d}", f"seed {row['seed']['rate']:8.0f}/s"]
+    if "pool" in row:
+        parts.append(f"pool {row['pool']['rate']:8.0f}/s ({row['pool']['workers']}w)")
+    if "pool-inproc" in row:
+        parts.append(f"pool-inproc {row['pool-inproc']['rate']:8.0f}/s")
+    if "ratio_pool_vs_seed" in row:
+        parts.append(f"pool/seed {row['ratio_pool_vs_seed']:.2f}x")
+    return "  ".join(parts)
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"StarCraft II benchmark ({report['cores']} cores, {report['seconds']:.1f} s per measurement)"]
+    for task, t in report["tasks"].items():
+        lines.append("")
+        lines.append(f"== {task}")
+        for eng, s in t["single"].items():
+            lines.append(
+                f"  one game, no pool ({eng}): {s['rate']:.0f} steps/s = {s['ms_per_step']:.3f} ms/step: "
+                f"engine {s['engine_ms']:.3f}, burnysc2+transport {s['burnysc2_ms']:.3f}, task/bridge "
+                f"{s['bridge_ms']:.3f} ms; reset {s['reset_ms_mean'] or float('nan'):.1f} ms"
+            )
+        lines.append(f"  {'games':>5} {'seed (SubprocVecEnv)':>21} {'pool (ZmqVecEnv)':>17} {'pool-inproc':>12} {'pool/seed':>9}")
+        for row in t["rows"]:
+            inproc = row.get("pool-inproc", {}).get("rate")
+            pool = row.get("pool", {}).get("rate")
+            lines.append(
+                f"  {row['games']:>5} {row['seed']['rate']:>21.0f} {pool if pool is not None else float('nan'):>17.0f} "
+                f"{inproc if inproc is not None else float('nan'):>12.0f} {row.get('ratio_pool_vs_seed', float('nan')):>8.2f}x"
+            )
+        for key in ("pool", "pool-inproc"):
+            if f"{key}_share" in t:
+                lines.append(
+                    f"  {key}: rate at one game per core = {t[f'{key}_vs_ideal']:.2f}x the summed single-game rates "
+                    f"-> the pool's own share of a step {100 * t[f'{key}_share']:.1f}%"
+                )
+    return "\n".join(lines)
+
+
+def check_targets(report: dict[str, Any]) -> list[tuple[str, bool, str]]:
+    out = []
+    t = report["tasks"].get("MoveToBeacon")
+    if t:
+        row8 = next((r for r in t["rows"] if r["games"] == 8 and "ratio_pool_vs_seed" in r), None)
+        if row8 is not None and row8["pool"]["workers"] == 4:
+            r = row8["ratio_pool_vs_seed"]
+            out.append(("8 MoveToBeacon games in 4 workers >= 1.3x seed", r >= 1.3, f"{r:.2f}x"))
+        if "pool_share" in t:
+            s = t["pool_share"]
+            out.append(("pool's own share of a step <= 10%", s <= 0.10, f"{100 * s:.1f}%"))
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    """Entry point used by ``sc2pool bench --task NAME [--games 1,2,4,8] [--transport ...]``."""
+    task = getattr(args, "task", None) or "MoveToBeacon"
+    tasks = list(TASKS) if task == "all" else [task]
+    games = list(getattr(args, "games", None) or [1, 2, 4, 8])
+    transport = getattr(args, "transport", None) or "subprocess"
+    transports = ["subprocess", "inprocess"] if transport == "all" else [transport]
+    if any(t not in ("subprocess", "inprocess") for t in transports):
+        print(f"sc2pool bench: --transport must be subprocess, inprocess or all, got {transport!r}", file=sys.stderr)
+        return 2
+    seconds = float(getattr(args, "seconds", None) or (1.0 if getattr(args, "quick", False) else 3.0))
+    report = run(tasks, games, seconds, transports)
+    text = format_report(report)
+    targets = check_targets(report)
+    if targets:
+        text += "\n\ntargets:\n" + "\n".join(f"  [{'PASS' if ok else 'FAIL'}] {name}: {val}" for name, ok, val in targets)
+    print(text)
+    out = Path(getattr(args, "out", None) or "bench-results")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_sc2.json").write_text(json.dumps(report, indent=2, default=str))
+    (out / "bench_sc2.txt").write_text(text + "\n")
+    print(f"\nwrote {out / 'bench_sc2.json'} and {out / 'bench_sc2.txt'}")
+    return 0
