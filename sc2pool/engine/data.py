@@ -1,0 +1,326 @@
+"""The engine's own game-data tables: unit types, abilities, weapons.
+
+Real SC2 game data cannot be downloaded here, so the engine carries the facts it needs for its
+scenarios, entered by hand from public game facts.  Ids and names are the ones burnysc2's enums use
+(``tests/engine/test_data.py`` checks every entry against ``sc2.ids``); the engine itself never
+imports burnysc2.
+
+Units of measure follow the real ``ResponseData``: ``movement_speed`` and weapon ``speed``
+(cooldown) are per *normal*-speed game second (16 game loops), ``build_time`` is in game loops.
+The simulation therefore moves a unit ``movement_speed / 16`` per loop and re-arms a weapon
+``speed * 16`` loops after firing (facts doc, item 12).
+
+Shards: pysc2's CollectMineralShards map uses unit type 1680 (``NaturalMinerals``), which real
+ladder data marks unavailable.  The engine keeps the pysc2 id (so agents that key on 1680 see the
+same type) and lists it as available in its own data, so burnysc2 can resolve ``_type_data``.  A
+neutral non-mineral-field unit lands in burnysc2's ``self.destructables``, as on the real map; the
+same holds for the beacon (317, ``Beacon_Terran``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from s2clientprotocol import data_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+# Attribute values (data_pb2.Attribute).
+LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, ROBOTIC, PSIONIC, MASSIVE, STRUCTURE = 1, 2, 3, 4, 5, 6, 7, 8
+# Race values (common_pb2.Race).
+NO_RACE, TERRAN, ZERG, PROTOSS, RANDOM = 0, 1, 2, 3, 4
+# Weapon target types (data_pb2.Weapon.TargetType).
+GROUND, AIR, ANY = 1, 2, 3
+# Ability target kinds (data_pb2.AbilityData.Target).
+T_NONE, T_POINT, T_UNIT, T_POINT_OR_UNIT, T_POINT_OR_NONE = 1, 2, 3, 4, 5
+
+NORMAL_LOOPS_PER_SECOND = 16.0
+"""Game loops per *normal*-speed game second: the unit of every speed and cooldown in the data."""
+FASTER_LOOPS_PER_SECOND = 22.4
+"""Game loops per real second at "faster" speed (what burnysc2's ``self.time`` counts)."""
+
+
+@dataclass(frozen=True)
+class WeaponSpec:
+    """One weapon.  ``cooldown`` is in normal-speed seconds, like ``Weapon.speed`` in the API."""
+
+    target: int
+    damage: float
+    range: float
+    cooldown: float
+    attacks: int = 1
+    bonus: tuple[tuple[int, float], ...] = ()
+    splash: float = 0.0
+    """Engine-only: radius of area damage around the attacker (banelings), 0 for single target."""
+    suicide: bool = False
+    """Engine-only: the attacker dies when it fires (banelings)."""
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """Statistics of one unit type (public game facts, LotV)."""
+
+    unit_id: int
+    name: str
+    race: int
+    hp: float
+    radius: float
+    speed: float = 0.0
+    sight: float = 0.0
+    armor: float = 0.0
+    shield: float = 0.0
+    attributes: tuple[int, ...] = ()
+    weapons: tuple[WeaponSpec, ...] = ()
+    minerals: int = 0
+    vespene: int = 0
+    food_required: float = 0.0
+    food_provided: float = 0.0
+    build_time: float = 0.0
+    creation_ability: int = 0
+    is_flying: bool = False
+    neutral: bool = False
+    """Engine-only: a neutral map object (beacon, shard): never attacks, never targeted."""
+    tech_requirement: int = 0
+
+    @property
+    def is_structure(self) -> bool:
+        return STRUCTURE in self.attributes
+
+
+@dataclass(frozen=True)
+class AbilitySpec:
+    """One ability.  ``name`` is burnysc2's ``AbilityId`` member name (checked by the tests)."""
+
+    ability_id: int
+    name: str
+    button_name: str
+    target: int
+    remaps_to: int = 0
+    is_building: bool = False
+    footprint_radius: float = 0.0
+    cast_range: float = 0.0
+    link_name: str = ""
+    link_index: int = 0
+    hotkey: str = ""
+    allow_autocast: bool = False
+    friendly_name: str = field(default="")
+
+
+def _s(faster_seconds: float) -> float:
+    """Build time in game loops from a time in real seconds at faster speed."""
+    return round(faster_seconds * FASTER_LOOPS_PER_SECOND, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Abilities.  Specific ids are what the real client reports in unit orders; the generic ids are
+# what burnysc2's ``AbilityData.id`` returns through ``remaps_to_ability_id``.
+SMART = 1
+STOP_STOP = 4
+MOVE_MOVE = 16
+PATROL_PATROL = 17
+HOLDPOSITION_HOLD = 18
+SCAN_MOVE = 19
+ATTACK_ATTACK = 23
+EXPLODE_EXPLODE = 42
+EFFECT_STIM_MARINE = 380
+STOP = 3665
+ATTACK = 3674
+EFFECT_STIM = 3675
+HOLDPOSITION = 3793
+MOVE = 3794
+PATROL = 3795
+
+ABILITIES: tuple[AbilitySpec, ...] = (
+    AbilitySpec(SMART, "SMART", "Smart", T_POINT_OR_UNIT, link_name="Smart"),
+    AbilitySpec(STOP_STOP, "STOP_STOP", "Stop", T_NONE, remaps_to=STOP, link_name="stop", hotkey="S"),
+    AbilitySpec(MOVE_MOVE, "MOVE_MOVE", "Move", T_POINT_OR_UNIT, remaps_to=MOVE, link_name="move", hotkey="M"),
+    AbilitySpec(PATROL_PATROL, "PATROL_PATROL", "Patrol", T_POINT_OR_UNIT, remaps_to=PATROL, link_name="move",
+                link_index=1, hotkey="P"),
+    AbilitySpec(HOLDPOSITION_HOLD, "HOLDPOSITION_HOLD", "HoldPosition", T_NONE, remaps_to=HOLDPOSITION,
+                link_name="move", link_index=2, hotkey="H"),
+    AbilitySpec(SCAN_MOVE, "SCAN_MOVE", "ScanMove", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="move",
+                link_index=4),
+    AbilitySpec(ATTACK_ATTACK, "ATTACK_ATTACK", "Attack", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="attack",
+                hotkey="A"),
+    AbilitySpec(EXPLODE_EXPLODE, "EXPLODE_EXPLODE", "Explode", T_NONE, link_name="Explode", hotkey="C"),
+    AbilitySpec(EFFECT_STIM_MARINE, "EFFECT_STIM_MARINE", "Stim", T_NONE, remaps_to=EFFECT_STIM,
+                link_name="Stimpack", hotkey="T"),
+    AbilitySpec(STOP, "STOP", "Stop", T_NONE, link_name="Stop"),
+    AbilitySpec(ATTACK, "ATTACK", "Attack", T_POINT_OR_UNIT, link_name="Attack"),
+    AbilitySpec(EFFECT_STIM, "EFFECT_STIM", "Stim", T_NONE, link_name="Stim"),
+    AbilitySpec(HOLDPOSITION, "HOLDPOSITION", "HoldPosition", T_NONE, link_name="HoldPosition"),
+    AbilitySpec(MOVE, "MOVE", "Move", T_POINT_OR_UNIT, link_name="Move"),
+    AbilitySpec(PATROL, "PATROL", "Patrol", T_POINT_OR_UNIT, link_name="Patrol"),
+    # Creation abilities: burnysc2's can_afford/train/calculate_cost resolve a unit's cost through them.
+    AbilitySpec(318, "TERRANBUILD_COMMANDCENTER", "CommandCenter", T_POINT, is_building=True,
+                footprint_radius=2.5, link_name="TerranBuild", hotkey="C"),
+    AbilitySpec(321, "TERRANBUILD_BARRACKS", "Barracks", T_POINT, is_building=True, footprint_radius=1.5,
+                link_name="TerranBuild", link_index=4, hotkey="B"),
+    AbilitySpec(524, "COMMANDCENTERTRAIN_SCV", "SCV", T_NONE, link_name="CommandCenterTrain", hotkey="S"),
+    AbilitySpec(560, "BARRACKSTRAIN_MARINE", "Marine", T_NONE, link_name="BarracksTrain", hotkey="A"),
+    AbilitySpec(563, "BARRACKSTRAIN_MARAUDER", "Marauder", T_NONE, link_name="BarracksTrain", link_index=3,
+                hotkey="D"),
+    AbilitySpec(1152, "ZERGBUILD_HATCHERY", "Hatchery", T_POINT, is_building=True, footprint_radius=2.5,
+                link_name="ZergBuild", hotkey="H"),
+    AbilitySpec(1343, "LARVATRAIN_ZERGLING", "Zergling", T_NONE, link_name="LarvaTrain", link_index=1,
+                hotkey="Z"),
+    AbilitySpec(1351, "LARVATRAIN_ROACH", "Roach", T_NONE, link_name="LarvaTrain", link_index=9, hotkey="R"),
+    AbilitySpec(4121, "MORPHTOBANELING_BANELING", "Baneling", T_NONE, link_name="MorphToBaneling",
+                hotkey="B"),
+    AbilitySpec(883, "PROTOSSBUILD_GATEWAY", "Gateway", T_POINT, is_building=True, footprint_radius=1.5,
+                link_name="ProtossBuild", link_index=3, hotkey="G"),
+    AbilitySpec(916, "GATEWAYTRAIN_ZEALOT", "Zealot", T_NONE, link_name="GatewayTrain", hotkey="Z"),
+    AbilitySpec(917, "GATEWAYTRAIN_STALKER", "Stalker", T_NONE, link_name="GatewayTrain", link_index=1,
+                hotkey="S"),
+)
+ABILITY_BY_ID: dict[int, AbilitySpec] = {a.ability_id: a for a in ABILITIES}
+
+# --------------------------------------------------------------------------------------------
+# Unit types.
+MARINE, MARAUDER, SCV = 48, 51, 45
+ZERGLING, BANELING, ROACH, LARVA, HATCHERY = 105, 9, 110, 151, 86
+ZEALOT, STALKER, GATEWAY = 73, 74, 62
+BARRACKS, COMMANDCENTER = 21, 18
+BEACON_TERRAN = 317
+NATURALMINERALS = 1680
+
+UNITS: tuple[UnitSpec, ...] = (
+    # --- Terran
+    UnitSpec(MARINE, "Marine", TERRAN, hp=45, radius=0.375, speed=2.25, sight=9, armor=0,
+             attributes=(LIGHT, BIOLOGICAL),
+             weapons=(WeaponSpec(ANY, damage=6, range=5, cooldown=0.8608),),
+             minerals=50, food_required=1, build_time=_s(18), creation_ability=560, tech_requirement=BARRACKS),
+    UnitSpec(MARAUDER, "Marauder", TERRAN, hp=125, radius=0.5625, speed=2.25, sight=10, armor=1,
+             attributes=(ARMORED, BIOLOGICAL),
+             weapons=(WeaponSpec(GROUND, damage=10, range=6, cooldown=1.5, bonus=((ARMORED, 10),)),),
+             minerals=100, vespene=25, food_required=2, build_time=_s(21), creation_ability=563),
+    UnitSpec(SCV, "SCV", TERRAN, hp=45, radius=0.375, speed=2.8125, sight=8, armor=0,
+             attributes=(LIGHT, BIOLOGICAL, MECHANICAL),
+             weapons=(WeaponSpec(GROUND, damage=5, range=0.1, cooldown=1.5),),
+             minerals=50, food_required=1, build_time=_s(12), creation_ability=524),
+    UnitSpec(BARRACKS, "Barracks", TERRAN, hp=1000, radius=1.8125, sight=9, armor=1,
+             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=150, build_time=_s(46),
+             creation_ability=321, tech_requirement=0),
+    UnitSpec(COMMANDCENTER, "CommandCenter", TERRAN, hp=1500, radius=2.75, sight=11, armor=1,
+             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=400, food_provided=15,
+             build_time=_s(71), creation_ability=318),
+    # --- Zerg
+    UnitSpec(ZERGLING, "Zergling", ZERG, hp=35, radius=0.375, speed=2.9531, sight=8, armor=0,
+             attributes=(LIGHT, BIOLOGICAL),
+             weapons=(WeaponSpec(GROUND, damage=5, range=0.1, cooldown=0.696),),
+             minerals=25, food_required=0.5, build_time=_s(17), creation_ability=1343),
+    UnitSpec(BANELING, "Baneling", ZERG, hp=30, radius=0.375, speed=2.5, sight=8, armor=0,
+             attributes=(BIOLOGICAL,),
+             weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19),),
+                                 splash=2.2, suicide=True),),
+             minerals=50, vespene=25, food_required=0.5, build_time=_s(14), creation_ability=4121),
+    UnitSpec(ROACH, "Roach", ZERG, hp=145, radius=0.625, speed=2.25, sight=9, armor=1,
+             attributes=(ARMORED, BIOLOGICAL),
+             weapons=(WeaponSpec(GROUND, damage=16, range=4, cooldown=2.0),),
+             minerals=75, vespene=25, food_required=2, build_time=_s(19), creation_ability=1351),
+    UnitSpec(LARVA, "Larva", ZERG, hp=25, radius=0.25, sight=0, armor=10, attributes=(LIGHT, BIOLOGICAL)),
+    UnitSpec(HATCHERY, "Hatchery", ZERG, hp=1500, radius=2.75, sight=12, armor=1,
+             attributes=(ARMORED, BIOLOGICAL, STRUCTURE), minerals=300, food_provided=6,
+             build_time=_s(71), creation_ability=1152),
+    # --- Protoss
+    UnitSpec(ZEALOT, "Zealot", PROTOSS, hp=100, shield=50, radius=0.5, speed=2.25, sight=9, armor=1,
+             attributes=(LIGHT, BIOLOGICAL),
+             weapons=(WeaponSpec(GROUND, damage=8, attacks=2, range=0.1, cooldown=1.2),),
+             minerals=100, food_required=2, build_time=_s(27), creation_ability=916),
+    UnitSpec(STALKER, "Stalker", PROTOSS, hp=80, shield=80, radius=0.625, speed=2.9531, sight=10, armor=1,
+             attributes=(ARMORED, MECHANICAL),
+             weapons=(WeaponSpec(ANY, damage=13, range=6, cooldown=1.87, bonus=((ARMORED, 5),)),),
+             minerals=125, vespene=50, food_required=2, build_time=_s(30), creation_ability=917),
+    UnitSpec(GATEWAY, "Gateway", PROTOSS, hp=500, shield=500, radius=1.8125, sight=9, armor=1,
+             attributes=(ARMORED, STRUCTURE), minerals=150, build_time=_s(46), creation_ability=883),
+    # --- Neutral map objects
+    UnitSpec(BEACON_TERRAN, "Beacon_Terran", NO_RACE, hp=0, radius=1.0, neutral=True),
+    UnitSpec(NATURALMINERALS, "NaturalMinerals", NO_RACE, hp=0, radius=0.5, neutral=True),
+)
+UNIT_BY_ID: dict[int, UnitSpec] = {u.unit_id: u for u in UNITS}
+
+# Orders a mobile combat unit accepts (reported by the available-abilities query).
+COMMON_UNIT_ABILITIES: tuple[int, ...] = (STOP_STOP, MOVE_MOVE, PATROL_PATROL, HOLDPOSITION_HOLD, ATTACK_ATTACK)
+
+
+def _ability_proto(a: AbilitySpec) -> data_pb2.AbilityData:
+    p = data_pb2.AbilityData(
+        ability_id=a.ability_id,
+        link_name=a.link_name or a.button_name,
+        link_index=a.link_index,
+        button_name=a.button_name,
+        friendly_name=a.friendly_name or a.button_name,
+        hotkey=a.hotkey,
+        available=True,
+        target=a.target,  # type: ignore[arg-type]
+        allow_minimap=a.target in (T_POINT, T_POINT_OR_UNIT),
+        allow_autocast=a.allow_autocast,
+        is_building=a.is_building,
+    )
+    if a.remaps_to:
+        p.remaps_to_ability_id = a.remaps_to
+    if a.is_building:
+        p.footprint_radius = a.footprint_radius
+    if a.cast_range:
+        p.cast_range = a.cast_range
+    return p
+
+
+def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
+    p = data_pb2.UnitTypeData(
+        unit_id=u.unit_id,
+        name=u.name,
+        available=True,
+        cargo_size=0 if u.is_structure or u.neutral else max(1, int(u.food_required)),
+        mineral_cost=u.minerals,
+        vespene_cost=u.vespene,
+        food_required=u.food_required,
+        food_provided=u.food_provided,
+        ability_id=u.creation_ability,
+        race=u.race,  # type: ignore[arg-type]
+        build_time=u.build_time,
+        has_vespene=False,
+        has_minerals=False,
+        sight_range=u.sight,
+        attributes=list(u.attributes),  # type: ignore[arg-type]
+        movement_speed=u.speed,
+        armor=u.armor,
+    )
+    if u.tech_requirement:
+        p.tech_requirement = u.tech_requirement
+    for w in u.weapons:
+        p.weapons.add(
+            type=w.target,
+            damage=w.damage,
+            attacks=w.attacks,
+            range=w.range,
+            speed=w.cooldown,
+            damage_bonus=[data_pb2.DamageBonus(attribute=a, bonus=b) for a, b in w.bonus],  # type: ignore[arg-type]
+        )
+    return p
+
+
+@lru_cache(maxsize=1)
+def response_data() -> sc_pb.ResponseData:
+    """The whole ``ResponseData`` (all flags): constant for the process lifetime.
+
+    Callers must treat the returned message as read-only (it is shared); the server may cache
+    its serialized bytes.
+    """
+    r = sc_pb.ResponseData()
+    r.abilities.extend(_ability_proto(a) for a in ABILITIES)
+    r.units.extend(_unit_proto(u) for u in UNITS)
+    return r
+
+
+@lru_cache(maxsize=32)
+def response_data_for(ability_id: bool, unit_type_id: bool, upgrade_id: bool, buff_id: bool,
+                      effect_id: bool) -> sc_pb.ResponseData:
+    """``ResponseData`` restricted to the requested sections (the real client honours the flags)."""
+    full = response_data()
+    r = sc_pb.ResponseData()
+    if ability_id:
+        r.abilities.extend(full.abilities)
+    if unit_type_id:
+        r.units.extend(full.units)
+    return r

@@ -1,0 +1,493 @@
+"""The Game API: protobuf requests in, protobuf responses out, for one game of one scenario.
+
+The server (``sc2pool.engine.server``) owns the connection and the status state machine and calls
+this object for everything game-related.  Nothing here imports burnysc2: the engine stands in for
+the real game binary and speaks s2clientprotocol only.
+
+Contract notes for the server:
+- :func:`sc2pool.engine.data.response_data` is identical for the whole process: cache its bytes.
+- :meth:`Game.game_info` is constant for an episode (it changes on :meth:`restart` only when a
+  Random race is re-rolled): cache per game and drop the cache on restart.
+- :attr:`Game.ended` turns true inside :meth:`step` (or debug end/kill, :meth:`leave`); switch the
+  status to ``ended`` only on step/observation responses (facts doc, pitfall 11).  Observations
+  carry ``player_result`` for every player once ended.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from pathlib import PurePosixPath
+
+import numpy as np
+from s2clientprotocol import debug_pb2, query_pb2, raw_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine import data as D
+from sc2pool.engine.maps import TERRAIN_Z
+from sc2pool.engine.scenarios import SCENARIOS, Scenario
+from sc2pool.engine.scenarios.base import (
+    COMPUTER,
+    DEFEAT,
+    OBSERVER,
+    PARTICIPANT,
+    VICTORY,
+    PlayerSlot,
+    SetupError,
+)
+from sc2pool.engine.sim.units import (
+    ATTACK_MOVE,
+    ATTACK_UNIT,
+    FOLLOW,
+    IDLE,
+    MOVE,
+    NEUTRAL_OWNER,
+    PATROL,
+    TYPES,
+)
+from sc2pool.engine.sim.world import ERROR, NOT_SUPPORTED, SUCCESS, World
+
+_RCG = sc_pb.ResponseCreateGame
+_RJG = sc_pb.ResponseJoinGame
+CANT_BUILD_LOCATION_INVALID = 44
+_TWO_PI = 2.0 * math.pi
+
+
+class GameError(Exception):
+    """A request the game refuses.  ``str(e)`` goes into ``Response.error``; ``code`` (optional) is a
+    typed error value for the response, e.g. ``ResponseCreateGame.InvalidMapPath``."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def scenario_names() -> list[str]:
+    """Map basenames the engine knows (the scenario is picked by the map file's basename)."""
+    return list(SCENARIOS)
+
+
+def _map_basename(path: str) -> str:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    if name.lower().endswith(".sc2map"):
+        name = name[: -len(".sc2map")]
+    return name
+
+
+def _scenario_class(path: str) -> type[Scenario]:
+    name = _map_basename(path)
+    cls = SCENARIOS.get(name)
+    if cls is None:
+        lowered = {k.lower(): v for k, v in SCENARIOS.items()}
+        cls = lowered.get(name.lower())
+    if cls is None:
+        raise GameError(f"Unknown map {path!r}: the engine plays {', '.join(SCENARIOS)}", code=_RCG.InvalidMapPath)
+    return cls
+
+
+def _next_seed(base: int, episode: int) -> int:
+    return int(np.random.SeedSequence([base, episode]).generate_state(1)[0])
+
+
+class Game:
+    """One game: a scenario, its players, the simulated world and the protocol views of it."""
+
+    def __init__(self, cls: type[Scenario], slots: list[PlayerSlot], seed: int, map_path: str,
+                 realtime: bool = False, disable_fog: bool = False) -> None:
+        self._cls = cls
+        self._slots = slots
+        self.base_seed = seed
+        self.map_path = map_path
+        self.realtime = realtime
+        self.disable_fog = disable_fog
+        self._episode = 0
+        self._joined: list[int] = []
+        self._left: set[int] = set()
+        self._reset(seed)
+
+    # ------------------------------------------------------------------ lifecycle
+    @classmethod
+    def create(cls, req: sc_pb.RequestCreateGame) -> Game:
+        if not req.HasField("local_map"):
+            if req.battlenet_map_name:
+                raise GameError("Battle.net maps are not available: use local_map", code=_RCG.InvalidMapName)
+            raise GameError("create_game needs local_map.map_path", code=_RCG.MissingMap)
+        path = req.local_map.map_path
+        if not path:
+            raise GameError("create_game: local_map.map_path is empty", code=_RCG.MissingMap)
+        scen = _scenario_class(path)
+        if not req.player_setup:
+            raise GameError("create_game: player_setup is empty", code=_RCG.MissingPlayerSetup)
+        slots: list[PlayerSlot] = []
+        for i, ps in enumerate(req.player_setup, start=1):
+            if ps.type == OBSERVER:
+                raise GameError("observers are not supported", code=_RCG.InvalidPlayerSetup)
+            if ps.type not in (PARTICIPANT, COMPUTER):
+                raise GameError(f"player_setup[{i - 1}]: unknown player type {ps.type}", code=_RCG.InvalidPlayerSetup)
+            diff = 0
+            build = 0
+            if ps.type == COMPUTER:
+                diff = ps.difficulty if ps.HasField("difficulty") else sc_pb.Medium
+                if diff not in range(1, 11):
+                    raise GameError(f"player_setup[{i - 1}]: bad difficulty {diff}", code=_RCG.InvalidPlayerSetup)
+                build = ps.ai_build if ps.HasField("ai_build") else sc_pb.RandomBuild
+            slots.append(PlayerSlot(i, ps.type, ps.race, diff, build, ps.player_name))
+        seed = req.random_seed if req.HasField("random_seed") else secrets.randbits(32)
+        try:
+            return cls(scen, slots, seed, path, realtime=req.realtime, disable_fog=req.disable_fog)
+        except SetupError as e:
+            raise GameError(str(e), code=_RCG.InvalidPlayerSetup) from e
+
+    def _reset(self, seed: int) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.scenario: Scenario = self._cls(self._slots)
+        self.world = World(self.scenario.map)
+        self.scenario.start(self.world, self.rng)
+        self._forced_result: dict[int, int] | None = None
+        self._dead_cursor: dict[int, int] = {}
+        self._game_info: dict[int, sc_pb.ResponseGameInfo] = {}
+        self._left = set()
+
+    def restart(self) -> None:
+        """Same map and players, fresh state; the seed follows a deterministic sequence."""
+        self._episode += 1
+        self._reset(_next_seed(self.base_seed, self._episode))
+
+    def join(self, req: sc_pb.RequestJoinGame) -> int:
+        if req.HasField("observed_player_id"):
+            raise GameError("observers are not supported", code=_RJG.FeatureUnsupported)
+        for s in self._slots:
+            if s.type == PARTICIPANT and s.player_id not in self._joined:
+                self._joined.append(s.player_id)
+                return s.player_id
+        raise GameError("All participant slots are taken", code=_RJG.GameFull)
+
+    def leave(self, player_id: int) -> None:
+        """The player leaves: it loses, everybody else wins (if the game was still on)."""
+        self._left.add(player_id)
+        if not self.ended:
+            self._forced_result = {s.player_id: DEFEAT if s.player_id == player_id else VICTORY for s in self._slots}
+
+    @property
+    def game_loop(self) -> int:
+        return self.world.loop
+
+    @property
+    def ended(self) -> bool:
+        return self._forced_result is not None or self.scenario.result is not None
+
+    @property
+    def results(self) -> dict[int, int] | None:
+        """player_id -> Result value once the game is decided."""
+        if self._forced_result is not None:
+            return self._forced_result
+        return self.scenario.result
+
+    def _check_player(self, player_id: int) -> None:
+        if not any(s.player_id == player_id for s in self._slots):
+            raise GameError(f"Unknown player_id {player_id}")
+
+    # ------------------------------------------------------------------ static info
+    def data(self, req: sc_pb.RequestData) -> sc_pb.ResponseData:
+        return D.response_data_for(req.ability_id, req.unit_type_id, req.upgrade_id, req.buff_id, req.effect_id)
+
+    def _race_actual(self, slot: PlayerSlot) -> int:
+        races = getattr(self.scenario, "races", None)
+        if races and slot.player_id in races:
+            return int(races[slot.player_id])
+        if slot.race in (D.TERRAN, D.ZERG, D.PROTOSS):
+            return slot.race
+        return D.TERRAN if slot.player_id == 1 else D.ZERG
+
+    def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
+        cached = self._game_info.get(player_id)
+        if cached is not None:
+            return cached
+        m = self.scenario.map
+        gi = sc_pb.ResponseGameInfo(map_name=self.scenario.name, local_map_path=self.map_path)
+        for s in self._slots:
+            pi = gi.player_info.add(player_id=s.player_id, type=s.type, race_requested=s.race,
+                                    race_actual=self._race_actual(s))
+            if s.name:
+                pi.player_name = s.name
+            if s.type == COMPUTER:
+                pi.difficulty = s.difficulty
+                pi.ai_build = s.ai_build
+        gi.start_raw.CopyFrom(m.start_raw)
+        for i, (x, y) in enumerate(m.start_locations, start=1):
+            if i != player_id and any(s.player_id == i for s in self._slots):
+                gi.start_raw.start_locations.add(x=x, y=y)
+        gi.options.raw = True
+        gi.options.score = True
+        gi.options.raw_crop_to_playable_area = False
+        self._game_info[player_id] = gi
+        return gi
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, count: int) -> None:
+        """Advance ``count`` game loops (scripted players act inside); stops early once decided."""
+        if count < 0:
+            raise GameError(f"step count must be >= 0, got {count}")
+        w = self.world
+        scen = self.scenario
+        target = w.loop + count
+        limit = scen.time_limit
+        while w.loop < target and not self.ended:
+            for c in scen.computers:
+                c.act(w)
+            h = min(target - w.loop, limit - w.loop)
+            if h > 1:
+                h = min(h, scen.horizon(), w.quiet_horizon())
+                for c in scen.computers:
+                    h = min(h, c.horizon(w.loop))
+            deaths = w.fast_forward(h) if h > 1 else w.step_loop()
+            scen.after_loop(deaths)
+            if w.loop >= limit and scen.result is None:
+                scen.time_up()
+
+    # ------------------------------------------------------------------ actions
+    def action(self, player_id: int, req: sc_pb.RequestAction) -> sc_pb.ResponseAction:
+        self._check_player(player_id)
+        resp = sc_pb.ResponseAction()
+        results = []
+        m = self.scenario.map
+        x0, y0, x1, y1 = m.playable
+        for act in req.actions:
+            if act.HasField("action_raw"):
+                raw = act.action_raw
+                if raw.HasField("unit_command"):
+                    uc = raw.unit_command
+                    pos = None
+                    if uc.HasField("target_world_space_pos"):
+                        p = uc.target_world_space_pos
+                        pos = (min(max(p.x, x0 + 0.5), x1 - 0.5), min(max(p.y, y0 + 0.5), y1 - 0.5))
+                    ttag = uc.target_unit_tag if uc.HasField("target_unit_tag") else 0
+                    results.append(self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag,
+                                                      uc.queue_command))
+                elif raw.HasField("camera_move") or raw.HasField("toggle_autocast"):
+                    results.append(SUCCESS)
+                else:
+                    results.append(ERROR)
+            elif act.HasField("action_chat"):
+                results.append(SUCCESS)
+            else:
+                results.append(NOT_SUPPORTED)
+        resp.result.extend(results)
+        return resp
+
+    # ------------------------------------------------------------------ observation
+    def observation(self, player_id: int, req: sc_pb.RequestObservation | None = None) -> sc_pb.ResponseObservation:
+        self._check_player(player_id)
+        w = self.world
+        u = w.u
+        scen = self.scenario
+        resp = sc_pb.ResponseObservation()
+        obs = resp.observation
+        obs.game_loop = w.loop
+        ti = u.ti
+        unit_ids = TYPES.unit_id[ti]
+        mine = u.owner == player_id
+        food = TYPES.food[ti]
+        food_used = float(food[mine].sum())
+        workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
+        army = mine & (food > 0) & (unit_ids != D.SCV)
+        pc = obs.player_common
+        pc.player_id = player_id
+        pc.food_cap = 200
+        pc.food_used = int(math.ceil(food_used))
+        pc.food_army = int(math.ceil(float(food[army].sum())))
+        pc.food_workers = workers
+        pc.army_count = int(np.count_nonzero(army))
+        score = obs.score
+        score.score_type = scen.score_type  # type: ignore[assignment]
+        score.score = int(scen.score.get(player_id, 0))
+        raw = obs.raw_data
+        cx, cy = scen.map.center
+        raw.player.camera.x = cx
+        raw.player.camera.y = cy
+        self._fill_units(raw, player_id)
+        raw.map_state.visibility.CopyFrom(scen.map.visibility_all)
+        raw.map_state.creep.CopyFrom(scen.map.creep_none)
+        cur = self._dead_cursor.get(player_id, 0)
+        if cur < len(w.dead_tags):
+            raw.event.dead_units.extend(w.dead_tags[cur:])
+            self._dead_cursor[player_id] = len(w.dead_tags)
+        res = self.results
+        if res is not None:
+            for s in self._slots:
+                resp.player_result.add(player_id=s.player_id, result=res.get(s.player_id, sc_pb.Tie))
+        return resp
+
+    def _fill_units(self, raw: raw_pb2.ObservationRaw, player_id: int) -> None:
+        u = self.world.u
+        n = len(u)
+        if n == 0:
+            return
+        ti = u.ti
+        owner = u.owner
+        alliance = np.where(owner == player_id, 1, np.where(owner == NEUTRAL_OWNER, 3, 4)).tolist()
+        tags = u.tag.tolist()
+        types = TYPES.unit_id[ti].tolist()
+        owners = owner.tolist()
+        xs = u.x.tolist()
+        ys = u.y.tolist()
+        facing = (u.facing % _TWO_PI).tolist()
+        radius = TYPES.radius[ti].tolist()
+        hp = np.maximum(u.hp, 0.0).tolist()
+        hp_max = TYPES.hp_max[ti].tolist()
+        sh = u.shield.tolist()
+        sh_max = TYPES.sh_max[ti].tolist()
+        mine = owner == player_id
+        cd = np.where(mine, np.maximum(u.cd, 0.0), 0.0).tolist()
+        kinds = u.kind.tolist()
+        engs = u.eng.tolist()
+        z = TERRAIN_Z
+        add = raw.units.add
+        mine_l = mine.tolist()
+        for i in range(n):
+            pb = add(display_type=1, alliance=alliance[i], tag=tags[i], unit_type=types[i], owner=owners[i],
+                     facing=facing[i], radius=radius[i], build_progress=1.0, cloak=3, health=hp[i],
+                     health_max=hp_max[i], shield=sh[i], shield_max=sh_max[i], weapon_cooldown=cd[i])
+            p = pb.pos
+            p.x = xs[i]
+            p.y = ys[i]
+            p.z = z
+            if mine_l[i] and (kinds[i] != IDLE or engs[i]):
+                self._fill_orders(pb, i)
+
+    def _fill_orders(self, pb: raw_pb2.Unit, i: int) -> None:
+        u = self.world.u
+        k = int(u.kind[i])
+        ab = int(u.ability[i])
+        if k == IDLE:
+            pb.orders.add(ability_id=D.ATTACK_ATTACK, target_unit_tag=int(u.eng[i]))
+        elif k in (MOVE, ATTACK_MOVE, PATROL):
+            o = pb.orders.add(ability_id=ab)
+            o.target_world_space_pos.x = float(u.tx[i])
+            o.target_world_space_pos.y = float(u.ty[i])
+            o.target_world_space_pos.z = TERRAIN_Z
+        elif k in (ATTACK_UNIT, FOLLOW):
+            pb.orders.add(ability_id=ab, target_unit_tag=int(u.ttag[i]))
+        else:  # HOLD, EXPLODE
+            pb.orders.add(ability_id=ab)
+        q = u.queues.get(int(u.tag[i]))
+        if q:
+            for o in q:
+                if o.kind in (MOVE, ATTACK_MOVE, PATROL):
+                    uo = pb.orders.add(ability_id=o.ability)
+                    uo.target_world_space_pos.x = o.tx
+                    uo.target_world_space_pos.y = o.ty
+                    uo.target_world_space_pos.z = TERRAIN_Z
+                elif o.kind in (ATTACK_UNIT, FOLLOW):
+                    pb.orders.add(ability_id=o.ability, target_unit_tag=o.ttag)
+                else:
+                    pb.orders.add(ability_id=o.ability)
+
+    # ------------------------------------------------------------------ queries
+    def query(self, player_id: int, req: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
+        self._check_player(player_id)
+        resp = query_pb2.ResponseQuery()
+        u = self.world.u
+        m = self.scenario.map
+        for pq in req.pathing:
+            dist = 0.0
+            if pq.HasField("unit_tag") and pq.unit_tag:
+                r = u.row(pq.unit_tag)
+                start = (float(u.x[r]), float(u.y[r])) if r >= 0 else None
+            elif pq.HasField("start_pos"):
+                start = (pq.start_pos.x, pq.start_pos.y)
+            else:
+                start = None
+            end = (pq.end_pos.x, pq.end_pos.y)
+            if start is not None and m.is_pathable(*start) and m.is_pathable(*end):
+                # open arenas: the straight line is the shortest path
+                dist = math.hypot(end[0] - start[0], end[1] - start[1])
+            resp.pathing.add(distance=dist)
+        for bq in req.placements:
+            resp.placements.add(result=self._placement(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
+        for aq in req.abilities:
+            r = u.row(aq.unit_tag)
+            entry = resp.abilities.add(unit_tag=aq.unit_tag)
+            if r < 0:
+                continue
+            uid = int(TYPES.unit_id[u.ti[r]])
+            entry.unit_type_id = uid
+            if int(u.owner[r]) != player_id or TYPES.neutral[u.ti[r]] or TYPES.speed[u.ti[r]] <= 0:
+                continue
+            for ab in D.COMMON_UNIT_ABILITIES:
+                if ab == D.ATTACK_ATTACK and not TYPES.can_attack[u.ti[r]]:
+                    continue
+                entry.abilities.add(ability_id=ab,
+                                    requires_point=ab in (D.MOVE_MOVE, D.PATROL_PATROL, D.ATTACK_ATTACK))
+            if TYPES.suicide[u.ti[r]]:
+                entry.abilities.add(ability_id=D.EXPLODE_EXPLODE)
+        return resp
+
+    def _placement(self, ability_id: int, x: float, y: float) -> int:
+        spec = D.ABILITY_BY_ID.get(ability_id)
+        if spec is None:
+            return NOT_SUPPORTED
+        if not spec.is_building:
+            return ERROR
+        r = spec.footprint_radius
+        m = self.scenario.map
+        xa, xb = int(math.floor(x - r + 1e-6)), int(math.ceil(x + r - 1e-6))
+        ya, yb = int(math.floor(y - r + 1e-6)), int(math.ceil(y + r - 1e-6))
+        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
+            return CANT_BUILD_LOCATION_INVALID
+        u = self.world.u
+        if len(u):
+            ur = TYPES.radius[u.ti]
+            ground = ~TYPES.is_flying[u.ti]
+            overlap = ground & (u.x + ur > xa) & (u.x - ur < xb) & (u.y + ur > ya) & (u.y - ur < yb)
+            if overlap.any():
+                return CANT_BUILD_LOCATION_INVALID
+        return SUCCESS
+
+    # ------------------------------------------------------------------ debug
+    def debug(self, player_id: int, req: sc_pb.RequestDebug) -> None:
+        self._check_player(player_id)
+        w = self.world
+        for cmd in req.debug:
+            if cmd.HasField("create_unit"):
+                c = cmd.create_unit
+                if c.unit_type not in D.UNIT_BY_ID:
+                    raise GameError(f"debug create_unit: unit type {c.unit_type} is not in the engine's data")
+                k = max(1, c.quantity)
+                owner = c.owner if c.owner else player_id
+                w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y))
+            elif cmd.HasField("kill_unit"):
+                deaths = w.remove_tags(list(cmd.kill_unit.tag))
+                if len(deaths):
+                    self.scenario.after_loop(deaths)
+            elif cmd.HasField("unit_value"):
+                self._set_value(cmd.unit_value)
+            elif cmd.HasField("end_game"):
+                win = cmd.end_game.end_result == debug_pb2.DebugEndGame.DeclareVictory
+                if not self.ended:
+                    self._forced_result = {
+                        s.player_id: (VICTORY if win else DEFEAT) if s.player_id == player_id
+                        else (DEFEAT if win else VICTORY)
+                        for s in self._slots
+                    }
+            # draw, game_state, test_process, score: accepted and ignored
+
+    def _set_value(self, v: debug_pb2.DebugSetUnitValue) -> None:
+        u = self.world.u
+        r = u.row(v.unit_tag)
+        if r < 0:
+            return
+        t = u.ti[r]
+        if v.unit_value == debug_pb2.DebugSetUnitValue.Life:
+            if v.value <= 0:
+                deaths = self.world.remove_tags([int(u.tag[r])])
+                self.scenario.after_loop(deaths)
+            else:
+                u.hp[r] = min(float(v.value), float(TYPES.hp_max[t]))
+        elif v.unit_value == debug_pb2.DebugSetUnitValue.Shields:
+            u.shield[r] = min(max(float(v.value), 0.0), float(TYPES.sh_max[t]))
+        # Energy: no engine unit has energy
+
+
+__all__ = ["Game", "GameError", "scenario_names"]

@@ -1,0 +1,104 @@
+"""Map specs: size, playable area and the grids sent in ``game_info.start_raw``.
+
+The engine's maps are flat open arenas: every cell inside the playable rectangle is pathable and
+placeable and shares one terrain height, the border is unpathable.  burnysc2 then finds no ramps
+(pathable-but-unplaceable cells) and no vision blockers, which is what the real mini-game maps give
+too, and its ``_find_ramps_and_vision_blockers`` stays cheap.
+
+Grid encodings follow the real client (facts doc, pitfall 6): 1-bit grids are packed MSB-first
+row-major from y=0 (``np.packbits``), terrain height is one byte per cell with
+z = -16 + 32 * h / 255.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from s2clientprotocol import common_pb2, raw_pb2
+
+TERRAIN_BYTE = 127
+"""Height byte of the arena floor; world z of units is derived from it."""
+TERRAIN_Z = -16.0 + 32.0 * TERRAIN_BYTE / 255.0
+
+
+@dataclass(frozen=True)
+class MapSpec:
+    """A flat rectangular arena inside a ``width`` x ``height`` map."""
+
+    name: str
+    width: int
+    height: int
+    playable: tuple[int, int, int, int]
+    """(x0, y0, x1, y1) in whole cells, x0 < x1 and y0 < y1."""
+    start_locations: tuple[tuple[float, float], ...] = field(default=())
+    """Start location per player id (index 0 = player 1); empty for mini-games."""
+
+    def __post_init__(self) -> None:
+        x0, y0, x1, y1 = self.playable
+        if not (0 <= x0 < x1 <= self.width and 0 <= y0 < y1 <= self.height):
+            raise ValueError(f"bad playable area {self.playable} for a {self.width}x{self.height} map")
+        if (self.width * self.height) % 8:
+            raise ValueError("map cell count must be a multiple of 8 for packed 1-bit grids")
+
+    @cached_property
+    def pathable(self) -> np.ndarray:
+        """bool[height, width], row y, column x."""
+        g = np.zeros((self.height, self.width), dtype=bool)
+        x0, y0, x1, y1 = self.playable
+        g[y0:y1, x0:x1] = True
+        return g
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.playable
+        return ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+
+    def clamp(self, x: np.ndarray, y: np.ndarray, margin: np.ndarray | float) -> None:
+        """Keep unit centres inside the playable area (in place); the arena has no inner walls."""
+        x0, y0, x1, y1 = self.playable
+        np.clip(x, x0 + margin, x1 - margin, out=x)
+        np.clip(y, y0 + margin, y1 - margin, out=y)
+
+    def is_pathable(self, x: float, y: float) -> bool:
+        xi, yi = int(np.floor(x)), int(np.floor(y))
+        return 0 <= xi < self.width and 0 <= yi < self.height and bool(self.pathable[yi, xi])
+
+    @cached_property
+    def start_raw(self) -> raw_pb2.StartRaw:
+        """The ``StartRaw`` with all grids (start locations are filled per player by the game)."""
+        x0, y0, x1, y1 = self.playable
+        packed = np.packbits(self.pathable.reshape(-1)).tobytes()
+        height = np.full((self.height, self.width), TERRAIN_BYTE, dtype=np.uint8).tobytes()
+        size = common_pb2.Size2DI(x=self.width, y=self.height)
+        return raw_pb2.StartRaw(
+            map_size=size,
+            pathing_grid=common_pb2.ImageData(bits_per_pixel=1, size=size, data=packed),
+            placement_grid=common_pb2.ImageData(bits_per_pixel=1, size=size, data=packed),
+            terrain_height=common_pb2.ImageData(bits_per_pixel=8, size=size, data=height),
+            playable_area=common_pb2.RectangleI(
+                p0=common_pb2.PointI(x=x0, y=y0), p1=common_pb2.PointI(x=x1, y=y1)
+            ),
+        )
+
+    @cached_property
+    def visibility_all(self) -> common_pb2.ImageData:
+        """Visibility map with every cell visible (2): the engine models no fog of war."""
+        size = common_pb2.Size2DI(x=self.width, y=self.height)
+        data = np.full(self.width * self.height, 2, dtype=np.uint8).tobytes()
+        return common_pb2.ImageData(bits_per_pixel=8, size=size, data=data)
+
+    @cached_property
+    def creep_none(self) -> common_pb2.ImageData:
+        size = common_pb2.Size2DI(x=self.width, y=self.height)
+        return common_pb2.ImageData(bits_per_pixel=1, size=size, data=bytes(self.width * self.height // 8))
+
+
+MINIGAME = MapSpec("MiniGame", 64, 64, (16, 20, 48, 44))
+"""The mini-game arena: a 64x64 map with a 32x24 playable area (one screen in pysc2)."""
+
+SKIRMISH = MapSpec("Skirmish", 64, 64, (8, 12, 56, 52), start_locations=((14.5, 32.5), (49.5, 32.5)))
+"""A small symmetric 1v1 arena, start locations point-mirrored across the centre."""
+
+BATTLE = MapSpec("Battle", 96, 96, (8, 16, 88, 80), start_locations=((20.5, 48.5), (75.5, 48.5)))

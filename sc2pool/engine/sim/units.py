@@ -1,0 +1,212 @@
+"""Unit storage: per-type tables and a struct-of-arrays store of live units with stable tags.
+
+Every per-loop operation works on whole numpy columns.  Units live in insertion order; dead units
+are removed by an order-preserving compaction, so the ``tag`` column is always sorted ascending and
+tag -> row lookup is one ``np.searchsorted`` for any number of tags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sc2pool.engine import data as D
+
+# Order kinds (engine-internal; reported to clients as specific ability ids).
+IDLE, MOVE, FOLLOW, ATTACK_UNIT, ATTACK_MOVE, HOLD, PATROL, EXPLODE = 0, 1, 2, 3, 4, 5, 6, 7
+NEUTRAL_OWNER = 16
+TAG_BASE = 1 << 32
+"""Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""
+
+
+class TypeTable:
+    """Per-type columns built once from :mod:`sc2pool.engine.data`, indexed by type row ``ti``."""
+
+    def __init__(self, specs: tuple[D.UnitSpec, ...]) -> None:
+        self.specs = specs
+        self.row_of: dict[int, int] = {s.unit_id: i for i, s in enumerate(specs)}
+        n = len(specs)
+
+        def col(f, dtype=np.float64):  # type: ignore[no-untyped-def]
+            return np.array([f(s) for s in specs], dtype=dtype)
+
+        self.unit_id = col(lambda s: s.unit_id, np.int64)
+        self.speed = col(lambda s: s.speed / D.NORMAL_LOOPS_PER_SECOND)
+        self.hp_max = col(lambda s: s.hp)
+        self.sh_max = col(lambda s: s.shield)
+        self.armor = col(lambda s: s.armor)
+        self.radius = col(lambda s: s.radius)
+        self.sight = col(lambda s: s.sight)
+        self.food = col(lambda s: s.food_required)
+        self.is_flying = col(lambda s: s.is_flying, bool)
+        self.neutral = col(lambda s: s.neutral, bool)
+        self.structure = col(lambda s: s.is_structure, bool)
+        w = [s.weapons[0] if s.weapons else None for s in specs]
+        self.can_attack = np.array([x is not None for x in w], dtype=bool)
+        self.range = np.array([x.range if x else 0.0 for x in w])
+        self.cd_loops = np.array([x.cooldown * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
+        self.attacks = np.array([x.attacks if x else 0 for x in w], dtype=np.float64)
+        self.hits_ground = np.array([x is not None and x.target in (D.GROUND, D.ANY) for x in w], dtype=np.bool_)
+        self.hits_air = np.array([x is not None and x.target in (D.AIR, D.ANY) for x in w], dtype=np.bool_)
+        self.splash = np.array([x.splash if x else 0.0 for x in w])
+        self.suicide = np.array([x is not None and x.suicide for x in w], dtype=np.bool_)
+        # dmg[a, t]: damage of ONE attack of type a against type t before armor (base + bonus).
+        self.dmg = np.zeros((n, n))
+        # can_hit[a, t]: type a's weapon may target type t.
+        self.can_hit = np.zeros((n, n), dtype=bool)
+        for a, wa in enumerate(w):
+            if wa is None:
+                continue
+            for t, st in enumerate(specs):
+                bonus = sum(b for attr, b in wa.bonus if attr in st.attributes)
+                self.dmg[a, t] = wa.damage + bonus
+                if st.neutral:
+                    continue
+                self.can_hit[a, t] = self.hits_air[a] if st.is_flying else self.hits_ground[a]
+
+    def row(self, unit_id: int) -> int:
+        return self.row_of[unit_id]
+
+
+TYPES = TypeTable(D.UNITS)
+
+
+@dataclass
+class Order:
+    """A queued order (the current order lives in the store's columns)."""
+
+    kind: int
+    ability: int
+    tx: float = 0.0
+    ty: float = 0.0
+    ttag: int = 0
+
+
+_FIELDS: tuple[tuple[str, type], ...] = (
+    ("tag", np.int64), ("ti", np.int64), ("owner", np.int64),
+    ("x", np.float64), ("y", np.float64), ("facing", np.float64),
+    ("hp", np.float64), ("shield", np.float64), ("cd", np.float64),
+    ("kind", np.int64), ("ability", np.int64), ("tx", np.float64), ("ty", np.float64), ("ttag", np.int64),
+    ("px", np.float64), ("py", np.float64), ("eng", np.int64),
+)
+
+
+class UnitStore:
+    """Struct-of-arrays of live units.
+
+    Columns: ``tag`` (sorted, stable), ``ti`` (type row), ``owner``, position ``x``/``y``,
+    ``facing``, ``hp``, ``shield``, ``cd`` (weapon cooldown in loops, may dip to -1 to carry the
+    fractional part of a cooldown), the current order (``kind``, reported ``ability``, target point
+    ``tx``/``ty`` or target tag ``ttag``; ``px``/``py`` patrol origin) and ``eng``, the tag of an
+    automatically acquired target (0 = none).  Orders queued behind the current one live in
+    ``queues`` keyed by tag: they are rare, so a dict beats a column.
+    """
+
+    tag: np.ndarray
+    ti: np.ndarray
+    owner: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    facing: np.ndarray
+    hp: np.ndarray
+    shield: np.ndarray
+    cd: np.ndarray
+    kind: np.ndarray
+    ability: np.ndarray
+    tx: np.ndarray
+    ty: np.ndarray
+    ttag: np.ndarray
+    px: np.ndarray
+    py: np.ndarray
+    eng: np.ndarray
+
+    def __init__(self) -> None:
+        for name, dt in _FIELDS:
+            setattr(self, name, np.zeros(0, dtype=dt))
+        self.queues: dict[int, list[Order]] = {}
+        self.next_tag = TAG_BASE + 1
+
+    def __len__(self) -> int:
+        return int(self.tag.shape[0])
+
+    def add(self, unit_id: int, owner: int, xs: np.ndarray, ys: np.ndarray, facing: float = 0.0) -> np.ndarray:
+        """Append ``len(xs)`` units of one type; returns their new tags."""
+        k = len(xs)
+        ti = TYPES.row(unit_id)
+        tags = np.arange(self.next_tag, self.next_tag + k, dtype=np.int64)
+        self.next_tag += k
+        new = {
+            "tag": tags, "ti": np.full(k, ti), "owner": np.full(k, owner),
+            "x": np.asarray(xs, dtype=np.float64), "y": np.asarray(ys, dtype=np.float64),
+            "facing": np.full(k, facing), "hp": np.full(k, TYPES.hp_max[ti]),
+            "shield": np.full(k, TYPES.sh_max[ti]),
+        }
+        for name, dt in _FIELDS:
+            col = new.get(name)
+            if col is None:
+                col = np.zeros(k, dtype=dt)
+            setattr(self, name, np.concatenate((getattr(self, name), col.astype(dt, copy=False))))
+        return tags
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only rows where ``mask`` is true (order preserving)."""
+        if mask.all():
+            return
+        gone = self.tag[~mask]
+        for name, _ in _FIELDS:
+            setattr(self, name, getattr(self, name)[mask])
+        if self.queues:
+            for t in gone.tolist():
+                self.queues.pop(t, None)
+
+    def rows(self, tags: np.ndarray) -> np.ndarray:
+        """Row index per tag, -1 where the tag is not alive."""
+        tags = np.asarray(tags, dtype=np.int64)
+        if len(self.tag) == 0:
+            return np.full(tags.shape, -1, dtype=np.int64)
+        idx = np.searchsorted(self.tag, tags)
+        idx = np.minimum(idx, len(self.tag) - 1)
+        return np.where(self.tag[idx] == tags, idx, -1)
+
+    def row(self, tag: int) -> int:
+        return int(self.rows(np.array([tag]))[0])
+
+    def set_order(self, i: int, o: Order) -> None:
+        self.kind[i] = o.kind
+        self.ability[i] = o.ability
+        self.tx[i] = o.tx
+        self.ty[i] = o.ty
+        self.ttag[i] = o.ttag
+        if o.kind == PATROL:
+            self.px[i] = self.x[i]
+            self.py[i] = self.y[i]
+        self.eng[i] = 0
+
+    def current_order(self, i: int) -> Order | None:
+        k = int(self.kind[i])
+        if k == IDLE:
+            return None
+        return Order(k, int(self.ability[i]), float(self.tx[i]), float(self.ty[i]), int(self.ttag[i]))
+
+    def finish_orders(self, rows: np.ndarray) -> None:
+        """The current orders of ``rows`` are done: start the next queued order or go idle."""
+        if len(rows) == 0:
+            return
+        if not self.queues:
+            self.kind[rows] = IDLE
+            self.ability[rows] = 0
+            self.ttag[rows] = 0
+            self.eng[rows] = 0
+            return
+        for i in rows.tolist():
+            q = self.queues.get(int(self.tag[i]))
+            if q:
+                self.set_order(i, q.pop(0))
+                if not q:
+                    del self.queues[int(self.tag[i])]
+            else:
+                self.kind[i] = IDLE
+                self.ability[i] = 0
+                self.ttag[i] = 0
+                self.eng[i] = 0
