@@ -481,6 +481,8 @@ def kill_sc2_process(proc: Any, grace: float = 1.0) -> None:
         if popen.poll() is None:
             popen.kill()
         popen.wait()
+    if popen is not None:
+        proc._process = None  # reaped: keep burnysc2's _clean from "killing" it again (log noise)
     try:
         proc._clean(verbose=False)
     except Exception:  # noqa: BLE001 - cleanup is best effort
