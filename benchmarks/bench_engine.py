@@ -229,6 +229,7 @@ def bench_battle(args: argparse.Namespace) -> dict[str, Any]:
     """The engine alone on Battle100v100: Game.step(8), and step + observation + serialization."""
     from s2clientprotocol import common_pb2
     from s2clientprotocol import sc2api_pb2 as sc
+
     from sc2pool.engine.game import Game
 
     def new_game() -> Any:

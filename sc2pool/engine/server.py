@@ -173,7 +173,13 @@ class EngineServer:
         return ws
 
     def _exit_now(self, ws: web.WebSocketResponse, stats: DispatchStats | None) -> None:
-        """Exit the process right after the quit reply left, like SC2 (no terminate, no sleep)."""
+        """Exit right after the quit reply left, like SC2, and be reaped before the socket closes.
+
+        burnysc2 closes its websocket (which waits for our end to close) and then polls the
+        process; if it still runs, it calls ``terminate()`` and sleeps 0.5 s. A process's sockets
+        close slightly *before* it becomes reapable, so a plain exit loses that race now and then.
+        Instead a forked child keeps the socket open until this process is gone, then exits.
+        """
         if stats is not None:
             _write_stats(stats)
         transport = getattr(getattr(ws, "_req", None), "transport", None)
@@ -181,6 +187,16 @@ class EngineServer:
         while transport is not None and transport.get_write_buffer_size() and time.monotonic() < deadline:
             time.sleep(0.001)  # the reply is tiny; this practically never waits
         logging.shutdown()
+        me = os.getpid()
+        try:
+            child = os.fork()
+        except OSError:
+            child = -1
+        if child == 0:  # the socket holder: wait (bounded) until the parent has exited
+            end = time.monotonic() + 2.0
+            while os.getppid() == me and time.monotonic() < end:
+                time.sleep(0.0002)
+            os._exit(0)
         os._exit(0)
 
     async def start(self, host: str, port: int) -> int:

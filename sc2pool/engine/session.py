@@ -277,12 +277,13 @@ class EngineSession:
         ).SerializeToString()
 
     def _create_game(self, req: sc_pb.RequestCreateGame) -> bytes:
+        # From launched or ended, as SC2. From in_game/init_game the running game is abandoned
+        # (as if left) instead of refused: burnysc2's run_match(close_ws=False) never sends
+        # leave_game, so an episode it cut short (game_time_limit, a bot exception) would
+        # otherwise make every later episode on that connection fail.
         if self.status not in (LAUNCHED, ENDED):
-            raise RequestError(
-                f"create_game needs status launched or ended, status is {STATUS_NAMES[self.status]}"
-                + (" (send leave_game first)" if self.status == IN_GAME else "")
-            )
-        if self.game is not None:  # a finished game that was never left
+            log.info("create_game in status %s abandons the current game", STATUS_NAMES[self.status])
+        if self.game is not None:
             self._leave_quietly()
         try:
             game = self._factory(req)

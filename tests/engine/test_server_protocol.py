@@ -141,11 +141,16 @@ def test_action_after_leave_is_an_error_not_a_crash():
     assert r.error and r.error[0].startswith("Not in a game") and r.status == LAUNCHED
 
 
-def test_create_while_in_game_refused_and_from_ended_allowed():
+def test_create_from_ended_and_from_in_game_abandons():
     s = new_session()
     start(s)
+    old = s.game
+    # an episode burnysc2 cut short (game_time_limit) is followed by create_game, no leave
     r = call(s, create_game=sc.RequestCreateGame(local_map=MAP))
-    assert r.error and "leave_game" in r.error[0] and r.status == IN_GAME
+    assert r.status == INIT_GAME and not r.error and s.game is not old
+    assert old.left == [1]  # type: ignore[attr-defined]
+    start_join = call(s, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
+    assert start_join.status == IN_GAME
     call(s, debug=END_GAME)
     assert call(s, observation=sc.RequestObservation()).status == ENDED
     # run_match(close_ws=False) creates the next game straight from 'ended'

@@ -1,0 +1,136 @@
+"""Unmodified burnysc2 against the engine on persistent connections (issue 3, item 5).
+
+Many episodes go through ``sc2.main.run_match(..., close_ws=False)`` on ONE connection: the
+in-process transport (fast, most cases) and the websocket of ``sc2pool engine serve`` in a
+subprocess; plus ``play_from_websocket`` with a URL (ladder style). Every test that starts a process
+checks that none is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import aiohttp
+import pytest
+from conformance_bots import ApiProbeBot, BeaconBot, EndGameBot, FightBot, IdleBot, ResignBot
+from engine_harness import ServeProcess, engine_processes, play, quiet_loguru, scenario_map
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine.session import DispatchStats
+from sc2pool.engine.transport import connect_inprocess
+
+quiet_loguru("ERROR")
+
+from sc2.controller import Controller  # noqa: E402
+from sc2.data import Difficulty, Race, Result  # noqa: E402
+from sc2.main import GameMatch, play_from_websocket  # noqa: E402
+from sc2.player import Bot, Computer  # noqa: E402
+
+
+def match(scenario: str, bot: Any, *opponent: Any, **kw: Any) -> GameMatch:
+    return GameMatch(scenario_map(scenario), [Bot(Race.Terran, bot), *opponent], **kw)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+@pytest.mark.timeout(60)
+def test_move_to_beacon_full_episode_inprocess():
+    bot = BeaconBot()
+    [result] = run(play(connect_inprocess(), [match("MoveToBeacon", bot)]))
+    assert isinstance(result, Result) and result in (Result.Victory, Result.Defeat, Result.Tie)
+    log = bot.log
+    assert log["result"] == result, "on_end got the same result"
+    # pysc2's 120 s limit is in normal-speed game seconds: 1920 loops, 240 agent steps;
+    # burnysc2's self.time counts 22.4 loops per second.
+    assert 1920 - 8 <= log["game_loop"] <= 1920, log["game_loop"]
+    assert log["steps"] >= 238, "the episode ran to the scenario's time limit"
+    assert abs(log["time"] - log["game_loop"] / 22.4) < 1e-9
+    assert log["scores"][-1] >= 1, "walking to the beacon scores"
+    assert log["map_size"][0] > 0 and log["map_name"]
+
+
+@pytest.mark.timeout(60)
+def test_many_episodes_one_connection_mixed_results():
+    """Victory, Defeat (surrender and resign) and Tie on one connection, states reset between."""
+    bots = [
+        EndGameBot(at=2, victory=True),
+        EndGameBot(at=2, victory=False),
+        ResignBot(at=2),
+        IdleBot(),
+        EndGameBot(at=1, victory=True),
+    ]
+    matches = [match("MoveToBeacon", b) for b in bots]
+    matches[3] = match("MoveToBeacon", bots[3], game_time_limit=2)  # burnysc2's own Tie
+    results = run(play(connect_inprocess(), matches))
+    assert results == [Result.Victory, Result.Defeat, Result.Defeat, Result.Tie, Result.Victory]
+    assert [b.log["result"] for b in bots] == [Result.Victory, Result.Defeat, Result.Defeat, Result.Tie, Result.Victory]
+    assert bots[0].log["steps"] == 3 and bots[4].log["steps"] == 2
+
+
+@pytest.mark.timeout(90)
+def test_defeat_roaches_fight_reports_deaths_and_score():
+    bot = FightBot()
+    [result] = run(play(connect_inprocess(), [match("DefeatRoaches", bot)]))
+    assert result in (Result.Victory, Result.Defeat, Result.Tie)
+    assert bot.log["destroyed"], "on_unit_destroyed fired"
+    assert len(set(bot.log["destroyed"])) == len(bot.log["destroyed"]), "each death reported once"
+    assert any(s != 0 for s in bot.log["scores"]), "score moves with kills and losses"
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("race", [Race.Zerg, Race.Terran, Race.Protoss])
+def test_skirmish_against_computer(race):
+    bot = FightBot()
+    stats = DispatchStats()
+    [result] = run(play(connect_inprocess(stats=stats), [match("Skirmish", bot, Computer(race, Difficulty.Easy))]))
+    assert result in (Result.Victory, Result.Defeat, Result.Tie)
+    assert bot.log["result"] == result
+    assert bot.log["steps"] > 5
+    assert stats.count.get("action", 0) > 0
+
+
+@pytest.mark.timeout(60)
+def test_queries_and_debug_commands():
+    bot = ApiProbeBot()
+    [result] = run(play(connect_inprocess(), [match("MoveToBeacon", bot)]))
+    log = bot.log
+    assert result == Result.Defeat  # debug_leave = surrender
+    assert log["pathing"] is not None and log["pathing"] > 0
+    assert len(log["pathings"]) == 2 and all(d > 0 for d in log["pathings"])
+    assert len(log["placement"]) == 2 and all(isinstance(x, bool) for x in log["placement"])
+    assert len(log["abilities"]) == 1
+    assert log["units_after_create"] == log["units_before"] + 2
+    assert log["units_after_kill"] == log["units_after_create"] - 1
+    assert log["killed_tag"] in log["destroyed"]
+
+
+@pytest.mark.timeout(120)
+def test_serve_persistent_ws_many_episodes_and_ladder_style():
+    """`sc2pool engine serve`: run_match on one ws across episodes, then play_from_websocket(url)."""
+    with ServeProcess() as server:
+
+        async def go() -> list[Any]:
+            async with aiohttp.ClientSession() as http:
+                ws = await server.connect(http)
+                bots = [EndGameBot(at=1), BeaconBot(), EndGameBot(at=1, victory=False)]
+                ms = [match("MoveToBeacon", bots[0]), match("MoveToBeacon", bots[1], game_time_limit=3),
+                      match("Skirmish", bots[2], Computer(Race.Zerg, Difficulty.Easy))]
+                results = await play(ws, ms)
+                assert not ws.closed
+                # ladder style: the manager creates the game, the bot joins on its own connection
+                manager = Controller(ws, None)  # type: ignore[arg-type]
+                await manager._execute(leave_game=sc_pb.RequestLeaveGame())
+                await manager.create_game(scenario_map("MoveToBeacon"), [Bot(Race.Terran, IdleBot())], realtime=False)
+                ladder_bot = EndGameBot(at=2)
+                res = await play_from_websocket(server.url, Bot(Race.Terran, ladder_bot), realtime=False, portconfig=None)
+                results.append(res)
+                await ws.close()
+                return results
+
+        results = run(go())
+        assert results == [Result.Victory, Result.Tie, Result.Defeat, Result.Victory]
+        assert server.proc.poll() is None, "the shared server keeps running"
+    assert not engine_processes(marker=str(server.port))

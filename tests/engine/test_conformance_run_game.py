@@ -1,0 +1,69 @@
+"""``sc2.main.run_game`` unmodified through the fake install (issue 3, items 1 and 5).
+
+``run_game`` must run in a main thread (it installs a SIGINT handler) and costs >= 1 s per game
+(burnysc2 sleeps before connecting), so a handful of games run in ONE subprocess running
+``run_game_script.py``; the test then checks results, timings and that no engine process is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_harness import engine_processes
+
+from sc2pool.engine.install import write_install
+
+SCRIPT = Path(__file__).with_name("run_game_script.py")
+
+
+@pytest.mark.timeout(150)
+def test_run_game_through_fake_install(tmp_path: Path):
+    root = write_install(tmp_path / "StarCraftII")
+    specs = [
+        "beacon:MoveToBeacon",
+        "fight:Skirmish:Zerg:Easy",
+        "victory:DefeatRoaches",
+        "resign:CollectMineralShards",
+    ]
+    env = {**os.environ, "SC2PATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), *specs], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        leftovers = engine_processes(marker=str(root))
+        for p in leftovers:
+            p.kill()
+    assert proc.returncode == 0, err[-3000:]
+    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    games = {x["spec"]: x for x in lines if "spec" in x}
+    assert set(games) == set(specs), out[-2000:] + err[-2000:]
+
+    beacon = games["beacon:MoveToBeacon"]
+    assert beacon["run_game_result"] in ("Victory", "Defeat", "Tie")
+    assert beacon["bot"]["result"] == beacon["run_game_result"], "on_end saw the run_game result"
+    assert beacon["bot"]["steps"] > 100 and beacon["bot"]["scores"][-1] >= 1
+
+    fight = games["fight:Skirmish:Zerg:Easy"]
+    assert fight["run_game_result"] in ("Victory", "Defeat", "Tie")
+    assert fight["bot"]["result"] == fight["run_game_result"]
+
+    assert games["victory:DefeatRoaches"]["run_game_result"] == "Victory"
+    assert games["resign:CollectMineralShards"]["run_game_result"] == "Defeat"
+
+    # the engine exits on quit: no 0.5 s terminate sleeps (launch costs burnysc2's fixed 1 s)
+    for g in games.values():
+        if g["spec"] != "beacon:MoveToBeacon" and g["spec"] != "fight:Skirmish:Zerg:Easy":
+            assert g["wall_s"] < 1.45, g
+    assert lines[-1] == {"children": []}, "no process left below the bot"
+    assert not leftovers, f"engine processes left: {[p.pid for p in leftovers]}"
