@@ -34,9 +34,11 @@ Integration (what the broker and worker call)::
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import logging
 import os
+import secrets
 import stat
 import tempfile
 import threading
@@ -261,6 +263,37 @@ def load_authorized_keys(directory: str | os.PathLike[str]) -> dict[bytes, str]:
     for f in sorted(d.glob(f"*{PUBLIC_SUFFIX}")):
         keys[load_public_key(f)] = f.name[: -len(PUBLIC_SUFFIX)]
     return keys
+
+
+def ephemeral_keypair() -> KeyPair:
+    """A fresh in-memory key pair, never written to disk.
+
+    For *local* workers of a CURVE pool: the broker's ROUTER applies CURVE to every endpoint it
+    binds (ipc included), so the trainer gives each local worker an ephemeral pair through the
+    worker's start-up channel (stdin) and authorises it with :meth:`CurveAuthenticator.authorize`.
+    """
+    public, secret = zmq.curve_keypair()
+    return KeyPair(public=public, secret=secret)
+
+
+def new_token() -> str:
+    """A 256-bit random token (URL-safe text) for binding a local worker to its slot.
+
+    Why: a HELLO says ``local=True, name="local-0"``; without proof, any peer that reaches the
+    broker first (e.g. another local user over loopback tcp) could claim that slot. The trainer
+    hands each local worker a token on stdin and the broker admits a local HELLO only if it
+    carries the same token (:func:`tokens_equal`).
+    """
+    return secrets.token_urlsafe(32)
+
+
+def tokens_equal(expected: str | bytes | None, given: object) -> bool:
+    """Constant-time token comparison; False for a missing or mistyped token."""
+    if expected is None or not isinstance(given, (str, bytes)):
+        return False
+    a = expected.encode() if isinstance(expected, str) else expected
+    b = given.encode() if isinstance(given, str) else given
+    return hmac.compare_digest(a, b)
 
 
 # ------------------------------------------------------------------------------------- configs
@@ -509,6 +542,7 @@ class CurveAuthenticator:
         self.authorized_dir = Path(cfg.authorized_dir if isinstance(cfg, BrokerCurveConfig) else cfg)
         self._keys = load_authorized_keys(self.authorized_dir)
         self._keys_mtime = self._dir_mtime()
+        self._extra_keys: dict[bytes, str] = {}  # authorised in memory (ephemeral local-worker keys)
         self.log = logger or log
         self._log_interval_s = log_interval_s
         self._lock = threading.Lock()
@@ -596,6 +630,21 @@ class CurveAuthenticator:
                 raise AuthenticatorError("ZAP handler thread did not acknowledge WATCH")
             self._pipe.recv()
 
+    def authorize(self, public_key: bytes, name: str) -> None:
+        """Admit ``public_key`` (z85) as ``name`` in addition to the directory's keys (in memory only).
+
+        Used for ephemeral local-worker keys; takes effect for the next handshake.
+        """
+        if len(public_key) != _Z85_KEY_LEN:
+            raise KeyFileError(f"public key must be 40 z85 characters, got {len(public_key)}")
+        with self._lock:
+            self._extra_keys[bytes(public_key)] = name
+
+    def revoke(self, public_key: bytes) -> None:
+        """Forget a key given to :meth:`authorize` (new connections only; live ones stay up)."""
+        with self._lock:
+            self._extra_keys.pop(bytes(public_key), None)
+
     def stats(self) -> AuthStats:
         """A snapshot of the counters and the most recent refusals."""
         with self._lock:
@@ -680,7 +729,10 @@ class CurveAuthenticator:
             self._record_refusal(address, "not-curve", f"mechanism {mechanism.decode('ascii', 'replace')}")
             return b"400", b"CURVE required", b""
         key = z85.encode(credentials[0])
-        name = self._current_keys().get(key)
+        with self._lock:
+            name = self._extra_keys.get(key)
+        if name is None:
+            name = self._current_keys().get(key)
         if name is None:
             detail = f"key {key.decode('ascii')} domain {domain.decode('ascii', 'replace')}"
             self._record_refusal(address, "unknown-key", detail)
