@@ -303,7 +303,11 @@ class EngineSession:
 
     def _join_game(self, req: sc_pb.RequestJoinGame) -> bytes:
         if self.status != INIT_GAME:
-            raise RequestError(f"join_game needs status init_game (send create_game first), status is {STATUS_NAMES[self.status]}")
+            hint = "send create_game first"
+            if self.status == LAUNCHED and req.HasField("server_ports"):
+                hint = ("this engine process has no game: bot vs bot across two engine processes "
+                        "(server_ports/client_ports) is not supported; play against Computer opponents")
+            raise RequestError(f"join_game needs status init_game ({hint}), status is {STATUS_NAMES[self.status]}")
         game = self._require_game()
         try:
             pid = game.join(req)

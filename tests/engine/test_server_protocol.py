@@ -341,3 +341,11 @@ def test_non_realtime_observation_ignores_game_loop():
     start(s)
     r = call(s, observation=sc.RequestObservation(game_loop=40))
     assert r.observation.observation.game_loop == 0
+
+
+def test_join_without_game_explains_bot_vs_bot_unsupported():
+    s = new_session()
+    req = sc.RequestJoinGame(race=common_pb2.Terran)
+    req.server_ports.game_port = 5001
+    r = call(s, join_game=req)
+    assert r.error and "bot vs bot" in r.error[0] and r.status == LAUNCHED
