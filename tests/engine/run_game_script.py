@@ -60,7 +60,7 @@ def main(specs: list[str]) -> int:
         log["result"] = getattr(log["result"], "name", None)
         log.pop("start_time", None)
         log["scores"] = log["scores"][-1:] if log["scores"] else []
-        print(json.dumps({"spec": spec, "run_game_result": result.name, "wall_s": wall, "bot": log}, default=str), flush=True)
+        print(json.dumps({"spec": spec, "run_game_result": getattr(result, "name", str(result)), "wall_s": wall, "bot": log}, default=str), flush=True)
     children = [c.pid for c in psutil.Process().children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
     print(json.dumps({"children": children}), flush=True)
     return 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conformance_bots import ApiProbeBot, BeaconBot, EndGameBot, FightBot, IdleBot, ResignBot
+from conformance_bots import ApiProbeBot, BeaconBot, EndGameBot, FightBot, IdleBot, ResignBot, ShardBot
 from engine_harness import ServeProcess, engine_processes, play, quiet_loguru, scenario_map
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -125,7 +125,7 @@ def test_serve_persistent_ws_many_episodes_and_ladder_style():
                 await manager._execute(leave_game=sc_pb.RequestLeaveGame())
                 await manager.create_game(scenario_map("MoveToBeacon"), [Bot(Race.Terran, IdleBot())], realtime=False)
                 ladder_bot = EndGameBot(at=2)
-                res = await play_from_websocket(server.url, Bot(Race.Terran, ladder_bot), realtime=False, portconfig=None)
+                res = await play_from_websocket(server.url, Bot(Race.Terran, ladder_bot), realtime=False, portconfig=None)  # type: ignore[arg-type]
                 results.append(res)
                 await ws.close()
                 return results
@@ -133,4 +133,80 @@ def test_serve_persistent_ws_many_episodes_and_ladder_style():
         results = run(go())
         assert results == [Result.Victory, Result.Tie, Result.Defeat, Result.Victory]
         assert server.proc.poll() is None, "the shared server keeps running"
+    assert not engine_processes(marker=str(server.port))
+
+
+@pytest.mark.timeout(90)
+def test_other_minigames_full_episodes():
+    shards, banes = ShardBot(), FightBot()
+    results = run(play(connect_inprocess(), [match("CollectMineralShards", shards),
+                                             match("DefeatZerglingsAndBanelings", banes)]))
+    assert all(r in (Result.Victory, Result.Defeat, Result.Tie) for r in results)
+    assert shards.log["scores"][-1] >= 5, "walking to shards collects them"
+    assert banes.log["destroyed"], "the fight killed something"
+
+
+@pytest.mark.timeout(60)
+def test_seeded_episodes_are_reproducible_through_burnysc2():
+    def episode(seed: int) -> dict[str, Any]:
+        bot = FightBot()
+        run(play(connect_inprocess(), [match("DefeatRoaches", bot, random_seed=seed)]))
+        return {k: bot.log[k] for k in ("scores", "destroyed", "final_loop", "result")}
+
+    a, b = episode(7), episode(7)
+    assert a == b
+
+
+@pytest.mark.timeout(60)
+def test_game_info_is_consistent_for_bots():
+    class InfoBot(IdleBot):
+        async def on_start(self) -> None:
+            await super().on_start()
+            gi = self.game_info
+            area = gi.playable_area
+            self.log["area"] = (area.x, area.y, area.width, area.height)
+            self.log["center_pathable"] = bool(self.in_pathing_grid(gi.map_center))
+            self.log["start_locations"] = list(self.enemy_start_locations)
+            self.log["own_start"] = self.start_location
+            self.log["races"] = dict(gi.player_races)
+            await self.client.debug_leave()
+
+    bot = InfoBot()
+    run(play(connect_inprocess(), [match("Skirmish", bot, Computer(Race.Zerg, Difficulty.Easy))]))
+    x, y, w, h = bot.log["area"]
+    assert w > 0 and h > 0 and x >= 0 and y >= 0
+    assert bot.log["center_pathable"]
+    assert len(bot.log["start_locations"]) == 1 and bot.log["start_locations"][0] != bot.log["own_start"]
+    assert set(bot.log["races"]) == {1, 2}
+
+
+@pytest.mark.timeout(120)
+def test_serve_runs_concurrent_independent_games_and_survives_disconnects():
+    with ServeProcess() as server:
+
+        async def go() -> list[Any]:
+            async with aiohttp.ClientSession() as http:
+                # a client that vanishes mid-game must not disturb the server
+                dropped = await server.connect(http)
+                await dropped.send_bytes(sc_pb.Request(create_game=sc_pb.RequestCreateGame(
+                    local_map=sc_pb.LocalMap(map_path="mini_games/DefeatRoaches.SC2Map"),
+                    player_setup=[sc_pb.PlayerSetup(type=sc_pb.Participant)])).SerializeToString())
+                await dropped.receive_bytes()
+                await dropped.close()
+                a, b = await server.connect(http), await server.connect(http)
+                bots_a = [EndGameBot(at=3), FightBot()]
+                bots_b = [EndGameBot(at=5, victory=False), BeaconBot()]
+                ra, rb = await asyncio.gather(
+                    play(a, [match("MoveToBeacon", bots_a[0]), match("DefeatRoaches", bots_a[1])]),
+                    play(b, [match("MoveToBeacon", bots_b[0]), match("MoveToBeacon", bots_b[1], game_time_limit=4)]),
+                )
+                await a.close()
+                await b.close()
+                return [ra, rb, bots_a, bots_b]
+
+        ra, rb, bots_a, bots_b = run(go())
+        assert ra[0] == Result.Victory and rb[0] == Result.Defeat and rb[1] == Result.Tie
+        assert ra[1] in (Result.Victory, Result.Defeat, Result.Tie)
+        assert bots_a[0].log["steps"] == 4 and bots_b[0].log["steps"] == 6
+        assert server.proc.poll() is None
     assert not engine_processes(marker=str(server.port))
