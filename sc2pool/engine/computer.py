@@ -51,6 +51,7 @@ class ComputerAI:
         foes = np.nonzero((u.owner != self.player_id) & (u.owner != NEUTRAL_OWNER))[0]
         if len(mine) == 0 or len(foes) == 0:
             return
+        world.touch()
         dx = u.x[foes][None, :] - u.x[mine][:, None]
         dy = u.y[foes][None, :] - u.y[mine][:, None]
         d = np.hypot(dx, dy)

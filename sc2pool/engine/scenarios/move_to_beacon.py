@@ -8,7 +8,7 @@ limit (1920 loops) with a Tie.
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MINIGAME
@@ -17,6 +17,7 @@ from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 
 REACH = D.UNIT_BY_ID[D.BEACON_TERRAN].radius + D.UNIT_BY_ID[D.MARINE].radius
+SPEED = float(TYPES.speed[TYPES.row(D.MARINE)])
 
 
 class MoveToBeacon(Scenario):
@@ -28,26 +29,34 @@ class MoveToBeacon(Scenario):
         self.marine_tag = int(self.world.spawn(D.MARINE, 1, mx, my)[0])
         bx, by = self.random_point_away(1.0, [(float(mx[0]), float(my[0]))], 4.0)
         self.beacon_tag = int(self.world.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [bx], [by])[0])
+        self._rows_version = -1
+        self._cached_rows = (-1, -1)
+
+    def _rows(self) -> tuple[int, int]:
+        u = self.world.u
+        if self._rows_version != u.version:
+            self._cached_rows = (u.row(self.marine_tag), u.row(self.beacon_tag))
+            self._rows_version = u.version
+        return self._cached_rows
 
     def _gap(self) -> float:
         u = self.world.u
-        m, b = u.row(self.marine_tag), u.row(self.beacon_tag)
+        m, b = self._rows()
         if m < 0 or b < 0:
-            return np.inf
-        return float(np.hypot(u.x[m] - u.x[b], u.y[m] - u.y[b])) - REACH
+            return math.inf
+        x, y = u.x, u.y
+        return math.hypot(float(x[m]) - float(x[b]), float(y[m]) - float(y[b])) - REACH
 
     def horizon(self) -> int:
         gap = self._gap()
-        if gap == np.inf:
+        if gap == math.inf:
             return 1 << 30
-        speed = float(TYPES.speed[TYPES.row(D.MARINE)])
-        return max(1, int(gap / speed))
+        return max(1, int(gap / SPEED))
 
     def after_loop(self, deaths: Deaths) -> None:
         if self._gap() <= 0.0:
             self.score[1] += 1
             u = self.world.u
-            m = u.row(self.marine_tag)
+            m, b = self._rows()
             bx, by = self.random_point_away(1.0, [(float(u.x[m]), float(u.y[m]))], 5.0)
-            b = u.row(self.beacon_tag)
             u.x[b], u.y[b] = bx, by

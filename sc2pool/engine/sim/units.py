@@ -121,11 +121,36 @@ class UnitStore:
     py: np.ndarray
     eng: np.ndarray
 
+    # per-unit copies of type columns, refreshed whenever the set of units changes
+    radius: np.ndarray
+    range: np.ndarray
+    speed: np.ndarray
+    sight: np.ndarray
+    can_attack: np.ndarray
+    suicide: np.ndarray
+    cd_loops: np.ndarray
+    unit_id: np.ndarray
+
     def __init__(self) -> None:
         for name, dt in _FIELDS:
             setattr(self, name, np.zeros(0, dtype=dt))
         self.queues: dict[int, list[Order]] = {}
         self.next_tag = TAG_BASE + 1
+        self.version = 0
+        self._derive()
+
+    def _derive(self) -> None:
+        # bumped whenever units are added or removed: caches key on it
+        self.version += 1
+        ti = self.ti
+        self.radius = TYPES.radius[ti]
+        self.range = TYPES.range[ti]
+        self.speed = TYPES.speed[ti]
+        self.sight = TYPES.sight[ti]
+        self.can_attack = TYPES.can_attack[ti]
+        self.suicide = TYPES.suicide[ti]
+        self.cd_loops = TYPES.cd_loops[ti]
+        self.unit_id = TYPES.unit_id[ti]
 
     def __len__(self) -> int:
         return int(self.tag.shape[0])
@@ -147,6 +172,7 @@ class UnitStore:
             if col is None:
                 col = np.zeros(k, dtype=dt)
             setattr(self, name, np.concatenate((getattr(self, name), col.astype(dt, copy=False))))
+        self._derive()
         return tags
 
     def keep(self, mask: np.ndarray) -> None:
@@ -156,6 +182,7 @@ class UnitStore:
         gone = self.tag[~mask]
         for name, _ in _FIELDS:
             setattr(self, name, getattr(self, name)[mask])
+        self._derive()
         if self.queues:
             for t in gone.tolist():
                 self.queues.pop(t, None)

@@ -44,9 +44,17 @@ TECH_REQUIREMENTS_NOT_MET = 79
 MUST_TARGET_UNIT = 81
 YOU_CANT_CONTROL_THAT_UNIT = 87
 
-_AUTO_KINDS = np.array([IDLE, ATTACK_MOVE, HOLD, PATROL])
-_POINT_KINDS = np.array([MOVE, ATTACK_MOVE, PATROL])
 _INF = np.inf
+_TWO_PI = 2.0 * np.pi
+# Lookup tables by order kind (faster than np.isin on small arrays).
+_AUTO_LUT = np.zeros(8, dtype=bool)
+_AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
+_POINT_LUT = np.zeros(8, dtype=bool)
+_POINT_LUT[[MOVE, ATTACK_MOVE, PATROL]] = True
+_EXPLICIT_LUT = np.zeros(8, dtype=bool)
+_EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
+_BUSY_LUT = np.zeros(8, dtype=bool)
+_BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 
 
 @dataclass
@@ -61,6 +69,9 @@ class Deaths:
         return int(self.tags.shape[0])
 
 
+_NO_DEATHS = Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
 class World:
     """The units on one map and the rules that move them."""
 
@@ -68,6 +79,9 @@ class World:
         self.map = mapspec
         self.u = UnitStore()
         self.loop = 0
+        self._static_until = 0
+        self._hostile_version = -1
+        self._hostile_pairs = False
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
 
@@ -77,10 +91,12 @@ class World:
         xs = np.asarray(xs, dtype=np.float64).copy()
         ys = np.asarray(ys, dtype=np.float64).copy()
         self.map.clamp(xs, ys, float(TYPES.radius[TYPES.row(unit_id)]))
+        self._static_until = 0
         return self.u.add(unit_id, owner, xs, ys, facing)
 
     def remove_tags(self, tags: np.ndarray | list[int]) -> Deaths:
         """Remove units without a fight (debug kill, collected shards); returns them as deaths."""
+        self._static_until = 0
         rows = self.u.rows(np.asarray(tags, dtype=np.int64))
         rows = np.unique(rows[rows >= 0])
         mask = np.ones(len(self.u), dtype=bool)
@@ -94,6 +110,7 @@ class World:
     def command(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
                 target_tag: int, queue: bool) -> int:
         """Apply one raw unit command; returns an ActionResult value."""
+        self._static_until = 0
         u = self.u
         rows = u.rows(np.asarray(tags, dtype=np.int64))
         rows = rows[rows >= 0]
@@ -174,44 +191,48 @@ class World:
     def step_loop(self) -> Deaths:
         """Advance one game loop; returns the units that died in it."""
         self.loop += 1
+        self._static_until = 0
         u = self.u
         n = len(u)
         if n == 0:
-            return Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-        ti = u.ti
+            return _NO_DEATHS
         np.maximum(u.cd - 1.0, -1.0, out=u.cd)
         kind = u.kind
         x, y = u.x, u.y
-        radius = TYPES.radius[ti]
-        rng = TYPES.range[ti]
+        radius = u.radius
+        rng = u.range
 
         # --- targets: explicit (attack unit / follow) and automatic
         tgt = np.full(n, -1, dtype=np.int64)
-        explicit = (kind == ATTACK_UNIT) | (kind == FOLLOW)
+        explicit = _EXPLICIT_LUT[kind]
         if explicit.any():
             e_rows = np.nonzero(explicit)[0]
             t = u.rows(u.ttag[e_rows])
             lost = t < 0
             if lost.any():
                 u.finish_orders(e_rows[lost])
+                kind = u.kind
             tgt[e_rows] = t
-        auto = TYPES.can_attack[ti] & np.isin(kind, _AUTO_KINDS)
+        auto = u.can_attack & _AUTO_LUT[kind]
         if auto.any():
             a_rows = np.nonzero(auto)[0]
-            cur = u.rows(u.eng[a_rows])
-            tgt[a_rows] = cur
-            # keep a current target that is alive, hittable and in weapon range; re-acquire otherwise
+            eng = u.eng[a_rows]
+            has_eng = eng != 0
+            if has_eng.any():
+                cur = np.where(has_eng, u.rows(eng), -1)
+            else:
+                cur = np.full(len(a_rows), -1, dtype=np.int64)
             ok = cur >= 0
             if ok.any():
                 r_ok, c_ok = a_rows[ok], cur[ok]
                 d = np.hypot(x[c_ok] - x[r_ok], y[c_ok] - y[r_ok]) - radius[r_ok] - radius[c_ok]
-                keep = d <= rng[r_ok]
-                ok[np.nonzero(ok)[0][~keep]] = False
+                ok[ok] = d <= rng[r_ok]
+            tgt[a_rows] = np.where(ok, cur, -1)
             need = a_rows[~ok]
             if len(need):
-                self._acquire(need, tgt)
-                u.eng[need] = np.where(tgt[need] >= 0, u.tag[np.maximum(tgt[need], 0)], 0)
-        # explosions ordered explicitly
+                found = self._acquire(need)
+                tgt[need] = found
+                u.eng[need] = np.where(found >= 0, u.tag[np.maximum(found, 0)], 0)
         explode = kind == EXPLODE
 
         # --- distances to targets
@@ -219,53 +240,59 @@ class World:
         tsafe = np.where(has_t, tgt, 0)
         dx = x[tsafe] - x
         dy = y[tsafe] - y
-        dist_c = np.hypot(dx, dy)
-        d_edge = dist_c - radius - radius[tsafe]
-        attack_t = has_t & (kind != FOLLOW)
-        in_range = attack_t & (d_edge <= rng)
+        d_edge = np.hypot(dx, dy) - radius - radius[tsafe]
+        follow = kind == FOLLOW
+        in_range = has_t & ~follow & (d_edge <= rng)
 
         # --- fire
         fire = in_range & (u.cd <= 0.0)
-        damage = np.zeros(n)
-        died = np.zeros(n, dtype=bool)
-        suicide = TYPES.suicide[ti]
-        blast = (fire & suicide) | explode
+        damage: np.ndarray | None = None
+        died: np.ndarray | None = None
+        blast = (fire & u.suicide) | explode
         if blast.any():
+            damage = np.zeros(n)
+            died = np.zeros(n, dtype=bool)
             self._explode(np.nonzero(blast)[0], damage, died)
-            fire &= ~suicide
+            fire &= ~u.suicide
         if fire.any():
+            if damage is None:
+                damage = np.zeros(n)
             f = np.nonzero(fire)[0]
-            tr = tgt[f]
-            self._hit(ti[f], tr, damage)
-            u.cd[f] += TYPES.cd_loops[ti[f]]
-            u.facing[f] = np.arctan2(dy[f], dx[f]) % (2 * np.pi)
+            self._hit(f, tgt[f], damage)
+            u.cd[f] += u.cd_loops[f]
+            u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
 
         # --- movement
-        speed = TYPES.speed[ti]
-        point_goal = np.isin(kind, _POINT_KINDS) & ~has_t
-        chase = has_t & ~in_range & (kind != HOLD)
-        follow = kind == FOLLOW
-        mv = (point_goal | chase) & (speed > 0)
+        speed = u.speed
+        point_goal = _POINT_LUT[kind] & ~has_t
+        mv = (point_goal | (has_t & ~in_range & (kind != HOLD))) & (speed > 0)
+        moved = False
         if mv.any():
             m = np.nonzero(mv)[0]
-            gx = np.where(point_goal[m], u.tx[m], x[tsafe[m]])
-            gy = np.where(point_goal[m], u.ty[m], y[tsafe[m]])
+            pg = point_goal[m]
+            tm = tsafe[m]
+            gx = np.where(pg, u.tx[m], x[tm])
+            gy = np.where(pg, u.ty[m], y[tm])
             mdx = gx - x[m]
             mdy = gy - y[m]
             dist = np.hypot(mdx, mdy)
             # chasers stop once in range, followers once touching
-            stop_at = np.where(point_goal[m], 0.0,
-                               np.where(follow[m], radius[m] + radius[tsafe[m]],
-                                        rng[m] + radius[m] + radius[tsafe[m]] - 0.01))
+            rr = radius[m] + radius[tm]
+            stop_at = np.where(pg, 0.0, np.where(follow[m], rr, rng[m] + rr - 0.01))
             want = np.maximum(dist - stop_at, 0.0)
-            stepd = np.minimum(speed[m], want)
-            moving = dist > 1e-9
-            scale = np.where(moving, stepd / np.where(moving, dist, 1.0), 0.0)
-            x[m] += mdx * scale
-            y[m] += mdy * scale
-            u.facing[m] = np.where(moving, np.arctan2(mdy, mdx) % (2 * np.pi), u.facing[m])
-            arrived = point_goal[m] & (want <= speed[m])
+            sp = speed[m]
+            stepd = np.minimum(sp, want)
+            go = stepd > 1e-9
+            if go.any():
+                moved = True
+                scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+                x[m] += mdx * scale
+                y[m] += mdy * scale
+                u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
+                self.map.clamp(x, y, radius)
+            arrived = pg & (want <= sp)
             if arrived.any():
+                moved = True
                 ar = m[arrived]
                 pat = ar[kind[ar] == PATROL]
                 if len(pat):  # patrol: turn around
@@ -273,74 +300,76 @@ class World:
                     u.px[pat], u.py[pat] = u.tx[pat], u.ty[pat]
                     u.tx[pat], u.ty[pat] = ox, oy
                 u.finish_orders(ar[kind[ar] != PATROL])
-            self.map.clamp(x, y, radius)
 
         # --- damage and deaths
-        if damage.any() or died.any():
-            self._apply(damage, died)
-            dead = died | (u.hp <= 0.0) & ~TYPES.neutral[ti]
+        if damage is not None:
+            self._apply(damage)
+            dead = (u.hp <= 0.0) & ~TYPES.neutral[u.ti]
+            if died is not None:
+                dead |= died
             if dead.any():
-                d = Deaths(u.tag[dead].copy(), TYPES.unit_id[ti[dead]], u.owner[dead].copy())
+                d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
-        return Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        if not moved and not explode.any():
+            # Nothing moves and nobody died: until the next weapon is ready, loops only count
+            # cooldowns down.  Remember that so quiet_horizon() can skip them.
+            ready = in_range & ~(fire & u.suicide)
+            if ready.any():
+                nxt = int(np.ceil(float(u.cd[ready].min())))
+                self._static_until = self.loop + max(nxt - 1, 0)
+            else:
+                self._static_until = self.loop + (1 << 30)
+        return _NO_DEATHS
 
-    def _hostile_matrix(self, rows: np.ndarray) -> np.ndarray:
-        """can-attack mask [len(rows), n]: hostile owner and weapon can hit the type."""
+    def touch(self) -> None:
+        """Something outside the loop changed units or orders: forget the static-fight shortcut."""
+        self._static_until = 0
+
+    def _acquire(self, rows: np.ndarray) -> np.ndarray:
+        """Row of the nearest hittable hostile within acquisition range (weapon range on hold,
+        sight otherwise) for each of ``rows``; -1 where none."""
         u = self.u
+        cand = np.nonzero(~TYPES.neutral[u.ti])[0]
         own = u.owner
-        hostile = (own[rows][:, None] != own[None, :]) & (own[None, :] != NEUTRAL_OWNER)
-        return hostile & TYPES.can_hit[u.ti[rows]][:, u.ti]
-
-    def _acquire(self, rows: np.ndarray, tgt: np.ndarray) -> None:
-        """Nearest hittable hostile within acquisition range (weapon range on hold, else sight)."""
-        u = self.u
-        ti = u.ti
-        valid = self._hostile_matrix(rows)
+        valid = (own[rows][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[rows]][:, u.ti[cand]]
         if not valid.any():
-            tgt[rows] = -1
-            return
-        d = np.hypot(u.x[None, :] - u.x[rows][:, None], u.y[None, :] - u.y[rows][:, None])
-        d -= TYPES.radius[ti][None, :]
-        d -= TYPES.radius[ti[rows]][:, None]
-        rng = TYPES.range[ti[rows]]
-        acq = np.where(u.kind[rows] == HOLD, rng, np.maximum(TYPES.sight[ti[rows]], rng))
+            return np.full(len(rows), -1, dtype=np.int64)
+        d = np.hypot(u.x[cand][None, :] - u.x[rows][:, None], u.y[cand][None, :] - u.y[rows][:, None])
+        d -= u.radius[cand][None, :]
+        d -= u.radius[rows][:, None]
         d[~valid] = _INF
+        rng = u.range[rows]
+        acq = np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
         best = np.argmin(d, axis=1)
         bd = d[np.arange(len(rows)), best]
-        tgt[rows] = np.where(bd <= acq, best, -1)
+        return np.where(bd <= acq, cand[best], -1)
 
-    def _hit(self, att_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
-        """Accumulate single-target hits into ``damage`` (raw damage before armor, by target)."""
-        u = self.u
-        raw = TYPES.dmg[att_ti, u.ti[trows]]
-        self._accumulate(raw, TYPES.attacks[att_ti], trows, damage)
+    def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+        """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
+        ti = self.u.ti
+        a_ti = ti[att]
+        self._accumulate(TYPES.dmg[a_ti, ti[trows]], TYPES.attacks[a_ti], trows, damage)
 
     def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         u = self.u
-        ti = u.ti[trows]
-        armor = TYPES.armor[ti]
-        has_sh = u.shield[trows] > 0
-        # shielded targets: raw damage (shield armor 0); the overflow is reduced by armor in _apply
-        per = np.where(has_sh, raw, np.maximum(0.5, raw - armor)) * attacks
-        np.add.at(damage, trows, per)
+        armor = TYPES.armor[u.ti[trows]]
+        # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
+        per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        damage += np.bincount(trows, weights=per, minlength=len(damage))
 
-    def _apply(self, damage: np.ndarray, died: np.ndarray) -> None:
+    def _apply(self, damage: np.ndarray) -> None:
         u = self.u
         sh = u.shield
-        hit = damage > 0
-        if not hit.any():
-            return
-        shielded = hit & (sh > 0)
+        shielded = (damage > 0) & (sh > 0)
         if shielded.any():
             s = np.nonzero(shielded)[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
             over = damage[s] - absorbed
             armor = TYPES.armor[u.ti[s]]
-            over = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
-            damage[s] = over
+            damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
         u.hp -= damage
 
     def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
@@ -348,9 +377,10 @@ class World:
         u = self.u
         ti = u.ti
         died[rows] = True
-        valid = self._hostile_matrix(rows)
+        own = u.owner
+        valid = (own[rows][:, None] != own[None, :]) & TYPES.can_hit[ti[rows]][:, ti]
         d = np.hypot(u.x[None, :] - u.x[rows][:, None], u.y[None, :] - u.y[rows][:, None])
-        d -= TYPES.radius[ti][None, :]
+        d -= u.radius[None, :]
         inside = valid & (d <= TYPES.splash[ti[rows]][:, None])
         ai, tj = np.nonzero(inside)
         if len(ai):
@@ -359,55 +389,76 @@ class World:
 
     # ------------------------------------------------------------------ fast-forwarding quiet stretches
     def quiet_horizon(self) -> int:
-        """How many loops can pass with nothing but straight-line movement (>= 1).
+        """How many loops can pass with nothing but straight-line movement and cooldowns (>= 1).
 
-        1 while any unit has a target or an explicit attack/follow/explode order.  Otherwise the
-        bound is the earliest loop at which a hostile could enter some unit's acquisition range
-        (closing at both units' full speed) or a moving unit could reach its goal.  Within that
-        bound :meth:`fast_forward` is equivalent to stepping loop by loop.
+        Within a standing fight (the last loop moved nobody) it is the number of loops until the
+        next weapon is ready.  Otherwise it is 1 while any unit has a target or an explicit
+        attack/follow/explode order; else the earliest loop at which a hostile could enter some
+        unit's acquisition range (closing at both units' full speed) or a moving unit could reach
+        its goal.  Within that bound :meth:`fast_forward` equals stepping loop by loop.
         """
+        if self._static_until > self.loop:
+            return self._static_until - self.loop
         u = self.u
         n = len(u)
         if n == 0:
             return 1 << 30
         kind = u.kind
-        if (u.eng != 0).any() or np.isin(kind, (ATTACK_UNIT, FOLLOW, EXPLODE)).any():
+        if _BUSY_LUT[kind].any() or (u.eng != 0).any():
             return 1
-        ti = u.ti
-        speed = TYPES.speed[ti]
+        speed = u.speed
         h = 1 << 30
-        moving = np.isin(kind, _POINT_KINDS) & (speed > 0)
-        if moving.any():
+        moving = _POINT_LUT[kind] & (speed > 0)
+        any_moving = bool(moving.any())
+        if any_moving:
             m = np.nonzero(moving)[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
-        own = u.owner
-        att = TYPES.can_attack[ti] & (own != NEUTRAL_OWNER)
-        if att.any() and h > 1:
+        if h > 1 and self._has_hostile_pairs():
+            att = u.can_attack & (u.owner != NEUTRAL_OWNER)
             a = np.nonzero(att)[0]
-            valid = self._hostile_matrix(a)
-            if valid.any():
-                d = np.hypot(u.x[None, :] - u.x[a][:, None], u.y[None, :] - u.y[a][:, None])
-                d -= TYPES.radius[ti][None, :] + TYPES.radius[ti[a]][:, None]
-                rng = TYPES.range[ti[a]]
-                acq = np.where(kind[a] == HOLD, rng, np.maximum(TYPES.sight[ti[a]], rng))
-                gap = d - acq[:, None]
-                closing = speed[a][:, None] + speed[None, :]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    loops = np.where(valid & (closing > 0), gap / closing, np.inf)
-                loops = np.where(valid & (gap <= 0), 0.0, loops)
-                h = min(h, int(min(np.min(loops), float(1 << 30))))
-        return max(1, h)
+            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
+            own = u.owner
+            valid = (own[a][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[a]][:, u.ti[cand]]
+            d = np.hypot(u.x[cand][None, :] - u.x[a][:, None], u.y[cand][None, :] - u.y[a][:, None])
+            d -= u.radius[cand][None, :] + u.radius[a][:, None]
+            rng = u.range[a]
+            acq = np.where(kind[a] == HOLD, rng, np.maximum(u.sight[a], rng))
+            gap = d - acq[:, None]
+            closing = speed[a][:, None] + speed[cand][None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                loops = np.where(valid & (closing > 0), gap / closing, np.inf)
+            loops = np.where(valid & (gap <= 0), 0.0, loops)
+            h = min(h, int(min(float(np.min(loops)), float(1 << 30))))
+        h = max(1, h)
+        if not any_moving and h > 1:
+            # nobody moves and nobody can see a target: frozen until an order or a spawn
+            self._static_until = self.loop + (1 << 30)
+        return h
+
+    def _has_hostile_pairs(self) -> bool:
+        """Whether some armed unit could ever target another unit (cached per unit-set version)."""
+        u = self.u
+        if self._hostile_version != u.version:
+            att = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
+            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
+            own = u.owner
+            valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
+            self._hostile_pairs = bool(valid.any())
+            self._hostile_version = u.version
+        return self._hostile_pairs
 
     def fast_forward(self, h: int) -> Deaths:
         """Advance ``h`` loops of a quiet stretch (see :meth:`quiet_horizon`) in one go."""
         self.loop += h
         u = self.u
         if len(u) == 0:
-            return Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+            return _NO_DEATHS
         np.maximum(u.cd - h, -1.0, out=u.cd)
-        speed = TYPES.speed[u.ti]
-        moving = np.isin(u.kind, _POINT_KINDS) & (speed > 0)
+        if self._static_until >= self.loop:
+            return _NO_DEATHS  # a standing fight: only cooldowns change
+        speed = u.speed
+        moving = _POINT_LUT[u.kind] & (speed > 0)
         if moving.any():
             m = np.nonzero(moving)[0]
             dx = u.tx[m] - u.x[m]
@@ -417,5 +468,6 @@ class World:
             scale = np.where(go, np.minimum(speed[m] * h, dist) / np.where(go, dist, 1.0), 0.0)
             u.x[m] += dx * scale
             u.y[m] += dy * scale
-            u.facing[m] = np.where(go, np.arctan2(dy, dx) % (2 * np.pi), u.facing[m])
-        return Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+            u.facing[m] = np.where(go, np.arctan2(dy, dx) % _TWO_PI, u.facing[m])
+            self.map.clamp(u.x, u.y, u.radius)
+        return _NO_DEATHS
