@@ -54,7 +54,11 @@ _REQUEST_FIELDS = {f.name: f.number for f in sc_pb.Request.DESCRIPTOR.fields if 
 
 
 class GameLike(Protocol):
-    """What the session needs from :class:`sc2pool.engine.game.Game` (structural, for test stubs)."""
+    """What the session needs from :class:`sc2pool.engine.game.Game` (structural, for test stubs).
+
+    Optional fast path: ``observation_bytes(player_id, req) -> bytes`` (the serialized
+    ``ResponseObservation``) is used instead of ``observation`` when the game has it.
+    """
 
     game_loop: int
     ended: bool
@@ -370,7 +374,11 @@ class EngineSession:
                 target = max(target, req.game_loop)
             if target > game.game_loop:
                 game.step(target - game.game_loop)
-        body = game.observation(self.player_id, req).SerializeToString()
+        fast = getattr(game, "observation_bytes", None)  # optional: serialized ResponseObservation
+        if fast is not None:
+            body = fast(self.player_id, req)
+        else:
+            body = game.observation(self.player_id, req).SerializeToString()
         if game.ended:
             self.status = ENDED
         return body
