@@ -1,11 +1,77 @@
-"""Placeholder for the `sc2pool worker` sub-command (being written)."""
+"""``sc2pool worker``: start a worker that joins a trainer's pool over the network.
+
+    sc2pool worker --connect tcp://trainer:5555 --env CartPole-v1 --envs 4
+    sc2pool worker --connect tcp://trainer:5555 --env mypkg.envs:make_env --env-kwargs '{"level": 3}'
+    sc2pool worker --connect tcp://trainer:5555 --host workers.sc2.host:make_host --host-kwargs '{...}' --envs 2
+
+The worker builds its envs itself from an import path (nothing is pickled on the network),
+announces them (HELLO), and serves the trainer until it closes the pool, refuses the worker, or
+goes silent (then the worker exits by itself).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 
 def register(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser("worker", help="(not implemented yet)")
-    p.set_defaults(func=lambda args: print("not implemented yet") or 2)
+    p: argparse.ArgumentParser = sub.add_parser(
+        "worker",
+        help="run a worker process that joins a ZmqVecEnv over the network",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--connect", required=True, help="broker endpoint, e.g. tcp://trainer-host:5555")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--env", help="'module:factory' (called once per env) or a gymnasium env id")
+    what.add_argument("--host", help="'module:factory' returning an EnvHost (HostSpec target)")
+    p.add_argument("--env-kwargs", default="{}", help="JSON object of keyword arguments for --env")
+    p.add_argument("--host-kwargs", default="{}", help="JSON object of keyword arguments for --host")
+    p.add_argument("--envs", type=int, default=1, help="number of envs this worker hosts (default 1)")
+    p.add_argument("--name", default="", help="worker id (default: hostname:pid); must be unique in the pool")
+    p.add_argument("--index", type=int, default=0, help="worker_index passed to the host factory")
+    p.add_argument("--heartbeat-interval", type=float, default=0.5, help="seconds between pings")
+    p.add_argument(
+        "--connect-timeout", type=float, default=600.0,
+        help="exit if no broker answers within this many seconds (default 600)",
+    )
+    p.add_argument("--log-level", default="INFO")
+    p.set_defaults(func=_run)
+
+
+def _json_obj(text: str, flag: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"sc2pool worker: {flag} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise SystemExit(f"sc2pool worker: {flag} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _run(args: argparse.Namespace) -> int:
+    import logging
+
+    from workers.host import HostSpec
+    from workers.main import WorkerConfig, run_worker
+
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.envs < 1:
+        raise SystemExit("sc2pool worker: --envs must be >= 1")
+    if args.env:
+        spec = HostSpec(
+            "workers.gym_host:make_host",
+            {"env": args.env, "env_kwargs": _json_obj(args.env_kwargs, "--env-kwargs")},
+        )
+    else:
+        spec = HostSpec(args.host, _json_obj(args.host_kwargs, "--host-kwargs"))
+    cfg = WorkerConfig(
+        endpoint=args.connect,
+        make_host=lambda: spec.build(num_envs=args.envs, worker_index=args.index),
+        name=args.name,
+        heartbeat_interval=args.heartbeat_interval,
+        connect_timeout=args.connect_timeout,
+    )
+    return run_worker(cfg)

@@ -1,0 +1,672 @@
+"""The broker: the trainer-side ROUTER socket, the worker registry, heartbeats and lockstep gather.
+
+Threading model (a deliberate change from "broker thread + inproc pair", for speed): the ROUTER
+socket is owned by whichever thread holds :attr:`Broker.lock`. During a VecEnv call the *calling*
+thread holds it and does the send/gather itself, so a step costs no thread hop and no inproc
+copy; while waiting it blocks in ``zmq_poll`` (GIL released, no busy-wait) and answers heartbeats
+and checks liveness between messages. Between calls (PPO's gradient updates) a small service
+thread takes the lock every ``heartbeat_interval / 2`` to answer heartbeat pings, notice late or
+dead workers and refuse strangers, so heartbeats flow both ways at all times.
+
+The env-slot table maps every global env index to ``(worker, local index)``; each worker owns a
+contiguous range ``[lo, hi)``. Keeping the table explicit is what later lets a restarted worker
+take over a dead worker's slots.
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+from gymnasium import spaces
+
+from sc2pool import protocol as P
+from sc2pool.errors import (
+    EnvError,
+    JoinTimeoutError,
+    PoolError,
+    ProtocolError,
+    SpaceError,
+    WorkerDied,
+    WorkerTimeout,
+    env_error_class,
+)
+from sc2pool.spaces import ObsLayout, space_from_msg, spaces_equal
+
+log = logging.getLogger("sc2pool.broker")
+
+Reply = tuple[dict[Any, Any], list[bytes]]
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+_NOBLOCK = int(zmq.NOBLOCK)
+
+
+@dataclass(eq=False)
+class WorkerRecord:
+    """A worker known to the broker. ``[lo, hi)`` are its global env indices."""
+
+    identity: bytes
+    name: str
+    host: str
+    pid: int
+    lo: int
+    hi: int
+    local: bool
+    proc: subprocess.Popen[bytes] | None = None
+    ready: bool = False
+    last_seen: float = field(default_factory=time.monotonic)
+    pending_seq: int = -1
+    sent_at: float = 0.0
+    reply: Reply | None = None
+    lane: socket.socket | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
+
+    @property
+    def n_envs(self) -> int:
+        return self.hi - self.lo
+
+    @property
+    def env_indices(self) -> list[int]:
+        return list(range(self.lo, self.hi))
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    """Public description of a worker (see ``ZmqVecEnv.workers``)."""
+
+    name: str
+    host: str
+    pid: int
+    env_indices: tuple[int, ...]
+    local: bool
+    ready: bool
+
+
+@dataclass(eq=False)
+class _LocalSlot:
+    name: str
+    lo: int
+    hi: int
+    proc: subprocess.Popen[bytes] | None = None
+    lane: socket.socket | None = None
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+class Broker:
+    """Owns the ROUTER socket and the worker registry. Used by :class:`~sc2pool.vec_env.ZmqVecEnv`.
+
+    Public methods other than :meth:`start_service`/:meth:`close` must be called with :attr:`lock`
+    held.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_envs: int,
+        heartbeat_interval: float,
+        heartbeat_timeout: float,
+        step_timeout: float | None,
+        shm_path: str | None = None,
+    ) -> None:
+        if n_envs < 1:
+            raise ValueError(f"n_envs must be >= 1, got {n_envs}")
+        self.n_envs = n_envs
+        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_timeout = heartbeat_timeout
+        self.step_timeout = step_timeout
+        self.shm_path = shm_path
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self._poller = zmq.Poller()
+        self._poller.register(self.sock, zmq.POLLIN)
+        self._lane_owner: dict[int, WorkerRecord] = {}
+        self.endpoints: list[str] = []
+        self.lock = threading.Lock()
+        self.by_id: dict[bytes, WorkerRecord] = {}
+        self.workers: list[WorkerRecord] = []  # sorted by lo
+        self.slots: list[WorkerRecord | None] = [None] * n_envs  # global env index -> worker
+        self._local: dict[str, _LocalSlot] = {}
+        self._n_local_envs = 0
+        self._next_remote = 0
+        self.observation_space: spaces.Space[Any] | None = None
+        self.action_space: spaces.Space[Any] | None = None
+        self.render_mode: str | None = None
+        self.layout: ObsLayout | None = None
+        self.shm: mmap.mmap | None = None
+        self.running = False  # all envs joined and ready
+        self.failure: PoolError | None = None  # fatal failure noticed outside a call
+        self.stats: Counter[str] = Counter()
+        self._seq = 0
+        self._outstanding = 0
+        self._check_period = min(0.25, heartbeat_interval)
+        self._next_check = 0.0
+        self._pong = P.header(P.Kind.HEARTBEAT)
+        self._service: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._closed = False
+
+    # --------------------------------------------------------------------------------- set-up
+    def bind(self, endpoint: str) -> str:
+        """Bind the ROUTER to ``endpoint`` (``tcp://host:0`` picks a free port); returns the
+        actual endpoint."""
+        self.sock.bind(endpoint)
+        actual = self.sock.getsockopt(zmq.LAST_ENDPOINT)
+        actual_str = actual.decode() if isinstance(actual, bytes) else str(actual)
+        self.endpoints.append(actual_str)
+        return actual_str
+
+    def expect_local(self, name: str, n_envs: int) -> socket.socket | None:
+        """Reserve the next ``n_envs`` slots for the local worker ``name``.
+
+        With shared memory, also creates the worker's fast lane and returns the child's end (to
+        be inherited by the worker process, then closed here)."""
+        lo = self._n_local_envs
+        hi = lo + n_envs
+        if hi > self.n_envs:
+            raise ValueError(f"local workers would host {hi} envs, more than n_envs={self.n_envs}")
+        slot = _LocalSlot(name, lo, hi)
+        child = None
+        if self.shm_path is not None:
+            slot.lane, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            # A worker stopped mid-message must not hang the trainer: bound every lane read.
+            slot.lane.settimeout(self.heartbeat_timeout)
+        self._local[name] = slot
+        self._n_local_envs = hi
+        self._next_remote = hi
+        return child
+
+    def attach_process(self, name: str, proc: subprocess.Popen[bytes]) -> None:
+        self._local[name].proc = proc
+
+    def local_processes(self) -> list[subprocess.Popen[bytes]]:
+        return [s.proc for s in self._local.values() if s.proc is not None]
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    # ------------------------------------------------------------------------------- messaging
+    def send(self, w: WorkerRecord, parts: Sequence[Any], seq: int | None = None) -> None:
+        """Send one message to ``w``; with ``seq``, it becomes the reply ``w`` owes us."""
+        if seq is not None:
+            w.pending_seq = seq
+            w.reply = None
+            w.sent_at = time.monotonic()
+        try:
+            self.sock.send_multipart([w.identity, *parts], copy=True)
+        except zmq.ZMQError as exc:
+            if exc.errno == zmq.EHOSTUNREACH:
+                raise self._death(w, "its connection is gone (process exited or network lost)") from None
+            raise
+
+    def send_lane(self, w: WorkerRecord, head: bytes, seq: int) -> None:
+        """Send a request header over ``w``'s local fast lane; the reply will come back on it."""
+        assert w.lane is not None
+        w.pending_seq = seq
+        w.reply = None
+        w.sent_at = time.monotonic()
+        try:
+            P.lane_write(w.lane, head)
+        except OSError:
+            raise self._death(w, "its local lane is closed (process exited)") from None
+
+    def _read_lane(self, w: WorkerRecord) -> None:
+        assert w.lane is not None
+        try:
+            data = P.lane_read(w.lane)
+        except (EOFError, ConnectionError):
+            raise self._death(w, "its local lane closed (process exited)") from None
+        except TimeoutError:
+            raise WorkerTimeout(
+                "stopped in the middle of a message (hung or stopped)",
+                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+            ) from None
+        self._dispatch([w.identity, data])
+
+    def gather(self, workers: Iterable[WorkerRecord]) -> None:
+        """Wait until every worker in ``workers`` has replied to its pending request.
+
+        Replies land in ``w.reply``. Raises :class:`WorkerDied`/:class:`WorkerTimeout` (never hangs:
+        liveness is checked every quarter second at most while waiting).
+        """
+        self._outstanding = sum(1 for w in workers if w.reply is None and w.pending_seq >= 0)
+        sock = self.sock
+        poll = self._poller.poll
+        lanes = self._lane_owner
+        while self._outstanding > 0:
+            now = time.monotonic()
+            if now >= self._next_check:
+                self._next_check = now + self._check_period
+                self._check_health(now, raise_=True)
+            timeout_ms = int((self._next_check - now) * 1000) + 1
+            for obj, _ in poll(timeout_ms):
+                if obj is sock:
+                    self._drain()
+                else:
+                    self._read_lane(lanes[obj])
+
+    def _drain(self) -> None:
+        sock = self.sock
+        while int(sock.getsockopt(_EVENTS)) & _POLLIN:
+            try:
+                frames = sock.recv_multipart(_NOBLOCK)
+            except zmq.Again:
+                return
+            self._dispatch(frames)
+
+    def _dispatch(self, frames: list[bytes]) -> None:
+        ident = frames[0]
+        if len(frames) < 2:
+            self._malformed(ident, "message without header frame")
+            return
+        w = self.by_id.get(ident)
+        if w is not None:
+            try:
+                hdr = P.decode_header(frames[1])
+            except ProtocolError as exc:
+                self._malformed(ident, str(exc))
+                return
+            w.last_seen = time.monotonic()
+            kind = hdr["k"]
+            if kind == P.Kind.RESULT or kind == P.Kind.CALL_RESULT or kind == P.Kind.ERROR:
+                seq = hdr.get("s")
+                if seq == w.pending_seq and w.reply is None and seq is not None:
+                    w.reply = (hdr, frames[2:])
+                    self._outstanding -= 1
+                elif kind == P.Kind.ERROR and seq is None:
+                    self._record_failure(self._env_error(w, hdr))
+                else:
+                    self.stats["stale"] += 1
+            elif kind == P.Kind.READY:
+                w.ready = True
+                log.info("worker %s ready (envs %d..%d)", w.name, w.lo, w.hi - 1)
+            elif kind == P.Kind.HELLO:
+                self._refuse(ident, "duplicate HELLO on an established connection")
+            elif kind != P.Kind.HEARTBEAT:
+                self.stats["unexpected"] += 1
+            return
+        if ident.endswith(P.HEARTBEAT_SUFFIX):
+            base = self.by_id.get(ident[: -len(P.HEARTBEAT_SUFFIX)])
+            if base is not None:
+                base.last_seen = time.monotonic()
+            elif P.peek_version(frames[1]) != P.PROTOCOL_VERSION:
+                self.stats["malformed"] += 1
+                return  # its HELLO will be refused with the reason
+            try:
+                self.sock.send_multipart([ident, self._pong], zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass
+            return
+        self._from_stranger(ident, frames)
+
+    def _from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
+        version = P.peek_version(frames[1])
+        if version != P.PROTOCOL_VERSION:
+            try:
+                raw = P.unpack(frames[1])
+            except ProtocolError:
+                raw = None
+            if isinstance(raw, dict) and raw.get("k") == int(P.Kind.HELLO):
+                self._refuse(
+                    ident,
+                    f"protocol version mismatch: worker speaks version {version!r}, "
+                    f"trainer speaks version {P.PROTOCOL_VERSION}",
+                )
+            else:
+                self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
+            return
+        try:
+            hdr = P.decode_header(frames[1])
+        except ProtocolError as exc:
+            self._malformed(ident, str(exc))
+            return
+        kind = hdr["k"]
+        if kind == P.Kind.HELLO:
+            self._hello(ident, hdr)
+        elif kind == P.Kind.ERROR:
+            name = str(hdr.get("name"))
+            err = self._env_error_from(hdr, name, None)
+            slot = self._local.get(name)
+            if slot is not None and not self.running:
+                self._record_failure(err)
+            else:
+                log.error("worker %s (not part of the pool) failed: %s", name, err)
+                self.stats["stranger_errors"] += 1
+        else:
+            self._malformed(ident, f"{P.Kind(kind).name} from a worker that never said HELLO")
+
+    def _malformed(self, ident: bytes, why: str) -> None:
+        self.stats["malformed"] += 1
+        log.warning("dropped malformed message from peer %s: %s", ident.hex()[:12], why)
+
+    def _refuse(self, ident: bytes, reason: str) -> None:
+        self.stats["refused"] += 1
+        log.warning("refused worker %s: %s", ident.hex()[:12], reason)
+        try:
+            self.sock.send_multipart([ident, P.header(P.Kind.REFUSE, reason=reason)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
+    def _hello(self, ident: bytes, hdr: dict[Any, Any]) -> None:
+        try:
+            name = P.require(hdr, "name", str)
+            host = P.require(hdr, "host", str)
+            pid = P.require(hdr, "pid", int)
+            n = P.require(hdr, "n", int)
+            wants_local = bool(hdr.get("local"))
+        except ProtocolError as exc:
+            self._refuse(ident, f"malformed HELLO: {exc}")
+            return
+        if self.running or self._closed:
+            self._refuse(ident, "the pool is already running with all its envs; no slot is free")
+            return
+        for other in self.workers:
+            if other.name == name:
+                self._refuse(
+                    ident,
+                    f"duplicate worker id {name!r}: already connected from {other.host} pid {other.pid}",
+                )
+                return
+        if n < 1:
+            self._refuse(ident, f"a worker must host at least one env, got {n}")
+            return
+        try:
+            obs_space = space_from_msg(hdr.get("obs"))
+            act_space = space_from_msg(hdr.get("act"))
+        except SpaceError as exc:
+            self._refuse(ident, f"bad space description: {exc}")
+            return
+        if self.observation_space is not None and self.action_space is not None:
+            if not spaces_equal(obs_space, self.observation_space):
+                self._refuse(
+                    ident,
+                    f"observation space {obs_space} differs from the pool's {self.observation_space}",
+                )
+                return
+            if not spaces_equal(act_space, self.action_space):
+                self._refuse(ident, f"action space {act_space} differs from the pool's {self.action_space}")
+                return
+        slot = self._local.get(name) if wants_local else None
+        if slot is not None:
+            if slot.hi - slot.lo != n:
+                self._refuse(ident, f"local worker {name!r} hosts {n} envs, expected {slot.hi - slot.lo}")
+                return
+            lo, hi = slot.lo, slot.hi
+            proc = slot.proc
+        else:
+            free = self.n_envs - self._next_remote
+            if free <= 0:
+                self._refuse(ident, f"the pool takes no more workers: all {self.n_envs} env slots are taken")
+                return
+            if n > free:
+                self._refuse(ident, f"too many envs: the worker offers {n}, only {free} env slot(s) are free")
+                return
+            lo, hi = self._next_remote, self._next_remote + n
+            self._next_remote = hi
+            proc = None
+        if self.observation_space is None:
+            try:
+                self.layout = ObsLayout.of(obs_space, self.n_envs)
+            except SpaceError as exc:
+                self._refuse(ident, str(exc))
+                return
+            self.observation_space, self.action_space = obs_space, act_space
+            self.render_mode = hdr.get("render_mode")
+            if self.shm_path is not None:
+                self._create_shm()
+        w = WorkerRecord(ident, name, host, pid, lo, hi, local=slot is not None, proc=proc)
+        if slot is not None and slot.lane is not None:
+            w.lane = slot.lane
+            self._lane_owner[slot.lane.fileno()] = w
+            self._poller.register(slot.lane.fileno(), zmq.POLLIN)
+        self.by_id[ident] = w
+        self.workers.append(w)
+        self.workers.sort(key=lambda r: r.lo)
+        for g in range(lo, hi):
+            self.slots[g] = w
+        shm = {"path": self.shm_path, "n": self.n_envs} if (w.local and self.shm is not None) else None
+        welcome = P.header(
+            P.Kind.WELCOME,
+            slots=[lo, hi],
+            shm=shm,
+            hb={"interval": self.heartbeat_interval, "timeout": self.heartbeat_timeout},
+        )
+        self.sock.send_multipart([ident, welcome])
+        log.info("worker %s (%s pid %d) joined with envs %d..%d", name, host, pid, lo, hi - 1)
+
+    def _create_shm(self) -> None:
+        assert self.layout is not None and self.shm_path is not None
+        fd = os.open(self.shm_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.ftruncate(fd, self.layout.nbytes)
+            self.shm = mmap.mmap(fd, self.layout.nbytes)
+        finally:
+            os.close(fd)
+
+    # ----------------------------------------------------------------------------- liveness
+    def _death(self, w: WorkerRecord, why: str) -> WorkerDied:
+        if w.proc is not None and w.proc.poll() is not None:
+            why = f"the process {describe_exit(w.proc.returncode)}"
+        return WorkerDied(why, worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices)
+
+    def _check_health(self, now: float, raise_: bool) -> None:
+        """Notice dead, hung or timed-out workers. Raises (``raise_``) or records the failure."""
+        err: PoolError | None = self.failure
+        if err is None:
+            err = self._find_failure(now)
+        if err is None:
+            return
+        self._record_failure(err)
+        if raise_:
+            raise err
+
+    def _find_failure(self, now: float) -> PoolError | None:
+        for w in self.workers:
+            if w.proc is not None and w.proc.poll() is not None:
+                return WorkerDied(
+                    f"the process {describe_exit(w.proc.returncode)}",
+                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                )
+            silent = now - w.last_seen
+            if silent > self.heartbeat_timeout:
+                return WorkerTimeout(
+                    f"no heartbeat for {silent:.1f} s (heartbeat_timeout={self.heartbeat_timeout:g} s): "
+                    "the process is hung or stopped, or its host is unreachable",
+                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                )
+            if (
+                self.step_timeout is not None
+                and w.pending_seq >= 0
+                and w.reply is None
+                and now - w.sent_at > self.step_timeout
+            ):
+                return WorkerTimeout(
+                    f"no reply within step_timeout={self.step_timeout:g} s",
+                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                )
+        for slot in self._local.values():
+            if slot.proc is not None and slot.proc.poll() is not None and not any(
+                w.proc is slot.proc for w in self.workers
+            ):
+                return WorkerDied(
+                    f"the process {describe_exit(slot.proc.returncode)} before joining the pool",
+                    worker=slot.name, pid=slot.proc.pid, env_indices=range(slot.lo, slot.hi),
+                )
+        return None
+
+    def _record_failure(self, err: PoolError) -> None:
+        if self.failure is None:
+            self.failure = err
+
+    def _env_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
+        idx = hdr.get("idx")
+        return self._env_error_from(hdr, w.name, w.lo + idx if isinstance(idx, int) else None)
+
+    @staticmethod
+    def _env_error_from(hdr: dict[Any, Any], worker: str, env_index: int | None) -> EnvError:
+        et = str(hdr.get("et", "Exception"))
+        return env_error_class(et)(
+            env_index=env_index,
+            worker=worker,
+            remote_type=et,
+            remote_message=str(hdr.get("em", "")),
+            remote_traceback=str(hdr.get("tb", "")),
+            during=str(hdr.get("stage", "")),
+        )
+
+    def reply_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
+        """The EnvError carried by an ERROR reply of ``w``."""
+        return self._env_error(w, hdr)
+
+    # ------------------------------------------------------------------------------- joining
+    def wait_ready(self, join_timeout: float, start_timeout: float, how_to_join: str = "") -> None:
+        """Block until every env slot is held by a READY worker.
+
+        ``join_timeout`` bounds the time until all slots are claimed (HELLO), ``start_timeout`` the
+        time from then until every host finished ``start()`` (heartbeats keep slow starters alive).
+        """
+        t0 = time.monotonic()
+        join_deadline = t0 + join_timeout
+        ready_deadline: float | None = None
+        while True:
+            self._drain()
+            now = time.monotonic()
+            self._check_health(now, raise_=True)
+            if self.failure is not None:
+                raise self.failure
+            joined = all(s is not None for s in self.slots)
+            if joined and all(w.ready for w in self.workers):
+                self.running = True
+                return
+            if not joined and now > join_deadline:
+                raise JoinTimeoutError(self._join_report(join_timeout, how_to_join))
+            if joined and ready_deadline is None:
+                ready_deadline = now + start_timeout
+            if ready_deadline is not None and now > ready_deadline:
+                waiting = [f"{w.name} (pid {w.pid} on {w.host})" for w in self.workers if not w.ready]
+                raise JoinTimeoutError(
+                    f"all {self.n_envs} envs joined but these workers did not finish starting within "
+                    f"start_timeout={start_timeout:g} s: {', '.join(waiting)}"
+                )
+            self._poller.poll(100)
+
+    def _join_report(self, join_timeout: float, how_to_join: str) -> str:
+        n_joined = sum(1 for s in self.slots if s is not None)
+        lines = [f"timed out after {join_timeout:g} s waiting for workers: {n_joined}/{self.n_envs} envs joined"]
+        for w in self.workers:
+            lines.append(f"  joined: {w.name} ({w.host} pid {w.pid}) envs {w.lo}..{w.hi - 1}")
+        joined_names = {w.name for w in self.workers}
+        for slot in self._local.values():
+            if slot.name not in joined_names:
+                pid = slot.proc.pid if slot.proc is not None else "?"
+                lines.append(f"  missing: local worker {slot.name} (pid {pid}) envs {slot.lo}..{slot.hi - 1}")
+        free = self.n_envs - self._next_remote
+        if free > 0:
+            lines.append(f"  missing: {free} env slot(s) for remote workers {how_to_join}".rstrip())
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------- service
+    def start_service(self) -> None:
+        """Start the background thread that keeps heartbeats flowing between calls."""
+        self._service = threading.Thread(target=self._service_loop, name="sc2pool-broker", daemon=True)
+        self._service.start()
+
+    def _service_loop(self) -> None:
+        period = self.heartbeat_interval / 2
+        while not self._stop.wait(period):
+            if not self.lock.acquire(blocking=False):
+                continue  # a call is in progress; the caller is serving the socket
+            try:
+                if self._closed:
+                    return
+                self._drain()
+                self._check_health(time.monotonic(), raise_=False)
+            except Exception as exc:  # never let the service thread die silently
+                log.exception("broker service error: %s", exc)
+            finally:
+                self.lock.release()
+
+    def infos(self) -> list[WorkerInfo]:
+        return [WorkerInfo(w.name, w.host, w.pid, tuple(w.env_indices), w.local, w.ready) for w in self.workers]
+
+    # --------------------------------------------------------------------------------- close
+    def close(self, grace: float = 2.0) -> None:
+        """Tell workers to exit, reap local processes (escalating to SIGKILL of their process
+        groups), close the socket. Idempotent."""
+        if self._closed:
+            return
+        self._stop.set()
+        if self._service is not None and self._service is not threading.current_thread():
+            self._service.join(timeout=2.0)
+        with self.lock:
+            self._closed = True
+            bye = P.header(P.Kind.CLOSE)
+            for w in self.workers:
+                try:
+                    self.sock.send_multipart([w.identity, bye], zmq.NOBLOCK)
+                except zmq.ZMQError:
+                    pass
+            has_remote = any(not w.local for w in self.workers)
+            procs = self.local_processes()
+            reap_processes(procs, grace)
+            self.sock.close(linger=500 if has_remote else 0)
+            for slot in self._local.values():
+                if slot.lane is not None:
+                    slot.lane.close()
+            self.ctx.term()
+            if self.shm is not None:
+                try:
+                    self.shm.close()
+                except BufferError:
+                    pass  # a view is still alive; the mapping goes when it is collected
+                self.shm = None
+
+
+def reap_processes(procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
+    """Wait up to ``grace`` s for processes to exit, then SIGTERM, then SIGKILL their process groups
+    (each worker leads its own group, so game processes it started die with it)."""
+    deadline = time.monotonic() + grace
+    for sig, wait in ((None, grace), (signal.SIGTERM, 1.0), (signal.SIGKILL, 2.0)):
+        alive = [p for p in procs if p.poll() is None]
+        if not alive:
+            break
+        if sig is not None:
+            for p in alive:
+                _kill_group(p.pid, sig)
+            deadline = time.monotonic() + wait
+        for p in alive:
+            try:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+    for p in procs:  # the group may hold grandchildren even after the leader exited
+        _kill_group(p.pid, signal.SIGKILL)
+        if p.poll() is None:
+            p.wait(timeout=1.0)
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,148 @@
+"""Typed errors raised by the environment pool.
+
+Every failure a trainer can see is a subclass of :class:`PoolError`, so ``except PoolError`` is
+enough to catch anything the pool raises, while the subclasses carry the facts needed to act on it
+(which worker, which process, which global env indices, the remote traceback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class PoolError(Exception):
+    """Base class of every error raised by the sc2pool environment pool."""
+
+
+class PoolClosedError(PoolError):
+    """The pool was closed (by ``close()`` or after a fatal error); it cannot be used any more."""
+
+
+class AlreadyPendingCallError(PoolError):
+    """A call was made while another asynchronous call (``step_async``) is still pending."""
+
+
+class NoAsyncCallError(PoolError):
+    """``step_wait`` was called without a preceding ``step_async``."""
+
+
+class ProtocolError(PoolError):
+    """A message could not be decoded, or violates the wire protocol (wrong version, bad frame)."""
+
+
+class EncodeError(ValueError):
+    """A value cannot travel on the wire (only msgpack types, numpy arrays/scalars and tuples can).
+
+    The message names the offending path, e.g. ``info['frames'][2]``.
+    """
+
+
+class SpaceError(ValueError):
+    """A gymnasium space cannot be described on the wire (unsupported space type)."""
+
+
+class WorkerRefusedError(PoolError):
+    """The broker refused a worker (version mismatch, differing spaces, pool full, duplicate id)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class JoinTimeoutError(PoolError):
+    """Not all expected environments joined (or became ready) before the deadline."""
+
+
+def _describe(worker: str, pid: int | None, host: str | None, env_indices: Sequence[int]) -> str:
+    where = f"worker {worker!r}"
+    if pid is not None:
+        where += f" (pid {pid}"
+        where += f" on {host})" if host else ")"
+    return f"{where} hosting envs {list(env_indices)}"
+
+
+class WorkerFailure(PoolError):
+    """A worker process failed as a whole. Names the worker, its pid/host and its global env indices."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        worker: str,
+        pid: int | None = None,
+        host: str | None = None,
+        env_indices: Sequence[int] = (),
+    ) -> None:
+        super().__init__(f"{_describe(worker, pid, host, env_indices)}: {message}")
+        self.worker = worker
+        self.pid = pid
+        self.host = host
+        self.env_indices = list(env_indices)
+
+
+class WorkerDied(WorkerFailure):
+    """The worker process exited (or its connection vanished) while the pool needed it."""
+
+
+class WorkerTimeout(WorkerFailure):
+    """The worker stopped answering: no heartbeat within the liveness timeout, or a step took longer
+    than ``step_timeout``."""
+
+
+class EnvError(PoolError):
+    """An environment raised inside a worker.
+
+    ``env_index`` is the *global* index of the env (``None`` when the failure was not tied to one
+    env, e.g. while building the host), ``remote_type``/``remote_message`` describe the exception and
+    ``remote_traceback`` is the formatted traceback from the worker process.
+    """
+
+    def __init__(
+        self,
+        *,
+        env_index: int | None,
+        worker: str,
+        remote_type: str,
+        remote_message: str,
+        remote_traceback: str,
+        during: str = "",
+    ) -> None:
+        env = f"env {env_index}" if env_index is not None else "environment host"
+        what = f" during {during}" if during else ""
+        super().__init__(
+            f"{env} (worker {worker!r}) raised {remote_type}{what}: {remote_message}\n"
+            f"--- remote traceback ---\n{remote_traceback.rstrip()}"
+        )
+        self.env_index = env_index
+        self.worker = worker
+        self.remote_type = remote_type
+        self.remote_message = remote_message
+        self.remote_traceback = remote_traceback
+
+
+# Remote exceptions of these builtin types are re-raised as classes deriving from both EnvError and
+# the builtin, so that code written for SubprocVecEnv (``except AttributeError`` around get_attr, as
+# SB3's VecEnv.__init__ does) keeps working.
+_MIRRORED: dict[str, type[Exception]] = {
+    "AttributeError": AttributeError,
+    "NotImplementedError": NotImplementedError,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "KeyError": KeyError,
+    "IndexError": IndexError,
+    "RuntimeError": RuntimeError,
+    "AssertionError": AssertionError,
+}
+_MIRROR_CACHE: dict[str, type[EnvError]] = {}
+
+
+def env_error_class(remote_type: str) -> type[EnvError]:
+    """The EnvError subclass to raise for a remote exception named ``remote_type``."""
+    base = _MIRRORED.get(remote_type)
+    if base is None:
+        return EnvError
+    cls = _MIRROR_CACHE.get(remote_type)
+    if cls is None:
+        cls = type(f"Remote{remote_type}", (EnvError, base), {"__module__": __name__})
+        _MIRROR_CACHE[remote_type] = cls
+    return cls

@@ -1,0 +1,124 @@
+"""Local worker processes: spawning, the private temp dir, and clean-up at exit.
+
+Each local worker is ``python -m workers.main`` started in its **own session** (so it leads its
+own process group: killing the group also kills any game process it launched, and a Ctrl-C in
+the trainer's terminal reaches only the trainer, which then closes the pool in order). The host
+recipe (env factories or a HostSpec) reaches the child through its stdin at start-up, pickled
+with cloudpickle: process start-up on this machine, never the broker socket.
+
+The ipc socket and the shared-memory observation file live in a private directory (mode 0700,
+on ``/dev/shm`` when available) that ``close()`` removes; pools still open at interpreter exit are
+closed by an ``atexit`` hook; on Linux workers also get SIGTERM if the trainer dies
+(``PR_SET_PDEATHSIG``) and then remove that directory themselves.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from typing import Any, Protocol
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+_ATEXIT_REGISTERED = False
+_ATEXIT_LOCK = threading.Lock()
+
+
+def register_for_exit(obj: _Closable) -> None:
+    """Close ``obj`` at interpreter exit if it is still open then."""
+    global _ATEXIT_REGISTERED
+    with _ATEXIT_LOCK:
+        _LIVE.add(obj)
+        if not _ATEXIT_REGISTERED:
+            atexit.register(_close_all)
+            _ATEXIT_REGISTERED = True
+
+
+def unregister_for_exit(obj: _Closable) -> None:
+    with _ATEXIT_LOCK:
+        _LIVE.discard(obj)
+
+
+def _close_all() -> None:
+    for obj in list(_LIVE):
+        with contextlib.suppress(Exception):
+            obj.close()
+
+
+class PrivateDir:
+    """A 0700 temp directory for ipc sockets and shared memory, removed by :meth:`cleanup`."""
+
+    def __init__(self) -> None:
+        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        self.path = tempfile.mkdtemp(prefix="sc2pool-", dir=base)
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def spawn_worker(
+    *,
+    endpoint: str,
+    name: str,
+    index: int,
+    recipe: dict[str, Any],
+    heartbeat_interval: float,
+    private_dir: str,
+    log_level: str = "WARNING",
+    lane_fd: int | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start one local worker process and hand it ``recipe`` on stdin.
+
+    ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
+    ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
+    """
+    import cloudpickle
+
+    payload = cloudpickle.dumps({**recipe, "sys_path": [p for p in sys.path if p]})
+    cmd = [
+        sys.executable,
+        "-m",
+        "workers.main",
+        "--connect", endpoint,
+        "--name", name,
+        "--index", str(index),
+        "--heartbeat-interval", str(heartbeat_interval),
+        "--cleanup-dir", private_dir,
+        "--log-level", log_level,
+    ]
+    if lane_fd is not None:
+        cmd += ["--lane-fd", str(lane_fd)]
+    # Parent-death signalling is tied to the creating *thread*: only ask for it from the main thread.
+    if threading.current_thread() is threading.main_thread():
+        cmd += ["--parent-pid", str(os.getpid())]
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
+        close_fds=True,
+        pass_fds=(lane_fd,) if lane_fd is not None else (),
+    )
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # the worker died at once; the broker reports its exit code
+    return proc

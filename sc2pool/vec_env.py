@@ -1,0 +1,514 @@
+"""``ZmqVecEnv``: a stable-baselines3 ``VecEnv`` whose environments live in worker processes that
+talk ZeroMQ, locally (ipc + shared memory) or on other machines (tcp).
+
+It is a drop-in for ``SubprocVecEnv``: same constructor shape (a list of env factories), same
+semantics (same-step auto-reset with ``terminal_observation`` and ``TimeLimit.truncated``; seeds
+and options applied at the next ``reset()``; ``reset_infos``), and the whole VecEnv contract.
+Results equal ``DummyVecEnv``'s step by step for the same seeds.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import (
+    VecEnv,
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
+
+from sc2pool import protocol as P
+from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
+from sc2pool.errors import (
+    AlreadyPendingCallError,
+    EnvError,
+    NoAsyncCallError,
+    PoolClosedError,
+    PoolError,
+    ProtocolError,
+)
+from sc2pool.launcher import PrivateDir, register_for_exit, spawn_worker, unregister_for_exit
+from sc2pool.spaces import ObsLayout
+from workers.host import HostSpec
+
+log = logging.getLogger("sc2pool.vec_env")
+
+_STEP = P.Kind.STEP
+_ERROR = int(P.Kind.ERROR)
+
+
+class AsyncState(enum.Enum):
+    """What the VecEnv is waiting for (gymnasium's AsyncVectorEnv style guard)."""
+
+    DEFAULT = "default"
+    WAITING_STEP = "step"
+
+
+def _split(n: int, parts: int) -> list[int]:
+    """Sizes of ``parts`` contiguous chunks of ``n`` items, as even as possible."""
+    base, extra = divmod(n, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+class ZmqVecEnv(VecEnv):
+    """Vectorised environment backed by ZeroMQ worker processes.
+
+    Three ways to build one::
+
+        ZmqVecEnv([make_env] * 8)                    # like SubprocVecEnv: one worker per env
+        ZmqVecEnv([make_env] * 8, n_workers=2)       # 4 envs in each of 2 workers
+        ZmqVecEnv(host=HostSpec("pkg.mod:make_host", {...}), n_envs=8, n_workers=4)
+        ZmqVecEnv(env="pkg.mod:make_env", env_kwargs={...}, n_envs=8,
+                  bind="tcp://0.0.0.0:5555", n_local_workers=0)   # remote workers join
+
+    :param env_fns: env factories, as for SubprocVecEnv. They reach local workers through the
+        process start-up (cloudpickle on stdin), never through the socket.
+    :param n_workers: number of local worker processes (default: one per env). Envs are split
+        into contiguous, even chunks. ``n_local_workers`` is a synonym.
+    :param host: build each worker's envs inside the worker from an import path (``HostSpec``);
+        needed for envs that cannot be pickled and for remote workers.
+    :param env: shorthand for ``host=HostSpec("workers.gym_host:make_host", {"env": env, ...})``:
+        ``"module:factory"`` or a registered gymnasium id; ``env_kwargs`` are msgpack-encoded.
+    :param n_envs: total number of envs (required with ``host``/``env``).
+    :param bind: also listen on this endpoint (e.g. ``"tcp://0.0.0.0:5555"``; port 0 picks a free
+        one, see :attr:`endpoints`) for workers started elsewhere with ``sc2pool worker --connect``.
+    :param n_local_envs: with ``bind``, how many of the ``n_envs`` the local workers host (default:
+        one per local worker); remote workers fill the rest, in the order they join.
+    :param join_timeout: seconds to wait until every env slot is claimed by a worker (HELLO).
+    :param start_timeout: seconds, after that, for every host's ``start()`` (e.g. launching SC2)
+        to finish; heartbeats flow meanwhile, so a slow start is not taken for death.
+    :param heartbeat_interval: seconds between heartbeats (both directions).
+    :param heartbeat_timeout: a worker silent this long is declared hung/dead (``WorkerTimeout``);
+        workers likewise exit when the trainer has been silent this long.
+    :param step_timeout: optional bound on one step/reset/call; ``None`` relies on heartbeats only,
+        so a worker busy in a very long step is never killed while it is alive.
+    :param on_failure: ``"raise"``: a dead/hung worker or a failing env raises a typed error
+        (:class:`~sc2pool.errors.WorkerDied`, :class:`~sc2pool.errors.WorkerTimeout`,
+        :class:`~sc2pool.errors.EnvError`) and the pool is closed.
+    :param shared_memory: local workers write observations into a shared-memory file instead of
+        sending them through the socket (remote workers always send zero-copy frames).
+    :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
+    :param worker_log_level: logging level of local worker processes.
+    :param start_method: accepted for SubprocVecEnv compatibility and ignored.
+    """
+
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], gym.Env]] | None = None,
+        *,
+        n_workers: int | None = None,
+        host: HostSpec | None = None,
+        env: str | None = None,
+        env_kwargs: dict[str, Any] | None = None,
+        n_envs: int | None = None,
+        bind: str | None = None,
+        n_local_workers: int | None = None,
+        n_local_envs: int | None = None,
+        join_timeout: float = 60.0,
+        start_timeout: float = 300.0,
+        heartbeat_interval: float = 0.5,
+        heartbeat_timeout: float = 5.0,
+        step_timeout: float | None = None,
+        on_failure: str = "raise",
+        shared_memory: bool = True,
+        close_timeout: float = 3.0,
+        worker_log_level: str = "WARNING",
+        start_method: str | None = None,
+    ) -> None:
+        self._closed = True  # until fully built, close() has nothing to do but clean up
+        self._fatal: BaseException | None = None
+        self._broker: Broker | None = None
+        self._dir: PrivateDir | None = None
+        if on_failure != "raise":
+            raise ValueError(f"on_failure must be 'raise' (restart policies come later), got {on_failure!r}")
+        if heartbeat_interval <= 0 or heartbeat_timeout <= heartbeat_interval:
+            raise ValueError("need 0 < heartbeat_interval < heartbeat_timeout")
+        sources = sum(x is not None for x in (env_fns, host, env))
+        if sources != 1:
+            raise ValueError("give exactly one of env_fns, host= or env=")
+        if n_workers is not None and n_local_workers is not None and n_workers != n_local_workers:
+            raise ValueError("n_workers and n_local_workers are synonyms; give one")
+        n_local = n_local_workers if n_local_workers is not None else n_workers
+        if env is not None:
+            host = HostSpec("workers.gym_host:make_host", {"env": env, "env_kwargs": dict(env_kwargs or {})})
+        elif env_kwargs is not None:
+            raise ValueError("env_kwargs goes with env=")
+
+        fns: list[Callable[[], gym.Env]] | None = list(env_fns) if env_fns is not None else None
+        if fns is not None:
+            if not fns:
+                raise ValueError("env_fns is empty")
+            if n_envs is not None and n_envs != len(fns):
+                raise ValueError(f"n_envs={n_envs} but {len(fns)} env_fns were given")
+            total = len(fns)
+            n_local = total if n_local is None else n_local
+            local_envs = total
+            if n_local < 1:
+                raise ValueError("env factories need local workers (n_workers >= 1)")
+        else:
+            if n_envs is None or n_envs < 1:
+                raise ValueError("n_envs (>= 1) is required with host= or env=")
+            total = n_envs
+            if bind is None:
+                n_local = total if n_local is None else n_local
+                local_envs = total
+            else:
+                n_local = 0 if n_local is None else n_local
+                local_envs = n_local if n_local_envs is None else n_local_envs
+            if n_local < 0 or local_envs < 0 or local_envs > total:
+                raise ValueError(f"bad local worker layout: {n_local} workers for {local_envs} of {total} envs")
+            if bind is None and local_envs != total:
+                raise ValueError("without bind=, local workers must host all envs")
+        if n_local > local_envs:
+            raise ValueError(f"{n_local} local workers for {local_envs} envs: each worker needs >= 1 env")
+        if local_envs > 0 and n_local == 0:
+            raise ValueError(f"n_local_envs={local_envs} but no local workers")
+
+        self.endpoints: list[str] = []
+        self._state = AsyncState.DEFAULT
+        self._heartbeat_interval = heartbeat_interval
+        self._close_timeout = close_timeout
+        self._closed = False
+        register_for_exit(self)
+        try:
+            if n_local > 0:
+                self._dir = PrivateDir()
+            broker = Broker(
+                n_envs=total,
+                heartbeat_interval=heartbeat_interval,
+                heartbeat_timeout=heartbeat_timeout,
+                step_timeout=step_timeout,
+                shm_path=self._dir.file("obs.shm") if (self._dir and shared_memory) else None,
+            )
+            self._broker = broker
+            local_endpoint = broker.bind(f"ipc://{self._dir.file('broker.ipc')}") if self._dir else None
+            if bind is not None:
+                self.endpoints.append(broker.bind(bind))
+            how = f"(start: sc2pool worker --connect {self.endpoints[0]} ...)" if self.endpoints else ""
+            if n_local > 0:
+                assert local_endpoint is not None and self._dir is not None
+                start = 0
+                for w, size in enumerate(_split(local_envs, n_local)):
+                    name = f"local-{w}"
+                    lane = broker.expect_local(name, size)
+                    recipe: dict[str, Any]
+                    if fns is not None:
+                        import cloudpickle
+
+                        recipe = {"kind": "fns", "fns": cloudpickle.dumps(fns[start : start + size])}
+                    else:
+                        assert host is not None
+                        recipe = {"kind": "spec", "target": host.target, "kwargs": host.kwargs, "num_envs": size}
+                    start += size
+                    proc = spawn_worker(
+                        endpoint=local_endpoint,
+                        name=name,
+                        index=w,
+                        recipe=recipe,
+                        heartbeat_interval=heartbeat_interval,
+                        private_dir=self._dir.path,
+                        log_level=worker_log_level,
+                        lane_fd=lane.fileno() if lane is not None else None,
+                    )
+                    if lane is not None:
+                        lane.close()
+                    broker.attach_process(name, proc)
+            with broker.lock:
+                broker.wait_ready(join_timeout, start_timeout, how)
+            broker.start_service()
+        except BaseException:
+            self.close()
+            raise
+        assert broker.observation_space is not None and broker.action_space is not None
+        assert broker.layout is not None
+        self._layout: ObsLayout = broker.layout
+        self._bufs = self._layout.allocate(broker.shm)
+        self._buf_rews = np.zeros((total,), dtype=np.float32)
+        self._buf_term = np.zeros((total,), dtype=bool)
+        self._buf_trunc = np.zeros((total,), dtype=bool)
+        self._raw_infos: list[Any] = [None] * total
+        try:
+            super().__init__(total, broker.observation_space, broker.action_space)
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------------------- helpers
+    @property
+    def worker_pids(self) -> list[int]:
+        """PIDs of the local worker processes."""
+        return [p.pid for p in self._broker.local_processes()] if self._broker else []
+
+    @property
+    def workers(self) -> list[WorkerInfo]:
+        """Every worker in the pool: name, host, pid, global env indices, local or remote."""
+        return self._broker.infos() if self._broker else []
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Broker counters: malformed messages dropped, workers refused, stale replies..."""
+        return dict(self._broker.stats) if self._broker else {}
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _usable_broker(self) -> Broker:
+        if self._closed or self._broker is None:
+            if self._fatal is not None:
+                raise PoolClosedError(f"ZmqVecEnv was closed after a fatal error: {self._fatal}") from self._fatal
+            raise PoolClosedError("ZmqVecEnv is closed")
+        broker = self._broker
+        if broker.failure is not None:
+            self._die(broker.failure)
+        return broker
+
+    def _die(self, exc: BaseException) -> Any:
+        """Fatal failure: close everything (no orphans), then raise ``exc``."""
+        if self._fatal is None:
+            self._fatal = exc
+        self.close()
+        raise exc
+
+    def _not_waiting(self, what: str) -> None:
+        if self._state is not AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(
+                f"cannot call {what} while a step_async() is pending; call step_wait() first"
+            )
+
+    def _copy_frames(self, w: WorkerRecord, frames: list[bytes]) -> None:
+        layout = self._layout
+        arrays = P.frames_to_arrays(frames, layout.dtypes, [(w.n_envs, *s) for s in layout.shapes])
+        for buf, arr in zip(self._bufs, arrays, strict=True):
+            buf[w.lo : w.hi] = arr
+
+    def _obs(self) -> VecEnvObs:
+        return self._layout.assemble([b.copy() for b in self._bufs])
+
+    # ---------------------------------------------------------------------------------- step
+    def step_async(self, actions: np.ndarray) -> None:
+        broker = self._usable_broker()
+        self._not_waiting("step_async()")
+        acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if acts.dtype.kind not in "biuf" or len(acts) != self.num_envs:
+            raise ValueError(
+                f"actions must be a numeric array with one row per env ({self.num_envs}); "
+                f"got dtype {acts.dtype} and shape {acts.shape}"
+            )
+        try:
+            with broker.lock:
+                seq = broker.next_seq()
+                header = P.header
+                for w in broker.workers:
+                    part = acts[w.lo : w.hi]
+                    if not part.flags.c_contiguous:
+                        part = np.ascontiguousarray(part)
+                    if w.lane is not None:
+                        head = header(_STEP, s=seq, ad=part.dtype.str, a=part.tobytes(), **{"as": list(part.shape)})
+                        broker.send_lane(w, head, seq)
+                    else:
+                        head = header(_STEP, s=seq, ad=part.dtype.str, **{"as": list(part.shape)})
+                        broker.send(w, (head, part), seq)
+        except PoolError as exc:
+            self._die(exc)
+        self._state = AsyncState.WAITING_STEP
+
+    def step_wait(self) -> VecEnvStepReturn:
+        broker = self._usable_broker()
+        if self._state is not AsyncState.WAITING_STEP:
+            raise NoAsyncCallError("step_wait() called without a pending step_async()")
+        raw = self._raw_infos
+        err: PoolError | None = None
+        try:
+            with broker.lock:
+                broker.gather(broker.workers)
+                self._state = AsyncState.DEFAULT
+                for w in broker.workers:
+                    reply = w.reply
+                    assert reply is not None
+                    hdr, frames = reply
+                    w.reply = None
+                    w.pending_seq = -1
+                    if hdr["k"] == _ERROR:
+                        err = err or broker.reply_error(w, hdr)
+                        continue
+                    lo, hi = w.lo, w.hi
+                    try:
+                        self._buf_rews[lo:hi] = hdr["r"]
+                        self._buf_term[lo:hi] = hdr["te"]
+                        self._buf_trunc[lo:hi] = hdr["tr"]
+                        infos = hdr["i"]
+                        if infos is not None:
+                            raw[lo:hi] = infos
+                        resets = hdr["ri"]
+                        if resets is not None:
+                            for li, rinfo in resets:
+                                self.reset_infos[lo + li] = rinfo
+                        if frames:
+                            self._copy_frames(w, frames)
+                    except (KeyError, ValueError, TypeError, IndexError) as exc:
+                        raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
+        except PoolError as exc:
+            self._die(exc)
+        if err is not None:
+            self._die(err)
+        term, trunc = self._buf_term, self._buf_trunc
+        dones = term | trunc
+        timelimit = (trunc & ~term).tolist()
+        out_infos: list[dict[str, Any]] = []
+        for g in range(self.num_envs):
+            info = raw[g]
+            if info is None:
+                out_infos.append({"TimeLimit.truncated": timelimit[g]})
+            else:
+                raw[g] = None
+                info["TimeLimit.truncated"] = timelimit[g]
+                out_infos.append(info)
+        return self._obs(), self._buf_rews.copy(), dones, out_infos
+
+    def reset(self) -> VecEnvObs:
+        if self._state is AsyncState.WAITING_STEP:
+            self.step_wait()  # finish (and drop) the pending step, as SB3 allows
+        broker = self._usable_broker()
+        err: PoolError | None = None
+        try:
+            with broker.lock:
+                seq = broker.next_seq()
+                for w in broker.workers:
+                    head = P.header(
+                        P.Kind.RESET,
+                        s=seq,
+                        seeds=self._seeds[w.lo : w.hi],
+                        opts=[o or None for o in self._options[w.lo : w.hi]],
+                    )
+                    if w.lane is not None:
+                        broker.send_lane(w, head, seq)
+                    else:
+                        broker.send(w, (head,), seq)
+                broker.gather(broker.workers)
+                for w in broker.workers:
+                    assert w.reply is not None
+                    hdr, frames = w.reply
+                    w.reply = None
+                    w.pending_seq = -1
+                    if hdr["k"] == _ERROR:
+                        err = err or broker.reply_error(w, hdr)
+                        continue
+                    try:
+                        infos = hdr["ri"]
+                        if len(infos) != w.n_envs:
+                            raise ValueError(f"{len(infos)} reset infos for {w.n_envs} envs")
+                        for li, rinfo in enumerate(infos):
+                            self.reset_infos[w.lo + li] = rinfo
+                        if frames:
+                            self._copy_frames(w, frames)
+                    except (KeyError, ValueError, TypeError) as exc:
+                        raise ProtocolError(f"malformed reset RESULT from worker {w.name!r}: {exc}") from exc
+        except PoolError as exc:
+            self._die(exc)
+        if err is not None:
+            self._die(err)
+        self._reset_seeds()
+        self._reset_options()
+        return self._obs()
+
+    # ---------------------------------------------------------------------------------- calls
+    def _call(self, op: str, indices: VecEnvIndices, name: str = "", **fields: Any) -> list[Any]:
+        broker = self._usable_broker()
+        self._not_waiting(op)
+        targets = list(self._get_indices(indices))
+        per_worker: dict[WorkerRecord, list[tuple[int, int]]] = {}
+        for pos, g in enumerate(targets):
+            if not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs:
+                raise IndexError(f"env index {g!r} out of range for {self.num_envs} envs")
+            w = broker.slots[int(g)]
+            assert w is not None
+            per_worker.setdefault(w, []).append((pos, int(g) - w.lo))
+        results: list[Any] = [None] * len(targets)
+        err: EnvError | None = None
+        try:
+            with broker.lock:
+                seq = broker.next_seq()
+                for w, items in per_worker.items():
+                    head = P.header(P.Kind.CALL, s=seq, op=op, name=name, idx=[li for _, li in items], **fields)
+                    broker.send(w, (head,), seq)
+                broker.gather(per_worker)
+                for w, items in per_worker.items():
+                    assert w.reply is not None
+                    hdr, _ = w.reply
+                    w.reply = None
+                    w.pending_seq = -1
+                    if hdr["k"] == _ERROR:
+                        err = err or broker.reply_error(w, hdr)
+                        continue
+                    res = hdr.get("res")
+                    if not isinstance(res, list) or len(res) != len(items):
+                        raise ProtocolError(f"malformed CALL_RESULT from worker {w.name!r}")
+                    for (pos, _), value in zip(items, res, strict=True):
+                        results[pos] = value
+        except PoolError as exc:
+            self._die(exc)
+        if err is not None:
+            raise err  # an env's exception in a call is not fatal for the pool
+        return results
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """Return attribute from the envs (values must be msgpack/numpy encodable)."""
+        return self._call("get_attr", indices, attr_name)
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set attribute on the envs' outermost wrapper (as SubprocVecEnv)."""
+        self._call("set_attr", indices, attr_name, value=value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
+        """Call a method of the envs; arguments and results travel msgpack-encoded."""
+        return self._call("env_method", indices, method_name, args=list(method_args), kwargs=method_kwargs)
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """Whether the envs are wrapped in ``wrapper_class`` (compared by import path in the worker)."""
+        path = f"{wrapper_class.__module__}:{wrapper_class.__qualname__}"
+        return [bool(x) for x in self._call("is_wrapped", indices, path)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return all(self._call("has_attr", None, attr_name))
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        if self.render_mode != "rgb_array":
+            warnings.warn(
+                f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` to obtain images.",
+                stacklevel=2,
+            )
+            return [None for _ in range(self.num_envs)]
+        return self._call("render", None, "render")
+
+    def render(self, mode: str | None = None) -> np.ndarray | None:
+        return super().render(mode=mode)
+
+    # ---------------------------------------------------------------------------------- close
+    def close(self) -> None:
+        """Stop all workers (no process and no ipc/shm file is left behind). Idempotent."""
+        broker, self._broker = self._broker, None
+        self._closed = True
+        self._state = AsyncState.DEFAULT
+        self._bufs = []
+        try:
+            if broker is not None:
+                broker.close(grace=self._close_timeout if hasattr(self, "_close_timeout") else 3.0)
+        finally:
+            if self._dir is not None:
+                self._dir.cleanup()
+                self._dir = None
+            unregister_for_exit(self)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self.workers)} workers"
+        return f"<ZmqVecEnv {getattr(self, 'num_envs', '?')} envs, {state}>"

@@ -1,0 +1,635 @@
+"""The worker process: hosts an :class:`~workers.host.EnvHost` and serves the broker.
+
+Life of a worker::
+
+    build host (spaces known) -> HELLO -> WELCOME | REFUSE -> host.start() -> READY -> serve
+    serve: RESET -> RESULT, STEP -> RESULT (auto-reset done here), CALL -> CALL_RESULT, CLOSE -> exit
+           any failure of an env -> ERROR (type, message, traceback, local env index); keep serving
+
+The message loop runs in one asyncio event loop on a ``zmq.asyncio`` DEALER, so hosts whose envs
+are asynchronous (StarCraft II through burnysc2) and plain gymnasium hosts look the same.
+
+Heartbeats run on a separate *thread* with its own DEALER socket (identity = main identity +
+``~hb``): the thread pings the broker every ``heartbeat_interval`` and the broker answers each
+ping. A thread, not an asyncio task, because a synchronous env that computes for 20 s inside
+``step`` (or a slow ``host.start()``) blocks the event loop, and such a worker is busy, not dead.
+A stopped (SIGSTOP) or crashed process stops pinging, so the broker still notices it. When the
+broker's answers stop for ``broker_timeout`` the worker concludes the trainer died: it cancels the
+message loop (closing the host and its game processes) and, if the loop is stuck, kills its
+children and exits hard.
+
+Observations go either into a shared-memory file the trainer created (local workers; nothing
+crosses the socket but rewards, dones and infos) or as raw zero-copy frames (remote workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import mmap
+import os
+import shutil
+import signal
+import socket as socketlib
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import zmq
+
+from sc2pool import protocol as P
+from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
+from sc2pool.spaces import ObsLayout, space_to_msg
+from workers.host import EnvFailure, EnvHost, HostSpec
+
+log = logging.getLogger("sc2pool.worker")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 2
+EXIT_BROKER_LOST = 3
+
+
+@dataclass
+class WorkerConfig:
+    """Everything a worker needs. ``make_host`` builds the host (called once, in the worker)."""
+
+    endpoint: str
+    make_host: Callable[[], EnvHost]
+    name: str = ""
+    heartbeat_interval: float = 0.5
+    broker_timeout: float = 10.0  # replaced by the broker's setting from WELCOME
+    connect_timeout: float = 600.0  # how long to wait for a first answer from the broker
+    local: bool = False  # spawned by ZmqVecEnv on this machine: may use shared memory
+    parent_pid: int | None = None
+    cleanup_dir: str | None = None  # the trainer's private dir, removed if the trainer vanished
+    lane_fd: int | None = None  # local fast lane (Unix socket) inherited from the trainer
+
+
+class _Heartbeat(threading.Thread):
+    """Pings the broker from a thread; reports the broker lost when its answers stop."""
+
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, identity: bytes, cfg: WorkerConfig,
+                 on_lost: Callable[[str], None]) -> None:
+        super().__init__(name="sc2pool-worker-heartbeat", daemon=True)
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.identity = identity + P.HEARTBEAT_SUFFIX
+        self.interval = cfg.heartbeat_interval
+        self.broker_timeout = cfg.broker_timeout
+        self.connect_timeout = cfg.connect_timeout
+        self.on_lost = on_lost
+        self.stop = threading.Event()
+        self.contact = False
+
+    def run(self) -> None:
+        sock = self.ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.IDENTITY, self.identity)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(self.endpoint)
+        ping = P.header(P.Kind.HEARTBEAT)
+        started = last_answer = time.monotonic()
+        try:
+            while not self.stop.is_set():
+                with contextlib.suppress(zmq.Again):
+                    sock.send(ping, zmq.NOBLOCK)
+                deadline = time.monotonic() + self.interval
+                while not self.stop.is_set():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    if sock.poll(int(remaining * 1000) + 1):
+                        while True:
+                            try:
+                                sock.recv(zmq.NOBLOCK)
+                            except zmq.Again:
+                                break
+                            self.contact = True
+                            last_answer = time.monotonic()
+                now = time.monotonic()
+                if self.contact and now - last_answer > self.broker_timeout:
+                    self.on_lost(f"no answer from the broker for {now - last_answer:.1f} s")
+                    return
+                if not self.contact and now - started > self.connect_timeout:
+                    self.on_lost(f"no broker answered at {self.endpoint} within {self.connect_timeout:.0f} s")
+                    return
+        finally:
+            sock.close(linger=0)
+
+
+def _kill_children() -> None:
+    """Kill every descendant process (game processes) of this worker; used on hard exit."""
+    try:
+        import psutil
+
+        children = psutil.Process().children(recursive=True)
+    except Exception:
+        return
+    for child in children:
+        with contextlib.suppress(Exception):
+            child.kill()
+
+
+def _set_parent_death_signal(parent_pid: int | None) -> None:
+    """Linux: get SIGTERM when the trainer process dies, even by SIGKILL."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        return
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os.kill(os.getpid(), signal.SIGTERM)  # the parent died before prctl took effect
+
+
+def _error_fields(exc: BaseException, stage: str, index: int | None) -> dict[str, Any]:
+    cause = exc.cause if isinstance(exc, EnvFailure) else exc
+    tb = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+    return {"idx": index, "et": type(cause).__name__, "em": str(cause), "tb": tb, "stage": stage}
+
+
+class Worker:
+    """One worker: its sockets, its host and the serve loop. Use :func:`run_worker`."""
+
+    def __init__(self, cfg: WorkerConfig) -> None:
+        self.cfg = cfg
+        self.name = cfg.name or f"{socketlib.gethostname()}:{os.getpid()}"
+        self.identity = uuid.uuid4().bytes
+        self.host: EnvHost | None = None
+        self.exit_reason = ""
+        self.lost = threading.Event()
+        self.done = threading.Event()
+        self._mmap: mmap.mmap | None = None
+        self._views: list[np.ndarray] | None = None  # this worker's slice of the shm obs arrays
+        self._layout: ObsLayout | None = None
+
+    # -------------------------------------------------------------------------------- plumbing
+    async def _send(self, kind: P.Kind, frames: list[Any] | None = None, **fields: Any) -> None:
+        self._send_parts([P.header(kind, **fields), *(frames or [])])
+
+    def _send_parts(self, parts: list[Any]) -> None:
+        """Send now (the DEALER never blocks in lockstep: at most a few messages are in flight).
+
+        A reply to a request that came over the local lane goes back over the lane."""
+        if self._via_lane and self.lane is not None:
+            P.lane_write(self.lane, parts[0])
+            return
+        big = len(parts) > 1 and any(getattr(f, "nbytes", 0) >= 65536 for f in parts[1:])
+        try:
+            self.sock.send_multipart(parts, zmq.NOBLOCK, copy=not big)
+        except zmq.Again:
+            log.warning("worker %s: send queue full (broker gone?), message dropped", self.name)
+
+    async def _recv(self) -> list[bytes]:
+        """Next message, from the ZeroMQ socket or the local lane (``self._via_lane`` says which).
+
+        Hosts that declare ``blocking_poll_ok`` (no background tasks, e.g. GymHost) let the worker
+        wait in ``zmq_poll`` directly (GIL released; the loop still runs between 50 ms slices),
+        which halves the per-step latency compared to waking through the event loop."""
+        sock = self.sock
+        poller = self._poller
+        lane_fd = self._lane_fd
+        while True:
+            if self._blocking_ok:
+                events = poller.poll(50)
+                if not events:
+                    await asyncio.sleep(0)
+                    continue
+            else:
+                events = poller.poll(0)
+                if not events:
+                    self._readable.clear()
+                    await self._readable.wait()
+                    continue
+            for obj, _ in events:
+                if obj is sock:
+                    try:
+                        frames = sock.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        continue
+                    self._via_lane = False
+                    return frames
+                if obj == lane_fd and self.lane is not None:
+                    try:
+                        data = P.lane_read(self.lane)
+                    except (EOFError, OSError):
+                        self.exit_reason = "the trainer closed the local lane"
+                        self.lost.set()
+                        raise asyncio.CancelledError() from None
+                    self._via_lane = True
+                    return [data]
+
+    async def _send_error(self, exc: BaseException, stage: str, index: int | None, seq: int | None) -> None:
+        fields: dict[str, Any] = _error_fields(exc, stage, index)
+        log.debug("env failure during %s: %s", stage, fields["em"])
+        self._send_parts([P.header(P.Kind.ERROR, s=seq, name=self.name, pid=os.getpid(), **fields)])
+
+    # ----------------------------------------------------------------------------------- start-up
+    async def run(self) -> int:
+        cfg = self.cfg
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.IDENTITY, self.identity)
+        self.sock.setsockopt(zmq.LINGER, 2000)
+        self.sock.connect(cfg.endpoint)
+        loop = asyncio.get_running_loop()
+        main_task = asyncio.current_task()
+        self._readable = asyncio.Event()
+        self._blocking_ok = False
+        self._via_lane = False
+        self._poller: zmq.Poller = zmq.Poller()
+        self._poller.register(self.sock, zmq.POLLIN)
+        zmq_fd = int(self.sock.getsockopt(zmq.FD))
+        loop.add_reader(zmq_fd, self._readable.set)
+        self.lane: socketlib.socket | None = None
+        self._lane_fd: int = -1
+        if cfg.lane_fd is not None:
+            self.lane = socketlib.socket(fileno=cfg.lane_fd)
+            self.lane.setblocking(True)
+            self._lane_fd = cfg.lane_fd
+            self._poller.register(cfg.lane_fd, zmq.POLLIN)
+            loop.add_reader(cfg.lane_fd, self._readable.set)
+
+        def on_lost(reason: str) -> None:
+            self.exit_reason = reason
+            self.lost.set()
+            if main_task is not None:
+                loop.call_soon_threadsafe(main_task.cancel)
+            # Backstop: if the loop is stuck in a blocking env call, do not linger as an orphan.
+            if not self.done.wait(5.0):
+                sys.stderr.write(f"sc2pool worker {self.name}: {reason}; event loop unresponsive, exiting hard\n")
+                _kill_children()
+                self._cleanup_trainer_dir()
+                os._exit(EXIT_BROKER_LOST)
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self._on_signal, sig, main_task)
+        self.heartbeat = _Heartbeat(self.ctx, cfg.endpoint, self.identity, cfg, on_lost)
+        self.heartbeat.start()
+        try:
+            return await self._lifecycle()
+        except asyncio.CancelledError:
+            if self.lost.is_set():
+                log.warning("worker %s exiting: %s", self.name, self.exit_reason)
+                return EXIT_BROKER_LOST
+            return EXIT_OK if not self.exit_reason else EXIT_FAILED
+        except WorkerRefusedError as exc:
+            sys.stderr.write(f"sc2pool worker {self.name}: refused by the broker: {exc.reason}\n")
+            return EXIT_REFUSED
+        finally:
+            if self.host is not None:
+                with contextlib.suppress(BaseException):
+                    await self.host.close()
+            self.heartbeat.stop.set()
+            self.done.set()
+            if self.heartbeat is not threading.current_thread():
+                self.heartbeat.join(timeout=2.0)
+            with contextlib.suppress(Exception):
+                loop.remove_reader(zmq_fd)
+            if self.lane is not None:
+                with contextlib.suppress(Exception):
+                    loop.remove_reader(self._lane_fd)
+                self.lane.close()
+            self.sock.close(linger=0 if self.lost.is_set() else 2000)
+            self._release_shm()
+            self._cleanup_trainer_dir()
+            self.ctx.term()
+
+    def _on_signal(self, sig: int, task: asyncio.Task[Any] | None) -> None:
+        self.exit_reason = f"signal {signal.Signals(sig).name}"
+        if self.cfg.parent_pid is not None and os.getppid() != self.cfg.parent_pid:
+            self.lost.set()
+            self.exit_reason = "the trainer process died"
+        if task is not None:
+            task.cancel()
+
+    def _cleanup_trainer_dir(self) -> None:
+        # Only when the trainer vanished (we were re-parented): it cannot remove its ipc/shm files.
+        d = self.cfg.cleanup_dir
+        if d and self.cfg.parent_pid is not None and os.getppid() != self.cfg.parent_pid:
+            shutil.rmtree(d, ignore_errors=True)
+
+    async def _lifecycle(self) -> int:
+        try:
+            host = self.cfg.make_host()
+            if not isinstance(host, EnvHost):
+                raise TypeError(f"the host factory returned {type(host).__name__}, not an EnvHost")
+            self.host = host
+            self._blocking_ok = bool(getattr(host, "blocking_poll_ok", False))
+        except BaseException as exc:
+            idx = exc.index if isinstance(exc, EnvFailure) else None
+            await self._send_error(exc, "build", idx, None)
+            return EXIT_FAILED
+        try:
+            hello: dict[str, Any] = {
+                "name": self.name,
+                "host": socketlib.gethostname(),
+                "pid": os.getpid(),
+                "n": int(host.num_envs),
+                "obs": space_to_msg(host.observation_space),
+                "act": space_to_msg(host.action_space),
+                "render_mode": host.render_mode,
+                "local": self.cfg.local,
+            }
+        except Exception as exc:
+            await self._send_error(exc, "hello", None, None)
+            return EXIT_FAILED
+        await self._send(P.Kind.HELLO, **hello)
+        welcome = await self._await_welcome()
+        self._setup_obs_path(welcome)
+        try:
+            await host.start()
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            idx = exc.index if isinstance(exc, EnvFailure) else None
+            await self._send_error(exc, "start", idx, None)
+            return EXIT_FAILED
+        await self._send(P.Kind.READY)
+        return await self._serve()
+
+    async def _await_welcome(self) -> dict[Any, Any]:
+        while True:
+            frames = await self._recv()
+            version = P.peek_version(frames[0])
+            if version != P.PROTOCOL_VERSION:
+                raise WorkerRefusedError(
+                    f"protocol version mismatch: broker speaks {version!r}, worker speaks {P.PROTOCOL_VERSION}"
+                )
+            hdr = P.decode_header(frames[0])
+            if hdr["k"] == P.Kind.REFUSE:
+                raise WorkerRefusedError(str(hdr.get("reason", "no reason given")))
+            if hdr["k"] == P.Kind.WELCOME:
+                hb = hdr.get("hb") or {}
+                if isinstance(hb.get("timeout"), (int, float)):
+                    self.heartbeat.broker_timeout = float(hb["timeout"])
+                return hdr
+            if hdr["k"] == P.Kind.CLOSE:
+                raise asyncio.CancelledError()
+            log.warning("worker %s: unexpected %s before WELCOME, ignored", self.name, hdr["k"])
+
+    def _setup_obs_path(self, welcome: dict[Any, Any]) -> None:
+        assert self.host is not None
+        self.lo, self.hi = (int(x) for x in welcome["slots"])
+        self.n = self.host.num_envs
+        shm = welcome.get("shm")
+        if shm:
+            layout = ObsLayout.of(self.host.observation_space, int(shm["n"]))
+            with open(shm["path"], "r+b") as f:
+                self._mmap = mmap.mmap(f.fileno(), layout.nbytes)
+            self._layout = layout
+            self._views = [v[self.lo : self.hi] for v in layout.allocate(self._mmap)]
+        else:
+            self._layout = ObsLayout.of(self.host.observation_space, self.n)
+
+    def _release_shm(self) -> None:
+        self._views = None
+        if self._mmap is not None:
+            with contextlib.suppress(BufferError):
+                self._mmap.close()
+            self._mmap = None
+
+    def _obs_frames(self, obs_list: list[Any]) -> list[Any]:
+        """Write observations into shared memory (returns no frames) or pack them as frames."""
+        layout = self._layout
+        assert layout is not None
+        views = self._views
+        if layout.kind == "flat":
+            if views is not None:
+                view = views[0]
+                for i, obs in enumerate(obs_list):
+                    view[i] = obs
+                return []
+            arr = np.empty((self.n, *layout.shapes[0]), dtype=layout.dtypes[0])
+            for i, obs in enumerate(obs_list):
+                arr[i] = obs
+            return [arr]
+        keys = layout.keys
+        if views is None:
+            views = [np.empty((self.n, *s), dtype=d) for s, d in zip(layout.shapes, layout.dtypes, strict=True)]
+            out: list[Any] = views
+        else:
+            out = []
+        for i, obs in enumerate(obs_list):
+            for j, key in enumerate(keys):
+                views[j][i] = obs[key]
+        return out
+
+    # -------------------------------------------------------------------------------------- serve
+    async def _serve(self) -> int:
+        host = self.host
+        assert host is not None
+        STEP, RESET, CALL, CLOSE = P.Kind.STEP, P.Kind.RESET, P.Kind.CALL, P.Kind.CLOSE
+        while True:
+            frames = await self._recv()
+            try:
+                hdr = P.decode_header(frames[0])
+            except ProtocolError as exc:
+                log.error("worker %s: dropped malformed message: %s", self.name, exc)
+                continue
+            kind = hdr["k"]
+            if kind == STEP:
+                await self._step(hdr, frames)
+            elif kind == RESET:
+                await self._reset(hdr)
+            elif kind == CALL:
+                await self._call(hdr)
+            elif kind == CLOSE:
+                return EXIT_OK
+            else:
+                log.warning("worker %s: unexpected message kind %s ignored", self.name, kind)
+
+    async def _step(self, hdr: dict[Any, Any], frames: list[bytes]) -> None:
+        seq = hdr.get("s")
+        host = self.host
+        assert host is not None
+        try:
+            buf = hdr.get("a")
+            actions = P.array_from_buffer(frames[1] if buf is None else buf, hdr["ad"], hdr["as"], copy=True)
+            if len(actions) != self.n:
+                raise ProtocolError(f"STEP carries {len(actions)} actions for {self.n} envs")
+        except (ProtocolError, KeyError, IndexError) as exc:
+            await self._send_error(exc, "step", None, seq)
+            return
+        try:
+            results = await host.step(list(actions))
+        except Exception as exc:
+            await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
+            return
+        rewards = [float(r.reward) for r in results]
+        terminated = [bool(r.terminated) for r in results]
+        truncated = [bool(r.truncated) for r in results]
+        obs_list = [r.obs for r in results]
+        infos = [r.info for r in results]
+        reset_infos = None
+        done = [i for i in range(self.n) if terminated[i] or truncated[i]]
+        if done:
+            for i in done:
+                infos[i]["TimeLimit.truncated"] = truncated[i] and not terminated[i]
+                infos[i]["terminal_observation"] = obs_list[i]
+            try:
+                resets = await host.reset(done, [None] * len(done), [None] * len(done))
+            except Exception as exc:
+                idx = exc.index if isinstance(exc, EnvFailure) else None
+                await self._send_error(exc, "auto-reset", idx, seq)
+                return
+            reset_infos = []
+            for i, (obs, rinfo) in zip(done, resets, strict=True):
+                obs_list[i] = obs
+                reset_infos.append([i, rinfo])
+        try:
+            out = self._obs_frames(obs_list)
+        except Exception as exc:
+            await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
+            return
+        any_info = any(infos)
+        try:
+            head = P.header(
+                P.Kind.RESULT, s=seq, r=rewards, te=terminated, tr=truncated,
+                i=infos if any_info else None, ri=reset_infos,
+            )
+        except EncodeError:
+            await self._encode_failure(seq, "step", [("info", x) for x in infos] + [("reset info", x) for x in (reset_infos or [])])
+            return
+        self._send_parts([head, *out])
+
+    async def _encode_failure(self, seq: Any, stage: str, items: list[tuple[str, Any]]) -> None:
+        """Find which env's value cannot be encoded, and report it as that env's error."""
+        for i, (what, value) in enumerate(items):
+            index = i % self.n if what != "reset info" else int(value[0])
+            try:
+                P.pack(value, what=what)
+            except EncodeError as exc:
+                await self._send_error(exc, stage, index, seq)
+                return
+        await self._send_error(EncodeError("result could not be encoded"), stage, None, seq)
+
+    async def _reset(self, hdr: dict[Any, Any]) -> None:
+        seq = hdr.get("s")
+        host = self.host
+        assert host is not None
+        seeds = hdr.get("seeds") or [None] * self.n
+        opts = hdr.get("opts") or [None] * self.n
+        try:
+            results = await host.reset(list(range(self.n)), seeds, opts)
+        except Exception as exc:
+            await self._send_error(exc, "reset", exc.index if isinstance(exc, EnvFailure) else None, seq)
+            return
+        try:
+            out = self._obs_frames([obs for obs, _ in results])
+        except Exception as exc:
+            await self._send_error(exc, "reset (observation does not fit the observation space)", None, seq)
+            return
+        infos = [info for _, info in results]
+        try:
+            head = P.header(P.Kind.RESULT, s=seq, ri=infos)
+        except EncodeError:
+            await self._encode_failure(seq, "reset", [("reset info", [i, x]) for i, x in enumerate(infos)])
+            return
+        self._send_parts([head, *out])
+
+    async def _call(self, hdr: dict[Any, Any]) -> None:
+        seq = hdr.get("s")
+        host = self.host
+        assert host is not None
+        op = hdr.get("op")
+        name = str(hdr.get("name"))
+        results: list[Any] = []
+        for index in hdr.get("idx") or []:
+            try:
+                if op == "get_attr":
+                    value = await host.get_attr(index, name)
+                elif op == "set_attr":
+                    await host.set_attr(index, name, hdr.get("value"))
+                    value = None
+                elif op == "env_method":
+                    value = await host.call(index, name, hdr.get("args") or [], hdr.get("kwargs") or {})
+                elif op == "has_attr":
+                    value = await host.has_attr(index, name)
+                elif op == "is_wrapped":
+                    value = await host.env_is_wrapped(index, name)
+                elif op == "render":
+                    value = await host.render(index)
+                else:
+                    raise ProtocolError(f"unknown call {op!r}")
+                P.pack(value, what=f"{op}({name!r}) result")
+            except Exception as exc:
+                await self._send_error(exc, f"{op}({name!r})", index, seq)
+                return
+            results.append(value)
+        await self._send(P.Kind.CALL_RESULT, s=seq, res=results)
+
+
+def run_worker(cfg: WorkerConfig) -> int:
+    """Run a worker until CLOSE, refusal, trainer loss or a signal; returns the exit code."""
+    if cfg.local and cfg.parent_pid is not None:
+        _set_parent_death_signal(cfg.parent_pid)
+    worker = Worker(cfg)
+    try:
+        return asyncio.run(worker.run())
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+# --------------------------------------------------------------------------- local spawn entry
+def _local_main(argv: list[str] | None = None) -> int:
+    """Entry point of a worker spawned by ZmqVecEnv (``python -m workers.main``).
+
+    The host recipe arrives on stdin (cloudpickle; this is process start-up on the same machine,
+    never the network): either env factories or a HostSpec.
+    """
+    parser = argparse.ArgumentParser(prog="python -m workers.main")
+    parser.add_argument("--connect", required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--index", type=int, required=True)
+    parser.add_argument("--heartbeat-interval", type=float, default=0.5)
+    parser.add_argument("--parent-pid", type=int, default=None)
+    parser.add_argument("--cleanup-dir", default=None)
+    parser.add_argument("--log-level", default="WARNING")
+    parser.add_argument("--lane-fd", type=int, default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    payload = sys.stdin.buffer.read()
+    sys.stdin.close()
+
+    def make_host() -> EnvHost:
+        import cloudpickle
+
+        recipe = cloudpickle.loads(payload)
+        for entry in reversed(recipe.get("sys_path", [])):
+            if entry not in sys.path:
+                sys.path.insert(0, entry)
+        if recipe["kind"] == "fns":
+            from workers.gym_host import GymHost
+
+            return GymHost(cloudpickle.loads(recipe["fns"]))
+        spec = HostSpec(recipe["target"], recipe["kwargs"])
+        return spec.build(num_envs=recipe["num_envs"], worker_index=args.index)
+
+    cfg = WorkerConfig(
+        endpoint=args.connect,
+        make_host=make_host,
+        name=args.name,
+        heartbeat_interval=args.heartbeat_interval,
+        local=True,
+        parent_pid=args.parent_pid,
+        cleanup_dir=args.cleanup_dir,
+        lane_fd=args.lane_fd,
+    )
+    return run_worker(cfg)
+
+
+if __name__ == "__main__":
+    sys.exit(_local_main())
