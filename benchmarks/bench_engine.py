@@ -143,6 +143,26 @@ async def _raw_reset(send_recv: Any, map_path: str, n: int) -> list[float]:
     return times
 
 
+async def _round_trips(send_recv: Any, n: int = 1000) -> dict[str, dict[str, float]]:
+    """Request round trips in a MoveToBeacon game (after _raw_reset left one running)."""
+    from s2clientprotocol import sc2api_pb2 as sc
+
+    kinds = {
+        "ping": sc.Request(ping=sc.RequestPing()).SerializeToString(),
+        "game_info": sc.Request(game_info=sc.RequestGameInfo()).SerializeToString(),
+        "observation": sc.Request(observation=sc.RequestObservation()).SerializeToString(),
+    }
+    out = {}
+    for name, raw in kinds.items():
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            await send_recv(raw)
+            times.append(time.perf_counter() - t0)
+        out[name] = _summ(times)
+    return out
+
+
 async def _bot_reset(ws: Any, scenario: str, n: int) -> list[float]:
     """Episode boundary to the bot's first on_step via burnysc2 (create, join, data, game_info, ...)."""
     from sc2.data import Race
@@ -193,6 +213,7 @@ def bench_ws(args: argparse.Namespace) -> dict[str, Any]:
 
                 out["raw_reset"] = _summ(await _raw_reset(send_recv, "mini_games/MoveToBeacon.SC2Map", args.resets))
                 out["bot_reset"] = _summ(await _bot_reset(ws, "MoveToBeacon", args.resets))
+                out["round_trip"] = await _round_trips(send_recv)
                 await ws.close()
 
         asyncio.run(run())
@@ -220,6 +241,7 @@ def bench_inprocess(args: argparse.Namespace) -> dict[str, Any]:
 
         out["raw_reset"] = _summ(await _raw_reset(send_recv, "mini_games/MoveToBeacon.SC2Map", args.resets))
         out["bot_reset"] = _summ(await _bot_reset(connect_inprocess(), "MoveToBeacon", args.resets))
+        out["round_trip"] = await _round_trips(send_recv)
 
     asyncio.run(run())
     return out
@@ -302,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     quiet_loguru("ERROR")
 
     res: dict[str, Any] = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+                    "loadavg_before": os.getloadavg()},
         "real_sc2_reference": REAL_SC2,
         "targets_ms": TARGETS_MS,
     }
@@ -315,8 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.launch:
         res["launch"] = bench_launch(args)
 
+    res["machine"]["loadavg_after"] = os.getloadavg()
     real_step = REAL_SC2["MoveToBeacon_step_ms"]
     print()
+    load = max(res["machine"]["loadavg_before"][0], res["machine"]["loadavg_after"][0])
+    print(f"machine: {os.cpu_count()} CPUs, 1-min load average up to {load:.2f}"
+          + ("  (BUSY: timings are inflated by other processes)" if load > 0.5 * (os.cpu_count() or 1) else ""))
     print(f"{'measurement':<48s} {'value':>9s} {'unit':<5s} {'target':>8s} {'':>5s}  real SC2")
     print("-" * 100)
     for tr in ("ws", "inprocess"):
@@ -334,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(f"[{tr}] reset: leave+create+join+observation", r["raw_reset"]["mean_ms"], "ms",
                    TARGETS_MS["reset"] if tr == "ws" else None, "~17 ms"))
         print(_row(f"[{tr}] reset: burnysc2 episode start to on_step", r["bot_reset"]["mean_ms"], "ms"))
+        for kind, v in r["round_trip"].items():
+            print(_row(f"[{tr}] round trip {kind} (p50)", v["p50_ms"], "ms"))
     if "battle100v100_engine" in res:
         b = res["battle100v100_engine"]
         print(_row("[engine] Battle100v100 Game.step(8)", b["step"]["mean_ms"], "ms", TARGETS_MS["battle_engine"]))
