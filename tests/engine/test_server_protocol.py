@@ -9,6 +9,8 @@ import asyncio
 
 import aiohttp
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from s2clientprotocol import common_pb2, debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc
 from stub_game import StubError, StubGame
@@ -349,3 +351,15 @@ def test_join_without_game_explains_bot_vs_bot_unsupported():
     req.server_ports.game_port = 5001
     r = call(s, join_game=req)
     assert r.error and "bot vs bot" in r.error[0] and r.status == LAUNCHED
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.binary(max_size=64), min_size=1, max_size=8))
+def test_fuzz_random_bytes_never_break_the_session(blobs):
+    s = new_session()
+    start(s)
+    for blob in blobs:
+        r = call(s, raw=blob)  # parses, and has a status
+        assert r.status in (LAUNCHED, INIT_GAME, IN_GAME, ENDED, QUIT)
+    if not s.quit_requested:
+        assert call(s, ping=sc.RequestPing()).ping.base_build == 94137
