@@ -204,12 +204,13 @@ class Game:
         *,
         step_timeout: float = 60.0,
         reset_mode: str = "create",
+        setup: GameSetup | None = None,
     ) -> None:
         if reset_mode not in ("create", "restart"):
             raise ValueError(f"reset_mode must be 'create' or 'restart', got {reset_mode!r}")
         self.index = index
         self.task = task
-        self.setup = task.game_setup()
+        self.setup = setup if setup is not None else task.game_setup()
         self.connection = connection
         self.step_timeout = step_timeout
         self.reset_mode = reset_mode

@@ -14,6 +14,7 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     ``"inprocess"`` (embedded engine inside the worker, no socket)
 ``launch_timeout``  seconds a game may take to accept its connection (default 60)
 ``step_timeout``    seconds a step or reset may take before ``GameTimeoutError`` (default 60)
+``time_limit_s``    end episodes after this many game seconds (truncation), before the map's clock
 ``reset_mode``      ``"create"`` (default: a new seeded game per episode on the same connection)
                     or ``"restart"`` (``restart_game`` after a finished episode when no seed is
                     requested; falls back to create)
@@ -22,6 +23,7 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -45,6 +47,7 @@ class SC2EnvHost(EnvHost):
         launch_timeout: float = 60.0,
         step_timeout: float = 60.0,
         reset_mode: str = "create",
+        time_limit_s: float | None = None,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -58,6 +61,10 @@ class SC2EnvHost(EnvHost):
         self.observation_space = self.tasks[0].observation_space
         self.action_space = self.tasks[0].action_space
         self.setup = self.tasks[0].game_setup()
+        if time_limit_s is not None:
+            if not float(time_limit_s) > 0:
+                raise ValueError(f"time_limit_s must be > 0, got {time_limit_s!r}")
+            self.setup = dataclasses.replace(self.setup, time_limit_s=float(time_limit_s))
         self.launcher = Launcher(engine, launch_timeout)
         self.step_timeout = float(step_timeout)
         self.reset_mode = reset_mode
@@ -80,7 +87,7 @@ class SC2EnvHost(EnvHost):
                 raise
             self._connections.append(conn)
             self.games.append(
-                Game(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode)
+                Game(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
             )
 
     def _game(self, index: int) -> Game:
@@ -164,6 +171,8 @@ class SC2EnvHost(EnvHost):
             return self.task_name
         if name == "engine":
             return self.launcher.describe()
+        if name == "render_mode":
+            return self.render_mode
         if name.startswith("_") or not hasattr(game.task, name):
             raise AttributeError(f"task {type(game.task).__name__} has no attribute {name!r}")
         return getattr(game.task, name)
@@ -175,7 +184,7 @@ class SC2EnvHost(EnvHost):
         setattr(game.task, name, value)
 
     async def has_attr(self, index: int, name: str) -> bool:
-        return name in ("task_name", "engine") or (not name.startswith("_") and hasattr(self._game(index).task, name))
+        return name in ("task_name", "engine", "render_mode") or (not name.startswith("_") and hasattr(self._game(index).task, name))
 
     async def close(self) -> None:
         """End every game and kill every game process; idempotent, never raises."""

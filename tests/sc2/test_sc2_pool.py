@@ -1,0 +1,106 @@
+"""SC2 games through the whole pool: ZmqVecEnv -> worker processes -> bridge -> engine processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import descendants, wait_gone
+
+from sc2pool.errors import EnvError
+from workers.host import HostSpec
+
+
+
+def _pool(n_envs: int, n_workers: int, **kwargs: Any) -> Any:
+    from sc2pool import ZmqVecEnv
+
+    spec = HostSpec("workers.sc2.host:make_host", {"task": "MoveToBeacon", **kwargs})
+    return ZmqVecEnv(host=spec, n_envs=n_envs, n_workers=n_workers)
+
+
+@pytest.fixture(autouse=True)
+def _embedded_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("SC2PATH", raising=False)
+    yield
+
+
+def _engine_pids() -> list[int]:
+    out = []
+    for pid, p in descendants().items():
+        try:
+            if "sc2pool.engine" in " ".join(p.cmdline()):
+                out.append(pid)
+        except Exception:  # noqa: BLE001 - gone meanwhile
+            pass
+    return out
+
+
+@pytest.mark.timeout(120)
+def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    env = VecMonitor(_pool(4, 2, time_limit_s=3.0))
+    try:
+        model = PPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+        model.learn(total_timesteps=256)
+        obs = env.reset()
+        actions, _ = model.predict(obs, deterministic=True)
+        assert actions.shape == (4,)
+        assert len(model.ep_info_buffer) > 0, "VecMonitor saw finished episodes"
+        engines = _engine_pids()
+        assert len(engines) == 4, engines
+    finally:
+        env.close()
+    assert wait_gone(engines, timeout=5) == [], "game processes outlived close()"
+
+
+@pytest.mark.timeout(120)
+def test_sb3_episode_semantics(no_leaks: None) -> None:
+    env = _pool(2, 1, time_limit_s=2.0)
+    try:
+        env.seed(3)
+        obs = env.reset()
+        saw_end = False
+        for _ in range(100):
+            prev = obs
+            obs, rewards, dones, infos = env.step(np.array([0, 4]))
+            if dones.any():
+                for i in np.where(dones)[0]:
+                    info = infos[i]
+                    assert info["TimeLimit.truncated"] is True  # the time limit truncates
+                    term = info["terminal_observation"]
+                    assert term.shape == (8,)
+                    assert not np.array_equal(term, obs[i]), "obs is the reset one, terminal is kept apart"
+                    assert info["game_result"] == "Tie"
+                saw_end = True
+                break
+            assert not any(i.get("TimeLimit.truncated") for i in infos)
+            assert prev.shape == obs.shape
+        assert saw_end
+    finally:
+        env.close()
+
+
+@pytest.mark.timeout(120)
+def test_game_process_death_reaches_the_trainer_as_typed_error(no_leaks: None) -> None:
+    env = _pool(2, 1)
+    try:
+        env.reset()
+        env.step(np.array([0, 0]))
+        victims = _engine_pids()
+        assert len(victims) == 2
+        os.kill(victims[0], signal.SIGKILL)
+        with pytest.raises(EnvError) as err:
+            for _ in range(10):
+                env.step(np.array([0, 0]))
+        assert err.value.remote_type in ("GameCrashedError", "EnvFailure"), err.value.remote_type
+        assert "Game" in str(err.value) or "game" in str(err.value)
+    finally:
+        env.close()
+    assert wait_gone(_engine_pids(), timeout=5) == []
