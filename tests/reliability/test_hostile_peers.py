@@ -8,13 +8,9 @@ Every process is killed in teardown, whatever happens.
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,112 +24,9 @@ import zmq
 from sc2pool import protocol as P
 from sc2pool.spaces import space_to_msg
 
+from .peers import TrainerProc, kill_group, wait_for
+
 pytestmark = pytest.mark.timeout(90)
-
-TRAINER = str(Path(__file__).with_name("_trainer.py"))
-
-
-def _wait_for(pred: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.02)
-    assert pred(), f"timed out after {timeout}s waiting for {what}"
-
-
-def _kill_group(p: subprocess.Popen[Any]) -> None:
-    if p.poll() is None:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        p.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-class TrainerProc:
-    """``_trainer.py`` in a child process, watched through its JSON-lines stdout."""
-
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, TRAINER, *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        self.events: list[dict[str, Any]] = []
-        self.stderr: list[str] = []
-        self._threads = [
-            threading.Thread(target=self._read_out, daemon=True),
-            threading.Thread(target=self._read_err, daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
-
-    def _read_out(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                self.events.append(json.loads(line))
-            except ValueError:
-                pass
-
-    def _read_err(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line.decode(errors="replace"))
-
-    def event(self, name: str) -> dict[str, Any] | None:
-        return next((e for e in self.events if e.get("event") == name), None)
-
-    @property
-    def steps(self) -> int:
-        progress = [e for e in self.events if "steps" in e]
-        return int(progress[-1]["steps"]) if progress else 0
-
-    @property
-    def stats(self) -> dict[str, int]:
-        with_stats = [e for e in self.events if "stats" in e]
-        return dict(with_stats[-1]["stats"]) if with_stats else {}
-
-    def describe(self) -> str:
-        return f"rc={self.proc.poll()} last events={self.events[-3:]} stderr={''.join(self.stderr)[-1500:]}"
-
-    def wait_ready(self, timeout: float = 60) -> dict[str, Any]:
-        _wait_for(
-            lambda: self.event("ready") is not None or self.proc.poll() is not None, timeout, "trainer ready"
-        )
-        ready = self.event("ready")
-        assert ready is not None, f"trainer did not start: {self.describe()}"
-        return ready
-
-    def assert_progressing(self, by: int = 50, timeout: float = 20) -> None:
-        start = self.steps
-        _wait_for(lambda: self.steps >= start + by or self.proc.poll() is not None, timeout, "trainer steps")
-        assert self.proc.poll() is None, f"trainer died: {self.describe()}"
-        assert self.event("error") is None, f"the pool raised: {self.event('error')}"
-        assert self.steps >= start + by, f"trainer stalled at {self.steps} steps: {self.describe()}"
-
-    def stop(self) -> int | None:
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=15)
-        except (subprocess.TimeoutExpired, OSError):
-            pass
-        rc = self.proc.poll()
-        ready = self.event("ready")
-        _kill_group(self.proc)
-        for pid in (ready or {}).get("pids", []):  # local workers lead their own sessions
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        return rc
 
 
 @pytest.fixture
@@ -224,7 +117,7 @@ def test_broker_keeps_serving_through_hostile_frames(trainer: Callable[..., Trai
             rogue.send_multipart(msg)
         t.assert_progressing(by=100)
         # the pool counted what it dropped or refused, and told the rogue why when it could
-        _wait_for(lambda: t.stats.get("malformed", 0) + t.stats.get("refused", 0) >= 50, 20, "drops counted")
+        wait_for(lambda: t.stats.get("malformed", 0) + t.stats.get("refused", 0) >= 50, 20, "drops counted")
         refusals: list[str] = []
         while rogue.poll(500):
             frames = rogue.recv_multipart()
@@ -283,7 +176,7 @@ def test_worker_with_duplicate_id_is_refused_and_pool_still_fills(
 
     try:
         a, b = worker("dup"), worker("dup")
-        _wait_for(lambda: a.poll() is not None or b.poll() is not None, 45, "one 'dup' worker to be refused")
+        wait_for(lambda: a.poll() is not None or b.poll() is not None, 45, "one 'dup' worker to be refused")
         refused, kept = (a, b) if a.poll() is not None else (b, a)
         _, err = refused.communicate(timeout=10)
         assert refused.returncode is not None and refused.returncode > 0, err
@@ -295,7 +188,7 @@ def test_worker_with_duplicate_id_is_refused_and_pool_still_fills(
     finally:
         t.stop()
         for p in workers:
-            _kill_group(p)
+            kill_group(p)
 
 
 # ------------------------------------------------------------------------------------ worker side
@@ -367,7 +260,7 @@ def serving_worker() -> Iterator[tuple[FakeBroker, subprocess.Popen[str]]]:
         assert ready["k"] == P.Kind.READY
         yield broker, proc
     finally:
-        _kill_group(proc)
+        kill_group(proc)
         broker.close()
 
 
@@ -435,5 +328,5 @@ def test_remote_worker_ignores_shared_memory_path_from_broker(tmp_path: Path) ->
             "a remote worker wrote observations into a file named by the broker"
         )
     finally:
-        _kill_group(proc)
+        kill_group(proc)
         broker.close()

@@ -1,0 +1,76 @@
+"""A real pool across simulated hosts: the trainer in one network namespace, ``sc2pool worker``
+processes in two others, joined over tcp on private test addresses (see ``netns.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from .netns import Network
+from .peers import TrainerProc, wait_for
+
+Factory = Callable[[Sequence[str]], Network]
+HEARTBEAT_TIMEOUT = 3.0
+
+
+def _worker(net: Network, host: str, endpoint: str, n_envs: int) -> subprocess.Popen[str]:
+    return net.popen(
+        host,
+        [sys.executable, "-m", "sc2pool", "worker", "--connect", endpoint, "--env", "CartPole-v1"]
+        + ["--envs", str(n_envs), "--name", host, "--connect-timeout", "60", "--log-level", "WARNING"],
+    )
+
+
+def _trainer(net: Network, *args: str) -> TrainerProc:
+    def spawn(argv: Sequence[str]) -> subprocess.Popen[Any]:
+        return net.popen("trainer", argv, stdin=subprocess.PIPE, text=False)
+
+    return TrainerProc(*args, spawn=spawn)
+
+
+@pytest.mark.timeout(90)
+def test_remote_workers_join_over_tcp_and_a_cut_host_fails_fast(make_network: Factory) -> None:
+    """Policy "raise": cutting one host's link yields a typed error naming that host's worker within
+    the heartbeat timeout (never a hang), and every worker then exits by itself."""
+    net = make_network(["trainer", "b", "c"])
+    endpoint = f"tcp://{net.address('trainer')}:5611"
+    t = _trainer(
+        net,
+        *("--bind", endpoint, "--envs", "4", "--local-workers", "0", "--local-envs", "0"),
+        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60"),
+    )
+    b = _worker(net, "b", endpoint, 2)
+    c = _worker(net, "c", endpoint, 2)
+    try:
+        t.wait_ready(timeout=60)
+        t.assert_progressing(by=200)
+
+        net.cut("b")
+        cut_at = time.monotonic()
+        wait_for(
+            lambda: t.event("error") is not None or t.proc.poll() is not None,
+            4 * HEARTBEAT_TIMEOUT,
+            "typed error",
+        )
+        detected = time.monotonic() - cut_at
+        err = t.event("error")
+        assert err is not None, t.describe()
+        assert err["type"] in ("WorkerTimeout", "WorkerDied"), err
+        assert "'b'" in err["message"], err
+        print(f"cut detected after {detected:.2f}s (heartbeat timeout {HEARTBEAT_TIMEOUT}s)")
+        assert detected <= 2 * HEARTBEAT_TIMEOUT + 1, f"detection took {detected:.1f}s"
+
+        # the trainer closed the pool: c is told (or notices) and exits; b exits once its broker
+        # has been silent for the heartbeat timeout, cut or not
+        wait_for(lambda: c.poll() is not None, 15, "worker c to exit after the trainer closed")
+        net.restore("b")
+        wait_for(lambda: b.poll() is not None, 15, "worker b to exit on its own")
+        wait_for(lambda: t.proc.poll() is not None, 15, "trainer to exit")
+        assert t.proc.returncode == 1
+    finally:
+        t.stop()
