@@ -39,7 +39,7 @@ def make(name: str, extra: list[dict[str, int]], seed: int = 1) -> Game:
     for e in extra:
         req.player_setup.add(**e)  # type: ignore[arg-type]
     g = Game.create(req)
-    g.join(sc_pb.RequestJoinGame(race=1))
+    g.join(sc_pb.RequestJoinGame(race=1))  # type: ignore[arg-type]
     return g
 
 

@@ -23,12 +23,14 @@ class Dispatcher:
         self.game: Game | None = None
         self.status = LAUNCHED
         self.player_id = 0
+        self.counts: dict[str, int] = {}
 
     def handle(self, req: sc_pb.Request) -> sc_pb.Response:
         resp = sc_pb.Response()
         if req.HasField("id"):
             resp.id = req.id
         kind = req.WhichOneof("request")
+        self.counts[str(kind)] = self.counts.get(str(kind), 0) + 1
         try:
             getattr(self, "_" + str(kind))(req, resp)
         except GameError as e:

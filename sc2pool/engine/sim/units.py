@@ -96,8 +96,7 @@ class UnitStore:
     """Struct-of-arrays of live units.
 
     Columns: ``tag`` (sorted, stable), ``ti`` (type row), ``owner``, position ``x``/``y``,
-    ``facing``, ``hp``, ``shield``, ``cd`` (weapon cooldown in loops, may dip to -1 to carry the
-    fractional part of a cooldown), the current order (``kind``, reported ``ability``, target point
+    ``facing``, ``hp``, ``shield``, ``cd`` (loops until the weapon is ready, >= 0), the current order (``kind``, reported ``ability``, target point
     ``tx``/``ty`` or target tag ``ttag``; ``px``/``py`` patrol origin) and ``eng``, the tag of an
     automatically acquired target (0 = none).  Orders queued behind the current one live in
     ``queues`` keyed by tag: they are rare, so a dict beats a column.

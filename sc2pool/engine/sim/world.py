@@ -196,7 +196,10 @@ class World:
         n = len(u)
         if n == 0:
             return _NO_DEATHS
-        np.maximum(u.cd - 1.0, -1.0, out=u.cd)
+        # Cooldowns: ``cd`` is loops until the weapon is ready (>= 0).  A weapon that becomes ready
+        # part-way through this loop carries the fraction into its next cooldown.
+        cd0 = u.cd
+        cdn = cd0 - 1.0
         kind = u.kind
         x, y = u.x, u.y
         radius = u.radius
@@ -245,7 +248,8 @@ class World:
         in_range = has_t & ~follow & (d_edge <= rng)
 
         # --- fire
-        fire = in_range & (u.cd <= 0.0)
+        fire = in_range & (cdn <= 0.0)
+        u.cd = np.maximum(cdn, 0.0)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
         blast = (fire & u.suicide) | explode
@@ -259,7 +263,8 @@ class World:
                 damage = np.zeros(n)
             f = np.nonzero(fire)[0]
             self._hit(f, tgt[f], damage)
-            u.cd[f] += u.cd_loops[f]
+            carry = cdn[f]
+            u.cd[f] = u.cd_loops[f] + np.where(cd0[f] > 0.0, carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
 
         # --- movement
@@ -454,7 +459,7 @@ class World:
         u = self.u
         if len(u) == 0:
             return _NO_DEATHS
-        np.maximum(u.cd - h, -1.0, out=u.cd)
+        np.maximum(u.cd - h, 0.0, out=u.cd)
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
         speed = u.speed

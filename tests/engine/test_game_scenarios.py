@@ -1,0 +1,202 @@
+"""Scenario rules: rewards, respawns, waves, end conditions, time limits, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine import data as D
+from sc2pool.engine.game import Game
+from sc2pool.engine.sim.units import NEUTRAL_OWNER
+
+from test_game_api import command, joined, units
+
+
+def rows_of(g: Game, owner: int, unit_id: int | None = None) -> np.ndarray:
+    u = g.world.u
+    m = u.owner == owner
+    if unit_id is not None:
+        m &= u.unit_id == unit_id
+    return np.nonzero(m)[0]
+
+
+def kill(g: Game, tags: list[int]) -> None:
+    req = sc_pb.RequestDebug()
+    req.debug.add().kill_unit.tag.extend(tags)
+    g.debug(1, req)
+
+
+def result_of(g: Game) -> dict[int, int]:
+    return {r.player_id: r.result for r in g.observation(1, sc_pb.RequestObservation()).player_result}
+
+
+def test_move_to_beacon_reward_and_respawn() -> None:
+    g = joined("MoveToBeacon.SC2Map", seed=3)
+    u = g.world.u
+    m, b = rows_of(g, 1)[0], rows_of(g, NEUTRAL_OWNER)[0]
+    assert np.hypot(u.x[m] - u.x[b], u.y[m] - u.y[b]) >= 4.0
+    bx, by = float(u.x[b]), float(u.y[b])
+    g.action(1, command(D.MOVE_MOVE, [int(u.tag[m])], (bx, by)))
+    for _ in range(60):
+        g.step(8)
+        if g.scenario.score[1]:
+            break
+    assert g.observation(1).observation.score.score == 1
+    u = g.world.u
+    m, b = rows_of(g, 1)[0], rows_of(g, NEUTRAL_OWNER)[0]
+    assert (float(u.x[b]), float(u.y[b])) != (bx, by)
+    assert np.hypot(u.x[m] - u.x[b], u.y[m] - u.y[b]) >= 5.0
+    assert not g.ended
+
+
+def test_move_to_beacon_time_limit_is_a_tie_at_1920_loops() -> None:
+    g = joined("MoveToBeacon.SC2Map")
+    for _ in range(239):
+        g.step(8)
+    assert not g.ended and not result_of(g)
+    g.step(8)
+    assert g.ended and g.game_loop == 1920 and result_of(g) == {1: 3}
+
+
+def test_collect_mineral_shards_collection_and_new_batch() -> None:
+    g = joined("CollectMineralShards.SC2Map", seed=5)
+    u = g.world.u
+    marines, shards = rows_of(g, 1, D.MARINE), rows_of(g, NEUTRAL_OWNER, D.NATURALMINERALS)
+    assert len(marines) == 2 and len(shards) == 20
+    d = np.hypot(u.x[shards][:, None] - u.x[marines][None, :], u.y[shards][:, None] - u.y[marines][None, :])
+    assert d.min() >= 2.0
+    shard_tags = set(u.tag[shards].tolist())
+    g.action(1, command(D.MOVE_MOVE, [int(u.tag[marines[0]])], (float(u.x[shards[0]]), float(u.y[shards[0]]))))
+    for _ in range(80):
+        g.step(8)
+        if g.scenario.score[1]:
+            break
+    obs = g.observation(1).observation
+    dead = set(obs.raw_data.event.dead_units)
+    assert obs.score.score == len(dead) >= 1 and dead <= shard_tags  # collected shards die
+    # put every remaining shard under a marine: all collected, a fresh batch of 20 appears
+    u = g.world.u
+    m0 = rows_of(g, 1, D.MARINE)[0]
+    sh = rows_of(g, NEUTRAL_OWNER, D.NATURALMINERALS)
+    collected = g.scenario.score[1]
+    u.x[sh], u.y[sh] = u.x[m0], u.y[m0]
+    g.step(1)
+    assert g.scenario.score[1] == collected + len(sh) == 20
+    assert len(rows_of(g, NEUTRAL_OWNER, D.NATURALMINERALS)) == 20
+
+
+def test_defeat_roaches_waves_and_penalties() -> None:
+    g = joined("DefeatRoaches.SC2Map")
+    assert len(rows_of(g, 1)) == 9 and len(rows_of(g, 2, D.ROACH)) == 4
+    u = g.world.u
+    kill(g, [int(u.tag[rows_of(g, 1)[0]])])
+    assert g.scenario.score[1] == -1
+    u = g.world.u
+    u.x[rows_of(g, 1)] += 3.0  # move marines away from their line to see the reset
+    kill(g, u.tag[rows_of(g, 2)].tolist())
+    assert g.scenario.score[1] == -1 + 40
+    assert len(rows_of(g, 1)) == 8 + 5 and len(rows_of(g, 2, D.ROACH)) == 4  # new wave + 5 marines
+    u = g.world.u
+    assert np.allclose(u.x[rows_of(g, 1)], u.x[rows_of(g, 1)][0])  # back in one line
+    kill(g, u.tag[rows_of(g, 1)].tolist())
+    assert g.ended and result_of(g) == {1: 2}
+    assert g.observation(1).observation.score.score == 39 - 13
+
+
+def test_defeat_roaches_fight_plays_out() -> None:
+    g = joined("DefeatRoaches.SC2Map")
+    u = g.world.u
+    g.action(1, command(D.ATTACK_ATTACK, u.tag[rows_of(g, 1)].tolist(), (44.0, 32.0)))
+    while not g.ended and g.scenario.score[1] < 10:
+        g.step(8)
+    assert g.scenario.score[1] >= 10 - 9  # at least one roach killed
+
+
+def test_zerglings_and_banelings_rewards_and_wave() -> None:
+    g = joined("DefeatZerglingsAndBanelings.SC2Map")
+    assert len(rows_of(g, 2, D.ZERGLING)) == 6 and len(rows_of(g, 2, D.BANELING)) == 4
+    u = g.world.u
+    kill(g, u.tag[rows_of(g, 2)].tolist())
+    assert g.scenario.score[1] == 50
+    assert len(rows_of(g, 1)) == 9 + 4 and len(rows_of(g, 2)) == 10
+
+
+def test_banelings_blow_up_marines_when_they_close_in() -> None:
+    g = joined("DefeatZerglingsAndBanelings.SC2Map")
+    u = g.world.u
+    g.action(1, command(D.MOVE_MOVE, u.tag[rows_of(g, 1)].tolist(), (40.0, 32.0)))
+    lost = 0
+    for _ in range(40):
+        g.step(8)
+        lost = 9 - len(rows_of(g, 1)) if not g.ended else 9
+        if lost:
+            break
+    assert lost > 0
+
+
+def test_skirmish_idle_bot_loses_to_the_computer() -> None:
+    g = joined("Skirmish.SC2Map", {"type": 2, "race": 2, "difficulty": 5})
+    assert g.scenario.score_type == 2
+    while not g.ended:
+        g.step(8)
+    assert result_of(g) == {1: 2, 2: 1}
+    assert g.game_loop < g.scenario.time_limit
+
+
+def test_skirmish_difficulty_scales_the_army() -> None:
+    easy = joined("Skirmish.SC2Map", {"type": 2, "race": 2, "difficulty": 1})
+    hard = joined("Skirmish.SC2Map", {"type": 2, "race": 2, "difficulty": 7})
+    assert len(rows_of(easy, 2)) < len(rows_of(hard, 2))
+    assert len(rows_of(easy, 1)) == len(rows_of(hard, 1)) == 8
+
+
+def test_battle_ends_by_elimination() -> None:
+    g = joined("Battle100v100.SC2Map")
+    assert len(rows_of(g, 1)) == len(rows_of(g, 2)) == 100
+    while not g.ended:
+        g.step(8)
+    assert result_of(g)[1] in (1, 2, 3) and g.game_loop < 1920
+
+
+def _trajectory(seed: int, restarts: int = 0) -> list[bytes]:
+    g = joined("DefeatZerglingsAndBanelings.SC2Map", seed=seed)
+    for _ in range(restarts):
+        g.restart()
+    out = []
+    for i in range(60):
+        b = g.observation_bytes(1)
+        out.append(b)
+        if i % 5 == 0:
+            mine = [u.tag for u in units(g, 1)]
+            g.action(1, command(D.ATTACK_ATTACK, mine, (38.0 + i % 3, 30.0)))
+        g.step(8)
+    return out
+
+
+@pytest.mark.parametrize("restarts", [0, 2])
+def test_same_seed_same_actions_gives_identical_bytes(restarts: int) -> None:
+    assert _trajectory(11, restarts) == _trajectory(11, restarts)
+
+
+def test_seeds_and_restarts_change_the_episode() -> None:
+    def start(seed: int, restarts: int = 0) -> tuple[float, float]:
+        g = joined("MoveToBeacon.SC2Map", seed=seed)
+        for _ in range(restarts):
+            g.restart()
+        u = g.world.u
+        return float(u.x[0]), float(u.y[0])
+
+    assert start(1) == start(1)
+    assert start(1) != start(2)
+    assert start(1, 1) != start(1) and start(1, 1) == start(1, 1)
+
+
+def test_restart_gives_a_fresh_episode() -> None:
+    g = joined("DefeatRoaches.SC2Map")
+    g.step(2000)
+    assert g.ended
+    g.restart()
+    assert not g.ended and g.game_loop == 0 and g.scenario.score[1] == 0
+    assert not g.observation(1).player_result
+    assert len(rows_of(g, 1)) == 9

@@ -1,0 +1,267 @@
+"""Simulation rules on a bare World: movement speed, orders, acquisition, damage, splash, events."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sc2pool.engine import data as D
+from sc2pool.engine.maps import MapSpec
+from sc2pool.engine.sim.units import ATTACK_MOVE, HOLD, IDLE, MOVE, TYPES
+from sc2pool.engine.sim.world import CANT_TARGET_THAT_UNIT, SUCCESS, YOU_CANT_CONTROL_THAT_UNIT, World
+
+ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
+
+
+def world() -> World:
+    return World(ARENA)
+
+
+def one(w: World, unit_id: int, owner: int, x: float, y: float) -> int:
+    return int(w.spawn(unit_id, owner, [x], [y])[0])
+
+
+def row(w: World, tag: int) -> int:
+    return w.u.row(tag)
+
+
+def run(w: World, loops: int) -> list[int]:
+    dead: list[int] = []
+    for _ in range(loops):
+        dead.extend(w.step_loop().tags.tolist())
+    return dead
+
+
+def test_marine_moves_at_data_speed_and_stops_at_target() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    assert w.command(1, D.MOVE_MOVE, [m], (30.0, 10.0), 0, False) == SUCCESS
+    run(w, 16)
+    assert w.u.x[row(w, m)] == pytest.approx(10 + 2.25)  # one normal-speed second
+    run(w, 200)
+    i = row(w, m)
+    assert (w.u.x[i], w.u.y[i]) == pytest.approx((30.0, 10.0))
+    assert w.u.kind[i] == IDLE  # order finished
+
+
+def test_generic_move_id_is_accepted_and_reported_as_specific() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    assert w.command(1, D.MOVE, [m], (20.0, 10.0), 0, False) == SUCCESS
+    assert w.u.ability[row(w, m)] == D.MOVE_MOVE
+
+
+def test_queued_orders_run_in_sequence() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    w.command(1, D.MOVE_MOVE, [m], (12.0, 10.0), 0, False)
+    w.command(1, D.MOVE_MOVE, [m], (12.0, 14.0), 0, True)
+    assert w.u.queues[m][0].ty == 14.0
+    run(w, 60)
+    i = row(w, m)
+    assert (w.u.x[i], w.u.y[i]) == pytest.approx((12.0, 14.0))
+    assert m not in w.u.queues and w.u.kind[i] == IDLE
+
+
+def test_stop_clears_orders_and_queue() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    w.command(1, D.MOVE_MOVE, [m], (40.0, 10.0), 0, False)
+    w.command(1, D.MOVE_MOVE, [m], (40.0, 40.0), 0, True)
+    w.command(1, D.STOP_STOP, [m], None, 0, False)
+    x = w.u.x[row(w, m)]
+    run(w, 10)
+    assert w.u.x[row(w, m)] == x and w.u.kind[row(w, m)] == IDLE and m not in w.u.queues
+
+
+def test_commands_refuse_foreign_units_and_bad_targets() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    r = one(w, D.ROACH, 2, 20, 10)
+    b = one(w, D.BEACON_TERRAN, 16, 30, 30)
+    assert w.command(1, D.MOVE_MOVE, [r], (1.0, 1.0), 0, False) == YOU_CANT_CONTROL_THAT_UNIT
+    assert w.command(1, D.ATTACK_ATTACK, [m], None, 999, False) == CANT_TARGET_THAT_UNIT
+    assert w.command(1, D.ATTACK_ATTACK, [m], None, b, False) == CANT_TARGET_THAT_UNIT
+    # roach cannot hit air, marine is ground: still hittable; smart on an enemy means attack
+    assert w.command(1, D.SMART, [m], None, r, False) == SUCCESS
+    assert w.u.ability[row(w, m)] == D.ATTACK_ATTACK
+
+
+def test_marine_vs_roach_damage_armor_and_cooldown() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    r = one(w, D.ROACH, 2, 10 + 0.375 + 0.625 + 4.5, 10)  # in marine range (5), outside roach range (4)
+    w.command(2, D.HOLDPOSITION_HOLD, [r], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [m], None, r, False)
+    run(w, 1)
+    assert w.u.hp[row(w, r)] == 145 - (6 - 1)  # armor 1
+    cd = TYPES.cd_loops[TYPES.row(D.MARINE)]
+    # next shot once the cooldown (0.8608 * 16 = 13.77 loops) has elapsed
+    run(w, int(math.ceil(cd)) - 1)
+    assert w.u.hp[row(w, r)] == 140
+    run(w, 1)
+    assert w.u.hp[row(w, r)] == 135
+    assert w.u.hp[row(w, m)] == 45  # roach on hold, out of its range: never fired
+
+
+def test_bonus_damage_vs_armored_and_minimum_damage() -> None:
+    w = world()
+    a = one(w, D.MARAUDER, 1, 10, 10)
+    r = one(w, D.ROACH, 2, 12, 10)
+    w.command(1, D.ATTACK_ATTACK, [a], None, r, False)
+    w.command(2, D.STOP_STOP, [r], None, 0, False)
+    w.step_loop()
+    assert w.u.hp[row(w, r)] == 145 - (10 + 10 - 1)
+    w2 = world()
+    z = one(w2, D.ZERGLING, 1, 10, 10)
+    lv = one(w2, D.LARVA, 2, 10.7, 10)
+    w2.command(1, D.ATTACK_ATTACK, [z], None, lv, False)
+    w2.step_loop()
+    assert w2.u.hp[row(w2, lv)] == 25 - 0.5  # 5 damage vs 10 armor: 0.5 minimum
+
+
+def test_shields_absorb_first_then_armor_applies() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    z = one(w, D.ZEALOT, 2, 14, 10)
+    w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [m], None, z, False)
+    w.step_loop()
+    i = row(w, z)
+    assert (w.u.shield[i], w.u.hp[i]) == (44, 100)  # shields take full damage (shield armor 0)
+    w.u.shield[i] = 2.0
+    run(w, 14)
+    assert (w.u.shield[i], w.u.hp[i]) == (0, 100 - (4 - 1))
+
+
+def test_range_is_edge_to_edge() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    r = one(w, D.ROACH, 2, 10 + 0.375 + 0.625 + 5.05, 10)
+    w.command(2, D.HOLDPOSITION_HOLD, [r], None, 0, False)
+    w.command(1, D.HOLDPOSITION_HOLD, [m], None, 0, False)
+    run(w, 20)
+    assert w.u.hp[row(w, r)] == 145  # 5.05 > range 5: hold never fires nor moves
+    w.u.x[row(w, r)] -= 0.1
+    run(w, 1)
+    assert w.u.hp[row(w, r)] == 140
+
+
+def test_idle_units_acquire_within_sight_and_chase_hold_does_not() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    held = one(w, D.MARINE, 1, 10, 20)
+    w.command(1, D.HOLDPOSITION_HOLD, [held], None, 0, False)
+    r = one(w, D.ROACH, 2, 18, 10)  # 8 away: inside marine sight (9), outside its range
+    r2 = one(w, D.ROACH, 2, 17, 20)
+    w.command(2, D.HOLDPOSITION_HOLD, [r, r2], None, 0, False)
+    run(w, 40)
+    assert w.u.x[row(w, m)] > 10.5  # chased into range
+    assert w.u.hp[row(w, r)] < 145
+    assert w.u.x[row(w, held)] == 10 and w.u.hp[row(w, r2)] == 145
+
+
+def test_attack_move_engages_on_the_way_then_continues() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    z = one(w, D.ZERGLING, 2, 20, 12)
+    w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [m], (40.0, 10.0), 0, False)
+    dead = run(w, 400)
+    assert z in dead
+    i = row(w, m)
+    assert w.u.x[i] == pytest.approx(40.0) and w.u.kind[i] == IDLE
+
+
+def test_baneling_splash_hits_marines_in_radius_and_dies() -> None:
+    w = world()
+    near = w.spawn(D.MARINE, 1, [10.0, 10.0, 11.0], [10.0, 11.5, 10.0])
+    far = one(w, D.MARINE, 1, 10, 16)
+    for t in [*near.tolist(), far]:
+        w.command(1, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    w.u.cd[:] = 1000  # marines do not shoot back
+    b = one(w, D.BANELING, 2, 10.8, 10.8)
+    w.command(2, D.ATTACK_ATTACK, [b], None, int(near[0]), False)
+    dead = run(w, 10)
+    assert b in dead
+    for t in near.tolist():
+        assert w.u.hp[row(w, t)] == 45 - 35  # 16 + 19 vs Light, armor 0
+    assert w.u.hp[row(w, far)] == 45
+
+
+def test_explode_order_detonates_immediately() -> None:
+    w = world()
+    b = one(w, D.BANELING, 2, 10, 10)
+    m = one(w, D.MARINE, 1, 11, 10)
+    w.u.cd[:] = 1000
+    assert w.command(2, D.EXPLODE_EXPLODE, [b], None, 0, False) == SUCCESS
+    dead = run(w, 1)
+    assert dead == [b] and w.u.hp[row(w, m)] == 10
+
+
+def test_deaths_are_logged_once_with_tags() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    z = one(w, D.ZERGLING, 2, 12, 10)
+    w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [m], None, z, False)
+    dead = run(w, 200)
+    assert dead == [z] and w.dead_tags == [z]
+    assert row(w, z) == -1 and w.u.kind[row(w, m)] == IDLE  # attack order done once the target died
+
+
+def test_patrol_turns_around() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    w.command(1, D.PATROL_PATROL, [m], (14.0, 10.0), 0, False)
+    xs = []
+    for _ in range(120):
+        w.step_loop()
+        xs.append(float(w.u.x[row(w, m)]))
+    assert max(xs) == pytest.approx(14.0) and xs[-1] < 14.0 and min(xs[40:]) == pytest.approx(10.0, abs=0.2)
+
+
+def test_fast_forward_matches_loop_by_loop() -> None:
+    """Quiet-stretch and standing-fight shortcuts must not change the outcome."""
+
+    def battle(shortcut: bool) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        w = world()
+        w.spawn(D.MARINE, 1, np.full(6, 10.0), np.arange(6) + 20.0)
+        w.spawn(D.ROACH, 2, np.full(3, 40.0), np.arange(3) * 2 + 20.0)
+        tags = w.u.tag[w.u.owner == 1].tolist()
+        w.command(1, D.ATTACK_ATTACK, tags, (45.0, 22.0), 0, False)
+        while w.loop < 600:
+            h = w.quiet_horizon() if shortcut else 1
+            h = min(h, 600 - w.loop)
+            if h > 1:
+                w.fast_forward(h)
+            else:
+                w.step_loop()
+        return w.u.hp.copy(), w.u.x.copy(), list(w.dead_tags)
+
+    hp_a, x_a, d_a = battle(False)
+    hp_b, x_b, d_b = battle(True)
+    assert d_a == d_b and len(d_a) > 0
+    np.testing.assert_allclose(hp_a, hp_b)
+    np.testing.assert_allclose(x_a, x_b, atol=1e-6)
+
+
+def test_units_stay_inside_the_playable_area() -> None:
+    w = World(MapSpec("Small", 64, 64, (16, 16, 48, 48)))
+    m = one(w, D.MARINE, 1, 20, 20)
+    w.command(1, D.MOVE_MOVE, [m], (100.0, 20.0), 0, False)
+    run(w, 400)
+    assert w.u.x[row(w, m)] <= 48 - 0.375
+
+
+def test_order_kinds_after_commands() -> None:
+    w = world()
+    m = one(w, D.MARINE, 1, 10, 10)
+    w.command(1, D.ATTACK_ATTACK, [m], (20.0, 10.0), 0, False)
+    assert w.u.kind[row(w, m)] == ATTACK_MOVE
+    w.command(1, D.MOVE_MOVE, [m], (20.0, 10.0), 0, False)
+    assert w.u.kind[row(w, m)] == MOVE
+    w.command(1, D.HOLDPOSITION, [m], None, 0, False)
+    assert w.u.kind[row(w, m)] == HOLD
