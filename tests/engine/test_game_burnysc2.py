@@ -9,14 +9,13 @@ import pytest
 
 pytest.importorskip("sc2")
 import sc2.main  # noqa: E402,F401  (resets loguru; quieten it below)
+from game_harness import play  # noqa: E402
 from loguru import logger  # noqa: E402
 from sc2.bot_ai import BotAI  # noqa: E402
 from sc2.data import Difficulty, Race, Result  # noqa: E402
 from sc2.ids.unit_typeid import UnitTypeId  # noqa: E402
 from sc2.player import Computer  # noqa: E402
 from sc2.position import Point2  # noqa: E402
-
-from game_harness import play  # noqa: E402
 
 logger.remove()
 logger.add(sys.stderr, level="WARNING")

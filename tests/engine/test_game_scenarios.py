@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from s2clientprotocol import sc2api_pb2 as sc_pb
+from test_game_api import command, joined, units
 
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.units import NEUTRAL_OWNER
-
-from test_game_api import command, joined, units
 
 
 def rows_of(g: Game, owner: int, unit_id: int | None = None) -> np.ndarray:
