@@ -1,46 +1,15 @@
-"""Fixtures for the StarCraft II tests: a run-to-completion helper for hosts and a leak check
-that fails a test leaving any game process behind (and kills them so later tests are clean)."""
+"""Fixtures for the StarCraft II tests: an event loop kept for a whole test (hosts live across
+calls) and a leak check that fails a test leaving any game process behind (and kills them)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import psutil
 import pytest
-
-
-def descendants() -> dict[int, psutil.Process]:
-    me = psutil.Process(os.getpid())
-    out = {}
-    for p in me.children(recursive=True):
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                out[p.pid] = p
-        except psutil.NoSuchProcess:
-            pass
-    return out
-
-
-def wait_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
-    """Pids still alive (not zombies) after polling up to ``timeout`` seconds."""
-    procs = []
-    for pid in pids:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
-            pass
-    _, alive = psutil.wait_procs(procs, timeout=timeout)
-    still = []
-    for p in alive:
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                still.append(p.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return still
+from sc2_helpers import descendants, wait_gone
 
 
 @pytest.fixture

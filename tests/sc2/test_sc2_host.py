@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
-from conftest import wait_gone
+from sc2_helpers import wait_gone
 
 from workers.host import EnvFailure
 from workers.sc2.bridge import GameCrashedError, GameLaunchError

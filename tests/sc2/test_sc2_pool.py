@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import descendants, wait_gone
+from sc2_helpers import descendants, wait_gone
 
 from sc2pool.errors import EnvError
 from workers.host import HostSpec
-
 
 
 def _pool(n_envs: int, n_workers: int, **kwargs: Any) -> Any:
@@ -50,9 +49,10 @@ def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
         model = PPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
         model.learn(total_timesteps=256)
         obs = env.reset()
+        assert isinstance(obs, np.ndarray)
         actions, _ = model.predict(obs, deterministic=True)
         assert actions.shape == (4,)
-        assert len(model.ep_info_buffer) > 0, "VecMonitor saw finished episodes"
+        assert model.ep_info_buffer is not None and len(model.ep_info_buffer) > 0, "VecMonitor saw episodes"
         engines = _engine_pids()
         assert len(engines) == 4, engines
     finally:
