@@ -9,10 +9,15 @@ checks that none is left.
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # sibling helper modules, with or without tests/engine/__init__.py
+
 from conformance_bots import ApiProbeBot, BeaconBot, EndGameBot, FightBot, IdleBot, ResignBot, ShardBot
 from engine_harness import ServeProcess, engine_processes, play, quiet_loguru, scenario_map
 from s2clientprotocol import sc2api_pb2 as sc_pb

@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # sibling helper modules, with or without tests/engine/__init__.py
+
 from engine_harness import engine_processes
 
 from sc2pool.engine.install import write_install

@@ -34,8 +34,9 @@ def requests(draw: st.DrawFn, tags: list[int]) -> sc.Request:
     if kind == "create":
         setup = [sc.PlayerSetup(type=sc.Participant)]
         if draw(st.booleans()):
-            setup.append(sc.PlayerSetup(type=sc.Computer, race=draw(st.sampled_from([1, 2, 3, 4])),
-                                        difficulty=draw(st.sampled_from([1, 2, 3, 7]))))
+            setup.append(sc.PlayerSetup(type=sc.Computer,
+                                        race=draw(st.sampled_from([common_pb2.Terran, common_pb2.Zerg, common_pb2.Protoss, common_pb2.Random])),
+                                        difficulty=draw(st.sampled_from([sc.VeryEasy, sc.Easy, sc.Medium, sc.VeryHard]))))
         return sc.Request(create_game=sc.RequestCreateGame(local_map=sc.LocalMap(map_path=draw(st.sampled_from(MAPS))),
                                                            player_setup=setup, random_seed=draw(st.integers(0, 5))))
     if kind == "join":
@@ -60,10 +61,10 @@ def requests(draw: st.DrawFn, tags: list[int]) -> sc.Request:
             cmd = raw_pb2.ActionRawUnitCommand(ability_id=draw(st.sampled_from(ABILITIES)),
                                                unit_tags=draw(st.lists(tag, max_size=3)),
                                                queue_command=draw(st.booleans()))
-            which = draw(st.sampled_from(["pos", "tag", "none"]))
-            if which == "pos":
+            target = draw(st.sampled_from(["pos", "tag", "none"]))
+            if target == "pos":
                 cmd.target_world_space_pos.CopyFrom(draw(_point()))
-            elif which == "tag":
+            elif target == "tag":
                 cmd.target_unit_tag = draw(tag)
             cmds.append(sc.Action(action_raw=raw_pb2.ActionRaw(unit_command=cmd)))
         return sc.Request(action=sc.RequestAction(actions=cmds))
@@ -72,15 +73,15 @@ def requests(draw: st.DrawFn, tags: list[int]) -> sc.Request:
             pathing=[query_pb2.RequestQueryPathing(start_pos=draw(_point()), end_pos=draw(_point()))],
             abilities=[query_pb2.RequestQueryAvailableAbilities(unit_tag=draw(tag))],
             placements=[query_pb2.RequestQueryBuildingPlacement(ability_id=319, target_pos=draw(_point()))]))
-    cmd = draw(st.sampled_from(["create", "kill", "end", "draw"]))
-    if cmd == "create":
+    debug_kind = draw(st.sampled_from(["create", "kill", "end", "draw"]))
+    if debug_kind == "create":
         dc = debug_pb2.DebugCommand(create_unit=debug_pb2.DebugCreateUnit(
             unit_type=draw(st.sampled_from([48, 110, 105, 9, 999999])), owner=draw(st.sampled_from([1, 2, 16])),
             pos=draw(_point()), quantity=draw(st.integers(0, 3))))
-    elif cmd == "kill":
+    elif debug_kind == "kill":
         dc = debug_pb2.DebugCommand(kill_unit=debug_pb2.DebugKillUnit(tag=draw(st.lists(tag, max_size=2))))
-    elif cmd == "end":
-        dc = debug_pb2.DebugCommand(end_game=debug_pb2.DebugEndGame(end_result=draw(st.sampled_from([1, 2]))))
+    elif debug_kind == "end":
+        dc = debug_pb2.DebugCommand(end_game=debug_pb2.DebugEndGame(end_result=draw(st.sampled_from([debug_pb2.DebugEndGame.Surrender, debug_pb2.DebugEndGame.DeclareVictory]))))
     else:
         dc = debug_pb2.DebugCommand(draw=debug_pb2.DebugDraw(text=[debug_pb2.DebugText(text="x")]))
     return sc.Request(debug=sc.RequestDebug(debug=[dc]))

@@ -6,6 +6,8 @@ These use a stub game (tests/engine/stub_game.py) so they test the protocol laye
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -13,6 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from s2clientprotocol import common_pb2, debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc
+
+sys.path.insert(0, str(Path(__file__).parent))  # sibling helper modules, with or without tests/engine/__init__.py
+
 from stub_game import StubError, StubGame
 
 from sc2pool.engine.server import EngineServer
