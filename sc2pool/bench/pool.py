@@ -44,21 +44,28 @@ IMPL_KINDS = ("zmq", "subproc", "dummy", "async", "sync", "inproc", "raw")
 
 @dataclass(frozen=True)
 class Impl:
-    """One implementation under test. ``n_workers`` applies to ``zmq`` and ``raw`` only."""
+    """One implementation under test. ``n_workers`` applies to ``zmq`` and ``raw`` only.
+
+    ``shm=False`` runs ZmqVecEnv with ``shared_memory=False``: everything then travels through
+    the ZeroMQ socket, as it does for remote workers (the default uses its local shared-memory
+    path)."""
 
     kind: str
     n_workers: int | None = None
+    shm: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in IMPL_KINDS:
             raise ValueError(f"unknown implementation {self.kind!r}; known: {IMPL_KINDS}")
         if self.kind in ("zmq", "raw") and (self.n_workers is None or self.n_workers < 1):
             raise ValueError(f"{self.kind} needs n_workers >= 1, got {self.n_workers}")
+        if not self.shm and self.kind != "zmq":
+            raise ValueError("shm=False applies to zmq only")
 
     @property
     def label(self) -> str:
         return {
-            "zmq": f"ZmqVecEnv(w={self.n_workers})",
+            "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'})",
             "subproc": "SubprocVecEnv",
             "dummy": "DummyVecEnv",
             "async": "AsyncVectorEnv(shm)",
@@ -119,6 +126,7 @@ class Measurement:
     label: str
     n_envs: int
     n_workers: int | None
+    shm: bool = True  # ZmqVecEnv's shared_memory setting (True for the other implementations)
     rates: list[float] = field(default_factory=list)  # env steps/s, one per round
     us_per_step: list[float] = field(default_factory=list)  # wall us per vector step, per round
     # CPU time per vector step, per round: this (trainer) process, all threads; and all children.
@@ -161,15 +169,15 @@ class Measurement:
 # --------------------------------------------------------------------------- scenarios
 
 
-def _z(k: int) -> Impl:
-    return Impl("zmq", k)
+def _z(k: int, shm: bool = True) -> Impl:
+    return Impl("zmq", k, shm)
 
 
 def default_scenarios(quick: bool = False) -> list[Scenario]:
     """The scenarios that the issue's targets are stated on (``quick`` drops the extras)."""
     peers8 = (Impl("dummy"), Impl("subproc"), Impl("async"))
     cart_zmq = (_z(2), _z(8)) if quick else (_z(1), _z(2), _z(4), _z(8))
-    obs_zmq = (_z(2), _z(4))
+    obs_zmq = (_z(2), _z(4)) if quick else (_z(2), _z(4), _z(2, shm=False))
     scenarios = [
         Scenario(
             "cartpole-8",
@@ -203,7 +211,7 @@ def default_scenarios(quick: bool = False) -> list[Scenario]:
             "noop-1",
             EnvFactory("noop"),
             1,
-            (Impl("inproc"), Impl("dummy"), _z(1), Impl("raw", 1)),
+            (Impl("inproc"), Impl("dummy"), _z(1), _z(1, shm=False), Impl("raw", 1)),
             "no-op env, 1 env in 1 worker: per-step overhead vs a raw ROUTER/DEALER round trip",
         ),
     ]
@@ -213,7 +221,7 @@ def default_scenarios(quick: bool = False) -> list[Scenario]:
                 "noop-8",
                 EnvFactory("noop"),
                 8,
-                (Impl("dummy"), _z(2), Impl("raw", 2)),
+                (Impl("dummy"), _z(2), _z(2, shm=False), Impl("raw", 2)),
                 "no-op env, 8 envs in 2 workers: per-step overhead vs raw round trips to 2 peers",
             )
         )
@@ -283,7 +291,7 @@ class _Driver:
             else:
                 from sc2pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
 
-                self._venv = ZmqVecEnv(fns, n_workers=self.impl.n_workers)
+                self._venv = ZmqVecEnv(fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm)
             venv = self._venv
             venv.seed(0)
             venv.reset()
@@ -442,6 +450,7 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
             impl.label,
             1 if impl.kind == "inproc" else scenario.n_envs,
             impl.n_workers,
+            impl.shm,
         )
         for impl in scenario.impls
     }

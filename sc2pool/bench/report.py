@@ -29,11 +29,13 @@ class Target:
 
 
 def _row(
-    result: dict[str, Any], scenario: str, impl: str, n_workers: int | None = None
+    result: dict[str, Any], scenario: str, impl: str, n_workers: int | None = None, shm: bool = True
 ) -> dict[str, Any] | None:
+    """The measured row of ``impl`` in ``scenario`` (ZmqVecEnv: with its default shared memory
+    unless ``shm=False``)."""
     for r in result["results"]:
         if r["scenario"] == scenario and r["impl"] == impl and r["best"] is not None:
-            if n_workers is None or r["n_workers"] == n_workers:
+            if (n_workers is None or r["n_workers"] == n_workers) and r.get("shm", True) == shm:
                 return r
     return None
 
@@ -56,13 +58,15 @@ def _ratio(
     return num["best"] / d, detail
 
 
-def _overhead(result: dict[str, Any], scenario: str, workers: int) -> tuple[float, str] | None:
-    z = _row(result, scenario, "zmq", workers)
+def _overhead(
+    result: dict[str, Any], scenario: str, workers: int, shm: bool = True
+) -> tuple[float, str] | None:
+    z = _row(result, scenario, "zmq", workers, shm)
     raw = _row(result, scenario, "raw", workers)
     if z is None or raw is None:
         return None
     zu, ru = z["best_us_per_step"], raw["best_us_per_step"]
-    return zu / ru, f"ZmqVecEnv {zu:,.1f} us/step vs raw ROUTER/DEALER {ru:,.1f} us/round trip"
+    return zu / ru, f"{z['label']} {zu:,.1f} us/step vs raw ROUTER/DEALER {ru:,.1f} us/round trip"
 
 
 TARGETS: tuple[Target, ...] = (
@@ -113,10 +117,22 @@ TARGETS: tuple[Target, ...] = (
 #: Reported like a target but not one of the issue's (no PASS/FAIL weight).
 INFO_TARGETS: tuple[Target, ...] = (
     Target(
+        "no-op env, 1 env: ZmqVecEnv(no shm) step time / raw zmq round trip (info)",
+        1.5,
+        False,
+        lambda r: _overhead(r, "noop-1", 1, shm=False),
+    ),
+    Target(
         "no-op env, 8 envs in 2 workers: ZmqVecEnv / raw round trips (info)",
         1.5,
         False,
         lambda r: _overhead(r, "noop-8", 2),
+    ),
+    Target(
+        "no-op env, 8 envs in 2 workers: ZmqVecEnv(no shm) / raw round trips (info)",
+        1.5,
+        False,
+        lambda r: _overhead(r, "noop-8", 2, shm=False),
     ),
 )
 

@@ -29,6 +29,7 @@ ALL_IMPLS = (
     Impl("subproc"),
     Impl("zmq", 1),
     Impl("zmq", 2),
+    Impl("zmq", 2, shm=False),
     Impl("raw", 2),
 )
 
