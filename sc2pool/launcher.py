@@ -60,8 +60,11 @@ class PrivateDir:
     """A 0700 temp directory for ipc sockets and shared memory, removed by :meth:`cleanup`."""
 
     def __init__(self) -> None:
-        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-        self.path = tempfile.mkdtemp(prefix="sc2pool-", dir=base)
+        # SC2POOL_TMPDIR overrides the location (tests use it to check that nothing is left behind).
+        base = os.environ.get("SC2POOL_TMPDIR")
+        if not base and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+            base = "/dev/shm"
+        self.path = tempfile.mkdtemp(prefix="sc2pool-", dir=base or None)
 
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)

@@ -234,11 +234,15 @@ class ZmqVecEnv(VecEnv):
         self._buf_term = np.zeros((total,), dtype=bool)
         self._buf_trunc = np.zeros((total,), dtype=bool)
         self._raw_infos: list[Any] = [None] * total
+        # VecEnv.__init__ asks get_attr("render_mode"); answer from the hosts' HELLO (the EnvHost
+        # contract's render_mode) so hosts without get_attr support work too.
+        self._init_render_mode: tuple[str | None] | None = (broker.render_mode,)
         try:
             super().__init__(total, broker.observation_space, broker.action_space)
         except BaseException:
             self.close()
             raise
+        self._init_render_mode = None
 
     # ------------------------------------------------------------------------------- helpers
     @property
@@ -461,6 +465,8 @@ class ZmqVecEnv(VecEnv):
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """Return attribute from the envs (values must be msgpack/numpy encodable)."""
+        if attr_name == "render_mode" and getattr(self, "_init_render_mode", None) is not None:
+            return [self._init_render_mode[0] for _ in self._get_indices(indices)]  # type: ignore[index]
         return self._call("get_attr", indices, attr_name)
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
