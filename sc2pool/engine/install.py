@@ -108,7 +108,9 @@ def write_install(directory: str | os.PathLike[str], *, python: str | None = Non
         raise FileExistsError(f"{root} looks like a real StarCraft II install (has Versions/ but no {MARKER}); refusing to write")
     root.mkdir(parents=True, exist_ok=True)
     _write_atomic(root / MARKER, b"This directory is a fake StarCraft II install written by sc2pool (sc2pool engine install).\n")
-    _write_atomic(versions / f"Base{BASE_BUILD}" / "SC2_x64", launcher_script(python).encode(), mode=0o755)
+    # burnysc2 runs Versions/Base<N>/SC2_x64 on Linux and .../SC2.app/Contents/MacOS/SC2 on macOS.
+    exe = "SC2.app/Contents/MacOS/SC2" if sys.platform == "darwin" else "SC2_x64"
+    _write_atomic(versions / f"Base{BASE_BUILD}" / exe, launcher_script(python).encode(), mode=0o755)
     for rel in map_relative_paths(scenarios):
         _write_atomic(root / "Maps" / rel, _PLACEHOLDER)
     return root

@@ -188,3 +188,16 @@ def test_port_in_use_reports_and_exits(tmp_path: Path):
             assert proc.returncode == 1 and "cannot listen" in out
         finally:
             _kill(proc)
+
+
+def test_engine_package_does_not_import_burnysc2():
+    code = (
+        "import sys\n"
+        "import sc2pool.engine.server, sc2pool.engine.session, sc2pool.engine.transport\n"
+        "import sc2pool.engine.install, sc2pool.engine.cli, sc2pool.engine.game\n"
+        "bad = sorted(m for m in sys.modules if m == 'sc2' or m.startswith('sc2.'))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
