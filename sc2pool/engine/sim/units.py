@@ -129,6 +129,8 @@ class UnitStore:
     suicide: np.ndarray
     cd_loops: np.ndarray
     unit_id: np.ndarray
+    neutral: np.ndarray
+    targetable_rows: np.ndarray
 
     def __init__(self) -> None:
         for name, dt in _FIELDS:
@@ -150,6 +152,8 @@ class UnitStore:
         self.suicide = TYPES.suicide[ti]
         self.cd_loops = TYPES.cd_loops[ti]
         self.unit_id = TYPES.unit_id[ti]
+        self.neutral = TYPES.neutral[ti]
+        self.targetable_rows = np.nonzero(~self.neutral)[0]
 
     def __len__(self) -> int:
         return int(self.tag.shape[0])

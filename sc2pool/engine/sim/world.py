@@ -16,6 +16,7 @@ Model (documented simplifications of the real game):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,8 @@ MUST_TARGET_UNIT = 81
 YOU_CANT_CONTROL_THAT_UNIT = 87
 
 _INF = np.inf
+RESCAN = 4
+"""A unit chasing a target looks for a nearer one every RESCAN loops (staggered by tag)."""
 _TWO_PI = 2.0 * np.pi
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(8, dtype=bool)
@@ -225,13 +228,20 @@ class World:
                 cur = np.where(has_eng, u.rows(eng), -1)
             else:
                 cur = np.full(len(a_rows), -1, dtype=np.int64)
-            ok = cur >= 0
-            if ok.any():
-                r_ok, c_ok = a_rows[ok], cur[ok]
-                d = np.hypot(x[c_ok] - x[r_ok], y[c_ok] - y[r_ok]) - radius[r_ok] - radius[c_ok]
-                ok[ok] = d <= rng[r_ok]
-            tgt[a_rows] = np.where(ok, cur, -1)
-            need = a_rows[~ok]
+            alive = cur >= 0
+            in_rng = np.zeros(len(a_rows), dtype=bool)
+            if alive.any():
+                r_ok, c_ok = a_rows[alive], cur[alive]
+                ddx = x[c_ok] - x[r_ok]
+                ddy = y[c_ok] - y[r_ok]
+                in_rng[alive] = np.sqrt(ddx * ddx + ddy * ddy) - radius[r_ok] - radius[c_ok] <= rng[r_ok]
+            # A target in range is kept.  A chased one is kept too, except on the unit's rescan loop
+            # (every RESCAN loops, staggered by tag) where a nearer hostile may replace it; units
+            # on hold drop targets that left their range.
+            rescan = ((u.tag[a_rows] + self.loop) % RESCAN) == 0
+            keep = alive & (in_rng | ((kind[a_rows] != HOLD) & ~rescan))
+            tgt[a_rows] = np.where(keep, cur, -1)
+            need = a_rows[~keep]
             if len(need):
                 found = self._acquire(need)
                 tgt[need] = found
@@ -309,7 +319,7 @@ class World:
         # --- damage and deaths
         if damage is not None:
             self._apply(damage)
-            dead = (u.hp <= 0.0) & ~TYPES.neutral[u.ti]
+            dead = (u.hp <= 0.0) & ~u.neutral
             if died is not None:
                 dead |= died
             if dead.any():
@@ -332,24 +342,52 @@ class World:
         """Something outside the loop changed units or orders: forget the static-fight shortcut."""
         self._static_until = 0
 
+    def _pairs(self, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """Edge distances from ``rows`` to every unit they could target, one block per owner.
+
+        Yields ``(sel, cand, d, valid)``: ``sel`` selects the block's entries of ``rows``,
+        ``cand`` the candidate rows (non-neutral units of other owners), ``d`` the edge-to-edge
+        distance matrix and ``valid`` the type-level can-hit mask (None when all can be hit).
+        Splitting by owner halves the matrices of a two-player fight.
+        """
+        u = self.u
+        x, y, rad, ti = u.x, u.y, u.radius, u.ti
+        targetable = u.targetable_rows
+        own_rows = u.owner[rows]
+        owners = np.unique(own_rows)
+        for o in owners.tolist():
+            sel = own_rows == o if len(owners) > 1 else np.ones(len(rows), dtype=bool)
+            r = rows[sel]
+            cand = targetable[u.owner[targetable] != o]
+            if len(cand) == 0:
+                continue
+            valid = TYPES.can_hit[ti[r]][:, ti[cand]]
+            if not valid.any():
+                continue
+            dx = x[cand][None, :] - x[r][:, None]
+            dy = y[cand][None, :] - y[r][:, None]
+            d = np.sqrt(dx * dx + dy * dy)
+            d -= rad[cand][None, :]
+            d -= rad[r][:, None]
+            yield sel, cand, d, (None if valid.all() else valid)
+
+    def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
+        u = self.u
+        rng = u.range[rows]
+        return np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
+
     def _acquire(self, rows: np.ndarray) -> np.ndarray:
         """Row of the nearest hittable hostile within acquisition range (weapon range on hold,
         sight otherwise) for each of ``rows``; -1 where none."""
-        u = self.u
-        cand = np.nonzero(~TYPES.neutral[u.ti])[0]
-        own = u.owner
-        valid = (own[rows][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[rows]][:, u.ti[cand]]
-        if not valid.any():
-            return np.full(len(rows), -1, dtype=np.int64)
-        d = np.hypot(u.x[cand][None, :] - u.x[rows][:, None], u.y[cand][None, :] - u.y[rows][:, None])
-        d -= u.radius[cand][None, :]
-        d -= u.radius[rows][:, None]
-        d[~valid] = _INF
-        rng = u.range[rows]
-        acq = np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
-        best = np.argmin(d, axis=1)
-        bd = d[np.arange(len(rows)), best]
-        return np.where(bd <= acq, cand[best], -1)
+        out = np.full(len(rows), -1, dtype=np.int64)
+        acq = self._acquisition_range(rows)
+        for sel, cand, d, valid in self._pairs(rows):
+            if valid is not None:
+                d[~valid] = _INF
+            best = np.argmin(d, axis=1)
+            bd = d[np.arange(len(best)), best]
+            out[sel] = np.where(bd <= acq[sel], cand[best], -1)
+        return out
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
@@ -420,21 +458,16 @@ class World:
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self._has_hostile_pairs():
-            att = u.can_attack & (u.owner != NEUTRAL_OWNER)
-            a = np.nonzero(att)[0]
-            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
-            own = u.owner
-            valid = (own[a][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[a]][:, u.ti[cand]]
-            d = np.hypot(u.x[cand][None, :] - u.x[a][:, None], u.y[cand][None, :] - u.y[a][:, None])
-            d -= u.radius[cand][None, :] + u.radius[a][:, None]
-            rng = u.range[a]
-            acq = np.where(kind[a] == HOLD, rng, np.maximum(u.sight[a], rng))
-            gap = d - acq[:, None]
-            closing = speed[a][:, None] + speed[cand][None, :]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                loops = np.where(valid & (closing > 0), gap / closing, np.inf)
-            loops = np.where(valid & (gap <= 0), 0.0, loops)
-            h = min(h, int(min(float(np.min(loops)), float(1 << 30))))
+            a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
+            acq = self._acquisition_range(a)
+            for sel, cand, d, valid in self._pairs(a):
+                gap = d - acq[sel][:, None]
+                closing = speed[a[sel]][:, None] + speed[cand][None, :]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    loops = np.where(gap <= 0, 0.0, np.where(closing > 0, gap / closing, np.inf))
+                if valid is not None:
+                    loops[~valid] = np.inf
+                h = min(h, int(min(float(loops.min()), float(1 << 30))))
         h = max(1, h)
         if not any_moving and h > 1:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
