@@ -1,0 +1,140 @@
+"""Fault injection against a live pool (policy ``on_failure="raise"``, the only one so far).
+
+Each fault must end in a typed error naming the worker within the heartbeat timeout (never a
+hang) and leave no process behind; killing the trainer must take every worker with it. When the
+restart policy lands, the same faults must instead be ridden out (see benchmarks/soak.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import psutil
+import pytest
+
+from .peers import TrainerProc, kill_group, wait_for
+
+pytestmark = pytest.mark.timeout(90)
+HB = 2.0  # heartbeat timeout given to the trainer
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.fixture
+def trainer() -> Iterator[Callable[..., TrainerProc]]:
+    procs: list[TrainerProc] = []
+
+    def start(*args: str) -> TrainerProc:
+        t = TrainerProc(*args)
+        procs.append(t)
+        return t
+
+    try:
+        yield start
+    finally:
+        for t in procs:
+            t.stop()
+
+
+def _running_pool(trainer: Callable[..., TrainerProc], workers: int = 2) -> tuple[TrainerProc, list[int]]:
+    t = trainer("--envs", str(workers * 2), "--local-workers", str(workers), "--heartbeat-timeout", str(HB))
+    pids = [int(p) for p in t.wait_ready()["pids"]]
+    assert len(pids) == workers
+    t.assert_progressing(by=100)
+    return t, pids
+
+
+def test_kill9_worker_mid_step_is_a_prompt_typed_error_and_leaks_nothing(
+    trainer: Callable[..., TrainerProc],
+) -> None:
+    t, pids = _running_pool(trainer)
+    os.kill(pids[1], signal.SIGKILL)
+    t0 = time.monotonic()
+    wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, 2 * HB + 2, "typed error")
+    err = t.event("error")
+    assert err is not None and err["type"] == "WorkerDied", t.describe()
+    assert "local-1" in err["message"] and "SIGKILL" in err["message"], err
+    assert time.monotonic() - t0 < HB + 1.5, (
+        "a dead local worker should be noticed before the heartbeat timeout"
+    )
+    wait_for(lambda: t.proc.poll() is not None, 15, "trainer exit")
+    wait_for(lambda: all(_gone(p) for p in pids), 10, "every worker gone")
+
+
+def test_stopped_worker_is_a_typed_timeout_then_everything_exits(trainer: Callable[..., TrainerProc]) -> None:
+    t, pids = _running_pool(trainer)
+    os.kill(pids[0], signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, 3 * HB + 2, "typed error")
+        err = t.event("error")
+        assert err is not None and err["type"] == "WorkerTimeout", t.describe()
+        assert "local-0" in err["message"], err
+        took = time.monotonic() - t0
+        print(f"SIGSTOP detected after {took:.2f}s (heartbeat timeout {HB}s)")
+        assert HB * 0.8 <= took <= 2 * HB + 1, (
+            f"a hung worker was declared dead after {took:.1f}s, timeout {HB}s"
+        )
+    finally:
+        if not _gone(pids[0]):
+            os.kill(pids[0], signal.SIGCONT)  # "resume later": it must find its trainer gone and exit
+    wait_for(lambda: t.proc.poll() is not None, 15, "trainer exit")
+    wait_for(lambda: all(_gone(p) for p in pids), 10, "every worker gone, the resumed one included")
+
+
+def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., TrainerProc]) -> None:
+    """Local workers (parent-death signal) and a remote worker (broker heartbeats stop) both exit."""
+    import portpicker
+
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    t = trainer(
+        *("--bind", endpoint, "--envs", "3", "--local-workers", "2", "--local-envs", "2"),
+        *("--heartbeat-timeout", str(HB)),
+    )
+    remote = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sc2pool",
+            "worker",
+            "--connect",
+            endpoint,
+            "--env",
+            "CartPole-v1",
+            "--envs",
+            "1",
+        ]
+        + ["--connect-timeout", "30", "--log-level", "WARNING"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        pids = [int(p) for p in t.wait_ready()["pids"]]
+        t.assert_progressing(by=100)
+        everyone = [psutil.Process(p) for p in pids] + [psutil.Process(remote.pid)]
+        everyone += [c for p in list(everyone) for c in p.children(recursive=True)]
+        os.kill(t.proc.pid, signal.SIGKILL)
+        t0 = time.monotonic()
+        wait_for(
+            lambda: all(_gone(p.pid) for p in everyone),
+            3 * HB + 5,
+            "all workers to exit after the trainer died",
+        )
+        print(
+            f"all {len(everyone)} worker processes gone {time.monotonic() - t0:.2f}s after kill -9 of the trainer"
+        )
+        assert remote.wait(timeout=5) != 0
+    finally:
+        kill_group(remote)
