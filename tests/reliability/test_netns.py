@@ -81,3 +81,53 @@ def test_stale_namespaces_of_dead_runs_are_cleaned(make_network: Factory) -> Non
         assert stale not in list_namespaces()
     finally:
         subprocess.run(["ip", "netns", "del", stale], capture_output=True)
+
+
+@pytest.mark.timeout(60)
+def test_curve_across_hosts_admits_the_authorised_host_and_logs_the_intruders_address(
+    make_network: Factory, tmp_path: Path
+) -> None:
+    from sc2pool.cli import main as cli_main
+
+    keys = tmp_path / "keys"
+    assert cli_main(["keygen", str(keys)]) == 0
+    assert (
+        cli_main(
+            ["keygen", str(keys), "--name", "worker-b", "--authorize-into", str(keys / "authorized_workers")]
+        )
+        == 0
+    )
+    assert cli_main(["keygen", str(keys), "--name", "intruder"]) == 0
+    net = make_network(["trainer", "b", "c"])
+    bind = f"tcp://{net.address('trainer')}:5602"
+    router = OutputLines(
+        net.popen(
+            "trainer",
+            [sys.executable, PEER, "router", bind, "--curve-keys", str(keys)],
+            stdin=subprocess.PIPE,
+        )
+    )
+    _wait_for(lambda: router.count(lambda s: s == "ready") >= 1, 15, "router ready")
+    server_key = str(keys / "broker.key")
+    b = OutputLines(
+        net.popen(
+            "b",
+            [sys.executable, PEER, "dealer", bind, "B", "--curve-secret", str(keys / "worker-b.key_secret")]
+            + ["--server-key", server_key],
+            stdin=subprocess.PIPE,
+        )
+    )
+    c = OutputLines(
+        net.popen(
+            "c",
+            [sys.executable, PEER, "dealer", bind, "C", "--curve-secret", str(keys / "intruder.key_secret")]
+            + ["--server-key", server_key],
+            stdin=subprocess.PIPE,
+        )
+    )
+    intruder = f"refused {net.address('c')} unknown-key"
+    _wait_for(
+        lambda: b.count() >= 20 and router.count(lambda s: s == intruder) >= 1, 20, "B served, C refused"
+    )
+    assert c.count() == 0, "the intruder got a reply"
+    assert not router.count(lambda s: s.startswith(f"refused {net.address('b')} "))
