@@ -215,3 +215,27 @@ def test_serve_runs_concurrent_independent_games_and_survives_disconnects():
         assert bots_a[0].log["steps"] == 4 and bots_b[0].log["steps"] == 6
         assert server.proc.poll() is None
     assert not engine_processes(marker=str(server.port))
+
+
+@pytest.mark.timeout(60)
+def test_realtime_game_and_save_replay(tmp_path):
+    """realtime=True (no step requests; the engine advances on observation) and save_replay_as."""
+
+    class LoopBot(EndGameBot):
+        async def act(self, iteration: int) -> None:
+            self.log.setdefault("loops", []).append(self.state.game_loop)
+            await super().act(iteration)
+
+    bot = LoopBot(at=5)
+    replay = tmp_path / "episode.SC2Replay"
+    ws = connect_inprocess()
+
+    async def go() -> Any:
+        await Controller(ws, None).create_game(scenario_map("MoveToBeacon"), [Bot(Race.Terran, bot)], realtime=True)  # type: ignore[arg-type]
+        return await play_from_websocket(ws, Bot(Race.Terran, bot), realtime=True, portconfig=None,  # type: ignore[arg-type]
+                                         save_replay_as=str(replay), should_close=False)
+
+    assert run(go()) == Result.Victory
+    loops = bot.log["loops"]
+    assert len(loops) == 6 and all(b - a >= 8 for a, b in zip(loops, loops[1:], strict=False)), loops
+    assert replay.exists()
