@@ -40,6 +40,7 @@ from sc2pool.engine.sim.encode import (
     UNIT_BODY_LEN,
     UNIT_RECORD,
     encode_order,
+    encode_single_orders,
     encode_units,
     pad2,
     tag_bytes,
@@ -61,6 +62,11 @@ _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
 CANT_BUILD_LOCATION_INVALID = 44
 _TWO_PI = 2.0 * math.pi
+# order kind -> the reported order targets a point / a unit
+_POINT_ORDER = np.zeros(8, dtype=bool)
+_POINT_ORDER[[MOVE, ATTACK_MOVE, PATROL]] = True
+_UNIT_ORDER = np.zeros(8, dtype=bool)
+_UNIT_ORDER[[ATTACK_UNIT, FOLLOW]] = True
 
 
 class GameError(Exception):
@@ -370,9 +376,21 @@ class Game:
         owner = u.owner
         alliance = np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
         orders: dict[int, bytes] = {}
-        busy = mine & ((u.kind != IDLE) | (u.eng != 0))
-        for i in np.nonzero(busy)[0].tolist():
-            orders[i] = self._orders_bytes(i)
+        busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)))[0]
+        if len(busy):
+            queued = np.zeros(len(busy), dtype=bool)
+            if u.queues:
+                queued = np.isin(u.tag[busy], np.fromiter(u.queues, dtype=np.int64, count=len(u.queues)))
+            for i in busy[queued].tolist():
+                orders[i] = self._orders_bytes(i)
+            single = busy[~queued]
+            k = u.kind[single]
+            idle = k == IDLE  # fighting an automatically acquired target
+            ability = np.where(idle, D.ATTACK_ATTACK, u.ability[single])
+            target = np.where(_POINT_ORDER[k], 1, np.where(_UNIT_ORDER[k] | idle, 2, 0))
+            ttag = np.where(idle, u.eng[single], u.ttag[single])
+            pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
+            orders.update(zip(single.tolist(), pieces, strict=True))
         return encode_units(
             u.tag, alliance, u.unit_id, owner, u.x, u.y, TERRAIN_Z, u.facing % _TWO_PI, u.radius,
             np.maximum(u.hp, 0.0), TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti],

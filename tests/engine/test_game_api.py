@@ -217,20 +217,30 @@ def test_unknown_player_is_refused() -> None:
         g.observation(5, sc_pb.RequestObservation())
 
 
-def test_numpy_and_small_unit_encodings_are_identical(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("map_name", ["DefeatZerglingsAndBanelings.SC2Map", "Battle100v100.SC2Map"])
+def test_numpy_and_small_unit_encodings_are_identical(monkeypatch: pytest.MonkeyPatch, map_name: str) -> None:
     from sc2pool.engine import game as game_mod
 
-    g = joined("DefeatZerglingsAndBanelings.SC2Map")
+    g = joined(map_name)
     mine = [u.tag for u in units(g, 1)]
-    g.action(1, command(D.ATTACK_ATTACK, mine, (40, 32)))
+    enemy = units(g, 4)[0].tag
+    g.action(1, command(D.ATTACK_ATTACK, mine[:2] + mine[3:], (40, 32)))
     g.action(1, command(D.MOVE_MOVE, mine[:2], (20, 25), queue=True))
-    g.step(120)
-    assert 0 < len(g.world.u) <= encode.SMALL
+    g.action(1, command(D.ATTACK_ATTACK, mine[2:3], target=enemy))
+    g.action(1, command(D.HOLDPOSITION, mine[-1:]))
+    g.step(60)
+    monkeypatch.setattr(game_mod, "SMALL", 10_000)
     small = g.observation_bytes(1)
     g._dead_cursor.clear()
     monkeypatch.setattr(game_mod, "SMALL", 0)
     monkeypatch.setattr(encode, "SMALL", 0)
     assert g.observation_bytes(1) == small
     parsed = sc_pb.ResponseObservation.FromString(small)
-    assert len(parsed.observation.raw_data.units) == len(g.world.u)
-    assert any(len(u.orders) == 2 for u in parsed.observation.raw_data.units)
+    us = parsed.observation.raw_data.units
+    assert len(us) == len(g.world.u)
+    orders = {u.tag: [(o.ability_id, o.HasField("target_world_space_pos"), o.target_unit_tag) for o in u.orders]
+              for u in us if u.alliance == 1}
+    assert orders[mine[-1]] == [(D.HOLDPOSITION_HOLD, False, 0)]
+    assert any(len(o) == 2 for o in orders.values())  # queued move shown behind the current order
+    assert any(o and o[0][0] == D.ATTACK_ATTACK and o[0][2] for o in orders.values())  # unit target
+    assert any(o and o[0][0] == D.ATTACK_ATTACK and o[0][1] for o in orders.values())  # attack-move

@@ -188,10 +188,61 @@ _POINT = struct.Struct("<BfBfBf")
 
 
 def encode_order(ability: int, pos: tuple[float, float, float] | None = None, target_tag: int = 0) -> bytes:
-    """One ``Unit.orders`` entry (key included): ability plus a point or a unit target."""
-    body = b"\x08" + varint(ability)
+    """One ``Unit.orders`` entry (key included): ability plus a point or a unit target.
+
+    The ability id is a 2-byte varint, like :func:`encode_single_orders` writes it.
+    """
+    body = b"\x08" + struct.pack("<H", pad2(ability))
     if pos is not None:
         body += b"\x12\x0f" + _POINT.pack(0x0D, pos[0], 0x15, pos[1], 0x1D, pos[2])
     elif target_tag:
         body += b"\x18" + varint(target_tag)
     return _ORDERS_KEY + varint(len(body)) + body
+
+
+_ORDER_POINT = np.dtype([("key", "u1", (2,)), ("len", "u1"), ("k1", "u1"), ("ab", "<u2"), ("k2", "u1"), ("l2", "u1"),
+                         ("xk", "u1"), ("x", "<f4"), ("yk", "u1"), ("y", "<f4"), ("zk", "u1"), ("z", "<f4")])
+_ORDER_TAG = np.dtype([("key", "u1", (2,)), ("len", "u1"), ("k1", "u1"), ("ab", "<u2"), ("k3", "u1"),
+                       ("tag", "u1", (5,))])
+_ORDER_NONE = np.dtype([("key", "u1", (2,)), ("len", "u1"), ("k1", "u1"), ("ab", "<u2")])
+
+
+def _order_records(dtype: np.dtype, ability: np.ndarray) -> np.ndarray:
+    rec = np.zeros(len(ability), dtype=dtype)
+    rec["key"] = tuple(_ORDERS_KEY)
+    rec["len"] = dtype.itemsize - 3
+    rec["k1"] = 0x08
+    ab = ability.astype(np.int64)
+    rec["ab"] = ((ab & 0x7F) | 0x80) | ((ab >> 7) << 8)
+    return rec
+
+
+def encode_single_orders(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, ty: np.ndarray, z: float,
+                         ttag: np.ndarray) -> list[bytes]:
+    """``Unit.orders`` bytes of one order per unit, vectorised; same bytes as :func:`encode_order`.
+
+    ``kind`` per unit: 0 no target, 1 point target (``tx``, ``ty``), 2 unit target (``ttag``).
+    """
+    n = len(ability)
+    out: list[bytes] = [b""] * n
+    for k, dtype in ((1, _ORDER_POINT), (2, _ORDER_TAG), (0, _ORDER_NONE)):
+        idx = np.nonzero(kind == k)[0]
+        if len(idx) == 0:
+            continue
+        rec = _order_records(dtype, ability[idx])
+        if k == 1:
+            rec["k2"], rec["l2"] = 0x12, 15
+            rec["xk"], rec["yk"], rec["zk"] = 0x0D, 0x15, 0x1D
+            rec["x"], rec["y"], rec["z"] = tx[idx], ty[idx], z
+        elif k == 2:
+            rec["k3"] = 0x18
+            t = ttag[idx].astype(np.uint64)
+            tb = rec["tag"]
+            for i in range(5):
+                tb[:, i] = (t >> np.uint64(7 * i)) & np.uint64(0x7F)
+            tb[:, :4] |= 0x80
+        blob = rec.tobytes()
+        size = dtype.itemsize
+        for j, i in enumerate(idx.tolist()):
+            out[i] = blob[j * size:(j + 1) * size]
+    return out
