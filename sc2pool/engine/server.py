@@ -156,7 +156,10 @@ class EngineServer:
                     if adopted is not session:
                         self._sessions.pop(id(session), None)
                         session, handle = adopted, adopted.handle
-                await send(handle(data))
+                out = handle(data)
+                if session.reply_delay:  # real time: hold the observation until the clock gets there
+                    await asyncio.sleep(session.reply_delay)
+                await send(out)
                 if session.quit_requested:
                     if self.exit_on_quit:
                         self._exit_now(ws, session.stats)

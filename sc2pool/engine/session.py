@@ -46,6 +46,11 @@ DATA_VERSION = "519EE8D06E384469C652DD58FC6016AC"
 LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = 1, 2, 3, 4, 5, 6
 STATUS_NAMES = {1: "launched", 2: "init_game", 3: "in_game", 4: "in_replay", 5: "ended", 6: "quit"}
 
+#: Game loops per real second at "faster" speed: the real-time clock.
+REALTIME_LOOPS_PER_SECOND = 22.4
+#: Upper bound on one real-time wait, so an absurd ``observation(game_loop=...)`` cannot hang a client.
+MAX_REPLY_DELAY = 10.0
+
 # Error strings. burnysc2's ``ProtocolError.is_game_over_error`` recognises exactly these two.
 ERR_GAME_OVER = "Game has already ended"
 ERR_NOT_IN_GAME = "Not in a game"
@@ -174,6 +179,8 @@ class EngineSession:
         self.game: GameLike | None = None
         self.player_id: int = 0
         self.realtime = False
+        #: Seconds the transport should hold the last reply (real-time ``observation(game_loop)``).
+        self.reply_delay = 0.0
         self.quit_requested = False
         self._game_info_bytes: bytes | None = None
         self._realtime_t0 = 0.0
@@ -200,6 +207,7 @@ class EngineSession:
     def handle(self, data: bytes) -> bytes:
         """Answer one serialized ``Request`` with one serialized ``Response``."""
         t0 = time.perf_counter_ns()
+        self.reply_delay = 0.0
         kind = "malformed"
         req = sc_pb.Request()
         try:
@@ -366,12 +374,15 @@ class EngineSession:
         self._require(IN_GAME, ENDED, what="observation")
         game = self._require_game()
         if self.realtime and self.status == IN_GAME and not game.ended:
-            # Real time: the wall clock advances the game (22.4 loops/s); ``game_loop`` asks to
-            # wait for that loop, which the engine grants at once by simulating up to it.
-            # Outside real time ``game_loop`` is ignored, as in SC2.
-            target = max(game.game_loop, int((time.monotonic() - self._realtime_t0) * 22.4))
-            if req.HasField("game_loop"):
-                target = max(target, req.game_loop)
+            # Real time: the wall clock advances the game (22.4 loops/s). ``game_loop`` asks to
+            # wait for that loop: the engine simulates up to it now and asks its transport to hold
+            # the reply until the clock gets there (``reply_delay``). Outside real time
+            # ``game_loop`` is ignored, as in SC2.
+            wall = (time.monotonic() - self._realtime_t0) * REALTIME_LOOPS_PER_SECOND
+            target = max(game.game_loop, int(wall))
+            if req.HasField("game_loop") and req.game_loop > target:
+                target = req.game_loop
+                self.reply_delay = min(MAX_REPLY_DELAY, (req.game_loop - wall) / REALTIME_LOOPS_PER_SECOND)
             if target > game.game_loop:
                 game.step(target - game.game_loop)
         fast = getattr(game, "observation_bytes", None)  # optional: serialized ResponseObservation

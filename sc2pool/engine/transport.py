@@ -24,6 +24,7 @@ Typical use with unmodified burnysc2::
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 
 from sc2pool.engine.session import DispatchStats, EngineSession, GameFactory
@@ -58,6 +59,8 @@ class InProcessTransport:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data argument must be byte-ish ({type(data)!r})")
         self._pending.append(self.session.handle(bytes(data)))
+        if self.session.reply_delay:  # real-time game: the reply is due when the clock gets there
+            await asyncio.sleep(self.session.reply_delay)
 
     def request(self, data: bytes) -> bytes:
         """Synchronous round trip (for callers without an event loop, e.g. benchmarks)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,7 @@ def test_realtime_game_and_save_replay(tmp_path):
             await super().act(iteration)
 
     bot = LoopBot(at=5)
+    bot.game_step_size = 4
     replay = tmp_path / "episode.SC2Replay"
     ws = connect_inprocess()
 
@@ -235,7 +237,10 @@ def test_realtime_game_and_save_replay(tmp_path):
         return await play_from_websocket(ws, Bot(Race.Terran, bot), realtime=True, portconfig=None,  # type: ignore[arg-type]
                                          save_replay_as=str(replay), should_close=False)
 
+    t0 = time.perf_counter()
     assert run(go()) == Result.Victory
+    wall = time.perf_counter() - t0
     loops = bot.log["loops"]
-    assert len(loops) == 6 and all(b - a >= 8 for a, b in zip(loops, loops[1:], strict=False)), loops
+    assert len(loops) == 6 and all(b - a >= 4 for a, b in zip(loops, loops[1:], strict=False)), loops
+    assert wall >= (loops[-1] - 4) / 22.4, "the game is paced by the wall clock (22.4 loops/s)"
     assert replay.exists()

@@ -339,8 +339,13 @@ def test_realtime_game_advances_on_observation_and_refuses_step():
     call(s, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
     r = call(s, observation=sc.RequestObservation(game_loop=16))
     assert r.observation.observation.game_loop >= 16
+    assert 0.5 < s.reply_delay <= 16 / 22.4, "the reply is held until the clock reaches loop 16"
     r = call(s, step=sc.RequestStep(count=8))
     assert r.error and "realtime" in r.error[0] and r.status == IN_GAME
+    call(s, observation=sc.RequestObservation(game_loop=10**9))
+    assert s.reply_delay == 10.0, "waits are bounded"
+    call(s, ping=sc.RequestPing())
+    assert s.reply_delay == 0.0
 
 
 def test_non_realtime_observation_ignores_game_loop():
