@@ -117,10 +117,11 @@ class Scenario:
 
     def units_of(self, owner: int, unit_ids: tuple[int, ...] | None = None) -> np.ndarray:
         """Rows of ``owner``'s units (optionally only the given types)."""
-        from sc2pool.engine.sim.units import TYPES
-
         u = self.world.u
         m = u.owner == owner
         if unit_ids is not None:
-            m &= np.isin(TYPES.unit_id[u.ti], np.array(unit_ids))
+            if len(unit_ids) == 1:
+                m &= u.unit_id == unit_ids[0]
+            else:
+                m &= np.isin(u.unit_id, np.array(unit_ids))
         return np.nonzero(m)[0]
