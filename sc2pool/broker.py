@@ -345,8 +345,10 @@ class Broker:
             self._hello(ident, hdr)
         elif kind == P.Kind.ERROR:
             name = str(hdr.get("name"))
-            err = self._env_error_from(hdr, name, None)
             slot = self._local.get(name)
+            idx = hdr.get("idx")
+            env_index = slot.lo + idx if slot is not None and isinstance(idx, int) else None
+            err = self._env_error_from(hdr, name, env_index)
             if slot is not None and not self.running:
                 self._record_failure(err)
             else:
@@ -465,8 +467,13 @@ class Broker:
 
     # ----------------------------------------------------------------------------- liveness
     def _death(self, w: WorkerRecord, why: str) -> WorkerDied:
-        if w.proc is not None and w.proc.poll() is not None:
-            why = f"the process {describe_exit(w.proc.returncode)}"
+        if w.proc is not None:
+            try:  # the connection usually drops a moment before the exit status is available
+                w.proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+            if w.proc.returncode is not None:
+                why = f"the process {describe_exit(w.proc.returncode)}"
         return WorkerDied(why, worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices)
 
     def _check_health(self, now: float, raise_: bool) -> None:

@@ -278,7 +278,7 @@ class ZmqVecEnv(VecEnv):
         """Fatal failure: close everything (no orphans), then raise ``exc``."""
         if self._fatal is None:
             self._fatal = exc
-        self.close()
+        self._close(grace=0.5)  # a failed pool: do not wait long for hung workers
         raise exc
 
     def _not_waiting(self, what: str) -> None:
@@ -502,13 +502,16 @@ class ZmqVecEnv(VecEnv):
     # ---------------------------------------------------------------------------------- close
     def close(self) -> None:
         """Stop all workers (no process and no ipc/shm file is left behind). Idempotent."""
+        self._close(grace=getattr(self, "_close_timeout", 3.0))
+
+    def _close(self, grace: float) -> None:
         broker, self._broker = self._broker, None
         self._closed = True
         self._state = AsyncState.DEFAULT
         self._bufs = []
         try:
             if broker is not None:
-                broker.close(grace=self._close_timeout if hasattr(self, "_close_timeout") else 3.0)
+                broker.close(grace=grace)
         finally:
             if self._dir is not None:
                 self._dir.cleanup()

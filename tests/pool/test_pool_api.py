@@ -11,10 +11,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import pool_envs
 import psutil
 import pytest
 
-import pool_envs
 from sc2pool import ZmqVecEnv
 from sc2pool.errors import AlreadyPendingCallError, EnvError, NoAsyncCallError, PoolClosedError
 

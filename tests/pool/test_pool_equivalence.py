@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pool_envs
 import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-import pool_envs
 from workers.host import HostSpec
 
 
@@ -129,7 +129,7 @@ def test_env_string_and_async_host(make_pool: Callable[..., Any]) -> None:
     pool.seed(7)
     pool.reset()
     assert [ri["seed"] for ri in pool.reset_infos] == [7, 8, 9]
-    for t in range(1, 6):
+    for _t in range(1, 6):
         obs, rew, done, infos = pool.step(np.array([1, 0, 1]))
         assert np.array_equal(rew, [1.0, 0.0, 1.0])
     assert done.all() and all(i["TimeLimit.truncated"] for i in infos)

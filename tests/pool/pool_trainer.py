@@ -1,0 +1,37 @@
+"""A trainer process for the pool tests: builds a ZmqVecEnv, prints its workers, steps forever.
+
+Tests kill it (SIGKILL: workers must exit by themselves) or interrupt it (SIGINT: it must clean up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from sc2pool import ZmqVecEnv
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bind", default=None)
+    parser.add_argument("--n-envs", type=int, default=2)
+    parser.add_argument("--local", type=int, default=2)
+    args = parser.parse_args()
+    kwargs = {}
+    if args.bind:
+        kwargs = {"bind": args.bind, "n_local_workers": args.local, "n_local_envs": args.local}
+    else:
+        kwargs = {"n_workers": args.local}
+    venv = ZmqVecEnv(env="pool_envs:make_count", n_envs=args.n_envs, heartbeat_timeout=1.5, **kwargs)
+    print(json.dumps({"pids": venv.worker_pids, "dir": venv._dir.path if venv._dir else None}), flush=True)
+    venv.reset()
+    actions = np.zeros(args.n_envs, dtype=np.int64)
+    while True:
+        venv.step(actions)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

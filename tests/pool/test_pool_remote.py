@@ -1,0 +1,195 @@
+"""Remote workers: the real ``sc2pool worker`` CLI joining a bind= pool over tcp, refusals,
+join timeouts, and a broker that keeps serving through malformed traffic."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+import numpy as np
+import portpicker
+import pytest
+import zmq
+from conftest import worker_env
+
+from sc2pool import protocol as P
+from sc2pool.errors import JoinTimeoutError
+
+SC2POOL = "/work/venv/bin/sc2pool"
+
+
+def start_cli_worker(procs: list[Any], endpoint: str, *extra: str) -> subprocess.Popen[str]:
+    cmd = [SC2POOL, "worker", "--connect", endpoint, "--log-level", "WARNING", *extra]
+    p = subprocess.Popen(
+        cmd, env=worker_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    procs.append(p)
+    return p
+
+
+def wait_exit(p: subprocess.Popen[str], timeout: float) -> tuple[int, str]:
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"worker {p.args} did not exit within {timeout} s")
+    return p.returncode, err
+
+
+@pytest.mark.timeout(60)
+def test_cli_worker_joins_bind_pool(make_pool: Callable[..., Any], procs: list[Any]) -> None:
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    remote = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--envs", "2", "--name", "far-away")
+    pool = make_pool(
+        env="pool_envs:make_count", n_envs=3, bind=f"tcp://127.0.0.1:{port}", n_local_workers=1, n_local_envs=1
+    )
+    assert pool.endpoints == [endpoint]
+    by_name = {w.name: w for w in pool.workers}
+    assert by_name["far-away"].env_indices == (1, 2) and by_name["far-away"].pid == remote.pid
+    assert not by_name["far-away"].local and by_name["local-0"].local
+    assert pool.worker_pids == [by_name["local-0"].pid]
+    obs = pool.reset()
+    assert [ri["pid"] for ri in pool.reset_infos] == [by_name["local-0"].pid, remote.pid, remote.pid]
+    for t in range(1, 4):
+        obs, rew, done, infos = pool.step(np.zeros(3, dtype=np.int64))
+        assert np.array_equal(obs, np.full((3, 2), t, np.float32))  # remote obs arrive as frames
+    assert pool.get_attr("t") == [3, 3, 3]
+    pool.close()
+    code, err = wait_exit(remote, 10)
+    assert code == 0, err
+
+
+@pytest.mark.timeout(30)
+def test_join_timeout_lists_what_is_missing(make_pool: Callable[..., Any]) -> None:
+    port = portpicker.pick_unused_port()
+    t0 = time.monotonic()
+    with pytest.raises(JoinTimeoutError) as exc_info:
+        make_pool(env="pool_envs:make_count", n_envs=2, bind=f"tcp://127.0.0.1:{port}", join_timeout=1.0)
+    assert time.monotonic() - t0 < 10
+    msg = str(exc_info.value)
+    assert "0/2 envs joined" in msg and "2 env slot(s) for remote workers" in msg
+    assert f"sc2pool worker --connect tcp://127.0.0.1:{port}" in msg
+
+
+def raw_hello(endpoint: str, **fields: Any) -> dict[str, Any]:
+    """Send a HELLO from a bare DEALER and return the broker's answer header."""
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(endpoint)
+    try:
+        hello = {"v": P.PROTOCOL_VERSION, "k": int(P.Kind.HELLO), "name": "raw", "host": "h", "pid": 1, "n": 1}
+        hello.update(fields)
+        sock.send(msgpack.packb(hello, default=lambda o: o.tolist()))
+        assert sock.poll(10_000), "no answer from the broker"
+        return msgpack.unpackb(sock.recv(), raw=False)
+    finally:
+        sock.close()
+
+
+@pytest.mark.timeout(90)
+def test_refusals_while_joining(procs: list[Any]) -> None:
+    from sc2pool import ZmqVecEnv
+
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    result: dict[str, Any] = {}
+
+    def build() -> None:
+        try:
+            result["pool"] = ZmqVecEnv(
+                env="pool_envs:make_count", n_envs=3, bind=endpoint, n_local_workers=1, n_local_envs=1, join_timeout=40
+            )
+        except BaseException as exc:  # reported below
+            result["error"] = exc
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    try:
+        # 1. another protocol version: refused with both versions named
+        answer = raw_hello(endpoint, v=99)
+        assert answer["k"] == P.Kind.REFUSE
+        assert "99" in answer["reason"] and str(P.PROTOCOL_VERSION) in answer["reason"]
+        # 2. garbage HELLO fields: refused, not a crash
+        answer = raw_hello(endpoint, n="many")
+        assert answer["k"] == P.Kind.REFUSE and "malformed HELLO" in answer["reason"]
+        # wait for the local worker so that the pool's spaces are known
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "local-0" not in {w.name for w in _pool_workers(builder, result)}:
+            time.sleep(0.05)
+        # 3. different spaces (CartPole's Box(4) vs the pool's Box(2))
+        other = start_cli_worker(procs, endpoint, "--env", "CartPole-v1")
+        code, err = wait_exit(other, 30)
+        assert code == 2 and "observation space" in err and "differs" in err
+        # 4. too many envs
+        greedy = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--envs", "5")
+        code, err = wait_exit(greedy, 30)
+        assert code == 2 and "too many envs" in err and "5" in err
+        # 5. duplicate worker id: the first joins, the second is refused
+        first = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--name", "twin")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "twin" not in {w.name for w in _pool_workers(builder, result)}:
+            time.sleep(0.05)
+        second = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--name", "twin")
+        code, err = wait_exit(second, 30)
+        assert code == 2 and "duplicate worker id 'twin'" in err
+        last = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--name", "last")
+        builder.join(timeout=40)
+        assert "error" not in result, result.get("error")
+        pool = result["pool"]
+        try:
+            assert sorted(w.name for w in pool.workers) == ["last", "local-0", "twin"]
+            assert pool.stats["refused"] >= 5
+            # 6. the pool is full now: a late worker is refused
+            answer = raw_hello(endpoint)
+            assert answer["k"] == P.Kind.REFUSE and "no slot is free" in answer["reason"]
+            assert pool.reset().shape == (3, 2)
+        finally:
+            pool.close()
+        for p in (first, last):
+            assert wait_exit(p, 10)[0] == 0
+    finally:
+        builder.join(timeout=60)
+        if "pool" in result:
+            result["pool"].close()
+
+
+def _pool_workers(builder: threading.Thread, result: dict[str, Any]) -> list[Any]:
+    # The pool object is not returned before it is complete; peek at the broker through the
+    # private attribute only for this test's synchronisation.
+    import gc
+
+    from sc2pool.broker import Broker
+
+    for obj in gc.get_objects():
+        if isinstance(obj, Broker) and not obj._closed:
+            return list(obj.workers)
+    return []
+
+
+@pytest.mark.timeout(60)
+def test_malformed_traffic_is_dropped_and_counted(make_pool: Callable[..., Any]) -> None:
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    pool = make_pool(env="pool_envs:make_count", n_envs=2, bind=endpoint, n_local_workers=1, n_local_envs=2)
+    pool.reset()
+    ctx = zmq.Context.instance()
+    rogue = ctx.socket(zmq.DEALER)
+    rogue.setsockopt(zmq.LINGER, 0)
+    rogue.connect(endpoint)
+    try:
+        rogue.send(b"\xc1garbage")
+        rogue.send_multipart([b"\x81\xa1v\x01", b"extra"])  # {"v": 1} without a kind
+        rogue.send(msgpack.packb({"v": P.PROTOCOL_VERSION, "k": int(P.Kind.RESULT), "s": 1}))  # never said HELLO
+        deadline = time.monotonic() + 10
+        while pool.stats.get("malformed", 0) < 3 and time.monotonic() < deadline:
+            pool.step(np.zeros(2, dtype=np.int64))
+        assert pool.stats["malformed"] >= 3
+        obs, _, _, _ = pool.step(np.zeros(2, dtype=np.int64))  # still serving
+        assert obs.shape == (2, 2)
+    finally:
+        rogue.close()
