@@ -124,11 +124,11 @@ class BridgeBot(BotAI):
         task = game.task
         if iteration == 0:
             task.episode_start(self)
-            game.publish(Transition(check_observation(task, task.encode(self)), 0.0, False, False, {}), t0)
+            game.publish(Transition(check_observation(task, task.encode(self), game.obs_space), 0.0, False, False, {}), t0)
         else:
             reward = float(task.reward(self))
             info = task.info(self)
-            game.publish(Transition(check_observation(task, task.encode(self)), reward, False, False, info), t0)
+            game.publish(Transition(check_observation(task, task.encode(self), game.obs_space), reward, False, False, info), t0)
         action = await game.next_action()
         t1 = time.perf_counter()
         if action is _ABORT:
@@ -160,7 +160,7 @@ class BridgeBot(BotAI):
             terminated, truncated = False, True
         info = dict(task.info(self))
         info["game_result"] = game_result.name
-        obs = check_observation(task, task.encode(self))
+        obs = check_observation(task, task.encode(self), game.obs_space)
         game.publish(Transition(obs, reward, bool(terminated), bool(truncated), info), t0)
 
 
@@ -211,6 +211,7 @@ class Game:
         self.index = index
         self.task = task
         self.setup = setup if setup is not None else task.game_setup()
+        self.obs_space = task.observation_space
         self.connection = connection
         self.step_timeout = step_timeout
         self.reset_mode = reset_mode

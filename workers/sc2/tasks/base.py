@@ -238,9 +238,10 @@ def make_task(spec: str | type[Task], kwargs: dict[str, Any] | None = None) -> T
         raise TaskError(f"cannot build task {cls.__name__} with {kwargs!r}: {exc}") from exc
 
 
-def check_observation(task: Task, obs: Any) -> Any:
-    """Validate an encoder result against the declared space (cheap for Box, clear errors)."""
-    space = task.observation_space
+def check_observation(task: Task, obs: Any, space: gym.Space[Any] | None = None) -> Any:
+    """Validate an encoder result against the declared space (cheap for Box, clear errors).
+    Pass ``space`` when calling per step: building a gymnasium space is not free."""
+    space = task.observation_space if space is None else space
     if isinstance(space, gym.spaces.Box):
         arr = np.asarray(obs, dtype=space.dtype)
         if arr.shape != space.shape:

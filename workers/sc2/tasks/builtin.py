@@ -65,6 +65,7 @@ class MoveToBeacon(Task):
         ang = 2 * math.pi * np.arange(self.n_directions) / self.n_directions
         self._dirs = DIRECTIONS8 if self.n_directions == 8 else np.stack([np.cos(ang), np.sin(ang)], axis=1)
         self._frame: MapFrame | None = None
+        self._last: tuple[int, float, float] | None = None  # (action, target x, target y)
 
     @property
     def observation_space(self) -> gym.Space[Any]:
@@ -77,6 +78,7 @@ class MoveToBeacon(Task):
     def episode_start(self, bot: BotAI) -> None:
         super().episode_start(bot)
         self._frame = MapFrame(bot)
+        self._last = None
 
     def _marine_and_beacon(self, bot: BotAI) -> tuple[Unit | None, Unit | None]:
         marine = bot.units.first if bot.units else None
@@ -109,8 +111,15 @@ class MoveToBeacon(Task):
         if marine is None:
             return
         frame = self._frame or MapFrame(bot)
-        dx, dy = self._dirs[int(action) % self.n_directions] * self.move_distance
-        marine.move(frame.point(marine.position.x + dx, marine.position.y + dy))
+        a = int(action) % self.n_directions
+        x, y = marine.position.x, marine.position.y
+        last = self._last
+        if last is not None and last[0] == a and not marine.is_idle and math.hypot(last[1] - x, last[2] - y) > 1.5:
+            return  # still walking that way with more than a step to go: no new command needed
+        dx, dy = self._dirs[a] * self.move_distance
+        target = frame.point(x + dx, y + dy)
+        self._last = (a, target.x, target.y)
+        marine.move(target)
 
     def scripted_decode(self, bot: BotAI) -> None:
         """Walk straight to the beacon (the classic scripted policy; ~25 per episode on real SC2)."""
