@@ -57,6 +57,7 @@ class RecordingBot(BotAI):
         self.log["destroyed"].append(unit_tag)
 
     async def on_end(self, game_result: Result) -> None:
+        self.log["end_time"] = time.perf_counter()
         self.log["result"] = game_result
         self.log["final_loop"] = self.state.game_loop if self.state is not None else None
 

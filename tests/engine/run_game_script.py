@@ -55,12 +55,15 @@ def main(specs: list[str]) -> int:
             players.append(Computer(Race[parts[2]], Difficulty[parts[3]]))
         t0 = time.perf_counter()
         result = run_game(maps.get(parts[1]), players, realtime=False)
-        wall = time.perf_counter() - t0
+        t_end = time.perf_counter()
+        wall = t_end - t0
         log = dict(bot.log)
+        # from the bot's on_end to run_game's return: leave, quit, close, reap (no terminate sleep)
+        teardown = t_end - log.pop("end_time") if "end_time" in log else None
         log["result"] = getattr(log["result"], "name", None)
         log.pop("start_time", None)
         log["scores"] = log["scores"][-1:] if log["scores"] else []
-        print(json.dumps({"spec": spec, "run_game_result": getattr(result, "name", str(result)), "wall_s": wall, "bot": log}, default=str), flush=True)
+        print(json.dumps({"spec": spec, "run_game_result": getattr(result, "name", str(result)), "wall_s": wall, "teardown_s": teardown, "bot": log}, default=str), flush=True)
     children = [c.pid for c in psutil.Process().children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
     print(json.dumps({"children": children}), flush=True)
     return 0
