@@ -330,3 +330,50 @@ def test_remote_worker_ignores_shared_memory_path_from_broker(tmp_path: Path) ->
     finally:
         kill_group(proc)
         broker.close()
+
+
+def test_stranger_cannot_claim_a_local_workers_slot(trainer: Callable[..., TrainerProc]) -> None:
+    """A peer that says ``local=True, name="local-0"`` before the real local worker does must be
+    refused: the slot (and the shared-memory path in its WELCOME) belongs to the process the
+    trainer spawned. The rogue connects before the trainer even binds, so it always wins the race."""
+    import portpicker
+
+    port = portpicker.pick_unused_port()
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        rogue = ctx.socket(zmq.DEALER)
+        rogue.linger = 0
+        rogue.connect(f"tcp://127.0.0.1:{port}")  # zmq keeps retrying until the trainer binds
+        cartpole = gym.make("CartPole-v1")
+        rogue.send(
+            P.header(
+                P.Kind.HELLO,
+                name="local-0",
+                host="elsewhere",
+                pid=1,
+                n=1,
+                obs=space_to_msg(cartpole.observation_space),
+                act=space_to_msg(cartpole.action_space),
+                render_mode=None,
+                local=True,
+            )
+        )
+        cartpole.close()
+        t = trainer(
+            *(
+                "--bind",
+                f"tcp://127.0.0.1:{port}",
+                "--envs",
+                "2",
+                "--local-workers",
+                "1",
+                "--local-envs",
+                "1",
+            ),
+            *("--join-timeout", "10"),
+        )
+        assert rogue.poll(30_000), f"the broker never answered the rogue: {t.describe()}"
+        hdr = P.decode_header(rogue.recv_multipart()[0])
+        assert hdr["k"] == P.Kind.REFUSE, f"a stranger was welcomed into a local worker's slot: {hdr}"
+    finally:
+        ctx.destroy(linger=0)
