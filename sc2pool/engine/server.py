@@ -23,11 +23,11 @@ per-request engine time when each connection ends (benchmarks use it).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
 import os
+import socket
 import sys
 import threading
 import time
@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from aiohttp import WSMsgType, web
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2pool.engine.sc2args import parse_sc2_args
 from sc2pool.engine.session import INIT_GAME, LAUNCHED, DispatchStats, EngineSession, GameFactory
 
 log = logging.getLogger("sc2pool.engine")
@@ -202,11 +203,16 @@ class EngineServer:
             os._exit(0)
         os._exit(0)
 
-    async def start(self, host: str, port: int) -> int:
-        """Listen on ``host:port`` (port 0 picks a free one); returns the bound port."""
+    async def start(self, host: str, port: int, sock: socket.socket | None = None) -> int:
+        """Listen on ``host:port`` (port 0 picks a free one), or on the already bound ``sock``;
+        returns the bound port."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port, reuse_address=True)
+        site: web.BaseSite
+        if sock is not None:
+            site = web.SockSite(self._runner, sock)
+        else:
+            site = web.TCPSite(self._runner, host, port, reuse_address=True)
         await site.start()
         server = site._server
         sockets = getattr(server, "sockets", None) or []
@@ -225,19 +231,25 @@ def _watch_parent(parent: int, interval: float = 0.5) -> None:
 
     def run() -> None:
         while True:
-            time.sleep(interval)
             if os.getppid() != parent:
                 os._exit(0)
+            time.sleep(interval)
 
     threading.Thread(target=run, name="sc2pool-parent-watch", daemon=True).start()
 
 
 async def serve_forever(
-    host: str, port: int, *, shared: bool = False, exit_on_quit: bool = False, ready: threading.Event | None = None
+    host: str,
+    port: int,
+    *,
+    shared: bool = False,
+    exit_on_quit: bool = False,
+    ready: threading.Event | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
     """Run an :class:`EngineServer` until cancelled."""
     server = EngineServer(shared=shared, exit_on_quit=exit_on_quit)
-    await server.start(host, port)
+    await server.start(host, port, sock)
     if ready is not None:
         ready.set()
     try:
@@ -266,29 +278,19 @@ def _preload() -> None:
         log.warning("sc2pool.engine.game is not importable; create_game will fail", exc_info=True)
 
 
-def parse_sc2_args(argv: Sequence[str]) -> argparse.Namespace:
-    """Parse the real SC2 client's command line; flags the engine does not use are ignored."""
-    p = argparse.ArgumentParser(prog="SC2_x64 (sc2pool engine)", allow_abbrev=False, add_help=True)
-    p.add_argument("-listen", default="127.0.0.1", help="address to listen on")
-    p.add_argument("-port", type=int, default=None, help="websocket port (required)")
-    p.add_argument("-dataDir", default=None)
-    p.add_argument("-tempDir", default=None)
-    p.add_argument("-verbose", action="store_true")
-    args, _unknown = p.parse_known_args(list(argv))
-    if args.port is None:
-        p.error("-port is required")
-    return args
+def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, parent_pid: int | None = None) -> int:
+    """Entry point of the fake ``SC2_x64``: serve one client the way SC2 does, exit on quit.
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the fake ``SC2_x64``: serve one client the way SC2 does, exit on quit."""
+    ``sock``: a listening socket bound early by ``python -m sc2pool.engine``; ``parent_pid``: the
+    launching process, recorded as early as possible (exit when it is gone).
+    """
     args = parse_sc2_args(sys.argv[1:] if argv is None else argv)
     logfile = os.environ.get("SC2POOL_ENGINE_LOG")
     configure_logging(logging.WARNING, logfile)
-    _watch_parent(os.getppid())
+    _watch_parent(os.getppid() if parent_pid is None else parent_pid)
     _preload()
     try:
-        asyncio.run(serve_forever(args.listen, args.port, shared=True, exit_on_quit=True))
+        asyncio.run(serve_forever(args.listen, args.port, shared=True, exit_on_quit=True, sock=sock))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr

@@ -16,7 +16,7 @@ import pytest
 from s2clientprotocol import sc2api_pb2 as sc
 
 from sc2pool.engine import install
-from sc2pool.engine.server import parse_sc2_args
+from sc2pool.engine.sc2args import parse_sc2_args
 
 
 def _gone(pid: int) -> bool:
