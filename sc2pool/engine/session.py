@@ -55,7 +55,11 @@ MAX_REPLY_DELAY = 10.0
 ERR_GAME_OVER = "Game has already ended"
 ERR_NOT_IN_GAME = "Not in a game"
 
-_REQUEST_FIELDS = {f.name: f.number for f in sc_pb.Request.DESCRIPTOR.fields if f.name != "id"}
+# Response field number for each request kind (the same name in both messages).
+_RESPONSE_FIELDS = {f.name: f.number for f in sc_pb.Response.DESCRIPTOR.fields if f.name not in ("id", "error", "status")}
+_REQUEST_FIELDS = {
+    f.name: _RESPONSE_FIELDS[f.name] for f in sc_pb.Request.DESCRIPTOR.fields if f.name in _RESPONSE_FIELDS
+}
 
 
 class GameLike(Protocol):

@@ -373,3 +373,18 @@ def test_fuzz_random_bytes_never_break_the_session(blobs):
         assert r.status in (LAUNCHED, INIT_GAME, IN_GAME, ENDED, QUIT)
     if not s.quit_requested:
         assert call(s, ping=sc.RequestPing()).ping.base_build == 94137
+
+
+@pytest.mark.parametrize("kind", [f.name for f in sc.Request.DESCRIPTOR.fields if f.name != "id"])
+@pytest.mark.parametrize("in_game", [False, True])
+def test_every_request_kind_gets_a_well_formed_reply(kind, in_game):
+    s = new_session()
+    if in_game:
+        start(s)
+    req = sc.Request()
+    getattr(req, kind).SetInParent()  # the empty request of that kind
+    r = call(s, raw=req.SerializeToString())
+    assert r.HasField(kind), f"reply to {kind} lacks the {kind} field"
+    if kind != "quit":
+        assert not s.quit_requested
+        assert call(s, ping=sc.RequestPing()).ping.base_build == 94137
