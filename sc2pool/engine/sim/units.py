@@ -51,6 +51,8 @@ class TypeTable:
         self.hits_air = np.array([x is not None and x.target in (D.AIR, D.ANY) for x in w], dtype=np.bool_)
         self.splash = np.array([x.splash if x else 0.0 for x in w])
         self.suicide = np.array([x is not None and x.suicide for x in w], dtype=np.bool_)
+        self.fmat = np.stack([self.radius, self.range, self.speed, self.sight, self.cd_loops])
+        self.bmat = np.stack([self.can_attack, self.suicide, self.neutral])
         # dmg[a, t]: damage of ONE attack of type a against type t before armor (base + bonus).
         self.dmg = np.zeros((n, n))
         # can_hit[a, t]: type a's weapon may target type t.
@@ -83,17 +85,19 @@ class Order:
     ttag: int = 0
 
 
-_FIELDS: tuple[tuple[str, type], ...] = (
-    ("tag", np.int64), ("ti", np.int64), ("owner", np.int64),
-    ("x", np.float64), ("y", np.float64), ("facing", np.float64),
-    ("hp", np.float64), ("shield", np.float64), ("cd", np.float64),
-    ("kind", np.int64), ("ability", np.int64), ("tx", np.float64), ("ty", np.float64), ("ttag", np.int64),
-    ("px", np.float64), ("py", np.float64), ("eng", np.int64),
-)
+FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py")
+INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan")
+_DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
+_DERIVED_BOOL = ("can_attack", "suicide", "neutral")
 
 
 class UnitStore:
     """Struct-of-arrays of live units.
+
+    The columns are rows of two 2-D blocks, ``F`` (float64 fields) and ``I`` (int64 fields), so that
+    removing dead units is two fancy-index operations whatever the number of fields.  Column
+    attributes are views into the blocks: update them in place (``u.x[rows] = ...``,
+    ``np.maximum(..., out=u.cd)``), never rebind them.
 
     Columns: ``tag`` (sorted, stable), ``ti`` (type row), ``owner``, position ``x``/``y``,
     ``facing``, ``hp``, ``shield``, ``cd`` (loops until the weapon is ready, >= 0), the current order (``kind``, reported ``ability``, target point
@@ -119,6 +123,8 @@ class UnitStore:
     px: np.ndarray
     py: np.ndarray
     eng: np.ndarray
+    scan: np.ndarray
+    """Loop before which a unit without a target need not look for one (0: look now)."""
 
     # per-unit copies of type columns, refreshed whenever the set of units changes
     radius: np.ndarray
@@ -131,32 +137,49 @@ class UnitStore:
     unit_id: np.ndarray
     neutral: np.ndarray
     targetable_rows: np.ndarray
+    max_speed: float
 
     def __init__(self) -> None:
-        for name, dt in _FIELDS:
-            setattr(self, name, np.zeros(0, dtype=dt))
+        self.F = np.zeros((len(FLOAT_FIELDS), 0))
+        self.I = np.zeros((len(INT_FIELDS), 0), dtype=np.int64)
         self.queues: dict[int, list[Order]] = {}
         self.next_tag = TAG_BASE + 1
         self.version = 0
-        self._derive()
+        self._bind()
 
-    def _derive(self) -> None:
+    def __getstate__(self) -> dict[str, object]:
+        # the column attributes are views: pickle/deepcopy only the blocks and rebind on load
+        return {"F": self.F, "I": self.I, "queues": self.queues, "next_tag": self.next_tag,
+                "version": self.version}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.version -= 1
+        self._bind()
+
+    def _bind(self) -> None:
+        """Re-point the column views after the blocks were replaced, and refresh derived columns."""
+        F, I = self.F, self.I  # noqa: E741
+        for k, name in enumerate(FLOAT_FIELDS):
+            setattr(self, name, F[k])
+        for k, name in enumerate(INT_FIELDS):
+            setattr(self, name, I[k])
         # bumped whenever units are added or removed: caches key on it
         self.version += 1
         ti = self.ti
-        self.radius = TYPES.radius[ti]
-        self.range = TYPES.range[ti]
-        self.speed = TYPES.speed[ti]
-        self.sight = TYPES.sight[ti]
-        self.can_attack = TYPES.can_attack[ti]
-        self.suicide = TYPES.suicide[ti]
-        self.cd_loops = TYPES.cd_loops[ti]
+        DF = TYPES.fmat[:, ti]
+        for k, name in enumerate(_DERIVED_FLOAT):
+            setattr(self, name, DF[k])
+        DB = TYPES.bmat[:, ti]
+        for k, name in enumerate(_DERIVED_BOOL):
+            setattr(self, name, DB[k])
         self.unit_id = TYPES.unit_id[ti]
-        self.neutral = TYPES.neutral[ti]
         self.targetable_rows = np.nonzero(~self.neutral)[0]
+        sp = self.speed[self.targetable_rows]
+        self.max_speed = float(sp.max()) if len(sp) else 0.0
 
     def __len__(self) -> int:
-        return int(self.tag.shape[0])
+        return int(self.I.shape[1])
 
     def add(self, unit_id: int, owner: int, xs: np.ndarray, ys: np.ndarray, facing: float = 0.0) -> np.ndarray:
         """Append ``len(xs)`` units of one type; returns their new tags."""
@@ -164,18 +187,19 @@ class UnitStore:
         ti = TYPES.row(unit_id)
         tags = np.arange(self.next_tag, self.next_tag + k, dtype=np.int64)
         self.next_tag += k
-        new = {
-            "tag": tags, "ti": np.full(k, ti), "owner": np.full(k, owner),
-            "x": np.asarray(xs, dtype=np.float64), "y": np.asarray(ys, dtype=np.float64),
-            "facing": np.full(k, facing), "hp": np.full(k, TYPES.hp_max[ti]),
-            "shield": np.full(k, TYPES.sh_max[ti]),
-        }
-        for name, dt in _FIELDS:
-            col = new.get(name)
-            if col is None:
-                col = np.zeros(k, dtype=dt)
-            setattr(self, name, np.concatenate((getattr(self, name), col.astype(dt, copy=False))))
-        self._derive()
+        F = np.zeros((len(FLOAT_FIELDS), k))
+        F[0] = xs
+        F[1] = ys
+        F[2] = facing
+        F[3] = TYPES.hp_max[ti]
+        F[4] = TYPES.sh_max[ti]
+        I = np.zeros((len(INT_FIELDS), k), dtype=np.int64)  # noqa: E741
+        I[0] = tags
+        I[1] = ti
+        I[2] = owner
+        self.F = np.concatenate((self.F, F), axis=1)
+        self.I = np.concatenate((self.I, I), axis=1)
+        self._bind()
         return tags
 
     def keep(self, mask: np.ndarray) -> None:
@@ -183,9 +207,9 @@ class UnitStore:
         if mask.all():
             return
         gone = self.tag[~mask]
-        for name, _ in _FIELDS:
-            setattr(self, name, getattr(self, name)[mask])
-        self._derive()
+        self.F = self.F[:, mask]
+        self.I = self.I[:, mask]
+        self._bind()
         if self.queues:
             for t in gone.tolist():
                 self.queues.pop(t, None)

@@ -46,7 +46,7 @@ MUST_TARGET_UNIT = 81
 YOU_CANT_CONTROL_THAT_UNIT = 87
 
 _INF = np.inf
-RESCAN = 4
+RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops (staggered by tag)."""
 _TWO_PI = 2.0 * np.pi
 # Lookup tables by order kind (faster than np.isin on small arrays).
@@ -84,6 +84,8 @@ class World:
         self.loop = 0
         self._static_until = 0
         self._hostile_version = -1
+        self._blocks_version = -1
+        self._blocks_cache: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self._hostile_pairs = False
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
@@ -94,12 +96,13 @@ class World:
         xs = np.asarray(xs, dtype=np.float64).copy()
         ys = np.asarray(ys, dtype=np.float64).copy()
         self.map.clamp(xs, ys, float(TYPES.radius[TYPES.row(unit_id)]))
-        self._static_until = 0
-        return self.u.add(unit_id, owner, xs, ys, facing)
+        tags = self.u.add(unit_id, owner, xs, ys, facing)
+        self.touch()
+        return tags
 
     def remove_tags(self, tags: np.ndarray | list[int]) -> Deaths:
         """Remove units without a fight (debug kill, collected shards); returns them as deaths."""
-        self._static_until = 0
+        self.touch()
         rows = self.u.rows(np.asarray(tags, dtype=np.int64))
         rows = np.unique(rows[rows >= 0])
         mask = np.ones(len(self.u), dtype=bool)
@@ -113,7 +116,7 @@ class World:
     def command(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
                 target_tag: int, queue: bool) -> int:
         """Apply one raw unit command; returns an ActionResult value."""
-        self._static_until = 0
+        self.touch()
         u = self.u
         rows = u.rows(np.asarray(tags, dtype=np.int64))
         rows = rows[rows >= 0]
@@ -201,8 +204,8 @@ class World:
             return _NO_DEATHS
         # Cooldowns: ``cd`` is loops until the weapon is ready (>= 0).  A weapon that becomes ready
         # part-way through this loop carries the fraction into its next cooldown.
-        cd0 = u.cd
-        cdn = cd0 - 1.0
+        was_cooling = u.cd > 0.0
+        cdn = u.cd - 1.0
         kind = u.kind
         x, y = u.x, u.y
         radius = u.radius
@@ -243,9 +246,23 @@ class World:
             tgt[a_rows] = np.where(keep, cur, -1)
             need = a_rows[~keep]
             if len(need):
-                found = self._acquire(need)
-                tgt[need] = found
-                u.eng[need] = np.where(found >= 0, u.tag[np.maximum(found, 0)], 0)
+                # Units that had no target only look again once a hostile could have come
+                # within reach (their scan loop); units that just dropped one look now.
+                look = alive[~keep] | (u.scan[need] <= self.loop)
+                sc = need[look]
+                tgt[need] = -1
+                u.eng[need] = 0
+                if len(sc):
+                    found, gap = self._acquire(sc)
+                    tgt[sc] = found
+                    u.eng[sc] = np.where(found >= 0, u.tag[np.maximum(found, 0)], 0)
+                    miss = found < 0
+                    if miss.any():
+                        sm = sc[miss]
+                        closing = u.speed[sm] + u.max_speed
+                        with np.errstate(divide="ignore", invalid="ignore"):
+                            wait = np.where(closing > 0, gap[miss] / closing, np.inf)
+                        u.scan[sm] = self.loop + np.clip(wait, 1, 1 << 30).astype(np.int64)
         explode = kind == EXPLODE
 
         # --- distances to targets
@@ -259,7 +276,7 @@ class World:
 
         # --- fire
         fire = in_range & (cdn <= 0.0)
-        u.cd = np.maximum(cdn, 0.0)
+        np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
         blast = (fire & u.suicide) | explode
@@ -274,7 +291,7 @@ class World:
             f = np.nonzero(fire)[0]
             self._hit(f, tgt[f], damage)
             carry = cdn[f]
-            u.cd[f] = u.cd_loops[f] + np.where(cd0[f] > 0.0, carry, 0.0)
+            u.cd[f] = u.cd_loops[f] + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
 
         # --- movement
@@ -339,55 +356,92 @@ class World:
         return _NO_DEATHS
 
     def touch(self) -> None:
-        """Something outside the loop changed units or orders: forget the static-fight shortcut."""
+        """Something outside the loop changed units, positions or orders: forget the shortcuts
+        (static fight, scheduled target scans)."""
         self._static_until = 0
+        self.u.scan[:] = 0
 
-    def _pairs(self, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """Edge distances from ``rows`` to every unit they could target, one block per owner.
+    def _blocks(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per owner of armed units: (owner, candidate rows, candidate radii, per-type flag
+        "this attacker type can hit every candidate").  Cached per unit-set version."""
+        u = self.u
+        if self._blocks_version != u.version:
+            blocks = []
+            targetable = u.targetable_rows
+            for o in np.unique(u.owner[u.can_attack]).tolist():
+                cand = targetable[u.owner[targetable] != o]
+                hits_all: np.ndarray = np.asarray(TYPES.can_hit[:, np.unique(u.ti[cand])].all(axis=1))
+                rc = u.radius[cand]
+                uniform = len(rc) > 0 and float(rc.min()) == float(rc.max())
+                blocks.append((o, cand, rc if not uniform else rc[:1], hits_all))
+            self._blocks_cache = blocks
+            self._blocks_version = u.version
+        return self._blocks_cache
 
-        Yields ``(sel, cand, d, valid)``: ``sel`` selects the block's entries of ``rows``,
-        ``cand`` the candidate rows (non-neutral units of other owners), ``d`` the edge-to-edge
-        distance matrix and ``valid`` the type-level can-hit mask (None when all can be hit).
-        Splitting by owner halves the matrices of a two-player fight.
+    def _pairs(self, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Squared centre distances from ``rows`` to every unit they could target, per owner.
+
+        Yields ``(sel, cand, rc, d2)``: ``sel`` selects the block's entries of ``rows``, ``cand``
+        the candidate rows (non-neutral units of other owners), ``rc`` their radii (a single
+        value when all candidates share one radius), ``d2`` the
+        float32 squared distance matrix with ``inf`` where the weapon cannot hit the candidate's
+        type.  Splitting by owner halves the matrices of a two-player fight; float32 squared
+        distances halve the memory traffic and skip the square roots (callers take roots of the
+        few minima they need).
         """
         u = self.u
-        x, y, rad, ti = u.x, u.y, u.radius, u.ti
-        targetable = u.targetable_rows
+        ti = u.ti
         own_rows = u.owner[rows]
-        owners = np.unique(own_rows)
-        for o in owners.tolist():
-            sel = own_rows == o if len(owners) > 1 else np.ones(len(rows), dtype=bool)
-            r = rows[sel]
-            cand = targetable[u.owner[targetable] != o]
+        blocks = self._blocks()
+        x, y = u.x, u.y
+        for o, cand, rc, hits_all in blocks:
+            if len(blocks) > 1:
+                sel = own_rows == o
+                if not sel.any():
+                    continue
+                r = rows[sel]
+            else:
+                sel = own_rows == o
+                r = rows
             if len(cand) == 0:
                 continue
-            valid = TYPES.can_hit[ti[r]][:, ti[cand]]
-            if not valid.any():
-                continue
-            dx = x[cand][None, :] - x[r][:, None]
-            dy = y[cand][None, :] - y[r][:, None]
-            d = np.sqrt(dx * dx + dy * dy)
-            d -= rad[cand][None, :]
-            d -= rad[r][:, None]
-            yield sel, cand, d, (None if valid.all() else valid)
+            xc = x[cand].astype(np.float32)
+            yc = y[cand].astype(np.float32)
+            dx = xc[None, :] - x[r].astype(np.float32)[:, None]
+            dy = yc[None, :] - y[r].astype(np.float32)[:, None]
+            d2 = dx * dx
+            d2 += dy * dy
+            if not hits_all[ti[r]].all():
+                d2[~TYPES.can_hit[ti[r]][:, ti[cand]]] = np.inf
+            yield sel, cand, rc, d2
 
     def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
         rng = u.range[rows]
         return np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
 
-    def _acquire(self, rows: np.ndarray) -> np.ndarray:
-        """Row of the nearest hittable hostile within acquisition range (weapon range on hold,
-        sight otherwise) for each of ``rows``; -1 where none."""
+    def _acquire(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest hittable hostile within acquisition range (weapon range on hold, sight
+        otherwise) for each of ``rows``: (row or -1, distance beyond the range to the nearest
+        hittable hostile, inf if there is none).  Distances are edge to edge."""
+        u = self.u
         out = np.full(len(rows), -1, dtype=np.int64)
+        gap = np.full(len(rows), np.inf)
         acq = self._acquisition_range(rows)
-        for sel, cand, d, valid in self._pairs(rows):
-            if valid is not None:
-                d[~valid] = _INF
-            best = np.argmin(d, axis=1)
-            bd = d[np.arange(len(best)), best]
-            out[sel] = np.where(bd <= acq[sel], cand[best], -1)
-        return out
+        for sel, cand, rc, d2 in self._pairs(rows):
+            if len(rc) == 1:  # one radius: the nearest centre is the nearest edge
+                best = np.argmin(d2, axis=1)
+                bd = np.sqrt(d2[np.arange(len(best)), best].astype(np.float64)) - rc[0]
+            else:
+                d = np.sqrt(d2)
+                d -= rc.astype(np.float32)[None, :]
+                best = np.argmin(d, axis=1)
+                bd = d[np.arange(len(best)), best].astype(np.float64)
+            bd -= u.radius[rows[sel]]
+            a = acq[sel]
+            out[sel] = np.where(bd <= a, cand[best], -1)
+            gap[sel] = bd - a
+        return out, gap
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
@@ -458,16 +512,19 @@ class World:
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self._has_hostile_pairs():
+            # conservative: every hostile closes in at the fastest speed on the map and has the
+            # largest radius of its block
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             acq = self._acquisition_range(a)
-            for sel, cand, d, valid in self._pairs(a):
-                gap = d - acq[sel][:, None]
-                closing = speed[a[sel]][:, None] + speed[cand][None, :]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    loops = np.where(gap <= 0, 0.0, np.where(closing > 0, gap / closing, np.inf))
-                if valid is not None:
-                    loops[~valid] = np.inf
-                h = min(h, int(min(float(loops.min()), float(1 << 30))))
+            for sel, _cand, rc, d2 in self._pairs(a):
+                near = np.sqrt(d2.min(axis=1).astype(np.float64))
+                gap = near - u.radius[a[sel]] - float(rc.max()) - acq[sel]
+                closing = speed[a[sel]] + u.max_speed
+                if (gap <= 0).any():
+                    return 1
+                moving_rows = closing > 0
+                if moving_rows.any():
+                    h = min(h, int(float((gap[moving_rows] / closing[moving_rows]).min())))
         h = max(1, h)
         if not any_moving and h > 1:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
