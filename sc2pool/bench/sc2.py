@@ -59,13 +59,37 @@ def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> di
     for i in range(warmup_steps):
         env.step(pool[i % len(pool)])
     steps = 0
+    cpu0 = _tree_cpu()
     t0 = time.perf_counter()
     end = t0 + seconds
     while time.perf_counter() < end:
         env.step(pool[steps % len(pool)])
         steps += 1
     wall = time.perf_counter() - t0
-    return {"rate": steps * n / wall, "vec_steps": steps, "seconds": wall}
+    cpu1 = _tree_cpu()
+    cpu = sum(v - cpu0.get(pid, 0.0) for pid, v in cpu1.items())
+    return {
+        "rate": steps * n / wall,
+        "vec_steps": steps,
+        "seconds": wall,
+        # CPU time of this process and all its descendants per env step: robust to other load on
+        # the machine (the rate is not), and what bounds the rate when every core is busy.
+        "cpu_ms_per_step": 1e3 * cpu / max(steps * n, 1),
+    }
+
+
+def _tree_cpu() -> dict[int, float]:
+    import psutil
+
+    me = psutil.Process()
+    out: dict[int, float] = {}
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            out[p.pid] = float(t.user + t.system)
+        except psutil.Error:
+            pass
+    return out
 
 
 def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) -> dict[str, Any]:
@@ -106,7 +130,17 @@ def bench_seed(task: str, games: int, seconds: float, warmup: int) -> dict[str, 
 
 def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
     """One game without the pool, in a child process (the worker side imports burnysc2)."""
-    cmd = [sys.executable, "-m", "workers.sc2.bench_single", "--task", task, "--engine", engine, "--seconds", str(seconds)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "workers.sc2.bench_single",
+        "--task",
+        task,
+        "--engine",
+        engine,
+        "--seconds",
+        str(seconds),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + 4 * seconds)
     if r.returncode != 0:
         raise RuntimeError(f"single-game measurement failed:\n{r.stderr[-2000:]}")
@@ -150,9 +184,14 @@ def run(
 
 
 def _row_line(task: str, row: dict[str, Any]) -> str:
-    parts = [f"{task:28s} games={row['games']:<2d}", f"seed {row['seed']['rate']:8.0f}/s"]
+    parts = [
+        f"{task:28s} games={row['games']:<2d}",
+        f"seed {row['seed']['rate']:8.0f}/s ({row['seed']['cpu_ms_per_step']:.2f} cpu-ms)",
+    ]
     if "pool" in row:
-        parts.append(f"pool {row['pool']['rate']:8.0f}/s ({row['pool']['workers']}w)")
+        parts.append(
+            f"pool {row['pool']['rate']:8.0f}/s ({row['pool']['workers']}w, {row['pool']['cpu_ms_per_step']:.2f} cpu-ms)"
+        )
     if "pool-inproc" in row:
         parts.append(f"pool-inproc {row['pool-inproc']['rate']:8.0f}/s")
     if "ratio_pool_vs_seed" in row:
@@ -171,13 +210,17 @@ def format_report(report: dict[str, Any]) -> str:
                 f"engine {s['engine_ms']:.3f}, burnysc2+transport {s['burnysc2_ms']:.3f}, task/bridge "
                 f"{s['bridge_ms']:.3f} ms; reset {s['reset_ms_mean'] or float('nan'):.1f} ms"
             )
-        lines.append(f"  {'games':>5} {'seed (SubprocVecEnv)':>21} {'pool (ZmqVecEnv)':>17} {'pool-inproc':>12} {'pool/seed':>9}")
+        lines.append(
+            f"  {'games':>5} {'seed (SubprocVecEnv)':>21} {'pool (ZmqVecEnv)':>17} {'pool-inproc':>12} {'pool/seed':>9}"
+        )
         for row in t["rows"]:
             inproc = row.get("pool-inproc", {}).get("rate")
             pool = row.get("pool", {}).get("rate")
             lines.append(
                 f"  {row['games']:>5} {row['seed']['rate']:>21.0f} {pool if pool is not None else float('nan'):>17.0f} "
                 f"{inproc if inproc is not None else float('nan'):>12.0f} {row.get('ratio_pool_vs_seed', float('nan')):>8.2f}x"
+                f" {row['seed']['cpu_ms_per_step']:>17.2f} {row.get('pool', {}).get('cpu_ms_per_step', float('nan')):>6.2f}"
+                f" {row.get('pool-inproc', {}).get('cpu_ms_per_step', float('nan')):>6.2f}"
             )
         for key in ("pool", "pool-inproc"):
             if f"{key}_share" in t:
@@ -210,14 +253,19 @@ def main(args: argparse.Namespace) -> int:
     transport = getattr(args, "transport", None) or "subprocess"
     transports = ["subprocess", "inprocess"] if transport == "all" else [transport]
     if any(t not in ("subprocess", "inprocess") for t in transports):
-        print(f"sc2pool bench: --transport must be subprocess, inprocess or all, got {transport!r}", file=sys.stderr)
+        print(
+            f"sc2pool bench: --transport must be subprocess, inprocess or all, got {transport!r}",
+            file=sys.stderr,
+        )
         return 2
     seconds = float(getattr(args, "seconds", None) or (1.0 if getattr(args, "quick", False) else 3.0))
     report = run(tasks, games, seconds, transports)
     text = format_report(report)
     targets = check_targets(report)
     if targets:
-        text += "\n\ntargets:\n" + "\n".join(f"  [{'PASS' if ok else 'FAIL'}] {name}: {val}" for name, ok, val in targets)
+        text += "\n\ntargets:\n" + "\n".join(
+            f"  [{'PASS' if ok else 'FAIL'}] {name}: {val}" for name, ok, val in targets
+        )
     print(text)
     out = Path(getattr(args, "out", None) or "bench-results")
     out.mkdir(parents=True, exist_ok=True)

@@ -287,7 +287,7 @@ class Game:
         info = {"game_seed": random_seed, "reset_ms": dt * 1e3}
         return transition.obs, info
 
-    async def step_begin(self, action: Any) -> asyncio.Future[Transition]:
+    def step_begin(self, action: Any) -> asyncio.Future[Transition]:
         """Hand ``action`` to the bot; return the future of the next transition."""
         self._check_alive()
         if self._action is None or self._action.done() or not self.started:
@@ -300,6 +300,19 @@ class Game:
 
     async def step_end(self, fut: asyncio.Future[Transition]) -> Transition:
         tr = await self._wait(fut, "the next observation")
+        self.timings.steps += 1
+        return tr
+
+    def step_result(self, fut: asyncio.Future[Transition]) -> Transition:
+        """The transition of a future that ``asyncio.wait`` reported done (or a timeout error)."""
+        if not fut.done():
+            err = GameTimeoutError(
+                f"env {self.index}: no answer from the game within {self.step_timeout:.0f} s while waiting for "
+                "the next observation"
+            )
+            self._dead = err
+            raise err
+        tr = fut.result()
         self.timings.steps += 1
         return tr
 

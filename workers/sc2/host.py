@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from workers.host import EnvFailure, EnvHost, StepResult
-from workers.sc2.bridge import Game, GameError, Transition, quiet_burnysc2_logging
+from workers.sc2.bridge import Game, GameError, quiet_burnysc2_logging
 from workers.sc2.launch import GameConnection, Launcher
 from workers.sc2.tasks.base import Task, make_task
 
@@ -115,21 +115,22 @@ class SC2EnvHost(EnvHost):
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
         t0 = time.perf_counter()
+        games = self.games if self.games else [self._game(0)]
         futures = []
         for i, action in enumerate(actions):
             try:
-                futures.append(await self._game(i).step_begin(action))
+                futures.append(games[i].step_begin(action))
             except Exception as exc:
                 raise EnvFailure(i, exc) from exc
-
-        async def one(i: int, fut: asyncio.Future[Transition]) -> StepResult:
+        # One wait over plain futures: no task per env per step (the games run concurrently anyway).
+        await asyncio.wait(futures, timeout=self.step_timeout)
+        results = []
+        for i, fut in enumerate(futures):
             try:
-                tr = await self.games[i].step_end(fut)
+                tr = games[i].step_result(fut)
             except Exception as exc:
                 raise EnvFailure(i, exc) from exc
-            return StepResult(tr.obs, tr.reward, tr.terminated, tr.truncated, tr.info)
-
-        results = list(await _gather_first_error([one(i, f) for i, f in enumerate(futures)]))
+            results.append(StepResult(tr.obs, tr.reward, tr.terminated, tr.truncated, tr.info))
         self._step_wall += time.perf_counter() - t0
         self._steps += 1
         return results

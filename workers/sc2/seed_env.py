@@ -57,7 +57,7 @@ def _game_process(
                     if kind == "reset":
                         obs_q.put(("ok", await game.reset(cmd[1], cmd[2])))
                     else:
-                        fut = await game.step_begin(cmd[1])
+                        fut = game.step_begin(cmd[1])
                         tr = await game.step_end(fut)
                         obs_q.put(("ok", (tr.obs, tr.reward, tr.terminated, tr.truncated, tr.info)))
                 except Exception:  # noqa: BLE001 - reported to the adapter
