@@ -15,6 +15,7 @@ Contract notes for the server:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import secrets
 from pathlib import PurePosixPath
@@ -173,11 +174,17 @@ class Game:
         self._reset(_next_seed(self.base_seed, self._episode))
 
     def join(self, req: sc_pb.RequestJoinGame) -> int:
+        """Take the next free participant slot.  burnysc2 sends a participant's race only here
+        (not in ``create_game``): a concrete race that differs from the set-up one re-creates the
+        (not yet observed) episode with the same seed so the army matches the race."""
         if req.HasField("observed_player_id"):
             raise GameError("observers are not supported", code=_RJG.FeatureUnsupported)
-        for s in self._slots:
+        for i, s in enumerate(self._slots):
             if s.type == PARTICIPANT and s.player_id not in self._joined:
                 self._joined.append(s.player_id)
+                if req.race in (D.TERRAN, D.ZERG, D.PROTOSS) and req.race != s.race:
+                    self._slots[i] = dataclasses.replace(s, race=req.race)
+                    self._reset(self.seed)
                 return s.player_id
         raise GameError("All participant slots are taken", code=_RJG.GameFull)
 
@@ -211,12 +218,7 @@ class Game:
         return D.response_data_for(req.ability_id, req.unit_type_id, req.upgrade_id, req.buff_id, req.effect_id)
 
     def _race_actual(self, slot: PlayerSlot) -> int:
-        races = getattr(self.scenario, "races", None)
-        if races and slot.player_id in races:
-            return int(races[slot.player_id])
-        if slot.race in (D.TERRAN, D.ZERG, D.PROTOSS):
-            return slot.race
-        return D.TERRAN if slot.player_id == 1 else D.ZERG
+        return self.scenario.race_actual(slot.player_id)
 
     def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
         cached = self._game_info.get(player_id)

@@ -244,3 +244,27 @@ def test_numpy_and_small_unit_encodings_are_identical(monkeypatch: pytest.Monkey
     assert any(len(o) == 2 for o in orders.values())  # queued move shown behind the current order
     assert any(o and o[0][0] == D.ATTACK_ATTACK and o[0][2] for o in orders.values())  # unit target
     assert any(o and o[0][0] == D.ATTACK_ATTACK and o[0][1] for o in orders.values())  # attack-move
+
+
+def test_join_race_picks_the_skirmish_army() -> None:
+    """burnysc2 puts a participant's race only in join_game: the army must follow it."""
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="Skirmish.SC2Map"), random_seed=3)
+    req.player_setup.add(type=1)  # no race, like burnysc2
+    req.player_setup.add(type=2, race=1, difficulty=2)  # type: ignore[arg-type]
+    g = Game.create(req)
+    assert g.join(sc_pb.RequestJoinGame(race=3)) == 1  # type: ignore[arg-type]
+    mine = {u.unit_type for u in units(g, 1)}
+    assert mine == {D.ZEALOT, D.STALKER}
+    assert {u.unit_type for u in units(g, 4)} == {D.MARINE, D.MARAUDER}
+    info = g.game_info(1).player_info
+    assert (info[0].race_requested, info[0].race_actual, info[1].race_actual) == (3, 3, 1)
+
+
+def test_random_race_is_resolved_by_the_seed() -> None:
+    def races(seed: int) -> int:
+        g = create("Skirmish.SC2Map", {"type": 2, "race": 4, "difficulty": 3}, seed=seed)
+        g.join(sc_pb.RequestJoinGame(race=1))  # type: ignore[arg-type]
+        return g.game_info(1).player_info[1].race_actual
+
+    assert races(5) == races(5) and races(5) in (1, 2, 3)
+    assert len({races(s) for s in range(12)}) > 1

@@ -83,6 +83,11 @@ class Scenario:
     def after_loop(self, deaths: Deaths) -> None:
         """Rules after a loop (or a fast-forwarded chunk): rewards, respawns, waves, end."""
 
+    def race_actual(self, player_id: int) -> int:
+        """The race a player actually plays (``PlayerInfo.race_actual``): the scenario's units
+        decide; mini-games and the stress battle field Terran marines."""
+        return 1  # Terran
+
     def time_up(self) -> None:
         """The time limit expired: default is a tie for everybody."""
         self.finish(dict.fromkeys(self.score, TIE))

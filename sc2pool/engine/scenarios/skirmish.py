@@ -62,6 +62,9 @@ class Skirmish(Scenario):
         self.computers: list[ComputerAI] = [ComputerAI(p.player_id, p.difficulty or 3)
                                             for p in players if p.type == COMPUTER]
 
+    def race_actual(self, player_id: int) -> int:
+        return self.races[player_id]
+
     def army(self, slot: PlayerSlot) -> list[tuple[int, int]]:
         race = self.races[slot.player_id]
         scale = ARMY_SCALE[slot.difficulty or 3] if slot.type == COMPUTER else 1.0
