@@ -211,66 +211,55 @@ class World:
         radius = u.radius
         rng = u.range
 
-        # --- targets: explicit (attack unit / follow) and automatic
-        tgt = np.full(n, -1, dtype=np.int64)
+        # --- targets: explicit (attack unit / follow) and automatic, resolved in one pass
         explicit = _EXPLICIT_LUT[kind]
-        if explicit.any():
-            e_rows = np.nonzero(explicit)[0]
-            t = u.rows(u.ttag[e_rows])
-            lost = t < 0
-            if lost.any():
-                u.finish_orders(e_rows[lost])
-                kind = u.kind
-            tgt[e_rows] = t
+        want = np.where(explicit, u.ttag, u.eng)
+        cur = u.rows(want)
+        lost = explicit & (cur < 0)
+        if lost.any():  # the attacked / followed unit is gone: that order is done
+            u.finish_orders(np.nonzero(lost)[0])
+            kind = u.kind
+            explicit = _EXPLICIT_LUT[kind]
+            cur = np.where(explicit | (u.eng != 0), cur, -1)
         auto = u.can_attack & _AUTO_LUT[kind]
-        if auto.any():
-            a_rows = np.nonzero(auto)[0]
-            eng = u.eng[a_rows]
-            has_eng = eng != 0
-            if has_eng.any():
-                cur = np.where(has_eng, u.rows(eng), -1)
-            else:
-                cur = np.full(len(a_rows), -1, dtype=np.int64)
-            alive = cur >= 0
-            in_rng = np.zeros(len(a_rows), dtype=bool)
-            if alive.any():
-                r_ok, c_ok = a_rows[alive], cur[alive]
-                ddx = x[c_ok] - x[r_ok]
-                ddy = y[c_ok] - y[r_ok]
-                in_rng[alive] = np.sqrt(ddx * ddx + ddy * ddy) - radius[r_ok] - radius[c_ok] <= rng[r_ok]
-            # A target in range is kept.  A chased one is kept too, except on the unit's rescan loop
-            # (every RESCAN loops, staggered by tag) where a nearer hostile may replace it; units
-            # on hold drop targets that left their range.
-            rescan = ((u.tag[a_rows] + self.loop) % RESCAN) == 0
-            keep = alive & (in_rng | ((kind[a_rows] != HOLD) & ~rescan))
-            tgt[a_rows] = np.where(keep, cur, -1)
-            need = a_rows[~keep]
-            if len(need):
-                # Units that had no target only look again once a hostile could have come
-                # within reach (their scan loop); units that just dropped one look now.
-                look = alive[~keep] | (u.scan[need] <= self.loop)
-                sc = need[look]
-                tgt[need] = -1
-                u.eng[need] = 0
-                if len(sc):
-                    found, gap = self._acquire(sc)
-                    tgt[sc] = found
-                    u.eng[sc] = np.where(found >= 0, u.tag[np.maximum(found, 0)], 0)
-                    miss = found < 0
-                    if miss.any():
-                        sm = sc[miss]
-                        closing = u.speed[sm] + u.max_speed
-                        with np.errstate(divide="ignore", invalid="ignore"):
-                            wait = np.where(closing > 0, gap[miss] / closing, np.inf)
-                        u.scan[sm] = self.loop + np.clip(wait, 1, 1 << 30).astype(np.int64)
-        explode = kind == EXPLODE
-
-        # --- distances to targets
-        has_t = tgt >= 0
-        tsafe = np.where(has_t, tgt, 0)
+        has = cur >= 0
+        tsafe = np.where(has, cur, 0)
         dx = x[tsafe] - x
         dy = y[tsafe] - y
-        d_edge = np.hypot(dx, dy) - radius - radius[tsafe]
+        d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
+        # A target in range is kept.  A chased one is kept too, except on the unit's rescan loop
+        # (every RESCAN loops, staggered by tag) where a nearer hostile may replace it; units on
+        # hold drop targets that left their range.
+        keep = has & ((d_edge <= rng) | ((kind != HOLD) & (((u.tag + self.loop) % RESCAN) != 0)))
+        need_mask = auto & ~keep
+        tgt = np.where(explicit | (auto & keep), cur, -1)
+        if need_mask.any():
+            need = np.nonzero(need_mask)[0]
+            # Units that had no target only look again once a hostile could have come within
+            # reach (their scan loop); units that just dropped one look now.
+            look = has[need] | (u.scan[need] <= self.loop)
+            u.eng[need] = 0
+            sc = need[look]
+            if len(sc):
+                found, gap = self._acquire(sc)
+                tgt[sc] = found
+                ok = found >= 0
+                if ok.any():
+                    fr, ft = sc[ok], found[ok]
+                    u.eng[fr] = u.tag[ft]
+                    tsafe[fr] = ft
+                    dx[fr] = x[ft] - x[fr]
+                    dy[fr] = y[ft] - y[fr]
+                    d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
+                if not ok.all():
+                    miss = ~ok
+                    sm = sc[miss]
+                    closing = u.speed[sm] + u.max_speed
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        wait = np.where(closing > 0, gap[miss] / closing, np.inf)
+                    u.scan[sm] = self.loop + np.clip(wait, 1, 1 << 30).astype(np.int64)
+        explode = kind == EXPLODE
+        has_t = tgt >= 0
         follow = kind == FOLLOW
         in_range = has_t & ~follow & (d_edge <= rng)
 
