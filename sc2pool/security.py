@@ -1,9 +1,10 @@
 """Transport security for sc2pool: CurveZMQ keys, authentication, and the bind policy.
 
 Threat model. A pool's broker accepts connections from workers and hands them actions; a worker
-executes environment factories named by the broker. Anyone who can connect to the broker can
-impersonate a worker (feed the learner garbage, read the actions); anyone who can impersonate
-the broker can make a worker import and run code by name. Therefore:
+obeys its broker (it calls env methods and sets attributes by name, and follows its WELCOME).
+Anyone who can connect to the broker can impersonate a worker (feed the learner garbage, read
+the actions); anyone who can impersonate the broker can drive the worker's envs at will.
+Therefore:
 
 * **Local pools bind only loopback or ipc** (:func:`check_bind_address`). A tcp bind on any other
   interface without CURVE is refused unless the user explicitly opts in with
