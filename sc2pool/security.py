@@ -756,10 +756,14 @@ class CurveAuthenticator:
             else str(msg["endpoint"])
         )
         value = int(msg["value"])
-        detail = _PROTOCOL_ERRORS.get(value, f"code 0x{value:x}")
-        # A NULL-mechanism peer shows up as "unexpected command" (libzmq does not compare the
-        # mechanisms in the greeting; the CURVE server then receives READY instead of HELLO).
-        reason = "not-curve" if value in _NOT_CURVE_CODES else "handshake-failed"
+        if event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:  # value is an errno (the peer hung up...)
+            detail = f"errno {value} ({os.strerror(value)})"
+            reason = "handshake-failed"
+        else:  # value is a ZMQ_PROTOCOL_ERROR_* code
+            detail = _PROTOCOL_ERRORS.get(value, f"protocol error 0x{value:x}")
+            # A NULL-mechanism peer shows up as "unexpected command" (libzmq does not compare the
+            # mechanisms in the greeting; the CURVE server then receives READY instead of HELLO).
+            reason = "not-curve" if value in _NOT_CURVE_CODES else "handshake-failed"
         self._record_refusal(f"peer of {endpoint}", reason, detail)
         return True
 
