@@ -62,6 +62,9 @@ from sc2pool.engine.sim.world import ERROR, NOT_SUPPORTED, SUCCESS, World
 _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
 CANT_BUILD_LOCATION_INVALID = 44
+MUST_TARGET_WALKABLE_LOCATION = 85
+MAX_UNITS = 2000
+"""Debug-created units are capped: the engine is built for hundreds of units, not millions."""
 _TWO_PI = 2.0 * math.pi
 # order kind -> the reported order targets a point / a unit
 _POINT_ORDER = np.zeros(8, dtype=bool)
@@ -281,6 +284,9 @@ class Game:
                     pos = None
                     if uc.HasField("target_world_space_pos"):
                         p = uc.target_world_space_pos
+                        if not (math.isfinite(p.x) and math.isfinite(p.y)):
+                            results.append(MUST_TARGET_WALKABLE_LOCATION)
+                            continue
                         pos = (min(max(p.x, x0 + 0.5), x1 - 0.5), min(max(p.y, y0 + 0.5), y1 - 0.5))
                     ttag = uc.target_unit_tag if uc.HasField("target_unit_tag") else 0
                     results.append(self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag,
@@ -496,6 +502,8 @@ class Game:
             return NOT_SUPPORTED
         if not spec.is_building:
             return ERROR
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return CANT_BUILD_LOCATION_INVALID
         r = spec.footprint_radius
         m = self.scenario.map
         xa, xb = int(math.floor(x - r + 1e-6)), int(math.ceil(x + r - 1e-6))
@@ -521,7 +529,13 @@ class Game:
                 if c.unit_type not in D.UNIT_BY_ID:
                     raise GameError(f"debug create_unit: unit type {c.unit_type} is not in the engine's data")
                 k = max(1, c.quantity)
+                if len(w.u) + k > MAX_UNITS:
+                    raise GameError(f"debug create_unit: at most {MAX_UNITS} units in a game")
+                if not (math.isfinite(c.pos.x) and math.isfinite(c.pos.y)):
+                    raise GameError("debug create_unit: position is not finite")
                 owner = c.owner if c.owner else player_id
+                if owner not in (1, 2, NEUTRAL_OWNER):
+                    raise GameError(f"debug create_unit: owner must be 1, 2 or 16, got {owner}")
                 w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y))
             elif cmd.HasField("kill_unit"):
                 deaths = w.remove_tags(list(cmd.kill_unit.tag))
@@ -545,6 +559,8 @@ class Game:
         if r < 0:
             return
         t = u.ti[r]
+        if not math.isfinite(v.value):
+            raise GameError("debug unit_value: value is not finite")
         if v.unit_value == debug_pb2.DebugSetUnitValue.Life:
             if v.value <= 0:
                 deaths = self.world.remove_tags([int(u.tag[r])])

@@ -62,6 +62,8 @@ class MapSpec:
         np.clip(y, y0 + margin, y1 - margin, out=y)
 
     def is_pathable(self, x: float, y: float) -> bool:
+        if not (np.isfinite(x) and np.isfinite(y)):
+            return False
         xi, yi = int(np.floor(x)), int(np.floor(y))
         return 0 <= xi < self.width and 0 <= yi < self.height and bool(self.pathable[yi, xi])
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from s2clientprotocol import common_pb2, debug_pb2, query_pb2, raw_pb2
@@ -268,3 +270,30 @@ def test_random_race_is_resolved_by_the_seed() -> None:
 
     assert races(5) == races(5) and races(5) in (1, 2, 3)
     assert len({races(s) for s in range(12)}) > 1
+
+
+def test_non_finite_and_oversized_input_is_refused_cleanly() -> None:
+    g = joined("MoveToBeacon.SC2Map")
+    marine = units(g, 1)[0]
+    nan = float("nan")
+    res = g.action(1, command(D.MOVE_MOVE, [marine.tag], (nan, 30.0)))
+    assert list(res.result) == [85]  # MustTargetWalkableLocation
+    q = query_pb2.RequestQuery()
+    q.pathing.add(start_pos=common_pb2.Point2D(x=nan, y=1), end_pos=common_pb2.Point2D(x=30, y=30))
+    q.placements.add(ability_id=321, target_pos=common_pb2.Point2D(x=float("inf"), y=30))
+    r = g.query(1, q)
+    assert [p.distance for p in r.pathing] == [0.0] and [p.result for p in r.placements] == [44]
+    for cu in (debug_pb2.DebugCreateUnit(unit_type=D.MARINE, owner=1, pos=common_pb2.Point2D(x=nan, y=1)),
+               debug_pb2.DebugCreateUnit(unit_type=D.MARINE, owner=1, pos=common_pb2.Point2D(x=30, y=30),
+                                         quantity=10**6),
+               debug_pb2.DebugCreateUnit(unit_type=D.MARINE, owner=7, pos=common_pb2.Point2D(x=30, y=30))):
+        req = sc_pb.RequestDebug()
+        req.debug.add().create_unit.CopyFrom(cu)
+        with pytest.raises(GameError):
+            g.debug(1, req)
+    val = sc_pb.RequestDebug()
+    val.debug.add().unit_value.MergeFrom(debug_pb2.DebugSetUnitValue(unit_value=2, value=nan, unit_tag=marine.tag))  # type: ignore[arg-type]
+    with pytest.raises(GameError):
+        g.debug(1, val)
+    g.step(8)
+    assert len(units(g)) == 2 and all(math.isfinite(u.pos.x) for u in units(g))
