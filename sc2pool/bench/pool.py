@@ -510,6 +510,26 @@ def _close_quietly(drv: _Driver, m: Measurement) -> None:
         m.error = (m.error + "; " if m.error else "") + f"close failed: {type(exc).__name__}: {exc}"
 
 
+def _code_version() -> str:
+    """Which sc2pool was measured: its path, and the git commit (+dirty) when it is a checkout."""
+    import subprocess
+
+    import sc2pool
+
+    where = os.path.dirname(os.path.dirname(os.path.abspath(sc2pool.__file__)))
+    try:
+        rev = subprocess.run(
+            ["git", "-C", where, "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        rev = "unknown"
+    return f"{where} @ {rev}"
+
+
 def run_benchmark(config: BenchConfig) -> dict[str, Any]:
     """Run every scenario of ``config``; return the JSON-able result (see ``report``)."""
     log = config.log or (lambda msg: None)
@@ -543,6 +563,8 @@ def run_benchmark(config: BenchConfig) -> dict[str, Any]:
             "warmup": config.warmup,
             "wall_s": time.perf_counter() - t0,
             "ratio_basis": "best of the rounds (env steps/s); median also reported",
+            "nice": os.nice(0),
+            "code": _code_version(),
         },
         "scenarios": [
             {

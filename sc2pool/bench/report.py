@@ -183,6 +183,8 @@ def format_table(result: dict[str, Any]) -> str:
         f"python={meta['python']}  load(1m) before/after={meta['loadavg_before'][0]:.2f}/"
         f"{meta['loadavg_after'][0]:.2f}"
     )
+    if "code" in meta:
+        lines.append(f"code: {meta['code']}  nice={meta.get('nice')}")
     lines.append(
         f"{meta['repeats']} interleaved rounds x {meta['seconds']:g} s per implementation; "
         f"figures are the best round (median in brackets); env steps/s = vector steps/s x envs"
