@@ -85,6 +85,8 @@ class World:
         self._static_until = 0
         self._hostile_version = -1
         self._blocks_version = -1
+        self._bounds_version = -1
+        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._blocks_cache: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self._hostile_pairs = False
         self.dead_tags: list[int] = []
@@ -310,7 +312,7 @@ class World:
                 x[m] += mdx * scale
                 y[m] += mdy * scale
                 u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
-                self.map.clamp(x, y, radius)
+                self._clamp()
             arrived = pg & (want <= sp)
             if arrived.any():
                 moved = True
@@ -343,6 +345,20 @@ class World:
             else:
                 self._static_until = self.loop + (1 << 30)
         return _NO_DEATHS
+
+    def _clamp(self) -> None:
+        """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
+        u = self.u
+        if self._bounds_version != u.version:
+            x0, y0, x1, y1 = self.map.playable
+            r = u.radius
+            self._bounds = (x0 + r, x1 - r, y0 + r, y1 - r)
+            self._bounds_version = u.version
+        lox, hix, loy, hiy = self._bounds
+        np.maximum(u.x, lox, out=u.x)
+        np.minimum(u.x, hix, out=u.x)
+        np.maximum(u.y, loy, out=u.y)
+        np.minimum(u.y, hiy, out=u.y)
 
     def touch(self) -> None:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
@@ -553,5 +569,5 @@ class World:
             u.x[m] += dx * scale
             u.y[m] += dy * scale
             u.facing[m] = np.where(go, np.arctan2(dy, dx) % _TWO_PI, u.facing[m])
-            self.map.clamp(u.x, u.y, u.radius)
+            self._clamp()
         return _NO_DEATHS
