@@ -5,12 +5,32 @@ this object for everything game-related.  Nothing here imports burnysc2: the eng
 the real game binary and speaks s2clientprotocol only.
 
 Contract notes for the server:
-- :func:`sc2pool.engine.data.response_data` is identical for the whole process: cache its bytes.
-- :meth:`Game.game_info` is constant for an episode (it changes on :meth:`restart` only when a
-  Random race is re-rolled): cache per game and drop the cache on restart.
-- :attr:`Game.ended` turns true inside :meth:`step` (or debug end/kill, :meth:`leave`); switch the
-  status to ``ended`` only on step/observation responses (facts doc, pitfall 11).  Observations
-  carry ``player_result`` for every player once ended.
+- :meth:`Game.data` is identical for the whole process: cache its bytes per request flags.
+- :meth:`Game.game_info` is constant for an episode: cache per game and drop the cache on
+  :meth:`Game.restart` (a Random race may be re-rolled) and after the first :meth:`Game.join`
+  (a participant's race arrives with join_game).
+- :meth:`Game.observation_bytes` is the fast path (the serialized ``ResponseObservation``);
+  :meth:`Game.observation` parses the same bytes.  Each call hands out the ``dead_units`` events
+  gathered since that player's previous observation.
+- :attr:`Game.ended` turns true inside :meth:`step` (or on debug end/kill, :meth:`leave`);
+  switch the status to ``ended`` only on step/observation responses (facts doc, pitfall 11).
+  Observations carry ``player_result`` for every player once ended.
+- Two participants (bot vs bot, Skirmish/Battle100v100) join in order and get player ids 1 and 2;
+  :meth:`step` advances the shared game, so a lockstep server calls it once per joint step.
+
+Game semantics (what a bot sees):
+- Scenario = basename of ``local_map.map_path`` (sub-folders and case ignored):
+  :func:`scenario_names`.  Mini-game limits are 120 game seconds = 1920 loops (``self.time``
+  shows 85.7 s), ending in a Tie; losing every marine is a Defeat.  ``score.score`` is the
+  cumulative reward (Curriculum score); the Skirmish reports a Melee score (value killed).
+- No fog of war (every unit is visible), no collisions between units, open flat arenas
+  (pathing distance = straight line), no economy: the scenarios are fights and mini-games.
+- Orders are reported with the specific ability ids the real client uses (16 MOVE_MOVE,
+  23 ATTACK_ATTACK, 18 HOLDPOSITION_HOLD, 17 PATROL_PATROL, 42 EXPLODE_EXPLODE); an idle unit
+  fighting an automatically acquired target shows ATTACK_ATTACK on that target.  Generic ids
+  (3794 MOVE, 3674 ATTACK, ...) are accepted in commands.
+- Same seed + same requests => byte-identical observations; :meth:`restart` moves to the next
+  seed of a deterministic sequence derived from the first one.
 """
 
 from __future__ import annotations
