@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -69,7 +70,7 @@ class WorkerRecord:
     pending_seq: int = -1
     sent_at: float = 0.0
     reply: Reply | None = None
-    lane: socket.socket | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
+    lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
 
     @property
     def n_envs(self) -> int:
@@ -98,7 +99,7 @@ class _LocalSlot:
     lo: int
     hi: int
     proc: subprocess.Popen[bytes] | None = None
-    lane: socket.socket | None = None
+    lane: P.Lane | None = None
 
 
 def describe_exit(returncode: int) -> str:
@@ -140,6 +141,10 @@ class Broker:
         self._poller = zmq.Poller()
         self._poller.register(self.sock, zmq.POLLIN)
         self._lane_owner: dict[int, WorkerRecord] = {}
+        # The hot wait: one poll(2) over ZeroMQ's notification FD and the local lanes.
+        self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
+        self._fdpoll = select.poll()
+        self._fdpoll.register(self._zmq_fd, select.POLLIN)
         self.endpoints: list[str] = []
         self.lock = threading.Lock()
         self.by_id: dict[bytes, WorkerRecord] = {}
@@ -187,9 +192,9 @@ class Broker:
         slot = _LocalSlot(name, lo, hi)
         child = None
         if self.shm_path is not None:
-            slot.lane, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            # A worker stopped mid-message must not hang the trainer: bound every lane read.
-            slot.lane.settimeout(self.heartbeat_timeout)
+            mine, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            # A worker that stops reading must not hang the trainer: bound every lane write.
+            slot.lane = P.Lane(mine, write_timeout=self.heartbeat_timeout)
         self._local[name] = slot
         self._n_local_envs = hi
         self._next_remote = hi
@@ -226,22 +231,24 @@ class Broker:
         w.reply = None
         w.sent_at = time.monotonic()
         try:
-            P.lane_write(w.lane, head)
+            w.lane.write(head)
+        except TimeoutError:
+            raise WorkerTimeout(
+                f"does not read its requests (nothing read for {self.heartbeat_timeout:g} s)",
+                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+            ) from None
         except OSError:
             raise self._death(w, "its local lane is closed (process exited)") from None
 
     def _read_lane(self, w: WorkerRecord) -> None:
         assert w.lane is not None
         try:
-            data = P.lane_read(w.lane)
-        except (EOFError, ConnectionError):
+            messages = w.lane.read_ready()
+        except (EOFError, OSError):
             raise self._death(w, "its local lane closed (process exited)") from None
-        except TimeoutError:
-            raise WorkerTimeout(
-                "stopped in the middle of a message (hung or stopped)",
-                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
-            ) from None
-        self._dispatch([w.identity, data])
+        ident = w.identity
+        for data in messages:
+            self._dispatch([ident, data])
 
     def gather(self, workers: Iterable[WorkerRecord]) -> None:
         """Wait until every worker in ``workers`` has replied to its pending request.
@@ -251,19 +258,29 @@ class Broker:
         """
         self._outstanding = sum(1 for w in workers if w.reply is None and w.pending_seq >= 0)
         sock = self.sock
-        poll = self._poller.poll
+        poll = self._fdpoll.poll
         lanes = self._lane_owner
-        while self._outstanding > 0:
+        zmq_fd = self._zmq_fd
+        # ZeroMQ's FD only signals changes: check the socket's event state once before waiting
+        # and again whenever poll says its FD moved.
+        zmq_dirty = True
+        while True:
+            if zmq_dirty:
+                if int(sock.getsockopt(_EVENTS)) & _POLLIN:
+                    self._drain()
+                zmq_dirty = False
+            if self._outstanding <= 0:
+                return
             now = time.monotonic()
             if now >= self._next_check:
                 self._next_check = now + self._check_period
                 self._check_health(now, raise_=True)
             timeout_ms = int((self._next_check - now) * 1000) + 1
-            for obj, _ in poll(timeout_ms):
-                if obj is sock:
-                    self._drain()
+            for fd, _ in poll(timeout_ms):
+                if fd == zmq_fd:
+                    zmq_dirty = True
                 else:
-                    self._read_lane(lanes[obj])
+                    self._read_lane(lanes[fd])
 
     def _drain(self) -> None:
         sock = self.sock
@@ -439,8 +456,8 @@ class Broker:
         w = WorkerRecord(ident, name, host, pid, lo, hi, local=slot is not None, proc=proc)
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
-            self._lane_owner[slot.lane.fileno()] = w
-            self._poller.register(slot.lane.fileno(), zmq.POLLIN)
+            self._lane_owner[slot.lane.fd] = w
+            self._fdpoll.register(slot.lane.fd, select.POLLIN)
         self.by_id[ident] = w
         self.workers.append(w)
         self.workers.sort(key=lambda r: r.lo)

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import enum
 import math
+import select
 import socket
 import struct
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,7 +88,10 @@ def _default(obj: Any) -> Any:
             raise TypeError(f"numpy scalar of dtype {obj.dtype} cannot be sent")
         return msgpack.ExtType(EXT_NPSCALAR, msgpack.packb([obj.dtype.str, obj.tobytes()], use_bin_type=True))
     if isinstance(obj, tuple):
-        return msgpack.ExtType(EXT_TUPLE, _packer_pack(list(obj)))
+        # a fresh packer: this runs inside the thread's packer (re-entrancy would corrupt it)
+        return msgpack.ExtType(
+            EXT_TUPLE, msgpack.packb(list(obj), default=_default, strict_types=True, use_bin_type=True)
+        )
     if isinstance(obj, dict):  # OrderedDict and other dict subclasses travel as plain dicts
         return dict(obj)
     if isinstance(obj, list):
@@ -97,8 +103,19 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"cannot encode object of type {type(obj).__module__}.{type(obj).__qualname__}")
 
 
+_TLS = threading.local()
+
+
 def _packer_pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+    # One Packer per thread (msgpack.packb would build a new one per call).
+    packer = getattr(_TLS, "packer", None)
+    if packer is None:
+        packer = _TLS.packer = msgpack.Packer(default=_default, strict_types=True, use_bin_type=True)
+    try:
+        return packer.pack(obj)
+    except BaseException:
+        _TLS.packer = None  # a failed pack may leave the packer's buffer dirty
+        raise
 
 
 def _dtype(spec: Any) -> np.dtype[Any]:
@@ -278,29 +295,76 @@ def frames_to_arrays(
 _LEN = struct.Struct("<I")
 
 
-def lane_write(sock: socket.socket, payload: bytes) -> None:
-    """Write one length-prefixed message to a lane."""
-    sock.sendall(_LEN.pack(len(payload)) + payload)
+class Lane:
+    """One end of a local fast lane: length-prefixed messages over a non-blocking Unix socket.
 
+    Reads never block: :meth:`read_ready` returns the complete messages that have arrived (an
+    incomplete one stays buffered), so a peer stopped mid-message cannot hang the reader, whose
+    wait loop keeps checking liveness. Writes wait at most ``write_timeout`` seconds for room.
+    """
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    data = sock.recv(n, socket.MSG_WAITALL)
-    if len(data) == n:
-        return data
-    if not data:
-        raise EOFError("lane closed by peer")
-    buf = bytearray(data)
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf), socket.MSG_WAITALL)
-        if not chunk:
-            raise EOFError("lane closed by peer mid-message")
-        buf += chunk
-    return bytes(buf)
+    def __init__(self, sock: socket.socket, write_timeout: float | None = None) -> None:
+        self.sock = sock
+        sock.setblocking(False)
+        self.fd = sock.fileno()
+        self.write_timeout = write_timeout
+        self._buf = bytearray()
+        self._chunk = bytearray(1 << 16)
+        self._view = memoryview(self._chunk)
 
+    def write(self, payload: bytes) -> None:
+        """Send one message. Raises ``TimeoutError`` if the peer does not read for too long,
+        ``OSError`` (e.g. ``BrokenPipeError``) if it is gone."""
+        data = _LEN.pack(len(payload)) + payload
+        try:
+            sent = self.sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        if sent == len(data):
+            return
+        view = memoryview(data)[sent:]
+        deadline = None if self.write_timeout is None else time.monotonic() + self.write_timeout
+        poller = select.poll()
+        poller.register(self.fd, select.POLLOUT)
+        while view:
+            wait_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            if not poller.poll(wait_ms) and deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError("lane peer is not reading")
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                continue
 
-def lane_read(sock: socket.socket) -> bytes:
-    """Read one length-prefixed message from a lane (EOFError when the peer closed it)."""
-    (n,) = _LEN.unpack(_recv_exact(sock, 4))
-    if n > MAX_HEADER_BYTES:
-        raise ProtocolError(f"lane message of {n} bytes exceeds the {MAX_HEADER_BYTES}-byte limit")
-    return _recv_exact(sock, n)
+    def read_ready(self) -> list[bytes]:
+        """All complete messages available now (possibly none). Raises ``EOFError`` when the
+        peer closed the lane."""
+        sock, buf = self.sock, self._buf
+        while True:
+            try:
+                n = sock.recv_into(self._chunk)
+            except BlockingIOError:
+                break
+            except ConnectionResetError:
+                n = 0
+            if n == 0:
+                raise EOFError("lane closed by peer")
+            buf += self._view[:n]
+            if n < len(self._chunk):
+                break
+        out: list[bytes] = []
+        pos = 0
+        end = len(buf)
+        while end - pos >= 4:
+            (size,) = _LEN.unpack_from(buf, pos)
+            if size > MAX_HEADER_BYTES:
+                raise ProtocolError(f"lane message of {size} bytes exceeds the {MAX_HEADER_BYTES}-byte limit")
+            if end - pos - 4 < size:
+                break
+            out.append(bytes(buf[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+        if pos:
+            del buf[:pos]
+        return out
+
+    def close(self) -> None:
+        self.sock.close()

@@ -30,6 +30,7 @@ import contextlib
 import logging
 import mmap
 import os
+import select
 import shutil
 import signal
 import socket as socketlib
@@ -51,6 +52,10 @@ from sc2pool.spaces import ObsLayout, space_to_msg
 from workers.host import EnvFailure, EnvHost, HostSpec
 
 log = logging.getLogger("sc2pool.worker")
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+_VERSION = P.PROTOCOL_VERSION
+_RESULT = int(P.Kind.RESULT)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -183,9 +188,15 @@ class Worker:
 
         A reply to a request that came over the local lane goes back over the lane."""
         if self._via_lane and self.lane is not None:
-            P.lane_write(self.lane, parts[0])
+            try:
+                self.lane.write(parts[0])
+            except OSError:
+                self.exit_reason = "the trainer closed the local lane"
+                self.lost.set()
+                raise asyncio.CancelledError() from None
             return
         big = len(parts) > 1 and any(getattr(f, "nbytes", 0) >= 65536 for f in parts[1:])
+        self._zmq_dirty = True
         try:
             self.sock.send_multipart(parts, zmq.NOBLOCK, copy=not big)
         except zmq.Again:
@@ -195,40 +206,48 @@ class Worker:
         """Next message, from the ZeroMQ socket or the local lane (``self._via_lane`` says which).
 
         Hosts that declare ``blocking_poll_ok`` (no background tasks, e.g. GymHost) let the worker
-        wait in ``zmq_poll`` directly (GIL released; the loop still runs between 50 ms slices),
-        which halves the per-step latency compared to waking through the event loop."""
+        wait in ``poll(2)`` directly (the loop still runs between 50 ms slices), which halves the
+        per-step latency compared to waking up through the event loop."""
+        if self._lane_pending:
+            self._via_lane = True
+            return [self._lane_pending.pop(0)]
         sock = self.sock
-        poller = self._poller
-        lane_fd = self._lane_fd
+        lane = self.lane
         while True:
-            if self._blocking_ok:
-                events = poller.poll(50)
-                if not events:
-                    await asyncio.sleep(0)
-                    continue
-            else:
-                events = poller.poll(0)
-                if not events:
-                    self._readable.clear()
-                    await self._readable.wait()
-                    continue
-            for obj, _ in events:
-                if obj is sock:
+            # ZeroMQ's FD only signals changes: after any use of the socket (or when poll says its
+            # FD moved) check its event state; otherwise skip that call on the lane's hot path.
+            if self._zmq_dirty or lane is None:
+                if int(sock.getsockopt(_EVENTS)) & _POLLIN:
                     try:
                         frames = sock.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:
-                        continue
-                    self._via_lane = False
-                    return frames
-                if obj == lane_fd and self.lane is not None:
-                    try:
-                        data = P.lane_read(self.lane)
-                    except (EOFError, OSError):
-                        self.exit_reason = "the trainer closed the local lane"
-                        self.lost.set()
-                        raise asyncio.CancelledError() from None
+                        pass
+                    else:
+                        self._via_lane = False
+                        return frames  # stays dirty: more may be queued
+                self._zmq_dirty = False
+            if lane is not None:
+                try:
+                    messages = lane.read_ready()
+                except (EOFError, OSError):
+                    self.exit_reason = "the trainer closed the local lane"
+                    self.lost.set()
+                    raise asyncio.CancelledError() from None
+                if messages:
+                    self._lane_pending.extend(messages[1:])
                     self._via_lane = True
-                    return [data]
+                    return [messages[0]]
+            if self._blocking_ok:
+                events = self._fdpoll.poll(50)
+                if not events:
+                    await asyncio.sleep(0)  # let the loop run (signals, cancellation)
+                for fd, _ in events:
+                    if fd == self._zmq_fd:
+                        self._zmq_dirty = True
+            else:
+                self._readable.clear()
+                await self._readable.wait()
+                self._zmq_dirty = True
 
     async def _send_error(self, exc: BaseException, stage: str, index: int | None, seq: int | None) -> None:
         fields: dict[str, Any] = _error_fields(exc, stage, index)
@@ -248,17 +267,19 @@ class Worker:
         self._readable = asyncio.Event()
         self._blocking_ok = False
         self._via_lane = False
-        self._poller: zmq.Poller = zmq.Poller()
-        self._poller.register(self.sock, zmq.POLLIN)
-        zmq_fd = int(self.sock.getsockopt(zmq.FD))
+        self._fdpoll = select.poll()
+        self._lane_pending: list[bytes] = []
+        self._zmq_dirty = True
+        self._act_specs: dict[Any, tuple[np.dtype[Any], tuple[int, ...], int]] = {}
+        zmq_fd = self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
+        self._fdpoll.register(zmq_fd, select.POLLIN)
         loop.add_reader(zmq_fd, self._readable.set)
-        self.lane: socketlib.socket | None = None
+        self.lane: P.Lane | None = None
         self._lane_fd: int = -1
         if cfg.lane_fd is not None:
-            self.lane = socketlib.socket(fileno=cfg.lane_fd)
-            self.lane.setblocking(True)
+            self.lane = P.Lane(socketlib.socket(fileno=cfg.lane_fd))
             self._lane_fd = cfg.lane_fd
-            self._poller.register(cfg.lane_fd, zmq.POLLIN)
+            self._fdpoll.register(cfg.lane_fd, select.POLLIN)
             loop.add_reader(cfg.lane_fd, self._readable.set)
 
         def on_lost(reason: str) -> None:
@@ -456,11 +477,8 @@ class Worker:
         host = self.host
         assert host is not None
         try:
-            buf = hdr.get("a")
-            actions = P.array_from_buffer(frames[1] if buf is None else buf, hdr["ad"], hdr["as"], copy=True)
-            if len(actions) != self.n:
-                raise ProtocolError(f"STEP carries {len(actions)} actions for {self.n} envs")
-        except (ProtocolError, KeyError, IndexError) as exc:
+            actions = self._actions(hdr, frames)
+        except (ProtocolError, KeyError, IndexError, TypeError) as exc:
             await self._send_error(exc, "step", None, seq)
             return
         try:
@@ -468,14 +486,28 @@ class Worker:
         except Exception as exc:
             await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
             return
-        rewards = [float(r.reward) for r in results]
-        terminated = [bool(r.terminated) for r in results]
-        truncated = [bool(r.truncated) for r in results]
-        obs_list = [r.obs for r in results]
-        infos = [r.info for r in results]
+        rewards = []
+        terminated = []
+        truncated = []
+        obs_list = []
+        infos = []
+        done = []
+        any_info = False
+        for i, r in enumerate(results):
+            rewards.append(float(r.reward))
+            te = bool(r.terminated)
+            tr = bool(r.truncated)
+            terminated.append(te)
+            truncated.append(tr)
+            obs_list.append(r.obs)
+            infos.append(r.info)
+            if r.info:
+                any_info = True
+            if te or tr:
+                done.append(i)
         reset_infos = None
-        done = [i for i in range(self.n) if terminated[i] or truncated[i]]
         if done:
+            any_info = True
             for i in done:
                 infos[i]["TimeLimit.truncated"] = truncated[i] and not terminated[i]
                 infos[i]["terminal_observation"] = obs_list[i]
@@ -494,16 +526,35 @@ class Worker:
         except Exception as exc:
             await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
             return
-        any_info = any(infos)
         try:
-            head = P.header(
-                P.Kind.RESULT, s=seq, r=rewards, te=terminated, tr=truncated,
-                i=infos if any_info else None, ri=reset_infos,
+            head = P.pack(
+                {"v": _VERSION, "k": _RESULT, "s": seq, "r": rewards, "te": terminated, "tr": truncated,
+                 "i": infos if any_info else None, "ri": reset_infos},
+                what="RESULT message",
             )
         except EncodeError:
             await self._encode_failure(seq, "step", [("info", x) for x in infos] + [("reset info", x) for x in (reset_infos or [])])
             return
         self._send_parts([head, *out])
+
+    def _actions(self, hdr: dict[Any, Any], frames: list[bytes]) -> np.ndarray:
+        """The action batch of a STEP (validated once per dtype/shape, then cached)."""
+        buf = hdr.get("a")
+        if buf is None:
+            buf = frames[1]
+        key = (hdr["ad"], *hdr["as"])
+        spec = self._act_specs.get(key)
+        if spec is None:
+            dtype = np.dtype(P.array_from_buffer(b"", hdr["ad"], [0]).dtype)
+            shape = tuple(hdr["as"])
+            if not shape or shape[0] != self.n:
+                raise ProtocolError(f"STEP carries actions of shape {shape} for {self.n} envs")
+            P.array_from_buffer(bytes(int(np.prod(shape)) * dtype.itemsize), dtype, shape)  # validates
+            spec = self._act_specs[key] = (dtype, shape, int(np.prod(shape)) * dtype.itemsize)
+        dtype, shape, nbytes = spec
+        if len(buf) != nbytes:
+            raise ProtocolError(f"STEP action buffer of {len(buf)} bytes, expected {nbytes}")
+        return np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
 
     async def _encode_failure(self, seq: Any, stage: str, items: list[tuple[str, Any]]) -> None:
         """Find which env's value cannot be encoded, and report it as that env's error."""

@@ -58,7 +58,8 @@ def test_render_and_get_images(make_pool: Callable[..., Any]) -> None:
     pool.step(np.zeros((3, 2), np.float32))
     images = pool.get_images()
     assert len(images) == 3 and all(img.shape == (4, 6, 3) and img.dtype == np.uint8 for img in images)
-    assert all((img == 1).all() for img in images)
+    ts = pool.get_attr("_t")  # 1, or 0 where the step ended an episode (auto-reset)
+    assert all((img == t).all() for img, t in zip(images, ts, strict=True)) and set(ts) <= {0, 1}
     tiled = pool.render()
     assert tiled is not None and tiled.shape == (8, 12, 3)
     plain = make_pool([pool_envs.make_cartpole] * 2)
