@@ -9,7 +9,12 @@ Model (documented simplifications of the real game):
   damage first (shield armor 0), the overflow is reduced by armor.
 - Idle, attack-moving and patrolling units acquire the nearest hostile within sight and chase
   it; units on hold position only acquire within weapon range and never move.  A chasing unit
-  re-evaluates its target every loop until something is in range.
+  looks for a nearer target every ``RESCAN`` loops (staggered by tag); a unit that found nothing
+  looks again when a hostile could first have come within reach.
+
+Quiet stretches are skipped exactly: :meth:`World.quiet_horizon` bounds how many loops can pass
+with only straight-line movement or only cooldowns counting down (a standing fight), and
+:meth:`World.fast_forward` advances them in one go.
 - Banelings explode on contact (or on ``EXPLODE``): area damage within the splash radius to every
   hostile ground unit, and they die.
 """
