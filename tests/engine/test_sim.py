@@ -265,3 +265,25 @@ def test_order_kinds_after_commands() -> None:
     assert w.u.kind[row(w, m)] == MOVE
     w.command(1, D.HOLDPOSITION, [m], None, 0, False)
     assert w.u.kind[row(w, m)] == HOLD
+
+
+def test_computer_focus_fires_the_weakest_in_range_from_medium_hard() -> None:
+    from sc2pool.engine.computer import PERIOD, ComputerAI
+
+    for difficulty, focus in ((3, False), (4, True)):
+        w = world()
+        mine = w.spawn(D.MARINE, 2, [20.0, 20.0, 20.0], [20.0, 21.0, 22.0])
+        weak = one(w, D.MARINE, 1, 24, 21)
+        strong = one(w, D.MARINE, 1, 24, 20)
+        w.u.hp[row(w, weak)] = 5
+        ai = ComputerAI(2, difficulty)
+        assert ai.attack_delay <= 96
+        w.loop = ai.attack_delay
+        ai.act(w)
+        targets = {int(w.u.ttag[row(w, t)]) for t in mine.tolist()}
+        if focus:
+            assert targets == {weak}
+        else:
+            assert all(w.u.kind[row(w, t)] == ATTACK_MOVE for t in mine.tolist())
+        assert ai.horizon(w.loop) == PERIOD
+        del strong
