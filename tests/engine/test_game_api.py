@@ -297,3 +297,30 @@ def test_non_finite_and_oversized_input_is_refused_cleanly() -> None:
         g.debug(1, val)
     g.step(8)
     assert len(units(g)) == 2 and all(math.isfinite(u.pos.x) for u in units(g))
+
+
+def test_smart_follows_friends_and_abilities_of_foreign_units_are_empty() -> None:
+    g = joined("DefeatZerglingsAndBanelings.SC2Map")
+    a, b = [u.tag for u in units(g, 1)][:2]
+    g.action(1, command(D.SMART, [a], target=b))
+    order = next(u for u in units(g, 1) if u.tag == a).orders[0]
+    assert (order.ability_id, order.target_unit_tag) == (D.MOVE_MOVE, b)
+    bane = next(u for u in units(g, 4) if u.unit_type == D.BANELING)
+    q = query_pb2.RequestQuery()
+    q.abilities.add(unit_tag=bane.tag)
+    r = g.query(1, q)
+    assert r.abilities[0].unit_type_id == D.BANELING and not r.abilities[0].abilities
+
+
+def test_two_participants_share_the_battle() -> None:
+    g = create("Battle100v100.SC2Map", {"type": 1, "race": 1})
+    assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
+    assert g.join(sc_pb.RequestJoinGame(race=1)) == 2  # type: ignore[arg-type]
+    assert not g.scenario.computers  # player 2 is a bot, not the map's AI
+    o2 = g.observation(2).observation
+    assert o2.player_common.player_id == 2
+    mine2 = [u for u in o2.raw_data.units if u.alliance == 1]
+    assert len(mine2) == 100 and all(u.owner == 2 for u in mine2)
+    assert len(g.game_info(2).start_raw.start_locations) == 1
+    g.step(80)
+    assert all(not u.orders for u in units(g, 1))  # nobody ordered anything, nobody in sight
