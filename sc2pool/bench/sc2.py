@@ -38,14 +38,20 @@ TASKS = ("MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "DefeatZerglin
 class SeedFactory:
     """Picklable env factory for SubprocVecEnv (imports the worker side only in the child)."""
 
-    def __init__(self, task: str, engine: str = "subprocess") -> None:
+    def __init__(self, task: str, engine: str = "subprocess", relaunch_on_reset: bool = True) -> None:
         self.task = task
         self.engine = engine
+        self.relaunch_on_reset = relaunch_on_reset
 
     def __call__(self) -> Any:
         from workers.sc2.seed_env import SeedSC2Env
 
-        return SeedSC2Env(task=self.task, engine=self.engine)
+        return SeedSC2Env(task=self.task, engine=self.engine, relaunch_on_reset=self.relaunch_on_reset)
+
+
+#: Every measurement covers at least this many vector steps, so that each env goes through a full
+#: MoveToBeacon episode (240 steps) and its reset: reset cost is part of the rate.
+MIN_VEC_STEPS = 250
 
 
 def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> dict[str, float]:
@@ -62,7 +68,7 @@ def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> di
     cpu0 = _tree_cpu()
     t0 = time.perf_counter()
     end = t0 + seconds
-    while time.perf_counter() < end:
+    while time.perf_counter() < end or steps < MIN_VEC_STEPS:
         env.step(pool[steps % len(pool)])
         steps += 1
     wall = time.perf_counter() - t0
@@ -114,11 +120,11 @@ def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) 
     return out
 
 
-def bench_seed(task: str, games: int, seconds: float, warmup: int) -> dict[str, Any]:
+def bench_seed(task: str, games: int, seconds: float, warmup: int, relaunch: bool = True) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     t0 = time.perf_counter()
-    env = SubprocVecEnv([SeedFactory(task) for _ in range(games)])
+    env = SubprocVecEnv([SeedFactory(task, relaunch_on_reset=relaunch) for _ in range(games)])
     start = time.perf_counter() - t0
     try:
         out = _step_rate(env, seconds, warmup)
@@ -147,6 +153,26 @@ def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
     return dict(json.loads(r.stdout.strip().splitlines()[-1]))
 
 
+def bench_singles_concurrent(task: str, engine: str, seconds: float, n: int) -> dict[str, Any]:
+    """``n`` independent single games at the same time (one per core), each in its own process
+    with no pool: the summed rate is the ideal the pool is measured against."""
+    cmd = [sys.executable, "-m", "workers.sc2.bench_single", "--task", task, "--engine", engine, "--seconds", str(seconds)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)]
+    rates = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=120 + 4 * seconds)
+            if p.returncode != 0:
+                raise RuntimeError(f"single-game measurement failed:\n{err[-2000:]}")
+            rates.append(float(json.loads(out.strip().splitlines()[-1])["rate"]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return {"games": n, "rates": rates, "rate": float(sum(rates))}
+
+
 def run(
     tasks: list[str],
     games: list[int],
@@ -159,16 +185,20 @@ def run(
     report: dict[str, Any] = {"cores": cores, "seconds": seconds, "tasks": {}}
     for task in tasks:
         t: dict[str, Any] = {"single": {}, "rows": []}
+        t["ideal"] = {}
         for eng in transports:
             t["single"][eng] = bench_single(task, eng, seconds)
+            t["ideal"][eng] = bench_singles_concurrent(task, eng, seconds, cores)
         for n in games:
             row: dict[str, Any] = {"games": n}
-            row["seed"] = bench_seed(task, n, seconds, warmup)
+            row["seed"] = bench_seed(task, n, seconds, warmup, relaunch=True)
+            row["seed-persistent"] = bench_seed(task, n, seconds, warmup, relaunch=False)
             for eng in transports:
                 key = "pool" if eng == "subprocess" else "pool-inproc"
                 row[key] = bench_pool(task, n, eng, seconds, warmup)
             if "pool" in row:
                 row["ratio_pool_vs_seed"] = row["pool"]["rate"] / max(row["seed"]["rate"], 1e-9)
+                row["ratio_pool_vs_seed_persistent"] = row["pool"]["rate"] / max(row["seed-persistent"]["rate"], 1e-9)
             print(_row_line(task, row), flush=True)
             t["rows"].append(row)
         # the pool's own share of a step, at one game per core
@@ -176,56 +206,75 @@ def run(
             key = "pool" if eng == "subprocess" else "pool-inproc"
             row_at_cores = next((r for r in t["rows"] if r["games"] == cores), None)
             if row_at_cores is not None:
-                ideal = t["single"][eng]["rate"] * cores
+                ideal = t["ideal"][eng]["rate"]
                 t[f"{key}_share"] = max(0.0, 1.0 - row_at_cores[key]["rate"] / ideal)
                 t[f"{key}_vs_ideal"] = row_at_cores[key]["rate"] / ideal
         report["tasks"][task] = t
     return report
 
 
+COLUMNS = (
+    ("seed", "seed design"),
+    ("seed-persistent", "seed, no relaunch"),
+    ("pool", "pool (ZmqVecEnv)"),
+    ("pool-inproc", "pool, in-process"),
+)
+
+
+def _rate(row: dict[str, Any], key: str) -> float:
+    return float(row[key]["rate"]) if key in row else float("nan")
+
+
+def _cpu(row: dict[str, Any], key: str) -> float:
+    return float(row[key]["cpu_ms_per_step"]) if key in row else float("nan")
+
+
 def _row_line(task: str, row: dict[str, Any]) -> str:
-    parts = [
-        f"{task:28s} games={row['games']:<2d}",
-        f"seed {row['seed']['rate']:8.0f}/s ({row['seed']['cpu_ms_per_step']:.2f} cpu-ms)",
-    ]
-    if "pool" in row:
-        parts.append(
-            f"pool {row['pool']['rate']:8.0f}/s ({row['pool']['workers']}w, {row['pool']['cpu_ms_per_step']:.2f} cpu-ms)"
-        )
-    if "pool-inproc" in row:
-        parts.append(f"pool-inproc {row['pool-inproc']['rate']:8.0f}/s")
+    parts = [f"{task:28s} games={row['games']:<2d}"]
+    for key, _ in COLUMNS:
+        if key in row:
+            parts.append(f"{key} {_rate(row, key):6.0f}/s")
     if "ratio_pool_vs_seed" in row:
         parts.append(f"pool/seed {row['ratio_pool_vs_seed']:.2f}x")
+        parts.append(f"pool/seed-persistent {row['ratio_pool_vs_seed_persistent']:.2f}x")
     return "  ".join(parts)
 
 
 def format_report(report: dict[str, Any]) -> str:
-    lines = [f"StarCraft II benchmark ({report['cores']} cores, {report['seconds']:.1f} s per measurement)"]
+    lines = [
+        f"StarCraft II benchmark ({report['cores']} cores, >= {report['seconds']:.1f} s and >= {MIN_VEC_STEPS} "
+        "vector steps per measurement, random actions, resets included)",
+        "  seed design = SB3 SubprocVecEnv over the seed documents' gym adapter (a game process per env behind",
+        "  multiprocessing queues; reset relaunches the game); 'seed, no relaunch' keeps the game across episodes.",
+    ]
     for task, t in report["tasks"].items():
         lines.append("")
         lines.append(f"== {task}")
         for eng, s in t["single"].items():
+            reset = s["reset_ms_mean"] if s["reset_ms_mean"] is not None else float("nan")
             lines.append(
-                f"  one game, no pool ({eng}): {s['rate']:.0f} steps/s = {s['ms_per_step']:.3f} ms/step: "
+                f"  one game, no pool ({eng}): {s['rate']:.0f} steps/s = {s['ms_per_step']:.3f} ms/step; CPU per step: "
                 f"engine {s['engine_ms']:.3f}, burnysc2+transport {s['burnysc2_ms']:.3f}, task/bridge "
-                f"{s['bridge_ms']:.3f} ms; reset {s['reset_ms_mean'] or float('nan'):.1f} ms"
+                f"{s['bridge_ms']:.3f} ms; reset {reset:.1f} ms"
             )
-        lines.append(
-            f"  {'games':>5} {'seed (SubprocVecEnv)':>21} {'pool (ZmqVecEnv)':>17} {'pool-inproc':>12} {'pool/seed':>9}"
-        )
+        head = "  games" + "".join(f" {label:>18}" for _, label in COLUMNS) + "  pool/seed  pool/no-relaunch"
+        lines.append("  env steps/s:")
+        lines.append(head)
         for row in t["rows"]:
-            inproc = row.get("pool-inproc", {}).get("rate")
-            pool = row.get("pool", {}).get("rate")
+            cells = "".join(f" {_rate(row, key):>18.0f}" for key, _ in COLUMNS)
             lines.append(
-                f"  {row['games']:>5} {row['seed']['rate']:>21.0f} {pool if pool is not None else float('nan'):>17.0f} "
-                f"{inproc if inproc is not None else float('nan'):>12.0f} {row.get('ratio_pool_vs_seed', float('nan')):>8.2f}x"
-                f" {row['seed']['cpu_ms_per_step']:>17.2f} {row.get('pool', {}).get('cpu_ms_per_step', float('nan')):>6.2f}"
-                f" {row.get('pool-inproc', {}).get('cpu_ms_per_step', float('nan')):>6.2f}"
+                f"  {row['games']:>5}{cells}  {row.get('ratio_pool_vs_seed', float('nan')):>8.2f}x"
+                f"  {row.get('ratio_pool_vs_seed_persistent', float('nan')):>15.2f}x"
             )
+        lines.append("  CPU ms per env step (all processes of the run):")
+        for row in t["rows"]:
+            cells = "".join(f" {_cpu(row, key):>18.2f}" for key, _ in COLUMNS)
+            lines.append(f"  {row['games']:>5}{cells}")
         for key in ("pool", "pool-inproc"):
             if f"{key}_share" in t:
                 lines.append(
-                    f"  {key}: rate at one game per core = {t[f'{key}_vs_ideal']:.2f}x the summed single-game rates "
+                    f"  {key}: rate at one game per core = {t[f'{key}_vs_ideal']:.2f}x the summed rates of {report['cores']} "
+                    "single games run at once without the pool "
                     f"-> the pool's own share of a step {100 * t[f'{key}_share']:.1f}%"
                 )
     return "\n".join(lines)

@@ -101,6 +101,11 @@ class SeedSC2Env(gym.Env[Any, Any]):
 
     # -- process management -----------------------------------------------------------------------
     def _start(self) -> None:
+        # Import burnysc2 and the bridge here once, so every forked game process starts warm (a
+        # relaunch then costs the game's own start-up, not Python imports).
+        import workers.sc2.bridge  # noqa: F401
+        import workers.sc2.launch  # noqa: F401
+
         self._action_q = self._ctx.Queue()
         self._obs_q = self._ctx.Queue()
         proc = self._ctx.Process(
