@@ -94,6 +94,28 @@ def test_reset_is_milliseconds_on_a_persistent_connection(run: Any, no_leaks: No
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("mode", ["create", "restart"])
+def test_reset_modes_after_time_limit(mode: str, run: Any, no_leaks: None) -> None:
+    host = SC2EnvHost(1, task="MoveToBeacon", reset_mode=mode, time_limit_s=1.0)
+    try:
+        run(host.start())
+        run(host.reset([0], [1], [None]))
+        ends = 0
+        for _ in range(100):
+            (res,) = run(host.step([2]))
+            if res.terminated or res.truncated:
+                assert res.truncated and not res.terminated, "time_limit_s truncates"
+                ends += 1
+                ((obs, _),) = run(host.reset([0], [None], [None]))
+                assert host.observation_space.contains(obs)
+                if ends == 3:
+                    break
+        assert ends == 3
+    finally:
+        run(host.close())
+
+
+@pytest.mark.timeout(60)
 def test_seeded_resets_are_reproducible(run: Any, no_leaks: None) -> None:
     host = SC2EnvHost(2, task="MoveToBeacon", engine="inprocess")
     try:
@@ -144,6 +166,7 @@ def test_close_kills_every_game_process(run: Any, no_leaks: None) -> None:
     run(host.close())
     run(host.close())  # idempotent
     assert wait_gone(pids, timeout=5) == []
+    assert "SC2PATH" not in os.environ, "the private fake install must not leak into the environment"
 
 
 def _fake_install(root: Path, script: str) -> Path:

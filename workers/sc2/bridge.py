@@ -428,16 +428,38 @@ class Game:
 
 # -- process helpers used by launch.py (burnysc2 internals live here) ---------------------------------
 def point_burnysc2_at(install: Path) -> None:
-    """Make burnysc2's lazily computed install paths use ``install`` (even if already computed)."""
+    """Make burnysc2 use the install at ``install`` for the launches that follow.
+
+    burnysc2 computes its paths lazily from ``$SC2PATH`` once per process; we set them directly
+    (with burnysc2's own rules) instead of exporting ``$SC2PATH``, so a private fake install never
+    leaks into the environment of the process or of later hosts.
+    """
+    from sc2 import paths as sc2_paths
     from sc2.paths import Paths
 
-    os.environ["SC2PATH"] = str(install)
+    base = Path(install).expanduser()
+    try:
+        executable = sc2_paths.latest_executeble(base / "Versions")
+    except (ValueError, OSError, SystemExit) as exc:
+        raise GameLaunchError(f"no game executable under {base / 'Versions'} ({exc})") from None
+    cwd_name = sc2_paths.CWD.get(sc2_paths.PF)
+    Paths.BASE = base  # type: ignore[attr-defined]
+    Paths.EXECUTABLE = executable  # type: ignore[attr-defined]
+    Paths.CWD = base / cwd_name if cwd_name else None  # type: ignore[attr-defined]
+    Paths.REPLAYS = base / "Replays"  # type: ignore[attr-defined]
+    Paths.MAPS = base / "maps" if (base / "maps").exists() else base / "Maps"  # type: ignore[attr-defined]
+
+
+def forget_burnysc2_paths() -> None:
+    """Undo :func:`point_burnysc2_at`: burnysc2 recomputes its paths from ``$SC2PATH`` next time."""
+    from sc2.paths import Paths
+
     for attr in ("BASE", "EXECUTABLE", "CWD", "REPLAYS", "MAPS"):
         if attr in Paths.__dict__:
             delattr(Paths, attr)
 
 
-async def open_sc2_process(timeout: float) -> tuple[Any, Controller]:
+async def open_sc2_process(timeout: float, install: Path | None = None) -> tuple[Any, Controller]:
     """Launch the executable under ``$SC2PATH`` through burnysc2's ``SC2Process`` and connect.
 
     burnysc2 replaces the SIGINT handler; the previous one is restored so the worker keeps its own.
@@ -454,12 +476,12 @@ async def open_sc2_process(timeout: float) -> tuple[Any, Controller]:
     except asyncio.TimeoutError:
         kill_sc2_process(proc)
         raise GameLaunchError(
-            f"the game at $SC2PATH={os.environ.get('SC2PATH')} did not accept a websocket connection "
-            f"within {timeout:.0f} s"
+            f"the game at {install or os.environ.get('SC2PATH')} did not accept a websocket connection "
+            f"within {timeout:.0f} s (launch_timeout)"
         ) from None
     except SystemExit as exc:  # burnysc2 sys.exit()s when it cannot find the install
         kill_sc2_process(proc)
-        raise GameLaunchError(f"burnysc2 could not use the install at $SC2PATH={os.environ.get('SC2PATH')} ({exc})") from None
+        raise GameLaunchError(f"burnysc2 could not use the install at {install or os.environ.get('SC2PATH')} ({exc})") from None
     except GameLaunchError:
         raise
     except Exception as exc:

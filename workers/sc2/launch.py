@@ -145,7 +145,7 @@ class Launcher:
         self._prepare_install()
         assert self.install is not None
         bridge.point_burnysc2_at(self.install)
-        proc, controller = await bridge.open_sc2_process(self.launch_timeout)
+        proc, controller = await bridge.open_sc2_process(self.launch_timeout, self.install)
         return GameConnection(controller, proc=proc)
 
     def cleanup(self) -> None:
@@ -153,6 +153,7 @@ class Launcher:
         if self._private_install is not None:
             shutil.rmtree(self._private_install, ignore_errors=True)
             self._private_install = None
+            bridge.forget_burnysc2_paths()
 
 
 @atexit.register
