@@ -21,10 +21,12 @@ Contract notes for the server:
 Game semantics (what a bot sees):
 - Scenario = basename of ``local_map.map_path`` (sub-folders and case ignored):
   :func:`scenario_names`.  Mini-game limits are 120 game seconds = 1920 loops (``self.time``
-  shows 85.7 s), ending in a Tie; losing every marine is a Defeat.  ``score.score`` is the
+  shows 85.7 s; FindAndDefeatZerglings 180 s = 2880 loops), ending in a Tie; losing every
+  marine is a Defeat.  ``score.score`` is the
   cumulative reward (Curriculum score); the Skirmish reports a Melee score (value killed).
-- No fog of war (every unit is visible), no collisions between units, open flat arenas
-  (pathing distance = straight line), no economy: the scenarios are fights and mini-games.
+- Fog of war only where the mini-game has it (FindAndDefeatZerglings, unless ``disable_fog``):
+  elsewhere every unit is visible.  No collisions between units, open flat arenas (pathing
+  distance = straight line), no economy: the scenarios are fights and mini-games.
 - Orders are reported with the specific ability ids the real client uses (16 MOVE_MOVE,
   23 ATTACK_ATTACK, 18 HOLDPOSITION_HOLD, 17 PATROL_PATROL, 42 EXPLODE_EXPLODE); an idle unit
   fighting an automatically acquired target shows ATTACK_ATTACK on that target.  Generic ids
@@ -190,6 +192,8 @@ class Game:
         self._left = set()
         self._const_obs: bytes | None = None
         self._pc_cache: dict[tuple[int, int], bytes] = {}
+        self._fog = bool(self.scenario.fog) and not self.disable_fog
+        self._explored: dict[int, np.ndarray] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -355,9 +359,42 @@ class Game:
             ev.event.dead_units.extend(w.dead_tags[cur:])
             self._dead_cursor[player_id] = len(w.dead_tags)
             parts.append(wrap(3, wrap(5, ev.SerializeToString())))
+        keep = None
+        if self._fog:
+            vis = self._visibility(player_id)
+            img = raw_pb2.ObservationRaw()
+            vi = img.map_state.visibility
+            vi.bits_per_pixel = 8
+            vi.size.x, vi.size.y = scen.map.width, scen.map.height
+            vi.data = vis.tobytes()
+            parts.append(wrap(3, wrap(5, img.SerializeToString())))
+            if len(u):
+                # enemy units are seen only on visible cells (no snapshots: the scenarios have no
+                # structures)
+                cx = np.clip(u.x.astype(np.int64), 0, scen.map.width - 1)
+                cy = np.clip(u.y.astype(np.int64), 0, scen.map.height - 1)
+                keep = (u.owner == player_id) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
         if len(u):
-            parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id))))
+            parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
         return b"".join(parts)
+
+    def _visibility(self, player_id: int) -> np.ndarray:
+        """uint8[height, width]: 2 seen now by one of the player's units, 1 seen before, 0 never."""
+        m = self.scenario.map
+        u = self.world.u
+        seen = np.zeros((m.height, m.width), dtype=bool)
+        for i in np.nonzero((u.owner == player_id) & (u.sight > 0))[0].tolist():
+            s, x, y = float(u.sight[i]), float(u.x[i]), float(u.y[i])
+            x0, x1 = max(0, int(x - s)), min(m.width, int(x + s) + 1)
+            y0, y1 = max(0, int(y - s)), min(m.height, int(y + s) + 1)
+            gx = np.arange(x0, x1) + 0.5 - x
+            gy = np.arange(y0, y1) + 0.5 - y
+            seen[y0:y1, x0:x1] |= gx[None, :] ** 2 + gy[:, None] ** 2 <= s * s
+        explored = self._explored.get(player_id)
+        if explored is None:
+            explored = self._explored[player_id] = np.zeros_like(seen)
+        explored |= seen
+        return np.where(seen, 2, explored.astype(np.uint8)).astype(np.uint8)
 
     def _const_obs_bytes(self) -> bytes:
         """``observation.raw_data`` parts that never change in a game: camera, map state."""
@@ -367,7 +404,8 @@ class Game:
             cx, cy = scen.map.center
             raw.player.camera.x = cx
             raw.player.camera.y = cy
-            raw.map_state.visibility.CopyFrom(scen.map.visibility_all)
+            if not self._fog:
+                raw.map_state.visibility.CopyFrom(scen.map.visibility_all)
             raw.map_state.creep.CopyFrom(scen.map.creep_none)
             self._const_obs = wrap(3, wrap(5, raw.SerializeToString()))
         return self._const_obs
@@ -395,11 +433,14 @@ class Game:
         self._pc_cache[key] = got
         return got
 
-    def _encode_units(self, player_id: int, mine: np.ndarray) -> bytes:
+    def _encode_units(self, player_id: int, mine: np.ndarray, keep: np.ndarray | None = None) -> bytes:
+        """``ObservationRaw.units`` bytes of every unit (or only the rows where ``keep``)."""
         u = self.world.u
-        n = len(u)
+        if keep is not None and keep.all():
+            keep = None
+        n = len(u) if keep is None else int(np.count_nonzero(keep))
         if n <= SMALL:
-            return self._encode_units_small(player_id)
+            return self._encode_units_small(player_id, keep)
         ti = u.ti
         owner = u.owner
         alliance = np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
@@ -419,13 +460,16 @@ class Game:
             ttag = np.where(idle, u.eng[single], u.ttag[single])
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
-        return encode_units(
-            u.tag, alliance, u.unit_id, owner, u.x, u.y, TERRAIN_Z, u.facing % _TWO_PI, u.radius,
-            np.maximum(u.hp, 0.0), TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti],
-            np.where(mine, np.maximum(u.cd, 0.0), 0.0), orders,
-        )
+        cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
+                TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
+        if keep is not None:
+            cols = tuple(c[keep] for c in cols)
+            pos = np.cumsum(keep) - 1
+            orders = {int(pos[i]): b for i, b in orders.items()}
+        (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
+        return encode_units(tag, al, uid, own, x, y, TERRAIN_Z, facing, radius, hp, hp_max, sh, sh_max, cd, orders)
 
-    def _encode_units_small(self, player_id: int) -> bytes:
+    def _encode_units_small(self, player_id: int, keep: np.ndarray | None = None) -> bytes:
         """Few units: plain Python per unit beats a dozen numpy calls (same bytes as the numpy path)."""
         u = self.world.u
         pack = UNIT_RECORD.pack
@@ -436,7 +480,10 @@ class Game:
         cols = zip(u.tag.tolist(), u.ti.tolist(), u.unit_id.tolist(), u.owner.tolist(), u.x.tolist(),
                    u.y.tolist(), u.facing.tolist(), u.radius.tolist(), u.hp.tolist(), u.shield.tolist(),
                    u.cd.tolist(), u.kind.tolist(), u.eng.tolist(), strict=True)
+        keep_l = keep.tolist() if keep is not None else None
         for i, (t, ti, ut, ow, px, py, fa, ra, hp, sh, cd, k, eng) in enumerate(cols):
+            if keep_l is not None and not keep_l[i]:
+                continue
             if ow == player_id:
                 al = 1
                 extra = self._orders_bytes(i) if (k != IDLE or eng) else b""

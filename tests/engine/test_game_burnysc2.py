@@ -106,3 +106,21 @@ def test_skirmish_vs_computer_victory() -> None:
     result, _ = play("Skirmish", bot, opponent=Computer(Race.Zerg, Difficulty.VeryEasy))
     assert result == Result.Victory
     assert bot.enemy_race == Race.Zerg
+
+
+class FogBot(BotAI):
+    async def on_step(self, iteration: int) -> None:
+        if iteration == 0:
+            self.first_enemies = self.enemy_units.amount
+            self.sees_self = self.is_visible(self.units.first.position)
+            area = self.game_info.playable_area
+            self.sees_corner = self.is_visible(Point2((area.x + 1, area.y + 1)))
+        if iteration >= 5:
+            await self.client.leave()
+
+
+def test_fog_of_war_through_burnysc2() -> None:
+    bot = FogBot()
+    result, _ = play("FindAndDefeatZerglings", bot)
+    assert result == Result.Defeat
+    assert bot.first_enemies == 2 and bot.sees_self and not bot.sees_corner

@@ -199,3 +199,61 @@ def test_restart_gives_a_fresh_episode() -> None:
     assert not g.ended and g.game_loop == 0 and g.scenario.score[1] == 0
     assert not g.observation(1).player_result
     assert len(rows_of(g, 1)) == 9
+
+
+def test_find_and_defeat_zerglings_fog_hides_distant_zerglings() -> None:
+    g = joined("FindAndDefeatZerglings.SC2Map", seed=4)
+    assert len(rows_of(g, 2, D.ZERGLING)) == 25 and len(rows_of(g, 1, D.MARINE)) == 3
+    obs = g.observation(1).observation
+    seen = [u for u in obs.raw_data.units if u.alliance == 4]
+    assert len(seen) == 2
+    vis = np.frombuffer(obs.raw_data.map_state.visibility.data, np.uint8).reshape(64, 64)
+    assert vis[32, 32] == 2 and vis[6, 6] == 0 and set(np.unique(vis)) <= {0, 2}
+    # walk the marines away: the start area stays explored (1), no longer visible
+    g.action(1, command(D.MOVE_MOVE, [u.tag for u in obs.raw_data.units if u.alliance == 1], (8.0, 8.0)))
+    g.step(16)
+    g.observation(1)
+    g.step(400)
+    vis = np.frombuffer(g.observation(1).observation.raw_data.map_state.visibility.data, np.uint8).reshape(64, 64)
+    assert vis[32, 32] == 1 or g.ended or g.scenario.score[1] != 0
+
+
+def test_find_and_defeat_zerglings_without_fog_and_rewards() -> None:
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="FindAndDefeatZerglings.SC2Map"),
+                                  random_seed=4, disable_fog=True)
+    req.player_setup.add(type=1, race=1)  # type: ignore[arg-type]
+    g = Game.create(req)
+    g.join(sc_pb.RequestJoinGame(race=1))  # type: ignore[arg-type]
+    obs = g.observation(1).observation
+    assert len([u for u in obs.raw_data.units if u.alliance == 4]) == 25
+    assert g.scenario.time_limit == 2880
+    u = g.world.u
+    kill(g, u.tag[rows_of(g, 2)].tolist())
+    assert g.scenario.score[1] == 25 and len(rows_of(g, 2)) == 25  # a new batch
+    u = g.world.u
+    m = rows_of(g, 1)
+    z = rows_of(g, 2)
+    d = np.hypot(u.x[z][:, None] - u.x[m][None, :], u.y[z][:, None] - u.y[m][None, :])
+    assert d.min() >= 12.0
+    kill(g, [int(u.tag[m[0]])])
+    assert g.scenario.score[1] == 24
+
+
+def test_fogged_observation_encodes_only_visible_enemies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sc2pool.engine import game as game_mod
+    from sc2pool.engine.sim import encode
+
+    g = joined("FindAndDefeatZerglings.SC2Map", seed=9)
+    g.action(1, command(D.ATTACK_ATTACK, g.world.u.tag[rows_of(g, 1)].tolist(), (40.0, 40.0)))
+    g.step(24)
+    monkeypatch.setattr(game_mod, "SMALL", 10_000)
+    small = g.observation_bytes(1)
+    monkeypatch.setattr(game_mod, "SMALL", 0)
+    monkeypatch.setattr(encode, "SMALL", 0)
+    g._dead_cursor.clear()
+    g._explored.clear()
+    assert g.observation_bytes(1) == small
+    obs = sc_pb.ResponseObservation.FromString(small).observation
+    enemies = [u for u in obs.raw_data.units if u.alliance == 4]
+    assert 0 < len(enemies) < len(rows_of(g, 2))
+    assert all(u.orders for u in obs.raw_data.units if u.alliance == 1)

@@ -53,6 +53,9 @@ class Scenario:
     time_limit: int = 120 * GAME_SECOND
     score_type: int = CURRICULUM
     single_player: bool = True
+    fog: bool = False
+    """Fog of war: enemy units are observed only on cells the player's units see (unless the game
+    was created with ``disable_fog``)."""
     """Mini-games: exactly one participant; the opposing units (player 2) belong to the map."""
 
     def __init__(self, players: list[PlayerSlot]) -> None:
