@@ -21,7 +21,6 @@ with only straight-line movement or only cooldowns counting down (a standing fig
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,10 +88,11 @@ class World:
         self.loop = 0
         self._static_until = 0
         self._hostile_version = -1
-        self._blocks_version = -1
+        self._targeting_version = -1
+        self._hits_all = np.zeros(0, dtype=bool)
+        self._common_radius = np.nan
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
-        self._blocks_cache: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self._hostile_pairs = False
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
@@ -371,59 +371,48 @@ class World:
         self._static_until = 0
         self.u.scan[:] = 0
 
-    def _blocks(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-        """Per owner of armed units: (owner, candidate rows, candidate radii, per-type flag
-        "this attacker type can hit every candidate").  Cached per unit-set version."""
+    def _targeting(self) -> tuple[np.ndarray, float]:
+        """(per type: "can hit every targetable unit type present", the common radius of all
+        targetable units or NaN).  Cached per unit-set version."""
         u = self.u
-        if self._blocks_version != u.version:
-            blocks = []
-            targetable = u.targetable_rows
-            for o in np.unique(u.owner[u.can_attack]).tolist():
-                cand = targetable[u.owner[targetable] != o]
-                hits_all: np.ndarray = np.asarray(TYPES.can_hit[:, np.unique(u.ti[cand])].all(axis=1))
-                rc = u.radius[cand]
-                uniform = len(rc) > 0 and float(rc.min()) == float(rc.max())
-                blocks.append((o, cand, rc if not uniform else rc[:1], hits_all))
-            self._blocks_cache = blocks
-            self._blocks_version = u.version
-        return self._blocks_cache
+        if self._targeting_version != u.version:
+            present = np.unique(u.ti[u.targetable_rows])
+            self._hits_all = np.asarray(TYPES.can_hit[:, present].all(axis=1))
+            rc = u.radius[u.targetable_rows]
+            self._common_radius = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+            self._targeting_version = u.version
+        return self._hits_all, self._common_radius
 
-    def _pairs(self, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-        """Squared centre distances from ``rows`` to every unit they could target, per owner.
+    def _nearest(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``rows``: the row of the nearest unit it may attack (hostile, targetable,
+        hittable by its weapon; edge-to-edge distance) and that distance (inf if none).
 
-        Yields ``(sel, cand, rc, d2)``: ``sel`` selects the block's entries of ``rows``, ``cand``
-        the candidate rows (non-neutral units of other owners), ``rc`` their radii (a single
-        value when all candidates share one radius), ``d2`` the
-        float32 squared distance matrix with ``inf`` where the weapon cannot hit the candidate's
-        type.  Splitting by owner halves the matrices of a two-player fight; float32 squared
-        distances halve the memory traffic and skip the square roots (callers take roots of the
-        few minima they need).
+        One ``len(rows) x n`` matrix of squared centre distances; when every targetable unit
+        has the same radius the nearest centre is the nearest edge, so only the minima need a
+        square root.
         """
         u = self.u
-        ti = u.ti
-        own_rows = u.owner[rows]
-        blocks = self._blocks()
-        x, y = u.x, u.y
-        for o, cand, rc, hits_all in blocks:
-            if len(blocks) > 1:
-                sel = own_rows == o
-                if not sel.any():
-                    continue
-                r = rows[sel]
-            else:
-                sel = own_rows == o
-                r = rows
-            if len(cand) == 0:
-                continue
-            xc = x[cand].astype(np.float32)
-            yc = y[cand].astype(np.float32)
-            dx = xc[None, :] - x[r].astype(np.float32)[:, None]
-            dy = yc[None, :] - y[r].astype(np.float32)[:, None]
-            d2 = dx * dx
-            d2 += dy * dy
-            if not hits_all[ti[r]].all():
-                d2[~TYPES.can_hit[ti[r]][:, ti[cand]]] = np.inf
-            yield sel, cand, rc, d2
+        x, y, own, ti = u.x, u.y, u.owner, u.ti
+        dx = x[None, :] - x[rows][:, None]
+        dy = y[None, :] - y[rows][:, None]
+        d2 = dx * dx
+        d2 += dy * dy
+        valid = (own[rows][:, None] != own[None, :]) & ~u.neutral[None, :]
+        hits_all, common = self._targeting()
+        if not hits_all[ti[rows]].all():
+            valid &= TYPES.can_hit[ti[rows]][:, ti]
+        d2[~valid] = np.inf
+        k = np.arange(len(rows))
+        if common == common:  # not NaN: one radius for every candidate
+            best = np.argmin(d2, axis=1)
+            dist = np.sqrt(d2[k, best]) - common
+        else:
+            d = np.sqrt(d2)
+            d -= u.radius[None, :]
+            best = np.argmin(d, axis=1)
+            dist = d[k, best]
+        dist -= u.radius[rows]
+        return best, dist
 
     def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
@@ -434,24 +423,9 @@ class World:
         """Nearest hittable hostile within acquisition range (weapon range on hold, sight
         otherwise) for each of ``rows``: (row or -1, distance beyond the range to the nearest
         hittable hostile, inf if there is none).  Distances are edge to edge."""
-        u = self.u
-        out = np.full(len(rows), -1, dtype=np.int64)
-        gap = np.full(len(rows), np.inf)
-        acq = self._acquisition_range(rows)
-        for sel, cand, rc, d2 in self._pairs(rows):
-            if len(rc) == 1:  # one radius: the nearest centre is the nearest edge
-                best = np.argmin(d2, axis=1)
-                bd = np.sqrt(d2[np.arange(len(best)), best].astype(np.float64)) - rc[0]
-            else:
-                d = np.sqrt(d2)
-                d -= rc.astype(np.float32)[None, :]
-                best = np.argmin(d, axis=1)
-                bd = d[np.arange(len(best)), best].astype(np.float64)
-            bd -= u.radius[rows[sel]]
-            a = acq[sel]
-            out[sel] = np.where(bd <= a, cand[best], -1)
-            gap[sel] = bd - a
-        return out, gap
+        best, dist = self._nearest(rows)
+        gap = dist - self._acquisition_range(rows)
+        return np.where(gap <= 0, best, -1), gap
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
@@ -522,19 +496,16 @@ class World:
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self._has_hostile_pairs():
-            # conservative: every hostile closes in at the fastest speed on the map and has the
-            # largest radius of its block
+            # conservative: every hostile closes in at the fastest speed on the map
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
-            acq = self._acquisition_range(a)
-            for sel, _cand, rc, d2 in self._pairs(a):
-                near = np.sqrt(d2.min(axis=1).astype(np.float64))
-                gap = near - u.radius[a[sel]] - float(rc.max()) - acq[sel]
-                closing = speed[a[sel]] + u.max_speed
-                if (gap <= 0).any():
-                    return 1
-                moving_rows = closing > 0
-                if moving_rows.any():
-                    h = min(h, int(float((gap[moving_rows] / closing[moving_rows]).min())))
+            _, dist = self._nearest(a)
+            gap = dist - self._acquisition_range(a)
+            if (gap <= 0).any():
+                return 1
+            closing = speed[a] + u.max_speed
+            moving_rows = closing > 0
+            if moving_rows.any():
+                h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         h = max(1, h)
         if not any_moving and h > 1:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
