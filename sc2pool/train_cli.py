@@ -78,7 +78,16 @@ def register(sub: Any) -> None:
     e.set_defaults(func=_eval)
 
 
+def _pool_error_text(exc: BaseException) -> str:
+    """One readable line for a pool failure (the remote traceback is noise for a bad argument)."""
+    remote_type = getattr(exc, "remote_type", None)
+    if remote_type:
+        return f"{remote_type}: {getattr(exc, 'remote_message', exc)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _train(args: argparse.Namespace) -> int:
+    from sc2pool.errors import PoolError
     from sc2pool.train import format_curve, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
@@ -95,6 +104,9 @@ def _train(args: argparse.Namespace) -> int:
             ppo_kwargs=args.ppo,
             progress_bar=not args.no_progress,
         )
+    except PoolError as exc:
+        print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError) as exc:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
@@ -106,6 +118,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from sc2pool.errors import PoolError
     from sc2pool.train import evaluate, summarize_eval
 
     policy = args.policy or ("model" if args.model else None)
@@ -127,6 +140,9 @@ def _eval(args: argparse.Namespace) -> int:
             deterministic=not args.stochastic,
             seed=12345 if args.seed is None else args.seed,
         )
+    except PoolError as exc:
+        print(f"sc2pool eval: {_pool_error_text(exc)}", file=sys.stderr)
+        return 1
     except (ValueError, FileNotFoundError) as exc:
         print(f"sc2pool eval: {exc}", file=sys.stderr)
         return 2
