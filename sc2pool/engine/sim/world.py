@@ -9,7 +9,7 @@ Model (documented simplifications of the real game):
   damage first (shield armor 0), the overflow is reduced by armor.
 - Idle, attack-moving and patrolling units acquire the nearest hostile within sight and chase
   it; units on hold position only acquire within weapon range and never move.  A chasing unit
-  looks for a nearer target every ``RESCAN`` loops (staggered by tag); a unit that found nothing
+  looks for a nearer target every ``RESCAN`` loops; a unit that found nothing
   looks again when a hostile could first have come within reach.
 
 Quiet stretches are skipped exactly: :meth:`World.quiet_horizon` bounds how many loops can pass
@@ -51,7 +51,7 @@ YOU_CANT_CONTROL_THAT_UNIT = 87
 
 _INF = np.inf
 RESCAN = 8
-"""A unit chasing a target looks for a nearer one every RESCAN loops (staggered by tag)."""
+"""A unit chasing a target looks for a nearer one every RESCAN loops."""
 _TWO_PI = 2.0 * np.pi
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(8, dtype=bool)
@@ -234,10 +234,10 @@ class World:
         dx = x[tsafe] - x
         dy = y[tsafe] - y
         d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
-        # A target in range is kept.  A chased one is kept too, except on the unit's rescan loop
-        # (every RESCAN loops, staggered by tag) where a nearer hostile may replace it; units on
-        # hold drop targets that left their range.
-        keep = has & ((d_edge <= rng) | ((kind != HOLD) & (((u.tag + self.loop) % RESCAN) != 0)))
+        # A target in range is kept.  A chased one is kept too, except on rescan loops (every
+        # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
+        # their range.
+        keep = has & ((d_edge <= rng) | ((kind != HOLD) & (self.loop % RESCAN != 0)))
         need_mask = auto & ~keep
         tgt = np.where(explicit | (auto & keep), cur, -1)
         if need_mask.any():
