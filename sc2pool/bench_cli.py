@@ -71,13 +71,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--seconds",
         type=_positive_float,
         metavar="S",
-        help="measured wall time per implementation per round (default 2, --quick 0.5)",
+        help="measured wall time per implementation per round (default 1, --quick 0.5)",
     )
     p.add_argument(
         "--repeats",
         type=_positive_int,
         metavar="N",
-        help="interleaved rounds; the best is reported (default 3, --quick 2)",
+        help="interleaved rounds; the best is reported (default 5, --quick 2)",
     )
     p.add_argument(
         "--warmup",
@@ -154,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     config = BenchConfig(
         scenarios=scenarios,
-        seconds=args.seconds or (0.5 if args.quick else 2.0),
-        repeats=args.repeats or (2 if args.quick else 3),
+        seconds=args.seconds or (0.5 if args.quick else 1.0),
+        repeats=args.repeats or (2 if args.quick else 5),
         warmup=args.warmup if args.warmup is not None else (0.1 if args.quick else 0.3),
         log=lambda msg: print(msg, file=sys.stderr, flush=True),
     )

@@ -100,8 +100,8 @@ class BenchConfig:
     """How long to measure. ``seconds`` is per implementation per round; ``repeats`` rounds."""
 
     scenarios: Sequence[Scenario]
-    seconds: float = 2.0
-    repeats: int = 3
+    seconds: float = 1.0
+    repeats: int = 5
     warmup: float = 0.3
     seed: int = 0
     log: Callable[[str], None] | None = None
