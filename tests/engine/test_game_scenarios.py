@@ -147,7 +147,7 @@ def test_skirmish_difficulty_scales_the_army() -> None:
     easy = joined("Skirmish.SC2Map", {"type": 2, "race": 2, "difficulty": 1})
     hard = joined("Skirmish.SC2Map", {"type": 2, "race": 2, "difficulty": 7})
     assert len(rows_of(easy, 2)) < len(rows_of(hard, 2))
-    assert len(rows_of(easy, 1)) == len(rows_of(hard, 1)) == 8
+    assert len(rows_of(easy, 1)) == len(rows_of(hard, 1)) == 9
 
 
 def test_battle_ends_by_elimination() -> None:
@@ -257,3 +257,23 @@ def test_fogged_observation_encodes_only_visible_enemies(monkeypatch: pytest.Mon
     enemies = [u for u in obs.raw_data.units if u.alliance == 4]
     assert 0 < len(enemies) < len(rows_of(g, 2))
     assert all(u.orders for u in obs.raw_data.units if u.alliance == 1)
+
+
+def test_skirmish_armies_are_balanced_rock_paper_scissors() -> None:
+    """Equal difficulty, attack-move on both sides: every race wins exactly one match-up."""
+    from sc2pool.engine.computer import ComputerAI
+
+    wins = {1: 0, 2: 0, 3: 0}
+    for r1, r2 in ((1, 2), (1, 3), (2, 3)):
+        req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="Skirmish.SC2Map"), random_seed=0)
+        req.player_setup.add(type=1, race=r1)  # type: ignore[arg-type]
+        req.player_setup.add(type=2, race=r2, difficulty=3)  # type: ignore[arg-type]
+        g = Game.create(req)
+        g.join(sc_pb.RequestJoinGame(race=r1))  # type: ignore[arg-type]
+        bot = ComputerAI(1, 3)
+        while not g.ended:
+            bot.act(g.world)
+            g.step(8)
+        assert g.results is not None
+        wins[r1 if g.results[1] == 1 else r2] += 1
+    assert wins == {1: 1, 2: 1, 3: 1}
