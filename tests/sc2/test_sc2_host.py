@@ -157,6 +157,26 @@ def test_game_process_killed_mid_episode_is_a_typed_error(run: Any, no_leaks: No
 
 
 @pytest.mark.timeout(60)
+def test_hung_game_is_a_timeout_error_and_still_killed_on_close(run: Any, no_leaks: None) -> None:
+    from workers.sc2.bridge import GameTimeoutError
+
+    host = SC2EnvHost(1, task="MoveToBeacon", step_timeout=1.5)
+    try:
+        run(host.start())
+        run(host.reset([0], [1], [None]))
+        pid = host.timing_stats()["game_pids"][0]
+        os.kill(pid, signal.SIGSTOP)  # the game stops answering (but does not close the socket)
+        t = time.perf_counter()
+        with pytest.raises(EnvFailure) as err:
+            run(host.step([0]))
+        assert isinstance(err.value.cause, GameTimeoutError)
+        assert 1.0 < time.perf_counter() - t < 10
+    finally:
+        run(host.close())
+    assert wait_gone([pid], timeout=5) == [], "a stopped game process must still be killed"
+
+
+@pytest.mark.timeout(60)
 def test_close_kills_every_game_process(run: Any, no_leaks: None) -> None:
     host = SC2EnvHost(2, task="DefeatRoaches")
     run(host.start())

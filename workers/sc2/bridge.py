@@ -316,16 +316,27 @@ class Game:
         self.timings.steps += 1
         return tr
 
-    async def close(self) -> None:
-        """End the episode (best effort) and drop the connection; never raises."""
+    @property
+    def responsive(self) -> bool:
+        """False once the game stopped answering (no point asking it to quit politely)."""
+        return not isinstance(self._dead, GameTimeoutError)
+
+    def cancel(self) -> asyncio.Task[Any] | None:
+        """Cancel the running episode's game loop; return its task (finishes once the connection
+        is closed, if burnysc2 is waiting for an answer that will never come)."""
         play = self._play
         self._play = None
         if play is not None and not play.done():
+            self.aborting = True
             play.cancel()
-            try:
-                await asyncio.wait_for(asyncio.shield(play), 2.0)
-            except BaseException:  # noqa: BLE001 - close must not raise
-                pass
+            return play
+        return None
+
+    async def close(self) -> None:
+        """Cancel the episode (best effort, bounded); never raises. The host closes the connection."""
+        play = self.cancel()
+        if play is not None:
+            await asyncio.wait({play}, timeout=0.5)
 
     # -- internals --------------------------------------------------------------------------------
     def _next_seed(self, seed: int | None) -> int:

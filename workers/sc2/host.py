@@ -188,20 +188,32 @@ class SC2EnvHost(EnvHost):
         return name in ("task_name", "engine", "render_mode") or (not name.startswith("_") and hasattr(self._game(index).task, name))
 
     async def close(self) -> None:
-        """End every game and kill every game process; idempotent, never raises."""
+        """End every game and kill every game process; idempotent, never raises.
+
+        Order matters: cancel the game loops first, then quit/kill the processes (which also
+        unblocks a loop stuck waiting for a hung game), then let the loops finish (bounded)."""
         if self._closed:
             return
         self._closed = True
+        loops = []
         for g in self.games:
             try:
-                await g.close()
+                t = g.cancel()
+                if t is not None:
+                    loops.append(t)
             except BaseException:  # noqa: BLE001
                 pass
-        for c in self._connections:
+        for i, c in enumerate(self._connections):
             try:
-                await c.close()
+                polite = i >= len(self.games) or self.games[i].responsive
+                await c.close(polite=polite)
             except BaseException:  # noqa: BLE001
                 c.kill_now()
+        if loops:
+            try:
+                await asyncio.wait(loops, timeout=2.0)
+            except BaseException:  # noqa: BLE001
+                pass
         self.launcher.cleanup()
 
 

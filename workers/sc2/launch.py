@@ -74,17 +74,18 @@ class GameConnection:
             bridge.kill_sc2_process(self._proc, grace=0.5)
         self.closed = True
 
-    async def close(self) -> None:
-        """Quit the game politely (bounded), then make sure the process is gone. Never raises."""
+    async def close(self, polite: bool = True) -> None:
+        """Ask the game to quit (bounded; skipped when ``polite`` is false, e.g. for a hung game),
+        make sure the process is gone, then drop the connection. Never raises."""
         if self.closed:
             return
         self.closed = True
         try:
-            if self.alive() or self._proc is None:
+            if polite and (self.alive() or self._proc is None):
                 await bridge.send_quit(self.controller, timeout=1.0)
             if self._proc is not None:
-                await bridge.close_sc2_connection(self._proc)
                 bridge.kill_sc2_process(self._proc, grace=1.0)
+                await bridge.close_sc2_connection(self._proc)
             elif self.transport is not None:
                 await self.transport.close()
         except BaseException:  # noqa: BLE001 - close never raises
