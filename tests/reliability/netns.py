@@ -110,6 +110,14 @@ def check_available() -> None:
         )
         if r.returncode != 0:
             raise NetnsUnavailable(f"kernel refused veth pairs: {r.stderr.strip()}")
+        r = subprocess.run(
+            ["ip", "-n", probe, "link", "add", "pb0", "type", "bridge"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if r.returncode != 0:
+            raise NetnsUnavailable(f"kernel refused a bridge: {r.stderr.strip()}")
     finally:
         _ip("netns", "del", probe, check=False)
 
