@@ -131,3 +131,11 @@ def test_curve_across_hosts_admits_the_authorised_host_and_logs_the_intruders_ad
     )
     assert c.count() == 0, "the intruder got a reply"
     assert not router.count(lambda s: s.startswith(f"refused {net.address('b')} "))
+
+
+def test_unavailable_namespaces_are_reported_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    from . import netns
+
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 1000)
+    with pytest.raises(netns.NetnsUnavailable, match="needs root"):
+        netns.check_available()
