@@ -104,3 +104,40 @@ def test_game_process_death_reaches_the_trainer_as_typed_error(no_leaks: None) -
     finally:
         env.close()
     assert wait_gone(_engine_pids(), timeout=5) == []
+
+
+@pytest.mark.timeout(120)
+def test_pool_matches_dummyvecenv_over_the_seed_adapter(no_leaks: None) -> None:
+    """Same seeds, same actions: the pool's SC2 envs step exactly like SB3's DummyVecEnv over the
+    plain gymnasium adapter (auto-reset, terminal observations and truncation flags included)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from workers.sc2.seed_env import SeedSC2Env
+
+    ref = DummyVecEnv(
+        [lambda: SeedSC2Env("MoveToBeacon", engine="inprocess", time_limit_s=1.5) for _ in range(2)]
+    )
+    pool = _pool(2, 1, engine="inprocess", time_limit_s=1.5)
+    try:
+        for env in (ref, pool):
+            env.seed(11)
+        a, b = ref.reset(), pool.reset()
+        np.testing.assert_array_equal(a, b)
+        rng = np.random.default_rng(0)
+        ends = 0
+        for _ in range(40):
+            act = rng.integers(0, 8, size=2)
+            oa, ra, da, ia = ref.step(act)
+            ob, rb, db, ib = pool.step(act)
+            np.testing.assert_array_equal(oa, ob)
+            np.testing.assert_array_equal(ra, rb)
+            np.testing.assert_array_equal(da, db)
+            for x, y in zip(ia, ib, strict=True):
+                assert x.get("TimeLimit.truncated") == y.get("TimeLimit.truncated")
+                if "terminal_observation" in x:
+                    ends += 1
+                    np.testing.assert_array_equal(x["terminal_observation"], y["terminal_observation"])
+        assert ends >= 2
+    finally:
+        ref.close()
+        pool.close()

@@ -31,10 +31,17 @@ class SeedGameError(RuntimeError):
 
 
 def _game_process(
-    task: str, task_kwargs: dict[str, Any], engine: str, action_q: Any, obs_q: Any, launch_timeout: float
+    task: str,
+    task_kwargs: dict[str, Any],
+    engine: str,
+    action_q: Any,
+    obs_q: Any,
+    launch_timeout: float,
+    time_limit_s: float | None = None,
 ) -> None:
     """The game process: burnysc2 owns this process's loop; commands arrive on a blocking queue."""
     import asyncio
+    import dataclasses
     import traceback
 
     from workers.sc2.bridge import Game, quiet_burnysc2_logging
@@ -46,7 +53,11 @@ def _game_process(
         conn = None
         try:
             conn = await launcher.launch()
-            game = Game(0, make_task(task, task_kwargs), conn)
+            the_task = make_task(task, task_kwargs)
+            setup = the_task.game_setup()
+            if time_limit_s is not None:
+                setup = dataclasses.replace(setup, time_limit_s=float(time_limit_s))
+            game = Game(0, the_task, conn, setup=setup)
             obs_q.put(("ready", None))
             while True:
                 cmd = action_q.get()  # blocking, as in the seed design (one game per process)
@@ -85,6 +96,7 @@ class SeedSC2Env(gym.Env[Any, Any]):
         engine: str = "subprocess",
         relaunch_on_reset: bool = False,
         timeout: float = 60.0,
+        time_limit_s: float | None = None,
     ) -> None:
         self.task_name = task
         self.task_kwargs = dict(task_kwargs or {})
@@ -94,6 +106,7 @@ class SeedSC2Env(gym.Env[Any, Any]):
         self.engine = engine
         self.relaunch_on_reset = relaunch_on_reset
         self.timeout = float(timeout)
+        self.time_limit_s = time_limit_s
         self._ctx = mp.get_context("fork")
         self._proc: Any = None
         self._action_q: Any = None
@@ -110,7 +123,15 @@ class SeedSC2Env(gym.Env[Any, Any]):
         self._obs_q = self._ctx.Queue()
         proc = self._ctx.Process(
             target=_game_process,
-            args=(self.task_name, self.task_kwargs, self.engine, self._action_q, self._obs_q, self.timeout),
+            args=(
+                self.task_name,
+                self.task_kwargs,
+                self.engine,
+                self._action_q,
+                self._obs_q,
+                self.timeout,
+                self.time_limit_s,
+            ),
             daemon=True,
         )
         # SubprocVecEnv runs this env in a daemonic process, which multiprocessing forbids to have
