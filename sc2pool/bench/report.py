@@ -55,7 +55,24 @@ def _ratio(
         return None
     d = den["best"] * den_scale
     detail = f"{num['label']} {num['best']:,.0f} vs {den_label or den['label']} {d:,.0f} steps/s"
+    if den_scale == 1.0:
+        detail += _cpu_note(num, den, higher_is_better=True)
     return num["best"] / d, detail
+
+
+def _total_cpu(r: dict[str, Any]) -> float | None:
+    t, c = r.get("best_trainer_cpu_us"), r.get("best_children_cpu_us")
+    return None if t is None or c is None else t + c
+
+
+def _cpu_note(num: dict[str, Any], den: dict[str, Any], higher_is_better: bool) -> str:
+    """The same comparison by CPU time per step (trainer + children), which background load on a
+    shared machine distorts far less than wall time."""
+    a, b = _total_cpu(num), _total_cpu(den)
+    if not a or not b:
+        return ""
+    ratio = b / a if higher_is_better else a / b
+    return f"; CPU/step {a:,.0f} vs {b:,.0f} us (ratio {ratio:.2f})"
 
 
 def _overhead(
@@ -66,7 +83,8 @@ def _overhead(
     if z is None or raw is None:
         return None
     zu, ru = z["best_us_per_step"], raw["best_us_per_step"]
-    return zu / ru, f"{z['label']} {zu:,.1f} us/step vs raw ROUTER/DEALER {ru:,.1f} us/round trip"
+    detail = f"{z['label']} {zu:,.1f} us/step vs raw ROUTER/DEALER {ru:,.1f} us/round trip"
+    return zu / ru, detail + _cpu_note(z, raw, higher_is_better=False)
 
 
 TARGETS: tuple[Target, ...] = (
