@@ -124,3 +124,12 @@ class TrainerProc:
             except (ProcessLookupError, PermissionError):
                 pass
         return rc
+
+
+def free_port() -> int:
+    """A currently free tcp port on 127.0.0.1 (the kernel picks it; tiny race, fine for tests)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 import psutil
 import pytest
 
-from .peers import TrainerProc, kill_group, wait_for
+from .peers import TrainerProc, free_port, kill_group, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 HB = 2.0  # heartbeat timeout given to the trainer
@@ -94,9 +94,7 @@ def test_stopped_worker_is_a_typed_timeout_then_everything_exits(trainer: Callab
 
 def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., TrainerProc]) -> None:
     """Local workers (parent-death signal) and a remote worker (broker heartbeats stop) both exit."""
-    import portpicker
-
-    port = portpicker.pick_unused_port()
+    port = free_port()
     endpoint = f"tcp://127.0.0.1:{port}"
     t = trainer(
         *("--bind", endpoint, "--envs", "3", "--local-workers", "2", "--local-envs", "2"),

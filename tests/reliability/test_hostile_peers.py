@@ -24,7 +24,7 @@ import zmq
 from sc2pool import protocol as P
 from sc2pool.spaces import space_to_msg
 
-from .peers import TrainerProc, kill_group, wait_for
+from .peers import TrainerProc, free_port, kill_group, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -155,9 +155,7 @@ def test_worker_with_duplicate_id_is_refused_and_pool_still_fills(
 ) -> None:
     """Two remote workers claim the id 'dup': one is refused with a reason naming the duplicate,
     the other keeps its slot, and the pool still fills with a third worker."""
-    import portpicker
-
-    port = portpicker.pick_unused_port()  # the trainer announces endpoints only once the pool is full
+    port = free_port()  # the trainer announces endpoints only once the pool is full
     endpoint = f"tcp://127.0.0.1:{port}"
     t = trainer("--bind", endpoint, "--envs", "3", "--local-workers", "1", "--local-envs", "1")
     workers: list[subprocess.Popen[str]] = []
@@ -336,9 +334,7 @@ def test_stranger_cannot_claim_a_local_workers_slot(trainer: Callable[..., Train
     """A peer that says ``local=True, name="local-0"`` before the real local worker does must be
     refused: the slot (and the shared-memory path in its WELCOME) belongs to the process the
     trainer spawned. The rogue connects before the trainer even binds, so it always wins the race."""
-    import portpicker
-
-    port = portpicker.pick_unused_port()
+    port = free_port()
     ctx: zmq.Context[Any] = zmq.Context()
     try:
         rogue = ctx.socket(zmq.DEALER)
