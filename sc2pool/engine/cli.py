@@ -26,7 +26,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     configure_logging(logging.INFO if args.verbose else logging.WARNING, args.log)
     print(f"sc2pool engine: serving the SC2 API on ws://{args.host}:{args.port}/sc2api (Ctrl-C to stop)", flush=True)
-    serve(args.host, args.port, shared=args.shared, exit_on_quit=args.exit_on_quit)
+    serve(args.host, args.port, exit_on_quit=args.exit_on_quit)
     return 0
 
 
@@ -51,10 +51,9 @@ def register(sub: Any) -> None:
     pi.add_argument("--python", default=None, help="interpreter the launcher runs (default: this one)")
     pi.set_defaults(func=_install)
 
-    ps = esub.add_parser("serve", help="serve the SC2 API on ws://HOST:PORT/sc2api (one game per connection)")
+    ps = esub.add_parser("serve", help="serve the SC2 API on ws://HOST:PORT/sc2api (a session per connection; many games)")
     ps.add_argument("--host", default="127.0.0.1")
     ps.add_argument("--port", type=int, default=5000)
-    ps.add_argument("--shared", action="store_true", help="one game for all connections, exactly like an SC2 process")
     ps.add_argument("--exit-on-quit", action="store_true", help="exit the server on a quit request, as SC2 does")
     ps.add_argument("--log", default=None, help="also log (INFO) to this file")
     ps.add_argument("-v", "--verbose", action="store_true", help="log connections to stdout")

@@ -13,6 +13,10 @@ Two ways to run it:
   close_ws=False)`` / ``play_from_websocket`` on a persistent connection. ``quit`` closes only that
   connection unless ``exit_on_quit``.
 
+In both, a connection that sends ``join_game`` without having created a game joins the newest game
+with a free participant slot (ladder managers; bot vs bot with lockstep steps), see
+:class:`EngineServer`.
+
 Speed: no compression, no heartbeat, the engine called synchronously between ``receive`` and
 ``send`` (it is CPU-bound and tiny per request), TCP_NODELAY (aiohttp's default).
 
@@ -37,13 +41,24 @@ from aiohttp import WSMsgType, web
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.sc2args import parse_sc2_args
-from sc2pool.engine.session import INIT_GAME, LAUNCHED, DispatchStats, EngineSession, GameFactory
+from sc2pool.engine.session import (
+    ENDED,
+    ERR_GAME_OVER,
+    DispatchStats,
+    EngineSession,
+    GameFactory,
+    RoomRegistry,
+)
 
 log = logging.getLogger("sc2pool.engine")
 
 WS_PATH = "/sc2api"
 #: Largest request accepted; real requests are a few KB (an action with hundreds of commands).
 MAX_MSG_SIZE = 64 * 1024 * 1024
+#: Bot vs bot across two engine processes: how long the second one tries to reach the host.
+PEER_CONNECT_TIMEOUT = 60.0
+#: How long a quitting host waits for the other players of its game to disconnect.
+PEER_LINGER = 10.0
 
 
 def configure_logging(level: int = logging.WARNING, logfile: str | None = None) -> None:
@@ -82,63 +97,47 @@ def _write_stats(stats: DispatchStats) -> None:
 class EngineServer:
     """An aiohttp application serving the SC2 API to websocket clients.
 
-    ``shared=True`` is the real client's model: one process, one game, every connection talks to
-    the same session (a ladder manager creates the game on one connection, the bot joins on
-    another). ``shared=False`` (``sc2pool engine serve``) gives every connection its own session,
-    so one server hosts many independent games; a connection that sends ``join_game`` while it
-    has no game adopts a game another connection created and has not joined (the ladder pattern
-    still works there).
+    Every connection is its own :class:`EngineSession`; the sessions share a
+    :class:`RoomRegistry`, so a connection that sends ``join_game`` without having created a game
+    joins the newest game with a free participant slot: the ladder pattern (a manager creates the
+    game, the bot joins on its own connection) and bot vs bot (two connections, lockstep steps).
+
+    Bot vs bot through ``run_game`` starts two engine processes: the host's players join with
+    ``server_ports``, and the host then also listens on ``server_ports.game_port``; the other
+    process, which has no game, forwards its client's requests there (:meth:`_proxy`).
     """
 
     def __init__(
         self,
         *,
-        shared: bool = False,
         exit_on_quit: bool = False,
         game_factory: GameFactory | None = None,
         game_error: type[BaseException] | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
-        self.shared = shared
         self.exit_on_quit = exit_on_quit
         self.game_factory = game_factory
         self.game_error = game_error
+        self.host = host
+        self.registry = RoomRegistry()
         self.connections = 0
-        self._sessions: dict[int, EngineSession] = {}  # live sessions by id, for adoption
-        self._shared_session: EngineSession | None = None
         self.app = web.Application()
         self.app.router.add_get(WS_PATH, self._handle_ws)
         self._runner: web.AppRunner | None = None
+        self._peer_ports: set[int] = set()
         self.port: int | None = None
 
     def _new_session(self) -> EngineSession:
         stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
-        return EngineSession(game_factory=self.game_factory, stats=stats, game_error=self.game_error)
-
-    def _adopt(self, mine: EngineSession, data: bytes) -> EngineSession:
-        """A fresh connection joining a game created on another connection shares its session."""
-        if mine.status != LAUNCHED or mine.game is not None:
-            return mine
-        try:
-            if sc_pb.Request.FromString(data).WhichOneof("request") != "join_game":
-                return mine
-        except Exception:
-            return mine
-        for other in self._sessions.values():
-            if other is not mine and other.status == INIT_GAME:
-                log.info("connection joins a game created on another connection")
-                return other
-        return mine
+        return EngineSession(
+            game_factory=self.game_factory, stats=stats, game_error=self.game_error, registry=self.registry,
+            allow_proxy=True,
+        )
 
     async def _handle_ws(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(autoping=True, heartbeat=None, compress=False, max_msg_size=MAX_MSG_SIZE)
         await ws.prepare(request)
-        if self.shared:
-            if self._shared_session is None:
-                self._shared_session = self._new_session()
-            session = self._shared_session
-        else:
-            session = self._new_session()
-        self._sessions[id(session)] = session
+        session = self._new_session()
         self.connections += 1
         log.info("connection from %s", request.remote)
         receive, send, handle = ws.receive, ws.send_bytes, session.handle
@@ -152,40 +151,109 @@ class EngineServer:
                     data = msg.data.encode("utf-8", "replace")
                 else:  # CLOSE, CLOSING, CLOSED, ERROR
                     break
-                if session.status == LAUNCHED and not self.shared:
-                    adopted = self._adopt(session, data)
-                    if adopted is not session:
-                        self._sessions.pop(id(session), None)
-                        session, handle = adopted, adopted.handle
                 out = handle(data)
+                if session.peer_port:  # hosting bot vs bot: the other engine processes connect there
+                    await self._listen_for_peers(session.peer_port)
+                    session.peer_port = 0
+                if session.pending is not None:  # multiplayer join/step waiting for the other players
+                    out = await session.take_pending()
+                elif session.proxy_port:  # bot vs bot: the game lives in another engine process
+                    await self._proxy(ws, session, data)
+                    break
                 if session.reply_delay:  # real time: hold the observation until the clock gets there
                     await asyncio.sleep(session.reply_delay)
                 await send(out)
                 if session.quit_requested:
                     if self.exit_on_quit:
-                        self._exit_now(ws, session.stats)
+                        await self._exit_now(ws, session.stats)
                     await ws.close()
                     break
         finally:
             self.connections -= 1
-            if not self.shared:
-                self._sessions.pop(id(session), None)
+            session.close()
             if session.stats is not None:
                 _write_stats(session.stats)
                 session.stats.reset()
             log.info("connection closed")
         return ws
 
-    def _exit_now(self, ws: web.WebSocketResponse, stats: DispatchStats | None) -> None:
+    async def _listen_for_peers(self, port: int) -> None:
+        """Also serve on ``server_ports.game_port``: the other engine processes of a bot-vs-bot game connect there."""
+        if port in self._peer_ports or port == self.port or self._runner is None:
+            return
+        self._peer_ports.add(port)
+        try:
+            await web.TCPSite(self._runner, self.host, port, reuse_address=True).start()
+            log.info("bot vs bot: accepting the other players on port %s", port)
+        except OSError as exc:  # e.g. both players on one server: nobody needs the peer port
+            log.info("bot vs bot: cannot listen on game port %s (%s)", port, exc)
+
+    async def _proxy(self, ws: web.WebSocketResponse, session: EngineSession, join: bytes) -> None:
+        """Forward this client's requests to the engine hosting the game (bot vs bot, second process).
+
+        ``quit`` is answered here (the local process is the client's SC2); everything else goes
+        upstream, replies come back unchanged.
+        """
+        import aiohttp
+
+        port = session.proxy_port
+        url = f"ws://{self.host}:{port}/sc2api"
+        deadline = time.monotonic() + PEER_CONNECT_TIMEOUT
+        async with aiohttp.ClientSession() as http:
+            upstream = None
+            while upstream is None:
+                try:
+                    upstream = await http.ws_connect(url, max_msg_size=0, autoping=True)
+                except aiohttp.ClientError:
+                    if time.monotonic() > deadline:
+                        session.proxy_port = 0
+                        await ws.send_bytes(session._error_bytes(
+                            "join_game", 0, f"bot vs bot: no engine hosting the game on port {port} (create_game on the host first)"))
+                        return
+                    await asyncio.sleep(0.05)
+            log.info("bot vs bot: forwarding to the host engine at %s", url)
+            try:
+                data: bytes | None = join
+                while data is not None:
+                    if _is_quit(data):
+                        await upstream.close()
+                        out = session.handle(data)
+                        await ws.send_bytes(out)
+                        if self.exit_on_quit:
+                            await self._exit_now(ws, session.stats)
+                        await ws.close()
+                        return
+                    try:
+                        await upstream.send_bytes(data)
+                        out = await upstream.receive_bytes()
+                    except (aiohttp.ClientError, ConnectionError, TypeError):
+                        session.status = ENDED
+                        out = session._error_bytes(None, 0, ERR_GAME_OVER + " (the host engine closed the game)")
+                    await ws.send_bytes(out)
+                    data = None
+                    msg = await ws.receive()
+                    if msg.type is WSMsgType.BINARY:
+                        data = msg.data
+                    elif msg.type is WSMsgType.TEXT:
+                        data = msg.data.encode("utf-8", "replace")
+            finally:
+                await upstream.close()
+
+    async def _exit_now(self, ws: web.WebSocketResponse, stats: DispatchStats | None) -> None:
         """Exit right after the quit reply left, like SC2, and be reaped before the socket closes.
 
-        burnysc2 closes its websocket (which waits for our end to close) and then polls the
-        process; if it still runs, it calls ``terminate()`` and sleeps 0.5 s. A process's sockets
-        close slightly *before* it becomes reapable, so a plain exit loses that race now and then.
-        Instead a forked child keeps the socket open until this process is gone, then exits.
+        A host of a bot-vs-bot game first waits (bounded) until the other players' connections
+        are gone, so they can finish their game. burnysc2 closes its websocket (which waits for
+        our end to close) and then polls the process; if it still runs, it calls ``terminate()``
+        and sleeps 0.5 s. A process's sockets close slightly *before* it becomes reapable, so a
+        plain exit loses that race now and then. Instead a forked child keeps the socket open
+        until this process is gone, then exits.
         """
         if stats is not None:
             _write_stats(stats)
+        deadline = time.monotonic() + PEER_LINGER
+        while self.connections > 1 and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
         transport = getattr(getattr(ws, "_req", None), "transport", None)
         deadline = time.monotonic() + 0.2
         while transport is not None and transport.get_write_buffer_size() and time.monotonic() < deadline:
@@ -206,6 +274,7 @@ class EngineServer:
     async def start(self, host: str, port: int, sock: socket.socket | None = None) -> int:
         """Listen on ``host:port`` (port 0 picks a free one), or on the already bound ``sock``;
         returns the bound port."""
+        self.host = host
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site: web.BaseSite
@@ -226,6 +295,13 @@ class EngineServer:
             self._runner = None
 
 
+def _is_quit(data: bytes) -> bool:
+    try:
+        return sc_pb.Request.FromString(data).WhichOneof("request") == "quit"
+    except Exception:
+        return False
+
+
 def _watch_parent(parent: int, interval: float = 0.5) -> None:
     """Exit when the process that launched us is gone (reparented), so no orphan engine stays."""
 
@@ -242,13 +318,12 @@ async def serve_forever(
     host: str,
     port: int,
     *,
-    shared: bool = False,
     exit_on_quit: bool = False,
     ready: threading.Event | None = None,
     sock: socket.socket | None = None,
 ) -> None:
     """Run an :class:`EngineServer` until cancelled."""
-    server = EngineServer(shared=shared, exit_on_quit=exit_on_quit)
+    server = EngineServer(exit_on_quit=exit_on_quit, host=host)
     await server.start(host, port, sock)
     if ready is not None:
         ready.set()
@@ -258,14 +333,15 @@ async def serve_forever(
         await server.stop()
 
 
-def serve(host: str = "127.0.0.1", port: int = 5000, *, shared: bool = False, exit_on_quit: bool = False) -> None:
+def serve(host: str = "127.0.0.1", port: int = 5000, *, exit_on_quit: bool = False) -> None:
     """Blocking: serve the SC2 API on ``ws://host:port/sc2api`` until interrupted (Ctrl-C).
 
-    Each connection gets its own game unless ``shared`` (one game for all, like SC2).
+    Each connection has its own session; a connection that joins without creating joins the
+    newest open game (ladder pattern, bot vs bot).
     """
     _preload()
     try:
-        asyncio.run(serve_forever(host, port, shared=shared, exit_on_quit=exit_on_quit))
+        asyncio.run(serve_forever(host, port, exit_on_quit=exit_on_quit))
     except KeyboardInterrupt:
         pass
 
@@ -290,7 +366,7 @@ def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, p
     _watch_parent(os.getppid() if parent_pid is None else parent_pid)
     _preload()
     try:
-        asyncio.run(serve_forever(args.listen, args.port, shared=True, exit_on_quit=True, sock=sock))
+        asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True, sock=sock))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr

@@ -161,13 +161,144 @@ def available_map_paths() -> list[str]:
 # (game factory, request flags).
 _DATA_CACHE: dict[tuple[Any, ...], bytes] = {}
 
+#: How long a multiplayer ``step`` waits for the other players (to join, or to step) before it fails.
+STEP_WAIT_TIMEOUT = 120.0
+
+
+class Room:
+    """One game and the sessions in it: its players (lockstep stepping) and managers.
+
+    A game with one participant slot (a bot against Computers, the minigames) steps at once. With
+    several participant slots (bot vs bot), a ``step`` completes when every player has asked to
+    step, exactly like SC2's lockstep: the game advances by the smallest pending count and each
+    player's step returns once its own count has elapsed. A player that leaves (or disconnects)
+    loses, and no longer holds the others back.
+    """
+
+    def __init__(self, game: GameLike, participants: int, realtime: bool) -> None:
+        self.game = game
+        self.participants = max(1, participants)
+        self.realtime = realtime
+        self.members: set[EngineSession] = set()
+        self.players: dict[int, EngineSession] = {}
+        self.gone: set[int] = set()
+        self.game_info_bytes: dict[int, bytes] = {}
+        self.t0 = time.monotonic()
+        self._pending: dict[int, list[Any]] = {}  # player_id -> [loops still to go, future]
+        self._all_joined: Any = None  # future: every participant slot taken
+
+    @property
+    def open_slots(self) -> int:
+        return self.participants - len(self.players)
+
+    def join(self, session: EngineSession, req: sc_pb.RequestJoinGame) -> int:
+        pid = int(self.game.join(req))
+        if not self.players:
+            self.t0 = time.monotonic()
+        self.players[pid] = session
+        self.members.add(session)
+        for m in self.members:  # a manager that created the game now sees it running
+            if m.player_id == 0 and m.status == INIT_GAME:
+                m.status = IN_GAME
+        if self.open_slots <= 0 and self._all_joined is not None and not self._all_joined.done():
+            self._all_joined.set_result(None)
+        return pid
+
+    def wait_all_joined(self) -> Any:
+        """None if every participant slot is taken, else a future set when the last one joins."""
+        if self.open_slots <= 0:
+            return None
+        if self._all_joined is None:
+            import asyncio
+
+            self._all_joined = asyncio.get_running_loop().create_future()
+        return self._all_joined
+
+    def detach(self, session: EngineSession) -> None:
+        """``session`` leaves (leave_game, quit, create_game elsewhere, disconnect)."""
+        self.members.discard(session)
+        pid = session.player_id
+        if pid and self.players.get(pid) is session and pid not in self.gone:
+            self.gone.add(pid)
+            if not self.game.ended:
+                try:
+                    self.game.leave(pid)
+                except Exception:  # leaving must always succeed from the client's view
+                    log.debug("game.leave failed", exc_info=True)
+            self._pending.pop(pid, None)
+            self._advance()
+
+    def step(self, pid: int, count: int) -> Any:
+        """Advance ``count`` loops for player ``pid``: None when done, else a future to await."""
+        if self.participants == 1:
+            if not self.game.ended:
+                self.game.step(count)
+            return None
+        import asyncio
+
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[pid] = [count, fut]
+        self._advance()
+        return fut
+
+    def cancel_step(self, pid: int) -> None:
+        self._pending.pop(pid, None)
+
+    def _advance(self) -> None:
+        while self._pending:
+            if not self.game.ended:
+                if self.open_slots > 0:
+                    return  # somebody has not joined yet
+                if any(pid not in self._pending for pid in self.players if pid not in self.gone):
+                    return  # somebody has not asked to step yet
+                k = min(entry[0] for entry in self._pending.values())
+                self.game.step(k)
+            else:
+                k = 1 << 62  # the game is over: release everyone
+            for pid, entry in list(self._pending.items()):
+                entry[0] -= k
+                if entry[0] <= 0:
+                    del self._pending[pid]
+                    if not entry[1].done():
+                        entry[1].set_result(None)
+
+
+class RoomRegistry:
+    """The games of one server (or of in-process transports that share it).
+
+    A connection that sends ``join_game`` without having created a game joins the newest game
+    here that still has a free participant slot: the ladder pattern (a manager creates the game,
+    the bot joins on its own connection) and bot vs bot on one server.
+    """
+
+    def __init__(self) -> None:
+        self.rooms: list[Room] = []
+
+    def add(self, room: Room) -> None:
+        self.rooms = [r for r in self.rooms if r.members]
+        self.rooms.append(room)
+
+    def find_open(self) -> Room | None:
+        for room in reversed(self.rooms):
+            if room.members and room.open_slots > 0 and not room.game.ended:
+                return room
+        return None
+
 
 class EngineSession:
-    """One client's SC2 API session: status machine, dispatch, response framing.
+    """One client connection's SC2 API session: status machine, dispatch, response framing.
 
-    ``handle(bytes) -> bytes`` never raises. After a ``quit`` request :attr:`quit_requested` is
-    true; the owner decides what quitting means (the SC2_x64 process exits, a shared server closes
-    the connection, the in-process transport marks itself closed).
+    ``handle(bytes) -> bytes`` never raises. Two things a transport must look at afterwards:
+
+    * :attr:`pending`: when not None, the reply is not ready (a multiplayer ``step`` waiting for
+      the other players): ``await session.take_pending()`` gives it;
+    * :attr:`reply_delay`: seconds to hold the reply (real time);
+
+    and for the websocket server only :attr:`proxy_port` / :attr:`peer_port` (bot vs bot across
+    two engine processes). After a ``quit`` request :attr:`quit_requested` is true; the owner
+    decides what quitting means (the SC2_x64 process exits, a shared server closes the
+    connection, the in-process transport marks itself closed). :meth:`close` when the
+    connection goes away.
     """
 
     def __init__(
@@ -175,19 +306,27 @@ class EngineSession:
         game_factory: GameFactory | None = None,
         stats: DispatchStats | None = None,
         game_error: type[BaseException] | None = None,
+        registry: RoomRegistry | None = None,
+        allow_proxy: bool = False,
     ) -> None:
-        """``game_factory`` replaces ``Game.create`` and ``game_error`` its refusal type (tests)."""
+        """``game_factory`` replaces ``Game.create`` and ``game_error`` its refusal type (tests);
+        sessions sharing a ``registry`` can join each other's games."""
         self._factory: GameFactory = game_factory or _default_factory
         self.stats = stats
+        self.registry = registry if registry is not None else RoomRegistry()
+        self.allow_proxy = allow_proxy
         self.status: int = LAUNCHED
-        self.game: GameLike | None = None
+        self.room: Room | None = None
         self.player_id: int = 0
-        self.realtime = False
         #: Seconds the transport should hold the last reply (real-time ``observation(game_loop)``).
         self.reply_delay = 0.0
+        #: An awaitable producing the reply, when it is not ready yet (see :meth:`take_pending`).
+        self.pending: Any = None
+        #: join_game must be forwarded to the engine hosting the game on this port (websocket server).
+        self.proxy_port = 0
+        #: this session hosts a bot-vs-bot game whose other players come from this port.
+        self.peer_port = 0
         self.quit_requested = False
-        self._game_info_bytes: bytes | None = None
-        self._realtime_t0 = 0.0
         self._game_error: type[BaseException] | None = game_error
         self._handlers: dict[str, Callable[[Any], bytes]] = {
             "ping": self._ping,
@@ -207,11 +346,20 @@ class EngineSession:
             "available_maps": self._available_maps,
         }
 
+    @property
+    def game(self) -> GameLike | None:
+        return self.room.game if self.room is not None else None
+
+    @property
+    def realtime(self) -> bool:
+        return self.room is not None and self.room.realtime
+
     # ------------------------------------------------------------------ entry point
     def handle(self, data: bytes) -> bytes:
-        """Answer one serialized ``Request`` with one serialized ``Response``."""
+        """Answer one serialized ``Request`` with one serialized ``Response`` (see :attr:`pending`)."""
         t0 = time.perf_counter_ns()
         self.reply_delay = 0.0
+        self.pending = None
         kind = "malformed"
         req = sc_pb.Request()
         try:
@@ -226,6 +374,15 @@ class EngineSession:
             self.stats.add(kind, time.perf_counter_ns() - t0)
         return out
 
+    async def take_pending(self) -> bytes:
+        """The reply of a request whose answer had to wait (a multiplayer step)."""
+        pending, self.pending = self.pending, None
+        return await pending  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """The connection is gone: leave the game (a player who disconnects loses)."""
+        self._detach()
+
     def _dispatch(self, which: str | None, req: sc_pb.Request) -> bytes:
         rid = req.id if req.HasField("id") else 0
         if which is None:
@@ -238,12 +395,29 @@ class EngineSession:
         except RequestError as exc:
             return self._error_bytes(which, rid, str(exc))
         except Exception as exc:
-            if self._is_game_error(exc):
-                log.info("refused %s: %s", which, exc)
-                return self._error_bytes(which, rid, str(exc) or type(exc).__name__)
-            log.exception("engine error while handling %s", which)
-            return self._error_bytes(which, rid, f"Internal engine error in {which}: {type(exc).__name__}: {exc}")
+            return self._error_bytes(which, rid, self._describe(which, exc))
+        if self.pending is not None:  # the handler left an awaitable producing the body
+            self.pending = self._finish_later(which, self.pending, rid)
+            return b""
+        if self.proxy_port:  # join_game for a game in another engine process: the server forwards it
+            return b""
         return self._frame(which, body, rid)
+
+    async def _finish_later(self, which: str, body_coro: Any, rid: int) -> bytes:
+        try:
+            body = await body_coro
+        except RequestError as exc:
+            return self._error_bytes(which, rid, str(exc))
+        except Exception as exc:
+            return self._error_bytes(which, rid, self._describe(which, exc))
+        return self._frame(which, body, rid)
+
+    def _describe(self, which: str, exc: Exception) -> str:
+        if self._is_game_error(exc):
+            log.info("refused %s: %s", which, exc)
+            return str(exc) or type(exc).__name__
+        log.exception("engine error while handling %s", which)
+        return f"Internal engine error in {which}: {type(exc).__name__}: {exc}"
 
     def _is_game_error(self, exc: BaseException) -> bool:
         if self._game_error is None:
@@ -276,15 +450,19 @@ class EngineSession:
             raise RequestError(f"{ERR_NOT_IN_GAME}: {what} needs status {'/'.join(STATUS_NAMES[s] for s in states)}, status is {STATUS_NAMES[self.status]}")
         raise RequestError(f"{what} is not valid in status {STATUS_NAMES[self.status]}")
 
-    def _require_game(self) -> GameLike:
-        if self.game is None:  # pragma: no cover - guarded by the status checks
+    def _require_room(self) -> Room:
+        if self.room is None:  # pragma: no cover - guarded by the status checks
             raise RequestError(ERR_NOT_IN_GAME)
-        return self.game
+        return self.room
 
-    def _drop_game(self) -> None:
-        self.game = None
+    def _require_game(self) -> GameLike:
+        return self._require_room().game
+
+    def _detach(self) -> None:
+        room, self.room = self.room, None
+        if room is not None:
+            room.detach(self)
         self.player_id = 0
-        self._game_info_bytes = None
 
     # ------------------------------------------------------------------ handlers
     def _ping(self, _req: sc_pb.RequestPing) -> bytes:
@@ -299,90 +477,115 @@ class EngineSession:
         # otherwise make every later episode on that connection fail.
         if self.status not in (LAUNCHED, ENDED):
             log.info("create_game in status %s abandons the current game", STATUS_NAMES[self.status])
-        if self.game is not None:
-            self._leave_quietly()
+        self._detach()
         try:
             game = self._factory(req)
         except Exception as exc:
-            if not self._is_game_error(exc):
-                raise
             code = getattr(exc, "code", None)
-            if code is None:
+            if not self._is_game_error(exc) or code is None:
                 raise
+            self.status = LAUNCHED
             return sc_pb.ResponseCreateGame(error=code, error_details=str(exc)).SerializeToString()
-        self.game = game
-        self.player_id = 0
-        self._game_info_bytes = None
-        self.realtime = bool(req.realtime)
+        participants = sum(1 for p in req.player_setup if p.type == sc_pb.Participant)
+        room = Room(game, participants, bool(req.realtime))
+        room.members.add(self)
+        self.registry.add(room)
+        self.room = room
         self.status = INIT_GAME
         return b""
 
     def _join_game(self, req: sc_pb.RequestJoinGame) -> bytes:
-        if self.status != INIT_GAME:
+        room = self.room if self.status == INIT_GAME else None
+        if self.status in (LAUNCHED, ENDED):
+            room = self.registry.find_open()  # a game created on another connection
+            if room is None and self.allow_proxy and req.HasField("server_ports") and req.server_ports.game_port:
+                self._detach()
+                self.status = LAUNCHED
+                self.proxy_port = req.server_ports.game_port  # the server forwards to the host engine
+                return b""
+        if room is None:
             hint = "send create_game first"
-            if self.status == LAUNCHED and req.HasField("server_ports"):
-                hint = ("this engine process has no game: bot vs bot across two engine processes "
-                        "(server_ports/client_ports) is not supported; play against Computer opponents")
-            raise RequestError(f"join_game needs status init_game ({hint}), status is {STATUS_NAMES[self.status]}")
-        game = self._require_game()
+            if self.status == IN_GAME:
+                hint = "already in a game"
+            elif req.HasField("server_ports"):
+                hint = "no game to join: create_game on this engine first, or give the host's server_ports"
+            raise RequestError(f"join_game needs a created game ({hint}); status is {STATUS_NAMES[self.status]}")
+        if room is not self.room:
+            self._detach()  # a finished game this connection was still in
         try:
-            pid = game.join(req)
+            pid = room.join(self, req)
         except Exception as exc:
             code = getattr(exc, "code", None)
             if not self._is_game_error(exc) or code is None:
                 raise
             return sc_pb.ResponseJoinGame(error=code, error_details=str(exc)).SerializeToString()
-        self.player_id = int(pid)
+        self.room = room
+        self.player_id = pid
         self.status = IN_GAME
-        self._realtime_t0 = time.monotonic()
-        return sc_pb.ResponseJoinGame(player_id=self.player_id).SerializeToString()
+        reply = sc_pb.ResponseJoinGame(player_id=pid).SerializeToString()
+        if room.participants > 1:
+            if req.HasField("server_ports") and req.server_ports.game_port:
+                self.peer_port = req.server_ports.game_port  # the server listens there for the others
+            wait = room.wait_all_joined()
+            if wait is not None:  # as in SC2, join_game returns once every player has joined
+                self.pending = self._join_done(room, wait, reply)
+                return b""
+        return reply
+
+    async def _join_done(self, room: Room, fut: Any, reply: bytes) -> bytes:
+        import asyncio
+
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), STEP_WAIT_TIMEOUT)
+        except asyncio.TimeoutError:
+            self._detach()
+            self.status = LAUNCHED
+            raise RequestError(f"join_game timed out after {STEP_WAIT_TIMEOUT:.0f} s waiting for the other players") from None
+        return reply
 
     def _restart_game(self, _req: sc_pb.RequestRestartGame) -> bytes:
         self._require(IN_GAME, ENDED, what="restart_game")
-        game = self._require_game()
-        game.restart()
-        self._game_info_bytes = None
-        self._realtime_t0 = time.monotonic()
+        room = self._require_room()
+        if room.participants > 1:
+            raise RequestError("restart_game is single player only")
+        room.game.restart()
+        room.game_info_bytes.clear()
+        room.t0 = time.monotonic()
         self.status = IN_GAME
         return b""
 
     def _leave_game(self, _req: sc_pb.RequestLeaveGame) -> bytes:
         if self.status not in (INIT_GAME, IN_GAME, ENDED):
             raise RequestError(ERR_NOT_IN_GAME)
-        self._leave_quietly()
+        self._detach()
         self.status = LAUNCHED
         return b""
 
-    def _leave_quietly(self) -> None:
-        game = self.game
-        self._drop_game()
-        if game is not None and self.status != INIT_GAME:
-            try:
-                game.leave(self.player_id or 1)
-            except Exception:  # leaving must always succeed from the client's view
-                log.debug("game.leave failed", exc_info=True)
-
     def _quit(self, _req: sc_pb.RequestQuit) -> bytes:
-        self._drop_game()
+        self._detach()
         self.status = QUIT
         self.quit_requested = True
         return b""
 
     def _game_info(self, _req: sc_pb.RequestGameInfo) -> bytes:
         self._require(IN_GAME, ENDED, what="game_info")
-        if self._game_info_bytes is None:
-            self._game_info_bytes = self._require_game().game_info(self.player_id).SerializeToString()
-        return self._game_info_bytes
+        room = self._require_room()
+        cached = room.game_info_bytes.get(self.player_id)
+        if cached is None:
+            cached = room.game.game_info(self.player_id).SerializeToString()
+            room.game_info_bytes[self.player_id] = cached
+        return cached
 
     def _observation(self, req: sc_pb.RequestObservation) -> bytes:
         self._require(IN_GAME, ENDED, what="observation")
-        game = self._require_game()
-        if self.realtime and self.status == IN_GAME and not game.ended:
+        room = self._require_room()
+        game = room.game
+        if room.realtime and self.status == IN_GAME and not game.ended:
             # Real time: the wall clock advances the game (22.4 loops/s). ``game_loop`` asks to
             # wait for that loop: the engine simulates up to it now and asks its transport to hold
             # the reply until the clock gets there (``reply_delay``). Outside real time
             # ``game_loop`` is ignored, as in SC2.
-            wall = (time.monotonic() - self._realtime_t0) * REALTIME_LOOPS_PER_SECOND
+            wall = (time.monotonic() - room.t0) * REALTIME_LOOPS_PER_SECOND
             target = max(game.game_loop, int(wall))
             if req.HasField("game_loop") and req.game_loop > target:
                 target = req.game_loop
@@ -404,14 +607,33 @@ class EngineSession:
 
     def _step(self, req: sc_pb.RequestStep) -> bytes:
         self._require(IN_GAME, what="step")
-        game = self._require_game()
-        if self.realtime:
+        room = self._require_room()
+        if room.realtime:
             raise RequestError("step is not allowed in a realtime game")
-        if not game.ended:
-            game.step(max(1, req.count))
-        if game.ended:
+        wait = room.step(self.player_id, max(1, req.count))
+        if wait is not None:
+            self.pending = self._step_done(room, wait)
+            return b""
+        return self._step_reply(room)
+
+    async def _step_done(self, room: Room, fut: Any) -> bytes:
+        import asyncio
+
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), STEP_WAIT_TIMEOUT)
+        except asyncio.TimeoutError:
+            room.cancel_step(self.player_id)
+            missing = sorted(set(range(1, room.participants + 1)) - set(room.players)) or "the other players"
+            raise RequestError(f"step timed out after {STEP_WAIT_TIMEOUT:.0f} s waiting for {missing}") from None
+        finally:
+            if not fut.done():
+                room.cancel_step(self.player_id)
+        return self._step_reply(room)
+
+    def _step_reply(self, room: Room) -> bytes:
+        if room.game.ended:
             self.status = ENDED
-        return sc_pb.ResponseStep(simulation_loop=game.game_loop).SerializeToString()
+        return sc_pb.ResponseStep(simulation_loop=room.game.game_loop).SerializeToString()
 
     def _data(self, req: sc_pb.RequestData) -> bytes:
         self._require(IN_GAME, ENDED, what="data")

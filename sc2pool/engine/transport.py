@@ -19,7 +19,9 @@ Typical use with unmodified burnysc2::
     # ... more episodes on the same ws (leave_game is optional: create_game works from "ended") ...
     await ws.close()
 
-``Map(Path("X.SC2Map"))`` with a relative path needs no ``$SC2PATH`` at all.
+``Map(Path("X.SC2Map"))`` with a relative path needs no ``$SC2PATH`` at all. Bot vs bot in one
+process: ``reg = RoomRegistry()``, two ``connect_inprocess(registry=reg)`` transports, and
+``run_match([Controller(t1, None), Controller(t2, None)], GameMatch(map, [Bot(...), Bot(...)]))``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-from sc2pool.engine.session import DispatchStats, EngineSession, GameFactory
+from sc2pool.engine.session import DispatchStats, EngineSession, GameFactory, RoomRegistry
 
 
 class TransportClosedError(ConnectionResetError):
@@ -58,9 +60,13 @@ class InProcessTransport:
             raise TransportClosedError("Cannot write to closing transport")
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data argument must be byte-ish ({type(data)!r})")
-        self._pending.append(self.session.handle(bytes(data)))
-        if self.session.reply_delay:  # real-time game: the reply is due when the clock gets there
-            await asyncio.sleep(self.session.reply_delay)
+        session = self.session
+        out = session.handle(bytes(data))
+        if session.pending is not None:  # a multiplayer step waits for the other players
+            out = await session.take_pending()
+        if session.reply_delay:  # real-time game: the reply is due when the clock gets there
+            await asyncio.sleep(session.reply_delay)
+        self._pending.append(out)
 
     def request(self, data: bytes) -> bytes:
         """Synchronous round trip (for callers without an event loop, e.g. benchmarks)."""
@@ -79,16 +85,20 @@ class InProcessTransport:
         was_open = not self._closed
         self._closed = True
         self._pending.clear()
+        self.session.close()  # like a dropped connection: a player still in a game leaves it
         return was_open
 
     def exception(self) -> BaseException | None:
         return None
 
 
-def connect_inprocess(game_factory: GameFactory | None = None, stats: DispatchStats | None = None) -> InProcessTransport:
+def connect_inprocess(
+    game_factory: GameFactory | None = None, stats: DispatchStats | None = None, registry: RoomRegistry | None = None
+) -> InProcessTransport:
     """A fresh engine session (status ``launched``) behind an in-process transport.
 
     ``stats`` collects the time spent inside the engine per request kind; ``game_factory``
-    replaces ``Game.create`` (tests).
+    replaces ``Game.create`` (tests). Transports given the same ``registry`` can join each
+    other's games: bot vs bot in one process (``run_match`` with two Controllers, lockstep).
     """
-    return InProcessTransport(EngineSession(game_factory=game_factory, stats=stats))
+    return InProcessTransport(EngineSession(game_factory=game_factory, stats=stats, registry=registry))

@@ -72,12 +72,10 @@ def engine_processes(marker: str | None = None) -> list[psutil.Process]:
 class ServeProcess:
     """``python -m sc2pool.engine`` style server in a subprocess (``sc2pool engine serve``)."""
 
-    def __init__(self, env: dict[str, str] | None = None, shared: bool = False) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.port = portpicker.pick_unused_port()
         self.url = f"ws://127.0.0.1:{self.port}/sc2api"
         cmd = [sys.executable, "-c", "from sc2pool.cli import main; main()", "engine", "serve", "--port", str(self.port)]
-        if shared:
-            cmd.append("--shared")
         self.proc = subprocess.Popen(
             cmd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, start_new_session=True
         )

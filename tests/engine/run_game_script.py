@@ -1,8 +1,8 @@
 """Run unmodified ``sc2.main.run_game`` against the fake install; one JSON line per game.
 
 Usage: ``SC2PATH=<fake install> python run_game_script.py GAME [GAME...]`` where GAME is
-``<bot>:<map>[:<opponent race>:<difficulty>]`` (bot in beacon, fight, idle, resign, victory,
-surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
+``<bot>:<map>[:<opponent race>:<difficulty>]`` or ``<bot>:<map>:vs:<bot>`` (bot vs bot, Terran vs
+Zerg; bots: beacon, fight, idle, resign, victory, surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
 why the tests call this script in a subprocess. Finally it prints ``{"children": [...]}``: the
 processes still alive below this one (must be empty: the engine exits on quit).
 """
@@ -13,6 +13,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -51,7 +52,11 @@ def main(specs: list[str]) -> int:
         parts = spec.split(":")
         bot: RecordingBot = BOTS[parts[0]]()  # type: ignore[operator]
         players: list = [Bot(Race.Terran, bot)]
-        if len(parts) >= 4:
+        other: RecordingBot | None = None
+        if len(parts) >= 4 and parts[2] == "vs":  # bot vs bot: two engine processes
+            other = BOTS[parts[3]]()  # type: ignore[operator]
+            players.append(Bot(Race.Zerg, other))
+        elif len(parts) >= 4:
             players.append(Computer(Race[parts[2]], Difficulty[parts[3]]))
         t0 = time.perf_counter()
         result = run_game(maps.get(parts[1]), players, realtime=False)
@@ -63,7 +68,14 @@ def main(specs: list[str]) -> int:
         log["result"] = getattr(log["result"], "name", None)
         log.pop("start_time", None)
         log["scores"] = log["scores"][-1:] if log["scores"] else []
-        print(json.dumps({"spec": spec, "run_game_result": getattr(result, "name", str(result)), "wall_s": wall, "teardown_s": teardown, "bot": log}, default=str), flush=True)
+        result_name: Any
+        if other is not None:
+            log["other"] = {"result": getattr(other.log["result"], "name", None), "steps": other.log["steps"],
+                            "final_loop": other.log.get("final_loop")}
+            result_name = [getattr(r, "name", str(r)) for r in result]  # type: ignore[union-attr]
+        else:
+            result_name = getattr(result, "name", str(result))
+        print(json.dumps({"spec": spec, "run_game_result": result_name, "wall_s": wall, "teardown_s": teardown, "bot": log}, default=str), flush=True)
     children = [c.pid for c in psutil.Process().children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
     print(json.dumps({"children": children}), flush=True)
     return 0

@@ -244,3 +244,56 @@ def test_realtime_game_and_save_replay(tmp_path):
     assert len(loops) == 6 and all(b - a >= 4 for a, b in zip(loops, loops[1:], strict=False)), loops
     assert wall >= (loops[-1] - 4) / 22.4, "the game is paced by the wall clock (22.4 loops/s)"
     assert replay.exists()
+
+
+async def _bot_vs_bot(ws1: Any, ws2: Any, pairs: list[tuple[Any, Any]], scenario: str = "Skirmish") -> list[list[Any]]:
+    from sc2.main import run_match
+
+    controllers = [Controller(ws1, None), Controller(ws2, None)]  # type: ignore[arg-type]
+    out = []
+    for a, b in pairs:
+        m = GameMatch(scenario_map(scenario), [Bot(Race.Terran, a), Bot(Race.Zerg, b)])
+        res = await run_match(controllers, m, close_ws=False)
+        out.append([res[p] for p in m.players])
+    return out
+
+
+@pytest.mark.timeout(90)
+def test_bot_vs_bot_inprocess_lockstep_and_resignation():
+    """Two bots in one process through two transports sharing a registry: lockstep, results, resign."""
+    from sc2pool.engine.session import RoomRegistry
+
+    reg = RoomRegistry()
+    t1, t2 = connect_inprocess(registry=reg), connect_inprocess(registry=reg)
+    fights = (FightBot(), FightBot())
+    resign = (ResignBot(at=4), FightBot())
+    slow = (EndGameBot(at=6, victory=True), IdleBot())
+    slow[1].game_step_size = 2  # different step sizes still advance in lockstep
+    results = run(_bot_vs_bot(t1, t2, [fights, resign, slow]))
+    assert sorted(results[0], key=str) in ([Result.Victory, Result.Defeat], [Result.Defeat, Result.Victory],
+                                           [Result.Tie, Result.Tie])
+    assert [fights[0].log["result"], fights[1].log["result"]] == results[0]
+    assert fights[0].log["final_loop"] == fights[1].log["final_loop"], "both players saw the same end"
+    assert fights[0].log["destroyed"] and fights[1].log["destroyed"]
+    assert results[1] == [Result.Defeat, Result.Victory], "a resigning player loses, the other wins"
+    assert results[2] == [Result.Victory, Result.Defeat]
+    loops = slow[1].log["game_loop"]
+    assert loops >= 6 * 8 - 8, "the game advanced by the host's 8-loop steps"
+
+
+@pytest.mark.timeout(120)
+def test_bot_vs_bot_on_one_serve_server():
+    with ServeProcess() as server:
+
+        async def go() -> list[Any]:
+            async with aiohttp.ClientSession() as http:
+                a, b = await server.connect(http), await server.connect(http)
+                res = await _bot_vs_bot(a, b, [(FightBot(), FightBot()), (EndGameBot(at=3, victory=False), IdleBot())])
+                await a.close()
+                await b.close()
+                return res
+
+        results = run(go())
+        assert sorted(map(str, results[0])) in (sorted(["Result.Victory", "Result.Defeat"]), ["Result.Tie", "Result.Tie"])
+        assert results[1] == [Result.Defeat, Result.Victory]
+    assert not engine_processes(marker=str(server.port))

@@ -32,6 +32,7 @@ def test_run_game_through_fake_install(tmp_path: Path):
         "fight:Skirmish:Zerg:Easy",
         "victory:DefeatRoaches",
         "resign:CollectMineralShards",
+        "fight:Skirmish:vs:fight",
     ]
     env = {**os.environ, "SC2PATH": str(root)}
     proc = subprocess.Popen(
@@ -61,11 +62,18 @@ def test_run_game_through_fake_install(tmp_path: Path):
     assert fight["run_game_result"] in ("Victory", "Defeat", "Tie")
     assert fight["bot"]["result"] == fight["run_game_result"]
 
+    # bot vs bot: two engine processes, the second forwards to the host; lockstep; one result each
+    bvb = games["fight:Skirmish:vs:fight"]
+    assert sorted(bvb["run_game_result"]) in (["Defeat", "Victory"], ["Tie", "Tie"]), bvb
+    assert [bvb["bot"]["result"], bvb["bot"]["other"]["result"]] == bvb["run_game_result"]
+    assert bvb["bot"]["final_loop"] == bvb["bot"]["other"]["final_loop"], "both saw the same end"
+
     assert games["victory:DefeatRoaches"]["run_game_result"] == "Victory"
     assert games["resign:CollectMineralShards"]["run_game_result"] == "Defeat"
 
     # the engine exits on quit, reaped before burnysc2 looks: no terminate() + 0.5 s sleep
     for g in games.values():
-        assert g["teardown_s"] is not None and g["teardown_s"] < 0.4, g
+        if g is not bvb:  # (two bots: the first to finish kills both engines; burnysc2's KillSwitch)
+            assert g["teardown_s"] is not None and g["teardown_s"] < 0.4, g
     assert lines[-1] == {"children": []}, "no process left below the bot"
     assert not leftovers, f"engine processes left: {[p.pid for p in leftovers]}"

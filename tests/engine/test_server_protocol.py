@@ -263,8 +263,8 @@ def test_inprocess_transport_semantics():
 # ---------------------------------------------------------------- over a real websocket
 
 
-async def _with_server(fn, shared: bool = False) -> None:
-    server = EngineServer(game_factory=StubGame.create, game_error=StubError, shared=shared)
+async def _with_server(fn) -> None:
+    server = EngineServer(game_factory=StubGame.create, game_error=StubError)
     port = await server.start("127.0.0.1", 0)
     try:
         async with aiohttp.ClientSession() as http:
@@ -314,8 +314,7 @@ def test_ws_connections_are_independent_sessions_and_quit_closes_only_one():
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.parametrize("shared", [False, True])
-def test_ws_ladder_style_join_from_a_second_connection(shared):
+def test_ws_ladder_style_join_from_a_second_connection():
     """A manager creates the game on one connection, the bot joins on another (play_from_websocket(url))."""
 
     async def fn(http, url):
@@ -330,7 +329,7 @@ def test_ws_ladder_style_join_from_a_second_connection(shared):
             r = await _rpc(manager, sc.Request(ping=sc.RequestPing()).SerializeToString())
             assert r.status == IN_GAME, "both connections see the same game"
 
-    asyncio.run(_with_server(fn, shared))
+    asyncio.run(_with_server(fn))
 
 
 def test_realtime_game_advances_on_observation_and_refuses_step():
@@ -355,12 +354,15 @@ def test_non_realtime_observation_ignores_game_loop():
     assert r.observation.observation.game_loop == 0
 
 
-def test_join_without_game_explains_bot_vs_bot_unsupported():
-    s = new_session()
+def test_join_without_game_is_refused_or_forwarded():
     req = sc.RequestJoinGame(race=common_pb2.Terran)
     req.server_ports.game_port = 5001
+    s = new_session()
     r = call(s, join_game=req)
-    assert r.error and "bot vs bot" in r.error[0] and r.status == LAUNCHED
+    assert r.error and "no game to join" in r.error[0] and r.status == LAUNCHED
+    # the websocket server's sessions forward it to the host engine's game port instead
+    s = EngineSession(game_factory=StubGame.create, game_error=StubError, allow_proxy=True)
+    assert s.handle(sc.Request(join_game=req).SerializeToString()) == b"" and s.proxy_port == 5001
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
