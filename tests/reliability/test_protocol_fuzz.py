@@ -27,7 +27,13 @@ from sc2pool.errors import ProtocolError
 
 pytestmark = pytest.mark.timeout(120)
 
-FUZZ = settings(max_examples=300, deadline=1000, database=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=300,
+    deadline=1000,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def _decode_or_protocol_error(fn: Any, *args: Any) -> Any:
