@@ -27,6 +27,8 @@ from sc2pool.errors import ProtocolError
 
 pytestmark = pytest.mark.timeout(120)
 
+# Derandomized and without an example database: CI runs the same examples every time (a failure is
+# reproducible), and nothing is written into the source tree.
 FUZZ = settings(
     max_examples=300,
     deadline=1000,
