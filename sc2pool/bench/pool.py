@@ -247,7 +247,11 @@ def select_scenarios(names: Sequence[str] | None, quick: bool) -> list[Scenario]
 
 
 class _Driver:
-    """Builds one implementation and performs one vector step per ``step()`` call."""
+    """Builds one implementation (``start()``) and performs one vector step per ``step()`` call.
+
+    Building is separate from construction so that the caller holds the driver, and can close
+    whatever was started, even when building fails half-way (e.g. ``reset()`` raising after the
+    processes are up)."""
 
     def __init__(self, scenario: Scenario, impl: Impl, actions: np.ndarray) -> None:
         self.scenario = scenario
@@ -258,7 +262,13 @@ class _Driver:
         self._env: Any = None
         self._raw: Any = None
         self.n_envs = 1 if impl.kind == "inproc" else scenario.n_envs
-        self.step: Callable[[], None] = self._build()
+        self.step: Callable[[], None] = self._not_started
+
+    def _not_started(self) -> None:
+        raise RuntimeError(f"{self.impl.label} was not started")
+
+    def start(self) -> None:
+        self.step = self._build()
 
     def _next_actions(self) -> np.ndarray:
         a = self._actions[self._i]
@@ -292,7 +302,7 @@ class _Driver:
                 from sc2pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
 
                 self._venv = ZmqVecEnv(fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm)
-            venv = self._venv
+            venv: Any = self._venv
             venv.seed(0)
             venv.reset()
 
@@ -455,7 +465,13 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
         for impl in scenario.impls
     }
     drivers: dict[Impl, _Driver] = {}
-    actions = _actions_for(scenario, config.seed)
+    try:
+        actions = _actions_for(scenario, config.seed)
+    except Exception as exc:  # the env itself cannot be built: nothing to measure
+        for m in results.values():
+            m.error = f"env {scenario.env.kind} cannot be built: {type(exc).__name__}: {exc}"
+        log(f"  FAILED: {next(iter(results.values())).error}")
+        return [results[impl] for impl in scenario.impls]
     try:
         for impl in scenario.impls:
             m = results[impl]
@@ -463,6 +479,7 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
             try:
                 drv = _Driver(scenario, impl, actions)
                 drivers[impl] = drv
+                drv.start()
                 m.startup_s = time.perf_counter() - t0
                 if config.warmup > 0:
                     _timed(drv.step, config.warmup)

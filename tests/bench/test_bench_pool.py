@@ -239,3 +239,35 @@ def test_cli_rejects_bad_arguments(capsys):
     assert cli.main(["bench", "--scenarios", "nope"]) == 2
     assert "unknown scenario" in capsys.readouterr().err
     assert bench_cli._scenario_names(["a,b", "c"]) == ["a", "b", "c"]
+
+
+@pytest.mark.timeout(60)
+def test_failing_implementation_is_reported_and_cleaned_up(monkeypatch, no_leftovers):
+    from sc2pool.bench import pool
+
+    # busy_ms=-1 makes every env constructor raise: in-process, in SB3's loop and in a worker.
+    # Pre-drawn actions are patched in so that the failure happens inside each implementation.
+    monkeypatch.setattr(pool, "_actions_for", lambda scenario, seed: np.zeros((4, scenario.n_envs), np.int64))
+    bad = EnvFactory("busy", {"busy_ms": -1})
+    impls = (Impl("inproc"), Impl("dummy"), Impl("zmq", 1))
+    good = Scenario("good", EnvFactory("noop"), 1, (Impl("dummy"),))
+    result = run_benchmark(
+        BenchConfig([Scenario("bad", bad, 2, impls), good], seconds=0.05, repeats=1, warmup=0.0)
+    )
+    rows = {(r["scenario"], r["label"]): r for r in result["results"]}
+    for impl in impls:
+        r = rows[("bad", impl.label)]
+        assert r["error"] and r["rates"] == [], impl.label
+    assert "busy_ms" in rows[("bad", "DummyVecEnv")]["error"]
+    assert rows[("good", "DummyVecEnv")]["error"] is None  # the run went on
+    assert "ERROR" in report.format_table(result)
+    assert result["leftover_processes"] == []
+
+
+def test_env_that_cannot_be_built_fails_the_scenario_only():
+    bad = Scenario("bad", EnvFactory("busy", {"busy_ms": -1}), 1, (Impl("dummy"), Impl("inproc")))
+    good = Scenario("good", EnvFactory("noop"), 1, (Impl("inproc"),))
+    result = run_benchmark(BenchConfig([bad, good], seconds=0.05, repeats=1, warmup=0.0))
+    errors = [r["error"] for r in result["results"] if r["scenario"] == "bad"]
+    assert len(errors) == 2 and all("cannot be built" in e for e in errors)
+    assert [r["best"] > 0 for r in result["results"] if r["scenario"] == "good"] == [True]
