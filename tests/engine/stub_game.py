@@ -52,8 +52,11 @@ class StubGame:
         self._count("join")
         if not req.HasField("race"):
             raise StubError("observers are not supported", code=sc_pb.ResponseJoinGame.FeatureUnsupported)
-        self.joined.append(1)
-        return 1
+        slots = max(1, sum(1 for p in self.req.player_setup if p.type == sc_pb.Participant))
+        if len(self.joined) >= slots:
+            raise StubError("All participant slots are taken", code=sc_pb.ResponseJoinGame.GameFull)
+        self.joined.append(len(self.joined) + 1)
+        return self.joined[-1]
 
     def data(self, req: sc_pb.RequestData) -> sc_pb.ResponseData:
         self._count("data")

@@ -29,6 +29,7 @@ from sc2pool.engine.session import (
     QUIT,
     DispatchStats,
     EngineSession,
+    RoomRegistry,
 )
 from sc2pool.engine.transport import InProcessTransport, TransportClosedError
 
@@ -390,3 +391,64 @@ def test_every_request_kind_gets_a_well_formed_reply(kind, in_game):
     if kind != "quit":
         assert not s.quit_requested
         assert call(s, ping=sc.RequestPing()).ping.base_build == 94137
+
+
+# ---------------------------------------------------------------- several players (bot vs bot)
+
+TWO_PLAYERS = sc.RequestCreateGame(local_map=MAP, player_setup=[sc.PlayerSetup(type=sc.Participant)] * 2)
+
+
+async def _send(s: EngineSession, **kw) -> sc.Response:
+    out = s.handle(sc.Request(**kw).SerializeToString())
+    if s.pending is not None:
+        out = await s.take_pending()
+    return sc.Response.FromString(out)
+
+
+def test_lockstep_join_and_steps():
+    async def go() -> None:
+        reg = RoomRegistry()
+        a, b = (EngineSession(game_factory=StubGame.create, game_error=StubError, registry=reg) for _ in range(2))
+        assert (await _send(a, create_game=TWO_PLAYERS)).status == INIT_GAME
+        join_a = asyncio.ensure_future(_send(a, join_game=sc.RequestJoinGame(race=common_pb2.Terran)))
+        await asyncio.sleep(0)
+        assert not join_a.done(), "join_game returns once every player has joined"
+        rb = await _send(b, join_game=sc.RequestJoinGame(race=common_pb2.Zerg))
+        ra = await join_a
+        assert (ra.join_game.player_id, rb.join_game.player_id) == (1, 2) and ra.status == rb.status == IN_GAME
+        step_a = asyncio.ensure_future(_send(a, step=sc.RequestStep(count=8)))
+        await asyncio.sleep(0)
+        assert not step_a.done(), "a step waits for the other player"
+        r = await _send(b, step=sc.RequestStep(count=4))
+        assert r.step.simulation_loop == 4 and not step_a.done()
+        r = await _send(b, step=sc.RequestStep(count=4))
+        assert r.step.simulation_loop == 8 and (await step_a).step.simulation_loop == 8
+        # a player who leaves no longer holds the other back
+        step_a = asyncio.ensure_future(_send(a, step=sc.RequestStep(count=8)))
+        await asyncio.sleep(0)
+        assert (await _send(b, leave_game=sc.RequestLeaveGame())).status == LAUNCHED
+        assert (await step_a).step.simulation_loop == 16
+        assert a.game is not None and getattr(a.game, "left", None) == [2]
+
+    asyncio.run(go())
+
+
+def test_join_times_out_without_the_other_player(monkeypatch: pytest.MonkeyPatch):
+    import sc2pool.engine.session as session_mod
+
+    monkeypatch.setattr(session_mod, "STEP_WAIT_TIMEOUT", 0.05)
+
+    async def go() -> None:
+        s = new_session()
+        await _send(s, create_game=TWO_PLAYERS)
+        r = await _send(s, join_game=sc.RequestJoinGame(race=common_pb2.Terran))
+        assert r.error and "timed out" in r.error[0] and r.status == LAUNCHED
+        assert (await _send(s, ping=sc.RequestPing())).ping.base_build == 94137
+
+    asyncio.run(go())
+
+
+def test_single_player_games_never_wait():
+    s = new_session()
+    start(s)
+    assert s.handle(sc.Request(step=sc.RequestStep(count=8)).SerializeToString()) and s.pending is None
