@@ -277,3 +277,38 @@ def test_skirmish_armies_are_balanced_rock_paper_scissors() -> None:
         assert g.results is not None
         wins[r1 if g.results[1] == 1 else r2] += 1
     assert wins == {1: 1, 2: 1, 3: 1}
+
+
+@pytest.mark.parametrize("map_name,extra", [
+    ("DefeatRoaches.SC2Map", ()),
+    ("DefeatZerglingsAndBanelings.SC2Map", ()),
+    ("Skirmish.SC2Map", ({"type": 2, "race": 3, "difficulty": 5},)),
+    ("CollectMineralShards.SC2Map", ()),
+])
+def test_shortcuts_do_not_change_the_game(monkeypatch: pytest.MonkeyPatch, map_name: str, extra: tuple) -> None:  # type: ignore[type-arg]
+    """The same game with every fast-forward shortcut disabled ends the same way."""
+    from sc2pool.engine.scenarios.base import Scenario
+    from sc2pool.engine.sim.world import World
+
+    def play() -> tuple[list[int], dict[int, int], int]:
+        g = joined(map_name, *extra, seed=2)
+        for i in range(60):
+            if g.ended:
+                break
+            if i % 6 == 0:
+                u = g.world.u
+                mine = u.tag[u.owner == 1].tolist()
+                goal = (40.0, 32.0) if i % 12 == 0 else (30.0, 28.0)
+                g.action(1, command(D.ATTACK_ATTACK if i % 12 == 0 else D.MOVE_MOVE, mine, goal))
+            g.step(8)
+        return list(g.world.dead_tags), dict(g.scenario.score), g.game_loop
+
+    fast = play()
+    monkeypatch.setattr(World, "quiet_horizon", lambda self: 1)
+    monkeypatch.setattr(Scenario, "horizon", lambda self: 1)
+    for cls in Scenario.__subclasses__():
+        monkeypatch.setattr(cls, "horizon", lambda self: 1, raising=False)
+    for cls in [c for base in Scenario.__subclasses__() for c in base.__subclasses__()]:
+        monkeypatch.setattr(cls, "horizon", lambda self: 1, raising=False)
+    slow = play()
+    assert fast == slow

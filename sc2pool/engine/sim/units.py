@@ -85,8 +85,8 @@ class Order:
     ttag: int = 0
 
 
-FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py")
-INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan")
+FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy")
+INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
 
@@ -125,6 +125,12 @@ class UnitStore:
     eng: np.ndarray
     scan: np.ndarray
     """Loop before which a unit without a target need not look for one (0: look now)."""
+    ox: np.ndarray
+    oy: np.ndarray
+    seg: np.ndarray
+    """Straight moves to a point are computed from where they started (``ox``, ``oy`` at loop
+    ``seg``; -1: no segment yet), so a position after k loops does not depend on how the loops
+    were stepped."""
 
     # per-unit copies of type columns, refreshed whenever the set of units changes
     radius: np.ndarray
@@ -197,6 +203,7 @@ class UnitStore:
         I[0] = tags
         I[1] = ti
         I[2] = owner
+        I[INT_FIELDS.index("seg")] = -1
         self.F = np.concatenate((self.F, F), axis=1)
         self.I = np.concatenate((self.I, I), axis=1)
         self._bind()
@@ -236,6 +243,7 @@ class UnitStore:
             self.px[i] = self.x[i]
             self.py[i] = self.y[i]
         self.eng[i] = 0
+        self.seg[i] = -1
 
     def current_order(self, i: int) -> Order | None:
         k = int(self.kind[i])
@@ -247,6 +255,7 @@ class UnitStore:
         """The current orders of ``rows`` are done: start the next queued order or go idle."""
         if len(rows) == 0:
             return
+        self.seg[rows] = -1
         if not self.queues:
             self.kind[rows] = IDLE
             self.ability[rows] = 0

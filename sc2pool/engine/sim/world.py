@@ -89,6 +89,7 @@ class World:
         self._static_until = 0
         self._hostile_version = -1
         self._targeting_version = -1
+        self._segment_start = 0
         self._hits_all = np.zeros(0, dtype=bool)
         self._common_radius = np.nan
         self._bounds_version = -1
@@ -205,6 +206,7 @@ class World:
         """Advance one game loop; returns the units that died in it."""
         self.loop += 1
         self._static_until = 0
+        self._segment_start = self.loop - 1
         u = self.u
         n = len(u)
         if n == 0:
@@ -292,24 +294,22 @@ class World:
 
         # --- movement
         speed = u.speed
-        point_goal = _POINT_LUT[kind] & ~has_t
-        mv = (point_goal | (has_t & ~in_range & (kind != HOLD))) & (speed > 0)
+        point_goal = _POINT_LUT[kind] & ~has_t & (speed > 0)
+        chase = has_t & ~in_range & (kind != HOLD) & (speed > 0)
+        u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         moved = False
-        if mv.any():
-            m = np.nonzero(mv)[0]
-            pg = point_goal[m]
+        if point_goal.any():
+            moved |= self._move_to_points(np.nonzero(point_goal)[0], self.loop)
+        if chase.any():
+            m = np.nonzero(chase)[0]
             tm = tsafe[m]
-            gx = np.where(pg, u.tx[m], x[tm])
-            gy = np.where(pg, u.ty[m], y[tm])
-            mdx = gx - x[m]
-            mdy = gy - y[m]
-            dist = np.hypot(mdx, mdy)
+            mdx = x[tm] - x[m]
+            mdy = y[tm] - y[m]
+            dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
             rr = radius[m] + radius[tm]
-            stop_at = np.where(pg, 0.0, np.where(follow[m], rr, rng[m] + rr - 0.01))
-            want = np.maximum(dist - stop_at, 0.0)
-            sp = speed[m]
-            stepd = np.minimum(sp, want)
+            stop_at = np.where(follow[m], rr, rng[m] + rr - 0.01)
+            stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
             if go.any():
                 moved = True
@@ -318,16 +318,6 @@ class World:
                 y[m] += mdy * scale
                 u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
                 self._clamp()
-            arrived = pg & (want <= sp)
-            if arrived.any():
-                moved = True
-                ar = m[arrived]
-                pat = ar[kind[ar] == PATROL]
-                if len(pat):  # patrol: turn around
-                    ox, oy = u.px[pat].copy(), u.py[pat].copy()
-                    u.px[pat], u.py[pat] = u.tx[pat], u.ty[pat]
-                    u.tx[pat], u.ty[pat] = ox, oy
-                u.finish_orders(ar[kind[ar] != PATROL])
 
         # --- damage and deaths
         if damage is not None:
@@ -351,6 +341,49 @@ class World:
                 self._static_until = self.loop + (1 << 30)
         return _NO_DEATHS
 
+    def _move_to_points(self, m: np.ndarray, loop: int) -> bool:
+        """Place point-goal movers ``m`` where their straight segment puts them at ``loop``;
+        finish the orders of those that arrive.  Returns whether anything moved.
+
+        Position = origin + (target - origin) * min(k * speed / length, 1) with k the loops since
+        the segment started: the same whether loops are stepped one by one or skipped.
+        """
+        u = self.u
+        new = u.seg[m] < 0
+        if new.any():
+            mn = m[new]
+            u.ox[mn] = u.x[mn]
+            u.oy[mn] = u.y[mn]
+            u.seg[mn] = self._segment_start
+        k = (loop - u.seg[m]).astype(np.float64)
+        ox, oy = u.ox[m], u.oy[m]
+        tx, ty = u.tx[m], u.ty[m]
+        ddx = tx - ox
+        ddy = ty - oy
+        length = np.sqrt(ddx * ddx + ddy * ddy)
+        travel = k * u.speed[m]
+        arrived = travel >= length
+        frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
+        nx = np.where(arrived, tx, ox + ddx * frac)
+        ny = np.where(arrived, ty, oy + ddy * frac)
+        moved = bool(((nx != u.x[m]) | (ny != u.y[m])).any())
+        u.x[m] = nx
+        u.y[m] = ny
+        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
+        self._clamp()
+        if arrived.any():
+            moved = True
+            ar = m[arrived]
+            kind = u.kind
+            pat = ar[kind[ar] == PATROL]
+            if len(pat):  # patrol: turn around
+                o_x, o_y = u.px[pat].copy(), u.py[pat].copy()
+                u.px[pat], u.py[pat] = u.tx[pat], u.ty[pat]
+                u.tx[pat], u.ty[pat] = o_x, o_y
+                u.seg[pat] = -1
+            u.finish_orders(ar[kind[ar] != PATROL])
+        return moved
+
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
         u = self.u
@@ -370,6 +403,7 @@ class World:
         (static fight, scheduled target scans)."""
         self._static_until = 0
         self.u.scan[:] = 0
+        self.u.seg[:] = -1
 
     def _targeting(self) -> tuple[np.ndarray, float]:
         """(per type: "can hit every targetable unit type present", the common radius of all
@@ -533,17 +567,8 @@ class World:
         np.maximum(u.cd - h, 0.0, out=u.cd)
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
-        speed = u.speed
-        moving = _POINT_LUT[u.kind] & (speed > 0)
+        moving = _POINT_LUT[u.kind] & (u.speed > 0)
         if moving.any():
-            m = np.nonzero(moving)[0]
-            dx = u.tx[m] - u.x[m]
-            dy = u.ty[m] - u.y[m]
-            dist = np.hypot(dx, dy)
-            go = dist > 1e-9
-            scale = np.where(go, np.minimum(speed[m] * h, dist) / np.where(go, dist, 1.0), 0.0)
-            u.x[m] += dx * scale
-            u.y[m] += dy * scale
-            u.facing[m] = np.where(go, np.arctan2(dy, dx) % _TWO_PI, u.facing[m])
-            self._clamp()
+            self._segment_start = self.loop - h
+            self._move_to_points(np.nonzero(moving)[0], self.loop)
         return _NO_DEATHS
