@@ -136,7 +136,7 @@ def test_launcher_serves_and_exits_on_quit(tmp_path: Path):
         assert build == 94137 and status == 6
         t0 = time.monotonic()
         assert proc.wait(timeout=5) == 0
-        assert time.monotonic() - t0 < 0.5, "the engine exits right after the quit reply"
+        assert time.monotonic() - t0 < 2.0, "the engine exits right after the quit reply"
     finally:
         _kill(proc)
 
