@@ -71,6 +71,7 @@ class WorkerRecord:
     sent_at: float = 0.0
     reply: Reply | None = None
     lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
+    poll_obj: Any = None  # select.poll over this lane and the ZeroMQ FD
 
     @property
     def n_envs(self) -> int:
@@ -140,11 +141,10 @@ class Broker:
         self.sock.setsockopt(zmq.LINGER, 0)
         self._poller = zmq.Poller()
         self._poller.register(self.sock, zmq.POLLIN)
-        self._lane_owner: dict[int, WorkerRecord] = {}
-        # The hot wait: one poll(2) over ZeroMQ's notification FD and the local lanes.
+        # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
         self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
-        self._fdpoll = select.poll()
-        self._fdpoll.register(self._zmq_fd, select.POLLIN)
+        self._zmq_poll = select.poll()
+        self._zmq_poll.register(self._zmq_fd, select.POLLIN)
         self.endpoints: list[str] = []
         self.lock = threading.Lock()
         self.by_id: dict[bytes, WorkerRecord] = {}
@@ -256,11 +256,13 @@ class Broker:
         Replies land in ``w.reply``. Raises :class:`WorkerDied`/:class:`WorkerTimeout` (never hangs:
         liveness is checked every quarter second at most while waiting).
         """
-        self._outstanding = sum(1 for w in workers if w.reply is None and w.pending_seq >= 0)
+        pending = [w for w in workers if w.reply is None and w.pending_seq >= 0]
+        self._outstanding = len(pending)
         sock = self.sock
-        poll = self._fdpoll.poll
-        lanes = self._lane_owner
         zmq_fd = self._zmq_fd
+        zmq_only = self._zmq_poll
+        lanes = [w for w in pending if w.lane is not None]
+        k = 0  # lanes[k] is the next lane reply to wait for
         # ZeroMQ's FD only signals changes: check the socket's event state once before waiting
         # and again whenever poll says its FD moved.
         zmq_dirty = True
@@ -271,16 +273,27 @@ class Broker:
                 zmq_dirty = False
             if self._outstanding <= 0:
                 return
+            # Wait for lane replies in order, as SubprocVecEnv does: one wake-up of this thread
+            # per slow worker instead of one per reply (each wake-up steals a core from workers).
+            while k < len(lanes) and lanes[k].reply is not None:
+                k += 1
+            if k < len(lanes):
+                target = lanes[k]
+                self._read_lane(target)  # often already there
+                if target.reply is not None:
+                    continue
+                poller = target.poll_obj
+            else:
+                poller = zmq_only
             now = time.monotonic()
             if now >= self._next_check:
                 self._next_check = now + self._check_period
                 self._check_health(now, raise_=True)
             timeout_ms = int((self._next_check - now) * 1000) + 1
-            for fd, _ in poll(timeout_ms):
+            assert poller is not None
+            for fd, _ in poller.poll(timeout_ms):
                 if fd == zmq_fd:
                     zmq_dirty = True
-                else:
-                    self._read_lane(lanes[fd])
 
     def _drain(self) -> None:
         sock = self.sock
@@ -456,8 +469,9 @@ class Broker:
         w = WorkerRecord(ident, name, host, pid, lo, hi, local=slot is not None, proc=proc)
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
-            self._lane_owner[slot.lane.fd] = w
-            self._fdpoll.register(slot.lane.fd, select.POLLIN)
+            w.poll_obj = select.poll()
+            w.poll_obj.register(slot.lane.fd, select.POLLIN)
+            w.poll_obj.register(self._zmq_fd, select.POLLIN)
         self.by_id[ident] = w
         self.workers.append(w)
         self.workers.sort(key=lambda r: r.lo)

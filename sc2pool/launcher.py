@@ -1,8 +1,12 @@
 """Local worker processes: spawning, the private temp dir, and clean-up at exit.
 
-Each local worker is ``python -m workers.main`` started in its **own session** (so it leads its
-own process group: killing the group also kills any game process it launched, and a Ctrl-C in
-the trainer's terminal reaches only the trainer, which then closes the pool in order). The host
+Each local worker is ``python -m workers.main`` started as the leader of its **own process
+group** (killing the group also kills any game process it launched, and a Ctrl-C in the
+trainer's terminal reaches only the trainer's foreground group, so the trainer closes the pool
+in order). It stays in the trainer's *session* on purpose: with Linux's scheduler autogroups
+(``kernel.sched_autogroup_enabled=1``, the default on desktops and many servers) every session is
+scheduled as one unit, and workers in sessions of their own are woken with group-level latency,
+which made 8 lockstep workers ~3x slower on a busy 2-core machine. The host
 recipe (env factories or a HostSpec) reaches the child through its stdin at start-up, pickled
 with cloudpickle: process start-up on this machine, never the broker socket.
 
@@ -113,7 +117,7 @@ def spawn_worker(
     proc = subprocess.Popen(
         cmd,
         stdin=subprocess.PIPE,
-        start_new_session=True,
+        process_group=0,  # own group, same session (see the module docstring)
         env=env,
         close_fds=True,
         pass_fds=(lane_fd,) if lane_fd is not None else (),
