@@ -15,6 +15,12 @@ Rules this module guarantees (see ``/work/shared/design/sc2-api-facts.md``):
   ``_play_game_ai`` reads ``client._game_result`` after any reply that leaves ``in_game``, and that
   is only filled by an observation carrying ``player_result``).
 
+A game lives in a :class:`Room`, which sessions can share through a :class:`RoomRegistry`: a ladder
+manager creates the game and the bot joins on its own connection; two bots play each other with
+lockstep steps (``join_game`` returns once all have joined, ``step`` once all have stepped). Only
+these multiplayer waits make a reply asynchronous (:attr:`EngineSession.pending`); everything else
+is answered synchronously.
+
 Static responses are cached as serialized bytes: the game data for the whole process and the game
 info per game. Protobuf merges concatenated messages, so a cached body plus fresh status bytes is a
 valid ``Response`` without re-serializing megabytes.
