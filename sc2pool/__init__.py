@@ -12,6 +12,16 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "ZmqVecEnv": "sc2pool.vec_env",
+    "HostSpec": "workers.host",
+    "PoolError": "sc2pool.errors",
+    "PoolClosedError": "sc2pool.errors",
+    "EnvError": "sc2pool.errors",
+    "WorkerDied": "sc2pool.errors",
+    "WorkerTimeout": "sc2pool.errors",
+    "WorkerFailure": "sc2pool.errors",
+    "JoinTimeoutError": "sc2pool.errors",
+    "ProtocolError": "sc2pool.errors",
+    "EncodeError": "sc2pool.errors",
 }
 
 
