@@ -89,8 +89,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--nice",
         type=int,
         metavar="N",
-        help="add N to this process's niceness first (children inherit it); on a shared machine "
-        "a negative N (needs privileges) keeps other work from distorting the figures",
+        help="add N to the niceness first (children inherit it) and set the session's scheduler "
+        "autogroup to N for the run; on a shared machine a negative N (needs privileges) keeps "
+        "other work from distorting the figures",
     )
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
     p.add_argument(
@@ -128,8 +129,7 @@ def _scenario_names(raw: list[str] | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     if args.task:
         return _run_task(args)
-    from sc2pool.bench.pool import BenchConfig, default_scenarios, run_benchmark, select_scenarios
-    from sc2pool.bench.report import FAIL, format_table, write_all, write_json
+    from sc2pool.bench.pool import default_scenarios, select_scenarios
 
     if args.list:
         for s in default_scenarios(quick=False):
@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     if args.warmup is not None and args.warmup < 0:
         print("sc2pool bench: --warmup must be >= 0", file=sys.stderr)
         return 2
+    restore_autogroup: int | None = None
     if args.nice:
         import os
 
@@ -152,6 +153,38 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"sc2pool bench: cannot change niceness by {args.nice}: {exc}", file=sys.stderr)
             return 2
+        restore_autogroup = _set_autogroup_nice(args.nice)
+    try:
+        return _run_pool(args, scenarios)
+    finally:
+        if restore_autogroup is not None:
+            _set_autogroup_nice(restore_autogroup)
+
+
+_AUTOGROUP = "/proc/self/autogroup"
+
+
+def _set_autogroup_nice(nice: int) -> int | None:
+    """Set the scheduler autogroup's niceness; return the previous value (None if unsupported).
+
+    With ``kernel.sched_autogroup_enabled`` (the default on most desktop and cloud kernels) the
+    CPU is shared fairly between *sessions* first, and a process's own niceness only orders it
+    within its session. So on a box shared with other sessions, ``os.nice`` alone does nothing
+    against them: the session's autogroup must be raised too. It is restored afterwards."""
+    try:
+        with open(_AUTOGROUP) as f:
+            previous = int(f.read().split("nice")[-1])
+        with open(_AUTOGROUP, "w") as f:
+            f.write(str(nice))
+        return previous
+    except (OSError, ValueError):
+        return None
+
+
+def _run_pool(args: argparse.Namespace, scenarios: Any) -> int:
+    from sc2pool.bench.pool import BenchConfig, run_benchmark
+    from sc2pool.bench.report import FAIL, format_table, write_all, write_json
+
     config = BenchConfig(
         scenarios=scenarios,
         seconds=args.seconds or (0.5 if args.quick else 1.0),

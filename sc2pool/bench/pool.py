@@ -527,6 +527,16 @@ def _close_quietly(drv: _Driver, m: Measurement) -> None:
         m.error = (m.error + "; " if m.error else "") + f"close failed: {type(exc).__name__}: {exc}"
 
 
+def _autogroup() -> str | None:
+    """The scheduler autogroup and its niceness (what really sets our CPU share against other
+    sessions when ``kernel.sched_autogroup_enabled`` is on), or None where there is none."""
+    try:
+        with open("/proc/self/autogroup") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def _code_version() -> str:
     """Which sc2pool was measured: its path, and the git commit (+dirty) when it is a checkout."""
     import subprocess
@@ -581,6 +591,7 @@ def run_benchmark(config: BenchConfig) -> dict[str, Any]:
             "wall_s": time.perf_counter() - t0,
             "ratio_basis": "best of the rounds (env steps/s); median also reported",
             "nice": os.nice(0),
+            "autogroup": _autogroup(),
             "code": _code_version(),
         },
         "scenarios": [

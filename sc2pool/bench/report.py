@@ -202,7 +202,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"{meta['loadavg_after'][0]:.2f}"
     )
     if "code" in meta:
-        lines.append(f"code: {meta['code']}  nice={meta.get('nice')}")
+        lines.append(f"code: {meta['code']}  nice={meta.get('nice')}  autogroup: {meta.get('autogroup')}")
     lines.append(
         f"{meta['repeats']} interleaved rounds x {meta['seconds']:g} s per implementation; "
         f"figures are the best round (median in brackets); env steps/s = vector steps/s x envs"

@@ -271,3 +271,13 @@ def test_env_that_cannot_be_built_fails_the_scenario_only():
     errors = [r["error"] for r in result["results"] if r["scenario"] == "bad"]
     assert len(errors) == 2 and all("cannot be built" in e for e in errors)
     assert [r["best"] > 0 for r in result["results"] if r["scenario"] == "good"] == [True]
+
+
+def test_autogroup_nice_is_set_and_previous_value_returned(tmp_path, monkeypatch):
+    fake = tmp_path / "autogroup"
+    fake.write_text("/autogroup-7 nice 3\n")
+    monkeypatch.setattr(bench_cli, "_AUTOGROUP", str(fake))
+    assert bench_cli._set_autogroup_nice(-10) == 3
+    assert fake.read_text() == "-10"
+    monkeypatch.setattr(bench_cli, "_AUTOGROUP", str(tmp_path / "missing"))
+    assert bench_cli._set_autogroup_nice(-10) is None  # kernels without autogroups: a no-op
