@@ -156,8 +156,20 @@ def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
 def bench_singles_concurrent(task: str, engine: str, seconds: float, n: int) -> dict[str, Any]:
     """``n`` independent single games at the same time (one per core), each in its own process
     with no pool: the summed rate is the ideal the pool is measured against."""
-    cmd = [sys.executable, "-m", "workers.sc2.bench_single", "--task", task, "--engine", engine, "--seconds", str(seconds)]
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "workers.sc2.bench_single",
+        "--task",
+        task,
+        "--engine",
+        engine,
+        "--seconds",
+        str(seconds),
+    ]
+    procs = [
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)
+    ]
     rates = []
     try:
         for p in procs:
@@ -196,7 +208,9 @@ def run(
         for _ in range(repeats):
             for eng in transports:
                 t["single"][eng] = best(t["single"].get(eng), bench_single(task, eng, seconds))
-                t["ideal"][eng] = best(t["ideal"].get(eng), bench_singles_concurrent(task, eng, seconds, cores))
+                t["ideal"][eng] = best(
+                    t["ideal"].get(eng), bench_singles_concurrent(task, eng, seconds, cores)
+                )
         for n in games:
             row: dict[str, Any] = {"games": n}
             for _ in range(repeats):
@@ -209,7 +223,9 @@ def run(
                     row[key] = best(row.get(key), bench_pool(task, n, eng, seconds, warmup))
             if "pool" in row:
                 row["ratio_pool_vs_seed"] = row["pool"]["rate"] / max(row["seed"]["rate"], 1e-9)
-                row["ratio_pool_vs_seed_persistent"] = row["pool"]["rate"] / max(row["seed-persistent"]["rate"], 1e-9)
+                row["ratio_pool_vs_seed_persistent"] = row["pool"]["rate"] / max(
+                    row["seed-persistent"]["rate"], 1e-9
+                )
             print(_row_line(task, row), flush=True)
             t["rows"].append(row)
         # the pool's own share of a step, at one game per core
