@@ -11,53 +11,20 @@ recipe (env factories or a HostSpec) reaches the child through its stdin at star
 with cloudpickle: process start-up on this machine, never the broker socket.
 
 The ipc socket and the shared-memory observation file live in a private directory (mode 0700,
-on ``/dev/shm`` when available) that ``close()`` removes; pools still open at interpreter exit are
-closed by an ``atexit`` hook; on Linux workers also get SIGTERM if the trainer dies
-(``PR_SET_PDEATHSIG``) and then remove that directory themselves.
+on ``/dev/shm`` when available) that ``close()`` removes; pools that are garbage-collected or
+still open at interpreter exit are closed by a ``weakref.finalize``; on Linux workers also get
+SIGTERM if the trainer dies (``PR_SET_PDEATHSIG``) and then remove that directory themselves.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import weakref
-from typing import Any, Protocol
-
-
-class _Closable(Protocol):
-    def close(self) -> None: ...
-
-
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
-_ATEXIT_REGISTERED = False
-_ATEXIT_LOCK = threading.Lock()
-
-
-def register_for_exit(obj: _Closable) -> None:
-    """Close ``obj`` at interpreter exit if it is still open then."""
-    global _ATEXIT_REGISTERED
-    with _ATEXIT_LOCK:
-        _LIVE.add(obj)
-        if not _ATEXIT_REGISTERED:
-            atexit.register(_close_all)
-            _ATEXIT_REGISTERED = True
-
-
-def unregister_for_exit(obj: _Closable) -> None:
-    with _ATEXIT_LOCK:
-        _LIVE.discard(obj)
-
-
-def _close_all() -> None:
-    for obj in list(_LIVE):
-        with contextlib.suppress(Exception):
-            obj.close()
+from typing import Any
 
 
 class PrivateDir:

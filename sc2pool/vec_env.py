@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import logging
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,7 +35,7 @@ from sc2pool.errors import (
     PoolError,
     ProtocolError,
 )
-from sc2pool.launcher import PrivateDir, register_for_exit, spawn_worker, unregister_for_exit
+from sc2pool.launcher import PrivateDir, spawn_worker
 from sc2pool.spaces import ObsLayout
 from workers.host import HostSpec
 
@@ -49,6 +50,27 @@ class AsyncState(enum.Enum):
 
     DEFAULT = "default"
     WAITING_STEP = "step"
+
+
+class _Resources:
+    """What a pool must release: its broker (sockets, worker processes) and its private dir.
+
+    Held apart from the ZmqVecEnv so that a ``weakref.finalize`` can release them when the pool
+    is garbage-collected or the interpreter exits without ``close()``."""
+
+    def __init__(self) -> None:
+        self.broker: Broker | None = None
+        self.dir: PrivateDir | None = None
+
+    def close(self, grace: float) -> None:
+        broker, self.broker = self.broker, None
+        try:
+            if broker is not None:
+                broker.close(grace=grace)
+        finally:
+            if self.dir is not None:
+                self.dir.cleanup()
+                self.dir = None
 
 
 def _split(n: int, parts: int) -> list[int]:
@@ -176,10 +198,11 @@ class ZmqVecEnv(VecEnv):
         self._heartbeat_interval = heartbeat_interval
         self._close_timeout = close_timeout
         self._closed = False
-        register_for_exit(self)
+        self._res = _Resources()
+        self._finalizer = weakref.finalize(self, self._res.close, 1.0)  # also runs at exit
         try:
             if n_local > 0:
-                self._dir = PrivateDir()
+                self._dir = self._res.dir = PrivateDir()
             broker = Broker(
                 n_envs=total,
                 heartbeat_interval=heartbeat_interval,
@@ -187,7 +210,7 @@ class ZmqVecEnv(VecEnv):
                 step_timeout=step_timeout,
                 shm_path=self._dir.file("obs.shm") if (self._dir and shared_memory) else None,
             )
-            self._broker = broker
+            self._broker = self._res.broker = broker
             local_endpoint = broker.bind(f"ipc://{self._dir.file('broker.ipc')}") if self._dir else None
             if bind is not None:
                 self.endpoints.append(broker.bind(bind))
@@ -505,18 +528,15 @@ class ZmqVecEnv(VecEnv):
         self._close(grace=getattr(self, "_close_timeout", 3.0))
 
     def _close(self, grace: float) -> None:
-        broker, self._broker = self._broker, None
+        self._broker = None
+        self._dir = None
         self._closed = True
         self._state = AsyncState.DEFAULT
         self._bufs = []
-        try:
-            if broker is not None:
-                broker.close(grace=grace)
-        finally:
-            if self._dir is not None:
-                self._dir.cleanup()
-                self._dir = None
-            unregister_for_exit(self)
+        res = getattr(self, "_res", None)
+        if res is not None:
+            self._finalizer.detach()
+            res.close(grace)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self.workers)} workers"

@@ -19,6 +19,7 @@ def main() -> int:
     parser.add_argument("--bind", default=None)
     parser.add_argument("--n-envs", type=int, default=2)
     parser.add_argument("--local", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=-1, help="stop after this many steps, without close()")
     args = parser.parse_args()
     kwargs = {}
     if args.bind:
@@ -29,8 +30,11 @@ def main() -> int:
     print(json.dumps({"pids": venv.worker_pids, "dir": venv._dir.path if venv._dir else None}), flush=True)
     venv.reset()
     actions = np.zeros(args.n_envs, dtype=np.int64)
-    while True:
+    steps = 0
+    while steps != args.steps:
         venv.step(actions)
+        steps += 1
+    return 0  # deliberately no venv.close(): interpreter exit must clean up
 
 
 if __name__ == "__main__":

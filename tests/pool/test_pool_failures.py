@@ -200,3 +200,12 @@ def test_ctrl_c_in_the_trainer_leaves_nothing(procs: list[Any], pool_tmpdir: Pat
     assert "KeyboardInterrupt" in err
     assert all(gone(p) for p in pids)
     assert not os.path.exists(info["dir"])
+
+
+@pytest.mark.timeout(60)
+def test_interpreter_exit_without_close_leaves_nothing(procs: list[Any], pool_tmpdir: Path) -> None:
+    trainer, info = start_trainer(procs, "--n-envs", "2", "--local", "1", "--steps", "20")
+    _, err = trainer.communicate(timeout=30)
+    assert trainer.returncode == 0, err
+    assert all(gone(p) for p in info["pids"])
+    assert not os.path.exists(info["dir"])
