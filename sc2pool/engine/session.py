@@ -192,6 +192,7 @@ class Room:
         self.t0 = time.monotonic()
         self._pending: dict[int, list[Any]] = {}  # player_id -> [loops still to go, future]
         self._all_joined: Any = None  # future: every participant slot taken
+        self.game_port = 0  # server_ports.game_port its players announced (bot vs bot)
 
     @property
     def open_slots(self) -> int:
@@ -203,11 +204,12 @@ class Room:
             self.t0 = time.monotonic()
         self.players[pid] = session
         self.members.add(session)
-        for m in self.members:  # a manager that created the game now sees it running
-            if m.player_id == 0 and m.status == INIT_GAME:
-                m.status = IN_GAME
-        if self.open_slots <= 0 and self._all_joined is not None and not self._all_joined.done():
-            self._all_joined.set_result(None)
+        if self.open_slots <= 0:
+            for m in self.members:  # a manager that created the game (and cannot join it now) sees it running
+                if m.player_id == 0 and m.status == INIT_GAME:
+                    m.status = IN_GAME
+            if self._all_joined is not None and not self._all_joined.done():
+                self._all_joined.set_result(None)
         return pid
 
     def wait_all_joined(self) -> Any:
@@ -284,11 +286,16 @@ class RoomRegistry:
         self.rooms = [r for r in self.rooms if r.members]
         self.rooms.append(room)
 
-    def find_open(self) -> Room | None:
-        for room in reversed(self.rooms):
-            if room.members and room.open_slots > 0 and not room.game.ended:
-                return room
-        return None
+    def find_open(self, game_port: int = 0) -> Room | None:
+        """The newest joinable game; with ``game_port`` (the joiner's ``server_ports``), not one
+        whose players announced other ports: concurrent bot-vs-bot set-ups never cross."""
+        candidates = [r for r in reversed(self.rooms) if r.members and r.open_slots > 0 and not r.game.ended]
+        if game_port:
+            for room in candidates:  # the game whose players announced the same ports
+                if room.game_port == game_port:
+                    return room
+            candidates = [r for r in candidates if not r.game_port]
+        return candidates[0] if candidates else None
 
 
 class EngineSession:
@@ -502,12 +509,13 @@ class EngineSession:
 
     def _join_game(self, req: sc_pb.RequestJoinGame) -> bytes:
         room = self.room if self.status == INIT_GAME else None
+        port = req.server_ports.game_port if req.HasField("server_ports") else 0
         if self.status in (LAUNCHED, ENDED):
-            room = self.registry.find_open()  # a game created on another connection
-            if room is None and self.allow_proxy and req.HasField("server_ports") and req.server_ports.game_port:
+            room = self.registry.find_open(port)  # a game created on another connection
+            if room is None and self.allow_proxy and port:
                 self._detach()
                 self.status = LAUNCHED
-                self.proxy_port = req.server_ports.game_port  # the server forwards to the host engine
+                self.proxy_port = port  # the server forwards to the host engine
                 return b""
         if room is None:
             hint = "send create_game first"
@@ -530,8 +538,9 @@ class EngineSession:
         self.status = IN_GAME
         reply = sc_pb.ResponseJoinGame(player_id=pid).SerializeToString()
         if room.participants > 1:
-            if req.HasField("server_ports") and req.server_ports.game_port:
-                self.peer_port = req.server_ports.game_port  # the server listens there for the others
+            if port:
+                room.game_port = room.game_port or port
+                self.peer_port = port  # the server listens there for the other engine processes
             wait = room.wait_all_joined()
             if wait is not None:  # as in SC2, join_game returns once every player has joined
                 self.pending = self._join_done(room, wait, reply)

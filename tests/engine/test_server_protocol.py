@@ -405,7 +405,12 @@ async def _send(s: EngineSession, **kw) -> sc.Response:
     return sc.Response.FromString(out)
 
 
-def test_lockstep_join_and_steps():
+@pytest.mark.timeout(30)
+def test_lockstep_join_and_steps(monkeypatch: pytest.MonkeyPatch):
+    import sc2pool.engine.session as session_mod
+
+    monkeypatch.setattr(session_mod, "STEP_WAIT_TIMEOUT", 5.0)  # a bug fails fast instead of waiting 120 s
+
     async def go() -> None:
         reg = RoomRegistry()
         a, b = (EngineSession(game_factory=StubGame.create, game_error=StubError, registry=reg) for _ in range(2))
@@ -452,3 +457,32 @@ def test_single_player_games_never_wait():
     s = new_session()
     start(s)
     assert s.handle(sc.Request(step=sc.RequestStep(count=8)).SerializeToString()) and s.pending is None
+
+
+@pytest.mark.timeout(30)
+def test_concurrent_bot_vs_bot_setups_pair_by_server_ports(monkeypatch: pytest.MonkeyPatch):
+    import sc2pool.engine.session as session_mod
+
+    monkeypatch.setattr(session_mod, "STEP_WAIT_TIMEOUT", 5.0)
+
+    async def go() -> None:
+        reg = RoomRegistry()
+        a1, a2, b1, b2 = (EngineSession(game_factory=StubGame.create, game_error=StubError, registry=reg) for _ in range(4))
+
+        def join(port: int) -> sc.RequestJoinGame:
+            req = sc.RequestJoinGame(race=common_pb2.Terran)
+            req.server_ports.game_port = port
+            return req
+
+        await _send(a1, create_game=TWO_PLAYERS)
+        await _send(b1, create_game=TWO_PLAYERS)  # the newest open game
+        ja1 = asyncio.ensure_future(_send(a1, join_game=join(100)))
+        await asyncio.sleep(0)
+        ja2 = asyncio.ensure_future(_send(a2, join_game=join(100)))  # must pair with a1, not b1
+        jb2 = asyncio.ensure_future(_send(b2, join_game=join(200)))
+        jb1 = asyncio.ensure_future(_send(b1, join_game=join(200)))
+        results = await asyncio.gather(ja1, ja2, jb1, jb2)
+        assert all(r.status == IN_GAME and not r.error for r in results)
+        assert a1.room is a2.room and b1.room is b2.room and a1.room is not b1.room
+
+    asyncio.run(go())
