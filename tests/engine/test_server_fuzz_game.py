@@ -88,7 +88,7 @@ def requests(draw: st.DrawFn, tags: list[int]) -> sc.Request:
 
 
 @pytest.mark.timeout(120)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(st.data())
 def test_random_request_sequences_against_the_real_engine(data: st.DataObject):
     s = EngineSession()

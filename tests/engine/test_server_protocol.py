@@ -366,7 +366,7 @@ def test_join_without_game_is_refused_or_forwarded():
     assert s.handle(sc.Request(join_game=req).SerializeToString()) == b"" and s.proxy_port == 5001
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.binary(max_size=64), min_size=1, max_size=8))
 def test_fuzz_random_bytes_never_break_the_session(blobs):
     s = new_session()
