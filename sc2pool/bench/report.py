@@ -287,7 +287,8 @@ def write_png(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
             v = r["best_us_per_step"] if overhead else r["best"]
             labels.append(r["label"] + (" (ERROR)" if v is None else ""))
             values.append(v or 0.0)
-            colors.append(_COLORS.get(r["impl"], "#333333"))
+            no_shm = r["impl"] == "zmq" and not r.get("shm", True)
+            colors.append("#f08080" if no_shm else _COLORS.get(r["impl"], "#333333"))
         y = list(range(len(rows)))
         ax.barh(y, values, color=colors)
         ax.set_yticks(y)
