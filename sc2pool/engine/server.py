@@ -102,9 +102,10 @@ class EngineServer:
     joins the newest game with a free participant slot: the ladder pattern (a manager creates the
     game, the bot joins on its own connection) and bot vs bot (two connections, lockstep steps).
 
-    Bot vs bot through ``run_game`` starts two engine processes: the host's players join with
-    ``server_ports``, and the host then also listens on ``server_ports.game_port``; the other
-    process, which has no game, forwards its client's requests there (:meth:`_proxy`).
+    Bot vs bot through ``run_game`` starts two engine processes (``peers=True``, the SC2_x64
+    mode): the host's players join with ``server_ports``, and the host then also listens on
+    ``server_ports.game_port``; the other process, which has no game, forwards its client's
+    requests there (:meth:`_proxy`).
     """
 
     def __init__(
@@ -114,8 +115,12 @@ class EngineServer:
         game_factory: GameFactory | None = None,
         game_error: type[BaseException] | None = None,
         host: str = "127.0.0.1",
+        peers: bool = False,
     ) -> None:
+        """``peers``: take part in bot vs bot across engine processes (the SC2_x64 mode): listen
+        on a hosted game's ``server_ports.game_port``, forward a join for a game hosted elsewhere."""
         self.exit_on_quit = exit_on_quit
+        self.peers = peers
         self.game_factory = game_factory
         self.game_error = game_error
         self.host = host
@@ -131,7 +136,7 @@ class EngineServer:
         stats = DispatchStats() if os.environ.get("SC2POOL_ENGINE_STATS") else None
         return EngineSession(
             game_factory=self.game_factory, stats=stats, game_error=self.game_error, registry=self.registry,
-            allow_proxy=True,
+            allow_proxy=self.peers,
         )
 
     async def _handle_ws(self, request: web.Request) -> web.StreamResponse:
@@ -153,7 +158,8 @@ class EngineServer:
                     break
                 out = handle(data)
                 if session.peer_port:  # hosting bot vs bot: the other engine processes connect there
-                    await self._listen_for_peers(session.peer_port)
+                    if self.peers:
+                        await self._listen_for_peers(session.peer_port)
                     session.peer_port = 0
                 if session.pending is not None:  # multiplayer join/step waiting for the other players
                     out = await session.take_pending()
@@ -321,9 +327,10 @@ async def serve_forever(
     exit_on_quit: bool = False,
     ready: threading.Event | None = None,
     sock: socket.socket | None = None,
+    peers: bool = False,
 ) -> None:
     """Run an :class:`EngineServer` until cancelled."""
-    server = EngineServer(exit_on_quit=exit_on_quit, host=host)
+    server = EngineServer(exit_on_quit=exit_on_quit, host=host, peers=peers)
     await server.start(host, port, sock)
     if ready is not None:
         ready.set()
@@ -366,7 +373,7 @@ def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, p
     _watch_parent(os.getppid() if parent_pid is None else parent_pid)
     _preload()
     try:
-        asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True, sock=sock))
+        asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True, sock=sock, peers=True))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr
