@@ -20,6 +20,18 @@ def make_cartpole() -> gym.Env:
     return gym.make("CartPole-v1")
 
 
+class Marker(gym.Wrapper):
+    """A wrapper to look for with env_is_wrapped."""
+
+
+class SubMarker(Marker):
+    """A subclass: env_is_wrapped(Marker) must be True for it too (isinstance semantics)."""
+
+
+def make_marked_cartpole() -> gym.Env:
+    return SubMarker(gym.make("CartPole-v1"))
+
+
 def make_pendulum() -> gym.Env:
     return gym.make("Pendulum-v1")
 

@@ -122,11 +122,11 @@ def test_refusals_while_joining(procs: list[Any]) -> None:
         while time.monotonic() < deadline and "local-0" not in {w.name for w in _pool_workers(builder, result)}:
             time.sleep(0.05)
         # 3. different spaces (CartPole's Box(4) vs the pool's Box(2))
+        # 4. too many envs (both started at once: each CLI start-up takes a while)
         other = start_cli_worker(procs, endpoint, "--env", "CartPole-v1")
+        greedy = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--envs", "5")
         code, err = wait_exit(other, 30)
         assert code == 2 and "observation space" in err and "differs" in err
-        # 4. too many envs
-        greedy = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--envs", "5")
         code, err = wait_exit(greedy, 30)
         assert code == 2 and "too many envs" in err and "5" in err
         # 5. duplicate worker id: the first joins, the second is refused
