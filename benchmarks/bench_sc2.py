@@ -24,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=2, help="interleaved rounds; the best is kept")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default="bench-results")
+    p.add_argument("--nice", type=int, default=0, help="niceness change for the run (negative needs privileges)")
     args = p.parse_args(argv)
     from sc2pool.bench.sc2 import main as run_main
 

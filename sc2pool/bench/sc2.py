@@ -336,7 +336,22 @@ def main(args: argparse.Namespace) -> int:
         return 2
     seconds = float(getattr(args, "seconds", None) or (1.0 if getattr(args, "quick", False) else 3.0))
     repeats = int(getattr(args, "repeats", None) or (1 if getattr(args, "quick", False) else 2))
-    report = run(tasks, games, seconds, transports, repeats=repeats)
+    nice = int(getattr(args, "nice", None) or 0)
+    restore: int | None = None
+    if nice:
+        from sc2pool.bench_cli import _set_autogroup_nice
+
+        try:
+            os.nice(nice)
+        except OSError as exc:
+            print(f"sc2pool bench: cannot change niceness by {nice}: {exc}", file=sys.stderr)
+            return 2
+        restore = _set_autogroup_nice(nice)
+    try:
+        report = run(tasks, games, seconds, transports, repeats=repeats)
+    finally:
+        if restore is not None:
+            _set_autogroup_nice(restore)
     text = format_report(report)
     targets = check_targets(report)
     if targets:
