@@ -33,3 +33,14 @@ class BeaconQuadrant(Task):
         sx, sy = [(1, 1), (-1, 1), (-1, -1), (1, -1)][int(action)]
         cx, cy = frame.x0 + frame.w / 2, frame.y0 + frame.h / 2
         bot.units.first.move(frame.point(cx + sx * frame.w / 4, cy + sy * frame.h / 4))
+
+
+class FlakyBeacon(BeaconQuadrant):
+    """Raises in ``encode`` while ``fail`` is set (to test how task bugs are reported)."""
+
+    fail = False
+
+    def encode(self, bot: Any) -> np.ndarray:
+        if self.fail:
+            raise ZeroDivisionError("flaky encoder")
+        return super().encode(bot)

@@ -177,6 +177,28 @@ def test_hung_game_is_a_timeout_error_and_still_killed_on_close(run: Any, no_lea
 
 
 @pytest.mark.timeout(60)
+def test_task_bug_is_reported_as_task_failure_and_env_recovers(run: Any, no_leaks: None) -> None:
+    from workers.sc2.bridge import TaskFailure
+
+    host = SC2EnvHost(1, task="sc2_user_task:FlakyBeacon", engine="inprocess")
+    try:
+        run(host.start())
+        run(host.reset([0], [1], [None]))
+        run(host.step([0]))
+        run(host.set_attr(0, "fail", True))
+        with pytest.raises(EnvFailure) as err:
+            run(host.step([0]))
+        assert isinstance(err.value.cause, TaskFailure)
+        assert "FlakyBeacon.encode raised ZeroDivisionError: flaky encoder" in str(err.value)
+        run(host.set_attr(0, "fail", False))
+        ((obs, _),) = run(host.reset([0], [None], [None]))  # the game itself is fine
+        assert obs.shape == (4,)
+        run(host.step([1]))
+    finally:
+        run(host.close())
+
+
+@pytest.mark.timeout(60)
 def test_close_kills_every_game_process(run: Any, no_leaks: None) -> None:
     host = SC2EnvHost(2, task="DefeatRoaches")
     run(host.start())

@@ -24,8 +24,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +67,20 @@ class GameLaunchError(GameError):
 
 class GameTimeoutError(GameError, TimeoutError):
     """The game did not answer within ``step_timeout`` seconds."""
+
+
+class TaskFailure(GameError):
+    """The task's own code (encode, decode, reward, outcome ...) raised; the game is fine and the
+    env can be reset. The original exception is ``__cause__``."""
+
+
+def _task_call(game: Game, what: str, fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception as exc:
+        raise TaskFailure(
+            f"env {game.index}: task {type(game.task).__name__}.{what} raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 @dataclass
@@ -123,22 +136,27 @@ class BridgeBot(BotAI):
         t0 = time.perf_counter()
         task = game.task
         if iteration == 0:
-            task.episode_start(self)
-            game.publish(Transition(check_observation(task, task.encode(self), game.obs_space), 0.0, False, False, {}), t0)
+            _task_call(game, "episode_start", task.episode_start, self)
+            reward, info = 0.0, {}
         else:
-            reward = float(task.reward(self))
-            info = task.info(self)
-            game.publish(Transition(check_observation(task, task.encode(self), game.obs_space), reward, False, False, info), t0)
+            reward = float(_task_call(game, "reward", task.reward, self))
+            info = _task_call(game, "info", task.info, self)
+        obs = self._encode(game)
+        game.publish(Transition(obs, reward, False, False, info), t0)
         action = await game.next_action()
         t1 = time.perf_counter()
         if action is _ABORT:
             await self.client.leave()
             return
         if task.scripted:
-            task.scripted_decode(self)
+            _task_call(game, "scripted_decode", task.scripted_decode, self)
         else:
-            task.decode(self, action)
+            _task_call(game, "decode", task.decode, self, action)
         game.timings.bridge += time.perf_counter() - t1
+
+    def _encode(self, game: Game) -> Any:
+        obs = _task_call(game, "encode", game.task.encode, self)
+        return _task_call(game, "encode", check_observation, game.task, obs, game.obs_space)
 
     async def on_end(self, game_result: Result) -> None:
         game = self._game
@@ -153,14 +171,14 @@ class BridgeBot(BotAI):
             info_proto = sc_pb.Response(game_info=sc_pb.ResponseGameInfo(start_raw=raw_pb.StartRaw(pathing_grid=grid)))
             self._prepare_step(GameState(last.observation), info_proto)
         task = game.task
-        reward = float(task.reward(self))
-        terminated, truncated = task.outcome(self, game_result)
+        reward = float(_task_call(game, "reward", task.reward, self))
+        terminated, truncated = _task_call(game, "outcome", task.outcome, self, game_result)
         limit = game.setup.time_limit_s
         if limit is not None and game_result == Result.Tie and self.state.game_loop / LOOPS_PER_SECOND > limit:
             terminated, truncated = False, True
-        info = dict(task.info(self))
+        info = dict(_task_call(game, "info", task.info, self))
         info["game_result"] = game_result.name
-        obs = check_observation(task, task.encode(self), game.obs_space)
+        obs = self._encode(game)
         game.publish(Transition(obs, reward, bool(terminated), bool(truncated), info), t0)
 
 
@@ -372,7 +390,7 @@ class Game:
                 f"env {self.index}: the game connection failed mid-episode: {type(exc).__name__}: {exc}"
                 + (f" ({desc})" if desc else "")
             )
-        if exc is not None and not self.aborting:
+        if exc is not None and not self.aborting and not isinstance(exc, TaskFailure):
             self._dead = exc
         if fut is not None and not fut.done():
             if exc is None:
@@ -563,8 +581,6 @@ def controller_status(controller: Controller) -> str | None:
     return None if status is None else status.name
 
 
-ProgressCallback = Callable[[int, str], None]
-
 __all__ = [
     "BridgeBot",
     "Game",
@@ -573,8 +589,7 @@ __all__ = [
     "GameLaunchError",
     "GameTimeoutError",
     "GameTimings",
+    "TaskFailure",
     "Transition",
     "quiet_burnysc2_logging",
 ]
-
-_ = field  # keep dataclasses import used for future fields
