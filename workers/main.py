@@ -352,6 +352,8 @@ class Worker:
         except BaseException as exc:
             idx = exc.index if isinstance(exc, EnvFailure) else None
             await self._send_error(exc, "build", idx, None)
+            fields = _error_fields(exc, "build", idx)
+            sys.stderr.write(f"sc2pool worker {self.name}: building the env host failed:\n{fields['tb']}")
             return EXIT_FAILED
         try:
             hello: dict[str, Any] = {
@@ -368,7 +370,9 @@ class Worker:
             await self._send_error(exc, "hello", None, None)
             return EXIT_FAILED
         await self._send(P.Kind.HELLO, **hello)
+        log.info("worker %s: %d envs built, waiting for the trainer at %s", self.name, host.num_envs, self.cfg.endpoint)
         welcome = await self._await_welcome()
+        log.info("worker %s: joined with global envs %s..%s", self.name, welcome["slots"][0], welcome["slots"][1] - 1)
         self._setup_obs_path(welcome)
         try:
             await host.start()
@@ -377,6 +381,8 @@ class Worker:
                 raise
             idx = exc.index if isinstance(exc, EnvFailure) else None
             await self._send_error(exc, "start", idx, None)
+            fields = _error_fields(exc, "start", idx)
+            sys.stderr.write(f"sc2pool worker {self.name}: starting the env host failed:\n{fields['tb']}")
             return EXIT_FAILED
         await self._send(P.Kind.READY)
         return await self._serve()
