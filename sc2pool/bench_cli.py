@@ -16,6 +16,16 @@ from typing import Any
 
 DEFAULT_OUT = "bench-results"
 
+_DESCRIPTION = """\
+Measure env steps/s of ZmqVecEnv against SB3's SubprocVecEnv/DummyVecEnv and gymnasium's
+Async/SyncVectorEnv, side by side in one run, over worker counts and env kinds; print a table,
+write JSON and a PNG, and grade the targets of issue 2. With --task, benchmark StarCraft II tasks.
+
+  sc2pool bench                  full run (~4 min)
+  sc2pool bench --quick          ~1 min
+  sudo sc2pool bench --nice -10  on a machine shared with other work (see benchmarks/README.md)
+"""
+
 
 def _int_list(text: str) -> list[int]:
     try:
@@ -113,7 +123,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "bench",
         help="benchmark ZmqVecEnv against SubprocVecEnv/DummyVecEnv/AsyncVectorEnv (or SC2 tasks)",
-        description=__doc__,
+        description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(p)
