@@ -213,6 +213,9 @@ class Worker:
             return [self._lane_pending.pop(0)]
         sock = self.sock
         lane = self.lane
+        # In blocking mode the first read is attempted only after poll(2) said the lane is
+        # readable: one poll + one recv per request, no EAGAIN round trip.
+        lane_ready = not self._blocking_ok
         while True:
             # ZeroMQ's FD only signals changes: after any use of the socket (or when poll says its
             # FD moved) check its event state; otherwise skip that call on the lane's hot path.
@@ -226,7 +229,7 @@ class Worker:
                         self._via_lane = False
                         return frames  # stays dirty: more may be queued
                 self._zmq_dirty = False
-            if lane is not None:
+            if lane is not None and lane_ready:
                 try:
                     messages = lane.read_ready()
                 except (EOFError, OSError):
@@ -244,6 +247,8 @@ class Worker:
                 for fd, _ in events:
                     if fd == self._zmq_fd:
                         self._zmq_dirty = True
+                    else:
+                        lane_ready = True
             else:
                 self._readable.clear()
                 await self._readable.wait()
