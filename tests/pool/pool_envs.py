@@ -154,7 +154,8 @@ class CountEnv(gym.Env):
         if self.fail_reset:
             raise RuntimeError("reset exploded on purpose")
         self.t = 0
-        return np.zeros(self.observation_space.shape, self.observation_space.dtype), {"pid": os.getpid()}
+        space: Any = self.observation_space
+        return np.zeros(space.shape, space.dtype), {"pid": os.getpid()}
 
     def step(self, action: Any) -> Any:
         self.t += 1
@@ -165,7 +166,8 @@ class CountEnv(gym.Env):
         info: dict[str, Any] = {"pid": os.getpid()}
         if self.bad_info:
             info["handle"] = object()
-        obs = np.full(self.observation_space.shape, self.t, self.observation_space.dtype)
+        space: Any = self.observation_space
+        obs = np.full(space.shape, self.t, space.dtype)
         return obs, 1.0, False, self.t >= 50, info
 
     def render(self) -> Any:

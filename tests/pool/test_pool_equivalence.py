@@ -34,7 +34,7 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
 
 
 def run_both(
-    fns: list[Callable[[], Any]],
+    fns: list[Callable[..., Any]],
     make_pool: Callable[..., Any],
     steps: int,
     seed: int = 123,
@@ -55,7 +55,7 @@ def run_both(
         assert_same(pool.reset(), dummy.reset(), "reset obs")
         assert_same(pool.reset_infos, dummy.reset_infos, "reset_infos")
         rng = np.random.default_rng(seed)
-        space = dummy.action_space
+        space: Any = dummy.action_space
         dones_seen = 0
         for t in range(steps):
             if hasattr(space, "n"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgpack
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from sc2pool.spaces import ObsLayout, space_from_msg, space_to_msg, spaces_equal
 
 
 def test_codec_roundtrip_preserves_numpy_and_tuples() -> None:
-    value = {
+    value: dict[Any, Any] = {
         "a": np.arange(12, dtype=np.int16).reshape(3, 4),
         "f": np.float32(1.25),
         "b": np.bool_(True),

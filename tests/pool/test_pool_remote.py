@@ -35,7 +35,7 @@ def wait_exit(p: subprocess.Popen[str], timeout: float) -> tuple[int, str]:
     try:
         _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"worker {p.args} did not exit within {timeout} s")
+        pytest.fail(f"worker {p.args!r} did not exit within {timeout} s")
     return p.returncode, err
 
 
@@ -77,7 +77,7 @@ def test_join_timeout_lists_what_is_missing(make_pool: Callable[..., Any]) -> No
 
 def raw_hello(endpoint: str, **fields: Any) -> dict[str, Any]:
     """Send a HELLO from a bare DEALER and return the broker's answer header."""
-    ctx = zmq.Context.instance()
+    ctx: Any = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(endpoint)
@@ -177,7 +177,7 @@ def test_malformed_traffic_is_dropped_and_counted(make_pool: Callable[..., Any])
     endpoint = f"tcp://127.0.0.1:{port}"
     pool = make_pool(env="pool_envs:make_count", n_envs=2, bind=endpoint, n_local_workers=1, n_local_envs=2)
     pool.reset()
-    ctx = zmq.Context.instance()
+    ctx: Any = zmq.Context.instance()
     rogue = ctx.socket(zmq.DEALER)
     rogue.setsockopt(zmq.LINGER, 0)
     rogue.connect(endpoint)
