@@ -52,6 +52,8 @@ class SeedFactory:
 #: Every measurement covers at least this many vector steps, so that each env goes through a full
 #: MoveToBeacon episode (240 steps) and its reset: reset cost is part of the rate.
 MIN_VEC_STEPS = 250
+#: ... unless that takes longer than this (slow designs on short-episode tasks have reset plenty).
+MAX_SECONDS = 20.0
 
 
 def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> dict[str, float]:
@@ -68,7 +70,8 @@ def _step_rate(env: Any, seconds: float, warmup_steps: int, seed: int = 0) -> di
     cpu0 = _tree_cpu()
     t0 = time.perf_counter()
     end = t0 + seconds
-    while time.perf_counter() < end or steps < MIN_VEC_STEPS:
+    hard_end = t0 + max(MAX_SECONDS, seconds)
+    while (time.perf_counter() < end or steps < MIN_VEC_STEPS) and time.perf_counter() < hard_end:
         env.step(pool[steps % len(pool)])
         steps += 1
     wall = time.perf_counter() - t0
@@ -270,7 +273,7 @@ def _row_line(task: str, row: dict[str, Any]) -> str:
 def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"StarCraft II benchmark ({report['cores']} cores, >= {report['seconds']:.1f} s and >= {MIN_VEC_STEPS} "
-        "vector steps per measurement, random actions, resets included)",
+        f"vector steps (at most {MAX_SECONDS:.0f} s) per measurement, random actions, resets included)",
         "  seed design = SB3 SubprocVecEnv over the seed documents' gym adapter (a game process per env behind",
         "  multiprocessing queues; reset relaunches the game); 'seed, no relaunch' keeps the game across episodes.",
     ]
