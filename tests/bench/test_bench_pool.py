@@ -281,3 +281,17 @@ def test_autogroup_nice_is_set_and_previous_value_returned(tmp_path, monkeypatch
     assert fake.read_text() == "-10"
     monkeypatch.setattr(bench_cli, "_AUTOGROUP", str(tmp_path / "missing"))
     assert bench_cli._set_autogroup_nice(-10) is None  # kernels without autogroups: a no-op
+
+
+def test_benchmarks_script_shares_the_cli_options(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_pool.py"
+    spec = importlib.util.spec_from_file_location("bench_pool_script", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "cartpole-8" in listed and "noop-1" in listed and "ZmqVecEnv(w=2)" in listed
