@@ -406,9 +406,14 @@ def _timed(step: Callable[[], None], seconds: float) -> tuple[int, float]:
 # --------------------------------------------------------------------------- runner
 
 
-def _helper_process(proc: Any) -> bool:
-    """multiprocessing's own long-lived helpers (forkserver, resource tracker) are not leftovers."""
+def _helper_process(proc: Any, me: int) -> bool:
+    """multiprocessing's own long-lived helpers (forkserver, resource tracker) are not leftovers.
+
+    Only our direct children can be those helpers: processes *forked by* the forkserver (e.g.
+    SubprocVecEnv's workers) inherit its command line, and must still count."""
     try:
+        if proc.ppid() != me:
+            return False
         cmd = " ".join(proc.cmdline())
     except Exception:
         return False
@@ -422,7 +427,7 @@ def leftover_children(timeout: float = 5.0) -> list[dict[str, Any]]:
     me = psutil.Process()
     deadline = time.monotonic() + timeout
     while True:
-        alive = [p for p in me.children(recursive=True) if p.is_running() and not _helper_process(p)]
+        alive = [p for p in me.children(recursive=True) if p.is_running() and not _helper_process(p, me.pid)]
         alive = [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
         if not alive or time.monotonic() >= deadline:
             break

@@ -35,12 +35,15 @@ ALL_IMPLS = (
 
 
 def _children() -> list[psutil.Process]:
-    """Our live children, minus multiprocessing's forkserver/resource tracker."""
+    """Our live descendants, minus multiprocessing's forkserver/resource tracker (our direct
+    children; what the forkserver forks inherits its command line but counts)."""
     out = []
-    for p in psutil.Process().children(recursive=True):
+    me = psutil.Process()
+    for p in me.children(recursive=True):
         try:
             cmd = " ".join(p.cmdline())
-            if p.status() == psutil.STATUS_ZOMBIE or "multiprocessing." in cmd:
+            helper = p.ppid() == me.pid and "multiprocessing." in cmd
+            if p.status() == psutil.STATUS_ZOMBIE or helper:
                 continue
         except psutil.Error:
             continue
@@ -295,3 +298,30 @@ def test_benchmarks_script_shares_the_cli_options(capsys):
     assert module.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert "cartpole-8" in listed and "noop-1" in listed and "ZmqVecEnv(w=2)" in listed
+
+
+def _sleep_forever() -> None:
+    import time
+
+    time.sleep(60)
+
+
+@pytest.mark.timeout(60)
+def test_leftover_check_sees_processes_forked_by_the_forkserver():
+    import multiprocessing
+
+    from sc2pool.bench.pool import leftover_children
+
+    proc = multiprocessing.get_context("forkserver").Process(target=_sleep_forever, daemon=True)
+    proc.start()
+    try:
+        pids = {p["pid"] for p in leftover_children(timeout=0)}
+        assert proc.pid in pids  # forked by the forkserver: must not pass as the forkserver itself
+        forkserver_pids = {
+            c.pid for c in psutil.Process().children() if "forkserver" in " ".join(c.cmdline())
+        }
+        assert forkserver_pids and not (forkserver_pids & pids)
+    finally:
+        proc.kill()
+        proc.join(10)
+    assert proc.pid not in {p["pid"] for p in leftover_children(timeout=5)}
