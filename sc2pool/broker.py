@@ -146,7 +146,8 @@ class Broker:
         self._zmq_poll = select.poll()
         self._zmq_poll.register(self._zmq_fd, select.POLLIN)
         self.endpoints: list[str] = []
-        self.lock = threading.Lock()
+        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
+        self.lock = threading.RLock()
         self.by_id: dict[bytes, WorkerRecord] = {}
         self.workers: list[WorkerRecord] = []  # sorted by lo
         self.slots: list[WorkerRecord | None] = [None] * n_envs  # global env index -> worker
