@@ -14,10 +14,12 @@ from sc2_helpers import descendants, wait_gone
 
 @pytest.fixture
 def no_leaks() -> Iterator[None]:
-    """Fail if the test leaves child processes behind; kill them either way."""
+    """Fail if the test leaves child processes behind; kill them either way. Python's own
+    multiprocessing helpers (the forkserver SB3's SubprocVecEnv starts, the resource tracker) are
+    long-lived by design and not counted."""
     before = set(descendants())
     yield
-    extra = [pid for pid in descendants() if pid not in before]
+    extra = [pid for pid, p in descendants().items() if pid not in before and not _mp_helper(p)]
     left = wait_gone(extra, timeout=5.0)
     for pid in left:
         try:
@@ -25,6 +27,14 @@ def no_leaks() -> Iterator[None]:
         except psutil.NoSuchProcess:
             pass
     assert not left, f"processes outlived the test: {left}"
+
+
+def _mp_helper(p: psutil.Process) -> bool:
+    try:
+        cmd = " ".join(p.cmdline())
+    except psutil.Error:
+        return False
+    return "multiprocessing.forkserver" in cmd or "multiprocessing.resource_tracker" in cmd
 
 
 @pytest.fixture
