@@ -439,7 +439,10 @@ class Broker:
             if not spaces_equal(act_space, self.action_space):
                 self._refuse(ident, f"action space {act_space} differs from the pool's {self.action_space}")
                 return
-        slot = self._local.get(name) if wants_local else None
+        slot = self._local.get(name)
+        if slot is not None and (not wants_local or slot.proc is None or slot.proc.pid != pid):
+            self._refuse(ident, f"worker id {name!r} is reserved for a local worker of this pool")
+            return
         if slot is not None:
             if slot.hi - slot.lo != n:
                 self._refuse(ident, f"local worker {name!r} hosts {n} envs, expected {slot.hi - slot.lo}")

@@ -117,6 +117,10 @@ def test_refusals_while_joining(procs: list[Any]) -> None:
         # 2. garbage HELLO fields: refused, not a crash
         answer = raw_hello(endpoint, n="many")
         assert answer["k"] == P.Kind.REFUSE and "malformed HELLO" in answer["reason"]
+        # 3. impersonating the pool's local worker
+        answer = raw_hello(endpoint, name="local-0", local=True)
+        assert answer["k"] == P.Kind.REFUSE
+        assert "reserved for a local worker" in answer["reason"] or "duplicate worker id" in answer["reason"]
         # wait for the local worker so that the pool's spaces are known
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and "local-0" not in {w.name for w in _pool_workers(builder, result)}:
