@@ -242,9 +242,31 @@ def bench_inprocess(args: argparse.Namespace) -> dict[str, Any]:
         out["raw_reset"] = _summ(await _raw_reset(send_recv, "mini_games/MoveToBeacon.SC2Map", args.resets))
         out["bot_reset"] = _summ(await _bot_reset(connect_inprocess(), "MoveToBeacon", args.resets))
         out["round_trip"] = await _round_trips(send_recv)
+        out["bot_vs_bot"] = await _bot_vs_bot_steps(args.steps)
 
     asyncio.run(run())
     return out
+
+
+async def _bot_vs_bot_steps(n_steps: int) -> dict[str, Any]:
+    """Two FightBots on Skirmish through two in-process transports (lockstep): time per env step."""
+    from sc2.controller import Controller
+    from sc2.data import Race
+    from sc2.main import GameMatch, run_match
+    from sc2.player import Bot
+
+    from sc2pool.engine.session import RoomRegistry
+    from sc2pool.engine.transport import connect_inprocess
+
+    reg = RoomRegistry()
+    controllers = [Controller(connect_inprocess(registry=reg), None), Controller(connect_inprocess(registry=reg), None)]  # type: ignore[arg-type]
+    bots: list[RecordingBot] = []
+    while sum(b.log["steps"] for b in bots[::2]) < n_steps // 4:
+        a, b = FightBot(), FightBot()
+        bots += [a, b]
+        await run_match(controllers, GameMatch(scenario_map("Skirmish"), [Bot(Race.Terran, a), Bot(Race.Zerg, b)]), close_ws=False)
+    times = [t for b in bots[::2] for t in b.step_times]
+    return {"episodes": len(bots) // 2, "steps": sum(b.log["steps"] for b in bots[::2]), "step": _summ(times)}
 
 
 def bench_battle(args: argparse.Namespace) -> dict[str, Any]:
@@ -406,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(f"[{tr}] reset: burnysc2 episode start to on_step", r["bot_reset"]["mean_ms"], "ms"))
         for kind, v in r["round_trip"].items():
             print(_row(f"[{tr}] round trip {kind} (p50)", v["p50_ms"], "ms"))
+        if "bot_vs_bot" in r:
+            v = r["bot_vs_bot"]
+            print(_row(f"[{tr}] Skirmish bot vs bot, step of both bots (mean)", v["step"]["mean_ms"], "ms"))
     if "battle100v100_engine" in res:
         b = res["battle100v100_engine"]
         print(_row("[engine] Battle100v100 Game.step(8)", b["step"]["mean_ms"], "ms", TARGETS_MS["battle_engine"]))
