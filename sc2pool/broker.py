@@ -420,6 +420,10 @@ class Broker:
                     f"duplicate worker id {name!r}: already connected from {other.host} pid {other.pid}",
                 )
                 return
+        slot = self._local.get(name)
+        if slot is not None and (not wants_local or slot.proc is None or slot.proc.pid != pid):
+            self._refuse(ident, f"worker id {name!r} is reserved for a local worker of this pool")
+            return
         if n < 1:
             self._refuse(ident, f"a worker must host at least one env, got {n}")
             return
@@ -439,10 +443,6 @@ class Broker:
             if not spaces_equal(act_space, self.action_space):
                 self._refuse(ident, f"action space {act_space} differs from the pool's {self.action_space}")
                 return
-        slot = self._local.get(name)
-        if slot is not None and (not wants_local or slot.proc is None or slot.proc.pid != pid):
-            self._refuse(ident, f"worker id {name!r} is reserved for a local worker of this pool")
-            return
         if slot is not None:
             if slot.hi - slot.lo != n:
                 self._refuse(ident, f"local worker {name!r} hosts {n} envs, expected {slot.hi - slot.lo}")
