@@ -516,7 +516,7 @@ class Worker:
                 any_info = True
             if te or tr:
                 done.append(i)
-        reset_infos = None
+        reset_infos: list[list[Any]] | None = None
         if done:
             any_info = True
             for i in done:
@@ -544,7 +544,9 @@ class Worker:
                 what="RESULT message",
             )
         except EncodeError:
-            await self._encode_failure(seq, "step", [("info", x) for x in infos] + [("reset info", x) for x in (reset_infos or [])])
+            items: list[tuple[str, int, Any]] = [("info", i, x) for i, x in enumerate(infos)]
+            items += [("reset info", int(pair[0]), pair[1]) for pair in (reset_infos or [])]
+            await self._encode_failure(seq, "step", items)
             return
         self._send_parts([head, *out])
 
@@ -567,10 +569,9 @@ class Worker:
             raise ProtocolError(f"STEP action buffer of {len(buf)} bytes, expected {nbytes}")
         return np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
 
-    async def _encode_failure(self, seq: Any, stage: str, items: list[tuple[str, Any]]) -> None:
+    async def _encode_failure(self, seq: Any, stage: str, items: list[tuple[str, int, Any]]) -> None:
         """Find which env's value cannot be encoded, and report it as that env's error."""
-        for i, (what, value) in enumerate(items):
-            index = i % self.n if what != "reset info" else int(value[0])
+        for what, index, value in items:
             try:
                 P.pack(value, what=what)
             except EncodeError as exc:
@@ -598,7 +599,7 @@ class Worker:
         try:
             head = P.header(P.Kind.RESULT, s=seq, ri=infos)
         except EncodeError:
-            await self._encode_failure(seq, "reset", [("reset info", [i, x]) for i, x in enumerate(infos)])
+            await self._encode_failure(seq, "reset", [("reset info", i, x) for i, x in enumerate(infos)])
             return
         self._send_parts([head, *out])
 
