@@ -221,7 +221,7 @@ class Game:
         connection: GameConnection,
         *,
         step_timeout: float = 60.0,
-        reset_mode: str = "create",
+        reset_mode: str = "restart",
         setup: GameSetup | None = None,
     ) -> None:
         if reset_mode not in ("create", "restart"):
@@ -302,7 +302,7 @@ class Game:
         self.timings.resets += 1
         self.timings.reset += dt
         self.timings.reset_max = max(self.timings.reset_max, dt)
-        info = {"game_seed": random_seed, "reset_ms": dt * 1e3}
+        info = {"game_seed": None if restarted else random_seed, "reset_ms": dt * 1e3}
         return transition.obs, info
 
     def step_begin(self, action: Any) -> asyncio.Future[Transition]:

@@ -15,9 +15,10 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
 ``launch_timeout``  seconds a game may take to accept its connection (default 60)
 ``step_timeout``    seconds a step or reset may take before ``GameTimeoutError`` (default 60)
 ``time_limit_s``    end episodes after this many game seconds (truncation), before the map's clock
-``reset_mode``      ``"create"`` (default: a new seeded game per episode on the same connection)
-                    or ``"restart"`` (``restart_game`` after a finished episode when no seed is
-                    requested; falls back to create)
+``reset_mode``      ``"restart"`` (default: after an episode that ended by itself and when no new
+                    seed is requested, ``restart_game`` - the game continues its own deterministic
+                    seed sequence, and real SC2 skips reloading the map; otherwise a new game) or
+                    ``"create"`` (always a new game, seeded from the env's seed sequence)
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class SC2EnvHost(EnvHost):
         engine: str = "subprocess",
         launch_timeout: float = 60.0,
         step_timeout: float = 60.0,
-        reset_mode: str = "create",
+        reset_mode: str = "restart",
         time_limit_s: float | None = None,
     ) -> None:
         if int(num_envs) < 1:
