@@ -18,7 +18,9 @@ SIGTERM if the trainer dies (``PR_SET_PDEATHSIG``) and then remove that director
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,13 +37,51 @@ class PrivateDir:
         base = os.environ.get("SC2POOL_TMPDIR")
         if not base and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
             base = "/dev/shm"
-        self.path = tempfile.mkdtemp(prefix="sc2pool-", dir=base or None)
+        base = base or tempfile.gettempdir()
+        if len(os.path.join(base, f"sc2pool-{os.getpid()}-12345678", "ipc")) > _MAX_IPC_PATH:
+            # Unix socket paths are limited to ~107 bytes; fall back to a short base.
+            log.warning("%s is too long a directory for ipc sockets; using /tmp", base)
+            base = "/tmp"
+        sweep_stale_dirs(base)
+        self.path = tempfile.mkdtemp(prefix=f"sc2pool-{os.getpid()}-", dir=base)
 
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+_DIR_RE = re.compile(r"^sc2pool-(\d+)-")
+_MAX_IPC_PATH = 100
+log = logging.getLogger("sc2pool.launcher")
+
+
+def sweep_stale_dirs(base: str) -> list[str]:
+    """Remove private dirs left by trainers that no longer exist (killed with SIGKILL together with
+    their workers, so nobody could clean up). A dir is named after its trainer's pid and removed
+    only when no process with that pid exists; returns the removed paths."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for name in names:
+        m = _DIR_RE.match(name)
+        if m is None:
+            continue
+        path = os.path.join(base, name)
+        try:
+            if os.stat(path).st_uid != uid:
+                continue
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        except (OSError, ValueError):
+            continue
+    return removed
 
 
 def spawn_worker(

@@ -211,7 +211,7 @@ class ZmqVecEnv(VecEnv):
                 shm_path=self._dir.file("obs.shm") if (self._dir and shared_memory) else None,
             )
             self._broker = self._res.broker = broker
-            local_endpoint = broker.bind(f"ipc://{self._dir.file('broker.ipc')}") if self._dir else None
+            local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
             if bind is not None:
                 self.endpoints.append(broker.bind(bind))
             how = f"(start: sc2pool worker --connect {self.endpoints[0]} ...)" if self.endpoints else ""

@@ -38,7 +38,7 @@ def kill_tree(pids: list[int]) -> None:
 def pool_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Private dir for the pools' ipc/shm files; after the test it must be empty and no child
     process may survive."""
-    d = tmp_path / "sc2pool-tmp"
+    d = tmp_path / "p"  # short: ipc socket paths are limited to ~107 bytes
     d.mkdir()
     monkeypatch.setenv("SC2POOL_TMPDIR", str(d))
     before = {p.pid for p in _children()}

@@ -141,3 +141,21 @@ def test_ppo_learn_save_load_evaluate(make_pool: Callable[..., Any], tmp_path: P
         mean, std = evaluate_policy(loaded, venv, n_eval_episodes=4)
     assert float(mean) > 0 and np.isfinite(std)  # type: ignore[arg-type]
     assert os.path.exists(path)
+
+
+@pytest.mark.timeout(60)
+def test_stale_private_dirs_are_swept(make_pool: Callable[..., Any], pool_tmpdir: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = pool_tmpdir / f"sc2pool-{dead.pid}-abcd"
+    stale.mkdir()
+    (stale / "obs.shm").write_bytes(b"x")
+    alive = pool_tmpdir / f"sc2pool-{os.getpid()}-keep"  # a live trainer's dir is kept
+    alive.mkdir()
+    pool = make_pool([pool_envs.make_cartpole], n_workers=1)
+    assert not stale.exists() and alive.exists()
+    assert pool.reset().shape == (1, 4)
+    alive.rmdir()
