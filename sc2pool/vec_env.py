@@ -114,8 +114,10 @@ class ZmqVecEnv(VecEnv):
     :param on_failure: ``"raise"``: a dead/hung worker or a failing env raises a typed error
         (:class:`~sc2pool.errors.WorkerDied`, :class:`~sc2pool.errors.WorkerTimeout`,
         :class:`~sc2pool.errors.EnvError`) and the pool is closed.
-    :param shared_memory: local workers write observations into a shared-memory file instead of
-        sending them through the socket (remote workers always send zero-copy frames).
+    :param shared_memory: local workers write observations into a shared-memory file and exchange
+        STEP/RESET (msgpack headers only) over a private Unix socketpair, the "fast lane";
+        handshake, calls and heartbeats stay on ZeroMQ ipc. ``False`` sends everything, observations
+        included, through ZeroMQ as remote workers always do (zero-copy frames).
     :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
     :param worker_log_level: logging level of local worker processes.
     :param start_method: accepted for SubprocVecEnv compatibility and ignored.
