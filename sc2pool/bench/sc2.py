@@ -111,15 +111,32 @@ def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) 
     t0 = time.perf_counter()
     env = ZmqVecEnv(host=host_spec(task, engine), n_envs=games, n_workers=workers)
     start = time.perf_counter() - t0
-    try:
-        out = _step_rate(env, seconds, warmup)
+    firsts = [k * (games // workers) for k in range(workers)]  # one env per worker
+
+    def stats() -> list[dict[str, Any]] | None:
         try:
-            stats = env.env_method("timing_stats", indices=[0])[0]
+            return list(env.env_method("timing_stats", indices=firsts))
         except Exception:  # noqa: BLE001 - stats are optional
-            stats = None
+            return None
+
+    try:
+        before = stats()
+        out: dict[str, Any] = dict(_step_rate(env, seconds, warmup))
+        after = stats()
     finally:
         env.close()
-    out.update(workers=workers, startup_s=start, worker0_stats=stats)
+    out.update(workers=workers, startup_s=start, worker0_stats=after[0] if after else None)
+    if before and after:
+        # Wall time per vector step inside the workers' host.step (games + burnysc2 + task) vs
+        # what the trainer sees: the rest is the pool's own share (messaging, lockstep, trainer).
+        per = [
+            (a["host_step_wall"] - b["host_step_wall"]) / max(a["host_steps"] - b["host_steps"], 1)
+            for a, b in zip(after, before, strict=True)
+        ]
+        trainer = out["seconds"] / max(out["vec_steps"], 1)
+        out["host_step_ms"] = 1e3 * max(per)
+        out["trainer_step_ms"] = 1e3 * trainer
+        out["pool_share_direct"] = max(0.0, 1.0 - max(per) / trainer)
     return out
 
 
@@ -300,6 +317,15 @@ def format_report(report: dict[str, Any]) -> str:
         for row in t["rows"]:
             cells = "".join(f" {_cpu(row, key):>18.2f}" for key, _ in COLUMNS)
             lines.append(f"  {row['games']:>5}{cells}")
+        for row in t["rows"]:
+            for key in ("pool", "pool-inproc"):
+                r = row.get(key, {})
+                if "pool_share_direct" in r:
+                    lines.append(
+                        f"  {key} at {row['games']} games: {r['trainer_step_ms']:.3f} ms per vector step in the trainer, "
+                        f"{r['host_step_ms']:.3f} ms inside the slowest worker's host.step -> pool's own share "
+                        f"{100 * r['pool_share_direct']:.1f}%"
+                    )
         for key in ("pool", "pool-inproc"):
             if f"{key}_share" in t:
                 lines.append(

@@ -38,6 +38,13 @@ from workers.sc2.tasks.base import Task, make_task
 class SC2EnvHost(EnvHost):
     """Hosts ``num_envs`` SC2 games of one task in the calling asyncio loop."""
 
+    # Between two host calls every game loop is parked on an asyncio future that only the next
+    # call resolves (each bot awaits its action; no request is in flight on any game connection,
+    # and neither SC2 nor the engine sends anything unasked), so the worker may wait for its next
+    # message in a blocking zmq_poll - measured ~0.03-0.05 ms less per step than waking through
+    # the event loop. The loop still runs between the poll's short slices.
+    blocking_poll_ok = True
+
     def __init__(
         self,
         num_envs: int,
