@@ -268,7 +268,10 @@ class Game:
 
     # -- called by the host -----------------------------------------------------------------------
     async def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+        """Start a new episode on the same connection. ``seed`` seeds this and the following games;
+        ``options`` are handed to the task as ``task.reset_options`` before ``episode_start``."""
         t0 = time.perf_counter()
+        self.task.reset_options = dict(options or {})
         self._check_alive()
         await self._end_episode()
         random_seed = self._next_seed(seed)

@@ -93,6 +93,8 @@ class Task(abc.ABC):
         if self.scripted and type(self).scripted_decode is Task.scripted_decode:
             raise TaskError(f"{type(self).__name__} has no scripted baseline policy")
         self._prev_score = 0.0
+        #: The ``options`` of the reset that started the current episode (SB3's ``set_options``).
+        self.reset_options: dict[str, Any] = {}
 
     # -- game setup -------------------------------------------------------------------------------
     def game_setup(self) -> GameSetup:
