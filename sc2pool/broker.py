@@ -25,7 +25,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,11 +33,14 @@ import zmq
 from gymnasium import spaces
 
 from sc2pool import protocol as P
+from sc2pool import security
 from sc2pool.errors import (
     EnvError,
     JoinTimeoutError,
     PoolError,
     ProtocolError,
+    ReplacementTimeout,
+    RestartLimitError,
     SpaceError,
     WorkerDied,
     WorkerTimeout,
@@ -72,6 +75,9 @@ class WorkerRecord:
     reply: Reply | None = None
     lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
     poll_obj: Any = None  # select.poll over this lane and the ZeroMQ FD
+    failed: PoolError | None = None  # on_failure="restart": why it was removed from the pool
+    fresh: bool = False  # joined as a replacement while running: its envs still need a reset
+    joined_at: float = field(default_factory=time.monotonic)
 
     @property
     def n_envs(self) -> int:
@@ -94,13 +100,33 @@ class WorkerInfo:
     ready: bool
 
 
+# spawn(lane_fd, token) -> the started local worker process
+Spawner = Callable[[int | None, str], "subprocess.Popen[bytes]"]
+
+
 @dataclass(eq=False)
 class _LocalSlot:
     name: str
     lo: int
     hi: int
+    spawn: Spawner | None = None
     proc: subprocess.Popen[bytes] | None = None
     lane: P.Lane | None = None
+    token: str = ""  # per-process secret from the stdin recipe, echoed in HELLO
+
+
+@dataclass(eq=False)
+class Vacancy:
+    """Env slots ``[lo, hi)`` whose worker failed (``on_failure="restart"``), waiting for a
+    replacement: a respawned local worker (``local_name``) or any remote worker of ``hi - lo`` envs."""
+
+    key: str
+    lo: int
+    hi: int
+    local_name: str | None
+    cause: PoolError
+    since: float = field(default_factory=time.monotonic)
+    spawned: bool = False
 
 
 def describe_exit(returncode: int) -> str:
@@ -127,6 +153,10 @@ class Broker:
         heartbeat_timeout: float,
         step_timeout: float | None,
         shm_path: str | None = None,
+        on_failure: str = "raise",
+        max_restarts: int | None = 10,
+        replace_timeout: float = 60.0,
+        start_timeout: float = 300.0,
     ) -> None:
         if n_envs < 1:
             raise ValueError(f"n_envs must be >= 1, got {n_envs}")
@@ -135,6 +165,14 @@ class Broker:
         self.heartbeat_timeout = heartbeat_timeout
         self.step_timeout = step_timeout
         self.shm_path = shm_path
+        self.on_failure = on_failure
+        self.max_restarts = max_restarts
+        self.replace_timeout = replace_timeout
+        self.start_timeout = start_timeout
+        self.vacancies: list[Vacancy] = []
+        self.failures: list[WorkerRecord] = []  # removed workers not yet seen by the VecEnv
+        self.restart_counts: Counter[str] = Counter()
+        self._retired: dict[bytes, None] = {}  # identities of removed workers (ordered set)
         self.ctx: zmq.Context[Any] = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
@@ -181,28 +219,37 @@ class Broker:
         self.endpoints.append(actual_str)
         return actual_str
 
-    def expect_local(self, name: str, n_envs: int) -> socket.socket | None:
-        """Reserve the next ``n_envs`` slots for the local worker ``name``.
-
-        With shared memory, also creates the worker's fast lane and returns the child's end (to
-        be inherited by the worker process, then closed here)."""
+    def expect_local(self, name: str, n_envs: int, spawn: Spawner) -> None:
+        """Reserve the next ``n_envs`` slots for the local worker ``name``, started (and, with
+        ``on_failure="restart"``, restarted) by ``spawn(lane_fd, token)``."""
         lo = self._n_local_envs
         hi = lo + n_envs
         if hi > self.n_envs:
             raise ValueError(f"local workers would host {hi} envs, more than n_envs={self.n_envs}")
-        slot = _LocalSlot(name, lo, hi)
+        self._local[name] = _LocalSlot(name, lo, hi, spawn=spawn)
+        self._n_local_envs = hi
+        self._next_remote = hi
+
+    def launch_local(self, name: str) -> subprocess.Popen[bytes]:
+        """Start the process of local slot ``name``: a fresh fast lane (with shared memory) and a
+        fresh token, which only this process learns (on its stdin) and must echo in its HELLO."""
+        slot = self._local[name]
+        assert slot.spawn is not None
         child = None
+        if slot.lane is not None:
+            slot.lane.close()
+            slot.lane = None
         if self.shm_path is not None:
             mine, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             # A worker that stops reading must not hang the trainer: bound every lane write.
             slot.lane = P.Lane(mine, write_timeout=self.heartbeat_timeout)
-        self._local[name] = slot
-        self._n_local_envs = hi
-        self._next_remote = hi
-        return child
-
-    def attach_process(self, name: str, proc: subprocess.Popen[bytes]) -> None:
-        self._local[name].proc = proc
+        slot.token = security.new_token()
+        try:
+            slot.proc = slot.spawn(child.fileno() if child is not None else None, slot.token)
+        finally:
+            if child is not None:
+                child.close()
+        return slot.proc
 
     def local_processes(self) -> list[subprocess.Popen[bytes]]:
         return [s.proc for s in self._local.values() if s.proc is not None]
@@ -222,7 +269,8 @@ class Broker:
             self.sock.send_multipart([w.identity, *parts], copy=True)
         except zmq.ZMQError as exc:
             if exc.errno == zmq.EHOSTUNREACH:
-                raise self._death(w, "its connection is gone (process exited or network lost)") from None
+                self._fail(w, self._death(w, "its connection is gone (process exited or network lost)"))
+                return
             raise
 
     def send_lane(self, w: WorkerRecord, head: bytes, seq: int) -> None:
@@ -234,19 +282,20 @@ class Broker:
         try:
             w.lane.write(head)
         except TimeoutError:
-            raise WorkerTimeout(
+            self._fail(w, WorkerTimeout(
                 f"does not read its requests (nothing read for {self.heartbeat_timeout:g} s)",
                 worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
-            ) from None
+            ))
         except OSError:
-            raise self._death(w, "its local lane is closed (process exited)") from None
+            self._fail(w, self._death(w, "its local lane is closed (process exited)"))
 
     def _read_lane(self, w: WorkerRecord) -> None:
         assert w.lane is not None
         try:
             messages = w.lane.read_ready()
         except (EOFError, OSError):
-            raise self._death(w, "its local lane closed (process exited)") from None
+            self._fail(w, self._death(w, "its local lane closed (process exited)"))
+            return
         ident = w.identity
         for data in messages:
             self._dispatch([ident, data])
@@ -255,9 +304,11 @@ class Broker:
         """Wait until every worker in ``workers`` has replied to its pending request.
 
         Replies land in ``w.reply``. Raises :class:`WorkerDied`/:class:`WorkerTimeout` (never hangs:
-        liveness is checked every quarter second at most while waiting).
+        liveness is checked every quarter second at most while waiting). With
+        ``on_failure="restart"`` a worker that fails meanwhile is removed (``w.failed`` set, its
+        slots vacant) instead, and the others are still gathered.
         """
-        pending = [w for w in workers if w.reply is None and w.pending_seq >= 0]
+        pending = [w for w in workers if w.reply is None and w.pending_seq >= 0 and w.failed is None]
         self._outstanding = len(pending)
         sock = self.sock
         zmq_fd = self._zmq_fd
@@ -276,12 +327,12 @@ class Broker:
                 return
             # Wait for lane replies in order, as SubprocVecEnv does: one wake-up of this thread
             # per slow worker instead of one per reply (each wake-up steals a core from workers).
-            while k < len(lanes) and lanes[k].reply is not None:
+            while k < len(lanes) and (lanes[k].reply is not None or lanes[k].failed is not None):
                 k += 1
             if k < len(lanes):
                 target = lanes[k]
                 self._read_lane(target)  # often already there
-                if target.reply is not None:
+                if target.reply is not None or target.failed is not None:
                     continue
                 poller = target.poll_obj
             else:
@@ -337,9 +388,13 @@ class Broker:
                 self.stats["unexpected"] += 1
             return
         if ident.endswith(P.HEARTBEAT_SUFFIX):
-            base = self.by_id.get(ident[: -len(P.HEARTBEAT_SUFFIX)])
+            main_id = ident[: -len(P.HEARTBEAT_SUFFIX)]
+            base = self.by_id.get(main_id)
             if base is not None:
                 base.last_seen = time.monotonic()
+            elif main_id in self._retired:
+                self._tell_retired(main_id)  # no pong: it must notice it is out of the pool
+                return
             elif P.peek_version(frames[1]) != P.PROTOCOL_VERSION:
                 self.stats["malformed"] += 1
                 return  # its HELLO will be refused with the reason
@@ -350,7 +405,19 @@ class Broker:
             return
         self._from_stranger(ident, frames)
 
+    def _tell_retired(self, ident: bytes) -> None:
+        """A removed (replaced) worker spoke again, e.g. it was SIGSTOPped and resumed, or its
+        network came back: tell it to exit. Its late replies are never applied."""
+        self.stats["stale"] += 1
+        try:
+            self.sock.send_multipart([ident, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
     def _from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
+        if ident in self._retired:
+            self._tell_retired(ident)
+            return
         version = P.peek_version(frames[1])
         if version != P.PROTOCOL_VERSION:
             try:
@@ -410,7 +477,7 @@ class Broker:
         except ProtocolError as exc:
             self._refuse(ident, f"malformed HELLO: {exc}")
             return
-        if self.running or self._closed:
+        if self._closed or (self.running and not self.vacancies):
             self._refuse(ident, "the pool is already running with all its envs; no slot is free")
             return
         for other in self.workers:
@@ -421,9 +488,25 @@ class Broker:
                 )
                 return
         slot = self._local.get(name)
-        if slot is not None and (not wants_local or slot.proc is None or slot.proc.pid != pid):
+        if slot is not None and (
+            not wants_local or slot.proc is None or not security.tokens_equal(slot.token, hdr.get("tok"))
+        ):
             self._refuse(ident, f"worker id {name!r} is reserved for a local worker of this pool")
             return
+        vacancy: Vacancy | None = None
+        if self.running:  # only a replacement for failed worker(s) may join now
+            for v in self.vacancies:
+                if (v.local_name == name) if slot is not None else (v.local_name is None and v.hi - v.lo == n):
+                    vacancy = v
+                    break
+            if vacancy is None:
+                sizes = sorted({v.hi - v.lo for v in self.vacancies if v.local_name is None})
+                self._refuse(
+                    ident,
+                    f"the pool is running; it only takes replacement workers of {sizes} envs"
+                    if sizes else "the pool is running with all its envs; no slot is free",
+                )
+                return
         if n < 1:
             self._refuse(ident, f"a worker must host at least one env, got {n}")
             return
@@ -449,6 +532,9 @@ class Broker:
                 return
             lo, hi = slot.lo, slot.hi
             proc = slot.proc
+        elif vacancy is not None:
+            lo, hi = vacancy.lo, vacancy.hi
+            proc = None
         else:
             free = self.n_envs - self._next_remote
             if free <= 0:
@@ -471,14 +557,17 @@ class Broker:
             if self.shm_path is not None:
                 self._create_shm()
         w = WorkerRecord(ident, name, host, pid, lo, hi, local=slot is not None, proc=proc)
+        if vacancy is not None:
+            self.vacancies = [v for v in self.vacancies if v is not vacancy]
+            w.fresh = True
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
             w.poll_obj = select.poll()
             w.poll_obj.register(slot.lane.fd, select.POLLIN)
             w.poll_obj.register(self._zmq_fd, select.POLLIN)
         self.by_id[ident] = w
-        self.workers.append(w)
-        self.workers.sort(key=lambda r: r.lo)
+        # A new list (not in-place): a step in flight keeps iterating the list it was sent to.
+        self.workers = sorted([*self.workers, w], key=lambda r: r.lo)
         for g in range(lo, hi):
             self.slots[g] = w
         shm = {"path": self.shm_path, "n": self.n_envs} if (w.local and self.shm is not None) else None
@@ -512,26 +601,46 @@ class Broker:
         return WorkerDied(why, worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices)
 
     def _check_health(self, now: float, raise_: bool) -> None:
-        """Notice dead, hung or timed-out workers. Raises (``raise_``) or records the failure."""
-        err: PoolError | None = self.failure
-        if err is None:
-            err = self._find_failure(now)
-        if err is None:
+        """Notice dead, hung or timed-out workers. With ``on_failure="restart"`` (once running)
+        each is removed and its slots become vacant; otherwise the failure is raised (``raise_``)
+        or recorded for the next call."""
+        if self.failure is not None:
+            if raise_:
+                raise self.failure
             return
-        self._record_failure(err)
-        if raise_:
-            raise err
+        while True:
+            found = self._find_failure(now)
+            if found is None:
+                return
+            w, err = found
+            if w is None or not self._restarting:
+                if w is not None:
+                    self._kill(w)  # declared dead: no grace for a hung process at close
+                self._record_failure(err)
+                if raise_:
+                    raise err
+                return
+            try:
+                self._fail(w, err)
+            except PoolError:
+                if raise_:
+                    raise
+                return
 
-    def _find_failure(self, now: float) -> PoolError | None:
+    @property
+    def _restarting(self) -> bool:
+        return self.on_failure == "restart" and self.running and not self._closed
+
+    def _find_failure(self, now: float) -> tuple[WorkerRecord | None, PoolError] | None:
         for w in self.workers:
             if w.proc is not None and w.proc.poll() is not None:
-                return WorkerDied(
+                return w, WorkerDied(
                     f"the process {describe_exit(w.proc.returncode)}",
                     worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
                 )
             silent = now - w.last_seen
             if silent > self.heartbeat_timeout:
-                return WorkerTimeout(
+                return w, WorkerTimeout(
                     f"no heartbeat for {silent:.1f} s (heartbeat_timeout={self.heartbeat_timeout:g} s): "
                     "the process is hung or stopped, or its host is unreachable",
                     worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
@@ -542,7 +651,7 @@ class Broker:
                 and w.reply is None
                 and now - w.sent_at > self.step_timeout
             ):
-                return WorkerTimeout(
+                return w, WorkerTimeout(
                     f"no reply within step_timeout={self.step_timeout:g} s",
                     worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
                 )
@@ -550,11 +659,115 @@ class Broker:
             if slot.proc is not None and slot.proc.poll() is not None and not any(
                 w.proc is slot.proc for w in self.workers
             ):
-                return WorkerDied(
+                err = WorkerDied(
                     f"the process {describe_exit(slot.proc.returncode)} before joining the pool",
                     worker=slot.name, pid=slot.proc.pid, env_indices=range(slot.lo, slot.hi),
                 )
+                vacancy = next((v for v in self.vacancies if v.local_name == slot.name), None)
+                if vacancy is None or not self._restarting:
+                    return None, err
+                # a replacement that died before joining: start another one (counted)
+                slot.proc = None
+                vacancy.spawned = False
+                self._count_restart(vacancy.key, err)
         return None
+
+    def _count_restart(self, key: str, err: PoolError) -> None:
+        self.restart_counts[key] += 1
+        self.stats["restarts"] += 1
+        if self.max_restarts is not None and self.restart_counts[key] > self.max_restarts:
+            limit = RestartLimitError(
+                f"failed {self.restart_counts[key]} times, more than max_restarts={self.max_restarts}; "
+                f"last failure: {err}",
+                worker=key,
+            )
+            limit.__cause__ = err
+            self._record_failure(limit)
+            raise limit
+
+    def _kill(self, w: WorkerRecord) -> None:
+        """SIGKILL a local worker's process group (its game processes die with it) and reap it."""
+        if w.proc is not None:
+            _kill_group(w.proc.pid, signal.SIGKILL)
+            try:
+                w.proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                log.error("worker %s (pid %d) survived SIGKILL for 5 s", w.name, w.pid)
+
+    def _fail(self, w: WorkerRecord, err: PoolError) -> None:
+        """Worker ``w`` died or hung. Policy "raise" (or not running yet): raise ``err``.
+        Policy "restart": kill it, retire its identity, vacate its slots for a replacement
+        (respawned by :meth:`await_replacements`, or a remote worker that joins) and count it."""
+        if not self._restarting:
+            self._kill(w)
+            self._record_failure(err)
+            raise err
+        if w.failed is not None:
+            return
+        w.failed = err
+        log.warning("restarting: %s", err)
+        self._kill(w)
+        if not w.local:  # tell a hung remote worker to go, should it ever wake up
+            try:
+                self.sock.send_multipart([w.identity, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass
+        self._retired[w.identity] = None
+        while len(self._retired) > 4096:
+            del self._retired[next(iter(self._retired))]
+        self.by_id.pop(w.identity, None)
+        self.workers = [x for x in self.workers if x is not w]
+        for g in range(w.lo, w.hi):
+            self.slots[g] = None
+        if w.pending_seq >= 0 and w.reply is None:
+            self._outstanding -= 1
+        slot = self._local.get(w.name) if w.local else None
+        if slot is not None:
+            slot.proc = None
+            if slot.lane is not None:
+                slot.lane.close()
+                slot.lane = None
+        key = w.name if w.local else f"envs {w.lo}-{w.hi - 1}"
+        self.failures.append(w)
+        self.vacancies.append(Vacancy(key, w.lo, w.hi, w.name if w.local else None, err))
+        self._count_restart(key, err)
+
+    def await_replacements(self) -> list[WorkerRecord]:
+        """Block until every vacant slot is held by a READY worker (``on_failure="restart"``).
+
+        Respawns local workers (from the calling thread: a parent-death signal is tied to the
+        thread that forks); a remote vacancy waits ``replace_timeout`` s for a worker of the same
+        env count and spaces to join. Returns the workers whose envs still need a reset."""
+        while True:
+            now = time.monotonic()
+            for v in self.vacancies:
+                if v.local_name is not None and not v.spawned:
+                    v.spawned = True
+                    v.since = now
+                    self.launch_local(v.local_name)
+            self._drain()
+            now = time.monotonic()
+            self._check_health(now, raise_=True)
+            if not self.vacancies and all(w.ready for w in self.workers):
+                return [w for w in self.workers if w.fresh]
+            for v in self.vacancies:
+                if now - v.since > self.replace_timeout:
+                    err = ReplacementTimeout(
+                        f"no replacement worker joined within replace_timeout={self.replace_timeout:g} s "
+                        f"after: {v.cause}",
+                        worker=v.key, env_indices=range(v.lo, v.hi),
+                    )
+                    self._record_failure(err)
+                    raise err
+            for w in self.workers:
+                if not w.ready and now - w.joined_at > self.start_timeout:
+                    err = ReplacementTimeout(
+                        f"the replacement did not finish starting within start_timeout={self.start_timeout:g} s",
+                        worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                    )
+                    self._record_failure(err)
+                    raise err
+            self._poller.poll(20 if any(v.local_name for v in self.vacancies) else 100)
 
     def _record_failure(self, err: PoolError) -> None:
         if self.failure is None:

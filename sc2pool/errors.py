@@ -89,6 +89,16 @@ class WorkerTimeout(WorkerFailure):
     than ``step_timeout``."""
 
 
+class RestartLimitError(WorkerFailure):
+    """``on_failure="restart"``: a worker slot failed more often than ``max_restarts``. Raised in
+    place of the failure that exceeded the limit (chained as ``__cause__``); the pool is closed."""
+
+
+class ReplacementTimeout(WorkerFailure):
+    """``on_failure="restart"``: no replacement worker took over a failed worker's env slots (joined
+    and finished ``start()``) within ``replace_timeout``/``start_timeout``; the pool is closed."""
+
+
 class EnvError(PoolError):
     """An environment raised inside a worker.
 

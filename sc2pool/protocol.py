@@ -42,6 +42,7 @@ PROTOCOL_VERSION = 1
 # observations encoded as extension arrays, hence the generous bound).
 MAX_HEADER_BYTES = 512 * 1024 * 1024
 MAX_NDIM = 32
+MAX_TUPLE_DEPTH = 32  # tuples (extension 3) nested deeper than this are refused
 # dtype kinds allowed for arrays on the wire: bool, ints, uints, floats, complex, bytes/str,
 # datetimes. Object ('O') and void/structured ('V') arrays are refused.
 _SAFE_KINDS = frozenset("biufcSUmM")
@@ -123,10 +124,12 @@ def _dtype(spec: Any) -> np.dtype[Any]:
         raise ProtocolError(f"bad dtype field {spec!r}")
     try:
         dt = np.dtype(spec)
-    except TypeError as exc:
+    except Exception as exc:  # numpy raises TypeError, ValueError, SyntaxError... on odd strings
         raise ProtocolError(f"bad dtype {spec!r}") from exc
     if dt.kind not in _SAFE_KINDS or dt.fields is not None:
         raise ProtocolError(f"dtype {spec!r} is not allowed on the wire")
+    if dt.itemsize == 0:  # "<U0", "S0": cannot hold data (np.frombuffer refuses them)
+        raise ProtocolError(f"zero-size dtype {spec!r} is not allowed on the wire")
     return dt
 
 
@@ -173,7 +176,16 @@ def _ext_hook(code: int, data: bytes) -> Any:
             raise ProtocolError("numpy scalar size mismatch")
         return np.frombuffer(parts[1], dtype=dt)[0]
     if code == EXT_TUPLE:
-        items = unpack(data)
+        # Each nesting level re-enters msgpack's C unpacker (tens of KB of C stack): without a
+        # bound a ~1 KB message of nested tuples overflows the stack (SIGSEGV).
+        depth = getattr(_TLS, "tuple_depth", 0)
+        if depth >= MAX_TUPLE_DEPTH:
+            raise ProtocolError(f"tuples nested deeper than {MAX_TUPLE_DEPTH}")
+        _TLS.tuple_depth = depth + 1
+        try:
+            items = unpack(data)
+        finally:
+            _TLS.tuple_depth = depth
         if not isinstance(items, list):
             raise ProtocolError("malformed tuple extension")
         return tuple(items)

@@ -10,6 +10,7 @@ Results equal ``DummyVecEnv``'s step by step for the same seeds.
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import warnings
 import weakref
@@ -29,7 +30,6 @@ from sc2pool import protocol as P
 from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
-    EnvError,
     NoAsyncCallError,
     PoolClosedError,
     PoolError,
@@ -73,6 +73,11 @@ class _Resources:
                 self.dir = None
 
 
+def _spawn_local(lane_fd: int | None, token: str, *, recipe: dict[str, Any], **kwargs: Any) -> Any:
+    """Start (or restart) one local worker; ``token`` goes into its stdin recipe only."""
+    return spawn_worker(recipe={**recipe, "token": token}, lane_fd=lane_fd, **kwargs)
+
+
 def _split(n: int, parts: int) -> list[int]:
     """Sizes of ``parts`` contiguous chunks of ``n`` items, as even as possible."""
     base, extra = divmod(n, parts)
@@ -113,7 +118,23 @@ class ZmqVecEnv(VecEnv):
         so a worker busy in a very long step is never killed while it is alive.
     :param on_failure: ``"raise"``: a dead/hung worker or a failing env raises a typed error
         (:class:`~sc2pool.errors.WorkerDied`, :class:`~sc2pool.errors.WorkerTimeout`,
-        :class:`~sc2pool.errors.EnvError`) and the pool is closed.
+        :class:`~sc2pool.errors.EnvError`) and the pool is closed. ``"restart"``: a dead or hung
+        worker (once the pool runs) is killed with its whole process group and replaced: a local
+        one is respawned with the same recipe, a remote one's env slots wait for a worker of the
+        same env count and spaces to join (``sc2pool worker --connect ...``). Its envs' episodes
+        end *truncated* at the step that noticed it (``dones[i]``, ``info["TimeLimit.truncated"]``,
+        ``info["terminal_observation"]`` = the last observation returned for env ``i``,
+        ``info["sc2pool.restarted"] = True``, reward 0) and the observation returned is a fresh
+        reset from the replacement; the other envs' results are unaffected. Env exceptions
+        (:class:`~sc2pool.errors.EnvError`) still raise: a bug in an env is not a crash.
+        A call (``env_method``...) to a worker that fails raises its ``WorkerDied`` but the pool
+        stays usable. See :attr:`restart_counts`.
+    :param max_restarts: with ``"restart"``, how many failures each worker slot (a local worker,
+        or the env range of a remote one) survives; one more raises
+        :class:`~sc2pool.errors.RestartLimitError` and closes the pool. ``None``: unlimited.
+    :param replace_timeout: with ``"restart"``, seconds a vacant slot waits for its replacement to
+        join (HELLO); then ``start_timeout`` bounds its ``start()``. Past either,
+        :class:`~sc2pool.errors.ReplacementTimeout`.
     :param shared_memory: local workers write observations into a shared-memory file and exchange
         STEP/RESET (msgpack headers only) over a private Unix socketpair, the "fast lane";
         handshake, calls and heartbeats stay on ZeroMQ ipc. ``False`` sends everything, observations
@@ -141,6 +162,8 @@ class ZmqVecEnv(VecEnv):
         heartbeat_timeout: float = 5.0,
         step_timeout: float | None = None,
         on_failure: str = "raise",
+        max_restarts: int | None = 10,
+        replace_timeout: float = 60.0,
         shared_memory: bool = True,
         close_timeout: float = 3.0,
         worker_log_level: str = "WARNING",
@@ -150,8 +173,12 @@ class ZmqVecEnv(VecEnv):
         self._fatal: BaseException | None = None
         self._broker: Broker | None = None
         self._dir: PrivateDir | None = None
-        if on_failure != "raise":
-            raise ValueError(f"on_failure must be 'raise' (restart policies come later), got {on_failure!r}")
+        if on_failure not in ("raise", "restart"):
+            raise ValueError(f"on_failure must be 'raise' or 'restart', got {on_failure!r}")
+        if max_restarts is not None and max_restarts < 0:
+            raise ValueError(f"max_restarts must be >= 0 or None, got {max_restarts}")
+        if replace_timeout <= 0:
+            raise ValueError(f"replace_timeout must be > 0, got {replace_timeout}")
         if heartbeat_interval <= 0 or heartbeat_timeout <= heartbeat_interval:
             raise ValueError("need 0 < heartbeat_interval < heartbeat_timeout")
         sources = sum(x is not None for x in (env_fns, host, env))
@@ -211,6 +238,10 @@ class ZmqVecEnv(VecEnv):
                 heartbeat_timeout=heartbeat_timeout,
                 step_timeout=step_timeout,
                 shm_path=self._dir.file("obs.shm") if (self._dir and shared_memory) else None,
+                on_failure=on_failure,
+                max_restarts=max_restarts,
+                replace_timeout=replace_timeout,
+                start_timeout=start_timeout,
             )
             self._broker = self._res.broker = broker
             local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
@@ -222,7 +253,6 @@ class ZmqVecEnv(VecEnv):
                 start = 0
                 for w, size in enumerate(_split(local_envs, n_local)):
                     name = f"local-{w}"
-                    lane = broker.expect_local(name, size)
                     recipe: dict[str, Any]
                     if fns is not None:
                         import cloudpickle
@@ -232,7 +262,8 @@ class ZmqVecEnv(VecEnv):
                         assert host is not None
                         recipe = {"kind": "spec", "target": host.target, "kwargs": host.kwargs, "num_envs": size}
                     start += size
-                    proc = spawn_worker(
+                    spawn = functools.partial(
+                        _spawn_local,
                         endpoint=local_endpoint,
                         name=name,
                         index=w,
@@ -240,11 +271,9 @@ class ZmqVecEnv(VecEnv):
                         heartbeat_interval=heartbeat_interval,
                         private_dir=self._dir.path,
                         log_level=worker_log_level,
-                        lane_fd=lane.fileno() if lane is not None else None,
                     )
-                    if lane is not None:
-                        lane.close()
-                    broker.attach_process(name, proc)
+                    broker.expect_local(name, size, spawn)
+                    broker.launch_local(name)
             with broker.lock:
                 broker.wait_ready(join_timeout, start_timeout, how)
             broker.start_service()
@@ -259,6 +288,11 @@ class ZmqVecEnv(VecEnv):
         self._buf_term = np.zeros((total,), dtype=bool)
         self._buf_trunc = np.zeros((total,), dtype=bool)
         self._raw_infos: list[Any] = [None] * total
+        self._stepped: list[WorkerRecord] = []  # the workers the pending step was sent to
+        # on_failure="restart": envs whose worker failed and whose episode end is not reported
+        # yet -> (terminal observation, cause)
+        self._lost: dict[int, tuple[Any, str]] = {}
+        self._last_obs: list[np.ndarray] | None = None  # per-key arrays last returned
         # VecEnv.__init__ asks get_attr("render_mode"); answer from the hosts' HELLO (the EnvHost
         # contract's render_mode) so hosts without get_attr support work too.
         self._init_render_mode: tuple[str | None] | None = (broker.render_mode,)
@@ -319,7 +353,83 @@ class ZmqVecEnv(VecEnv):
             buf[w.lo : w.hi] = arr
 
     def _obs(self) -> VecEnvObs:
-        return self._layout.assemble([b.copy() for b in self._bufs])
+        arrays = [b.copy() for b in self._bufs]
+        self._last_obs = arrays  # terminal observations of envs whose worker fails later
+        return self._layout.assemble(arrays)
+
+    # ------------------------------------------------------------------------------ recovery
+    def _take_failures(self, broker: Broker) -> None:
+        """Note the envs of workers the broker removed (restart policy): their episodes end."""
+        if not broker.failures:
+            return
+        last = self._last_obs
+        for w in broker.failures:
+            cause = str(w.failed)
+            for g in range(w.lo, w.hi):
+                if g in self._lost:
+                    continue  # a replacement failed before its first reset: keep the first end
+                term = None if last is None else self._layout.assemble([a[g].copy() for a in last])
+                self._lost[g] = (term, cause)
+        broker.failures.clear()
+
+    def _restore(self, broker: Broker) -> None:
+        """Restart policy: wait until every vacant slot has a ready replacement, then reset the
+        replacements (their observations land in the buffers). Loops if a replacement fails too."""
+        while True:
+            self._take_failures(broker)
+            fresh = broker.await_replacements()
+            if not fresh:
+                self._take_failures(broker)
+                if not broker.vacancies:
+                    return
+                continue
+            seq = broker.next_seq()
+            for w in fresh:
+                head = P.header(P.Kind.RESET, s=seq, seeds=[None] * w.n_envs, opts=[None] * w.n_envs)
+                if w.lane is not None:
+                    broker.send_lane(w, head, seq)
+                else:
+                    broker.send(w, (head,), seq)
+            broker.gather(fresh)
+            for w in fresh:
+                reply = w.reply
+                if w.failed is not None or reply is None:
+                    continue
+                w.reply = None
+                w.pending_seq = -1
+                hdr, frames = reply
+                if hdr["k"] == _ERROR:
+                    raise broker.reply_error(w, hdr)
+                self._apply_reset(w, hdr, frames)
+                w.fresh = False
+
+    def _apply_reset(self, w: WorkerRecord, hdr: dict[Any, Any], frames: list[bytes]) -> None:
+        try:
+            infos = hdr["ri"]
+            if len(infos) != w.n_envs:
+                raise ValueError(f"{len(infos)} reset infos for {w.n_envs} envs")
+            for li, rinfo in enumerate(infos):
+                self.reset_infos[w.lo + li] = rinfo
+            if frames:
+                self._copy_frames(w, frames)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ProtocolError(f"malformed reset RESULT from worker {w.name!r}: {exc}") from exc
+
+    def _report_lost(self) -> None:
+        """Write the truncated episode ends of restarted envs into this step's result buffers."""
+        raw = self._raw_infos
+        for g, (term, cause) in self._lost.items():
+            self._buf_rews[g] = 0.0
+            self._buf_term[g] = False
+            self._buf_trunc[g] = True
+            raw[g] = {"terminal_observation": term, "sc2pool.restarted": True, "sc2pool.failure": cause}
+        self._lost.clear()
+
+    @property
+    def restart_counts(self) -> dict[str, int]:
+        """``on_failure="restart"``: failures survived per worker slot (a local worker's name, or
+        ``"envs LO-HI"`` for a remote worker's env range)."""
+        return dict(self._broker.restart_counts) if self._broker else {}
 
     # ---------------------------------------------------------------------------------- step
     def step_async(self, actions: np.ndarray) -> None:
@@ -335,7 +445,10 @@ class ZmqVecEnv(VecEnv):
             with broker.lock:
                 seq = broker.next_seq()
                 header = P.header
-                for w in broker.workers:
+                self._stepped = workers = broker.workers
+                for w in workers:
+                    if w.fresh:
+                        continue  # a replacement not reset yet: step_wait resets it
                     part = acts[w.lo : w.hi]
                     if not part.flags.c_contiguous:
                         part = np.ascontiguousarray(part)
@@ -357,11 +470,13 @@ class ZmqVecEnv(VecEnv):
         err: PoolError | None = None
         try:
             with broker.lock:
-                broker.gather(broker.workers)
+                stepped = self._stepped
+                broker.gather(stepped)
                 self._state = AsyncState.DEFAULT
-                for w in broker.workers:
+                for w in stepped:
                     reply = w.reply
-                    assert reply is not None
+                    if reply is None:  # failed (restart policy) or a fresh replacement
+                        continue
                     hdr, frames = reply
                     w.reply = None
                     w.pending_seq = -1
@@ -384,6 +499,9 @@ class ZmqVecEnv(VecEnv):
                             self._copy_frames(w, frames)
                     except (KeyError, ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
+                if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
+                    self._restore(broker)
+                    self._report_lost()
         except PoolError as exc:
             self._die(exc)
         if err is not None:
@@ -409,8 +527,12 @@ class ZmqVecEnv(VecEnv):
         err: PoolError | None = None
         try:
             with broker.lock:
+                if broker.vacancies or broker.failures:
+                    self._take_failures(broker)
+                    broker.await_replacements()
                 seq = broker.next_seq()
-                for w in broker.workers:
+                workers = broker.workers
+                for w in workers:
                     head = P.header(
                         P.Kind.RESET,
                         s=seq,
@@ -421,25 +543,22 @@ class ZmqVecEnv(VecEnv):
                         broker.send_lane(w, head, seq)
                     else:
                         broker.send(w, (head,), seq)
-                broker.gather(broker.workers)
-                for w in broker.workers:
-                    assert w.reply is not None
-                    hdr, frames = w.reply
+                broker.gather(workers)
+                for w in workers:
+                    reply = w.reply
+                    if reply is None:  # failed meanwhile (restart policy)
+                        continue
+                    hdr, frames = reply
                     w.reply = None
                     w.pending_seq = -1
                     if hdr["k"] == _ERROR:
                         err = err or broker.reply_error(w, hdr)
                         continue
-                    try:
-                        infos = hdr["ri"]
-                        if len(infos) != w.n_envs:
-                            raise ValueError(f"{len(infos)} reset infos for {w.n_envs} envs")
-                        for li, rinfo in enumerate(infos):
-                            self.reset_infos[w.lo + li] = rinfo
-                        if frames:
-                            self._copy_frames(w, frames)
-                    except (KeyError, ValueError, TypeError) as exc:
-                        raise ProtocolError(f"malformed reset RESULT from worker {w.name!r}: {exc}") from exc
+                    self._apply_reset(w, hdr, frames)
+                    w.fresh = False
+                if err is None and (broker.failures or broker.vacancies):
+                    self._restore(broker)
+                self._lost.clear()  # every episode starts anew: nothing to report
         except PoolError as exc:
             self._die(exc)
         if err is not None:
@@ -453,23 +572,30 @@ class ZmqVecEnv(VecEnv):
         broker = self._usable_broker()
         self._not_waiting(op)
         targets = list(self._get_indices(indices))
-        per_worker: dict[WorkerRecord, list[tuple[int, int]]] = {}
-        for pos, g in enumerate(targets):
+        for g in targets:
             if not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs:
                 raise IndexError(f"env index {g!r} out of range for {self.num_envs} envs")
-            w = broker.slots[int(g)]
-            assert w is not None
-            per_worker.setdefault(w, []).append((pos, int(g) - w.lo))
         results: list[Any] = [None] * len(targets)
-        err: EnvError | None = None
+        err: PoolError | None = None
         try:
             with broker.lock:
+                if broker.vacancies:
+                    self._take_failures(broker)
+                    broker.await_replacements()  # calls go to live workers (reset comes at the next step)
+                per_worker: dict[WorkerRecord, list[tuple[int, int]]] = {}
+                for pos, g in enumerate(targets):
+                    w = broker.slots[int(g)]
+                    assert w is not None
+                    per_worker.setdefault(w, []).append((pos, int(g) - w.lo))
                 seq = broker.next_seq()
                 for w, items in per_worker.items():
                     head = P.header(P.Kind.CALL, s=seq, op=op, name=name, idx=[li for _, li in items], **fields)
                     broker.send(w, (head,), seq)
                 broker.gather(per_worker)
                 for w, items in per_worker.items():
+                    if w.failed is not None:  # restart policy: replaced; the call is lost
+                        err = err or w.failed
+                        continue
                     assert w.reply is not None
                     hdr, _ = w.reply
                     w.reply = None
@@ -482,10 +608,11 @@ class ZmqVecEnv(VecEnv):
                         raise ProtocolError(f"malformed CALL_RESULT from worker {w.name!r}")
                     for (pos, _), value in zip(items, res, strict=True):
                         results[pos] = value
+                self._take_failures(broker)
         except PoolError as exc:
             self._die(exc)
         if err is not None:
-            raise err  # an env's exception in a call is not fatal for the pool
+            raise err  # an env's exception in a call is not fatal for the pool (nor, with restart, a crash)
         return results
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:

@@ -77,6 +77,7 @@ class WorkerConfig:
     parent_pid: int | None = None
     cleanup_dir: str | None = None  # the trainer's private dir, removed if the trainer vanished
     lane_fd: int | None = None  # local fast lane (Unix socket) inherited from the trainer
+    token: str | None = None  # local: the per-process secret from the stdin recipe, echoed in HELLO
 
 
 class _Heartbeat(threading.Thread):
@@ -371,6 +372,8 @@ class Worker:
                 "render_mode": host.render_mode,
                 "local": self.cfg.local,
             }
+            if self.cfg.token:
+                hello["tok"] = self.cfg.token
         except Exception as exc:
             await self._send_error(exc, "hello", None, None)
             return EXIT_FAILED
@@ -417,6 +420,11 @@ class Worker:
         self.lo, self.hi = (int(x) for x in welcome["slots"])
         self.n = self.host.num_envs
         shm = welcome.get("shm")
+        if shm and not self._shm_path_allowed(shm):
+            # A remote worker never maps a file the broker names (a hostile broker could make it
+            # overwrite any file it can write); a local one only inside the trainer's private dir.
+            log.warning("worker %s: ignoring the shared-memory path offered by the broker", self.name)
+            shm = None
         if shm:
             layout = ObsLayout.of(self.host.observation_space, int(shm["n"]))
             with open(shm["path"], "r+b") as f:
@@ -425,6 +433,16 @@ class Worker:
             self._views = [v[self.lo : self.hi] for v in layout.allocate(self._mmap)]
         else:
             self._layout = ObsLayout.of(self.host.observation_space, self.n)
+
+    def _shm_path_allowed(self, shm: Any) -> bool:
+        d = self.cfg.cleanup_dir
+        if not self.cfg.local or not d or not isinstance(shm, dict):
+            return False
+        path, n = shm.get("path"), shm.get("n")
+        if not isinstance(path, str) or not isinstance(n, int) or n < self.hi or self.lo < 0:
+            return False
+        real_dir = os.path.realpath(d)
+        return os.path.dirname(os.path.realpath(path)) == real_dir
 
     def _release_shm(self) -> None:
         self._views = None
@@ -666,11 +684,12 @@ def _local_main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     payload = sys.stdin.buffer.read()
     sys.stdin.close()
+    import cloudpickle
+
+    # The outer recipe is a plain dict (env factories stay pickled bytes until make_host).
+    recipe = cloudpickle.loads(payload)
 
     def make_host() -> EnvHost:
-        import cloudpickle
-
-        recipe = cloudpickle.loads(payload)
         for entry in reversed(recipe.get("sys_path", [])):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
@@ -690,6 +709,7 @@ def _local_main(argv: list[str] | None = None) -> int:
         parent_pid=args.parent_pid,
         cleanup_dir=args.cleanup_dir,
         lane_fd=args.lane_fd,
+        token=recipe.get("token"),
     )
     return run_worker(cfg)
 
