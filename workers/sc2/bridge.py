@@ -337,6 +337,17 @@ class Game:
         self.timings.steps += 1
         return tr
 
+    def inherit(self, previous: Game) -> None:
+        """Continue ``previous``'s env on this (relaunched) game: keep its timings and its seed
+        sequence, so a seeded env stays reproducible across a game relaunch."""
+        self.timings = previous.timings
+        self._seed_rng = previous._seed_rng
+
+    @property
+    def dead(self) -> BaseException | None:
+        """Why this game can no longer be used (crash, timeout), or None while it is usable."""
+        return self._dead
+
     @property
     def responsive(self) -> bool:
         """False once the game stopped answering (no point asking it to quit politely)."""

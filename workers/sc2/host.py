@@ -19,6 +19,15 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     seed is requested, ``restart_game`` - the game continues its own deterministic
                     seed sequence, and real SC2 skips reloading the map; otherwise a new game) or
                     ``"create"`` (always a new game, seeded from the env's seed sequence)
+``on_game_crash``   ``"raise"`` (default) or ``"relaunch"``: what to do when an env's game process
+                    dies, its connection drops, burnysc2 hits a protocol error or the game stops
+                    answering (``GameCrashedError`` / ``GameTimeoutError``). ``"raise"`` reports
+                    the typed error to the trainer; ``"relaunch"`` kills what is left of that game,
+                    launches a fresh game process for that env alone and starts a new episode on it
+                    (``EnvHost.recover``): the worker reports the broken episode as truncated with
+                    ``info["sc2pool.restarted"]`` and the worker's other games carry on
+``max_game_relaunches``  relaunches allowed per env over the host's life (default 100); past it
+                    a crash is the typed error again, so a game that can never run cannot loop
 """
 
 from __future__ import annotations
@@ -30,9 +39,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from workers.host import EnvFailure, EnvHost, StepResult
-from workers.sc2.bridge import Game, GameError, quiet_burnysc2_logging
+from workers.sc2.bridge import Game, GameCrashedError, GameError, GameTimeoutError, quiet_burnysc2_logging
 from workers.sc2.launch import GameConnection, Launcher
 from workers.sc2.tasks.base import Task, make_task
+
+ON_GAME_CRASH = ("raise", "relaunch")
 
 
 class SC2EnvHost(EnvHost):
@@ -56,11 +67,17 @@ class SC2EnvHost(EnvHost):
         step_timeout: float = 60.0,
         reset_mode: str = "restart",
         time_limit_s: float | None = None,
+        on_game_crash: str = "raise",
+        max_game_relaunches: int = 100,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if reset_mode not in ("create", "restart"):
             raise ValueError(f"reset_mode must be 'create' or 'restart', got {reset_mode!r}")
+        if on_game_crash not in ON_GAME_CRASH:
+            raise ValueError(f"on_game_crash must be one of {ON_GAME_CRASH}, got {on_game_crash!r}")
+        if isinstance(max_game_relaunches, bool) or not isinstance(max_game_relaunches, int) or max_game_relaunches < 0:
+            raise ValueError(f"max_game_relaunches must be an int >= 0, got {max_game_relaunches!r}")
         self.num_envs = int(num_envs)
         self.worker_index = int(worker_index)
         self.task_name = task
@@ -76,6 +93,12 @@ class SC2EnvHost(EnvHost):
         self.launcher = Launcher(engine, launch_timeout)
         self.step_timeout = float(step_timeout)
         self.reset_mode = reset_mode
+        self.on_game_crash = on_game_crash
+        self.max_game_relaunches = max_game_relaunches
+        #: Game relaunches per env (``get_attr(i, "game_relaunches")``; also in the reset info of a
+        #: recovered env). A relaunch replaces the env's game process and connection, never the task.
+        self.relaunches: list[int] = [0] * self.num_envs
+        self._launch_lock = asyncio.Lock()  # one launch at a time per worker (burnysc2 on Linux)
         self.games: list[Game] = []
         self._connections: list[GameConnection] = []
         self._closed = False
@@ -87,7 +110,7 @@ class SC2EnvHost(EnvHost):
         quiet_burnysc2_logging()
         for i in range(self.num_envs):
             try:
-                conn = await self.launcher.launch()
+                conn = await self._launch()
             except BaseException as exc:
                 await self.close()
                 if isinstance(exc, Exception):
@@ -98,12 +121,88 @@ class SC2EnvHost(EnvHost):
                 Game(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
             )
 
+    async def _launch(self) -> GameConnection:
+        """One game launch; never two at once in this host (a relaunch may overlap a reset)."""
+        async with self._launch_lock:
+            conn = await self.launcher.launch()
+        if self._closed:  # closed while launching: nothing may outlive close()
+            await conn.close(polite=False)
+            raise GameCrashedError("the host was closed while a game was being launched")
+        return conn
+
     def _game(self, index: int) -> Game:
         if not self.games:
             raise RuntimeError("SC2EnvHost.start() was not called (or failed)")
         if not 0 <= index < self.num_envs:
             raise IndexError(f"env index {index} out of range 0..{self.num_envs - 1}")
         return self.games[index]
+
+    # -- crash recovery ---------------------------------------------------------------------------
+    def _relaunchable(self, index: int, exc: BaseException) -> bool:
+        """Whether env ``index``'s failure ``exc`` is the game's own (process, connection,
+        protocol, no answer) and may be repaired by a relaunch under this host's policy. A task's
+        bug (``TaskFailure``) or a bad setup (plain ``GameError``) is never relaunched: a new
+        game would fail the same way."""
+        return (
+            self.on_game_crash == "relaunch"
+            and isinstance(exc, (GameCrashedError, GameTimeoutError))
+            and self.relaunches[index] < self.max_game_relaunches
+        )
+
+    def _failure(self, index: int, exc: BaseException) -> EnvFailure:
+        """The ``EnvFailure`` for env ``index``: recoverable when a relaunch may repair it."""
+        if self._relaunchable(index, exc):
+            return EnvFailure(index, exc, recoverable=True)
+        if self.on_game_crash == "relaunch" and isinstance(exc, (GameCrashedError, GameTimeoutError)):
+            limited = type(exc)(
+                f"{exc} - not relaunched: env {index} was already relaunched {self.relaunches[index]} times "
+                f"(max_game_relaunches={self.max_game_relaunches})"
+            )
+            limited.__cause__ = exc
+            return EnvFailure(index, limited)
+        return EnvFailure(index, exc)
+
+    async def _relaunch(self, index: int) -> Game:
+        """Replace env ``index``'s game: stop its game loop, kill its process and drop its
+        connection (no orphan, even if the process still runs after a protocol error or hangs),
+        then launch a fresh game process (one launch at a time, ``launch_timeout``) and bind the
+        env's task to it. The other games are not touched."""
+        old = self._game(index)
+        play = old.cancel()
+        try:
+            await self._connections[index].close(polite=False)
+        except BaseException:  # noqa: BLE001 - close never raises; belt and braces
+            self._connections[index].kill_now()
+        if play is not None:
+            await asyncio.wait({play}, timeout=2.0)
+        self.relaunches[index] += 1
+        conn = await self._launch()
+        self._connections[index] = conn
+        game = Game(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
+        game.inherit(old)
+        self.games[index] = game
+        return game
+
+    def _relaunch_info(self, index: int, info: dict[str, Any]) -> dict[str, Any]:
+        info["game_relaunches"] = self.relaunches[index]
+        info["game_pid"] = self._connections[index].pid
+        return info
+
+    async def recover(self, index: int) -> tuple[Any, dict[str, Any]]:
+        """``EnvHost.recover``: relaunch env ``index``'s game and start a new episode on it
+        (unseeded: the env's own seed sequence continues). The reset info carries
+        ``game_relaunches`` (this env's count) and ``game_pid``. A failed relaunch or first
+        observation is an ``EnvFailure`` with the typed cause (``GameLaunchError`` ...)."""
+        if self.on_game_crash != "relaunch":
+            raise EnvFailure(index, GameCrashedError(f"env {index}: on_game_crash={self.on_game_crash!r} does not relaunch games"))
+        try:
+            game = await self._relaunch(index)
+            obs, info = await game.reset(None, None)
+        except EnvFailure:
+            raise
+        except Exception as exc:
+            raise EnvFailure(index, exc) from exc
+        return obs, self._relaunch_info(index, info)
 
     async def reset(
         self,
@@ -115,30 +214,55 @@ class SC2EnvHost(EnvHost):
             try:
                 return await self._game(i).reset(seed, opt)
             except Exception as exc:
+                # A reset starts a new episode anyway: a game found dead here (crashed between two
+                # steps, or while leaving/creating a game) is relaunched in place, if allowed.
+                if not (self._relaunchable(i, exc) and self._game(i).dead is not None):
+                    raise self._failure(i, exc) from exc
+            try:
+                game = await self._relaunch(i)
+                obs, info = await game.reset(seed, opt)
+            except Exception as exc:
                 raise EnvFailure(i, exc) from exc
+            return obs, self._relaunch_info(i, info)
 
         return list(await _gather_first_error([one(i, s, o) for i, s, o in zip(indices, seeds, options, strict=True)]))
 
-    async def step(self, actions: Sequence[Any]) -> list[StepResult]:
+    async def step(self, actions: Sequence[Any]) -> list[Any]:
+        """Step every game concurrently. Returns a ``StepResult`` per env, or - with
+        ``on_game_crash="relaunch"`` - ``EnvFailure(i, cause, recoverable=True)`` for an env whose
+        game crashed (the worker then calls :meth:`recover`). Any other failure is raised, after
+        every other game has finished its step (no half-stepped games)."""
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
         t0 = time.perf_counter()
         games = self.games if self.games else [self._game(0)]
-        futures = []
+        futures: list[asyncio.Future[Any] | None] = []
+        failures: dict[int, EnvFailure] = {}
         for i, action in enumerate(actions):
             try:
                 futures.append(games[i].step_begin(action))
             except Exception as exc:
-                raise EnvFailure(i, exc) from exc
+                futures.append(None)
+                failures[i] = self._failure(i, exc)
         # One wait over plain futures: no task per env per step (the games run concurrently anyway).
-        await asyncio.wait(futures, timeout=self.step_timeout)
-        results = []
+        pending = [f for f in futures if f is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=self.step_timeout)
+        results: list[Any] = []
         for i, fut in enumerate(futures):
+            if fut is None:
+                results.append(failures[i])
+                continue
             try:
                 tr = games[i].step_result(fut)
             except Exception as exc:
-                raise EnvFailure(i, exc) from exc
+                failures[i] = self._failure(i, exc)
+                results.append(failures[i])
+                continue
             results.append(StepResult(tr.obs, tr.reward, tr.terminated, tr.truncated, tr.info))
+        for i in sorted(failures):
+            if not failures[i].recoverable:
+                raise failures[i] from failures[i].cause
         self._step_wall += time.perf_counter() - t0
         self._steps += 1
         return results
@@ -182,6 +306,10 @@ class SC2EnvHost(EnvHost):
             return self.launcher.describe()
         if name == "render_mode":
             return self.render_mode
+        if name == "game_relaunches":
+            return self.relaunches[index]
+        if name == "on_game_crash":
+            return self.on_game_crash
         if name.startswith("_") or not hasattr(game.task, name):
             raise AttributeError(f"task {type(game.task).__name__} has no attribute {name!r}")
         return getattr(game.task, name)
@@ -193,7 +321,7 @@ class SC2EnvHost(EnvHost):
         setattr(game.task, name, value)
 
     async def has_attr(self, index: int, name: str) -> bool:
-        return name in ("task_name", "engine", "render_mode") or (not name.startswith("_") and hasattr(self._game(index).task, name))
+        return name in _HOST_ATTRS or (not name.startswith("_") and hasattr(self._game(index).task, name))
 
     async def close(self) -> None:
         """End every game and kill every game process; idempotent, never raises.
@@ -223,6 +351,9 @@ class SC2EnvHost(EnvHost):
             except BaseException:  # noqa: BLE001
                 pass
         self.launcher.cleanup()
+
+
+_HOST_ATTRS = ("task_name", "engine", "render_mode", "game_relaunches", "on_game_crash")
 
 
 async def _gather_first_error(coros: list[Any]) -> list[Any]:
