@@ -173,6 +173,9 @@ class Broker:
         self.failures: list[WorkerRecord] = []  # removed workers not yet seen by the VecEnv
         self.restart_counts: Counter[str] = Counter()
         self._retired: dict[bytes, None] = {}  # identities of removed workers (ordered set)
+        # restart policy: remote workers that said HELLO while no slot was free, waiting to take
+        # over a vacancy of their size: identity -> [HELLO header, last heard of]
+        self._spares: dict[bytes, list[Any]] = {}
         self.ctx: zmq.Context[Any] = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
@@ -249,6 +252,7 @@ class Broker:
         finally:
             if child is not None:
                 child.close()
+        log.info("started local worker %s (pid %d)", name, slot.proc.pid)
         return slot.proc
 
     def local_processes(self) -> list[subprocess.Popen[bytes]]:
@@ -392,6 +396,8 @@ class Broker:
             base = self.by_id.get(main_id)
             if base is not None:
                 base.last_seen = time.monotonic()
+            elif main_id in self._spares:
+                self._spares[main_id][1] = time.monotonic()
             elif main_id in self._retired:
                 self._tell_retired(main_id)  # no pong: it must notice it is out of the pool
                 return
@@ -477,7 +483,7 @@ class Broker:
         except ProtocolError as exc:
             self._refuse(ident, f"malformed HELLO: {exc}")
             return
-        if self._closed or (self.running and not self.vacancies):
+        if self._closed or (self.running and not self.vacancies and self.on_failure != "restart"):
             self._refuse(ident, "the pool is already running with all its envs; no slot is free")
             return
         for other in self.workers:
@@ -499,6 +505,11 @@ class Broker:
                 if (v.local_name == name) if slot is not None else (v.local_name is None and v.hi - v.lo == n):
                     vacancy = v
                     break
+            if vacancy is None and slot is None and self.on_failure == "restart" and self._spare_ok(hdr):
+                if ident not in self._spares:
+                    log.info("worker %s (%s pid %d) waits as a spare for a vacancy of %d envs", name, host, pid, n)
+                self._spares[ident] = [hdr, time.monotonic()]
+                return
             if vacancy is None:
                 sizes = sorted({v.hi - v.lo for v in self.vacancies if v.local_name is None})
                 self._refuse(
@@ -577,8 +588,38 @@ class Broker:
             shm=shm,
             hb={"interval": self.heartbeat_interval, "timeout": self.heartbeat_timeout},
         )
-        self.sock.send_multipart([ident, welcome])
+        try:
+            self.sock.send_multipart([ident, welcome])
+        except zmq.ZMQError as exc:  # gone meanwhile: heartbeat silence will vacate the slots again
+            log.warning("could not welcome worker %s: %s", name, exc)
         log.info("worker %s (%s pid %d) joined with envs %d..%d", name, host, pid, lo, hi - 1)
+
+    def _spare_ok(self, hdr: dict[Any, Any]) -> bool:
+        """A remote worker may wait as a spare if it could replace one of the pool's workers."""
+        if len(self._spares) >= 64 or hdr.get("local") or self.observation_space is None:
+            return False
+        assert self.action_space is not None
+        n = hdr.get("n")
+        if not any(not w.local and w.n_envs == n for w in self.workers) and not any(
+            v.local_name is None and v.hi - v.lo == n for v in self.vacancies
+        ):
+            return False
+        try:
+            return spaces_equal(space_from_msg(hdr.get("obs")), self.observation_space) and spaces_equal(
+                space_from_msg(hdr.get("act")), self.action_space
+            )
+        except SpaceError:
+            return False
+
+    def _use_spares(self, now: float) -> None:
+        """Hand remote vacancies to live spares of the right size (they get their WELCOME now)."""
+        for ident, (hdr, seen) in list(self._spares.items()):
+            if now - seen > self.heartbeat_timeout:
+                del self._spares[ident]  # gone quiet: forget it
+                continue
+            if any(v.local_name is None and v.hi - v.lo == hdr.get("n") for v in self.vacancies):
+                del self._spares[ident]
+                self._hello(ident, hdr)
 
     def _create_shm(self) -> None:
         assert self.layout is not None and self.shm_path is not None
@@ -748,6 +789,8 @@ class Broker:
             self._drain()
             now = time.monotonic()
             self._check_health(now, raise_=True)
+            if self._spares and self.vacancies:
+                self._use_spares(now)
             if not self.vacancies and all(w.ready for w in self.workers):
                 return [w for w in self.workers if w.fresh]
             for v in self.vacancies:
@@ -876,12 +919,12 @@ class Broker:
         with self.lock:
             self._closed = True
             bye = P.header(P.Kind.CLOSE)
-            for w in self.workers:
+            for ident in [w.identity for w in self.workers] + list(self._spares):
                 try:
-                    self.sock.send_multipart([w.identity, bye], zmq.NOBLOCK)
+                    self.sock.send_multipart([ident, bye], zmq.NOBLOCK)
                 except zmq.ZMQError:
                     pass
-            has_remote = any(not w.local for w in self.workers)
+            has_remote = any(not w.local for w in self.workers) or bool(self._spares)
             procs = self.local_processes()
             reap_processes(procs, grace)
             self.sock.close(linger=500 if has_remote else 0)

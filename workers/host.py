@@ -25,12 +25,26 @@ import gymnasium as gym
 
 
 class EnvFailure(Exception):
-    """An environment raised. ``index`` is the env's index inside the host (local index)."""
+    """An environment failed. ``index`` is the env's index inside the host (local index).
 
-    def __init__(self, index: int, cause: BaseException) -> None:
+    Raised, it is an env error: the trainer gets a typed ``EnvError`` (a bug is not a crash).
+
+    ``recoverable=True`` marks an infrastructure failure of one env that the host can repair by
+    itself (e.g. its game process crashed: websocket closed, protocol error). To use it, a host's
+    :meth:`EnvHost.step` puts ``EnvFailure(i, cause, recoverable=True)`` *in place of* env ``i``'s
+    :class:`StepResult` in the list it returns (so the other envs' results survive) and implements
+    :meth:`EnvHost.recover`. The worker then calls ``recover(i)`` and reports env ``i``'s episode
+    as truncated at this step, exactly as a restarted worker's envs are reported (reward 0,
+    ``info["TimeLimit.truncated"]``, ``info["terminal_observation"]`` = the last observation the
+    worker sent for env ``i``, ``info["sc2pool.restarted"] = True``, ``info["sc2pool.failure"]``),
+    with ``recover``'s observation as the next one. If ``recover`` raises, it is an env error.
+    """
+
+    def __init__(self, index: int, cause: BaseException, recoverable: bool = False) -> None:
         super().__init__(f"env {index}: {type(cause).__name__}: {cause}")
         self.index = index
         self.cause = cause
+        self.recoverable = recoverable
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,7 @@ class EnvHost(abc.ABC):
     action_space: gym.Space[Any]
     render_mode: str | None = None
 
-    async def start(self) -> None:
+    async def start(self) -> None:  # noqa: B027 (optional hook)
         """Acquire resources (launch games, build envs). Called once, before anything else.
 
         May take seconds; the worker keeps heart-beating meanwhile.
@@ -74,7 +88,15 @@ class EnvHost(abc.ABC):
 
     @abc.abstractmethod
     async def step(self, actions: Sequence[Any]) -> list[StepResult]:
-        """Step every env (``len(actions) == num_envs``) with its action; one result per env."""
+        """Step every env (``len(actions) == num_envs``) with its action; one result per env
+        (or, for an env the host can repair, ``EnvFailure(i, cause, recoverable=True)``: see
+        :class:`EnvFailure` and :meth:`recover`)."""
+
+    async def recover(self, index: int) -> tuple[Any, dict[str, Any]]:
+        """Repair env ``index`` after ``step`` returned ``EnvFailure(index, ..., recoverable=True)``
+        for it (relaunch its game, reconnect...) and start a new episode: return ``(obs, reset_info)``
+        like :meth:`reset`. Optional: the default refuses, which the trainer sees as an env error."""
+        raise NotImplementedError(f"{type(self).__name__} cannot recover env {index}")
 
     async def call(self, index: int, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """``env_method``: call method ``name`` of env ``index``."""
@@ -97,7 +119,7 @@ class EnvHost(abc.ABC):
         """The env's ``render()`` result (an RGB array for ``rgb_array`` mode), or None."""
         return None
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 (optional hook)
         """Release everything (envs, game processes). Must be idempotent and never raise."""
 
 

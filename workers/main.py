@@ -49,7 +49,7 @@ import zmq
 from sc2pool import protocol as P
 from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
 from sc2pool.spaces import ObsLayout, space_to_msg
-from workers.host import EnvFailure, EnvHost, HostSpec
+from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
 
 log = logging.getLogger("sc2pool.worker")
 _EVENTS = int(zmq.EVENTS)
@@ -179,6 +179,8 @@ class Worker:
         self._mmap: mmap.mmap | None = None
         self._views: list[np.ndarray] | None = None  # this worker's slice of the shm obs arrays
         self._layout: ObsLayout | None = None
+        self._last_obs: list[Any] | None = None  # last observation sent per env (terminal obs on recover)
+        self.env_restarts: dict[int, int] = {}  # local env index -> recoveries by the host
 
     # -------------------------------------------------------------------------------- plumbing
     async def _send(self, kind: P.Kind, frames: list[Any] | None = None, **fields: Any) -> None:
@@ -515,26 +517,44 @@ class Worker:
         except Exception as exc:
             await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
             return
-        rewards = []
-        terminated = []
-        truncated = []
-        obs_list = []
-        infos = []
-        done = []
-        any_info = False
-        for i, r in enumerate(results):
-            rewards.append(float(r.reward))
-            te = bool(r.terminated)
-            tr = bool(r.truncated)
-            terminated.append(te)
-            truncated.append(tr)
-            obs_list.append(r.obs)
-            infos.append(r.info)
-            if r.info:
-                any_info = True
-            if te or tr:
-                done.append(i)
+        recovered: dict[int, tuple[Any, dict[str, Any]]] | None = None
+        while True:
+            rewards = []
+            terminated = []
+            truncated = []
+            obs_list = []
+            infos = []
+            done = []
+            any_info = False
+            try:
+                for i, r in enumerate(results):
+                    rewards.append(float(r.reward))
+                    te = bool(r.terminated)
+                    tr = bool(r.truncated)
+                    terminated.append(te)
+                    truncated.append(tr)
+                    obs_list.append(r.obs)
+                    infos.append(r.info)
+                    if r.info:
+                        any_info = True
+                    if te or tr:
+                        done.append(i)
+                break
+            except AttributeError:  # not a StepResult: an EnvFailure the host can repair?
+                if recovered is not None or not any(isinstance(r, EnvFailure) for r in results):
+                    raise
+            try:
+                results, recovered = await self._recover(results)
+            except Exception as exc:
+                await self._send_error(exc, "recover", exc.index if isinstance(exc, EnvFailure) else None, seq)
+                return
         reset_infos: list[list[Any]] | None = None
+        if recovered:
+            reset_infos = []
+            for i, (obs, rinfo) in recovered.items():
+                obs_list[i] = obs  # the terminal one is already in the info
+                reset_infos.append([i, rinfo])
+            done = [i for i in done if i not in recovered]
         if done:
             any_info = True
             for i in done:
@@ -546,10 +566,11 @@ class Worker:
                 idx = exc.index if isinstance(exc, EnvFailure) else None
                 await self._send_error(exc, "auto-reset", idx, seq)
                 return
-            reset_infos = []
+            reset_infos = reset_infos or []
             for i, (obs, rinfo) in zip(done, resets, strict=True):
                 obs_list[i] = obs
                 reset_infos.append([i, rinfo])
+        self._last_obs = obs_list
         try:
             out = self._obs_frames(obs_list)
         except Exception as exc:
@@ -567,6 +588,29 @@ class Worker:
             await self._encode_failure(seq, "step", items)
             return
         self._send_parts([head, *out])
+
+    async def _recover(
+        self, results: list[Any]
+    ) -> tuple[list[Any], dict[int, tuple[Any, dict[str, Any]]]]:
+        """Let the host repair the envs it reported as ``EnvFailure(recoverable=True)``; their
+        episodes end truncated (terminal observation: the last one sent) with the restart flag."""
+        host = self.host
+        assert host is not None
+        out = list(results)
+        recovered: dict[int, tuple[Any, dict[str, Any]]] = {}
+        for i, r in enumerate(results):
+            if not isinstance(r, EnvFailure):
+                continue
+            if not r.recoverable or r.index != i:
+                raise r if r.index == i else EnvFailure(i, r.cause)
+            log.warning("worker %s: env %d failed (%s); recovering it", self.name, i, r)
+            recovered[i] = await host.recover(i)
+            self.env_restarts[i] = self.env_restarts.get(i, 0) + 1
+            last = self._last_obs[i] if self._last_obs is not None else recovered[i][0]
+            info = {"terminal_observation": last, "sc2pool.restarted": True,
+                    "sc2pool.failure": f"{type(r.cause).__name__}: {r.cause}"}
+            out[i] = StepResult(last, 0.0, False, True, info)
+        return out, recovered
 
     def _actions(self, hdr: dict[Any, Any], frames: list[bytes]) -> np.ndarray:
         """The action batch of a STEP (validated once per dtype/shape, then cached)."""
@@ -614,6 +658,7 @@ class Worker:
             await self._send_error(exc, "reset (observation does not fit the observation space)", None, seq)
             return
         infos = [info for _, info in results]
+        self._last_obs = [obs for obs, _ in results]
         try:
             head = P.header(P.Kind.RESULT, s=seq, ri=infos)
         except EncodeError:

@@ -42,6 +42,8 @@ def main() -> int:
     p.add_argument("--heartbeat-timeout", type=float, default=3.0)
     p.add_argument("--join-timeout", type=float, default=30.0)
     p.add_argument("--every", type=float, default=0.2)
+    p.add_argument("--on-failure", default="raise", choices=["raise", "restart"])
+    p.add_argument("--replace-timeout", type=float, default=60.0)
     args = p.parse_args()
 
     from sc2pool.vec_env import ZmqVecEnv
@@ -53,12 +55,16 @@ def main() -> int:
         "heartbeat_timeout": args.heartbeat_timeout,
         "heartbeat_interval": min(0.5, args.heartbeat_timeout / 4),
         "join_timeout": args.join_timeout,
+        "on_failure": args.on_failure,
     }
+    if args.on_failure == "restart":
+        kwargs.update(replace_timeout=args.replace_timeout, max_restarts=None)
     if args.bind:
         kwargs["bind"] = args.bind
         kwargs["n_local_envs"] = args.local_envs if args.local_envs is not None else args.local_workers
     env = ZmqVecEnv(**kwargs)
     steps = 0
+    restarted = 0  # env episodes ended by a restart (info flag)
     try:
         emit(event="ready", endpoints=env.endpoints, pids=env.worker_pids)
         env.action_space.seed(0)
@@ -67,13 +73,16 @@ def main() -> int:
         while not stdin_closed():
             actions = [env.action_space.sample() for _ in range(env.num_envs)]
             try:
-                env.step(actions)  # type: ignore[arg-type]
+                infos = env.step(actions)[3]  # type: ignore[arg-type]
             except Exception as exc:
-                emit(event="error", type=type(exc).__name__, message=str(exc), steps=steps, stats=env.stats)
+                emit(event="error", type=type(exc).__name__, message=str(exc), steps=steps, stats=env.stats,
+                     restarts=env.restart_counts)
                 return 1
             steps += 1
+            restarted += sum(1 for info in infos if info.get("sc2pool.restarted"))
             if time.monotonic() >= next_report:
-                emit(event="progress", steps=steps, stats=env.stats)
+                emit(event="progress", steps=steps, stats=env.stats, restarts=env.restart_counts,
+                     restarted=restarted, workers=[w.name for w in env.workers])
                 next_report += args.every
         emit(event="closed", steps=steps, stats=env.stats)
         return 0

@@ -74,3 +74,49 @@ def test_remote_workers_join_over_tcp_and_a_cut_host_fails_fast(make_network: Fa
         assert t.proc.returncode == 1
     finally:
         t.stop()
+
+
+@pytest.mark.timeout(120)
+def test_cut_host_is_replaced_by_a_worker_on_another_host_with_restart(make_network: Factory) -> None:
+    """Policy "restart": when b's link is cut its env slots become vacant; a worker started on
+    host d (same env count) takes them over and training goes on with no error. When b's link
+    comes back, b is out of the pool: it gets no heartbeat answers (or a CLOSE) and exits by itself."""
+    net = make_network(["trainer", "b", "c", "d"])
+    endpoint = f"tcp://{net.address('trainer')}:5612"
+    t = _trainer(
+        net,
+        *("--bind", endpoint, "--envs", "4", "--local-workers", "0", "--local-envs", "0"),
+        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60"),
+        *("--on-failure", "restart", "--replace-timeout", "60"),
+    )
+    b = _worker(net, "b", endpoint, 2)
+    c = _worker(net, "c", endpoint, 2)
+    d: subprocess.Popen[str] | None = None
+    try:
+        t.wait_ready(timeout=60)
+        t.assert_progressing(by=200)
+
+        net.cut("b")
+        d = _worker(net, "d", endpoint, 2)  # the replacement, on another host
+        wait_for(
+            lambda: t.proc.poll() is not None
+            or any(e.get("restarts") and "d" in e.get("workers", ()) for e in t.events if e["event"] == "progress"),
+            4 * HEARTBEAT_TIMEOUT + 30,
+            "d to take over b's env slots",
+        )
+        assert t.event("error") is None, t.describe()
+        t.assert_progressing(by=200)
+        last = [e for e in t.events if e["event"] == "progress"][-1]
+        assert sorted(last["workers"]) == ["c", "d"], last
+        assert sum(last["restarts"].values()) == 1, last
+        assert last["restarted"] == 2, "b's two env episodes end truncated with the restart flag"
+
+        net.restore("b")
+        wait_for(lambda: b.poll() is not None, 4 * HEARTBEAT_TIMEOUT + 10, "the cut worker b to exit")
+        t.assert_progressing(by=200)
+        assert t.event("error") is None, t.describe()
+        t.stop()
+        assert t.proc.returncode == 0, t.describe()
+        wait_for(lambda: c.poll() is not None and d is not None and d.poll() is not None, 15, "c and d to exit")
+    finally:
+        t.stop()
