@@ -248,3 +248,25 @@ def test_hung_game_is_killed_and_relaunched(run: Any, no_leaks: None) -> None:
         assert all(isinstance(r, StepResult) for r in res)
     finally:
         run(host.close())
+
+
+@pytest.mark.timeout(60)
+def test_failed_relaunch_is_the_typed_launch_error(run: Any, no_leaks: None) -> None:
+    from workers.sc2.bridge import GameLaunchError
+
+    host = SC2EnvHost(1, task="MoveToBeacon", on_game_crash="relaunch", step_timeout=10)
+    try:
+        run(host.start())
+        run(host.reset([0], [1], [None]))
+        host.launcher.launch_timeout = 0.001  # no game can accept a connection that fast
+        _kill(host.timing_stats()["game_pids"][0])
+        for _ in range(5):
+            (res,) = run(host.step([0]))
+            if isinstance(res, EnvFailure):
+                break
+        assert isinstance(res, EnvFailure) and res.recoverable
+        with pytest.raises(EnvFailure) as err:
+            run(host.recover(0))
+        assert isinstance(err.value.cause, GameLaunchError) and "launch_timeout" in str(err.value)
+    finally:
+        run(host.close())

@@ -430,7 +430,9 @@ class Game:
                 await asyncio.wait_for(asyncio.shield(play), self.step_timeout)
             except asyncio.TimeoutError:
                 play.cancel()
-                raise GameTimeoutError(f"env {self.index}: the game did not leave within {self.step_timeout:.0f} s") from None
+                err = GameTimeoutError(f"env {self.index}: the game did not leave within {self.step_timeout:.0f} s")
+                self._dead = err  # hung: unusable (and not asked to quit politely on close)
+                raise err from None
             except Exception:  # noqa: BLE001 - reported through _dead below
                 pass
         self._play = None
