@@ -270,3 +270,29 @@ def test_failed_relaunch_is_the_typed_launch_error(run: Any, no_leaks: None) -> 
         assert isinstance(err.value.cause, GameLaunchError) and "launch_timeout" in str(err.value)
     finally:
         run(host.close())
+
+
+@pytest.mark.timeout(60)
+def test_dropped_connection_to_a_live_game_kills_it_and_relaunches(run: Any, no_leaks: None) -> None:
+    """The websocket drops while the game process still runs: the process is killed (no orphan)
+    and replaced, not left behind."""
+    host = SC2EnvHost(2, task="MoveToBeacon", on_game_crash="relaunch", step_timeout=10)
+    try:
+        run(host.start())
+        run(host.reset([0, 1], [1, 2], [None, None]))
+        run(host.step([0, 0]))
+        old = host.timing_stats()["game_pids"][1]
+        run(host.games[1].connection.controller._ws.close())
+        assert psutil.pid_exists(old)
+        for _ in range(5):
+            results = run(host.step([0, 0]))
+            if isinstance(results[1], EnvFailure):
+                break
+        assert isinstance(results[1], EnvFailure) and results[1].recoverable
+        assert isinstance(results[0], StepResult)
+        _, info = run(host.recover(1))
+        assert wait_gone([old], timeout=5) == [], "the old game process must not outlive its connection"
+        assert info["game_pid"] != old and psutil.pid_exists(info["game_pid"])
+        assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
+    finally:
+        run(host.close())
