@@ -77,15 +77,22 @@ def make_vec_env(
     envs_per_worker: int,
     engine: str = "subprocess",
     task_kwargs: dict[str, Any] | None = None,
+    on_failure: str = "raise",
     **pool_kwargs: Any,
 ) -> Any:
-    """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``."""
+    """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``.
+
+    ``on_failure="restart"`` keeps a long run going through crashes at both levels: the pool
+    respawns dead or hung workers, and each worker relaunches a crashed game process itself;
+    either way the affected episode ends as truncated and the others are untouched."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from sc2pool import ZmqVecEnv
 
+    extra: dict[str, Any] = {"on_game_crash": "relaunch"} if on_failure == "restart" else {}
     env = ZmqVecEnv(
-        host=host_spec(task, engine, task_kwargs),
+        host=host_spec(task, engine, task_kwargs, **extra),
+        on_failure=on_failure,
         n_envs=n_workers * envs_per_worker,
         n_workers=n_workers,
         **pool_kwargs,
@@ -112,6 +119,7 @@ def train(
     ppo_kwargs: dict[str, Any] | None = None,
     progress_bar: bool = True,
     verbose: int = 0,
+    on_failure: str = "raise",
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``."""
@@ -133,7 +141,7 @@ def train(
             return True
 
     t0 = time.perf_counter()
-    env = make_vec_env(task, n_workers, envs_per_worker, engine, task_kwargs)
+    env = make_vec_env(task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure)
     try:
         if seed is not None:
             env.seed(seed)

@@ -58,6 +58,13 @@ def register(sub: Any) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/<task>)")
     p.add_argument("--ppo", type=_json_dict, default=None, metavar="JSON", help="PPO keyword overrides")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--on-failure",
+        choices=("raise", "restart"),
+        default="raise",
+        help="restart: respawn dead/hung workers and relaunch crashed games, ending only the affected "
+        "episodes (as truncated); raise: stop with a typed error",
+    )
     p.set_defaults(func=_train, workers=None, envs_per_worker=None)
 
     e: argparse.ArgumentParser = sub.add_parser(
@@ -103,6 +110,7 @@ def _train(args: argparse.Namespace) -> int:
             task_kwargs=args.task_kwargs,
             ppo_kwargs=args.ppo,
             progress_bar=not args.no_progress,
+            on_failure=args.on_failure,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)
