@@ -100,8 +100,9 @@ class WorkerInfo:
     ready: bool
 
 
-# spawn(lane_fd, token) -> the started local worker process
-Spawner = Callable[[int | None, str], "subprocess.Popen[bytes]"]
+# spawn(lane_fd, secrets) -> the started local worker process; ``secrets`` ({"token": ..., and with
+# CURVE "curve": {"public", "secret", "server"}}) go into its stdin recipe, never onto a socket.
+Spawner = Callable[[int | None, dict[str, Any]], "subprocess.Popen[bytes]"]
 
 
 @dataclass(eq=False)
@@ -113,6 +114,7 @@ class _LocalSlot:
     proc: subprocess.Popen[bytes] | None = None
     lane: P.Lane | None = None
     token: str = ""  # per-process secret from the stdin recipe, echoed in HELLO
+    curve_public: bytes | None = None  # its ephemeral CURVE key, authorised while it lives
 
 
 @dataclass(eq=False)
@@ -157,6 +159,7 @@ class Broker:
         max_restarts: int | None = 10,
         replace_timeout: float = 60.0,
         start_timeout: float = 300.0,
+        curve: security.BrokerCurveConfig | None = None,
     ) -> None:
         if n_envs < 1:
             raise ValueError(f"n_envs must be >= 1, got {n_envs}")
@@ -180,6 +183,21 @@ class Broker:
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
+        # libzmq drops a peer that sends a bigger frame, before allocating it
+        self.sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)
+        self.curve = curve
+        self.auth: security.CurveAuthenticator | None = None
+        if curve is not None:
+            # CURVE on every endpoint of this ROUTER (ipc included): local workers get ephemeral keys
+            self.auth = security.CurveAuthenticator(self.ctx, curve, logger=log).start()
+            try:
+                security.apply_server(self.sock, curve)
+                self.auth.watch(self.sock)
+            except BaseException:
+                self.sock.close(linger=0)
+                self.auth.stop()
+                self.ctx.term()
+                raise
         self._poller = zmq.Poller()
         self._poller.register(self.sock, zmq.POLLIN)
         # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
@@ -247,8 +265,16 @@ class Broker:
             # A worker that stops reading must not hang the trainer: bound every lane write.
             slot.lane = P.Lane(mine, write_timeout=self.heartbeat_timeout)
         slot.token = security.new_token()
+        secrets: dict[str, Any] = {"token": slot.token}
+        if self.auth is not None and self.curve is not None:
+            if slot.curve_public is not None:
+                self.auth.revoke(slot.curve_public)
+            kp = security.ephemeral_keypair()
+            self.auth.authorize(kp.public, name)
+            slot.curve_public = kp.public
+            secrets["curve"] = {"public": kp.public, "secret": kp.secret, "server": self.curve.keypair.public}
         try:
-            slot.proc = slot.spawn(child.fileno() if child is not None else None, slot.token)
+            slot.proc = slot.spawn(child.fileno() if child is not None else None, secrets)
         finally:
             if child is not None:
                 child.close()
@@ -928,6 +954,11 @@ class Broker:
             procs = self.local_processes()
             reap_processes(procs, grace)
             self.sock.close(linger=500 if has_remote else 0)
+            if self.auth is not None:
+                try:
+                    self.auth.stop()
+                except security.AuthenticatorError as exc:
+                    log.error("%s", exc)
             for slot in self._local.values():
                 if slot.lane is not None:
                     slot.lane.close()

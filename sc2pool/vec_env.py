@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import logging
+import os
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from sc2pool import protocol as P
+from sc2pool import security
 from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
@@ -73,9 +75,9 @@ class _Resources:
                 self.dir = None
 
 
-def _spawn_local(lane_fd: int | None, token: str, *, recipe: dict[str, Any], **kwargs: Any) -> Any:
-    """Start (or restart) one local worker; ``token`` goes into its stdin recipe only."""
-    return spawn_worker(recipe={**recipe, "token": token}, lane_fd=lane_fd, **kwargs)
+def _spawn_local(lane_fd: int | None, secrets: dict[str, Any], *, recipe: dict[str, Any], **kwargs: Any) -> Any:
+    """Start (or restart) one local worker; ``secrets`` (token, CURVE keys) go into its stdin recipe only."""
+    return spawn_worker(recipe={**recipe, **secrets}, lane_fd=lane_fd, **kwargs)
 
 
 def _split(n: int, parts: int) -> list[int]:
@@ -135,6 +137,14 @@ class ZmqVecEnv(VecEnv):
     :param replace_timeout: with ``"restart"``, seconds a vacant slot waits for its replacement to
         join (HELLO); then ``start_timeout`` bounds its ``start()``. Past either,
         :class:`~sc2pool.errors.ReplacementTimeout`.
+    :param curve: CurveZMQ for the broker: a :class:`~sc2pool.security.BrokerCurveConfig` or a keys
+        directory made by ``sc2pool keygen DIR`` (``DIR/broker.key_secret`` and
+        ``DIR/authorized_workers/*.key``). Only workers presenting an authorised key complete the
+        handshake; everyone else is refused before any message (logged and counted in
+        :attr:`stats` as ``curve_refused``). Local workers get ephemeral keys on their stdin.
+    :param allow_insecure_remote: ``bind`` must be loopback (``tcp://127.0.0.1:PORT``) or ipc unless
+        ``curve`` is given; ``True`` allows a plain tcp bind on other interfaces (a trusted
+        private network only; a warning is logged).
     :param shared_memory: local workers write observations into a shared-memory file and exchange
         STEP/RESET (msgpack headers only) over a private Unix socketpair, the "fast lane";
         handshake, calls and heartbeats stay on ZeroMQ ipc. ``False`` sends everything, observations
@@ -164,6 +174,8 @@ class ZmqVecEnv(VecEnv):
         on_failure: str = "raise",
         max_restarts: int | None = 10,
         replace_timeout: float = 60.0,
+        curve: security.BrokerCurveConfig | str | os.PathLike[str] | None = None,
+        allow_insecure_remote: bool = False,
         shared_memory: bool = True,
         close_timeout: float = 3.0,
         worker_log_level: str = "WARNING",
@@ -181,6 +193,9 @@ class ZmqVecEnv(VecEnv):
             raise ValueError(f"replace_timeout must be > 0, got {replace_timeout}")
         if heartbeat_interval <= 0 or heartbeat_timeout <= heartbeat_interval:
             raise ValueError("need 0 < heartbeat_interval < heartbeat_timeout")
+        if bind is not None:
+            security.check_bind_address(bind, curve is not None, allow_insecure_remote=allow_insecure_remote)
+        curve_cfg = security.BrokerCurveConfig.from_directory(curve) if isinstance(curve, (str, os.PathLike)) else curve
         sources = sum(x is not None for x in (env_fns, host, env))
         if sources != 1:
             raise ValueError("give exactly one of env_fns, host= or env=")
@@ -242,6 +257,7 @@ class ZmqVecEnv(VecEnv):
                 max_restarts=max_restarts,
                 replace_timeout=replace_timeout,
                 start_timeout=start_timeout,
+                curve=curve_cfg,
             )
             self._broker = self._res.broker = broker
             local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
@@ -316,8 +332,19 @@ class ZmqVecEnv(VecEnv):
 
     @property
     def stats(self) -> dict[str, int]:
-        """Broker counters: malformed messages dropped, workers refused, stale replies..."""
-        return dict(self._broker.stats) if self._broker else {}
+        """Broker counters: malformed messages dropped, workers refused, stale replies, restarts;
+        with CURVE also ``curve_refused`` (handshakes refused) and ``curve_refused_<reason>``."""
+        broker = self._broker
+        if broker is None:
+            return {}
+        out = dict(broker.stats)
+        if broker.auth is not None:
+            auth = broker.auth.stats()
+            out["curve_refused"] = auth.refused
+            out["curve_accepted"] = auth.accepted
+            for reason, n in auth.refused_by_reason.items():
+                out[f"curve_refused_{reason}"] = n
+        return out
 
     @property
     def closed(self) -> bool:

@@ -37,6 +37,14 @@ def register(sub: Any) -> None:
         "--connect-timeout", type=float, default=600.0,
         help="exit if no broker answers within this many seconds (default 600)",
     )
+    p.add_argument(
+        "--curve-secret", default=None, metavar="FILE",
+        help="CurveZMQ: this worker's secret key file (sc2pool keygen DIR --name NAME); needs --curve-server-key",
+    )
+    p.add_argument(
+        "--curve-server-key", default=None, metavar="FILE",
+        help="CurveZMQ: the broker's public key file (DIR/broker.key); the worker talks to no other broker",
+    )
     p.add_argument("--log-level", default="INFO")
     p.set_defaults(func=_run)
 
@@ -67,11 +75,22 @@ def _run(args: argparse.Namespace) -> int:
         )
     else:
         spec = HostSpec(args.host, _json_obj(args.host_kwargs, "--host-kwargs"))
+    curve = None
+    if args.curve_secret or args.curve_server_key:
+        if not (args.curve_secret and args.curve_server_key):
+            raise SystemExit("sc2pool worker: --curve-secret and --curve-server-key go together")
+        from sc2pool.security import SecurityError, WorkerCurveConfig
+
+        try:
+            curve = WorkerCurveConfig.from_files(args.curve_secret, args.curve_server_key)
+        except (SecurityError, OSError) as exc:
+            raise SystemExit(f"sc2pool worker: cannot load CURVE keys: {exc}") from None
     cfg = WorkerConfig(
         endpoint=args.connect,
         make_host=lambda: spec.build(num_envs=args.envs, worker_index=args.index),
         name=args.name,
         heartbeat_interval=args.heartbeat_interval,
         connect_timeout=args.connect_timeout,
+        curve=curve,
     )
     return run_worker(cfg)

@@ -47,6 +47,7 @@ import numpy as np
 import zmq
 
 from sc2pool import protocol as P
+from sc2pool import security
 from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
 from sc2pool.spaces import ObsLayout, space_to_msg
 from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
@@ -78,6 +79,7 @@ class WorkerConfig:
     cleanup_dir: str | None = None  # the trainer's private dir, removed if the trainer vanished
     lane_fd: int | None = None  # local fast lane (Unix socket) inherited from the trainer
     token: str | None = None  # local: the per-process secret from the stdin recipe, echoed in HELLO
+    curve: security.WorkerCurveConfig | None = None  # CurveZMQ client keys (the broker's public key)
 
 
 class _Heartbeat(threading.Thread):
@@ -92,6 +94,7 @@ class _Heartbeat(threading.Thread):
         self.interval = cfg.heartbeat_interval
         self.broker_timeout = cfg.broker_timeout
         self.connect_timeout = cfg.connect_timeout
+        self.curve = cfg.curve
         self.on_lost = on_lost
         self.stop = threading.Event()
         self.contact = False
@@ -100,6 +103,9 @@ class _Heartbeat(threading.Thread):
         sock = self.ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.IDENTITY, self.identity)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.MAXMSGSIZE, 65536)  # it only ever receives heartbeats
+        if self.curve is not None:  # a separate connection: it needs the keys too
+            security.apply_client(sock, self.curve)
         sock.connect(self.endpoint)
         ping = P.header(P.Kind.HEARTBEAT)
         started = last_answer = time.monotonic()
@@ -269,6 +275,9 @@ class Worker:
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.IDENTITY, self.identity)
         self.sock.setsockopt(zmq.LINGER, 2000)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)  # dropped before allocation
+        if cfg.curve is not None:
+            security.apply_client(self.sock, cfg.curve)
         self.sock.connect(cfg.endpoint)
         loop = asyncio.get_running_loop()
         main_task = asyncio.current_task()
@@ -710,6 +719,15 @@ def run_worker(cfg: WorkerConfig) -> int:
 
 
 # --------------------------------------------------------------------------- local spawn entry
+def _recipe_curve(spec: Any) -> security.WorkerCurveConfig | None:
+    """The ephemeral CURVE keys a CURVE pool hands its local workers on stdin."""
+    if not spec:
+        return None
+    return security.WorkerCurveConfig(
+        keypair=security.KeyPair(public=spec["public"], secret=spec["secret"]), server_public_key=spec["server"]
+    )
+
+
 def _local_main(argv: list[str] | None = None) -> int:
     """Entry point of a worker spawned by ZmqVecEnv (``python -m workers.main``).
 
@@ -755,6 +773,7 @@ def _local_main(argv: list[str] | None = None) -> int:
         cleanup_dir=args.cleanup_dir,
         lane_fd=args.lane_fd,
         token=recipe.get("token"),
+        curve=_recipe_curve(recipe.get("curve")),
     )
     return run_worker(cfg)
 

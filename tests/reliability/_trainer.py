@@ -44,6 +44,8 @@ def main() -> int:
     p.add_argument("--every", type=float, default=0.2)
     p.add_argument("--on-failure", default="raise", choices=["raise", "restart"])
     p.add_argument("--replace-timeout", type=float, default=60.0)
+    p.add_argument("--curve", default=None, help="keys directory (sc2pool keygen DIR)")
+    p.add_argument("--allow-insecure-remote", action="store_true")
     args = p.parse_args()
 
     from sc2pool.vec_env import ZmqVecEnv
@@ -56,6 +58,8 @@ def main() -> int:
         "heartbeat_interval": min(0.5, args.heartbeat_timeout / 4),
         "join_timeout": args.join_timeout,
         "on_failure": args.on_failure,
+        "curve": args.curve,
+        "allow_insecure_remote": args.allow_insecure_remote,
     }
     if args.on_failure == "restart":
         kwargs.update(replace_timeout=args.replace_timeout, max_restarts=None)

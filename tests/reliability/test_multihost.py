@@ -42,7 +42,7 @@ def test_remote_workers_join_over_tcp_and_a_cut_host_fails_fast(make_network: Fa
     t = _trainer(
         net,
         *("--bind", endpoint, "--envs", "4", "--local-workers", "0", "--local-envs", "0"),
-        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60"),
+        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60", "--allow-insecure-remote"),
     )
     b = _worker(net, "b", endpoint, 2)
     c = _worker(net, "c", endpoint, 2)
@@ -86,7 +86,7 @@ def test_cut_host_is_replaced_by_a_worker_on_another_host_with_restart(make_netw
     t = _trainer(
         net,
         *("--bind", endpoint, "--envs", "4", "--local-workers", "0", "--local-envs", "0"),
-        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60"),
+        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60", "--allow-insecure-remote"),
         *("--on-failure", "restart", "--replace-timeout", "60"),
     )
     b = _worker(net, "b", endpoint, 2)
