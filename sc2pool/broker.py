@@ -799,6 +799,33 @@ class Broker:
         self.vacancies.append(Vacancy(key, w.lo, w.hi, w.name if w.local else None, err))
         self._count_restart(key, err)
 
+    def _respawn_stuck(self, v: Vacancy) -> None:
+        """A respawned local worker that did not say HELLO within ``replace_timeout``: kill it and
+        start another (counted as a restart, so ``max_restarts`` bounds the retries)."""
+        assert v.local_name is not None
+        slot = self._local[v.local_name]
+        proc = slot.proc
+        state = ""
+        if proc is not None:
+            try:
+                with open(f"/proc/{proc.pid}/wchan") as f:
+                    state = f" (blocked in {f.read().strip() or '?'})"
+            except OSError:
+                pass
+            _kill_group(proc.pid, signal.SIGKILL)
+            try:
+                proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        err = WorkerTimeout(
+            f"the respawned process did not join within replace_timeout={self.replace_timeout:g} s{state}",
+            worker=v.local_name, pid=proc.pid if proc is not None else None, env_indices=range(v.lo, v.hi),
+        )
+        log.warning("restarting: %s", err)
+        slot.proc = None
+        v.spawned = False
+        self._count_restart(v.key, err)
+
     def await_replacements(self) -> list[WorkerRecord]:
         """Block until every vacant slot is held by a READY worker (``on_failure="restart"``).
 
@@ -820,7 +847,9 @@ class Broker:
             if not self.vacancies and all(w.ready for w in self.workers):
                 return [w for w in self.workers if w.fresh]
             for v in self.vacancies:
-                if now - v.since > self.replace_timeout:
+                if v.local_name is not None and v.spawned and now - v.since > self.replace_timeout:
+                    self._respawn_stuck(v)
+                elif v.local_name is None and now - v.since > self.replace_timeout:
                     err = ReplacementTimeout(
                         f"no replacement worker joined within replace_timeout={self.replace_timeout:g} s "
                         f"after: {v.cause}",

@@ -136,7 +136,8 @@ class ZmqVecEnv(VecEnv):
         :class:`~sc2pool.errors.RestartLimitError` and closes the pool. ``None``: unlimited.
     :param replace_timeout: with ``"restart"``, seconds a vacant slot waits for its replacement to
         join (HELLO); then ``start_timeout`` bounds its ``start()``. Past either,
-        :class:`~sc2pool.errors.ReplacementTimeout`.
+        :class:`~sc2pool.errors.ReplacementTimeout`, except that a respawned *local* worker that
+        has not joined by then is killed and respawned again (counted against ``max_restarts``).
     :param curve: CurveZMQ for the broker: a :class:`~sc2pool.security.BrokerCurveConfig` or a keys
         directory made by ``sc2pool keygen DIR`` (``DIR/broker.key_secret`` and
         ``DIR/authorized_workers/*.key``). Only workers presenting an authorised key complete the

@@ -308,3 +308,39 @@ def test_host_recovers_a_crashed_game_inside_a_live_worker(pools: Callable[..., 
             assert not dones[1] and obs[1][0] == last[1][0] + 1
         assert not dones[0] and obs[0][0] == last[0][0] + 1, "the other env must be unaffected"
     assert hits == 2 and pool.worker_pids == [pid] and pool.restart_counts == {}
+
+
+def _hang_if_marked(marker: str) -> Any:
+    """An env factory that hangs forever (before the worker's HELLO) in the first process that
+    finds ``marker`` (and removes it)."""
+    import gymnasium as gym
+
+    try:
+        os.unlink(marker)
+    except FileNotFoundError:
+        return gym.make("CartPole-v1")
+    while True:
+        time.sleep(0.05)
+
+
+@pytest.mark.timeout(60)
+def test_a_respawned_worker_stuck_before_joining_is_killed_and_respawned(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    import functools
+
+    marker = tmp_path / "hang"
+    pool = pools(env_fns=[functools.partial(_hang_if_marked, str(marker))] * 2, n_workers=2, replace_timeout=4.0)
+    acts = np.zeros(2, dtype=np.int64)
+    pool.reset()
+    marker.touch()
+    os.kill(pool.workers[1].pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    dones = pool.step(acts)[2]
+    if not dones[1]:
+        dones = pool.step(acts)[2]
+    took = time.monotonic() - t0
+    assert dones[1], "env 1 must restart"
+    assert not marker.exists(), "a replacement must have hung"
+    assert pool.restart_counts == {"local-1": 2}, pool.restart_counts
+    assert 4.0 <= took < 20, took
