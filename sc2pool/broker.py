@@ -479,7 +479,9 @@ class Broker:
             idx = hdr.get("idx")
             env_index = slot.lo + idx if slot is not None and isinstance(idx, int) else None
             err = self._env_error_from(hdr, name, env_index)
-            if slot is not None and not self.running:
+            replacing = any(v.local_name == name for v in self.vacancies)
+            if slot is not None and (not self.running or replacing) and security.tokens_equal(slot.token, hdr.get("tok")):
+                # a local worker (or its replacement) cannot build/start its envs: a bug, not a crash
                 self._record_failure(err)
             else:
                 log.error("worker %s (not part of the pool) failed: %s", name, err)

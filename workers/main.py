@@ -266,6 +266,8 @@ class Worker:
     async def _send_error(self, exc: BaseException, stage: str, index: int | None, seq: int | None) -> None:
         fields: dict[str, Any] = _error_fields(exc, stage, index)
         log.debug("env failure during %s: %s", stage, fields["em"])
+        if self.cfg.token:
+            fields["tok"] = self.cfg.token  # proves a local worker's start-up error is its own
         self._send_parts([P.header(P.Kind.ERROR, s=seq, name=self.name, pid=os.getpid(), **fields)])
 
     # ----------------------------------------------------------------------------------- start-up

@@ -344,3 +344,31 @@ def test_a_respawned_worker_stuck_before_joining_is_killed_and_respawned(
     assert not marker.exists(), "a replacement must have hung"
     assert pool.restart_counts == {"local-1": 2}, pool.restart_counts
     assert 4.0 <= took < 20, took
+
+
+def _fail_if_marked(marker: str) -> Any:
+    import gymnasium as gym
+
+    if os.path.exists(marker):
+        raise RuntimeError("the replacement cannot build its env")
+    return gym.make("CartPole-v1")
+
+
+@pytest.mark.timeout(60)
+def test_a_replacement_that_cannot_build_its_envs_is_an_env_error(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    """A bug is not a crash: no endless respawning of a worker whose env factory raises."""
+    import functools
+
+    from sc2pool.errors import EnvError
+
+    marker = tmp_path / "fail"
+    pool = pools(env_fns=[functools.partial(_fail_if_marked, str(marker))] * 2, n_workers=2)
+    pool.reset()
+    marker.touch()
+    os.kill(pool.workers[1].pid, signal.SIGKILL)
+    with pytest.raises(EnvError, match="cannot build") as info:
+        for _ in range(3):
+            pool.step(np.zeros(2, dtype=np.int64))
+    assert "build" in str(info.value) and pool.closed
