@@ -1,8 +1,8 @@
-"""Fault injection against a live pool (policy ``on_failure="raise"``, the only one so far).
+"""Fault injection against a live pool with policy ``on_failure="raise"`` (the default).
 
 Each fault must end in a typed error naming the worker within the heartbeat timeout (never a
-hang) and leave no process behind; killing the trainer must take every worker with it. When the
-restart policy lands, the same faults must instead be ridden out (see benchmarks/soak.py).
+hang) and leave no process behind; killing the trainer must take every worker with it. The same
+faults ridden out with ``on_failure="restart"`` are in ``test_recovery.py`` (and benchmarks/soak.py).
 """
 
 from __future__ import annotations
