@@ -47,6 +47,9 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
     d.mkdir()
     monkeypatch.setenv("SC2POOL_TMPDIR", str(d))
     made: list[ZmqVecEnv] = []
+    # Children that predate the test (e.g. the multiprocessing forkserver an earlier test's
+    # SubprocVecEnv left, which lives as long as pytest by design) are not this test's leaks.
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
 
     def make(**kwargs: Any) -> ZmqVecEnv:
         kwargs.setdefault("on_failure", "restart")
@@ -61,8 +64,13 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
     finally:
         for pool in made:
             pool.close()
-        wait_for(lambda: not [p for p in psutil.Process().children(recursive=True) if not _gone(p.pid)],
-                 10, "no child process left")
+        wait_for(
+            lambda: not [
+                p for p in psutil.Process().children(recursive=True) if p.pid not in before and not _gone(p.pid)
+            ],
+            10,
+            "no child process left",
+        )
         assert list(d.iterdir()) == [], f"left behind: {list(d.iterdir())}"
 
 
