@@ -120,3 +120,47 @@ def test_cut_host_is_replaced_by_a_worker_on_another_host_with_restart(make_netw
         wait_for(lambda: c.poll() is not None and d is not None and d.poll() is not None, 15, "c and d to exit")
     finally:
         t.stop()
+
+
+@pytest.mark.timeout(90)
+def test_curve_pool_across_hosts_refuses_an_intruder_host(make_network: Factory, tmp_path: Any) -> None:
+    """CURVE through the real pool and CLI across namespaces: the trainer binds its non-loopback
+    address (allowed only because CURVE is on), host b's authorised worker joins and steps, host
+    c's worker with an unauthorised key is refused in the handshake (counted) and gives up."""
+    from sc2pool.cli import main as cli_main
+
+    keys = tmp_path / "keys"
+    assert cli_main(["keygen", str(keys)]) == 0
+    assert cli_main(["keygen", str(keys), "--name", "b", "--authorize-into", str(keys / "authorized_workers")]) == 0
+    assert cli_main(["keygen", str(keys), "--name", "c"]) == 0
+    net = make_network(["trainer", "b", "c"])
+    endpoint = f"tcp://{net.address('trainer')}:5613"
+    t = _trainer(
+        net,
+        *("--bind", endpoint, "--envs", "2", "--local-workers", "0", "--local-envs", "0", "--curve", str(keys)),
+        *("--heartbeat-timeout", str(HEARTBEAT_TIMEOUT), "--join-timeout", "60"),
+    )
+
+    def worker(host: str) -> subprocess.Popen[str]:
+        return net.popen(
+            host,
+            [sys.executable, "-m", "sc2pool", "worker", "--connect", endpoint, "--env", "CartPole-v1", "--envs", "2",
+             "--name", host, "--connect-timeout", "8", "--log-level", "WARNING",
+             "--curve-secret", str(keys / f"{host}.key_secret"), "--curve-server-key", str(keys / "broker.key")],
+        )
+
+    c = worker("c")
+    b = worker("b")
+    try:
+        t.wait_ready(timeout=60)
+        t.assert_progressing(by=200)
+        wait_for(lambda: c.poll() is not None, 30, "the intruder host's worker to give up")
+        assert c.returncode != 0
+        t.assert_progressing(by=100)
+        assert t.stats.get("curve_refused", 0) >= 1, t.stats
+        assert t.stats.get("refused", 0) == 0 and t.stats.get("malformed", 0) == 0, t.stats
+        t.stop()
+        assert t.proc.returncode == 0, t.describe()
+        wait_for(lambda: b.poll() is not None, 15, "b to exit")
+    finally:
+        t.stop()
