@@ -296,7 +296,7 @@ class Broker:
             w.reply = None
             w.sent_at = time.monotonic()
         try:
-            self.sock.send_multipart([w.identity, *parts], copy=True)
+            P.send_parts(self.sock, (w.identity, *parts))
         except zmq.ZMQError as exc:
             if exc.errno == zmq.EHOSTUNREACH:
                 self._fail(w, self._death(w, "its connection is gone (process exited or network lost)"))
@@ -350,7 +350,7 @@ class Broker:
         zmq_dirty = True
         while True:
             if zmq_dirty:
-                if int(sock.getsockopt(_EVENTS)) & _POLLIN:
+                if P.readable(sock):
                     self._drain()
                 zmq_dirty = False
             if self._outstanding <= 0:
@@ -379,9 +379,9 @@ class Broker:
 
     def _drain(self) -> None:
         sock = self.sock
-        while int(sock.getsockopt(_EVENTS)) & _POLLIN:
+        while P.readable(sock):
             try:
-                frames = sock.recv_multipart(_NOBLOCK)
+                frames = P.recv_parts(sock, _NOBLOCK)
             except zmq.Again:
                 return
             self._dispatch(frames)

@@ -33,6 +33,8 @@ from typing import Any
 
 import msgpack
 import numpy as np
+import zmq
+from zmq.backend import Socket as _ZmqSocket
 
 from sc2pool.errors import EncodeError, ProtocolError
 
@@ -297,6 +299,44 @@ def frames_to_arrays(
     if len(frames) != len(dtypes):
         raise ProtocolError(f"expected {len(dtypes)} data frames, got {len(frames)}")
     return [array_from_buffer(f, d, s, copy=False) for f, d, s in zip(frames, dtypes, shapes, strict=True)]
+
+
+# ------------------------------------------------------------------------------ zmq hot path
+# pyzmq's Python-level ``send_multipart``/``recv_multipart``/``getsockopt`` (the "sugar" layer) cost
+# ~10 us per message round in flag arithmetic on IntFlag enums and per-frame checks; on the ZeroMQ
+# path (remote workers, ``shared_memory=False``) that is a fifth of a no-op env's step. These call
+# the Cython backend directly with plain int flags; the semantics are those of the sugar methods.
+_zsend = _ZmqSocket.send
+_zrecv = _ZmqSocket.recv
+_zget = _ZmqSocket.get
+_SNDMORE = int(zmq.SNDMORE)
+_RCVMORE = int(zmq.RCVMORE)
+_ZEVENTS = int(zmq.EVENTS)
+_ZPOLLIN = int(zmq.POLLIN)
+
+
+def send_parts(sock: Any, parts: Sequence[Any], flags: int = 0, copy: bool = True) -> None:
+    """``sock.send_multipart(parts, flags, copy=copy)`` without pyzmq's Python overhead.
+
+    ZeroMQ queues a multipart message atomically once its first part is accepted, so an error
+    (``zmq.Again`` with NOBLOCK, ``EHOSTUNREACH`` on a mandatory ROUTER) comes from the first part."""
+    last = len(parts) - 1
+    more = flags | _SNDMORE
+    for i, part in enumerate(parts):
+        _zsend(sock, part, more if i < last else flags, copy)
+
+
+def recv_parts(sock: Any, flags: int = 0) -> list[bytes]:
+    """``sock.recv_multipart(flags)`` (copying) without pyzmq's Python overhead."""
+    parts = [_zrecv(sock, flags)]
+    while _zget(sock, _RCVMORE):
+        parts.append(_zrecv(sock, flags))
+    return parts
+
+
+def readable(sock: Any) -> bool:
+    """Whether a message is waiting on ``sock`` (its ``zmq.EVENTS`` has POLLIN)."""
+    return bool(_zget(sock, _ZEVENTS) & _ZPOLLIN)
 
 
 # ------------------------------------------------------------------------------ local fast lane

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import logging
+import math
 import os
 import warnings
 import weakref
@@ -301,6 +302,7 @@ class ZmqVecEnv(VecEnv):
         assert broker.layout is not None
         self._layout: ObsLayout = broker.layout
         self._bufs = self._layout.allocate(broker.shm)
+        self._frame_specs: dict[int, list[tuple[np.dtype[Any], tuple[int, ...], int]]] = {}
         self._buf_rews = np.zeros((total,), dtype=np.float32)
         self._buf_term = np.zeros((total,), dtype=bool)
         self._buf_trunc = np.zeros((total,), dtype=bool)
@@ -375,10 +377,22 @@ class ZmqVecEnv(VecEnv):
             )
 
     def _copy_frames(self, w: WorkerRecord, frames: list[bytes]) -> None:
-        layout = self._layout
-        arrays = P.frames_to_arrays(frames, layout.dtypes, [(w.n_envs, *s) for s in layout.shapes])
-        for buf, arr in zip(self._bufs, arrays, strict=True):
-            buf[w.lo : w.hi] = arr
+        # (dtype, shape, byte size) per frame, computed once per worker size: the ZeroMQ path's
+        # per-step work is then a length check and a copy (no dtype/shape re-validation).
+        specs = self._frame_specs.get(w.n_envs)
+        if specs is None:
+            layout = self._layout
+            specs = self._frame_specs[w.n_envs] = [
+                (d, (w.n_envs, *s), w.n_envs * math.prod(s) * d.itemsize)
+                for s, d in zip(layout.shapes, layout.dtypes, strict=True)
+            ]
+        if len(frames) != len(specs):
+            raise ProtocolError(f"expected {len(specs)} data frames, got {len(frames)}")
+        lo, hi = w.lo, w.hi
+        for buf, frame, (dtype, shape, nbytes) in zip(self._bufs, frames, specs, strict=True):
+            if len(frame) != nbytes:
+                raise ProtocolError(f"frame of {len(frame)} bytes does not match {dtype.str}{list(shape)} ({nbytes} bytes)")
+            buf[lo:hi] = np.frombuffer(frame, dtype=dtype).reshape(shape)
 
     def _obs(self) -> VecEnvObs:
         arrays = [b.copy() for b in self._bufs]

@@ -55,6 +55,7 @@ from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
 log = logging.getLogger("sc2pool.worker")
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
+_NOBLOCK = int(zmq.NOBLOCK)
 _VERSION = P.PROTOCOL_VERSION
 _RESULT = int(P.Kind.RESULT)
 
@@ -207,7 +208,7 @@ class Worker:
         big = len(parts) > 1 and any(getattr(f, "nbytes", 0) >= 65536 for f in parts[1:])
         self._zmq_dirty = True
         try:
-            self.sock.send_multipart(parts, zmq.NOBLOCK, copy=not big)
+            P.send_parts(self.sock, parts, _NOBLOCK, copy=not big)
         except zmq.Again:
             log.warning("worker %s: send queue full (broker gone?), message dropped", self.name)
 
@@ -229,9 +230,9 @@ class Worker:
             # ZeroMQ's FD only signals changes: after any use of the socket (or when poll says its
             # FD moved) check its event state; otherwise skip that call on the lane's hot path.
             if self._zmq_dirty or lane is None:
-                if int(sock.getsockopt(_EVENTS)) & _POLLIN:
+                if P.readable(sock):
                     try:
-                        frames = sock.recv_multipart(zmq.NOBLOCK)
+                        frames = P.recv_parts(sock, _NOBLOCK)
                     except zmq.Again:
                         pass
                     else:
