@@ -340,7 +340,6 @@ class Broker:
         """
         pending = [w for w in workers if w.reply is None and w.pending_seq >= 0 and w.failed is None]
         self._outstanding = len(pending)
-        sock = self.sock
         zmq_fd = self._zmq_fd
         zmq_only = self._zmq_poll
         lanes = [w for w in pending if w.lane is not None]
@@ -350,8 +349,7 @@ class Broker:
         zmq_dirty = True
         while True:
             if zmq_dirty:
-                if P.readable(sock):
-                    self._drain()
+                self._drain()  # checks the socket's event state itself
                 zmq_dirty = False
             if self._outstanding <= 0:
                 return

@@ -249,7 +249,10 @@ def header(kind: Kind, **fields: Any) -> bytes:
     """Encode a message header of ``kind`` carrying the protocol version and ``fields``."""
     fields["v"] = PROTOCOL_VERSION
     fields["k"] = int(kind)
-    return pack(fields, what=f"{kind.name} message")
+    try:
+        return _packer_pack(fields)  # hot path: the error text is built only on failure
+    except (TypeError, ValueError, OverflowError):
+        return pack(fields, what=f"{kind.name} message")
 
 
 def decode_header(frame: bytes | memoryview) -> dict[Any, Any]:

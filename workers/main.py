@@ -205,10 +205,14 @@ class Worker:
                 self.lost.set()
                 raise asyncio.CancelledError() from None
             return
-        big = len(parts) > 1 and any(getattr(f, "nbytes", 0) >= 65536 for f in parts[1:])
+        copy = True  # zero-copy only pays off for big frames
+        for frame in parts[1:]:
+            if getattr(frame, "nbytes", 0) >= 65536:
+                copy = False
+                break
         self._zmq_dirty = True
         try:
-            P.send_parts(self.sock, parts, _NOBLOCK, copy=not big)
+            P.send_parts(self.sock, parts, _NOBLOCK, copy=copy)
         except zmq.Again:
             log.warning("worker %s: send queue full (broker gone?), message dropped", self.name)
 
@@ -629,9 +633,9 @@ class Worker:
         buf = hdr.get("a")
         if buf is None:
             buf = frames[1]
-        key = (hdr["ad"], *hdr["as"])
+        key = hdr["ad"]
         spec = self._act_specs.get(key)
-        if spec is None:
+        if spec is None or spec[1] != tuple(hdr["as"]):
             dtype = np.dtype(P.array_from_buffer(b"", hdr["ad"], [0]).dtype)
             shape = tuple(hdr["as"])
             if not shape or shape[0] != self.n:
