@@ -393,19 +393,23 @@ class Lane:
     def read_ready(self) -> list[bytes]:
         """All complete messages available now (possibly none). Raises ``EOFError`` when the
         peer closed the lane."""
-        sock, buf = self.sock, self._buf
+        sock, buf, chunk = self.sock, self._buf, self._chunk
         while True:
             try:
-                n = sock.recv_into(self._chunk)
+                n = sock.recv_into(chunk)
             except BlockingIOError:
                 break
             except ConnectionResetError:
                 n = 0
             if n == 0:
                 raise EOFError("lane closed by peer")
-            buf += self._view[:n]
-            if n < len(self._chunk):
+            if n < len(chunk):
+                # The usual case in lockstep: exactly one whole message, nothing buffered.
+                if not buf and n >= 4 and _LEN.unpack_from(chunk)[0] + 4 == n:
+                    return [bytes(self._view[4:n])]
+                buf += self._view[:n]
                 break
+            buf += self._view[:n]
         out: list[bytes] = []
         pos = 0
         end = len(buf)
