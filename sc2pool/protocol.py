@@ -339,7 +339,7 @@ def recv_parts(sock: Any, flags: int = 0) -> list[bytes]:
 
 def readable(sock: Any) -> bool:
     """Whether a message is waiting on ``sock`` (its ``zmq.EVENTS`` has POLLIN)."""
-    return bool(_zget(sock, _ZEVENTS) & _ZPOLLIN)
+    return bool(int(_zget(sock, _ZEVENTS)) & _ZPOLLIN)
 
 
 # ------------------------------------------------------------------------------ local fast lane
