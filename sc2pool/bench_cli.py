@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from sc2pool.cli_args import positive_float, positive_int
+
 DEFAULT_OUT = "bench-results"
 
 _DESCRIPTION = """\
@@ -37,24 +39,8 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return v
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,13 +65,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--seconds",
-        type=_positive_float,
+        type=positive_float,
         metavar="S",
         help="measured wall time per implementation per round (default 1, --quick 0.5)",
     )
     p.add_argument(
         "--repeats",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="interleaved rounds; the best is reported (default 5, --quick 2)",
     )

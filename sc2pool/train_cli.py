@@ -6,34 +6,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-
-def _json_dict(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r} ({exc})") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+from sc2pool.cli_args import json_object, positive_int
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task", default="MoveToBeacon", help="task name or 'module:Class' (default MoveToBeacon)")
-    p.add_argument("--task-kwargs", type=_json_dict, default=None, metavar="JSON", help="task constructor arguments")
+    p.add_argument("--task-kwargs", type=json_object, default=None, metavar="JSON", help="task constructor arguments")
     p.add_argument(
         "--engine",
         choices=("subprocess", "inprocess"),
@@ -41,8 +22,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="subprocess: a game process per env (embedded engine, or real SC2 when $SC2PATH is set); "
         "inprocess: embedded engine inside the workers",
     )
-    p.add_argument("--workers", type=_positive, default=None, help="worker processes")
-    p.add_argument("--envs-per-worker", type=_positive, default=None, help="games per worker")
+    p.add_argument("--workers", type=positive_int, default=None, help="worker processes")
+    p.add_argument("--envs-per-worker", type=positive_int, default=None, help="games per worker")
     p.add_argument("--seed", type=int, default=None)
 
 
@@ -54,9 +35,9 @@ def register(sub: Any) -> None:
         "learning_curve.csv and episode_reward.png to --out.",
     )
     _common(p)
-    p.add_argument("--timesteps", type=_positive, default=100_000)
+    p.add_argument("--timesteps", type=positive_int, default=100_000)
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/<task>)")
-    p.add_argument("--ppo", type=_json_dict, default=None, metavar="JSON", help="PPO keyword overrides")
+    p.add_argument("--ppo", type=json_object, default=None, metavar="JSON", help="PPO keyword overrides")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--on-failure",
@@ -74,7 +55,7 @@ def register(sub: Any) -> None:
     )
     e.add_argument("model", nargs="?", default=None, help="a model .zip saved by `sc2pool train`")
     _common(e)
-    e.add_argument("--episodes", type=_positive, default=10)
+    e.add_argument("--episodes", type=positive_int, default=10)
     e.add_argument(
         "--policy",
         choices=("model", "scripted", "random"),
