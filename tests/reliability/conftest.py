@@ -1,4 +1,4 @@
-"""Fixtures for the reliability tests: the network-namespace harness."""
+"""Fixtures for the reliability tests: trainer child processes and the network-namespace harness."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from .netns import NetnsUnavailable, Network, check_available, cleanup_stale
+from .peers import TrainerProc
 
 
 @pytest.fixture
@@ -32,3 +33,20 @@ def make_network() -> Iterator[Callable[[Sequence[str]], Network]]:
     finally:
         for net in networks:
             net.close()
+
+
+@pytest.fixture
+def trainer() -> Iterator[Callable[..., TrainerProc]]:
+    """Factory for trainer child processes (so a crash fails one test, not pytest); all stopped at the end."""
+    procs: list[TrainerProc] = []
+
+    def start(*args: str) -> TrainerProc:
+        t = TrainerProc(*args)
+        procs.append(t)
+        return t
+
+    try:
+        yield start
+    finally:
+        for t in procs:
+            t.stop()

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import psutil
 import pytest
@@ -28,22 +28,6 @@ def _gone(pid: int) -> bool:
         return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
-
-
-@pytest.fixture
-def trainer() -> Iterator[Callable[..., TrainerProc]]:
-    procs: list[TrainerProc] = []
-
-    def start(*args: str) -> TrainerProc:
-        t = TrainerProc(*args)
-        procs.append(t)
-        return t
-
-    try:
-        yield start
-    finally:
-        for t in procs:
-            t.stop()
 
 
 def _running_pool(trainer: Callable[..., TrainerProc], workers: int = 2) -> tuple[TrainerProc, list[int]]:

@@ -29,22 +29,6 @@ from .peers import TrainerProc, free_port, kill_group, wait_for
 pytestmark = pytest.mark.timeout(90)
 
 
-@pytest.fixture
-def trainer() -> Iterator[Callable[..., TrainerProc]]:
-    procs: list[TrainerProc] = []
-
-    def start(*args: str) -> TrainerProc:
-        t = TrainerProc(*args)
-        procs.append(t)
-        return t
-
-    try:
-        yield start
-    finally:
-        for t in procs:
-            t.stop()
-
-
 def _nested_tuple_bomb(depth: int = 400) -> bytes:
     """A ~2 KB header: a tuple nested ``depth`` deep (each level re-enters the C unpacker)."""
     blob = P.pack(())

@@ -36,3 +36,15 @@ def wait_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
         except psutil.NoSuchProcess:
             pass
     return still
+
+
+def engine_pids() -> list[int]:
+    """Pids of the embedded engine's game processes among this test process's descendants."""
+    out = []
+    for pid, p in descendants().items():
+        try:
+            if "sc2pool.engine" in " ".join(p.cmdline()):
+                out.append(pid)
+        except psutil.Error:  # gone meanwhile
+            pass
+    return out

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sc2_helpers import descendants, wait_gone
+from sc2_helpers import engine_pids, wait_gone
 
 from sc2pool.errors import EnvError
 from workers.host import HostSpec
@@ -28,17 +28,6 @@ def _embedded_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _engine_pids() -> list[int]:
-    out = []
-    for pid, p in descendants().items():
-        try:
-            if "sc2pool.engine" in " ".join(p.cmdline()):
-                out.append(pid)
-        except Exception:  # noqa: BLE001 - gone meanwhile
-            pass
-    return out
-
-
 @pytest.mark.timeout(120)
 def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
     from stable_baselines3 import PPO
@@ -53,7 +42,7 @@ def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
         actions, _ = model.predict(obs, deterministic=True)
         assert actions.shape == (4,)
         assert model.ep_info_buffer is not None and len(model.ep_info_buffer) > 0, "VecMonitor saw episodes"
-        engines = _engine_pids()
+        engines = engine_pids()
         assert len(engines) == 4, engines
     finally:
         env.close()
@@ -93,7 +82,7 @@ def test_game_process_death_reaches_the_trainer_as_typed_error(no_leaks: None) -
     try:
         env.reset()
         env.step(np.array([0, 0]))
-        victims = _engine_pids()
+        victims = engine_pids()
         assert len(victims) == 2
         os.kill(victims[0], signal.SIGKILL)
         with pytest.raises(EnvError) as err:
@@ -103,7 +92,7 @@ def test_game_process_death_reaches_the_trainer_as_typed_error(no_leaks: None) -
         assert "Game" in str(err.value) or "game" in str(err.value)
     finally:
         env.close()
-    assert wait_gone(_engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids(), timeout=5) == []
 
 
 @pytest.mark.timeout(120)

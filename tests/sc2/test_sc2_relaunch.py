@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
-from sc2_helpers import descendants, wait_gone
+from sc2_helpers import engine_pids, wait_gone
 
 from sc2pool.errors import EnvError
 from workers.host import EnvFailure, HostSpec, StepResult
@@ -30,17 +30,6 @@ GAME_STEP = 8  # MoveToBeacon's game loops per env step
 def _embedded_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("SC2PATH", raising=False)
     yield
-
-
-def _engine_pids() -> list[int]:
-    out = []
-    for pid, p in descendants().items():
-        try:
-            if "sc2pool.engine" in " ".join(p.cmdline()):
-                out.append(pid)
-        except psutil.Error:  # gone meanwhile
-            pass
-    return out
 
 
 def _kill(pid: int) -> None:
@@ -94,7 +83,7 @@ def test_host_relaunches_a_killed_game_and_leaves_the_other_alone(run: Any, no_l
             assert all(isinstance(r, StepResult) for r in run(host.step([1, 2])))
     finally:
         run(host.close())
-    assert wait_gone(_engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids(), timeout=5) == []
 
 
 @pytest.mark.timeout(60)
@@ -202,11 +191,11 @@ def test_pool_keeps_stepping_through_repeated_game_kills(no_leaks: None) -> None
             obs, _, dones, infos = env.step(np.array([3, 5]))
             assert not any(i.get("sc2pool.restarted") for i in infos)
         assert env.worker_pids == worker, "the worker itself was never restarted"
-        engines = _engine_pids()
+        engines = engine_pids()
         assert len(engines) == 2, engines
     finally:
         env.close()
-    assert wait_gone(_engine_pids(), timeout=5) == [], "game processes outlived close()"
+    assert wait_gone(engine_pids(), timeout=5) == [], "game processes outlived close()"
 
 
 @pytest.mark.timeout(60)
@@ -222,7 +211,7 @@ def test_pool_without_the_option_still_reports_the_typed_error(no_leaks: None) -
         assert err.value.remote_type == "GameCrashedError", err.value.remote_type
     finally:
         env.close()
-    assert wait_gone(_engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids(), timeout=5) == []
 
 
 @pytest.mark.timeout(60)
