@@ -154,19 +154,15 @@ def bench_seed(task: str, games: int, seconds: float, warmup: int, relaunch: boo
     return out
 
 
+def _single_game_cmd(task: str, engine: str, seconds: float) -> list[str]:
+    """One game measured without the pool, in a child process (the worker side imports burnysc2)."""
+    return [sys.executable, "-m", "workers.sc2.bench_single", "--task", task, "--engine", engine,
+            "--seconds", str(seconds)]
+
+
 def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
     """One game without the pool, in a child process (the worker side imports burnysc2)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "workers.sc2.bench_single",
-        "--task",
-        task,
-        "--engine",
-        engine,
-        "--seconds",
-        str(seconds),
-    ]
+    cmd = _single_game_cmd(task, engine, seconds)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + 4 * seconds)
     if r.returncode != 0:
         raise RuntimeError(f"single-game measurement failed:\n{r.stderr[-2000:]}")
@@ -176,17 +172,7 @@ def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
 def bench_singles_concurrent(task: str, engine: str, seconds: float, n: int) -> dict[str, Any]:
     """``n`` independent single games at the same time (one per core), each in its own process
     with no pool: the summed rate is the ideal the pool is measured against."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "workers.sc2.bench_single",
-        "--task",
-        task,
-        "--engine",
-        engine,
-        "--seconds",
-        str(seconds),
-    ]
+    cmd = _single_game_cmd(task, engine, seconds)
     procs = [
         subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)
     ]
