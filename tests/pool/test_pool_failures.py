@@ -177,7 +177,7 @@ def test_workers_exit_when_the_trainer_dies(procs: list[Any], pool_tmpdir: Path)
     port = portpicker.pick_unused_port()
     endpoint = f"tcp://127.0.0.1:{port}"
     remote = subprocess.Popen(
-        ["/work/venv/bin/sc2pool", "worker", "--connect", endpoint, "--env", "pool_envs:make_count",
+        [sys.executable, "-m", "sc2pool", "worker", "--connect", endpoint, "--env", "pool_envs:make_count",
          "--log-level", "ERROR"],
         env=worker_env(), stderr=subprocess.PIPE, text=True, start_new_session=True,
     )

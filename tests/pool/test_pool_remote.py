@@ -4,6 +4,7 @@ join timeouts, and a broker that keeps serving through malformed traffic."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -19,11 +20,11 @@ from conftest import worker_env
 from sc2pool import protocol as P
 from sc2pool.errors import JoinTimeoutError
 
-SC2POOL = "/work/venv/bin/sc2pool"
+SC2POOL = [sys.executable, "-m", "sc2pool"]  # the interpreter running the tests, not a fixed venv
 
 
 def start_cli_worker(procs: list[Any], endpoint: str, *extra: str) -> subprocess.Popen[str]:
-    cmd = [SC2POOL, "worker", "--connect", endpoint, "--log-level", "WARNING", *extra]
+    cmd = [*SC2POOL, "worker", "--connect", endpoint, "--log-level", "WARNING", *extra]
     p = subprocess.Popen(
         cmd, env=worker_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
