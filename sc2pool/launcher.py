@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -94,11 +95,13 @@ def spawn_worker(
     private_dir: str,
     log_level: str = "WARNING",
     lane_fd: int | None = None,
+    cpus: Sequence[int] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start one local worker process and hand it ``recipe`` on stdin.
 
     ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
     ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
+    ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
     """
     import cloudpickle
 
@@ -116,6 +119,8 @@ def spawn_worker(
     ]
     if lane_fd is not None:
         cmd += ["--lane-fd", str(lane_fd)]
+    if cpus:
+        cmd += ["--cpus", ",".join(str(c) for c in cpus)]
     # Parent-death signalling is tied to the creating *thread*: only ask for it from the main thread.
     if threading.current_thread() is threading.main_thread():
         cmd += ["--parent-pid", str(os.getpid())]

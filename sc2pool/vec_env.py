@@ -28,8 +28,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
+from sc2pool import affinity, security
 from sc2pool import protocol as P
-from sc2pool import security
 from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
@@ -151,6 +151,11 @@ class ZmqVecEnv(VecEnv):
         STEP/RESET (msgpack headers only) over a private Unix socketpair, the "fast lane";
         handshake, calls and heartbeats stay on ZeroMQ ipc. ``False`` sends everything, observations
         included, through ZeroMQ as remote workers always do (zero-copy frames).
+    :param cpu_affinity: where local workers run (see :mod:`sc2pool.affinity`). ``"auto"``: each
+        worker is pinned to one core, round-robin over the cores the trainer may use, so lockstep
+        hand-overs stay on one core (each worker's game processes inherit its core); ``None``: the
+        OS places them; a sequence of core numbers: round-robin over those. The trainer is never
+        pinned.
     :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
     :param worker_log_level: logging level of local worker processes.
     :param start_method: accepted for SubprocVecEnv compatibility and ignored.
@@ -179,6 +184,7 @@ class ZmqVecEnv(VecEnv):
         curve: security.BrokerCurveConfig | str | os.PathLike[str] | None = None,
         allow_insecure_remote: bool = False,
         shared_memory: bool = True,
+        cpu_affinity: str | Sequence[int] | None = "auto",
         close_timeout: float = 3.0,
         worker_log_level: str = "WARNING",
         start_method: str | None = None,
@@ -239,6 +245,7 @@ class ZmqVecEnv(VecEnv):
         if local_envs > 0 and n_local == 0:
             raise ValueError(f"n_local_envs={local_envs} but no local workers")
 
+        worker_cpus = affinity.plan(cpu_affinity, n_local)  # ValueError before anything starts
         self.endpoints: list[str] = []
         self._state = AsyncState.DEFAULT
         self._heartbeat_interval = heartbeat_interval
@@ -289,6 +296,7 @@ class ZmqVecEnv(VecEnv):
                         heartbeat_interval=heartbeat_interval,
                         private_dir=self._dir.path,
                         log_level=worker_log_level,
+                        cpus=worker_cpus[w],
                     )
                     broker.expect_local(name, size, spawn)
                     broker.launch_local(name)

@@ -45,6 +45,10 @@ def register(sub: Any) -> None:
         "--curve-server-key", default=None, metavar="FILE",
         help="CurveZMQ: the broker's public key file (DIR/broker.key); the worker talks to no other broker",
     )
+    p.add_argument(
+        "--cpus", default=None, metavar="LIST",
+        help="pin this worker and the games it launches to these cores, e.g. 3 or 0,2-4 (taskset -c syntax)",
+    )
     p.add_argument("--log-level", default="INFO")
     p.set_defaults(func=_run)
 
@@ -68,6 +72,13 @@ def _run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.envs < 1:
         raise SystemExit("sc2pool worker: --envs must be >= 1")
+    if args.cpus is not None:
+        from sc2pool import affinity
+
+        try:
+            affinity.pin_self(affinity.parse_cpu_list(args.cpus))
+        except (ValueError, OSError) as exc:
+            raise SystemExit(f"sc2pool worker: cannot pin to --cpus {args.cpus}: {exc}") from None
     if args.env:
         spec = HostSpec(
             "workers.gym_host:make_host",

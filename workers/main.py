@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 import zmq
 
+from sc2pool import affinity, security
 from sc2pool import protocol as P
-from sc2pool import security
 from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
 from sc2pool.spaces import ObsLayout, space_to_msg
 from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
@@ -750,7 +750,14 @@ def _local_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cleanup-dir", default=None)
     parser.add_argument("--log-level", default="WARNING")
     parser.add_argument("--lane-fd", type=int, default=None)
+    parser.add_argument("--cpus", default=None, help="pin this worker (and what it starts) to these cores")
     args = parser.parse_args(argv)
+    if args.cpus:
+        # First thing: the heartbeat and ZeroMQ threads and any game process inherit the cores.
+        try:
+            affinity.pin_self(affinity.parse_cpu_list(args.cpus))
+        except (OSError, ValueError) as exc:
+            sys.stderr.write(f"sc2pool worker {args.name}: not pinned to cores {args.cpus}: {exc}\n")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     payload = sys.stdin.buffer.read()
     sys.stdin.close()

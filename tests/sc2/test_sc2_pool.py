@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import psutil
 import pytest
 from sc2_helpers import engine_pids, wait_gone
 
@@ -51,6 +52,15 @@ def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
             time.sleep(0.05)
             engines = engine_pids()
         assert len(engines) == 4, engines
+        # Each game runs on its worker's core (cpu_affinity="auto"): a game inherits its worker's pinning.
+        workers = set(env.venv.worker_pids)
+        for pid in engines:
+            owner = psutil.Process(pid)
+            while owner.pid not in workers:
+                owner = owner.parent()
+            assert os.sched_getaffinity(pid) == os.sched_getaffinity(owner.pid)
+            if len(os.sched_getaffinity(0)) > 1:
+                assert len(os.sched_getaffinity(pid)) == 1
     finally:
         env.close()
     assert wait_gone(engines, timeout=5) == [], "game processes outlived close()"
