@@ -48,11 +48,13 @@ class Impl:
 
     ``shm=False`` runs ZmqVecEnv with ``shared_memory=False``: everything then travels through
     the ZeroMQ socket, as it does for remote workers (the default uses its local shared-memory
-    path)."""
+    path). ``pinned=False`` runs it with ``cpu_affinity=None`` (the default pins each worker to a
+    core), to show what pinning is worth in the same run."""
 
     kind: str
     n_workers: int | None = None
     shm: bool = True
+    pinned: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in IMPL_KINDS:
@@ -61,11 +63,13 @@ class Impl:
             raise ValueError(f"{self.kind} needs n_workers >= 1, got {self.n_workers}")
         if not self.shm and self.kind != "zmq":
             raise ValueError("shm=False applies to zmq only")
+        if not self.pinned and self.kind != "zmq":
+            raise ValueError("pinned=False applies to zmq only")
 
     @property
     def label(self) -> str:
         return {
-            "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'})",
+            "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'}{'' if self.pinned else ', unpinned'})",
             "subproc": "SubprocVecEnv",
             "dummy": "DummyVecEnv",
             "async": "AsyncVectorEnv(shm)",
@@ -127,6 +131,7 @@ class Measurement:
     n_envs: int
     n_workers: int | None
     shm: bool = True  # ZmqVecEnv's shared_memory setting (True for the other implementations)
+    pinned: bool = True  # ZmqVecEnv's workers pinned to cores (cpu_affinity="auto", the default)
     rates: list[float] = field(default_factory=list)  # env steps/s, one per round
     us_per_step: list[float] = field(default_factory=list)  # wall us per vector step, per round
     # CPU time per vector step, per round: this (trainer) process, all threads; and all children.
@@ -169,14 +174,14 @@ class Measurement:
 # --------------------------------------------------------------------------- scenarios
 
 
-def _z(k: int, shm: bool = True) -> Impl:
-    return Impl("zmq", k, shm)
+def _z(k: int, shm: bool = True, pinned: bool = True) -> Impl:
+    return Impl("zmq", k, shm, pinned)
 
 
 def default_scenarios(quick: bool = False) -> list[Scenario]:
     """The scenarios that the issue's targets are stated on (``quick`` drops the extras)."""
     peers8 = (Impl("dummy"), Impl("subproc"), Impl("async"))
-    cart_zmq = (_z(2), _z(8)) if quick else (_z(1), _z(2), _z(4), _z(8))
+    cart_zmq = (_z(2), _z(8)) if quick else (_z(1), _z(2), _z(4), _z(8), _z(2, pinned=False), _z(8, pinned=False))
     obs_zmq = (_z(2), _z(4)) if quick else (_z(2), _z(4), _z(2, shm=False))
     scenarios = [
         Scenario(
@@ -301,7 +306,10 @@ class _Driver:
             else:
                 from sc2pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
 
-                self._venv = ZmqVecEnv(fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm)
+                self._venv = ZmqVecEnv(
+                    fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm,
+                    cpu_affinity="auto" if self.impl.pinned else None,
+                )
             venv: Any = self._venv
             venv.seed(0)
             venv.reset()
@@ -466,6 +474,7 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
             1 if impl.kind == "inproc" else scenario.n_envs,
             impl.n_workers,
             impl.shm,
+            impl.pinned,
         )
         for impl in scenario.impls
     }

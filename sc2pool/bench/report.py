@@ -31,17 +31,24 @@ class Target:
 def _row(
     result: dict[str, Any], scenario: str, impl: str, n_workers: int | None = None, shm: bool = True
 ) -> dict[str, Any] | None:
-    """The measured row of ``impl`` in ``scenario`` (ZmqVecEnv: with its default shared memory
-    unless ``shm=False``)."""
+    """The measured row of ``impl`` in ``scenario`` (ZmqVecEnv: with its defaults, shared memory
+    unless ``shm=False`` and pinned workers)."""
     for r in result["results"]:
         if r["scenario"] == scenario and r["impl"] == impl and r["best"] is not None:
-            if (n_workers is None or r["n_workers"] == n_workers) and r.get("shm", True) == shm:
+            if (
+                (n_workers is None or r["n_workers"] == n_workers)
+                and r.get("shm", True) == shm
+                and r.get("pinned", True)
+            ):
                 return r
     return None
 
 
 def _best_zmq(result: dict[str, Any], scenario: str) -> dict[str, Any] | None:
-    rows = [r for r in result["results"] if r["scenario"] == scenario and r["impl"] == "zmq" and r["best"]]
+    rows = [
+        r for r in result["results"]
+        if r["scenario"] == scenario and r["impl"] == "zmq" and r["best"] and r.get("pinned", True)
+    ]
     return max(rows, key=lambda r: r["best"]) if rows else None
 
 
