@@ -24,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -171,23 +173,49 @@ def bench_single(task: str, engine: str, seconds: float) -> dict[str, Any]:
 
 def bench_singles_concurrent(task: str, engine: str, seconds: float, n: int) -> dict[str, Any]:
     """``n`` independent single games at the same time (one per core), each in its own process
-    with no pool: the summed rate is the ideal the pool is measured against."""
-    cmd = _single_game_cmd(task, engine, seconds)
+    with no pool: the summed rate is the ideal the pool is measured against.
+
+    The games launch at their own pace, so each warms up, says READY and waits; all measure
+    from the same GO. (Without it, a game whose window opened before the others had finished
+    launching ran on a half-idle machine and inflated the ideal.)"""
+    cmd = [*_single_game_cmd(task, engine, seconds), "--barrier"]
+    errs = [tempfile.TemporaryFile("w+") for _ in range(n)]  # files: a chatty child never blocks on a pipe
     procs = [
-        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)
+        subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True) for err in errs
     ]
+
+    def failure(i: int, what: str) -> RuntimeError:
+        errs[i].seek(0)
+        return RuntimeError(f"single-game measurement {what}:\n{errs[i].read()[-2000:]}")
+
     rates = []
     try:
+        deadline = time.monotonic() + 120
+        for i, p in enumerate(procs):
+            assert p.stdout is not None
+            ready, _, _ = select.select([p.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            line = p.stdout.readline() if ready else ""
+            if line.strip() != "READY":
+                raise failure(i, "failed or hung before measuring")
         for p in procs:
-            out, err = p.communicate(timeout=120 + 4 * seconds)
+            assert p.stdin is not None
+            p.stdin.write("GO\n")
+            p.stdin.flush()
+        for i, p in enumerate(procs):
+            try:
+                out, _ = p.communicate(timeout=60 + 4 * seconds)
+            except subprocess.TimeoutExpired:
+                raise failure(i, "hung") from None
             if p.returncode != 0:
-                raise RuntimeError(f"single-game measurement failed:\n{err[-2000:]}")
+                raise failure(i, "failed")
             rates.append(float(json.loads(out.strip().splitlines()[-1])["rate"]))
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        for err in errs:
+            err.close()
     return {"games": n, "rates": rates, "rate": float(sum(rates))}
 
 

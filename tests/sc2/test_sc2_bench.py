@@ -23,3 +23,23 @@ def test_bench_smoke(monkeypatch: pytest.MonkeyPatch, no_leaks: None) -> None:
     assert 0.0 <= t["pool-inproc_share"] <= 1.0
     text = bench.format_report(report)
     assert "MoveToBeacon" in text and "pool's own share" in text
+
+
+@pytest.mark.timeout(60)
+def test_single_game_waits_for_go_before_measuring(monkeypatch: pytest.MonkeyPatch, no_leaks: None) -> None:
+    """Concurrent single games measure one common window: each says READY and waits for GO."""
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("SC2PATH", raising=False)
+    cmd = [sys.executable, "-m", "workers.sc2.bench_single", "--task", "MoveToBeacon", "--engine", "inprocess",
+           "--seconds", "0.1", "--barrier"]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "READY"
+        out, err = p.communicate("STOP\n", timeout=30)
+        assert p.returncode != 0 and "expected GO" in err and '"rate"' not in out
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 from typing import Any
 
@@ -20,7 +21,9 @@ import numpy as np
 from workers.sc2.host import SC2EnvHost
 
 
-async def measure(task: str, engine: str, seconds: float, warmup: float = 0.5, seed: int = 0) -> dict[str, Any]:
+async def measure(
+    task: str, engine: str, seconds: float, warmup: float = 0.5, seed: int = 0, barrier: bool = False
+) -> dict[str, Any]:
     host = SC2EnvHost(1, task=task, engine=engine)
     try:
         await host.start()
@@ -46,6 +49,12 @@ async def measure(task: str, engine: str, seconds: float, warmup: float = 0.5, s
             return n
 
         await run(warmup)
+        if barrier:
+            # Several games measured "at once" must measure the same window: say READY, wait for GO
+            # (their launches take different times; an early window would run on an idle machine).
+            print("READY", flush=True)
+            if sys.stdin.readline().strip() != "GO":
+                raise RuntimeError("bench_single --barrier: expected GO on stdin")
         before = host.timing_stats()
         cpu0 = _cpu(proc)
         wall0, pcpu0 = time.perf_counter(), time.process_time()
@@ -91,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--engine", default="subprocess", choices=("subprocess", "inprocess"))
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--barrier", action="store_true", help="after the warm-up print READY and wait for GO on stdin")
     a = p.parse_args(argv)
-    out = asyncio.run(measure(a.task, a.engine, a.seconds, seed=a.seed))
+    out = asyncio.run(measure(a.task, a.engine, a.seconds, seed=a.seed, barrier=a.barrier))
     print(json.dumps({k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in out.items()}))
     return 0
 
