@@ -30,7 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from sc2pool import affinity, security
 from sc2pool import protocol as P
-from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
+from sc2pool.broker import COMPACT_REPLY, Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
     NoAsyncCallError,
@@ -496,6 +496,7 @@ class ZmqVecEnv(VecEnv):
                 seq = broker.next_seq()
                 header = P.header
                 self._stepped = workers = broker.workers
+                lanes = []
                 for w in workers:
                     if w.fresh:
                         continue  # a replacement not reset yet: step_wait resets it
@@ -503,11 +504,18 @@ class ZmqVecEnv(VecEnv):
                     if not part.flags.c_contiguous:
                         part = np.ascontiguousarray(part)
                     if w.lane is not None:
-                        head = header(_STEP, s=seq, ad=part.dtype.str, a=part.tobytes(), **{"as": list(part.shape)})
-                        broker.send_lane(w, head, seq)
+                        spec = (part.dtype.str, part.shape)
+                        if w.lane_spec == spec:  # the worker knows this layout: compact STEP
+                            lanes.append((w, P.compact_step(seq, part.tobytes())))
+                        else:
+                            head = header(_STEP, s=seq, ad=spec[0], a=part.tobytes(), **{"as": list(part.shape)})
+                            lanes.append((w, head))
+                            w.lane_spec = spec
                     else:
                         head = header(_STEP, s=seq, ad=part.dtype.str, **{"as": list(part.shape)})
                         broker.send(w, (head, part), seq)
+                if lanes:
+                    broker.send_lanes(lanes, seq)
         except PoolError as exc:
             self._die(exc)
         self._state = AsyncState.WAITING_STEP
@@ -530,10 +538,19 @@ class ZmqVecEnv(VecEnv):
                     hdr, frames = reply
                     w.reply = None
                     w.pending_seq = -1
+                    lo, hi = w.lo, w.hi
+                    if hdr is COMPACT_REPLY:  # no env finished, no infos: rewards and flags only
+                        try:
+                            rews, term, trunc = P.compact_result_arrays(frames[0], hi - lo)
+                        except ProtocolError as exc:
+                            raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
+                        self._buf_rews[lo:hi] = rews
+                        self._buf_term[lo:hi] = term
+                        self._buf_trunc[lo:hi] = trunc
+                        continue
                     if hdr["k"] == _ERROR:
                         err = err or broker.reply_error(w, hdr)
                         continue
-                    lo, hi = w.lo, w.hi
                     try:
                         self._buf_rews[lo:hi] = hdr["r"]
                         self._buf_term[lo:hi] = hdr["te"]

@@ -64,14 +64,29 @@ class GymHost(EnvHost):
         return out
 
     async def step(self, actions: Sequence[Any]) -> list[StepResult]:
-        out = []
+        return [StepResult(*r) for r in zip(*self.step_sync(actions), strict=True)]
+
+    def step_sync(
+        self, actions: Sequence[Any]
+    ) -> tuple[list[Any], list[float], list[bool], list[bool], list[dict[str, Any]]]:
+        """Step every env: observations, rewards, terminated and truncated flags, infos (see
+        :class:`~workers.host.EnvHost`: the worker's fast path for synchronous hosts)."""
+        obs: list[Any] = []
+        rewards: list[float] = []
+        terminated: list[bool] = []
+        truncated: list[bool] = []
+        infos: list[dict[str, Any]] = []
         for i, env in enumerate(self.envs):
             try:
-                obs, reward, terminated, truncated, info = env.step(actions[i])
+                o, r, te, tr, info = env.step(actions[i])
+                rewards.append(float(r))  # inside the guard: a reward that is no number names its env
             except Exception as exc:
                 raise EnvFailure(i, exc) from exc
-            out.append(StepResult(obs, reward, terminated, truncated, info))  # type: ignore[arg-type]
-        return out
+            obs.append(o)
+            terminated.append(bool(te))
+            truncated.append(bool(tr))
+            infos.append(info)
+        return obs, rewards, terminated, truncated, infos
 
     def _guard(self, index: int, fn: Callable[[], Any]) -> Any:
         try:

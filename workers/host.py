@@ -64,6 +64,13 @@ class EnvHost(abc.ABC):
     All methods are called from the worker's event loop, one at a time (the worker never issues
     two overlapping calls), with *local* env indices ``0 .. num_envs-1``. A method that fails for
     one env raises ``EnvFailure(index, cause)`` so the trainer can name the env.
+
+    A purely synchronous host (no background tasks) may set ``blocking_poll_ok = True`` and also
+    provide ``step_sync(actions) -> (obs, rewards, terminated, truncated, infos)`` (five lists, one
+    entry per env; raises ``EnvFailure`` like :meth:`step`): the worker then steps it without a
+    coroutine or a :class:`StepResult` per env, which on small envs is a sizeable share of a step.
+    ``step_sync`` is used only where it is defined by the class that defines ``step`` (or by a
+    subclass of it): a subclass that overrides ``step`` alone is still stepped through ``step``.
     """
 
     num_envs: int

@@ -172,6 +172,19 @@ def _error_fields(exc: BaseException, stage: str, index: int | None) -> dict[str
     return {"idx": index, "et": type(cause).__name__, "em": str(cause), "tb": tb, "stage": stage}
 
 
+def _sync_step_of(host: EnvHost) -> Callable[[list[Any]], Any] | None:
+    """The host's ``step_sync`` when it may stand in for ``step``: defined by the same class as
+    ``step`` or by a subclass of it. A subclass that overrides ``step()`` alone (e.g. to report
+    recoverable failures) must keep being stepped through it."""
+    fn = getattr(host, "step_sync", None)
+    if fn is None:
+        return None
+    mro = type(host).__mro__
+    sync_cls = next(k for k in mro if "step_sync" in k.__dict__)
+    step_cls = next(k for k in mro if "step" in k.__dict__)
+    return fn if issubclass(sync_cls, step_cls) else None
+
+
 class Worker:
     """One worker: its sockets, its host and the serve loop. Use :func:`run_worker`."""
 
@@ -290,11 +303,13 @@ class Worker:
         main_task = asyncio.current_task()
         self._readable = asyncio.Event()
         self._blocking_ok = False
+        self._step_sync: Callable[[list[Any]], Any] | None = None
         self._via_lane = False
         self._fdpoll = select.poll()
         self._lane_pending: list[bytes] = []
         self._zmq_dirty = True
         self._act_specs: dict[Any, tuple[np.dtype[Any], tuple[int, ...], int]] = {}
+        self._lane_spec: tuple[np.dtype[Any], tuple[int, ...], int] | None = None  # for compact STEPs
         zmq_fd = self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
         self._fdpoll.register(zmq_fd, select.POLLIN)
         loop.add_reader(zmq_fd, self._readable.set)
@@ -373,6 +388,7 @@ class Worker:
                 raise TypeError(f"the host factory returned {type(host).__name__}, not an EnvHost")
             self.host = host
             self._blocking_ok = bool(getattr(host, "blocking_poll_ok", False))
+            self._step_sync = _sync_step_of(host) if self._blocking_ok else None
         except BaseException as exc:
             idx = exc.index if isinstance(exc, EnvFailure) else None
             await self._send_error(exc, "build", idx, None)
@@ -502,6 +518,9 @@ class Worker:
         STEP, RESET, CALL, CLOSE = P.Kind.STEP, P.Kind.RESET, P.Kind.CALL, P.Kind.CLOSE
         while True:
             frames = await self._recv()
+            if self._via_lane and frames[0][:2] == P.COMPACT_STEP:
+                await self._step_compact(frames[0])
+                continue
             try:
                 hdr = P.decode_header(frames[0])
             except ProtocolError as exc:
@@ -521,18 +540,62 @@ class Worker:
 
     async def _step(self, hdr: dict[Any, Any], frames: list[bytes]) -> None:
         seq = hdr.get("s")
-        host = self.host
-        assert host is not None
         try:
             actions = self._actions(hdr, frames)
         except (ProtocolError, KeyError, IndexError, TypeError) as exc:
             await self._send_error(exc, "step", None, seq)
             return
+        if self._via_lane:  # later STEPs with the same action layout may come compact
+            self._lane_spec = self._act_specs[hdr["ad"]]
+        await self._run_step(seq, actions)
+
+    async def _step_compact(self, data: bytes) -> None:
+        """A compact lane STEP: the actions' dtype and shape are those of the last full STEP."""
+        seq: int | None = None
         try:
-            results = await host.step(list(actions))
-        except Exception as exc:
-            await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
+            seq = P.compact_seq(data)
+            spec = self._lane_spec
+            if spec is None:
+                raise ProtocolError("compact STEP on a lane that has not carried a full STEP yet")
+            dtype, shape, nbytes = spec
+            if len(data) - P.COMPACT_HEAD != nbytes:
+                raise ProtocolError(
+                    f"compact STEP action buffer of {len(data) - P.COMPACT_HEAD} bytes, expected {nbytes}"
+                )
+            actions = np.frombuffer(data, dtype=dtype, offset=P.COMPACT_HEAD).reshape(shape).copy()
+        except ProtocolError as exc:
+            await self._send_error(exc, "step", None, seq)
             return
+        await self._run_step(seq, actions)
+
+    async def _run_step(self, seq: Any, actions: np.ndarray) -> None:
+        host = self.host
+        assert host is not None
+        step_sync = self._step_sync
+        if step_sync is not None and self._via_lane and self._views is not None:
+            # Fast path (a synchronous host on the local lane): no coroutine, no StepResult, and
+            # when no episode ended and no info was filled, a compact reply.
+            try:
+                obs, rewards, terminated, truncated, infos = step_sync(list(actions))
+            except Exception as exc:
+                await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
+                return
+            if type(seq) is int and seq >= 0 and not (any(terminated) or any(truncated) or any(infos)):
+                try:
+                    self._obs_frames(obs)  # into shared memory
+                except Exception as exc:
+                    await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
+                    return
+                self._last_obs = obs
+                self._send_parts([P.compact_result(seq, rewards, terminated, truncated)])
+                return
+            results: list[Any] = [StepResult(*r) for r in zip(obs, rewards, terminated, truncated, infos, strict=True)]
+        else:
+            try:
+                results = await host.step(list(actions))
+            except Exception as exc:
+                await self._send_error(exc, "step", exc.index if isinstance(exc, EnvFailure) else None, seq)
+                return
         recovered: dict[int, tuple[Any, dict[str, Any]]] | None = None
         while True:
             rewards = []
@@ -591,6 +654,10 @@ class Worker:
             out = self._obs_frames(obs_list)
         except Exception as exc:
             await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
+            return
+        if self._via_lane and not out and not any_info and reset_infos is None and type(seq) is int and seq >= 0:
+            # the common lockstep reply: nothing but rewards and flags (observations are in shm)
+            self._send_parts([P.compact_result(seq, rewards, terminated, truncated)])
             return
         try:
             head = P.pack(

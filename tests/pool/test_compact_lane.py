@@ -1,0 +1,121 @@
+"""Compact lane messages (the lockstep STEP and its common reply as fixed binary layouts) and the
+synchronous worker fast path: bad compact input is refused with a clear error, never applied."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pool_envs
+import pytest
+
+from sc2pool import protocol as P
+from sc2pool.errors import ProtocolError
+
+
+def test_compact_result_round_trip_and_refusals() -> None:
+    data = P.compact_result(7, [1.5, -2.0, 0.25], [False, True, False], [False, False, True])
+    assert data[:2] == P.COMPACT_RESULT and data[0] == P.COMPACT
+    assert P.compact_seq(data) == 7
+    rewards, term, trunc = P.compact_result_arrays(data, 3)
+    assert rewards.tolist() == [1.5, -2.0, 0.25]
+    assert term.tolist() == [False, True, False] and trunc.tolist() == [False, False, True]
+    with pytest.raises(ProtocolError, match="for 2 envs"):
+        P.compact_result_arrays(data, 2)
+    with pytest.raises(ProtocolError, match="flag bytes"):
+        P.compact_result_arrays(data[:-1] + b"\x07", 3)
+    with pytest.raises(ProtocolError, match="truncated"):
+        P.compact_seq(b"\xc1R\x01")
+    step = P.compact_step(9, np.arange(3, dtype=np.int64).tobytes())
+    assert step[:2] == P.COMPACT_STEP and P.compact_seq(step) == 9
+    with pytest.raises(ProtocolError):
+        P.decode_header(step)  # never mistaken for a msgpack header (0xC1 is unused by msgpack)
+
+
+def _send_raw(pool: Any, payload: Callable[[int], bytes]) -> dict[Any, Any]:
+    """Send ``payload(seq)`` over worker 0's lane as a request and return its reply header."""
+    broker = pool._broker
+    w = broker.workers[0]
+    with broker.lock:
+        seq = broker.next_seq()
+        broker.send_lane(w, payload(seq), seq)
+        broker.gather([w])
+        assert w.reply is not None
+        hdr, _ = w.reply
+        w.reply = None
+        w.pending_seq = -1
+    return hdr
+
+
+@pytest.mark.timeout(60)
+def test_worker_refuses_bad_compact_steps_and_keeps_serving(make_pool: Callable[..., Any]) -> None:
+    pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=1)
+    pool.reset()
+    # no full STEP yet: the worker does not know the actions' layout
+    hdr = _send_raw(pool, lambda seq: P.compact_step(seq, np.zeros(2, np.int64).tobytes()))
+    assert hdr["k"] == P.Kind.ERROR and "has not carried a full STEP" in hdr["em"]
+    pool.step(np.zeros(2, dtype=np.int64))  # a full STEP: the layout is now int64 x 2
+    hdr = _send_raw(pool, lambda seq: P.compact_step(seq, b"\x00" * 3))
+    assert hdr["k"] == P.Kind.ERROR and "3 bytes, expected 16" in hdr["em"]
+    # the worker kept serving, and later steps are compact again
+    _, rewards, _, _ = pool.step(np.ones(2, dtype=np.int64))
+    assert rewards.tolist() == [1.0, 1.0]
+    assert pool._broker.workers[0].lane_spec == ("<i8", (2,))
+
+
+@pytest.mark.timeout(60)
+def test_action_layout_change_goes_back_to_a_full_step(make_pool: Callable[..., Any]) -> None:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=1)
+    ref = DummyVecEnv([pool_envs.make_cartpole] * 2)
+    pool.seed(5)
+    ref.seed(5)
+    assert np.array_equal(pool.reset(), ref.reset())
+    for t in range(40):  # int64, then int32, then int64 again: each change is a full STEP
+        dtype = np.int32 if 10 <= t < 20 else np.int64
+        acts = np.array([t % 2, (t // 3) % 2], dtype=dtype)
+        a, b = pool.step(acts), ref.step(acts)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+        assert pool._broker.workers[0].lane_spec == (np.dtype(dtype).str, (2,))
+    ref.close()
+
+
+@pytest.mark.timeout(60)
+def test_broker_drops_malformed_or_stale_compact_replies(make_pool: Callable[..., Any]) -> None:
+    pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=1)
+    pool.reset()
+    broker = pool._broker
+    w = broker.workers[0]
+    before = dict(broker.stats)
+    with broker.lock:
+        broker._compact_reply(w, b"\xc1R\x01")  # too short to hold a sequence number
+        broker._compact_reply(w, P.compact_result(10**9, [0.0, 0.0], [False] * 2, [False] * 2))  # no such request
+        assert w.reply is None
+    assert broker.stats["malformed"] == before.get("malformed", 0) + 1
+    assert broker.stats["stale"] == before.get("stale", 0) + 1
+    _, rewards, _, _ = pool.step(np.zeros(2, dtype=np.int64))
+    assert rewards.tolist() == [1.0, 1.0]
+
+
+def test_fast_path_never_bypasses_an_overridden_step() -> None:
+    from workers.gym_host import GymHost
+    from workers.main import _sync_step_of
+
+    class OwnStep(GymHost):  # overrides step() alone: the worker must keep calling it
+        async def step(self, actions: Any) -> Any:
+            return await super().step(actions)
+
+    class Both(OwnStep):
+        async def step(self, actions: Any) -> Any:
+            return await super().step(actions)
+
+        def step_sync(self, actions: Any) -> Any:
+            return super().step_sync(actions)
+
+    fns = [pool_envs.make_cartpole]
+    plain, own, both = GymHost(fns), OwnStep(fns), Both(fns)
+    assert _sync_step_of(plain) == plain.step_sync
+    assert _sync_step_of(own) is None
+    assert _sync_step_of(both) == both.step_sync
