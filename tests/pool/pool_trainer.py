@@ -6,7 +6,9 @@ Tests kill it (SIGKILL: workers must exit by themselves) or interrupt it (SIGINT
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
+import signal
 import sys
 
 import numpy as np
@@ -21,6 +23,7 @@ def main() -> int:
     parser.add_argument("--local", type=int, default=2)
     parser.add_argument("--steps", type=int, default=-1, help="stop after this many steps, without close()")
     args = parser.parse_args()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # tests dump our stacks if we hang
     kwargs = {}
     if args.bind:
         kwargs = {"bind": args.bind, "n_local_workers": args.local, "n_local_envs": args.local}

@@ -199,7 +199,16 @@ def test_ctrl_c_in_the_trainer_leaves_nothing(procs: list[Any], pool_tmpdir: Pat
     trainer, info = start_trainer(procs, "--n-envs", "2", "--local", "2")
     pids = info["pids"]
     os.kill(trainer.pid, signal.SIGINT)
-    _, err = trainer.communicate(timeout=20)
+    try:
+        _, err = trainer.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.kill(trainer.pid, signal.SIGUSR1)  # faulthandler: every thread's stack to stderr
+        try:
+            trainer.communicate(timeout=3)
+        except subprocess.TimeoutExpired as exc:
+            stacks = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+            pytest.fail(f"the trainer did not exit within 20 s of SIGINT; its threads:\n{stacks}")
+        raise
     assert "KeyboardInterrupt" in err
     assert all(gone(p) for p in pids)
     assert not os.path.exists(info["dir"])
