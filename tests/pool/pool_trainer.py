@@ -24,6 +24,10 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=-1, help="stop after this many steps, without close()")
     args = parser.parse_args()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # tests dump our stacks if we hang
+    # Model an interactive trainer: Ctrl-C raises KeyboardInterrupt even when this process inherited
+    # SIGINT ignored (as everything started from a backgrounded non-interactive shell does, e.g. a CI
+    # job run with `&`), which Python then leaves ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     kwargs = {}
     if args.bind:
         kwargs = {"bind": args.bind, "n_local_workers": args.local, "n_local_envs": args.local}
