@@ -345,8 +345,8 @@ def readable(sock: Any) -> bool:
 # ------------------------------------------------------------------------------ local fast lane
 # Local workers exchange STEP/RESET and their replies over a private Unix socketpair instead of
 # the ZeroMQ socket (observations are in shared memory, so these messages are tiny). The bytes
-# are the very same msgpack headers, length-prefixed; ZeroMQ's I/O threads cost four thread
-# wake-ups per round trip, which on a 2-core machine is most of a small env's step time.
+# are the same msgpack headers, length-prefixed, or the compact forms below; ZeroMQ's I/O threads
+# cost four thread wake-ups per round trip, which on a 2-core machine is most of a small env's step.
 _LEN = struct.Struct("<I")
 
 # Compact lane messages: the lockstep STEP and its common reply (no env finished, every info
