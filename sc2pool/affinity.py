@@ -28,7 +28,6 @@ at the first core), or give each its own core list.
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
 from collections.abc import Sequence
@@ -36,7 +35,7 @@ from typing import Any
 
 AUTO = "auto"
 
-_rotation = itertools.count()  # process-wide: successive pools continue the round-robin
+_rotation = 0  # process-wide: where the next pool's round-robin starts
 _rotation_lock = threading.Lock()
 
 
@@ -64,10 +63,10 @@ def plan(policy: Any, n_workers: int) -> list[list[int] | None]:
         if len(allowed) < 2:
             return [None] * n_workers  # nothing to gain, and no API on some systems
         cpus = allowed
+        global _rotation
         with _rotation_lock:
-            start = next(_rotation)
-            for _ in range(n_workers - 1):
-                next(_rotation)
+            start = _rotation
+            _rotation += n_workers
     elif isinstance(policy, Sequence):
         cpus = list(policy)
         if not cpus:

@@ -308,6 +308,14 @@ class Broker:
                 return
             raise
 
+    def request(self, w: WorkerRecord, head: bytes, seq: int) -> None:
+        """Send a header-only request (RESET...) the way ``w`` takes them: over its local fast lane
+        if it has one, otherwise over ZeroMQ. ``w`` then owes the reply ``seq``."""
+        if w.lane is not None:
+            self.send_lane(w, head, seq)
+        else:
+            self.send(w, (head,), seq)
+
     def send_lane(self, w: WorkerRecord, head: bytes, seq: int) -> None:
         """Send a request header over ``w``'s local fast lane; the reply will come back on it."""
         self.send_lanes(((w, head),), seq)
@@ -345,7 +353,7 @@ class Broker:
             return
         ident = w.identity
         for data in messages:
-            if data[:2] == P.COMPACT_RESULT:
+            if data.startswith(P.COMPACT_RESULT):
                 self._compact_reply(w, data)
             else:
                 self._dispatch([ident, data])

@@ -436,10 +436,7 @@ class ZmqVecEnv(VecEnv):
             seq = broker.next_seq()
             for w in fresh:
                 head = P.header(P.Kind.RESET, s=seq, seeds=[None] * w.n_envs, opts=[None] * w.n_envs)
-                if w.lane is not None:
-                    broker.send_lane(w, head, seq)
-                else:
-                    broker.send(w, (head,), seq)
+                broker.request(w, head, seq)
             broker.gather(fresh)
             for w in fresh:
                 reply = w.reply
@@ -606,10 +603,7 @@ class ZmqVecEnv(VecEnv):
                         seeds=self._seeds[w.lo : w.hi],
                         opts=[o or None for o in self._options[w.lo : w.hi]],
                     )
-                    if w.lane is not None:
-                        broker.send_lane(w, head, seq)
-                    else:
-                        broker.send(w, (head,), seq)
+                    broker.request(w, head, seq)
                 broker.gather(workers)
                 for w in workers:
                     reply = w.reply

@@ -518,7 +518,7 @@ class Worker:
         STEP, RESET, CALL, CLOSE = P.Kind.STEP, P.Kind.RESET, P.Kind.CALL, P.Kind.CLOSE
         while True:
             frames = await self._recv()
-            if self._via_lane and frames[0][:2] == P.COMPACT_STEP:
+            if self._via_lane and frames[0].startswith(P.COMPACT_STEP):
                 await self._step_compact(frames[0])
                 continue
             try:
