@@ -12,8 +12,6 @@ from typing import Any
 import psutil
 import pytest
 
-HERE = Path(__file__).resolve().parent
-
 
 def _children() -> list[psutil.Process]:
     try:
@@ -81,10 +79,3 @@ def procs() -> Iterator[list[Any]]:
             if p.poll() is None:
                 kill_tree([p.pid])
                 p.wait(timeout=5)
-
-
-def worker_env() -> dict[str, str]:
-    """Environment for CLI workers: they must import ``pool_envs``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return env

@@ -12,18 +12,11 @@ import numpy as np
 import pool_envs
 import portpicker
 import pytest
+from pool_helpers import worker_env
 
 from sc2pool import affinity
 
 ALLOWED = sorted(os.sched_getaffinity(0))
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def worker_env() -> dict[str, str]:
-    """Environment for CLI workers: they must import ``pool_envs`` (next to this file)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (HERE, env.get("PYTHONPATH", "")) if p)
-    return env
 
 
 def thread_affinities(pid: int) -> list[set[int]]:

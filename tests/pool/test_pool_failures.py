@@ -18,7 +18,7 @@ import pool_envs
 import portpicker
 import psutil
 import pytest
-from conftest import HERE, worker_env
+from pool_helpers import HERE, worker_env
 
 from sc2pool.errors import EnvError, PoolClosedError, WorkerDied, WorkerTimeout
 from workers.host import HostSpec

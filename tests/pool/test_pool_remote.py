@@ -15,7 +15,7 @@ import numpy as np
 import portpicker
 import pytest
 import zmq
-from conftest import worker_env
+from pool_helpers import worker_env
 
 from sc2pool import protocol as P
 from sc2pool.errors import JoinTimeoutError
