@@ -285,3 +285,109 @@ def test_dropped_connection_to_a_live_game_kills_it_and_relaunches(run: Any, no_
         assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
     finally:
         run(host.close())
+
+
+def _dying_launches(monkeypatch: pytest.MonkeyPatch, count: int) -> list[int]:
+    """The next ``count`` game processes burnysc2 launches are killed as soon as they start
+    (before they can accept a connection); returns the pids of those killed, as they happen."""
+    from sc2.sc2process import SC2Process
+
+    launch = SC2Process._launch
+    killed: list[int] = []
+
+    def dying(self: Any) -> Any:
+        popen = launch(self)
+        if len(killed) < count:
+            popen.kill()
+            killed.append(popen.pid)
+        return popen
+
+    monkeypatch.setattr(SC2Process, "_launch", dying)
+    return killed
+
+
+@pytest.mark.timeout(60)
+def test_game_dying_while_it_launches_is_launched_again(
+    run: Any, no_leaks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relaunched game whose process dies before accepting a connection is seen dying (not
+    waited for until launch_timeout) and launched again; every try counts as a relaunch."""
+    host = SC2EnvHost(2, task="MoveToBeacon", on_game_crash="relaunch", step_timeout=10, launch_timeout=45)
+    try:
+        run(host.start())
+        run(host.reset([0, 1], [1, 2], [None, None]))
+        old = host.timing_stats()["game_pids"][0]
+        killed = _dying_launches(monkeypatch, 1)
+        _kill(old)
+        for _ in range(5):
+            res = run(host.step([0, 0]))
+            if isinstance(res[0], EnvFailure):
+                break
+        assert isinstance(res[0], EnvFailure) and res[0].recoverable
+        _, info = run(host.recover(0))
+        assert len(killed) == 1 and info["game_pid"] not in (old, killed[0])
+        assert info["game_relaunches"] == 2 and host.relaunches == [2, 0]
+        assert wait_gone([old, *killed], timeout=5) == [], "dead launches must be reaped"
+        assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
+    finally:
+        run(host.close())
+
+
+@pytest.mark.timeout(60)
+def test_game_that_never_starts_is_a_launch_error_after_a_few_tries(
+    run: Any, no_leaks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An install whose games always die at start fails with the typed launch error naming the
+    exit (not a launch_timeout), after LAUNCH_ATTEMPTS tries, instead of looping."""
+    from workers.sc2.bridge import GameLaunchError
+    from workers.sc2.host import LAUNCH_ATTEMPTS
+
+    host = SC2EnvHost(1, task="MoveToBeacon", on_game_crash="relaunch", step_timeout=10, launch_timeout=45)
+    try:
+        run(host.start())
+        run(host.reset([0], [1], [None]))
+        killed = _dying_launches(monkeypatch, 1000)
+        _kill(host.timing_stats()["game_pids"][0])
+        for _ in range(5):
+            (res,) = run(host.step([0]))
+            if isinstance(res, EnvFailure):
+                break
+        assert isinstance(res, EnvFailure)
+        with pytest.raises(EnvFailure) as err:
+            run(host.recover(0))
+        cause = err.value.cause
+        assert isinstance(cause, GameLaunchError) and cause.process_exited
+        assert "exited with code -9 before accepting a connection" in str(cause)
+        assert len(killed) == LAUNCH_ATTEMPTS and host.relaunches == [LAUNCH_ATTEMPTS]
+    finally:
+        run(host.close())
+
+
+@pytest.mark.timeout(60)
+def test_without_relaunch_a_game_dying_at_start_is_not_retried(
+    run: Any, no_leaks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.sc2.bridge import GameLaunchError
+
+    killed = _dying_launches(monkeypatch, 1)
+    host = SC2EnvHost(1, task="MoveToBeacon", launch_timeout=45)
+    with pytest.raises(EnvFailure) as err:
+        run(host.start())
+    assert isinstance(err.value.cause, GameLaunchError) and err.value.cause.process_exited
+    assert len(killed) == 1 and wait_gone(killed, timeout=5) == []
+    run(host.close())
+
+
+@pytest.mark.timeout(60)
+def test_with_relaunch_a_game_dying_at_start_is_launched_again(
+    run: Any, no_leaks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    killed = _dying_launches(monkeypatch, 1)
+    host = SC2EnvHost(2, task="MoveToBeacon", on_game_crash="relaunch", launch_timeout=45)
+    try:
+        run(host.start())
+        assert len(killed) == 1 and host.relaunches == [1, 0]
+        run(host.reset([0, 1], [1, 2], [None, None]))
+        assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
+    finally:
+        run(host.close())

@@ -62,7 +62,12 @@ class GameCrashedError(GameError):
 
 
 class GameLaunchError(GameError):
-    """A game process could not be started or did not accept a connection in time."""
+    """A game process could not be started or did not accept a connection in time.
+
+    ``process_exited`` is true when the launched process itself exited before accepting a
+    connection (killed, or crashed on the way up): the one launch failure worth trying again."""
+
+    process_exited: bool = False
 
 
 class GameTimeoutError(GameError, TimeoutError):
@@ -504,9 +509,16 @@ def forget_burnysc2_paths() -> None:
             delattr(Paths, attr)
 
 
+#: How often a launch checks that the game process it waits for is still alive.
+LAUNCH_POLL_S = 0.05
+
+
 async def open_sc2_process(timeout: float, install: Path | None = None) -> tuple[Any, Controller]:
     """Launch the executable under ``$SC2PATH`` through burnysc2's ``SC2Process`` and connect.
 
+    burnysc2 retries its websocket connection for minutes without looking at the process, so a
+    game that dies while starting would cost the whole ``timeout``: the process is watched, and
+    its exit ends the launch at once (``GameLaunchError`` with ``process_exited``).
     burnysc2 replaces the SIGINT handler; the previous one is restored so the worker keeps its own.
     Raises ``GameLaunchError`` on timeout or when the install is unusable.
     """
@@ -516,21 +528,40 @@ async def open_sc2_process(timeout: float, install: Path | None = None) -> tuple
 
     previous = signal.getsignal(signal.SIGINT)
     proc = SC2Process()
+    where = install or os.environ.get("SC2PATH")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    enter = asyncio.ensure_future(proc.__aenter__())
     try:
-        controller = await asyncio.wait_for(proc.__aenter__(), timeout)
-    except asyncio.TimeoutError:
-        kill_sc2_process(proc)
-        raise GameLaunchError(
-            f"the game at {install or os.environ.get('SC2PATH')} did not accept a websocket connection "
-            f"within {timeout:.0f} s (launch_timeout)"
-        ) from None
+        while True:
+            done, _ = await asyncio.wait({enter}, timeout=min(LAUNCH_POLL_S, max(0.0, deadline - loop.time())))
+            if done:
+                controller = enter.result()
+                break
+            popen = sc2_process_popen(proc)
+            rc = None if popen is None else popen.poll()
+            if rc is not None or loop.time() >= deadline:
+                await _cancel(enter)
+                kill_sc2_process(proc)
+                if rc is not None:
+                    err = GameLaunchError(
+                        f"the game process {popen.pid} ({where}) exited with code {rc} before accepting a connection"
+                    )
+                    err.process_exited = True
+                    raise err
+                raise GameLaunchError(
+                    f"the game at {where} did not accept a websocket connection within {timeout:.0f} s (launch_timeout)"
+                )
     except SystemExit as exc:  # burnysc2 sys.exit()s when it cannot find the install
         kill_sc2_process(proc)
-        raise GameLaunchError(f"burnysc2 could not use the install at {install or os.environ.get('SC2PATH')} ({exc})") from None
+        raise GameLaunchError(f"burnysc2 could not use the install at {where} ({exc})") from None
     except GameLaunchError:
         raise
-    except Exception as exc:
+    except BaseException as exc:
+        await _cancel(enter)
         kill_sc2_process(proc)
+        if not isinstance(exc, Exception):
+            raise  # cancelled (the host is closing) or interrupted: the process is gone, go on
         raise GameLaunchError(f"launching the game failed: {type(exc).__name__}: {exc}") from exc
     finally:
         try:
@@ -538,6 +569,14 @@ async def open_sc2_process(timeout: float, install: Path | None = None) -> tuple
         except (ValueError, TypeError):  # not the main thread / handler not from Python
             pass
     return proc, controller
+
+
+async def _cancel(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task`` and wait for it to unwind (burnysc2 closes its session on the way out)."""
+    if task.done():
+        return
+    task.cancel()
+    await asyncio.wait({task}, timeout=2.0)
 
 
 def sc2_process_pid(proc: Any) -> int | None:

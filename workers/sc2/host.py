@@ -28,22 +28,39 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     ``info["sc2pool.restarted"]`` and the worker's other games carry on
 ``max_game_relaunches``  relaunches allowed per env over the host's life (default 100); past it
                     a crash is the typed error again, so a game that can never run cannot loop
+
+With ``"relaunch"``, a game process that exits while it starts (killed, or crashed on the way up)
+is launched again, and so is a fresh game that dies before its first observation: up to
+``LAUNCH_ATTEMPTS`` tries in a row, each counted as a relaunch. A transient failure then does not
+end a long run, and an install that can never start a game still fails within a few seconds. A
+launch that times out is not tried again: it already took ``launch_timeout``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from workers.host import EnvFailure, EnvHost, StepResult
-from workers.sc2.bridge import Game, GameCrashedError, GameError, GameTimeoutError, quiet_burnysc2_logging
+from workers.sc2.bridge import (
+    Game,
+    GameCrashedError,
+    GameError,
+    GameLaunchError,
+    GameTimeoutError,
+    quiet_burnysc2_logging,
+)
 from workers.sc2.launch import GameConnection, Launcher
 from workers.sc2.tasks.base import Task, make_task
 
 ON_GAME_CRASH = ("raise", "relaunch")
+#: Tries in a row to get one env a running game (see the module docstring).
+LAUNCH_ATTEMPTS = 3
+log = logging.getLogger("sc2pool.sc2host")
 
 
 class SC2EnvHost(EnvHost):
@@ -110,7 +127,7 @@ class SC2EnvHost(EnvHost):
         quiet_burnysc2_logging()
         for i in range(self.num_envs):
             try:
-                conn = await self._launch()
+                conn = await self._launch_env(i, relaunch=False)
             except BaseException as exc:
                 await self.close()
                 if isinstance(exc, Exception):
@@ -129,6 +146,30 @@ class SC2EnvHost(EnvHost):
             await conn.close(polite=False)
             raise GameCrashedError("the host was closed while a game was being launched")
         return conn
+
+    async def _launch_env(self, index: int, relaunch: bool) -> GameConnection:
+        """A game for env ``index``, launched again (``"relaunch"`` policy only, at most
+        ``LAUNCH_ATTEMPTS`` tries, each counted as a relaunch) when its process exits while
+        starting. ``relaunch`` says whether the first try already replaces a game."""
+        for attempt in range(1, LAUNCH_ATTEMPTS + 1):
+            if relaunch:
+                self.relaunches[index] += 1
+            try:
+                return await self._launch()
+            except GameLaunchError as exc:
+                if not (exc.process_exited and self._may_try_again(index, attempt)):
+                    raise
+                log.warning("env %d: %s; launching it again (try %d of %d)", index, exc, attempt + 1, LAUNCH_ATTEMPTS)
+            relaunch = True
+        raise AssertionError("unreachable")
+
+    def _may_try_again(self, index: int, attempt: int) -> bool:
+        return (
+            self.on_game_crash == "relaunch"
+            and not self._closed
+            and attempt < LAUNCH_ATTEMPTS
+            and self.relaunches[index] < self.max_game_relaunches
+        )
 
     def _game(self, index: int) -> Game:
         if not self.games:
@@ -175,8 +216,7 @@ class SC2EnvHost(EnvHost):
             self._connections[index].kill_now()
         if play is not None:
             await asyncio.wait({play}, timeout=2.0)
-        self.relaunches[index] += 1
-        conn = await self._launch()
+        conn = await self._launch_env(index, relaunch=True)
         self._connections[index] = conn
         game = Game(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
         game.inherit(old)
@@ -196,13 +236,27 @@ class SC2EnvHost(EnvHost):
         if self.on_game_crash != "relaunch":
             raise EnvFailure(index, GameCrashedError(f"env {index}: on_game_crash={self.on_game_crash!r} does not relaunch games"))
         try:
-            game = await self._relaunch(index)
-            obs, info = await game.reset(None, None)
+            obs, info = await self._relaunch_and_reset(index, None, None)
         except EnvFailure:
             raise
         except Exception as exc:
             raise EnvFailure(index, exc) from exc
         return obs, self._relaunch_info(index, info)
+
+    async def _relaunch_and_reset(
+        self, index: int, seed: int | None, options: dict[str, Any] | None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Relaunch env ``index``'s game and reset it; a fresh game that crashes before its first
+        observation is replaced again (at most ``LAUNCH_ATTEMPTS`` times in a row)."""
+        for attempt in range(1, LAUNCH_ATTEMPTS + 1):
+            game = await self._relaunch(index)
+            try:
+                return await game.reset(seed, options)
+            except (GameCrashedError, GameTimeoutError) as exc:
+                if not (self._relaunchable(index, exc) and self._may_try_again(index, attempt)):
+                    raise
+                log.warning("env %d: the relaunched game failed before its first observation (%s); again", index, exc)
+        raise AssertionError("unreachable")
 
     async def reset(
         self,
@@ -219,8 +273,7 @@ class SC2EnvHost(EnvHost):
                 if not (self._relaunchable(i, exc) and self._game(i).dead is not None):
                     raise self._failure(i, exc) from exc
             try:
-                game = await self._relaunch(i)
-                obs, info = await game.reset(seed, opt)
+                obs, info = await self._relaunch_and_reset(i, seed, opt)
             except Exception as exc:
                 raise EnvFailure(i, exc) from exc
             return obs, self._relaunch_info(i, info)
