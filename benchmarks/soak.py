@@ -1,6 +1,11 @@
 """Soak run: step a ZmqVecEnv for a long time while injecting random faults; report what survived.
 
     python benchmarks/soak.py --minutes 30 --envs 8 --workers 4 --fault-rate 6 --seed 0 --json soak.json
+    python benchmarks/soak.py --task MoveToBeacon --minutes 15 --envs 4 --workers 2 --json soak-sc2.json
+
+``--task`` soaks StarCraft II games instead of a gymnasium env: a game process per env (the embedded
+engine unless ``SC2PATH`` names a real install), workers that relaunch a crashed game themselves
+(``on_game_crash="relaunch"``, as ``sc2pool train`` sets with the restart policy), random actions.
 
 Faults (a Poisson process, ``--fault-rate`` per minute on average, kinds chosen uniformly from
 ``--faults``):
@@ -251,6 +256,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--env", default="CartPole-v1", help="gymnasium id or module:factory (default CartPole-v1)"
     )
+    p.add_argument(
+        "--task", default=None, help="soak StarCraft II games of this task (e.g. MoveToBeacon) instead of --env"
+    )
     p.add_argument("--max-restarts", type=int, default=1_000_000, help="passed to ZmqVecEnv(max_restarts=)")
     p.add_argument("--heartbeat-timeout", type=float, default=5.0)
     p.add_argument("--sample-every", type=float, default=30.0, help="seconds between memory samples")
@@ -275,11 +283,17 @@ def make_env(args: argparse.Namespace, restart: bool) -> Any:
     from sc2pool.vec_env import ZmqVecEnv
 
     kwargs: dict[str, Any] = {
-        "env": args.env,
         "n_envs": args.envs,
         "n_workers": args.workers,
         "heartbeat_timeout": args.heartbeat_timeout,
     }
+    if args.task:
+        from sc2pool.train import host_spec
+
+        extra = {"on_game_crash": "relaunch"} if restart else {}
+        kwargs["host"] = host_spec(args.task, "subprocess", **extra)
+    else:
+        kwargs["env"] = args.env
     if restart:
         kwargs.update(on_failure="restart", max_restarts=args.max_restarts)
     return ZmqVecEnv(**kwargs)

@@ -89,3 +89,24 @@ def test_short_soak_rides_out_kills_with_the_restart_policy(soak: ModuleType, tm
     kills = report["faults_by_kind"].get("kill9", 0)
     assert kills >= 1, report["faults"]
     assert sum(report["pool_restarts"].values()) >= 1 and report["restart_truncations"] >= 1
+
+
+def test_short_sc2_soak_relaunches_killed_games(soak: ModuleType, tmp_path: Path) -> None:
+    """``--task``: the soak on StarCraft II games. Killing game processes under a live worker is
+    ridden out by the worker itself (no pool restart), each ending one episode as a restart, and
+    nothing outlives close() (the killed games' replacements included)."""
+    out = tmp_path / "soak-sc2.json"
+    r = subprocess.run(
+        [sys.executable, str(SOAK), "--task", "MoveToBeacon", "--minutes", "0.2", "--envs", "2", "--workers", "1",
+         "--fault-rate", "30", "--faults", "game", "--seed", "5", "--json", str(out)],
+        capture_output=True, text=True, timeout=50,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["ok"] and report["stopped_by"] == "deadline", report
+    assert report["lost_env_slots"] == [] and report["leaked_processes"] == []
+    games_killed = report["faults_by_kind"].get("game", 0)
+    assert games_killed >= 1, report["faults"]
+    assert sum(report["pool_restarts"].values()) == 0  # the worker relaunched its games itself
+    assert report["restart_truncations"] >= 1
+    assert report["env_steps"] > 0
