@@ -78,26 +78,67 @@ def make_vec_env(
     engine: str = "subprocess",
     task_kwargs: dict[str, Any] | None = None,
     on_failure: str = "raise",
+    bind: str | None = None,
+    local_workers: int | None = None,
     **pool_kwargs: Any,
 ) -> Any:
     """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``.
 
     ``on_failure="restart"`` keeps a long run going through crashes at both levels: the pool
     respawns dead or hung workers, and each worker relaunches a crashed game process itself;
-    either way the affected episode ends as truncated and the others are untouched."""
+    either way the affected episode ends as truncated and the others are untouched.
+
+    With ``bind`` (e.g. ``"tcp://0.0.0.0:5555"``) only ``local_workers`` of the ``n_workers`` run
+    here (default: all of them); the pool waits for the others, ``sc2pool worker --connect ...
+    --task TASK --envs ENVS_PER_WORKER`` started on other machines (see :func:`remote_worker_command`).
+    """
     from stable_baselines3.common.vec_env import VecMonitor
 
     from sc2pool import ZmqVecEnv
 
+    if local_workers is not None and not 0 <= local_workers <= n_workers:
+        raise ValueError(f"local workers must be between 0 and the {n_workers} workers, got {local_workers}")
+    if bind is None and local_workers is not None and local_workers != n_workers:
+        raise ValueError("remote workers (fewer local workers than workers) need a bind endpoint")
     extra: dict[str, Any] = {"on_game_crash": "relaunch"} if on_failure == "restart" else {}
+    layout: dict[str, Any] = {"n_workers": n_workers}
+    if bind is not None:
+        n_local = n_workers if local_workers is None else local_workers
+        layout = {"bind": bind, "n_local_workers": n_local, "n_local_envs": n_local * envs_per_worker}
     env = ZmqVecEnv(
         host=host_spec(task, engine, task_kwargs, **extra),
         on_failure=on_failure,
         n_envs=n_workers * envs_per_worker,
-        n_workers=n_workers,
+        **layout,
         **pool_kwargs,
     )
     return VecMonitor(env)
+
+
+def remote_worker_command(
+    bind: str,
+    task: str,
+    envs_per_worker: int,
+    engine: str = "subprocess",
+    task_kwargs: dict[str, Any] | None = None,
+    on_failure: str = "raise",
+) -> str:
+    """The ``sc2pool worker`` command line that joins a pool bound at ``bind`` with matching games
+    (a wildcard address is shown as this machine's host name)."""
+    import shlex
+    import socket
+
+    endpoint = bind
+    for wildcard in ("0.0.0.0", "*", "[::]"):
+        endpoint = endpoint.replace(f"//{wildcard}:", f"//{socket.gethostname()}:")
+    parts = ["sc2pool", "worker", "--connect", endpoint, "--task", task, "--envs", str(envs_per_worker)]
+    if task_kwargs:
+        parts += ["--task-kwargs", json.dumps(task_kwargs)]
+    if engine != "subprocess":
+        parts += ["--engine", engine]
+    if on_failure == "restart":
+        parts += ["--on-game-crash", "relaunch"]
+    return shlex.join(parts)
 
 
 def _limit_torch_threads() -> None:
@@ -120,9 +161,15 @@ def train(
     progress_bar: bool = True,
     verbose: int = 0,
     on_failure: str = "raise",
+    bind: str | None = None,
+    local_workers: int | None = None,
+    pool_kwargs: dict[str, Any] | None = None,
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
-    ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``."""
+    ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
+
+    ``bind``/``local_workers``: workers on other machines (see :func:`make_vec_env`);
+    ``pool_kwargs``: more ``ZmqVecEnv`` options (``curve``, ``join_timeout`` ...)."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -141,7 +188,10 @@ def train(
             return True
 
     t0 = time.perf_counter()
-    env = make_vec_env(task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure)
+    env = make_vec_env(
+        task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
+        bind=bind, local_workers=local_workers, **(pool_kwargs or {}),
+    )
     try:
         if seed is not None:
             env.seed(seed)

@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from sc2pool.cli_args import json_object, positive_int
+from sc2pool.cli_args import json_object, non_negative_int, positive_float, positive_int
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -46,6 +47,29 @@ def register(sub: Any) -> None:
         help="restart: respawn dead/hung workers and relaunch crashed games, ending only the affected "
         "episodes (as truncated); raise: stop with a typed error",
     )
+    remote = p.add_argument_group(
+        "workers on other machines",
+        "--bind makes the trainer listen; it starts --local-workers of the --workers itself and waits "
+        "for the others: `sc2pool worker --connect tcp://THIS_HOST:PORT --task TASK --envs ENVS_PER_WORKER` "
+        "(the exact command is printed at start-up)",
+    )
+    remote.add_argument("--bind", default=None, metavar="ENDPOINT", help="e.g. tcp://0.0.0.0:5555")
+    remote.add_argument(
+        "--local-workers", type=non_negative_int, default=None, metavar="N",
+        help="workers started here (default: all --workers)",
+    )
+    remote.add_argument(
+        "--curve", default=None, metavar="DIR",
+        help="CurveZMQ keys directory (sc2pool keygen DIR); needed to bind a non-loopback address",
+    )
+    remote.add_argument(
+        "--allow-insecure-remote", action="store_true",
+        help="bind a non-loopback address without CurveZMQ (a trusted network only)",
+    )
+    remote.add_argument(
+        "--join-timeout", type=positive_float, default=600.0, metavar="S",
+        help="how long to wait for the remote workers (default 600 s)",
+    )
     p.set_defaults(func=_train, workers=None, envs_per_worker=None)
 
     e: argparse.ArgumentParser = sub.add_parser(
@@ -76,14 +100,34 @@ def _pool_error_text(exc: BaseException) -> str:
 
 def _train(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
-    from sc2pool.train import format_curve, train
+    from sc2pool.train import format_curve, remote_worker_command, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
+    n_workers = args.workers or 4
+    envs_per_worker = args.envs_per_worker or 2
+    pool_kwargs: dict[str, Any] = {}
+    if args.bind is not None:
+        pool_kwargs = {"join_timeout": args.join_timeout, "allow_insecure_remote": args.allow_insecure_remote}
+        if args.curve is not None:
+            pool_kwargs["curve"] = args.curve
+        n_remote = n_workers - (n_workers if args.local_workers is None else args.local_workers)
+        if n_remote > 0:
+            cmd = remote_worker_command(
+                args.bind, args.task, envs_per_worker, args.engine, args.task_kwargs, args.on_failure
+            )
+            print(f"waiting up to {args.join_timeout:g} s for {n_remote} remote worker(s); on each machine run:\n  {cmd}")
+            if args.curve is not None:
+                broker_key = os.path.join(args.curve, "broker.key")
+                print(f"    plus --curve-secret WORKER.key_secret --curve-server-key {broker_key} (see sc2pool keygen)")
+            sys.stdout.flush()
+    elif args.local_workers is not None or args.curve is not None or args.allow_insecure_remote:
+        print("sc2pool train: --local-workers, --curve and --allow-insecure-remote go with --bind", file=sys.stderr)
+        return 2
     try:
         res = train(
             task=args.task,
-            n_workers=args.workers or 4,
-            envs_per_worker=args.envs_per_worker or 2,
+            n_workers=n_workers,
+            envs_per_worker=envs_per_worker,
             timesteps=args.timesteps,
             out_dir=out,
             seed=0 if args.seed is None else args.seed,
@@ -92,6 +136,9 @@ def _train(args: argparse.Namespace) -> int:
             ppo_kwargs=args.ppo,
             progress_bar=not args.no_progress,
             on_failure=args.on_failure,
+            bind=args.bind,
+            local_workers=args.local_workers,
+            pool_kwargs=pool_kwargs,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)

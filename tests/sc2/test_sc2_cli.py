@@ -49,3 +49,96 @@ def test_eval_scripted_and_bad_arguments(tmp_path: Path) -> None:
     r = _cli("train", "--task", "MoveToBacon", "--timesteps", "64", "--workers", "1", "--envs-per-worker", "1",
              "--out", str(tmp_path / "bad"), "--no-progress")  # fmt: skip
     assert r.returncode == 1 and "unknown task 'MoveToBacon'" in r.stderr and "MoveToBeacon" in r.stderr
+
+
+def _read_line_with(proc: subprocess.Popen[str], needle: str, timeout: float) -> str:
+    """The first line of ``proc``'s stdout containing ``needle`` (bounded wait)."""
+    import select
+    import time
+
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+        if ready:
+            line = proc.stdout.readline()
+            if needle in line:
+                return line
+            if not line and proc.poll() is not None:
+                break
+    raise AssertionError(f"no line with {needle!r} from the trainer (exit code {proc.poll()})")
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    import signal
+
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+@pytest.mark.timeout(240)
+def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: Path) -> None:
+    """``sc2pool train --bind`` starts its local workers, prints the ``sc2pool worker`` command the
+    other machines run, and trains once that worker has joined; the worker exits with the run."""
+    import portpicker
+
+    port = portpicker.pick_unused_port()
+    out = tmp_path / "run"
+    trainer = subprocess.Popen(
+        [sys.executable, "-m", "sc2pool", "train", "--task", "MoveToBeacon", "--engine", "inprocess",
+         "--workers", "2", "--local-workers", "1", "--envs-per-worker", "1", "--bind", f"tcp://127.0.0.1:{port}",
+         "--timesteps", "256", "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
+         "--no-progress", "--out", str(out), "--on-failure", "restart"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+    )  # fmt: skip
+    worker: subprocess.Popen[str] | None = None
+    try:
+        line = _read_line_with(trainer, "sc2pool worker --connect", timeout=60).split()
+        assert line[:2] == ["sc2pool", "worker"]
+        assert line[line.index("--connect") + 1] == f"tcp://127.0.0.1:{port}"
+        assert line[line.index("--envs") + 1] == "1" and "--on-game-crash" in line
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "sc2pool", *line[1:], "--log-level", "WARNING"],
+            stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+        )
+        stdout, stderr = trainer.communicate(timeout=150)
+        assert trainer.returncode == 0, stderr[-3000:]
+        assert (out / "model.zip").is_file() and "trained 256 timesteps" in stdout
+        assert worker.wait(timeout=30) == 0, "the remote worker must exit by itself when the run ends"
+    finally:
+        _kill_group(trainer)
+        if worker is not None:
+            _kill_group(worker)
+
+
+@pytest.mark.timeout(60)
+def test_remote_options_are_checked(tmp_path: Path) -> None:
+    r = _cli("train", "--local-workers", "1", "--timesteps", "64", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "go with --bind" in r.stderr
+    r = _cli("train", "--bind", "tcp://127.0.0.1:5", "--workers", "1", "--local-workers", "2", "--timesteps", "64",
+             "--engine", "inprocess", "--out", str(tmp_path / "y"), "--no-progress")  # fmt: skip
+    assert r.returncode == 2 and "between 0 and the 1 workers" in r.stderr
+    r = _cli("train", "--bind", "tcp://0.0.0.0:5", "--workers", "1", "--local-workers", "0", "--timesteps", "64",
+             "--out", str(tmp_path / "z"), "--no-progress")  # fmt: skip
+    assert r.returncode == 2 and "curve" in r.stderr.lower(), r.stderr
+    r = _cli("worker", "--connect", "tcp://127.0.0.1:", "--task", "MoveToBeacon")
+    assert r.returncode == 1 and "not a usable endpoint" in r.stderr
+    r = _cli("worker", "--connect", "tcp://127.0.0.1:5", "--env", "CartPole-v1", "--engine", "inprocess")
+    assert r.returncode == 1 and "--engine can only be used with --task" in r.stderr
+
+
+def test_remote_worker_command() -> None:
+    import socket
+
+    from sc2pool.train import remote_worker_command
+
+    cmd = remote_worker_command("tcp://0.0.0.0:5555", "MoveToBeacon", 2)
+    assert cmd == f"sc2pool worker --connect tcp://{socket.gethostname()}:5555 --task MoveToBeacon --envs 2"
+    cmd = remote_worker_command(
+        "tcp://10.0.0.1:7", "DefeatRoaches", 3, "inprocess", {"scripted": True}, on_failure="restart"
+    )
+    assert cmd == (
+        "sc2pool worker --connect tcp://10.0.0.1:7 --task DefeatRoaches --envs 3 "
+        "--task-kwargs '{\"scripted\": true}' --engine inprocess --on-game-crash relaunch"
+    )
