@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import psutil
 import pytest
@@ -73,17 +74,24 @@ def test_helpers(soak: ModuleType) -> None:
     assert soak.count_restart_flags([{"sc2pool.restarted": True}, {"restarted": False}, {}]) == 1
 
 
+def _run_soak(tmp_path: Path, *args: str) -> dict[str, Any]:
+    """Run benchmarks/soak.py with ``args``; it must succeed. Returns its JSON report."""
+    out = tmp_path / "soak.json"
+    r = subprocess.run(
+        [sys.executable, str(SOAK), *args, "--json", str(out)], capture_output=True, text=True, timeout=50
+    )
+    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
 def test_short_soak_rides_out_kills_with_the_restart_policy(soak: ModuleType, tmp_path: Path) -> None:
     """The soak end to end (a few seconds of it): faults injected, restarts counted, 0 lost slots."""
     assert soak.restart_support_error() is None, "ZmqVecEnv must support on_failure='restart'"
-    out = tmp_path / "soak.json"
-    r = subprocess.run(
-        [sys.executable, str(SOAK), "--minutes", "0.15", "--envs", "2", "--workers", "2", "--fault-rate", "60",
-         "--faults", "kill9", "--heartbeat-timeout", "1.5", "--seed", "3", "--json", str(out)],
-        capture_output=True, text=True, timeout=50,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
-    report = json.loads(out.read_text())
+    report = _run_soak(
+        tmp_path, "--minutes", "0.15", "--envs", "2", "--workers", "2", "--fault-rate", "60", "--faults", "kill9",
+        "--heartbeat-timeout", "1.5", "--seed", "3",
+    )  # fmt: skip
     assert report["ok"] and report["restart_supported"] and report["stopped_by"] == "deadline"
     assert report["lost_env_slots"] == [] and report["leaked_processes"] == []
     kills = report["faults_by_kind"].get("kill9", 0)
@@ -95,14 +103,10 @@ def test_short_sc2_soak_relaunches_killed_games(soak: ModuleType, tmp_path: Path
     """``--task``: the soak on StarCraft II games. Killing game processes under a live worker is
     ridden out by the worker itself (no pool restart), each ending one episode as a restart, and
     nothing outlives close() (the killed games' replacements included)."""
-    out = tmp_path / "soak-sc2.json"
-    r = subprocess.run(
-        [sys.executable, str(SOAK), "--task", "MoveToBeacon", "--minutes", "0.2", "--envs", "2", "--workers", "1",
-         "--fault-rate", "30", "--faults", "game", "--seed", "5", "--json", str(out)],
-        capture_output=True, text=True, timeout=50,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
-    report = json.loads(out.read_text())
+    report = _run_soak(
+        tmp_path, "--task", "MoveToBeacon", "--minutes", "0.2", "--envs", "2", "--workers", "1",
+        "--fault-rate", "30", "--faults", "game", "--seed", "5",
+    )  # fmt: skip
     assert report["ok"] and report["stopped_by"] == "deadline", report
     assert report["lost_env_slots"] == [] and report["leaked_processes"] == []
     games_killed = report["faults_by_kind"].get("game", 0)
