@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,21 +52,40 @@ def test_eval_scripted_and_bad_arguments(tmp_path: Path) -> None:
     assert r.returncode == 1 and "unknown task 'MoveToBacon'" in r.stderr and "MoveToBeacon" in r.stderr
 
 
-def _read_line_with(proc: subprocess.Popen[str], needle: str, timeout: float) -> str:
-    """The first line of ``proc``'s stdout containing ``needle`` (bounded wait)."""
-    import select
-    import time
+def _read_line_with(
+    proc: subprocess.Popen[str], needle: str, timeout: float
+) -> tuple[str, list[str], threading.Thread]:
+    """The first line of ``proc``'s stdout containing ``needle`` (bounded wait), a list that a
+    reader thread keeps filling with the rest of the output (so the pipe never fills up), and that
+    thread (it ends at the end of the output)."""
+    import queue
 
     assert proc.stdout is not None
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-        if ready:
-            line = proc.stdout.readline()
+    stream = proc.stdout
+    lines: queue.Queue[str] = queue.Queue()
+    rest: list[str] = []
+
+    def pump() -> None:
+        found = False
+        for line in stream:
+            if found:
+                rest.append(line)
+            else:
+                lines.put(line)
+                found = needle in line
+        lines.put("")  # end of output
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        while True:
+            line = lines.get(timeout=timeout)
             if needle in line:
-                return line
-            if not line and proc.poll() is not None:
+                return line, rest, reader
+            if not line:
                 break
+    except queue.Empty:
+        pass
     raise AssertionError(f"no line with {needle!r} from the trainer (exit code {proc.poll()})")
 
 
@@ -90,21 +110,24 @@ def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: P
          "--workers", "2", "--local-workers", "1", "--envs-per-worker", "1", "--bind", f"tcp://127.0.0.1:{port}",
          "--timesteps", "256", "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
          "--no-progress", "--out", str(out), "--on-failure", "restart"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=(tmp_path / "trainer.err").open("w"), text=True, env=ENV,
+        start_new_session=True,
     )  # fmt: skip
     worker: subprocess.Popen[str] | None = None
     try:
-        line = _read_line_with(trainer, "sc2pool worker --connect", timeout=60).split()
+        found, rest, reader = _read_line_with(trainer, "sc2pool worker --connect", timeout=60)
+        line = found.split()
         assert line[:2] == ["sc2pool", "worker"]
         assert line[line.index("--connect") + 1] == f"tcp://127.0.0.1:{port}"
         assert line[line.index("--envs") + 1] == "1" and "--on-game-crash" in line
         worker = subprocess.Popen(
             [sys.executable, "-m", "sc2pool", *line[1:], "--log-level", "WARNING"],
-            stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+            stderr=(tmp_path / "worker.err").open("w"), text=True, env=ENV, start_new_session=True,
         )
-        stdout, stderr = trainer.communicate(timeout=150)
-        assert trainer.returncode == 0, stderr[-3000:]
-        assert (out / "model.zip").is_file() and "trained 256 timesteps" in stdout
+        assert trainer.wait(timeout=150) == 0, (tmp_path / "trainer.err").read_text()[-3000:]
+        assert (out / "model.zip").is_file()
+        reader.join(timeout=10)
+        assert any("trained 256 timesteps" in x for x in rest), rest
         assert worker.wait(timeout=30) == 0, "the remote worker must exit by itself when the run ends"
     finally:
         _kill_group(trainer)
