@@ -224,6 +224,7 @@ class Broker:
         self.layout: ObsLayout | None = None
         self.shm: mmap.mmap | None = None
         self.running = False  # all envs joined and ready
+        self._starting = False  # inside wait_ready: local workers that die are started again (restart policy)
         self.failure: PoolError | None = None  # fatal failure noticed outside a call
         self.stats: Counter[str] = Counter()
         self._seq = 0
@@ -722,6 +723,9 @@ class Broker:
             if found is None:
                 return
             w, err = found
+            if w is not None and self._restarting_at_start(w):
+                self._respawn_at_start(w.name, err, w)
+                continue
             if w is None or not self._restarting:
                 if w is not None:
                     self._kill(w)  # declared dead: no grace for a hung process at close
@@ -739,6 +743,37 @@ class Broker:
     @property
     def _restarting(self) -> bool:
         return self.on_failure == "restart" and self.running and not self._closed
+
+    def _restarting_at_start(self, w: WorkerRecord | None) -> bool:
+        """Whether the failure of local worker ``w`` (``None``: a local process that died before
+        it joined) while the pool is being built is repaired by starting it again. A worker that
+        reports an error building or starting its envs is not: that is a bug, and it stops the
+        pool (no endless respawning); remote workers are not started by the pool."""
+        return (
+            self.on_failure == "restart"
+            and self._starting
+            and not self._closed
+            and self.failure is None
+            and (w is None or (w.local and w.name in self._local))
+        )
+
+    def _respawn_at_start(self, name: str, err: PoolError, w: WorkerRecord | None = None) -> None:
+        """While the pool is being built: kill local worker ``name`` (joined as ``w``, or not yet),
+        free its slots, count the failure (``max_restarts`` bounds the retries) and start it again."""
+        log.warning("restarting while the pool starts: %s", err)
+        if w is not None:
+            self._kill(w)
+            self._retired[w.identity] = None
+            self.by_id.pop(w.identity, None)
+            self.workers = [x for x in self.workers if x is not w]
+            for g in range(w.lo, w.hi):
+                self.slots[g] = None
+        slot = self._local[name]
+        if slot.proc is not None and slot.proc.poll() is None:
+            _kill_group(slot.proc.pid, signal.SIGKILL)
+        slot.proc = None
+        self._count_restart(name, err)
+        self.launch_local(name)
 
     def _find_failure(self, now: float) -> tuple[WorkerRecord | None, PoolError] | None:
         for w in self.workers:
@@ -772,6 +807,9 @@ class Broker:
                     f"the process {describe_exit(slot.proc.returncode)} before joining the pool",
                     worker=slot.name, pid=slot.proc.pid, env_indices=range(slot.lo, slot.hi),
                 )
+                if self._restarting_at_start(None):
+                    self._respawn_at_start(slot.name, err)
+                    continue
                 vacancy = next((v for v in self.vacancies if v.local_name == slot.name), None)
                 if vacancy is None or not self._restarting:
                     return None, err
@@ -943,6 +981,16 @@ class Broker:
         t0 = time.monotonic()
         join_deadline = t0 + join_timeout
         ready_deadline: float | None = None
+        self._starting = True
+        try:
+            self._wait_ready(join_deadline, ready_deadline, join_timeout, start_timeout, how_to_join)
+        finally:
+            self._starting = False
+
+    def _wait_ready(
+        self, join_deadline: float, ready_deadline: float | None, join_timeout: float, start_timeout: float,
+        how_to_join: str,
+    ) -> None:
         while True:
             self._drain()
             now = time.monotonic()

@@ -122,9 +122,11 @@ class ZmqVecEnv(VecEnv):
     :param on_failure: ``"raise"``: a dead/hung worker or a failing env raises a typed error
         (:class:`~sc2pool.errors.WorkerDied`, :class:`~sc2pool.errors.WorkerTimeout`,
         :class:`~sc2pool.errors.EnvError`) and the pool is closed. ``"restart"``: a dead or hung
-        worker (once the pool runs) is killed with its whole process group and replaced: a local
-        one is respawned with the same recipe, a remote one's env slots wait for a worker of the
-        same env count and spaces to join (``sc2pool worker --connect ...``). Its envs' episodes
+        worker is killed with its whole process group and replaced: a local one is respawned with
+        the same recipe, a remote one's env slots wait for a worker of the same env count and
+        spaces to join (``sc2pool worker --connect ...``). While the pool is being built, a local
+        worker that dies or hangs is started again the same way (counted); a remote one's failure
+        raises there. Its envs' episodes
         end *truncated* at the step that noticed it (``dones[i]``, ``info["TimeLimit.truncated"]``,
         ``info["terminal_observation"]`` = the last observation returned for env ``i``,
         ``info["sc2pool.restarted"] = True``, reward 0) and the observation returned is a fresh

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,3 +69,38 @@ class FlakyGameHost(GymHost):
 
 def make_flaky_host(num_envs: int, worker_index: int = 0, crash_env: int = 1, crash_every: int = 5) -> EnvHost:
     return FlakyGameHost(num_envs, crash_env, crash_every)
+
+
+def _first_to_claim(marker: str) -> bool:
+    """True for the one process that creates ``marker`` first (atomic, across processes)."""
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+class DiesOnceAtStartHost(GymHost):
+    """``start()`` kills its own process (kill -9) in the first worker that starts: a crash after
+    the worker joined and before it is ready, like a worker killed while launching its games."""
+
+    def __init__(self, num_envs: int, marker: str) -> None:
+        super().__init__([Counter for _ in range(num_envs)])
+        self.marker = marker
+
+    async def start(self) -> None:
+        if _first_to_claim(self.marker):
+            os.kill(os.getpid(), signal.SIGKILL)
+        await super().start()
+
+
+def make_dies_once_at_start_host(num_envs: int, worker_index: int = 0, marker: str = "") -> EnvHost:
+    return DiesOnceAtStartHost(num_envs, marker)
+
+
+def make_counter_dying_once(marker: str = "") -> gym.Env[np.ndarray, np.int64]:
+    """A Counter, except that the first build (in any worker) kills its worker before it joins."""
+    if _first_to_claim(marker):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return Counter()

@@ -381,3 +381,48 @@ def test_a_replacement_that_cannot_build_its_envs_is_an_env_error(
         for _ in range(3):
             pool.step(np.zeros(2, dtype=np.int64))
     assert "build" in str(info.value) and pool.closed
+
+
+DYING_ONCE = "reliability.recovery_envs:make_counter_dying_once"
+
+
+@pytest.mark.timeout(60)
+def test_a_local_worker_dying_before_it_joins_is_started_again(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    """Restart policy while the pool is being built: a local worker killed before its HELLO is
+    started again (counted), and the pool comes up with every env."""
+    pool = pools(env=DYING_ONCE, env_kwargs={"marker": str(tmp_path / "died")}, n_envs=4, n_workers=2)
+    assert (tmp_path / "died").exists(), "one worker must have died"
+    assert sum(pool.restart_counts.values()) == 1 and len(pool.restart_counts) == 1, pool.restart_counts
+    obs = pool.reset()
+    assert obs.shape == (4, 2) and (obs[:, 0] == 0).all()
+    assert len({int(p) for p in obs[:, 1]}) == 2 and set(pool.worker_pids) == {int(p) for p in obs[:, 1]}
+    obs, _, dones, _ = pool.step(np.zeros(4, dtype=np.int64))
+    assert (obs[:, 0] == 1).all() and not dones.any()
+
+
+@pytest.mark.timeout(60)
+def test_a_local_worker_dying_after_it_joined_but_before_ready_is_started_again(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    """The same for a worker killed inside ``host.start()`` (e.g. while launching its games)."""
+    host = HostSpec("reliability.recovery_envs:make_dies_once_at_start_host", {"marker": str(tmp_path / "died")})
+    pool = pools(host=host, n_envs=2, n_workers=2)
+    assert (tmp_path / "died").exists()
+    assert sum(pool.restart_counts.values()) == 1, pool.restart_counts
+    obs = pool.reset()
+    assert obs.shape == (2, 2) and set(pool.worker_pids) == {int(p) for p in obs[:, 1]}
+    assert pool.step(np.zeros(2, dtype=np.int64))[0][:, 0].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_dying_while_the_pool_starts_fails_the_constructor_without_restart(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    from sc2pool.errors import WorkerDied
+
+    with pytest.raises(WorkerDied, match="SIGKILL"):
+        pools(env=DYING_ONCE, env_kwargs={"marker": str(tmp_path / "a")}, n_envs=2, n_workers=2, on_failure="raise")
+    with pytest.raises(RestartLimitError, match="max_restarts=0"):
+        pools(env=DYING_ONCE, env_kwargs={"marker": str(tmp_path / "b")}, n_envs=2, n_workers=2, max_restarts=0)
