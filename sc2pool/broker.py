@@ -760,6 +760,17 @@ class Broker:
     def _respawn_at_start(self, name: str, err: PoolError, w: WorkerRecord | None = None) -> None:
         """While the pool is being built: kill local worker ``name`` (joined as ``w``, or not yet),
         free its slots, count the failure (``max_restarts`` bounds the retries) and start it again."""
+        slot = self._local[name]
+        proc = w.proc if w is not None else slot.proc
+        if proc is not None and proc.poll() == 1:
+            # Exit status 1: perhaps a worker that reported an error building or starting its envs
+            # (a bug: no respawn) and exited; its ERROR may still be on its way through ZeroMQ.
+            deadline = time.monotonic() + 0.25
+            while self.failure is None and time.monotonic() < deadline:
+                self._poller.poll(20)
+                self._drain()
+            if self.failure is not None:
+                raise self.failure
         log.warning("restarting while the pool starts: %s", err)
         if w is not None:
             self._kill(w)
@@ -768,7 +779,6 @@ class Broker:
             self.workers = [x for x in self.workers if x is not w]
             for g in range(w.lo, w.hi):
                 self.slots[g] = None
-        slot = self._local[name]
         if slot.proc is not None and slot.proc.poll() is None:
             _kill_group(slot.proc.pid, signal.SIGKILL)
         slot.proc = None

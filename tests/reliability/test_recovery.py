@@ -426,3 +426,20 @@ def test_a_worker_dying_while_the_pool_starts_fails_the_constructor_without_rest
         pools(env=DYING_ONCE, env_kwargs={"marker": str(tmp_path / "a")}, n_envs=2, n_workers=2, on_failure="raise")
     with pytest.raises(RestartLimitError, match="max_restarts=0"):
         pools(env=DYING_ONCE, env_kwargs={"marker": str(tmp_path / "b")}, n_envs=2, n_workers=2, max_restarts=0)
+
+
+@pytest.mark.timeout(60)
+def test_an_env_that_cannot_be_built_fails_the_constructor_even_with_restart(
+    pools: Callable[..., ZmqVecEnv], tmp_path: Path
+) -> None:
+    """A worker that reports a build error and exits is a bug, not a crash: the pool raises the
+    env's error (with its remote traceback) and does not start that worker again."""
+    import functools
+
+    from sc2pool.errors import EnvError
+
+    marker = tmp_path / "fail"
+    marker.touch()
+    with pytest.raises(EnvError, match="cannot build") as info:
+        pools(env_fns=[functools.partial(_fail_if_marked, str(marker))] * 2, n_workers=2)
+    assert "RuntimeError" in str(info.value) or info.value.remote_type == "RuntimeError"
