@@ -164,14 +164,25 @@ def train(
     bind: str | None = None,
     local_workers: int | None = None,
     pool_kwargs: dict[str, Any] | None = None,
+    checkpoint_every: int | None = None,
+    resume: str | os.PathLike[str] | None = None,
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
 
     ``bind``/``local_workers``: workers on other machines (see :func:`make_vec_env`);
-    ``pool_kwargs``: more ``ZmqVecEnv`` options (``curve``, ``join_timeout`` ...)."""
+    ``pool_kwargs``: more ``ZmqVecEnv`` options (``curve``, ``join_timeout`` ...).
+    ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
+    many timesteps, so that a long run that dies keeps its progress. ``resume``: continue training
+    a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` do not apply) for
+    ``timesteps`` more."""
     from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise ValueError(f"checkpoint_every must be >= 1 timestep, got {checkpoint_every}")
+    if resume is not None and not Path(resume).is_file():
+        raise ValueError(f"no model file to resume from at {resume}")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -195,16 +206,30 @@ def train(
     try:
         if seed is not None:
             env.seed(seed)
-        model = PPO(
-            "MlpPolicy",
-            env,
-            seed=seed,
-            device="cpu",
-            tensorboard_log=str(out / "tensorboard"),
-            verbose=verbose,
-            **params,
+        if resume is not None:
+            model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"), verbose=verbose)
+        else:
+            model = PPO(
+                "MlpPolicy",
+                env,
+                seed=seed,
+                device="cpu",
+                tensorboard_log=str(out / "tensorboard"),
+                verbose=verbose,
+                **params,
+            )
+        callbacks: list[BaseCallback] = [_Episodes()]
+        if checkpoint_every is not None:
+            callbacks.append(
+                CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
+            )
+        model.learn(
+            total_timesteps=int(timesteps),
+            callback=callbacks,
+            progress_bar=progress_bar,
+            tb_log_name=task,
+            reset_num_timesteps=resume is None,
         )
-        model.learn(total_timesteps=int(timesteps), callback=_Episodes(), progress_bar=progress_bar, tb_log_name=task)
         model_path = out / "model.zip"
         model.save(model_path)
     finally:

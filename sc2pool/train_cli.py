@@ -41,6 +41,14 @@ def register(sub: Any) -> None:
     p.add_argument("--ppo", type=json_object, default=None, metavar="JSON", help="PPO keyword overrides")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
+        "--checkpoint-every", type=positive_int, default=None, metavar="N",
+        help="also save DIR/checkpoints/model_<timesteps>_steps.zip about every N timesteps",
+    )
+    p.add_argument(
+        "--resume", default=None, metavar="MODEL",
+        help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply)",
+    )
+    p.add_argument(
         "--on-failure",
         choices=("raise", "restart"),
         default="raise",
@@ -123,6 +131,9 @@ def _train(args: argparse.Namespace) -> int:
     elif args.local_workers is not None or args.curve is not None or args.allow_insecure_remote:
         print("sc2pool train: --local-workers, --curve and --allow-insecure-remote go with --bind", file=sys.stderr)
         return 2
+    if args.resume is not None and args.ppo is not None:
+        print("sc2pool train: --ppo does not apply with --resume (the saved model keeps its own settings)", file=sys.stderr)
+        return 2
     try:
         res = train(
             task=args.task,
@@ -139,6 +150,8 @@ def _train(args: argparse.Namespace) -> int:
             bind=args.bind,
             local_workers=args.local_workers,
             pool_kwargs=pool_kwargs,
+            checkpoint_every=args.checkpoint_every,
+            resume=args.resume,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)

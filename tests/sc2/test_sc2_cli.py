@@ -165,3 +165,29 @@ def test_remote_worker_command() -> None:
         "sc2pool worker --connect tcp://10.0.0.1:7 --task DefeatRoaches --envs 3 "
         "--task-kwargs '{\"scripted\": true}' --engine inprocess --on-game-crash relaunch"
     )
+
+
+@pytest.mark.timeout(240)
+def test_checkpoints_and_resume(tmp_path: Path) -> None:
+    """``--checkpoint-every`` keeps a long run's progress on disk; ``--resume`` continues from it,
+    counting timesteps on from the checkpoint."""
+    from stable_baselines3 import PPO
+
+    out = tmp_path / "run"
+    common = ("--task", "MoveToBeacon", "--workers", "1", "--envs-per-worker", "2", "--engine", "inprocess",
+              "--no-progress")  # fmt: skip
+    r = _cli("train", *common, "--timesteps", "256", "--checkpoint-every", "128", "--out", str(out),
+             "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}))  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    saved = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert saved == ["model_128_steps.zip", "model_256_steps.zip"], saved
+    more = tmp_path / "more"
+    r = _cli("train", *common, "--timesteps", "128", "--resume", str(out / "checkpoints" / "model_128_steps.zip"),
+             "--out", str(more))  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    resumed = PPO.load(more / "model.zip", device="cpu")
+    assert resumed.num_timesteps == 256 and resumed.n_steps == 64  # the checkpoint's own settings
+    r = _cli("train", *common, "--timesteps", "64", "--resume", str(tmp_path / "missing.zip"), "--out", str(more))
+    assert r.returncode == 2 and "no model file to resume from" in r.stderr
+    r = _cli("train", *common, "--timesteps", "64", "--resume", str(more / "model.zip"), "--ppo", "{}", "--out", str(more))
+    assert r.returncode == 2 and "--ppo does not apply with --resume" in r.stderr
