@@ -45,8 +45,9 @@ class TrainResult:
     model_path: Path
     out_dir: Path
     seconds: float
-    timesteps: int
+    timesteps: int  # trained in this run
     episodes: list[tuple[int, float, int]] = field(default_factory=list)  # (timestep, return, length)
+    interrupted: bool = False  # stopped by Ctrl-C (KeyboardInterrupt); the model is saved anyway
 
     def curve(self, bins: int = 10) -> list[tuple[int, float, int]]:
         """``(timestep at bin end, mean episode return, episodes)`` over ``bins`` equal spans."""
@@ -195,7 +196,7 @@ def train(
             for info in self.locals.get("infos", []):
                 ep = info.get("episode")
                 if ep is not None:
-                    episodes.append((int(self.num_timesteps), float(ep["r"]), int(ep["l"])))
+                    episodes.append((int(self.num_timesteps) - start, float(ep["r"]), int(ep["l"])))
             return True
 
     t0 = time.perf_counter()
@@ -223,19 +224,25 @@ def train(
             callbacks.append(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
             )
-        model.learn(
-            total_timesteps=int(timesteps),
-            callback=callbacks,
-            progress_bar=progress_bar,
-            tb_log_name=task,
-            reset_num_timesteps=resume is None,
-        )
+        start = int(model.num_timesteps)  # a resumed model counts on from its checkpoint
+        interrupted = False
+        try:
+            model.learn(
+                total_timesteps=int(timesteps),
+                callback=callbacks,
+                progress_bar=progress_bar,
+                tb_log_name=task,
+                reset_num_timesteps=resume is None,
+            )
+        except KeyboardInterrupt:
+            interrupted = True  # Ctrl-C: keep what was learnt, saved like a finished run's
         model_path = out / "model.zip"
         model.save(model_path)
     finally:
         env.close()
     seconds = time.perf_counter() - t0
-    result = TrainResult(model_path, out, seconds, int(timesteps), episodes)
+    done = int(model.num_timesteps) - start if interrupted else int(timesteps)
+    result = TrainResult(model_path, out, seconds, done, episodes, interrupted)
     _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs)
     return result
 

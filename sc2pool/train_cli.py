@@ -160,10 +160,12 @@ def _train(args: argparse.Namespace) -> int:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
     print(format_curve(res))
+    if res.interrupted:
+        print(f"interrupted (Ctrl-C) after {res.timesteps} timesteps; the model so far is saved")
     print(f"trained {res.timesteps} timesteps in {res.seconds:.1f} s ({len(res.episodes)} episodes)")
     print(f"model: {res.model_path}")
     print(f"plot: {res.out_dir / 'episode_reward.png'}  tensorboard: tensorboard --logdir {res.out_dir / 'tensorboard'}")
-    return 0
+    return 130 if res.interrupted else 0  # 128 + SIGINT, as shells report an interrupted command
 
 
 def _eval(args: argparse.Namespace) -> int:

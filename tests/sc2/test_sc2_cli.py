@@ -191,3 +191,44 @@ def test_checkpoints_and_resume(tmp_path: Path) -> None:
     assert r.returncode == 2 and "no model file to resume from" in r.stderr
     r = _cli("train", *common, "--timesteps", "64", "--resume", str(more / "model.zip"), "--ppo", "{}", "--out", str(more))
     assert r.returncode == 2 and "--ppo does not apply with --resume" in r.stderr
+
+
+@pytest.mark.timeout(240)
+def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """Ctrl-C during ``sc2pool train``: the model learnt so far is saved with the curve and the
+    plot, the command exits with 130, and every worker and game process goes with it."""
+    import signal
+    import time
+
+    import psutil
+    from sc2_helpers import wait_gone
+
+    out = tmp_path / "run"
+    # Python's own Ctrl-C handler, even if whoever started pytest left SIGINT ignored.
+    launcher = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from sc2pool.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    trainer = subprocess.Popen(
+        [sys.executable, "-c", launcher, "train", "--task", "MoveToBeacon", "--workers", "2",
+         "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
+         "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "checkpoints").is_dir() or not any((out / "checkpoints").iterdir()):
+            assert trainer.poll() is None and time.monotonic() < deadline, "training did not start"
+            time.sleep(0.1)
+        children = [p.pid for p in psutil.Process(trainer.pid).children(recursive=True)]
+        assert len(children) >= 4, children  # 2 workers, a game process each
+        trainer.send_signal(signal.SIGINT)
+        stdout, stderr = trainer.communicate(timeout=60)
+        assert trainer.returncode == 130, stderr[-3000:]
+        assert "interrupted (Ctrl-C) after" in stdout and (out / "model.zip").is_file()
+        assert (out / "episode_reward.png").is_file() and (out / "learning_curve.csv").is_file()
+        assert wait_gone(children, timeout=10) == [], "workers and games must exit with the trainer"
+    finally:
+        if trainer.poll() is None:
+            os.killpg(trainer.pid, signal.SIGKILL)
+            trainer.wait(timeout=10)
