@@ -773,15 +773,8 @@ class Broker:
                 raise self.failure
         log.warning("restarting while the pool starts: %s", err)
         if w is not None:
-            self._kill(w)
-            self._retired[w.identity] = None
-            self.by_id.pop(w.identity, None)
-            self.workers = [x for x in self.workers if x is not w]
-            for g in range(w.lo, w.hi):
-                self.slots[g] = None
-        if slot.proc is not None and slot.proc.poll() is None:
-            _kill_group(slot.proc.pid, signal.SIGKILL)
-        slot.proc = None
+            self._drop(w)
+        slot.proc = None  # it died before joining: gone already
         self._count_restart(name, err)
         self.launch_local(name)
 
@@ -863,12 +856,24 @@ class Broker:
             return
         w.failed = err
         log.warning("restarting: %s", err)
-        self._kill(w)
         if not w.local:  # tell a hung remote worker to go, should it ever wake up
             try:
                 self.sock.send_multipart([w.identity, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
             except zmq.ZMQError:
                 pass
+        self._drop(w)
+        if w.pending_seq >= 0 and w.reply is None:
+            self._outstanding -= 1
+        key = w.name if w.local else f"envs {w.lo}-{w.hi - 1}"
+        self.failures.append(w)
+        self.vacancies.append(Vacancy(key, w.lo, w.hi, w.name if w.local else None, err))
+        self._count_restart(key, err)
+
+    def _drop(self, w: WorkerRecord) -> None:
+        """Take failed worker ``w`` out of the pool: kill its process group, retire its identity
+        (it is told to go should it speak again), free its env slots and, for a local worker, its
+        slot's process and lane (a respawn gets new ones)."""
+        self._kill(w)
         self._retired[w.identity] = None
         while len(self._retired) > 4096:
             del self._retired[next(iter(self._retired))]
@@ -876,18 +881,12 @@ class Broker:
         self.workers = [x for x in self.workers if x is not w]
         for g in range(w.lo, w.hi):
             self.slots[g] = None
-        if w.pending_seq >= 0 and w.reply is None:
-            self._outstanding -= 1
         slot = self._local.get(w.name) if w.local else None
         if slot is not None:
             slot.proc = None
             if slot.lane is not None:
                 slot.lane.close()
                 slot.lane = None
-        key = w.name if w.local else f"envs {w.lo}-{w.hi - 1}"
-        self.failures.append(w)
-        self.vacancies.append(Vacancy(key, w.lo, w.hi, w.name if w.local else None, err))
-        self._count_restart(key, err)
 
     def _respawn_stuck(self, v: Vacancy) -> None:
         """A respawned local worker that did not say HELLO within ``replace_timeout``: kill it and
@@ -988,19 +987,15 @@ class Broker:
         ``join_timeout`` bounds the time until all slots are claimed (HELLO), ``start_timeout`` the
         time from then until every host finished ``start()`` (heartbeats keep slow starters alive).
         """
-        t0 = time.monotonic()
-        join_deadline = t0 + join_timeout
-        ready_deadline: float | None = None
         self._starting = True
         try:
-            self._wait_ready(join_deadline, ready_deadline, join_timeout, start_timeout, how_to_join)
+            self._wait_ready(join_timeout, start_timeout, how_to_join)
         finally:
             self._starting = False
 
-    def _wait_ready(
-        self, join_deadline: float, ready_deadline: float | None, join_timeout: float, start_timeout: float,
-        how_to_join: str,
-    ) -> None:
+    def _wait_ready(self, join_timeout: float, start_timeout: float, how_to_join: str) -> None:
+        join_deadline = time.monotonic() + join_timeout
+        ready_deadline: float | None = None
         while True:
             self._drain()
             now = time.monotonic()

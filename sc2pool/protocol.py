@@ -427,7 +427,7 @@ class Lane:
     def write(self, payload: bytes) -> None:
         """Send one message. Raises ``TimeoutError`` if the peer does not read for too long,
         ``OSError`` (e.g. ``BrokenPipeError``) if it is gone."""
-        self.write_framed(_LEN.pack(len(payload)) + payload)
+        self.write_framed(self.frame(payload))
 
     def write_framed(self, data: bytes) -> None:
         """:meth:`write` for a message already framed by :meth:`frame`."""

@@ -79,11 +79,6 @@ def _json_obj(text: str, flag: str) -> dict[str, Any]:
     return value
 
 
-#: The HostSpec target of ``--task`` (the same as ``sc2pool.train.SC2_HOST``; not imported from there
-#: to keep this module's import cheap).
-SC2_HOST = "workers.sc2.host:make_host"
-
-
 def _check_endpoint(endpoint: str) -> None:
     """Refuse a malformed ``--connect`` with its reason (ZeroMQ connects lazily: nothing is sent)."""
     import zmq
@@ -139,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
             {"env": args.env, "env_kwargs": _json_obj(args.env_kwargs, "--env-kwargs")},
         )
     elif args.task:
+        from sc2pool.train import SC2_HOST
+
         spec = HostSpec(SC2_HOST, _task_host_kwargs(args))
     else:
         spec = HostSpec(args.host, _json_obj(args.host_kwargs, "--host-kwargs"))

@@ -229,6 +229,4 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path)
         assert (out / "episode_reward.png").is_file() and (out / "learning_curve.csv").is_file()
         assert wait_gone(children, timeout=10) == [], "workers and games must exit with the trainer"
     finally:
-        if trainer.poll() is None:
-            os.killpg(trainer.pid, signal.SIGKILL)
-            trainer.wait(timeout=10)
+        _kill_group(trainer)

@@ -127,7 +127,7 @@ class SC2EnvHost(EnvHost):
         quiet_burnysc2_logging()
         for i in range(self.num_envs):
             try:
-                conn = await self._launch_env(i, relaunch=False)
+                conn = await self._launch_at_start(i)
             except BaseException as exc:
                 await self.close()
                 if isinstance(exc, Exception):
@@ -147,20 +147,18 @@ class SC2EnvHost(EnvHost):
             raise GameCrashedError("the host was closed while a game was being launched")
         return conn
 
-    async def _launch_env(self, index: int, relaunch: bool) -> GameConnection:
-        """A game for env ``index``, launched again (``"relaunch"`` policy only, at most
-        ``LAUNCH_ATTEMPTS`` tries, each counted as a relaunch) when its process exits while
-        starting. ``relaunch`` says whether the first try already replaces a game."""
+    async def _launch_at_start(self, index: int) -> GameConnection:
+        """Env ``index``'s first game, launched again (``"relaunch"`` policy only, at most
+        ``LAUNCH_ATTEMPTS`` tries, the extra ones counted as relaunches) when its process exits
+        while starting."""
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
-            if relaunch:
-                self.relaunches[index] += 1
             try:
                 return await self._launch()
             except GameLaunchError as exc:
                 if not (exc.process_exited and self._may_try_again(index, attempt)):
                     raise
                 log.warning("env %d: %s; launching it again (try %d of %d)", index, exc, attempt + 1, LAUNCH_ATTEMPTS)
-            relaunch = True
+            self.relaunches[index] += 1
         raise AssertionError("unreachable")
 
     def _may_try_again(self, index: int, attempt: int) -> bool:
@@ -216,7 +214,8 @@ class SC2EnvHost(EnvHost):
             self._connections[index].kill_now()
         if play is not None:
             await asyncio.wait({play}, timeout=2.0)
-        conn = await self._launch_env(index, relaunch=True)
+        self.relaunches[index] += 1
+        conn = await self._launch()
         self._connections[index] = conn
         game = Game(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
         game.inherit(old)
@@ -246,12 +245,17 @@ class SC2EnvHost(EnvHost):
     async def _relaunch_and_reset(
         self, index: int, seed: int | None, options: dict[str, Any] | None
     ) -> tuple[Any, dict[str, Any]]:
-        """Relaunch env ``index``'s game and reset it; a fresh game that crashes before its first
-        observation is replaced again (at most ``LAUNCH_ATTEMPTS`` times in a row)."""
+        """Relaunch env ``index``'s game and reset it. A game process that exits while it starts, or
+        a fresh game that crashes before its first observation, is replaced again: at most
+        ``LAUNCH_ATTEMPTS`` tries in a row in all."""
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
-            game = await self._relaunch(index)
             try:
+                game = await self._relaunch(index)
                 return await game.reset(seed, options)
+            except GameLaunchError as exc:
+                if not (exc.process_exited and self._may_try_again(index, attempt)):
+                    raise
+                log.warning("env %d: %s; launching it again (try %d of %d)", index, exc, attempt + 1, LAUNCH_ATTEMPTS)
             except (GameCrashedError, GameTimeoutError) as exc:
                 if not (self._relaunchable(index, exc) and self._may_try_again(index, attempt)):
                     raise
