@@ -96,12 +96,15 @@ def spawn_worker(
     log_level: str = "WARNING",
     lane_fd: int | None = None,
     cpus: Sequence[int] | None = None,
+    fixed_layout: bool = False,
 ) -> subprocess.Popen[bytes]:
     """Start one local worker process and hand it ``recipe`` on stdin.
 
     ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
     ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
     ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
+    ``fixed_layout``: start it through ``workers.layout`` (Linux): address-space randomisation off,
+    so sibling workers share one layout (see that module for why and for the trade-off).
     """
     import cloudpickle
 
@@ -109,7 +112,7 @@ def spawn_worker(
     cmd = [
         sys.executable,
         "-m",
-        "workers.main",
+        "workers.layout" if fixed_layout and sys.platform.startswith("linux") else "workers.main",
         "--connect", endpoint,
         "--name", name,
         "--index", str(index),

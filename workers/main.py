@@ -50,6 +50,7 @@ from sc2pool import affinity, security
 from sc2pool import protocol as P
 from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
 from sc2pool.spaces import ObsLayout, space_to_msg
+from workers import layout
 from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
 
 log = logging.getLogger("sc2pool.worker")
@@ -818,7 +819,13 @@ def _local_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default="WARNING")
     parser.add_argument("--lane-fd", type=int, default=None)
     parser.add_argument("--cpus", default=None, help="pin this worker (and what it starts) to these cores")
+    parser.add_argument(
+        layout.RESTORE_FLAG, action="store_true",
+        help="started by workers.layout with a fixed address layout: randomise what this worker starts",
+    )
     args = parser.parse_args(argv)
+    if args.restore_aslr:
+        layout.restore_randomization()  # SC2 games and the engine keep randomised layouts
     if args.cpus:
         # First thing: the heartbeat and ZeroMQ threads and any game process inherit the cores.
         try:

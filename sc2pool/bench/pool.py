@@ -49,12 +49,14 @@ class Impl:
     ``shm=False`` runs ZmqVecEnv with ``shared_memory=False``: everything then travels through
     the ZeroMQ socket, as it does for remote workers (the default uses its local shared-memory
     path). ``pinned=False`` runs it with ``cpu_affinity=None`` (the default pins each worker to a
-    core), to show what pinning is worth in the same run."""
+    core), to show what pinning is worth in the same run; ``fixed_layout=False`` likewise shows what
+    the workers' shared address layout is worth (``ZmqVecEnv(fixed_layout=False)``)."""
 
     kind: str
     n_workers: int | None = None
     shm: bool = True
     pinned: bool = True
+    fixed_layout: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in IMPL_KINDS:
@@ -65,11 +67,14 @@ class Impl:
             raise ValueError("shm=False applies to zmq only")
         if not self.pinned and self.kind != "zmq":
             raise ValueError("pinned=False applies to zmq only")
+        if not self.fixed_layout and self.kind != "zmq":
+            raise ValueError("fixed_layout=False applies to zmq only")
 
     @property
     def label(self) -> str:
         return {
-            "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'}{'' if self.pinned else ', unpinned'})",
+            "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'}{'' if self.pinned else ', unpinned'}"
+            f"{'' if self.fixed_layout else ', random layout'})",
             "subproc": "SubprocVecEnv",
             "dummy": "DummyVecEnv",
             "async": "AsyncVectorEnv(shm)",
@@ -132,6 +137,7 @@ class Measurement:
     n_workers: int | None
     shm: bool = True  # ZmqVecEnv's shared_memory setting (True for the other implementations)
     pinned: bool = True  # ZmqVecEnv's workers pinned to cores (cpu_affinity="auto", the default)
+    fixed_layout: bool = True  # ZmqVecEnv's workers share one address layout (the default)
     rates: list[float] = field(default_factory=list)  # env steps/s, one per round
     us_per_step: list[float] = field(default_factory=list)  # wall us per vector step, per round
     # CPU time per vector step, per round: this (trainer) process, all threads; and all children.
@@ -174,14 +180,16 @@ class Measurement:
 # --------------------------------------------------------------------------- scenarios
 
 
-def _z(k: int, shm: bool = True, pinned: bool = True) -> Impl:
-    return Impl("zmq", k, shm, pinned)
+def _z(k: int, shm: bool = True, pinned: bool = True, fixed_layout: bool = True) -> Impl:
+    return Impl("zmq", k, shm, pinned, fixed_layout)
 
 
 def default_scenarios(quick: bool = False) -> list[Scenario]:
     """The scenarios that the issue's targets are stated on (``quick`` drops the extras)."""
     peers8 = (Impl("dummy"), Impl("subproc"), Impl("async"))
-    cart_zmq = (_z(2), _z(8)) if quick else (_z(1), _z(2), _z(4), _z(8), _z(2, pinned=False), _z(8, pinned=False))
+    cart_zmq = (_z(2), _z(8)) if quick else (
+        _z(1), _z(2), _z(4), _z(8), _z(2, pinned=False), _z(8, pinned=False), _z(8, fixed_layout=False)
+    )
     obs_zmq = (_z(2), _z(4)) if quick else (_z(2), _z(4), _z(2, shm=False))
     scenarios = [
         Scenario(
@@ -308,7 +316,7 @@ class _Driver:
 
                 self._venv = ZmqVecEnv(
                     fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm,
-                    cpu_affinity="auto" if self.impl.pinned else None,
+                    cpu_affinity="auto" if self.impl.pinned else None, fixed_layout=self.impl.fixed_layout,
                 )
             venv: Any = self._venv
             venv.seed(0)
@@ -475,6 +483,7 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
             impl.n_workers,
             impl.shm,
             impl.pinned,
+            impl.fixed_layout,
         )
         for impl in scenario.impls
     }

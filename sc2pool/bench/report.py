@@ -32,13 +32,14 @@ def _row(
     result: dict[str, Any], scenario: str, impl: str, n_workers: int | None = None, shm: bool = True
 ) -> dict[str, Any] | None:
     """The measured row of ``impl`` in ``scenario`` (ZmqVecEnv: with its defaults, shared memory
-    unless ``shm=False`` and pinned workers)."""
+    unless ``shm=False``, pinned workers with one address layout)."""
     for r in result["results"]:
         if r["scenario"] == scenario and r["impl"] == impl and r["best"] is not None:
             if (
                 (n_workers is None or r["n_workers"] == n_workers)
                 and r.get("shm", True) == shm
                 and r.get("pinned", True)
+                and r.get("fixed_layout", True)
             ):
                 return r
     return None
@@ -48,6 +49,7 @@ def _best_zmq(result: dict[str, Any], scenario: str) -> dict[str, Any] | None:
     rows = [
         r for r in result["results"]
         if r["scenario"] == scenario and r["impl"] == "zmq" and r["best"] and r.get("pinned", True)
+        and r.get("fixed_layout", True)
     ]
     return max(rows, key=lambda r: r["best"]) if rows else None
 

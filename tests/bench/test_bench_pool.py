@@ -160,6 +160,9 @@ def test_targets_pass_and_fail_are_graded_from_the_ratios():
     # the unpinned variant (cpu_affinity=None) is shown for comparison, never graded
     bad["results"].append({"scenario": "cartpole-8", "impl": "zmq", "n_workers": 2, "label": "unpinned",
                            "best": 30000, "best_us_per_step": 1e6 / 30000, "pinned": False})
+    # nor is the variant with randomised worker layouts (fixed_layout=False)
+    bad["results"].append({"scenario": "cartpole-8", "impl": "zmq", "n_workers": 2, "label": "random layout",
+                           "best": 30000, "best_us_per_step": 1e6 / 30000, "fixed_layout": False})
     status = {t["name"]: t["status"] for t in report.evaluate_targets(bad)}
     assert status["CartPole 8 envs: ZmqVecEnv(w=2) / SubprocVecEnv(8)"] == report.FAIL  # 2.86x
     assert status["no-op env, 1 env: ZmqVecEnv step time / raw zmq round trip"] == report.FAIL  # 1.6x

@@ -221,3 +221,17 @@ class AsyncCountHost(EnvHost):
 
 def make_async_host(num_envs: int, worker_index: int = 0) -> EnvHost:
     return AsyncCountHost(num_envs)
+
+
+class LayoutProbe(gym.Wrapper):
+    """CartPole that reports what a process started by its worker gets (``fixed_layout`` tests)."""
+
+    def child_personality(self) -> int:
+        import subprocess
+
+        out = subprocess.run(["cat", "/proc/self/personality"], capture_output=True, text=True, check=True, timeout=10)
+        return int(out.stdout.strip(), 16)
+
+
+def make_layout_probe() -> gym.Env:
+    return LayoutProbe(gym.make("CartPole-v1"))
