@@ -85,6 +85,16 @@ def plan(policy: Any, n_workers: int) -> list[list[int] | None]:
     return [[cpus[(start + i) % len(cpus)]] for i in range(n_workers)]
 
 
+def has_own_core(cpu_plan: Sequence[list[int] | None]) -> list[bool]:
+    """Per entry of :func:`plan`: whether that worker is pinned to one core no other worker of the
+    plan uses (it may then poll for its next request briefly instead of sleeping at once)."""
+    counts: dict[int, int] = {}
+    for cpus in cpu_plan:
+        for c in cpus or ():
+            counts[c] = counts.get(c, 0) + 1
+    return [cpus is not None and len(cpus) == 1 and counts[cpus[0]] == 1 for cpus in cpu_plan]
+
+
 def parse_cpu_list(text: str) -> list[int]:
     """``"0,2-4"`` -> ``[0, 2, 3, 4]`` (the ``taskset -c`` syntax). Raises ``ValueError``."""
     out: list[int] = []

@@ -97,6 +97,7 @@ def spawn_worker(
     lane_fd: int | None = None,
     cpus: Sequence[int] | None = None,
     fixed_layout: bool = False,
+    spin_us: float = 0.0,
 ) -> subprocess.Popen[bytes]:
     """Start one local worker process and hand it ``recipe`` on stdin.
 
@@ -105,6 +106,8 @@ def spawn_worker(
     ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
     ``fixed_layout``: start it through ``workers.layout`` (Linux): address-space randomisation off,
     so sibling workers share one layout (see that module for why and for the trade-off).
+    ``spin_us``: for a worker with a core to itself, how long it polls its lane after a reply
+    before sleeping, while requests follow replies that fast (``workers.main.Worker._spin``).
     """
     import cloudpickle
 
@@ -124,6 +127,8 @@ def spawn_worker(
         cmd += ["--lane-fd", str(lane_fd)]
     if cpus:
         cmd += ["--cpus", ",".join(str(c) for c in cpus)]
+    if spin_us > 0:
+        cmd += ["--spin-us", f"{spin_us:g}"]
     # Parent-death signalling is tied to the creating *thread*: only ask for it from the main thread.
     if threading.current_thread() is threading.main_thread():
         cmd += ["--parent-pid", str(os.getpid())]
