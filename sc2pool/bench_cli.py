@@ -179,7 +179,7 @@ def _set_autogroup_nice(nice: int) -> int | None:
 
 def _run_pool(args: argparse.Namespace, scenarios: Any) -> int:
     from sc2pool.bench.pool import BenchConfig, run_benchmark
-    from sc2pool.bench.report import FAIL, format_table, write_all, write_json
+    from sc2pool.bench.report import FAIL, format_table, write_all
 
     config = BenchConfig(
         scenarios=scenarios,
@@ -190,14 +190,8 @@ def _run_pool(args: argparse.Namespace, scenarios: Any) -> int:
     )
     result = run_benchmark(config)
     print(format_table(result))
-    if args.no_plot:
-        from pathlib import Path
-
-        write_json(result, Path(args.out) / "bench_pool.json")
-        print(f"\nwrote {Path(args.out) / 'bench_pool.json'}")
-    else:
-        paths = write_all(result, args.out)
-        print("\nwrote " + ", ".join(str(p) for p in paths.values()))
+    paths = write_all(result, args.out, plot=not args.no_plot)
+    print("\nwrote " + ", ".join(str(p) for p in paths.values()))
     if result["leftover_processes"]:
         return 1
     if args.check and any(t["status"] == FAIL for t in result["targets"] if not t["informational"]):

@@ -248,14 +248,26 @@ def format_table(result: dict[str, Any]) -> str:
             )
         lines.append("")
     lines.append("Targets (issue 2; ratios measured in this run):")
-    for t in result["targets"]:
-        ratio = "-" if t["ratio"] is None else f"{t['ratio']:.2f}"
-        lines.append(
-            f"  [{t['status']:>4}] {t['name']:<66} {ratio:>6} (need {t['op']} {t['threshold']:g})  {t['detail']}"
-        )
+    lines += format_targets(result["targets"])
     if result.get("leftover_processes"):
         lines.append(f"WARNING: leftover processes were found and killed: {result['leftover_processes']}")
     return "\n".join(lines)
+
+
+def format_targets(targets: list[dict[str, Any]]) -> list[str]:
+    """One line per target: ``[PASS]``/``[FAIL]`` for the issue's targets; ``[info]`` for the
+    informational rows, so that nobody takes one of those for a target the pool missed."""
+    lines = []
+    for t in targets:
+        ratio = "-" if t["ratio"] is None else f"{t['ratio']:.2f}"
+        if t["informational"]:
+            met = {PASS: "within", FAIL: "outside"}.get(t["status"], "n/a")
+            lines.append(f"  [info] {t['name']:<66} {ratio:>6} ({met} {t['op']} {t['threshold']:g})  {t['detail']}")
+        else:
+            lines.append(
+                f"  [{t['status']:>4}] {t['name']:<66} {ratio:>6} (need {t['op']} {t['threshold']:g})  {t['detail']}"
+            )
+    return lines
 
 
 def write_json(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
@@ -337,18 +349,17 @@ def write_png(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
 
 
 def write_all(
-    result: dict[str, Any], out_dir: str | os.PathLike[str], stem: str = "bench_pool"
+    result: dict[str, Any], out_dir: str | os.PathLike[str], stem: str = "bench_pool", plot: bool = True
 ) -> dict[str, Path]:
-    """Write ``<stem>.json``, ``<stem>.txt`` (the table) and ``<stem>.png`` into ``out_dir``."""
+    """Write ``<stem>.json``, ``<stem>.txt`` (the table) and, with ``plot``, ``<stem>.png`` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = out / f"{stem}.txt"
     table.write_text(format_table(result) + "\n")
-    return {
-        "json": write_json(result, out / f"{stem}.json"),
-        "table": table,
-        "png": write_png(result, out / f"{stem}.png"),
-    }
+    paths = {"json": write_json(result, out / f"{stem}.json"), "table": table}
+    if plot:
+        paths["png"] = write_png(result, out / f"{stem}.png")
+    return paths
 
 
 if __name__ == "__main__":

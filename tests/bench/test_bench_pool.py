@@ -96,6 +96,9 @@ def test_runner_smoke_every_implementation(tmp_path, no_leftovers):
         assert label in table
     # This scenario is none of the issue's, so every target is "not measured", never PASS/FAIL.
     assert all(t["status"] == report.NA for t in loaded["targets"])
+    # --no-plot: the table and the JSON, no PNG
+    bare = report.write_all(result, tmp_path / "bare", plot=False)
+    assert set(bare) == {"json", "table"} and not (tmp_path / "bare" / "bench_pool.png").exists()
 
 
 def _fake_result(
@@ -164,6 +167,10 @@ def test_targets_pass_and_fail_are_graded_from_the_ratios():
     bad["results"].append({"scenario": "cartpole-8", "impl": "zmq", "n_workers": 2, "label": "random layout",
                            "best": 30000, "best_us_per_step": 1e6 / 30000, "fixed_layout": False})
     status = {t["name"]: t["status"] for t in report.evaluate_targets(bad)}
+    # informational rows print as [info], so a reader never takes them for one of the targets
+    lines = report.format_targets(report.evaluate_targets(bad))
+    assert [ln.split()[0] for ln in lines if "(info)" in ln] == ["[info]"] * len(report.INFO_TARGETS)
+    assert any(ln.lstrip().startswith("[FAIL]") for ln in lines)
     assert status["CartPole 8 envs: ZmqVecEnv(w=2) / SubprocVecEnv(8)"] == report.FAIL  # 2.86x
     assert status["no-op env, 1 env: ZmqVecEnv step time / raw zmq round trip"] == report.FAIL  # 1.6x
 
