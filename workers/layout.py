@@ -43,12 +43,6 @@ def _personality(persona: int) -> int:
         return -1
 
 
-def randomization_disabled() -> bool:
-    """Whether this process (and what it execs next) runs without layout randomisation."""
-    cur = _personality(_QUERY)
-    return cur != -1 and bool(cur & ADDR_NO_RANDOMIZE)
-
-
 def restore_randomization() -> None:
     """Let the programs this process starts from now on get randomised layouts again (this
     process keeps its own layout: it was fixed when it was exec'ed)."""

@@ -224,7 +224,8 @@ class Worker:
                 self.exit_reason = "the trainer closed the local lane"
                 self.lost.set()
                 raise asyncio.CancelledError() from None
-            self._replied_at = time.monotonic()
+            if self.cfg.spin_s:
+                self._replied_at = time.monotonic()
             return
         copy = True  # zero-copy only pays off for big frames
         for frame in parts[1:]:
@@ -292,9 +293,11 @@ class Worker:
                 self._zmq_dirty = True
 
     def _from_lane(self, messages: list[bytes]) -> list[bytes]:
-        """The first of ``messages`` (the rest are queued); notes how soon it followed our last reply."""
-        gap = min(time.monotonic() - self._replied_at, 0.01)  # a long pause should not linger for long
-        self._gap = gap if self._gap == math.inf else 0.5 * (self._gap + gap)
+        """The first of ``messages`` (the rest are queued); a worker that may spin notes how soon it
+        followed our last reply."""
+        if self.cfg.spin_s:
+            gap = min(time.monotonic() - self._replied_at, 0.01)  # a long pause should not linger for long
+            self._gap = gap if self._gap == math.inf else 0.5 * (self._gap + gap)
         self._lane_pending.extend(messages[1:])
         self._via_lane = True
         return [messages[0]]
