@@ -351,8 +351,21 @@ class ZmqVecEnv(VecEnv):
             self.close()
             raise
         self._init_render_mode = None
+        if self.render_mode == "rgb_array":
+            self._adopt_render_metadata()
 
     # ------------------------------------------------------------------------------- helpers
+    def _adopt_render_metadata(self) -> None:
+        """Take env 0's ``metadata`` (its ``render_fps`` above all: ``VecVideoRecorder`` reads it
+        from the VecEnv and writes videos at that rate). Hosts without ``get_attr`` or without
+        metadata keep SB3's default."""
+        try:
+            (meta,) = self.get_attr("metadata", indices=[0])
+        except Exception:  # noqa: BLE001 - optional: a host may not answer get_attr at all
+            return
+        if isinstance(meta, dict):
+            self.metadata = {**meta, "render_modes": self.metadata.get("render_modes", [])}
+
     @property
     def worker_pids(self) -> list[int]:
         """PIDs of the local worker processes."""

@@ -251,6 +251,7 @@ class Game:
         self._handed_at = 0.0
         self._dead: BaseException | None = None
         self._seed_rng: Any = None
+        self._renderer: Any = None  # (game info proto, FrameRenderer) of the current game
 
     # -- called by the bot ------------------------------------------------------------------------
     def publish(self, transition: Transition, t_start: float) -> None:
@@ -341,6 +342,23 @@ class Game:
         tr = fut.result()
         self.timings.steps += 1
         return tr
+
+    def render(self, size: int) -> Any:
+        """A top-down picture (uint8 ``(H, W, 3)``) of the bot's latest observation, the terminal
+        one included; None before the first observation. Drawn from the raw protobufs burnysc2
+        keeps (``GameInfo._proto``, ``GameState.response_observation``)."""
+        from sc2pool.render import FrameRenderer
+
+        bot = self.bot
+        state = getattr(bot, "state", None)
+        info = getattr(bot, "game_info", None)
+        if state is None or info is None:
+            return None
+        proto = info._proto
+        cached = self._renderer
+        if cached is None or cached[0] is not proto or cached[1].size != size:
+            cached = self._renderer = (proto, FrameRenderer(proto, size))
+        return cached[1].render(state.response_observation.observation)
 
     def inherit(self, previous: Game) -> None:
         """Continue ``previous``'s env on this (relaunched) game: keep its timings and its seed

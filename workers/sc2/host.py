@@ -26,6 +26,10 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     launches a fresh game process for that env alone and starts a new episode on it
                     (``EnvHost.recover``): the worker reports the broken episode as truncated with
                     ``info["sc2pool.restarted"]`` and the worker's other games carry on
+``render_mode``     ``None`` (default) or ``"rgb_array"``: ``render()`` / ``VecEnv.get_images()``
+                    return a top-down picture of each game (:mod:`sc2pool.render`), drawn from
+                    the observation burnysc2 received
+``render_size``     pixels on the long side of those pictures (default 256)
 ``max_game_relaunches``  relaunches allowed per env over the host's life (default 100); past it
                     a crash is the typed error again, so a game that can never run cannot loop
 
@@ -55,9 +59,10 @@ from workers.sc2.bridge import (
     quiet_burnysc2_logging,
 )
 from workers.sc2.launch import GameConnection, Launcher
-from workers.sc2.tasks.base import Task, make_task
+from workers.sc2.tasks.base import LOOPS_PER_SECOND, Task, make_task
 
 ON_GAME_CRASH = ("raise", "relaunch")
+RENDER_MODES = (None, "rgb_array")
 #: Tries in a row to get one env a running game (see the module docstring).
 LAUNCH_ATTEMPTS = 3
 log = logging.getLogger("sc2pool.sc2host")
@@ -86,6 +91,8 @@ class SC2EnvHost(EnvHost):
         time_limit_s: float | None = None,
         on_game_crash: str = "raise",
         max_game_relaunches: int = 100,
+        render_mode: str | None = None,
+        render_size: int = 256,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -95,6 +102,12 @@ class SC2EnvHost(EnvHost):
             raise ValueError(f"on_game_crash must be one of {ON_GAME_CRASH}, got {on_game_crash!r}")
         if isinstance(max_game_relaunches, bool) or not isinstance(max_game_relaunches, int) or max_game_relaunches < 0:
             raise ValueError(f"max_game_relaunches must be an int >= 0, got {max_game_relaunches!r}")
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        if isinstance(render_size, bool) or not isinstance(render_size, int) or render_size < 16:
+            raise ValueError(f"render_size must be an int >= 16 (pixels), got {render_size!r}")
+        self.render_mode = render_mode
+        self.render_size = render_size
         self.num_envs = int(num_envs)
         self.worker_index = int(worker_index)
         self.task_name = task
@@ -107,6 +120,12 @@ class SC2EnvHost(EnvHost):
             if not float(time_limit_s) > 0:
                 raise ValueError(f"time_limit_s must be > 0, got {time_limit_s!r}")
             self.setup = dataclasses.replace(self.setup, time_limit_s=float(time_limit_s))
+        #: gymnasium's ``metadata``: ``render_fps`` is real time (one frame per env step of
+        #: ``game_step`` loops at "faster" speed), what ``VecVideoRecorder`` writes videos at.
+        self.metadata: dict[str, Any] = {
+            "render_modes": list(m for m in RENDER_MODES if m is not None),
+            "render_fps": LOOPS_PER_SECOND / max(1, self.setup.game_step),
+        }
         self.launcher = Launcher(engine, launch_timeout)
         self.step_timeout = float(step_timeout)
         self.reset_mode = reset_mode
@@ -365,11 +384,21 @@ class SC2EnvHost(EnvHost):
             return self.render_mode
         if name == "game_relaunches":
             return self.relaunches[index]
+        if name == "metadata":
+            return self.metadata
         if name == "on_game_crash":
             return self.on_game_crash
         if name.startswith("_") or not hasattr(game.task, name):
             raise AttributeError(f"task {type(game.task).__name__} has no attribute {name!r}")
         return getattr(game.task, name)
+
+    async def render(self, index: int) -> Any:
+        """Env ``index``'s current picture (uint8 ``(H, W, 3)``) with ``render_mode="rgb_array"``,
+        else None; None too before the env's first reset (no observation to draw yet)."""
+        game = self._game(index)
+        if self.render_mode != "rgb_array":
+            return None
+        return game.render(self.render_size)
 
     async def set_attr(self, index: int, name: str, value: Any) -> None:
         game = self._game(index)
@@ -410,7 +439,7 @@ class SC2EnvHost(EnvHost):
         self.launcher.cleanup()
 
 
-_HOST_ATTRS = ("task_name", "engine", "render_mode", "game_relaunches", "on_game_crash")
+_HOST_ATTRS = ("task_name", "engine", "render_mode", "metadata", "game_relaunches", "on_game_crash")
 
 
 async def _gather_first_error(coros: list[Any]) -> list[Any]:

@@ -1,0 +1,239 @@
+"""Rendering SC2 games: the frame renderer on raw observations, the host's ``render_mode``, frames
+through the pool (local and remote workers) and SB3's own ``VecVideoRecorder`` on a ZmqVecEnv."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import portpicker
+import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine.game import Game
+from sc2pool.render import ALLIANCE_COLORS, BEACON_COLOR, ENEMY, MINERAL_COLOR, SELF, FrameRenderer
+from workers.host import HostSpec
+from workers.sc2.host import SC2EnvHost
+
+
+@pytest.fixture(autouse=True)
+def _embedded_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SC2PATH", raising=False)
+
+
+def _engine_game(scenario: str, seed: int = 3) -> tuple[Game, int]:
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"mini_games/{scenario}.SC2Map"), random_seed=seed)
+    req.player_setup.add(type=sc_pb.Participant, race=1)
+    game = Game.create(req)
+    pid = game.join(sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    return game, pid
+
+
+def _units(obs: sc_pb.ResponseObservation, alliance: int) -> list[Any]:
+    return [u for u in obs.observation.raw_data.units if u.alliance == alliance]
+
+
+def _pixel(r: FrameRenderer, img: np.ndarray, x: float, y: float) -> np.ndarray:
+    col, row = r.to_pixel(x, y)
+    return img[int(row), int(col)]
+
+
+def test_frame_shape_follows_the_playable_area_and_size() -> None:
+    game, pid = _engine_game("MoveToBeacon")
+    info = game.game_info(pid)
+    obs = game.observation(pid)
+    area = info.start_raw.playable_area
+    w, h = area.p1.x - area.p0.x, area.p1.y - area.p0.y  # 32 x 24
+    img = FrameRenderer(info).render(obs)
+    assert img.dtype == np.uint8 and img.shape == (256 * h // w, 256, 3)
+    assert FrameRenderer(info, size=100).render(obs).shape == (76, 100, 3)  # even sides (H.264)
+    with pytest.raises(ValueError, match="render size"):
+        FrameRenderer(info, size=4)
+
+
+def test_units_appear_at_their_position_in_their_colour() -> None:
+    game, pid = _engine_game("MoveToBeacon")
+    r = FrameRenderer(game.game_info(pid))
+    obs = game.observation(pid)
+    img = r.render(obs)
+    (marine,) = _units(obs, SELF)
+    (beacon,) = _units(obs, 3)
+    floor = tuple(r.ground[100, 100])  # the open arena's pathable ground
+    assert tuple(_pixel(r, img, marine.pos.x, marine.pos.y)) == ALLIANCE_COLORS[SELF]
+    # The beacon is a ring: its colour on the rim, the ground in the middle.
+    assert tuple(_pixel(r, img, beacon.pos.x + beacon.radius * 0.8, beacon.pos.y)) == BEACON_COLOR
+    assert tuple(_pixel(r, img, beacon.pos.x, beacon.pos.y)) == floor
+    # A disc of the unit's real radius: just outside it, the ground again.
+    assert tuple(_pixel(r, img, marine.pos.x + marine.radius + 0.4, marine.pos.y)) == floor
+
+    game, pid = _engine_game("DefeatRoaches")
+    r = FrameRenderer(game.game_info(pid))
+    obs = game.observation(pid)
+    img = r.render(obs)
+    for u in _units(obs, ENEMY):
+        assert tuple(_pixel(r, img, u.pos.x, u.pos.y)) == ALLIANCE_COLORS[ENEMY]
+
+    game, pid = _engine_game("CollectMineralShards")
+    r = FrameRenderer(game.game_info(pid))
+    obs = game.observation(pid)
+    img = r.render(obs)
+    shards = [u for u in obs.observation.raw_data.units if u.alliance == 3]
+    assert len(shards) > 5
+    for u in shards:
+        col, row = r.to_pixel(u.pos.x, u.pos.y)
+        if row < 16 and col < 130:
+            continue  # under the score label in the corner
+        assert tuple(_pixel(r, img, u.pos.x, u.pos.y)) == MINERAL_COLOR
+
+
+def test_health_bar_shows_the_fraction_left() -> None:
+    game, pid = _engine_game("DefeatRoaches")
+    info = game.game_info(pid)
+    r = FrameRenderer(info)
+    obs = game.observation(pid)
+    roach = _units(obs, ENEMY)[0]
+    hurt = sc_pb.ResponseObservation()
+    hurt.CopyFrom(obs)
+    for u in hurt.observation.raw_data.units:
+        if u.tag == roach.tag:
+            u.health = u.health_max / 4
+
+    def bar(img: np.ndarray) -> np.ndarray:
+        col, row = r.to_pixel(roach.pos.x, roach.pos.y)
+        rad = roach.radius * r.scale
+        y = int(row - rad) - 3
+        bw = max(6, int(round(2 * rad)))
+        left = int(round(col - bw / 2))
+        return img[y, left : left + bw]
+
+    full, quarter = bar(r.render(obs)), bar(r.render(hurt))
+    back = (40, 0, 0)
+    assert sum(tuple(p) == back for p in full) == 0
+    filled = sum(tuple(p) != back for p in quarter)
+    assert abs(filled - len(quarter) / 4) <= 1, (filled, len(quarter))
+    assert quarter[0][0] > quarter[0][1]  # low health turns the bar red
+
+
+def test_score_and_time_are_printed() -> None:
+    game, pid = _engine_game("MoveToBeacon")
+    r = FrameRenderer(game.game_info(pid))
+    obs = game.observation(pid)
+    early = r.render(obs)
+    game.step(22 * 64)  # about one game minute later
+    late = r.render(game.observation(pid))
+    text_box = (slice(0, 14), slice(0, 120))
+    assert not np.array_equal(early[text_box], late[text_box]), "the clock in the corner did not change"
+    assert (early[text_box].max(axis=2) > 200).sum() > 20, "no bright text pixels in the corner"
+
+
+def test_fogged_cells_are_darker() -> None:
+    game, pid = _engine_game("MoveToBeacon")
+    r = FrameRenderer(game.game_info(pid))
+    obs = game.observation(pid)
+    fog = sc_pb.ResponseObservation()
+    fog.CopyFrom(obs)
+    fog.observation.raw_data.ClearField("units")
+    vis = fog.observation.raw_data.map_state.visibility
+    grid = np.full((vis.size.y, vis.size.x), 2, dtype=np.uint8)
+    grid[:, : r.x0 + 8] = 0  # the western strip never seen
+    vis.data = grid.tobytes()
+    img = r.render(fog)
+    assert img[100, 10].sum() < r.ground[100, 10].sum() * 0.5
+    assert np.array_equal(img[100, 200], r.ground[100, 200])
+
+
+@pytest.mark.timeout(60)
+def test_host_renders_its_games(run: Any, no_leaks: None) -> None:
+    with pytest.raises(ValueError, match="render_mode"):
+        SC2EnvHost(1, render_mode="human")
+    host = SC2EnvHost(1, task="MoveToBeacon", engine="inprocess", render_mode="rgb_array", render_size=128)
+    try:
+        run(host.start())
+        assert run(host.render(0)) is None  # nothing observed yet
+        run(host.reset([0], [5], [None]))
+        img = run(host.render(0))
+        assert img.shape == (96, 128, 3) and img.dtype == np.uint8
+        # The marine (the only "self" colour) is where the bot sees it.
+        marine = host.games[0].bot.units.first
+        r = FrameRenderer(host.games[0].bot.game_info._proto, 128)
+        assert tuple(_pixel(r, img, marine.position.x, marine.position.y)) == ALLIANCE_COLORS[SELF]
+        (res,) = run(host.step([0]))
+        assert not np.array_equal(run(host.render(0)), img) or res.terminated
+        assert run(host.get_attr(0, "metadata"))["render_fps"] == pytest.approx(22.4 / 8)
+    finally:
+        run(host.close())
+    plain = SC2EnvHost(1, task="MoveToBeacon", engine="inprocess")
+    try:
+        run(plain.start())
+        run(plain.reset([0], [5], [None]))
+        assert run(plain.render(0)) is None
+    finally:
+        run(plain.close())
+
+
+def _read_video(path: Path) -> tuple[tuple[int, int], int]:
+    import imageio_ffmpeg
+
+    gen = imageio_ffmpeg.read_frames(str(path))
+    meta = next(gen)
+    return tuple(meta["size"]), sum(1 for _ in gen)
+
+
+@pytest.mark.timeout(120)
+def test_vec_video_recorder_records_a_pool_of_sc2_games(tmp_path: Path, no_leaks: None) -> None:
+    """SB3's own VecVideoRecorder, unmodified, on a ZmqVecEnv of two SC2 games in a worker."""
+    from stable_baselines3.common.vec_env import VecVideoRecorder
+
+    from sc2pool import ZmqVecEnv
+
+    spec = HostSpec("workers.sc2.host:make_host", {"task": "MoveToBeacon", "render_mode": "rgb_array"})
+    env = ZmqVecEnv(host=spec, n_envs=2, n_workers=1)
+    try:
+        assert env.render_mode == "rgb_array"
+        assert env.metadata["render_fps"] == pytest.approx(2.8)
+        rec = VecVideoRecorder(env, str(tmp_path), record_video_trigger=lambda s: s == 0, video_length=6)
+        rec.reset()
+        for _ in range(8):
+            rec.step(np.array([0, 4]))
+        rec.close()
+    finally:
+        env.close()
+    (video,) = tmp_path.glob("*.mp4")
+    size, frames = _read_video(video)
+    assert size == (256, 384)  # two 256x192 frames tiled one above the other
+    assert frames == 7  # the reset frame + video_length steps
+
+
+@pytest.mark.timeout(120)
+def test_frames_come_from_remote_workers(no_leaks: None) -> None:
+    """A remote ``sc2pool worker --task`` renders its games; frames arrive as raw arrays."""
+    from sc2pool import ZmqVecEnv
+
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    kwargs = {"render_mode": "rgb_array", "render_size": 64}
+    cmd = [sys.executable, "-m", "sc2pool", "worker", "--connect", endpoint, "--task", "MoveToBeacon",
+           "--host-kwargs", json.dumps(kwargs), "--name", "far", "--log-level", "WARNING"]
+    remote = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        spec = HostSpec("workers.sc2.host:make_host", {"task": "MoveToBeacon", **kwargs})
+        env = ZmqVecEnv(host=spec, n_envs=2, bind=endpoint, n_local_workers=1, n_local_envs=1, join_timeout=60)
+        try:
+            env.reset()
+            frames = env.get_images()
+            assert [f.shape for f in frames] == [(48, 64, 3), (48, 64, 3)]
+            assert all(f.dtype == np.uint8 and f.flags.writeable for f in frames)
+            assert env.render().shape == (96, 64, 3)
+        finally:
+            env.close()
+        remote.wait(timeout=20)
+    finally:
+        if remote.poll() is None:
+            remote.kill()
+            remote.wait()
+        if remote.stderr is not None:
+            remote.stderr.close()
