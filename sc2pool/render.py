@@ -258,7 +258,7 @@ class FrameRenderer:
         bw = max(6, int(round(2 * r)))
         left = int(round(cx - bw / 2))
         top = int(cy - r) - 3
-        rows = [(top, health, None)]
+        rows: list[tuple[int, float, np.ndarray | None]] = [(top, health, None)]
         if shield >= 0:
             rows.append((top - 2, shield, SHIELD_COLOR))
         for y, frac, fixed in rows:
