@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.protobuf.message import DecodeError
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2pool.engine.replay import MAGIC, RecordingGame, ReplayError
+
 if TYPE_CHECKING:
     from s2clientprotocol import query_pb2 as query_pb
 
@@ -356,6 +358,7 @@ class EngineSession:
             "query": self._query,
             "debug": self._debug,
             "save_replay": self._save_replay,
+            "start_replay": self._start_replay,
             "available_maps": self._available_maps,
         }
 
@@ -499,6 +502,7 @@ class EngineSession:
                 raise
             self.status = LAUNCHED
             return sc_pb.ResponseCreateGame(error=code, error_details=str(exc)).SerializeToString()
+        game = RecordingGame(game, req)  # every game keeps its replay: save_replay may come at the end
         participants = sum(1 for p in req.player_setup if p.type == sc_pb.Participant)
         room = Room(game, participants, bool(req.realtime))
         room.members.add(self)
@@ -669,9 +673,41 @@ class EngineSession:
         return b""
 
     def _save_replay(self, _req: sc_pb.RequestSaveReplay) -> bytes:
-        # The engine records no replays; an empty file keeps ``save_replay_as=`` callers working.
+        """The current episode as an engine replay (:mod:`sc2pool.engine.replay`): the requests
+        that made it, which the deterministic engine plays back (``sc2pool replay FILE``)."""
         self._require(IN_GAME, ENDED, what="save_replay")
-        return b""
+        game = self._require_game()
+        if not isinstance(game, RecordingGame):  # pragma: no cover - every created game is wrapped
+            raise RequestError("save_replay: this game was not recorded")
+        try:
+            data = game.replay().dumps()
+        except ReplayError as exc:
+            raise RequestError(f"save_replay: {exc}") from None
+        return sc_pb.ResponseSaveReplay(data=data).SerializeToString()
+
+    def _start_replay(self, req: sc_pb.RequestStartReplay) -> bytes:
+        """Replays are played back outside the API (``sc2pool replay``); say so, naming the
+        format of what was given (a real .SC2Replay, or one of ours)."""
+        head = b""
+        if req.HasField("replay_data"):
+            head = bytes(req.replay_data[:16])
+        elif req.replay_path:
+            try:
+                with open(req.replay_path, "rb") as fh:
+                    head = fh.read(16)
+            except OSError as exc:
+                raise RequestError(f"start_replay: cannot read {req.replay_path!r}: {exc}") from None
+        if head.startswith(b"MPQ"):
+            raise RequestError(
+                "start_replay: this is a StarCraft II replay (.SC2Replay, an MPQ archive) from the real game; the "
+                "sc2pool engine cannot play it (it plays only its own engine replays, with `sc2pool replay FILE`)"
+            )
+        if head.startswith(MAGIC[:16]):
+            raise RequestError(
+                "start_replay: sc2pool engine replays are played back with `sc2pool replay FILE` "
+                "(sc2pool.engine.replay.Playback), not through the replay API"
+            )
+        raise RequestError("start_replay: replays are not supported by the sc2pool engine (`sc2pool replay` plays its own)")
 
     def _available_maps(self, _req: sc_pb.RequestAvailableMaps) -> bytes:
         return sc_pb.ResponseAvailableMaps(local_map_paths=available_map_paths()).SerializeToString()
