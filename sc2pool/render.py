@@ -8,8 +8,8 @@ What a frame shows (the view is the map's playable area, north up):
 
 * the ground: pathable cells lighter than unpathable ones; fogged / never-seen cells darker when
   the observation carries a visibility map that is not all visible;
-* every unit as an anti-aliased disc of its real radius, coloured by alliance (self green, ally
-  purple, enemy red); neutral objects by kind (mineral fields and shards light blue, beacons yellow
+* every unit as an anti-aliased disc of its real radius, coloured by alliance (self blue, ally
+  purple, enemy red); neutral objects by kind (mineral fields and shards cyan, beacons yellow
   rings, vespene geysers green, anything else grey); snapshots (seen earlier, under fog) dimmed;
 * a health bar (green to red) and, for units with shields, a shield bar (blue) above each unit
   that has hit points;
@@ -38,11 +38,11 @@ SELF, ALLY, NEUTRAL, ENEMY = 1, 2, 3, 4
 VISIBLE, SNAPSHOT, HIDDEN = 1, 2, 3
 
 ALLIANCE_COLORS: dict[int, tuple[int, int, int]] = {
-    SELF: (70, 200, 90),
+    SELF: (50, 110, 255),
     ALLY: (190, 120, 255),
     ENEMY: (235, 64, 52),
 }
-MINERAL_COLOR = (120, 200, 255)
+MINERAL_COLOR = (90, 230, 230)
 BEACON_COLOR = (250, 220, 60)
 GEYSER_COLOR = (40, 150, 120)
 NEUTRAL_COLOR = (150, 150, 150)

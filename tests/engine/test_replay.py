@@ -129,3 +129,24 @@ def test_save_replay_through_the_session_after_a_restart() -> None:
     with pytest.raises(ReplayError, match="game loop"):
         replay.events.insert(0, (3, 0, 0, 1))  # an extra step shifts every later request
         list(Playback(replay).observations())
+
+
+@pytest.mark.timeout(60)
+def test_replay_cli_writes_a_video(saved_game: tuple[Path, list[bytes]], tmp_path: Path) -> None:
+    from sc2pool.cli import main
+    from sc2pool.video import read_video_info
+
+    path, seen = saved_game
+    out = tmp_path / "beacon.mp4"
+    assert main(["replay", str(path), "--video", str(out)]) == 0
+    size, frames = read_video_info(out)
+    # one frame per game loop the bot observed (burnysc2 asks twice at loop 0)
+    loops = {sc_pb.ResponseObservation.FromString(b).observation.game_loop for b in seen}
+    assert size == (256, 192) and frames >= len(loops)
+    gif = tmp_path / "beacon.gif"
+    assert main(["replay", str(path), "--video", str(gif), "--size", "64"]) == 0
+    assert read_video_info(gif) == ((64, 48), frames)
+    mpq = tmp_path / "real.SC2Replay"
+    mpq.write_bytes(b"MPQ\x1a" + bytes(64))
+    assert main(["replay", str(mpq)]) == 2
+    assert main(["replay", str(path), "--player", "2"]) == 2
