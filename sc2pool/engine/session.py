@@ -32,7 +32,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from google.protobuf.message import DecodeError
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -502,7 +502,8 @@ class EngineSession:
                 raise
             self.status = LAUNCHED
             return sc_pb.ResponseCreateGame(error=code, error_details=str(exc)).SerializeToString()
-        game = RecordingGame(game, req)  # every game keeps its replay: save_replay may come at the end
+        # Every game keeps its replay: save_replay may come at the end.
+        game = cast("GameLike", RecordingGame(game, req))
         participants = sum(1 for p in req.player_setup if p.type == sc_pb.Participant)
         room = Room(game, participants, bool(req.realtime))
         room.members.add(self)
