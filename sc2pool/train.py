@@ -81,9 +81,14 @@ def make_vec_env(
     on_failure: str = "raise",
     bind: str | None = None,
     local_workers: int | None = None,
+    render: bool = False,
+    render_size: int = 256,
     **pool_kwargs: Any,
 ) -> Any:
     """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``.
+
+    ``render``: build the games with ``render_mode="rgb_array"`` (``render_size`` pixels on the
+    long side), so ``get_images()``/``render()`` and SB3's ``VecVideoRecorder`` show them.
 
     ``on_failure="restart"`` keeps a long run going through crashes at both levels: the pool
     respawns dead or hung workers, and each worker relaunches a crashed game process itself;
@@ -102,6 +107,8 @@ def make_vec_env(
     if bind is None and local_workers is not None and local_workers != n_workers:
         raise ValueError("remote workers (fewer local workers than workers) need a bind endpoint")
     extra: dict[str, Any] = {"on_game_crash": "relaunch"} if on_failure == "restart" else {}
+    if render:
+        extra.update(render_kwargs(render_size))
     layout: dict[str, Any] = {"n_workers": n_workers}
     if bind is not None:
         n_local = n_workers if local_workers is None else local_workers
@@ -116,6 +123,11 @@ def make_vec_env(
     return VecMonitor(env)
 
 
+def render_kwargs(render_size: int = 256) -> dict[str, Any]:
+    """The SC2 host options that make its games render (``render_mode="rgb_array"``)."""
+    return {"render_mode": "rgb_array", "render_size": int(render_size)}
+
+
 def remote_worker_command(
     bind: str,
     task: str,
@@ -123,6 +135,7 @@ def remote_worker_command(
     engine: str = "subprocess",
     task_kwargs: dict[str, Any] | None = None,
     on_failure: str = "raise",
+    render_size: int | None = None,
 ) -> str:
     """The ``sc2pool worker`` command line that joins a pool bound at ``bind`` with matching games
     (a wildcard address is shown as this machine's host name)."""
@@ -139,6 +152,8 @@ def remote_worker_command(
         parts += ["--engine", engine]
     if on_failure == "restart":
         parts += ["--on-game-crash", "relaunch"]
+    if render_size is not None:
+        parts += ["--host-kwargs", json.dumps(render_kwargs(render_size))]
     return shlex.join(parts)
 
 
@@ -167,6 +182,11 @@ def train(
     pool_kwargs: dict[str, Any] | None = None,
     checkpoint_every: int | None = None,
     resume: str | os.PathLike[str] | None = None,
+    video_every: int | None = None,
+    video_length: int = 400,
+    video_fps: float | None = None,
+    render: bool = False,
+    render_size: int = 256,
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
@@ -176,7 +196,11 @@ def train(
     ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
     many timesteps, so that a long run that dies keeps its progress. ``resume``: continue training
     a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` do not apply) for
-    ``timesteps`` more."""
+    ``timesteps`` more. ``video_every``: record env 0's episode at the start, then its next
+    episode after every that many timesteps (at most ``video_length`` frames), as
+    ``videos/step_<timestep>.mp4`` and a GIF under ``videos/`` in TensorBoard (see
+    :class:`VideoCallback`); implies ``render``, which builds the games with
+    ``render_mode="rgb_array"``."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
@@ -184,6 +208,10 @@ def train(
         raise ValueError(f"checkpoint_every must be >= 1 timestep, got {checkpoint_every}")
     if resume is not None and not Path(resume).is_file():
         raise ValueError(f"no model file to resume from at {resume}")
+    if video_every is not None and video_every < 1:
+        raise ValueError(f"video_every must be >= 1 timestep, got {video_every}")
+    if video_length < 2:
+        raise ValueError(f"video_length must be >= 2 frames, got {video_length}")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -202,7 +230,8 @@ def train(
     t0 = time.perf_counter()
     env = make_vec_env(
         task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
-        bind=bind, local_workers=local_workers, **(pool_kwargs or {}),
+        bind=bind, local_workers=local_workers, render=render or video_every is not None, render_size=render_size,
+        **(pool_kwargs or {}),
     )
     try:
         if seed is not None:
@@ -224,6 +253,12 @@ def train(
             callbacks.append(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
             )
+        if video_every is not None:
+            from sc2pool.video import DEFAULT_SPEEDUP
+            from sc2pool.video_callback import VideoCallback
+
+            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            callbacks.append(VideoCallback(video_every, out / "videos", fps, video_length))
         start = int(model.num_timesteps)  # a resumed model counts on from its checkpoint
         interrupted = False
         try:
@@ -320,6 +355,8 @@ class EvalResult:
     returns: list[float]
     lengths: list[int]
     seconds: float
+    video: Path | None = None  # the video written (``video=``), one episode after another
+    video_frames: int = 0
 
     @property
     def mean(self) -> float:
@@ -341,11 +378,19 @@ def evaluate(
     task_kwargs: dict[str, Any] | None = None,
     deterministic: bool = True,
     seed: int | None = 12345,
+    video: str | os.PathLike[str] | None = None,
+    video_fps: float | None = None,
+    render: bool = False,
+    render_size: int = 256,
 ) -> EvalResult:
     """Play ``episodes`` full episodes and return their rewards.
 
     ``policy``: ``"model"`` (a saved SB3 PPO ``.zip``), ``"scripted"`` (the task's own scripted
     baseline, run in the workers: e.g. walk straight to the beacon) or ``"random"``.
+    ``video``: also write the evaluated episodes, one after another in the order they ended, to
+    this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time).
+    Each env's episode is kept in memory until it ends; its terminal frame is not shown (the env
+    is already reset when the step returns, as in every SB3 VecEnv).
     """
     if policy not in ("model", "scripted", "random"):
         raise ValueError(f"policy must be 'model', 'scripted' or 'random', got {policy!r}")
@@ -368,9 +413,13 @@ def evaluate(
     n_envs = max(1, min(n_workers * envs_per_worker, episodes))
     workers = max(1, min(n_workers, n_envs))
     t0 = time.perf_counter()
-    env = make_vec_env(task, workers, max(1, n_envs // workers), engine, kwargs)
+    env = make_vec_env(
+        task, workers, max(1, n_envs // workers), engine, kwargs, render=render or video is not None,
+        render_size=render_size,
+    )
     returns: list[float] = []
     lengths: list[int] = []
+    writer: Any = None
     try:
         if model is not None and model.observation_space != env.observation_space:
             raise ValueError(
@@ -380,6 +429,13 @@ def evaluate(
         if seed is not None:
             env.seed(seed)
         obs = env.reset()
+        clips: list[list[np.ndarray]] = []
+        if video is not None:
+            from sc2pool.video import DEFAULT_SPEEDUP, VideoWriter
+
+            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            writer = VideoWriter(video, fps)
+            clips = [[frame] for frame in env.get_images()]
         rng = np.random.default_rng(seed)
         while len(returns) < episodes:
             if model is not None:
@@ -388,20 +444,40 @@ def evaluate(
                 env.action_space.seed(int(rng.integers(2**31)))
                 actions = np.array([env.action_space.sample() for _ in range(env.num_envs)])
             obs, _, dones, infos = env.step(actions)
-            for done, info in zip(dones, infos, strict=True):
+            frames = env.get_images() if writer is not None else None
+            for i, (done, info) in enumerate(zip(dones, infos, strict=True)):
                 if done and "episode" in info and len(returns) < episodes:
                     returns.append(float(info["episode"]["r"]))
                     lengths.append(int(info["episode"]["l"]))
+                    if writer is not None:
+                        for frame in clips[i]:
+                            writer.append(frame)
+                if frames is not None:
+                    if done:
+                        clips[i] = [frames[i]]  # the next episode's first frame
+                    else:
+                        clips[i].append(frames[i])
     finally:
         env.close()
-    return EvalResult(returns, lengths, time.perf_counter() - t0)
+        if writer is not None:
+            writer.close()
+    return EvalResult(
+        returns,
+        lengths,
+        time.perf_counter() - t0,
+        video=writer.path if writer is not None else None,
+        video_frames=writer.frames if writer is not None else 0,
+    )
 
 
 def summarize_eval(res: EvalResult) -> str:
-    return (
+    text = (
         f"episodes: {len(res.returns)}  rewards: {', '.join(f'{r:g}' for r in res.returns)}\n"
         f"mean reward: {res.mean:.2f}  (std {res.std:.2f}, {res.seconds:.1f} s)"
     )
+    if res.video is not None:
+        text += f"\nvideo: {res.video} ({res.video_frames} frames)"
+    return text
 
 
 __all__: Sequence[str] = ("PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve")

@@ -26,6 +26,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=positive_int, default=None, help="worker processes")
     p.add_argument("--envs-per-worker", type=positive_int, default=None, help="games per worker")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument(
+        "--render", action="store_true",
+        help="build the games with render_mode='rgb_array' (implied by the video options)",
+    )
+    p.add_argument("--render-size", type=positive_int, default=256, metavar="PX", help="picture size, long side (default 256)")
 
 
 def register(sub: Any) -> None:
@@ -44,6 +49,13 @@ def register(sub: Any) -> None:
         "--checkpoint-every", type=positive_int, default=None, metavar="N",
         help="also save DIR/checkpoints/model_<timesteps>_steps.zip about every N timesteps",
     )
+    p.add_argument(
+        "--video-every", type=positive_int, default=None, metavar="N",
+        help="record env 0's episode at the start and its next episode after every N timesteps: "
+        "DIR/videos/step_<timestep>.mp4 and TensorBoard (images tab)",
+    )
+    p.add_argument("--video-length", type=positive_int, default=400, metavar="FRAMES", help="longest video (default 400 frames)")
+    p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default 4x real time)")
     p.add_argument(
         "--resume", default=None, metavar="MODEL",
         help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply)",
@@ -95,6 +107,11 @@ def register(sub: Any) -> None:
         help="model (default when MODEL is given), scripted (the task's hand-written baseline) or random",
     )
     e.add_argument("--stochastic", action="store_true", help="sample actions instead of the most likely one")
+    e.add_argument(
+        "--video", default=None, metavar="PATH",
+        help="also write the evaluated episodes, one after another, as a video (MP4; GIF when PATH ends in .gif)",
+    )
+    e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default 4x real time)")
     e.set_defaults(func=_eval)
 
 
@@ -120,8 +137,10 @@ def _train(args: argparse.Namespace) -> int:
             pool_kwargs["curve"] = args.curve
         n_remote = n_workers - (n_workers if args.local_workers is None else args.local_workers)
         if n_remote > 0:
+            rendering = args.render or args.video_every is not None
             cmd = remote_worker_command(
-                args.bind, args.task, envs_per_worker, args.engine, args.task_kwargs, args.on_failure
+                args.bind, args.task, envs_per_worker, args.engine, args.task_kwargs, args.on_failure,
+                render_size=args.render_size if rendering else None,
             )
             print(f"waiting up to {args.join_timeout:g} s for {n_remote} remote worker(s); on each machine run:\n  {cmd}")
             if args.curve is not None:
@@ -152,6 +171,11 @@ def _train(args: argparse.Namespace) -> int:
             pool_kwargs=pool_kwargs,
             checkpoint_every=args.checkpoint_every,
             resume=args.resume,
+            video_every=args.video_every,
+            video_length=args.video_length,
+            video_fps=args.video_fps,
+            render=args.render,
+            render_size=args.render_size,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)
@@ -190,6 +214,10 @@ def _eval(args: argparse.Namespace) -> int:
             task_kwargs=args.task_kwargs,
             deterministic=not args.stochastic,
             seed=12345 if args.seed is None else args.seed,
+            video=args.video,
+            video_fps=args.video_fps,
+            render=args.render,
+            render_size=args.render_size,
         )
     except PoolError as exc:
         print(f"sc2pool eval: {_pool_error_text(exc)}", file=sys.stderr)

@@ -735,14 +735,17 @@ class ZmqVecEnv(VecEnv):
     def has_attr(self, attr_name: str) -> bool:
         return all(self._call("has_attr", None, attr_name))
 
-    def get_images(self) -> Sequence[np.ndarray | None]:
+    def get_images(self, indices: VecEnvIndices = None) -> Sequence[np.ndarray | None]:
+        """Each env's ``render()`` (SB3's contract), or only those of ``indices``: a recorder that
+        watches one env then moves one frame per step, not ``num_envs``. Frames travel as raw
+        arrays in the call's reply (never pickled)."""
         if self.render_mode != "rgb_array":
             warnings.warn(
                 f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` to obtain images.",
                 stacklevel=2,
             )
-            return [None for _ in range(self.num_envs)]
-        return self._call("render", None, "render")
+            return [None for _ in self._get_indices(indices)]
+        return self._call("render", indices, "render")
 
     def render(self, mode: str | None = None) -> np.ndarray | None:
         return super().render(mode=mode)

@@ -10,6 +10,7 @@ run's progress bar stays intact while a video is written.
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -53,7 +54,7 @@ class VideoWriter:
             size differs from the first one's.
     """
 
-    def __init__(self, path: str | Path, fps: float) -> None:
+    def __init__(self, path: str | os.PathLike[str], fps: float) -> None:
         if not fps > 0:
             raise ValueError(f"video fps must be > 0, got {fps!r}")
         self.path = Path(path)

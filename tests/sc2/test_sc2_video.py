@@ -1,0 +1,77 @@
+"""Videos from the CLI: ``sc2pool eval --video`` and ``sc2pool train --video-every`` (tiny budgets,
+embedded engine in the workers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sc2pool.video import VideoWriter, read_video_info
+
+ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
+
+
+@pytest.mark.timeout(120)
+def test_eval_writes_the_evaluated_episodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sc2pool.cli import main
+
+    video = tmp_path / "beacon.gif"
+    rc = main(["eval", "--policy", "scripted", "--episodes", "2", "--engine", "inprocess", "--render-size", "64",
+               "--video", str(video)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    # MoveToBeacon: 120 game s at 8 loops per step = 240 steps per episode, one frame each
+    # (the reset frame included, the terminal one not: the env is already reset by then).
+    assert read_video_info(video) == ((64, 48), 480)
+    assert f"video: {video} (480 frames)" in out
+
+
+@pytest.mark.timeout(180)
+def test_train_records_videos_while_the_progress_bar_runs(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    r = subprocess.run(
+        [sys.executable, "-m", "sc2pool", "train", "--workers", "1", "--envs-per-worker", "2", "--timesteps", "768",
+         "--engine", "inprocess", "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
+         "--video-every", "256", "--video-length", "8"],
+        capture_output=True, text=True, timeout=150, env=ENV,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    videos = sorted((out / "videos").glob("step_*.mp4"))
+    # One at the start, then env 0's next episode after 256 timesteps (its first ends at 480).
+    assert [v.name for v in videos] == ["step_000000000.mp4", "step_000000480.mp4"], r.stdout
+    for v in videos:
+        assert read_video_info(v) == ((256, 192), 8)
+    both = r.stdout + r.stderr
+    assert "768/768" in both, "the progress bar ran to the end"
+    assert "MoviePy" not in both and "frame_index" not in both, "an encoder printed its own progress"
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    (logdir,) = (out / "tensorboard").iterdir()
+    acc = EventAccumulator(str(logdir), size_guidance={"images": 0})
+    acc.Reload()
+    images = acc.Images("videos/env0")
+    assert [i.step for i in images] == [0, 480]
+    assert all(i.encoded_image_string.startswith(b"GIF89a") and (i.width, i.height) == (256, 192) for i in images)
+
+
+def test_video_writer_checks_its_frames(tmp_path: Path) -> None:
+    import numpy as np
+
+    with pytest.raises(ValueError, match="fps"):
+        VideoWriter(tmp_path / "a.mp4", 0)
+    w = VideoWriter(tmp_path / "a.mp4", 10)
+    with pytest.raises(ValueError, match="uint8"):
+        w.append(np.zeros((8, 8), dtype=np.uint8))
+    w.append(np.zeros((8, 8, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="differs"):
+        w.append(np.zeros((16, 8, 3), dtype=np.uint8))
+    w.append(np.full((8, 8, 3), 200, dtype=np.uint8))
+    w.close()
+    w.close()  # idempotent
+    assert read_video_info(tmp_path / "a.mp4") == ((8, 8), 2)
