@@ -93,6 +93,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--check", action="store_true", help="exit with status 1 if any target FAILs (default: report only)"
     )
+    p.add_argument(
+        "--render", action="store_true",
+        help="benchmark SC2 frame rendering instead (sc2pool.bench.render; --quick for a short run)",
+    )
     sc2 = p.add_argument_group("StarCraft II tasks (delegated to sc2pool.bench.sc2)")
     sc2.add_argument("--task", metavar="NAME", help="benchmark this SC2 task instead of the pool")
     sc2.add_argument(
@@ -123,6 +127,10 @@ def _scenario_names(raw: list[str] | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.render:
+        from sc2pool.bench.render import run_default
+
+        return run_default(quick=args.quick)
     if args.task:
         return _run_task(args)
     from sc2pool.bench.pool import default_scenarios, select_scenarios

@@ -56,6 +56,12 @@ TEXT_COLOR = np.array((235, 235, 235), dtype=np.float32)
 # Neutral kinds (index into _NEUTRAL_KIND_COLORS).
 _OTHER, _MINERAL, _BEACON, _GEYSER = 0, 1, 2, 3
 _NEUTRAL_KIND_COLORS = (NEUTRAL_COLOR, MINERAL_COLOR, BEACON_COLOR, GEYSER_COLOR)
+#: Brightness of hidden (never seen), fogged (seen before) and visible cells.
+_FOG_SHADE = np.array([0.35, 0.65, 1.0, 1.0], dtype=np.float32)
+_NEUTRAL_PALETTE = np.array(_NEUTRAL_KIND_COLORS, dtype=np.float32)
+_ALLIANCE_PALETTE = np.array(
+    [NEUTRAL_COLOR] + [ALLIANCE_COLORS.get(a, NEUTRAL_COLOR) for a in (SELF, ALLY, NEUTRAL, ENEMY)], dtype=np.float32
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -90,6 +96,7 @@ class _Glyphs:
         top = min(font.getbbox(c)[1] for c in self.CHARS if c != " ")
         bottom = max(font.getbbox(c)[3] for c in self.CHARS if c != " ")
         self.height = max(1, bottom - top)
+        self._labels: dict[str, np.ndarray] = {}
         self.masks: dict[str, np.ndarray] = {}
         for c in self.CHARS:
             w = max(1, int(round(font.getlength(c))))
@@ -97,26 +104,32 @@ class _Glyphs:
             ImageDraw.Draw(im).text((0, -top), c, fill=255, font=font)
             self.masks[c] = np.asarray(im, dtype=np.float32)[..., None] / 255.0
 
+    def label(self, text: str) -> np.ndarray:
+        """``text``'s coverage (float32 (h, w, 1)) with a 2-pixel margin left and right and one
+        above and below. Labels repeat for many frames (the clock changes once a game second),
+        so the last few are kept."""
+        cached = self._labels.get(text)
+        if cached is None:
+            masks = [self.masks.get(c, self.masks["-"]) for c in text]
+            body = np.concatenate(masks, axis=1) if masks else np.zeros((self.height, 0, 1), np.float32)
+            cached = np.pad(body, ((1, 1), (2, 2), (0, 0)))
+            if len(self._labels) >= 64:
+                self._labels.clear()
+            self._labels[text] = cached
+        return cached
+
     def draw(self, img: np.ndarray, x: int, y: int, text: str) -> None:
         """Blend ``text`` into ``img`` (uint8 HxWx3) with its top-left corner at (x, y), on a dark
         backing so it stays readable over units."""
         h, w = img.shape[:2]
-        masks = [self.masks.get(c, self.masks["-"]) for c in text]
-        width = sum(m.shape[1] for m in masks)
-        y1, x1 = min(h, y + self.height + 2), min(w, x + width + 4)
+        a = self.label(text)
+        y1, x1 = min(h, y + a.shape[0]), min(w, x + a.shape[1])
         if y >= y1 or x >= x1:
             return
-        img[y:y1, x:x1] = (img[y:y1, x:x1] >> 1) // 2  # quarter brightness behind the text
-        cx = x + 2
-        for m in masks:
-            mw = min(m.shape[1], w - cx)
-            mh = min(m.shape[0], h - (y + 1))
-            if mw <= 0 or mh <= 0:
-                break
-            a = m[:mh, :mw]
-            region = img[y + 1 : y + 1 + mh, cx : cx + mw]
-            region[:] = (region * (1.0 - a) + TEXT_COLOR * a).astype(np.uint8)
-            cx += m.shape[1]
+        a = a[: y1 - y, : x1 - x]
+        region = img[y:y1, x:x1]
+        dark = region * np.float32(0.25)  # quarter brightness behind the text
+        region[:] = (dark + (TEXT_COLOR - dark) * a).astype(np.uint8)
 
 
 @functools.lru_cache(maxsize=8)
@@ -181,6 +194,8 @@ class FrameRenderer:
         self.ground = ground
         self._flat_cells = (self._rows[:, None] * self._map_w + self._cols[None, :]).ravel()
         self._kinds = _neutral_kinds()
+        #: From this many units on, discs and bars are drawn in batches (see ``_draw_units``).
+        self.vector_min_units = 20
         self._glyphs = _glyphs(max(8, min(16, int(round(size / 24)))))
 
     # -- coordinates --------------------------------------------------------------------------------
@@ -194,87 +209,191 @@ class FrameRenderer:
         if isinstance(observation, sc_pb.ResponseObservation):
             observation = observation.observation
         img = self._background(observation)
-        bars: list[tuple[float, float, float, float, float]] = []
-        for u in observation.raw_data.units:
+        units = observation.raw_data.units
+        if len(units):
+            self._draw_units(img, units)
+        loop = int(observation.game_loop)
+        secs = int(loop / LOOPS_PER_SECOND)
+        self._glyphs.draw(img, 1, 1, f"score {observation.score.score}  {secs // 60}:{secs % 60:02d}")
+        return img
+
+    def _background(self, observation: sc_pb.Observation) -> np.ndarray:
+        """A fresh copy of the ground, fogged and never-seen cells shaded when the observation's
+        visibility map has any."""
+        vis_msg = observation.raw_data.map_state.visibility
+        if vis_msg.bits_per_pixel == 8 and vis_msg.size.x == self._map_w and len(vis_msg.data):
+            vis = np.frombuffer(vis_msg.data, dtype=np.uint8)
+            if vis.size > self._flat_cells.max() and vis.min() < 2:
+                factor = _FOG_SHADE[np.minimum(vis[self._flat_cells], 3)].reshape(self.height, self.width, 1)
+                return (self.ground * factor).astype(np.uint8)
+        return self.ground.copy()
+
+    def _draw_units(self, img: np.ndarray, units: Any) -> None:
+        """Every unit's disc, then every bar, each kind in a few whole-array operations."""
+        n = len(units)
+        if n < self.vector_min_units:
+            self._draw_units_one_by_one(img, units)
+            return
+        f = np.empty((n, 9), dtype=np.float32)  # x, y, radius, health, health_max, shield, shield_max
+        kind = np.empty((n, 3), dtype=np.int64)  # alliance, unit_type, display_type
+        for i, u in enumerate(units):
+            p = u.pos
+            f[i] = (p.x, p.y, u.radius, u.health, u.health_max, u.shield, u.shield_max, 0.0, 0.0)
+            kind[i] = (u.alliance, u.unit_type, u.display_type)
+        keep = kind[:, 2] != HIDDEN
+        if not keep.all():
+            f, kind = f[keep], kind[keep]
+        alliance = kind[:, 0]
+        neutral_kind = np.zeros(len(f), dtype=np.int64)
+        for i in np.flatnonzero(alliance == NEUTRAL):
+            neutral_kind[i] = self._kinds.get(int(kind[i, 1]), _OTHER)
+        colors = np.where(
+            (alliance == NEUTRAL)[:, None], _NEUTRAL_PALETTE[neutral_kind], _ALLIANCE_PALETTE[np.clip(alliance, 0, 4)]
+        )
+        cx = (f[:, 0] - self.x0) * self.scale
+        cy = (self.y1 - f[:, 1]) * self.scale
+        rad = np.maximum(np.float32(1.5), f[:, 2] * self.scale)
+        ring = (alliance == NEUTRAL) & (neutral_kind == _BEACON)
+        dim = kind[:, 2] == SNAPSHOT
+        # Discs in buckets of one box size: the work stays proportional to the pixels the discs
+        # cover, not to the largest unit on the map.
+        bars = (f[:, 4] > 0) & ~dim
+        hp = f[:, 3] / np.maximum(f[:, 4], 1e-6)
+        shield = np.where(f[:, 6] > 0, f[:, 5] / np.maximum(f[:, 6], 1e-6), -1.0)
+        # Even box sides (rounded up) so a few unit types give a few buckets.
+        box = (np.ceil(rad + 1.5).astype(np.int64)) * 2
+        for b in np.unique(box):
+            sel = np.flatnonzero(box == b)
+            self._discs(img, cx[sel], cy[sel], rad[sel], colors[sel], ring[sel], dim[sel], int(b))
+        if bars.any():
+            self._bars(img, cx[bars], cy[bars], rad[bars], hp[bars], shield[bars])
+
+    def _draw_units_one_by_one(self, img: np.ndarray, units: Any) -> None:
+        """A few units: per-unit slices cost less than the fixed cost of the batched path."""
+        bars = []
+        scale = self.scale
+        for u in units:
             display = u.display_type
             if display == HIDDEN:
                 continue
             alliance = u.alliance
+            ring = False
             if alliance == NEUTRAL:
-                kind = self._kinds.get(u.unit_type, _OTHER)
-                color = _NEUTRAL_KIND_COLORS[kind]
+                nk = self._kinds.get(u.unit_type, _OTHER)
+                color = _NEUTRAL_PALETTE[nk]
+                ring = nk == _BEACON
             else:
-                kind = -1
-                color = ALLIANCE_COLORS.get(alliance, NEUTRAL_COLOR)
+                color = _ALLIANCE_PALETTE[alliance if 0 <= alliance <= 4 else 0]
             dim = display == SNAPSHOT
-            cx, cy = self.to_pixel(u.pos.x, u.pos.y)
-            r = max(1.5, u.radius * self.scale)
-            self._disc(img, cx, cy, r, color, ring=kind == _BEACON, dim=dim)
+            # float32 like the batched path, so both put every pixel in the same place.
+            cx = float(np.float32(np.float32(u.pos.x - self.x0) * np.float32(scale)))
+            cy = float(np.float32(np.float32(self.y1 - u.pos.y) * np.float32(scale)))
+            r = float(max(np.float32(1.5), np.float32(u.radius) * np.float32(scale)))
+            self._disc_one(img, cx, cy, r, color, ring, dim)
             hp_max = u.health_max
             if hp_max > 0 and not dim:
-                bars.append((cx, cy, r, u.health / hp_max, u.shield / u.shield_max if u.shield_max > 0 else -1.0))
+                shield = u.shield / u.shield_max if u.shield_max > 0 else -1.0
+                bars.append((cx, cy, r, u.health / hp_max, shield))
         for bar in bars:  # over every disc: a crowd of units must not hide its bars
-            self._bars(img, *bar)
-        loop = int(observation.game_loop)
-        secs = int(loop / LOOPS_PER_SECOND)
-        score = observation.score.score
-        self._glyphs.draw(img, 1, 1, f"score {score}  {secs // 60}:{secs % 60:02d}")
-        return img
+            self._bar_one(img, *bar)
 
-    def _background(self, observation: sc_pb.Observation) -> np.ndarray:
-        vis_msg = observation.raw_data.map_state.visibility
-        if vis_msg.bits_per_pixel == 8 and vis_msg.size.x == self._map_w and len(vis_msg.data):
-            vis = np.frombuffer(vis_msg.data, dtype=np.uint8)
-            if vis.size > self._flat_cells.max() and vis.min() < 2:  # some fog: shade it
-                shade = np.array([0.35, 0.65, 1.0, 1.0], dtype=np.float32)
-                factor = shade[np.minimum(vis[self._flat_cells], 3)].reshape(self.height, self.width, 1)
-                return (self.ground * factor).astype(np.uint8)
-        return self.ground.copy()
-
-    def _disc(
-        self, img: np.ndarray, cx: float, cy: float, r: float, color: tuple[int, int, int], *, ring: bool, dim: bool
+    def _disc_one(
+        self, img: np.ndarray, cx: float, cy: float, r: float, color: np.ndarray, ring: bool, dim: bool
     ) -> None:
-        """An anti-aliased filled disc (or a ring of width r/3 for beacons) blended into ``img``."""
+        """One disc, as :meth:`_discs` draws it."""
         h, w = img.shape[:2]
         c0, c1 = max(0, int(cx - r - 1)), min(w, int(cx + r + 2))
         r0, r1 = max(0, int(cy - r - 1)), min(h, int(cy + r + 2))
         if c0 >= c1 or r0 >= r1:
             return
-        dx = np.arange(c0, c1, dtype=np.float32) + 0.5 - cx
-        dy = np.arange(r0, r1, dtype=np.float32)[:, None] + 0.5 - cy
+        dx = np.arange(c0, c1, dtype=np.float32) + np.float32(0.5 - cx)
+        dy = np.arange(r0, r1, dtype=np.float32)[:, None] + np.float32(0.5 - cy)
         d = np.sqrt(dx * dx + dy * dy)
-        a = np.clip(r + 0.5 - d, 0.0, 1.0)
+        a = np.minimum(np.maximum(np.float32(r + 0.5) - d, np.float32(0)), np.float32(1))
         if ring:
-            a *= np.clip(d - r * 0.6 + 0.5, 0.0, 1.0)
+            a *= np.minimum(np.maximum(d - np.float32(r * 0.6 - 0.5), np.float32(0)), np.float32(1))
         if dim:
-            a *= 0.45
+            a *= np.float32(0.45)
         a = a[..., None]
         region = img[r0:r1, c0:c1]
-        region[:] = (region * (1.0 - a) + np.asarray(color, dtype=np.float32) * a).astype(np.uint8)
+        under = region.astype(np.float32)
+        region[:] = (under + (color - under) * a).astype(np.uint8)
 
-    def _bars(self, img: np.ndarray, cx: float, cy: float, r: float, health: float, shield: float) -> None:
-        """A health bar (and a shield bar above it, when ``shield`` >= 0) just above the disc."""
+    def _bar_one(self, img: np.ndarray, cx: float, cy: float, r: float, health: float, shield: float) -> None:
+        """One unit's bars, as :meth:`_bars` draws them."""
         h, w = img.shape[:2]
-        bw = max(6, int(round(2 * r)))
-        left = int(round(cx - bw / 2))
-        top = int(cy - r) - 3
-        rows: list[tuple[int, float, np.ndarray | None]] = [(top, health, None)]
+        bw = max(6, int(np.round(2 * r)))
+        left = int(np.round(cx - bw / 2))
+        top = int(np.float32(cy) - np.float32(r)) - 3
+        health = min(1.0, max(0.0, health))
+        rows = [(top, health, np.array((255 * (1 - health), 60 + 180 * health, 40)).astype(np.uint8))]
         if shield >= 0:
-            rows.append((top - 2, shield, SHIELD_COLOR))
-        for y, frac, fixed in rows:
-            if not 0 <= y < h - 1:
+            rows.append((top - 2, min(1.0, max(0.0, shield)), SHIELD_COLOR))
+        c0, c1 = max(0, left), min(w, left + bw)
+        if c0 >= c1:
+            return
+        for y, frac, color in rows:
+            y0, y1 = max(0, y), min(h, y + 2)
+            if y0 >= y1:
                 continue
-            c0, c1 = max(0, left), min(w, left + bw)
-            if c0 >= c1:
-                continue
-            frac = min(1.0, max(0.0, float(frac)))
-            fill = left + int(round(bw * frac))
-            color = fixed if fixed is not None else np.array(
-                (int(255 * (1 - frac)), int(60 + 180 * frac), 40), dtype=np.uint8
-            )
-            img[y : y + 2, c0:c1] = HEALTH_BACK
+            fill = left + int(np.round(bw * frac))
+            img[y0:y1, c0:c1] = HEALTH_BACK
             if fill > c0:
-                img[y : y + 2, c0 : min(c1, fill)] = color
+                img[y0:y1, c0 : min(c1, fill)] = color
+
+    def _discs(
+        self, img: np.ndarray, cx: np.ndarray, cy: np.ndarray, rad: np.ndarray, colors: np.ndarray,
+        ring: np.ndarray, dim: np.ndarray, size: int,
+    ) -> None:
+        """Anti-aliased discs (rings of width 0.4 r for beacons), all in ``size``-pixel boxes.
+        Where discs of one call overlap, the later unit is drawn over the earlier one."""
+        h, w = img.shape[:2]
+        offs = np.arange(size, dtype=np.int64) - size // 2
+        cols = np.floor(cx).astype(np.int64)[:, None] + offs  # (n, size)
+        rows = np.floor(cy).astype(np.int64)[:, None] + offs
+        dx = cols + np.float32(0.5) - cx[:, None]
+        dy = rows + np.float32(0.5) - cy[:, None]
+        d = np.sqrt(dy[:, :, None] ** 2 + dx[:, None, :] ** 2)  # (n, size, size)
+        a = np.clip(rad[:, None, None] + np.float32(0.5) - d, 0.0, 1.0)
+        if ring.any():
+            a = np.where(ring[:, None, None], a * np.clip(d - rad[:, None, None] * 0.6 + 0.5, 0.0, 1.0), a)
+        if dim.any():
+            a = a * np.where(dim, np.float32(0.45), np.float32(1.0))[:, None, None]
+        inside = (a > 0) & ((rows >= 0) & (rows < h))[:, :, None] & ((cols >= 0) & (cols < w))[:, None, :]
+        k, i, j = np.nonzero(inside)
+        rr, cc = rows[k, i], cols[k, j]
+        alpha = a[k, i, j][:, None]
+        under = img[rr, cc].astype(np.float32)
+        img[rr, cc] = (under + (colors[k] - under) * alpha).astype(np.uint8)
+
+    def _bars(
+        self, img: np.ndarray, cx: np.ndarray, cy: np.ndarray, rad: np.ndarray, health: np.ndarray, shield: np.ndarray
+    ) -> None:
+        """A 2-pixel health bar (green to red) just above each disc, and a shield bar (blue)
+        above it for units with shields; the empty part of a bar is dark red."""
+        h, w = img.shape[:2]
+        bw = np.maximum(6, np.round(2 * rad)).astype(np.int64)
+        left = np.round(cx - bw / 2).astype(np.int64)
+        top = (cy - rad).astype(np.int64) - 3
+        health = np.clip(health, 0.0, 1.0)
+        hp_color = np.stack(
+            [255 * (1 - health), 60 + 180 * health, np.full_like(health, 40)], axis=1
+        ).astype(np.uint8)
+        has_shield = shield >= 0
+        lefts = np.concatenate([left, left[has_shield]])
+        tops = np.concatenate([top, top[has_shield] - 2])
+        widths = np.concatenate([bw, bw[has_shield]])
+        fracs = np.concatenate([health, np.clip(shield[has_shield], 0.0, 1.0)])
+        fills = np.concatenate([hp_color, np.broadcast_to(SHIELD_COLOR, (int(has_shield.sum()), 3))])
+        span = int(widths.max())
+        x = lefts[:, None] + np.arange(span)  # (m, span)
+        filled = np.arange(span)[None, :] < np.round(widths * fracs)[:, None]
+        ok = (np.arange(span)[None, :] < widths[:, None]) & (x >= 0) & (x < w)
+        for dy in (0, 1):
+            y = tops + dy
+            row_ok = ok & ((y >= 0) & (y < h))[:, None]
+            k, j = np.nonzero(row_ok)
+            img[y[k], x[k, j]] = np.where(filled[k, j][:, None], fills[k], HEALTH_BACK)
 
 
 def render_observation(

@@ -37,6 +37,16 @@ def _units(obs: sc_pb.ResponseObservation, alliance: int) -> list[Any]:
     return [u for u in obs.observation.raw_data.units if u.alliance == alliance]
 
 
+def _renderer(info: sc_pb.ResponseGameInfo, batched: bool, size: int = 256) -> FrameRenderer:
+    """A renderer forced onto one of its two drawing paths (per unit, or batched)."""
+    r = FrameRenderer(info, size)
+    r.vector_min_units = 0 if batched else 10**9
+    return r
+
+
+BOTH_PATHS = pytest.mark.parametrize("batched", [False, True], ids=["per-unit", "batched"])
+
+
 def _pixel(r: FrameRenderer, img: np.ndarray, x: float, y: float) -> np.ndarray:
     col, row = r.to_pixel(x, y)
     return img[int(row), int(col)]
@@ -55,9 +65,10 @@ def test_frame_shape_follows_the_playable_area_and_size() -> None:
         FrameRenderer(info, size=4)
 
 
-def test_units_appear_at_their_position_in_their_colour() -> None:
+@BOTH_PATHS
+def test_units_appear_at_their_position_in_their_colour(batched: bool) -> None:
     game, pid = _engine_game("MoveToBeacon")
-    r = FrameRenderer(game.game_info(pid))
+    r = _renderer(game.game_info(pid), batched)
     obs = game.observation(pid)
     img = r.render(obs)
     (marine,) = _units(obs, SELF)
@@ -71,14 +82,14 @@ def test_units_appear_at_their_position_in_their_colour() -> None:
     assert tuple(_pixel(r, img, marine.pos.x + marine.radius + 0.4, marine.pos.y)) == floor
 
     game, pid = _engine_game("DefeatRoaches")
-    r = FrameRenderer(game.game_info(pid))
+    r = _renderer(game.game_info(pid), batched)
     obs = game.observation(pid)
     img = r.render(obs)
     for u in _units(obs, ENEMY):
         assert tuple(_pixel(r, img, u.pos.x, u.pos.y)) == ALLIANCE_COLORS[ENEMY]
 
     game, pid = _engine_game("CollectMineralShards")
-    r = FrameRenderer(game.game_info(pid))
+    r = _renderer(game.game_info(pid), batched)
     obs = game.observation(pid)
     img = r.render(obs)
     shards = [u for u in obs.observation.raw_data.units if u.alliance == 3]
@@ -90,10 +101,11 @@ def test_units_appear_at_their_position_in_their_colour() -> None:
         assert tuple(_pixel(r, img, u.pos.x, u.pos.y)) == MINERAL_COLOR
 
 
-def test_health_bar_shows_the_fraction_left() -> None:
+@BOTH_PATHS
+def test_health_bar_shows_the_fraction_left(batched: bool) -> None:
     game, pid = _engine_game("DefeatRoaches")
     info = game.game_info(pid)
-    r = FrameRenderer(info)
+    r = _renderer(info, batched)
     obs = game.observation(pid)
     roach = _units(obs, ENEMY)[0]
     hurt = sc_pb.ResponseObservation()
@@ -116,6 +128,19 @@ def test_health_bar_shows_the_fraction_left() -> None:
     filled = sum(tuple(p) != back for p in quarter)
     assert abs(filled - len(quarter) / 4) <= 1, (filled, len(quarter))
     assert quarter[0][0] > quarter[0][1]  # low health turns the bar red
+
+
+def test_both_drawing_paths_draw_the_same_picture() -> None:
+    game, pid = _engine_game("DefeatZerglingsAndBanelings")
+    info = game.game_info(pid)
+    game.step(22 * 5)  # the armies have met: overlapping discs, damaged units
+    obs = game.observation(pid)
+    one, batch = _renderer(info, False).render(obs), _renderer(info, True).render(obs)
+    assert one.shape == batch.shape
+    differ = np.abs(one.astype(int) - batch.astype(int)).max(axis=2) > 8
+    # Only anti-aliased edges where discs overlap may differ (the batch blends each edge with
+    # what was under it before the batch).
+    assert differ.mean() < 0.01, differ.sum()
 
 
 def test_score_and_time_are_printed() -> None:

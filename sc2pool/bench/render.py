@@ -1,0 +1,194 @@
+"""Frame rendering cost: ``sc2pool bench --render`` / ``benchmarks/bench_render.py``.
+
+For each scenario a game of the embedded engine is played a few hundred loops by a scripted agent
+while its observations are kept; then, on the same observations:
+
+* ``render``  - :class:`sc2pool.render.FrameRenderer` (the frames ``render_mode="rgb_array"`` gives);
+* ``pillow``  - a peer: the same picture drawn the obvious way with Pillow's ``ImageDraw`` (a filled
+  ellipse and two bar rectangles per unit on a copied background, no anti-aliasing, no text);
+* ``step``    - the engine's own cost of the agent step those frames show (``observation`` bytes +
+  ``action`` + ``step(8)``), so that the render cost reads as a share of a step.
+
+Times are CPU time of this process (``time.process_time``) per frame, the best of ``--repeats``
+rounds (the shared machines are noisy), interleaved per round. The target is <= 1 ms per frame
+at the default size (256 px) on the mini-games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from s2clientprotocol import common_pb2, raw_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+TARGET_MS = 1.0
+SCENARIOS: dict[str, str] = {
+    "MoveToBeacon": "mini_games/MoveToBeacon.SC2Map",
+    "CollectMineralShards": "mini_games/CollectMineralShards.SC2Map",
+    "DefeatRoaches": "mini_games/DefeatRoaches.SC2Map",
+    "DefeatZerglingsAndBanelings": "mini_games/DefeatZerglingsAndBanelings.SC2Map",
+    "Battle100v100": "Battle100v100.SC2Map",
+}
+MINIGAMES = ("MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "DefeatZerglingsAndBanelings")
+
+
+def _game(map_path: str, seed: int = 1) -> tuple[Any, int]:
+    from sc2pool.engine.game import Game
+
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=map_path), random_seed=seed)
+    req.player_setup.add(type=sc_pb.Participant, race=1)
+    game = Game.create(req)
+    pid = game.join(sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    return game, pid
+
+
+def _action(obs: sc_pb.ResponseObservation) -> sc_pb.RequestAction | None:
+    units = obs.observation.raw_data.units
+    mine = [u.tag for u in units if u.alliance == 1]
+    goals = [u for u in units if u.alliance == 3] or [u for u in units if u.alliance == 4]
+    if not mine or not goals:
+        return None
+    g = goals[0]
+    req = sc_pb.RequestAction()
+    req.actions.add().action_raw.unit_command.MergeFrom(
+        raw_pb2.ActionRawUnitCommand(ability_id=16 if g.alliance == 3 else 23, unit_tags=mine,
+                                     target_world_space_pos=common_pb2.Point2D(x=g.pos.x, y=g.pos.y)))
+    return req
+
+
+def _play(map_path: str, steps: int) -> tuple[Any, list[sc_pb.ResponseObservation], float]:
+    """Game info, ``steps`` observations, and the engine's CPU seconds per agent step."""
+    game, pid = _game(map_path)
+    info = game.game_info(pid)
+    observations = []
+    t0 = time.process_time()
+    for _ in range(steps):
+        data = game.observation_bytes(pid, sc_pb.RequestObservation())
+        obs = sc_pb.ResponseObservation.FromString(data)
+        observations.append(obs)
+        act = _action(obs)
+        if act is not None:
+            game.action(pid, act)
+        game.step(8)
+        if game.ended:
+            game.restart()
+    step_s = (time.process_time() - t0) / steps
+    return info, observations, step_s
+
+
+class PillowPeer:
+    """The straightforward way: ImageDraw ellipses and rectangles on a copy of the background."""
+
+    def __init__(self, renderer: Any) -> None:
+        from PIL import Image
+
+        self.r = renderer
+        self.background = Image.fromarray(renderer.ground)
+
+    def render(self, obs: sc_pb.ResponseObservation) -> np.ndarray:
+        from PIL import ImageDraw
+
+        from sc2pool.render import ALLIANCE_COLORS, NEUTRAL_COLOR
+
+        img = self.background.copy()
+        draw = ImageDraw.Draw(img)
+        r = self.r
+        for u in obs.observation.raw_data.units:
+            cx, cy = r.to_pixel(u.pos.x, u.pos.y)
+            rad = max(1.5, u.radius * r.scale)
+            draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=ALLIANCE_COLORS.get(u.alliance, NEUTRAL_COLOR))
+            if u.health_max > 0:
+                frac = u.health / u.health_max
+                top = cy - rad - 3
+                draw.rectangle((cx - rad, top, cx + rad, top + 1), fill=(40, 0, 0))
+                draw.rectangle((cx - rad, top, cx - rad + 2 * rad * frac, top + 1), fill=(40, 200, 40))
+        return np.asarray(img)
+
+
+def _per_frame(fn: Any, observations: list[Any]) -> float:
+    t0 = time.process_time()
+    for obs in observations:
+        fn(obs)
+    return (time.process_time() - t0) / len(observations)
+
+
+def measure(scenarios: list[str], sizes: list[int], steps: int, repeats: int) -> list[dict[str, Any]]:
+    from sc2pool.render import FrameRenderer
+
+    rows = []
+    for name in scenarios:
+        info, observations, step_s = _play(SCENARIOS[name], steps)
+        units = float(np.mean([len(o.observation.raw_data.units) for o in observations]))
+        for size in sizes:
+            ours = FrameRenderer(info, size)
+            peer = PillowPeer(ours)
+            best = {"render": float("inf"), "pillow": float("inf")}
+            for _ in range(repeats):
+                best["render"] = min(best["render"], _per_frame(ours.render, observations))
+                best["pillow"] = min(best["pillow"], _per_frame(peer.render, observations))
+            rows.append({
+                "scenario": name, "size": size, "frame": list(ours.render(observations[0]).shape), "units": units,
+                "render_ms": best["render"] * 1e3, "pillow_ms": best["pillow"] * 1e3, "step_ms": step_s * 1e3,
+            })
+    return rows
+
+
+def format_rows(rows: list[dict[str, Any]]) -> str:
+    head = f"{'scenario':<28} {'size':>4} {'frame':>11} {'units':>6} {'render ms':>9} {'pillow ms':>9} {'x pillow':>8} {'step ms':>8} {'of step':>7}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        h, w, _ = r["frame"]
+        lines.append(
+            f"{r['scenario']:<28} {r['size']:>4} {f'{w}x{h}':>11} {r['units']:>6.0f} {r['render_ms']:>9.3f} "
+            f"{r['pillow_ms']:>9.3f} {r['pillow_ms'] / r['render_ms']:>7.2f}x {r['step_ms']:>8.3f} "
+            f"{100 * r['render_ms'] / r['step_ms']:>6.0f}%"
+        )
+    mini = [r for r in rows if r["size"] == 256 and r["scenario"] in MINIGAMES]
+    if mini:
+        worst = max(mini, key=lambda r: r["render_ms"])
+        ok = "met" if worst["render_ms"] <= TARGET_MS else "NOT met"
+        lines.append(f"target <= {TARGET_MS:g} ms/frame at 256 px on the mini-games: {ok} "
+                     f"(worst {worst['render_ms']:.3f} ms, {worst['scenario']})")
+    try:
+        lines.append(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    except OSError:
+        pass
+    return "\n".join(lines)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
+    p.add_argument("--sizes", type=int, nargs="*", default=[256, 512])
+    p.add_argument("--steps", type=int, default=200, help="observations per scenario (default 200)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the rows as JSON")
+
+
+def main(args: argparse.Namespace) -> int:
+    rows = measure(args.scenarios, args.sizes, args.steps, args.repeats)
+    print(format_rows(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+    return 0
+
+
+def run_default(quick: bool = False) -> int:
+    """``sc2pool bench --render [--quick]``: every scenario at 256 and 512 px (256 only, fewer
+    observations and rounds with ``quick``)."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--sizes", "256", "--steps", "60", "--repeats", "2"] if quick else [])
+    return main(args)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    sys.exit(main(parser.parse_args()))
