@@ -245,8 +245,8 @@ class FrameRenderer:
             f, kind = f[keep], kind[keep]
         alliance = kind[:, 0]
         neutral_kind = np.zeros(len(f), dtype=np.int64)
-        for i in np.flatnonzero(alliance == NEUTRAL):
-            neutral_kind[i] = self._kinds.get(int(kind[i, 1]), _OTHER)
+        for j in np.flatnonzero(alliance == NEUTRAL):
+            neutral_kind[j] = self._kinds.get(int(kind[j, 1]), _OTHER)
         colors = np.where(
             (alliance == NEUTRAL)[:, None], _NEUTRAL_PALETTE[neutral_kind], _ALLIANCE_PALETTE[np.clip(alliance, 0, 4)]
         )

@@ -44,7 +44,9 @@ def _game(map_path: str, seed: int = 1) -> tuple[Any, int]:
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=map_path), random_seed=seed)
     req.player_setup.add(type=sc_pb.Participant, race=1)
     game = Game.create(req)
-    pid = game.join(sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    join = sc_pb.RequestJoinGame(options=sc_pb.InterfaceOptions(raw=True, score=True))
+    join.race = common_pb2.Terran
+    pid = game.join(join)
     return game, pid
 
 
