@@ -153,7 +153,7 @@ def remote_worker_command(
     if on_failure == "restart":
         parts += ["--on-game-crash", "relaunch"]
     if render_size is not None:
-        parts += ["--host-kwargs", json.dumps(render_kwargs(render_size))]
+        parts += ["--render", "--render-size", str(render_size)]
     return shlex.join(parts)
 
 

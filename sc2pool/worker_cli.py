@@ -43,6 +43,11 @@ def register(sub: Any) -> None:
         help="with --task: relaunch a crashed game inside the worker (as `sc2pool train --on-failure restart` "
         "does for its local workers) or report it (default)",
     )
+    p.add_argument(
+        "--render", action="store_true",
+        help="with --task: build the games with render_mode='rgb_array' (what a rendering trainer needs)",
+    )
+    p.add_argument("--render-size", type=int, default=None, metavar="PX", help="with --task --render: picture size")
     p.add_argument("--env-kwargs", default="{}", help="JSON object of keyword arguments for --env")
     p.add_argument("--host-kwargs", default="{}", help="JSON object of keyword arguments for --host (or --task)")
     p.add_argument("--envs", type=int, default=1, help="number of envs this worker hosts (default 1)")
@@ -104,6 +109,10 @@ def _task_host_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         kwargs["engine"] = args.engine
     if args.on_game_crash is not None:
         kwargs["on_game_crash"] = args.on_game_crash
+    if args.render:
+        kwargs["render_mode"] = "rgb_array"
+        if args.render_size is not None:
+            kwargs["render_size"] = args.render_size
     return kwargs
 
 
@@ -125,7 +134,8 @@ def _run(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise SystemExit(f"sc2pool worker: cannot pin to --cpus {args.cpus}: {exc}") from None
     task_only = [f for f, v in (("--task-kwargs", args.task_kwargs), ("--engine", args.engine),
-                                ("--on-game-crash", args.on_game_crash)) if v is not None]
+                                ("--on-game-crash", args.on_game_crash), ("--render", args.render or None),
+                                ("--render-size", args.render_size)) if v is not None]
     if task_only and not args.task:
         raise SystemExit(f"sc2pool worker: {', '.join(task_only)} can only be used with --task")
     if args.env:

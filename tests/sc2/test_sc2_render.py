@@ -3,7 +3,6 @@ through the pool (local and remote workers) and SB3's own ``VecVideoRecorder`` o
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -242,7 +241,7 @@ def test_frames_come_from_remote_workers(no_leaks: None) -> None:
     endpoint = f"tcp://127.0.0.1:{port}"
     kwargs = {"render_mode": "rgb_array", "render_size": 64}
     cmd = [sys.executable, "-m", "sc2pool", "worker", "--connect", endpoint, "--task", "MoveToBeacon",
-           "--host-kwargs", json.dumps(kwargs), "--name", "far", "--log-level", "WARNING"]
+           "--render", "--render-size", "64", "--name", "far", "--log-level", "WARNING"]
     remote = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         spec = HostSpec("workers.sc2.host:make_host", {"task": "MoveToBeacon", **kwargs})

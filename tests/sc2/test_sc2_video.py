@@ -75,3 +75,10 @@ def test_video_writer_checks_its_frames(tmp_path: Path) -> None:
     w.close()
     w.close()  # idempotent
     assert read_video_info(tmp_path / "a.mp4") == ((8, 8), 2)
+
+
+def test_remote_worker_command_carries_rendering() -> None:
+    from sc2pool.train import remote_worker_command
+
+    cmd = remote_worker_command("tcp://10.0.0.1:7", "MoveToBeacon", 2, render_size=128)
+    assert cmd.endswith("--task MoveToBeacon --envs 2 --render --render-size 128")
