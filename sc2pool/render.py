@@ -234,11 +234,11 @@ class FrameRenderer:
         if n < self.vector_min_units:
             self._draw_units_one_by_one(img, units)
             return
-        f = np.empty((n, 9), dtype=np.float32)  # x, y, radius, health, health_max, shield, shield_max
+        f = np.empty((n, 7), dtype=np.float32)  # x, y, radius, health, health_max, shield, shield_max
         kind = np.empty((n, 3), dtype=np.int64)  # alliance, unit_type, display_type
         for i, u in enumerate(units):
             p = u.pos
-            f[i] = (p.x, p.y, u.radius, u.health, u.health_max, u.shield, u.shield_max, 0.0, 0.0)
+            f[i] = (p.x, p.y, u.radius, u.health, u.health_max, u.shield, u.shield_max)
             kind[i] = (u.alliance, u.unit_type, u.display_type)
         keep = kind[:, 2] != HIDDEN
         if not keep.all():
@@ -255,12 +255,12 @@ class FrameRenderer:
         rad = np.maximum(np.float32(1.5), f[:, 2] * self.scale)
         ring = (alliance == NEUTRAL) & (neutral_kind == _BEACON)
         dim = kind[:, 2] == SNAPSHOT
-        # Discs in buckets of one box size: the work stays proportional to the pixels the discs
-        # cover, not to the largest unit on the map.
         bars = (f[:, 4] > 0) & ~dim
         hp = f[:, 3] / np.maximum(f[:, 4], 1e-6)
         shield = np.where(f[:, 6] > 0, f[:, 5] / np.maximum(f[:, 6], 1e-6), -1.0)
-        # Even box sides (rounded up) so a few unit types give a few buckets.
+        # Discs in buckets of one box size: the work stays proportional to the pixels the discs
+        # cover, not to the largest unit on the map. Box sides are even (rounded up), so a few
+        # unit types give a few buckets.
         box = (np.ceil(rad + 1.5).astype(np.int64)) * 2
         for b in np.unique(box):
             sel = np.flatnonzero(box == b)
