@@ -134,6 +134,7 @@ def test_save_replay_through_the_session_after_a_restart() -> None:
 @pytest.mark.timeout(60)
 def test_replay_cli_writes_a_video(saved_game: tuple[Path, list[bytes]], tmp_path: Path) -> None:
     from sc2pool.cli import main
+    from sc2pool.render import FrameRenderer
     from sc2pool.video import read_video_info
 
     path, seen = saved_game
@@ -142,10 +143,12 @@ def test_replay_cli_writes_a_video(saved_game: tuple[Path, list[bytes]], tmp_pat
     size, frames = read_video_info(out)
     # one frame per game loop the bot observed (burnysc2 asks twice at loop 0)
     loops = {sc_pb.ResponseObservation.FromString(b).observation.game_loop for b in seen}
-    assert size == (256, 192) and frames >= len(loops)
+    playback = Playback(EngineReplay.load(path))
+    big, small = FrameRenderer(playback.game_info(), 256), FrameRenderer(playback.game_info(), 64)
+    assert size == (big.width, big.height) and frames >= len(loops)
     gif = tmp_path / "beacon.gif"
     assert main(["replay", str(path), "--video", str(gif), "--size", "64"]) == 0
-    assert read_video_info(gif) == ((64, 48), frames)
+    assert read_video_info(gif) == ((small.width, small.height), frames)
     mpq = tmp_path / "real.SC2Replay"
     mpq.write_bytes(b"MPQ\x1a" + bytes(64))
     assert main(["replay", str(mpq)]) == 2

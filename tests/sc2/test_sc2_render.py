@@ -32,6 +32,13 @@ def _engine_game(scenario: str, seed: int = 3) -> tuple[Game, int]:
     return game, pid
 
 
+def _beacon_hw(size: int) -> tuple[int, int]:
+    """(height, width) of MoveToBeacon frames at ``size`` px, whatever the engine's arena."""
+    game, pid = _engine_game("MoveToBeacon")
+    r = FrameRenderer(game.game_info(pid), size)
+    return r.height, r.width
+
+
 def _units(obs: sc_pb.ResponseObservation, alliance: int) -> list[Any]:
     return [u for u in obs.observation.raw_data.units if u.alliance == alliance]
 
@@ -56,10 +63,12 @@ def test_frame_shape_follows_the_playable_area_and_size() -> None:
     info = game.game_info(pid)
     obs = game.observation(pid)
     area = info.start_raw.playable_area
-    w, h = area.p1.x - area.p0.x, area.p1.y - area.p0.y  # 32 x 24
+    w, h = area.p1.x - area.p0.x, area.p1.y - area.p0.y  # 32 x 24 today: wider than high
+    assert w >= h
     img = FrameRenderer(info).render(obs)
-    assert img.dtype == np.uint8 and img.shape == (256 * h // w, 256, 3)
-    assert FrameRenderer(info, size=100).render(obs).shape == (76, 100, 3)  # even sides (H.264)
+    assert img.dtype == np.uint8 and img.shape == (2 * round(256 * h / w / 2), 256, 3)
+    small = FrameRenderer(info, size=100).render(obs)
+    assert small.shape == (2 * round(100 * h / w / 2), 100, 3) and small.shape[0] % 2 == 0  # even sides (H.264)
     with pytest.raises(ValueError, match="render size"):
         FrameRenderer(info, size=4)
 
@@ -180,7 +189,7 @@ def test_host_renders_its_games(run: Any, no_leaks: None) -> None:
         assert run(host.render(0)) is None  # nothing observed yet
         run(host.reset([0], [5], [None]))
         img = run(host.render(0))
-        assert img.shape == (96, 128, 3) and img.dtype == np.uint8
+        assert img.shape == (*_beacon_hw(128), 3) and img.dtype == np.uint8
         # The marine (the only "self" colour) is where the bot sees it.
         marine = host.games[0].bot.units.first
         r = FrameRenderer(host.games[0].bot.game_info._proto, 128)
@@ -228,7 +237,8 @@ def test_vec_video_recorder_records_a_pool_of_sc2_games(tmp_path: Path, no_leaks
         env.close()
     (video,) = tmp_path.glob("*.mp4")
     size, frames = _read_video(video)
-    assert size == (256, 384)  # two 256x192 frames tiled one above the other
+    h, w = _beacon_hw(256)
+    assert size == (w, 2 * h)  # two frames tiled one above the other
     assert frames == 7  # the reset frame + video_length steps
 
 
@@ -249,9 +259,10 @@ def test_frames_come_from_remote_workers(no_leaks: None) -> None:
         try:
             env.reset()
             frames = env.get_images()
-            assert [f.shape for f in frames] == [(48, 64, 3), (48, 64, 3)]
+            h, w = _beacon_hw(64)
+            assert [f.shape for f in frames] == [(h, w, 3), (h, w, 3)]
             assert all(f.dtype == np.uint8 and f.flags.writeable for f in frames)
-            assert env.render().shape == (96, 64, 3)
+            assert env.render().shape == (2 * h, w, 3)
         finally:
             env.close()
         remote.wait(timeout=20)

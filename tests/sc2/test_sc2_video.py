@@ -16,6 +16,20 @@ from sc2pool.video import VideoWriter, read_video_info
 ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
 
 
+def _beacon_wh(size: int) -> tuple[int, int]:
+    """(width, height) of MoveToBeacon frames at ``size`` px, whatever the engine's arena."""
+    from s2clientprotocol import sc2api_pb2 as sc_pb
+
+    from sc2pool.engine.game import Game
+    from sc2pool.render import FrameRenderer
+
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map"), random_seed=1)
+    req.player_setup.add(type=sc_pb.Participant, race=1)
+    game = Game.create(req)
+    r = FrameRenderer(game.game_info(game.join(sc_pb.RequestJoinGame(race=1))), size)  # type: ignore[arg-type]
+    return r.width, r.height
+
+
 @pytest.mark.timeout(120)
 def test_eval_writes_the_evaluated_episodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from sc2pool.cli import main
@@ -27,7 +41,7 @@ def test_eval_writes_the_evaluated_episodes(tmp_path: Path, capsys: pytest.Captu
     assert rc == 0, out
     # MoveToBeacon: 120 game s at 8 loops per step = 240 steps per episode, one frame each
     # (the reset frame included, the terminal one not: the env is already reset by then).
-    assert read_video_info(video) == ((64, 48), 480)
+    assert read_video_info(video) == (_beacon_wh(64), 480)
     assert f"video: {video} (480 frames)" in out
 
 
@@ -45,7 +59,7 @@ def test_train_records_videos_while_the_progress_bar_runs(tmp_path: Path) -> Non
     # One at the start, then env 0's next episode after 256 timesteps (its first ends at 480).
     assert [v.name for v in videos] == ["step_000000000.mp4", "step_000000480.mp4"], r.stdout
     for v in videos:
-        assert read_video_info(v) == ((256, 192), 8)
+        assert read_video_info(v) == (_beacon_wh(256), 8)
     both = r.stdout + r.stderr
     assert "768/768" in both, "the progress bar ran to the end"
     assert "MoviePy" not in both and "frame_index" not in both, "an encoder printed its own progress"
@@ -57,7 +71,7 @@ def test_train_records_videos_while_the_progress_bar_runs(tmp_path: Path) -> Non
     acc.Reload()
     images = acc.Images("videos/env0")
     assert [i.step for i in images] == [0, 480]
-    assert all(i.encoded_image_string.startswith(b"GIF89a") and (i.width, i.height) == (256, 192) for i in images)
+    assert all(i.encoded_image_string.startswith(b"GIF89a") and (i.width, i.height) == _beacon_wh(256) for i in images)
 
 
 def test_video_writer_checks_its_frames(tmp_path: Path) -> None:
