@@ -151,6 +151,24 @@ def test_both_drawing_paths_draw_the_same_picture() -> None:
     assert differ.mean() < 0.01, differ.sum()
 
 
+@BOTH_PATHS
+def test_snapshots_are_dim_and_hidden_units_absent(batched: bool) -> None:
+    game, pid = _engine_game("DefeatRoaches")
+    r = _renderer(game.game_info(pid), batched)
+    obs = game.observation(pid)
+    changed = sc_pb.ResponseObservation()
+    changed.CopyFrom(obs)
+    enemies = [u for u in changed.observation.raw_data.units if u.alliance == ENEMY]
+    enemies[0].display_type = 2  # snapshot: seen before, now under fog
+    enemies[1].display_type = 3  # hidden
+    img = r.render(changed)
+    floor = r.ground[100, 100].astype(int)
+    red = np.array(ALLIANCE_COLORS[ENEMY])
+    snap = _pixel(r, img, enemies[0].pos.x, enemies[0].pos.y).astype(int)
+    assert 0 < np.abs(snap - floor).sum() < np.abs(red - floor).sum() * 0.6  # fainter than a visible one
+    assert tuple(_pixel(r, img, enemies[1].pos.x, enemies[1].pos.y)) == tuple(floor)
+
+
 def test_score_and_time_are_printed() -> None:
     game, pid = _engine_game("MoveToBeacon")
     r = FrameRenderer(game.game_info(pid))
