@@ -134,9 +134,10 @@ class EngineReplay:
             raise ReplayFormatError(f"{source}: not an {FORMAT!r} document")
         version = doc.get("version")
         if version != VERSION:
+            engine = doc.get("engine")
+            by = engine.get("sc2pool", "?") if isinstance(engine, dict) else "?"
             raise ReplayFormatError(
-                f"{source}: sc2pool replay version {version!r}; this engine plays version {VERSION} "
-                f"(recorded by sc2pool {doc.get('engine', {}).get('sc2pool', '?')})"
+                f"{source}: sc2pool replay version {version!r}; this engine plays version {VERSION} (recorded by sc2pool {by})"
             )
         try:
             events = [(int(k), int(p), int(loop), payload) for k, p, loop, payload in doc["events"]]
@@ -151,7 +152,7 @@ class EngineReplay:
                 final_loop=int(doc.get("final_loop", 0)),
                 results={int(k): int(v) for k, v in results.items()} if results else None,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ReplayFormatError(f"{source}: damaged sc2pool replay ({type(exc).__name__}: {exc})") from None
 
     @classmethod

@@ -89,7 +89,10 @@ def test_real_game_replays_and_other_files_are_refused(tmp_path: Path) -> None:
         EngineReplay.loads(b"hello world")
     with pytest.raises(ReplayFormatError, match="damaged"):
         EngineReplay.loads(MAGIC + b"\x00garbage")
-    future = MAGIC + zlib.compress(msgpack.packb({"format": "sc2pool-replay", "version": 99}))
+    broken = {"format": "sc2pool-replay", "version": 1, "events": [], "results": [1, 2]}
+    with pytest.raises(ReplayFormatError, match="damaged"):
+        EngineReplay.loads(MAGIC + zlib.compress(msgpack.packb(broken)))
+    future = MAGIC + zlib.compress(msgpack.packb({"format": "sc2pool-replay", "version": 99, "engine": 3}))
     with pytest.raises(ReplayFormatError, match="version 99"):
         EngineReplay.loads(future)
     # The SC2 API's start_replay on the engine names the format too.
