@@ -59,7 +59,21 @@ class VideoCallback(BaseCallback):
 
     def _begin(self) -> None:
         self._started_at = int(self.num_timesteps)
-        self._frames = [self._frame()]
+        self._frames = []
+        self._capture()
+
+    def _capture(self) -> None:
+        """Add env 0's frame. A failure to get it (a worker being replaced under
+        ``on_failure="restart"``, say) drops this video, not the training run."""
+        try:
+            frame = self._frame()
+        except Exception as exc:  # noqa: BLE001 - a video is never worth a training run
+            print(f"video: recording from timestep {self._started_at} dropped ({type(exc).__name__}: {exc})", flush=True)
+            self._frames = None
+            self._next_at = int(self.num_timesteps) + self.every
+            return
+        if self._frames is not None:
+            self._frames.append(frame)
 
     def _on_step(self) -> bool:
         dones = self.locals.get("dones")
@@ -68,7 +82,7 @@ class VideoCallback(BaseCallback):
             if done0 or len(self._frames) >= self.max_frames:
                 self._save()
             else:
-                self._frames.append(self._frame())
+                self._capture()
         elif done0 and self.num_timesteps >= self._next_at:
             self._begin()  # env 0 was just reset by this step: a whole episode ahead
         return True
@@ -81,6 +95,8 @@ class VideoCallback(BaseCallback):
     def _save(self) -> None:
         frames, self._frames = self._frames or [], None
         self._next_at = self._started_at + self.every
+        if not frames:
+            return
         path = self.folder / f"step_{self._started_at:09d}.mp4"
         with VideoWriter(path, self.fps) as writer:
             for f in frames:

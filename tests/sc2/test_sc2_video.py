@@ -96,3 +96,19 @@ def test_remote_worker_command_carries_rendering() -> None:
 
     cmd = remote_worker_command("tcp://10.0.0.1:7", "MoveToBeacon", 2, render_size=128)
     assert cmd.endswith("--task MoveToBeacon --envs 2 --render --render-size 128")
+
+
+def test_a_frame_that_cannot_be_had_drops_the_video_not_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sc2pool.video_callback import VideoCallback
+
+    cb = VideoCallback(every=100, folder=tmp_path, fps=10)
+
+    def lost() -> None:
+        raise ConnectionError("env 0: the worker is being replaced")
+
+    cb._frame = lost  # type: ignore[method-assign]
+    cb._on_training_start()
+    assert cb._on_step() is True  # training goes on
+    cb._on_training_end()
+    assert "dropped (ConnectionError" in capsys.readouterr().out
+    assert cb.saved == [] and not list(tmp_path.iterdir())
