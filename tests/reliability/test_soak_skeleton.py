@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import psutil
 import pytest
+from helpers.proctree import ProcessTree
 
 from .peers import kill_group, wait_for
 
@@ -31,8 +31,8 @@ def soak() -> ModuleType:
     return mod
 
 
-def test_fault_injector_kills_stops_and_resumes(soak: ModuleType) -> None:
-    victims = [subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(2)]
+def test_fault_injector_kills_stops_and_resumes(soak: ModuleType, process_tree: ProcessTree) -> None:
+    victims = [process_tree.popen(["sleep", "60"]) for _ in range(2)]
     try:
         inj = soak.FaultInjector(600.0, ("stop", "kill9"), 0.2, random.Random(3), time.monotonic())
         inj.set_targets([p.pid for p in victims])
@@ -54,8 +54,8 @@ def test_fault_injector_kills_stops_and_resumes(soak: ModuleType) -> None:
             kill_group(p)
 
 
-def test_game_faults_are_skipped_without_child_processes(soak: ModuleType) -> None:
-    victim = subprocess.Popen(["sleep", "60"], start_new_session=True)
+def test_game_faults_are_skipped_without_child_processes(soak: ModuleType, process_tree: ProcessTree) -> None:
+    victim = process_tree.popen(["sleep", "60"])
     try:
         inj = soak.FaultInjector(600.0, ("game",), 0.1, random.Random(1), time.monotonic())
         inj.set_targets([victim.pid])
@@ -74,22 +74,23 @@ def test_helpers(soak: ModuleType) -> None:
     assert soak.count_restart_flags([{"sc2pool.restarted": True}, {"restarted": False}, {}]) == 1
 
 
-def _run_soak(tmp_path: Path, *args: str) -> dict[str, Any]:
-    """Run benchmarks/soak.py with ``args``; it must succeed. Returns its JSON report."""
+def _run_soak(tree: ProcessTree, tmp_path: Path, *args: str) -> dict[str, Any]:
+    """Run benchmarks/soak.py with ``args`` in its own session (a timeout kills its whole tree); it
+    must succeed. Returns its JSON report."""
     out = tmp_path / "soak.json"
-    r = subprocess.run(
-        [sys.executable, str(SOAK), *args, "--json", str(out)], capture_output=True, text=True, timeout=50
-    )
+    r = tree.run([sys.executable, str(SOAK), *args, "--json", str(out)], capture_output=True, text=True, timeout=50)
     assert r.returncode == 0, r.stdout + r.stderr[-2000:]
     report: dict[str, Any] = json.loads(out.read_text())
     return report
 
 
-def test_short_soak_rides_out_kills_with_the_restart_policy(soak: ModuleType, tmp_path: Path) -> None:
+def test_short_soak_rides_out_kills_with_the_restart_policy(
+    soak: ModuleType, tmp_path: Path, process_tree: ProcessTree
+) -> None:
     """The soak end to end (a few seconds of it): faults injected, restarts counted, 0 lost slots."""
     assert soak.restart_support_error() is None, "ZmqVecEnv must support on_failure='restart'"
     report = _run_soak(
-        tmp_path, "--minutes", "0.15", "--envs", "2", "--workers", "2", "--fault-rate", "60", "--faults", "kill9",
+        process_tree, tmp_path, "--minutes", "0.15", "--envs", "2", "--workers", "2", "--fault-rate", "60", "--faults", "kill9",
         "--heartbeat-timeout", "1.5", "--seed", "3",
     )  # fmt: skip
     assert report["ok"] and report["restart_supported"] and report["stopped_by"] == "deadline"
@@ -99,12 +100,12 @@ def test_short_soak_rides_out_kills_with_the_restart_policy(soak: ModuleType, tm
     assert sum(report["pool_restarts"].values()) >= 1 and report["restart_truncations"] >= 1
 
 
-def test_short_sc2_soak_relaunches_killed_games(soak: ModuleType, tmp_path: Path) -> None:
+def test_short_sc2_soak_relaunches_killed_games(soak: ModuleType, tmp_path: Path, process_tree: ProcessTree) -> None:
     """``--task``: the soak on StarCraft II games. Killing game processes under a live worker is
     ridden out by the worker itself (no pool restart), each ending one episode as a restart, and
     nothing outlives close() (the killed games' replacements included)."""
     report = _run_soak(
-        tmp_path, "--task", "MoveToBeacon", "--minutes", "0.2", "--envs", "2", "--workers", "1",
+        process_tree, tmp_path, "--task", "MoveToBeacon", "--minutes", "0.2", "--envs", "2", "--workers", "1",
         "--fault-rate", "30", "--faults", "game", "--seed", "5",
     )  # fmt: skip
     assert report["ok"] and report["stopped_by"] == "deadline", report

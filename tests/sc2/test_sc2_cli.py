@@ -8,23 +8,32 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.proctree import ProcessTree
 
 ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
 
 
-def _cli(*args: str, timeout: float = 150) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sc2pool", *args], capture_output=True, text=True, timeout=timeout, env=ENV
-    )
+@pytest.fixture
+def cli(process_tree: ProcessTree) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``cli(*args)`` runs ``python -m sc2pool *args`` in its own session: a timeout kills its whole
+    tree (workers, games), not only the direct child."""
+
+    def run(*args: str, timeout: float = 150) -> subprocess.CompletedProcess[str]:
+        return process_tree.run(
+            [sys.executable, "-m", "sc2pool", *args], capture_output=True, text=True, timeout=timeout, env=ENV
+        )
+
+    return run
 
 
 @pytest.mark.timeout(240)
-def test_train_then_eval(tmp_path: Path) -> None:
+def test_train_then_eval(cli: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
     out = tmp_path / "run"
-    r = _cli(
+    r = cli(
         "train", "--task", "MoveToBeacon", "--workers", "1", "--envs-per-worker", "2", "--timesteps", "256",
         "--engine", "inprocess", "--out", str(out), "--no-progress",
         "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
@@ -34,20 +43,20 @@ def test_train_then_eval(tmp_path: Path) -> None:
     for name in ("model.zip", "learning_curve.csv", "episode_reward.png", "run.json"):
         assert (out / name).is_file(), name
     assert any((out / "tensorboard").rglob("events.out.tfevents*"))
-    r = _cli("eval", str(out / "model.zip"), "--task", "MoveToBeacon", "--episodes", "2", "--engine", "inprocess")
+    r = cli("eval", str(out / "model.zip"), "--task", "MoveToBeacon", "--episodes", "2", "--engine", "inprocess")
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"mean reward: -?\d+(\.\d+)?", r.stdout), r.stdout
 
 
 @pytest.mark.timeout(120)
-def test_eval_scripted_and_bad_arguments(tmp_path: Path) -> None:
-    r = _cli("eval", "--policy", "scripted", "--task", "MoveToBeacon", "--episodes", "2", "--engine", "inprocess")
+def test_eval_scripted_and_bad_arguments(cli: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    r = cli("eval", "--policy", "scripted", "--task", "MoveToBeacon", "--episodes", "2", "--engine", "inprocess")
     assert r.returncode == 0, r.stderr[-3000:]
     mean = float(re.search(r"mean reward: (-?[\d.]+)", r.stdout).group(1))  # type: ignore[union-attr]
     assert mean >= 10, r.stdout
-    r = _cli("eval", str(tmp_path / "missing.zip"))
+    r = cli("eval", str(tmp_path / "missing.zip"))
     assert r.returncode == 2 and "no model file" in r.stderr
-    r = _cli("train", "--task", "MoveToBacon", "--timesteps", "64", "--workers", "1", "--envs-per-worker", "1",
+    r = cli("train", "--task", "MoveToBacon", "--timesteps", "64", "--workers", "1", "--envs-per-worker", "1",
              "--out", str(tmp_path / "bad"), "--no-progress")  # fmt: skip
     assert r.returncode == 1 and "unknown task 'MoveToBacon'" in r.stderr and "MoveToBeacon" in r.stderr
 
@@ -98,20 +107,19 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.timeout(240)
-def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: Path) -> None:
+def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: Path, process_tree: ProcessTree) -> None:
     """``sc2pool train --bind`` starts its local workers, prints the ``sc2pool worker`` command the
     other machines run, and trains once that worker has joined; the worker exits with the run."""
     import portpicker
 
     port = portpicker.pick_unused_port()
     out = tmp_path / "run"
-    trainer = subprocess.Popen(
+    trainer = process_tree.popen(
         [sys.executable, "-m", "sc2pool", "train", "--task", "MoveToBeacon", "--engine", "inprocess",
          "--workers", "2", "--local-workers", "1", "--envs-per-worker", "1", "--bind", f"tcp://127.0.0.1:{port}",
          "--timesteps", "256", "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
          "--no-progress", "--out", str(out), "--on-failure", "restart"],
         stdout=subprocess.PIPE, stderr=(tmp_path / "trainer.err").open("w"), text=True, env=ENV,
-        start_new_session=True,
     )  # fmt: skip
     worker: subprocess.Popen[str] | None = None
     try:
@@ -120,9 +128,9 @@ def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: P
         assert line[:2] == ["sc2pool", "worker"]
         assert line[line.index("--connect") + 1] == f"tcp://127.0.0.1:{port}"
         assert line[line.index("--envs") + 1] == "1" and "--on-game-crash" in line
-        worker = subprocess.Popen(
+        worker = process_tree.popen(
             [sys.executable, "-m", "sc2pool", *line[1:], "--log-level", "WARNING"],
-            stderr=(tmp_path / "worker.err").open("w"), text=True, env=ENV, start_new_session=True,
+            stderr=(tmp_path / "worker.err").open("w"), text=True, env=ENV,
         )
         assert trainer.wait(timeout=150) == 0, (tmp_path / "trainer.err").read_text()[-3000:]
         assert (out / "model.zip").is_file()
@@ -136,18 +144,18 @@ def test_train_with_a_remote_worker_started_from_the_printed_command(tmp_path: P
 
 
 @pytest.mark.timeout(60)
-def test_remote_options_are_checked(tmp_path: Path) -> None:
-    r = _cli("train", "--local-workers", "1", "--timesteps", "64", "--out", str(tmp_path / "x"))
+def test_remote_options_are_checked(cli: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    r = cli("train", "--local-workers", "1", "--timesteps", "64", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "go with --bind" in r.stderr
-    r = _cli("train", "--bind", "tcp://127.0.0.1:5", "--workers", "1", "--local-workers", "2", "--timesteps", "64",
+    r = cli("train", "--bind", "tcp://127.0.0.1:5", "--workers", "1", "--local-workers", "2", "--timesteps", "64",
              "--engine", "inprocess", "--out", str(tmp_path / "y"), "--no-progress")  # fmt: skip
     assert r.returncode == 2 and "between 0 and the 1 workers" in r.stderr
-    r = _cli("train", "--bind", "tcp://0.0.0.0:5", "--workers", "1", "--local-workers", "0", "--timesteps", "64",
+    r = cli("train", "--bind", "tcp://0.0.0.0:5", "--workers", "1", "--local-workers", "0", "--timesteps", "64",
              "--out", str(tmp_path / "z"), "--no-progress")  # fmt: skip
     assert r.returncode == 2 and "curve" in r.stderr.lower(), r.stderr
-    r = _cli("worker", "--connect", "tcp://127.0.0.1:", "--task", "MoveToBeacon")
+    r = cli("worker", "--connect", "tcp://127.0.0.1:", "--task", "MoveToBeacon")
     assert r.returncode == 1 and "not a usable endpoint" in r.stderr
-    r = _cli("worker", "--connect", "tcp://127.0.0.1:5", "--env", "CartPole-v1", "--engine", "inprocess")
+    r = cli("worker", "--connect", "tcp://127.0.0.1:5", "--env", "CartPole-v1", "--engine", "inprocess")
     assert r.returncode == 1 and "--engine can only be used with --task" in r.stderr
 
 
@@ -168,7 +176,7 @@ def test_remote_worker_command() -> None:
 
 
 @pytest.mark.timeout(240)
-def test_checkpoints_and_resume(tmp_path: Path) -> None:
+def test_checkpoints_and_resume(cli: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
     """``--checkpoint-every`` keeps a long run's progress on disk; ``--resume`` continues from it,
     counting timesteps on from the checkpoint."""
     from stable_baselines3 import PPO
@@ -176,25 +184,25 @@ def test_checkpoints_and_resume(tmp_path: Path) -> None:
     out = tmp_path / "run"
     common = ("--task", "MoveToBeacon", "--workers", "1", "--envs-per-worker", "2", "--engine", "inprocess",
               "--no-progress")  # fmt: skip
-    r = _cli("train", *common, "--timesteps", "256", "--checkpoint-every", "128", "--out", str(out),
+    r = cli("train", *common, "--timesteps", "256", "--checkpoint-every", "128", "--out", str(out),
              "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}))  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
     saved = sorted(p.name for p in (out / "checkpoints").iterdir())
     assert saved == ["model_128_steps.zip", "model_256_steps.zip"], saved
     more = tmp_path / "more"
-    r = _cli("train", *common, "--timesteps", "128", "--resume", str(out / "checkpoints" / "model_128_steps.zip"),
+    r = cli("train", *common, "--timesteps", "128", "--resume", str(out / "checkpoints" / "model_128_steps.zip"),
              "--out", str(more))  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
     resumed = PPO.load(more / "model.zip", device="cpu")
     assert resumed.num_timesteps == 256 and resumed.n_steps == 64  # the checkpoint's own settings
-    r = _cli("train", *common, "--timesteps", "64", "--resume", str(tmp_path / "missing.zip"), "--out", str(more))
+    r = cli("train", *common, "--timesteps", "64", "--resume", str(tmp_path / "missing.zip"), "--out", str(more))
     assert r.returncode == 2 and "no model file to resume from" in r.stderr
-    r = _cli("train", *common, "--timesteps", "64", "--resume", str(more / "model.zip"), "--ppo", "{}", "--out", str(more))
+    r = cli("train", *common, "--timesteps", "64", "--resume", str(more / "model.zip"), "--ppo", "{}", "--out", str(more))
     assert r.returncode == 2 and "--ppo does not apply with --resume" in r.stderr
 
 
 @pytest.mark.timeout(240)
-def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path) -> None:
+def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path, process_tree: ProcessTree) -> None:
     """Ctrl-C during ``sc2pool train``: the model learnt so far is saved with the curve and the
     plot, the command exits with 130, and every worker and game process goes with it."""
     import signal
@@ -209,11 +217,11 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path)
         "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
         "from sc2pool.cli import main; sys.exit(main(sys.argv[1:]))"
     )
-    trainer = subprocess.Popen(
+    trainer = process_tree.popen(
         [sys.executable, "-c", launcher, "train", "--task", "MoveToBeacon", "--workers", "2",
          "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
          "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
