@@ -3,7 +3,8 @@
 * :func:`play` runs GameMatches through ``sc2.main.run_match(..., close_ws=False)`` on ONE
   connection (in-process transport or a websocket), i.e. many episodes without relaunching.
 * :class:`ServeProcess` starts ``sc2pool engine serve`` in a subprocess and always kills it.
-* :func:`engine_processes` lists engine processes (for the no-leftover checks).
+  Its :meth:`ServeProcess.session` lists the live processes of the server's session (found by
+  session id, whatever their command line), for the no-leftover checks.
 """
 
 from __future__ import annotations
@@ -55,20 +56,6 @@ async def play(ws: Any, matches: Sequence[Any]) -> list[Any]:
     return results
 
 
-def engine_processes(marker: str | None = None) -> list[psutil.Process]:
-    """Live engine processes (``-m sc2pool.engine``), optionally only those with ``marker`` in argv."""
-    found = []
-    for p in psutil.process_iter(["cmdline", "status"]):
-        try:
-            cmd = " ".join(p.info["cmdline"] or [])
-            if "sc2pool.engine" in cmd and p.info["status"] != psutil.STATUS_ZOMBIE and p.pid != os.getpid():
-                if marker is None or marker in cmd:
-                    found.append(p)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return found
-
-
 class ServeProcess:
     """``python -m sc2pool.engine`` style server in a subprocess (``sc2pool engine serve``)."""
 
@@ -94,6 +81,18 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=5)
+
+    def session(self) -> list[psutil.Process]:
+        """Live (non-zombie) processes in the server's session: the server itself while it runs,
+        and anything it started that is still there."""
+        found = []
+        for p in psutil.process_iter():
+            try:
+                if os.getsid(p.pid) == self.proc.pid and p.status() != psutil.STATUS_ZOMBIE:
+                    found.append(p)
+            except (psutil.Error, OSError):
+                continue
+        return found
 
     async def connect(self, http: aiohttp.ClientSession, timeout: float = 30.0) -> aiohttp.ClientWebSocketResponse:
         deadline = time.monotonic() + timeout

@@ -4,12 +4,14 @@ Usage: ``SC2PATH=<fake install> python run_game_script.py GAME [GAME...]`` where
 ``<bot>:<map>[:<opponent race>:<difficulty>]`` or ``<bot>:<map>:vs:<bot>`` (bot vs bot, Terran vs
 Zerg; bots: beacon, fight, idle, resign, victory, surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
 why the tests call this script in a subprocess. Finally it prints ``{"children": [...]}``: the
-processes still alive below this one (must be empty: the engine exits on quit).
+processes still alive below this one (must be empty: the engine exits on quit). Each game's line
+counts the ``terminate()`` calls burnysc2's cleanup made (0 when the engine had exited on quit).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,7 +43,19 @@ BOTS = {
 }
 
 
+TERMINATED: list[int] = []
+_terminate = subprocess.Popen.terminate
+
+
+def _counted_terminate(self: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    """burnysc2's cleanup terminates (then sleeps 0.5 s) only an SC2 process that has not exited yet:
+    counting its calls tells whether the engine had already exited on quit."""
+    TERMINATED.append(self.pid)
+    _terminate(self)
+
+
 def main(specs: list[str]) -> int:
+    subprocess.Popen.terminate = _counted_terminate  # type: ignore[method-assign]
     quiet_loguru("ERROR")
     from sc2 import maps
     from sc2.data import Difficulty, Race
@@ -59,6 +73,7 @@ def main(specs: list[str]) -> int:
         elif len(parts) >= 4:
             players.append(Computer(Race[parts[2]], Difficulty[parts[3]]))
         t0 = time.perf_counter()
+        terminated_before = len(TERMINATED)
         result = run_game(maps.get(parts[1]), players, realtime=False)
         t_end = time.perf_counter()
         wall = t_end - t0
@@ -75,7 +90,8 @@ def main(specs: list[str]) -> int:
             result_name = [getattr(r, "name", str(r)) for r in result]  # type: ignore[union-attr]
         else:
             result_name = getattr(result, "name", str(result))
-        print(json.dumps({"spec": spec, "run_game_result": result_name, "wall_s": wall, "teardown_s": teardown, "bot": log}, default=str), flush=True)
+        print(json.dumps({"spec": spec, "run_game_result": result_name, "wall_s": wall, "teardown_s": teardown,
+                          "terminated": len(TERMINATED) - terminated_before, "bot": log}, default=str), flush=True)
     children = [c.pid for c in psutil.Process().children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
     print(json.dumps({"children": children}), flush=True)
     return 0

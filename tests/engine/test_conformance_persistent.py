@@ -20,7 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # sibling helper modules, with or without tests/engine/__init__.py
 
 from conformance_bots import ApiProbeBot, BeaconBot, EndGameBot, FightBot, IdleBot, ResignBot, ShardBot
-from engine_harness import ServeProcess, engine_processes, play, quiet_loguru, scenario_map
+from engine_harness import ServeProcess, play, quiet_loguru, scenario_map
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.session import DispatchStats
@@ -139,7 +139,8 @@ def test_serve_persistent_ws_many_episodes_and_ladder_style():
         results = run(go())
         assert results == [Result.Victory, Result.Tie, Result.Defeat, Result.Victory]
         assert server.proc.poll() is None, "the shared server keeps running"
-    assert not engine_processes(marker=str(server.port))
+        assert [p.pid for p in server.session()] == [server.proc.pid], "serve plays its games in its own process"
+    assert not server.session(), "the server's session outlived close()"
 
 
 @pytest.mark.timeout(90)
@@ -215,7 +216,8 @@ def test_serve_runs_concurrent_independent_games_and_survives_disconnects():
         assert ra[1] in (Result.Victory, Result.Defeat, Result.Tie)
         assert bots_a[0].log["steps"] == 4 and bots_b[0].log["steps"] == 6
         assert server.proc.poll() is None
-    assert not engine_processes(marker=str(server.port))
+        assert [p.pid for p in server.session()] == [server.proc.pid], "serve plays its games in its own process"
+    assert not server.session(), "the server's session outlived close()"
 
 
 @pytest.mark.timeout(60)
@@ -296,4 +298,5 @@ def test_bot_vs_bot_on_one_serve_server():
         results = run(go())
         assert sorted(map(str, results[0])) in (sorted(["Result.Victory", "Result.Defeat"]), ["Result.Tie", "Result.Tie"])
         assert results[1] == [Result.Defeat, Result.Victory]
-    assert not engine_processes(marker=str(server.port))
+        assert [p.pid for p in server.session()] == [server.proc.pid], "serve plays its games in its own process"
+    assert not server.session(), "the server's session outlived close()"
