@@ -219,15 +219,27 @@ def test_request_id_echoed_and_restart():
 
 
 def test_data_and_game_info_cached():
-    s = new_session()
-    start(s)
-    for _ in range(3):
-        call(s, game_info=sc.RequestGameInfo())
-        call(s, data=sc.RequestData(ability_id=True, unit_type_id=True, upgrade_id=True, buff_id=True, effect_id=True))
-    assert s.game is not None
-    calls = s.game.calls  # type: ignore[attr-defined]
-    assert calls.get("game_info") == 1, "asked of the game once, then answered from the cache"
-    assert calls.get("data") == 1, "asked of the game once, then answered from the cache"
+    # A factory of its own: the data cache is per process and game factory, so one that earlier
+    # tests never used starts it empty.
+    def factory(req: sc.RequestCreateGame) -> StubGame:
+        return StubGame.create(req)
+
+    everything = sc.RequestData(ability_id=True, unit_type_id=True, upgrade_id=True, buff_id=True, effect_id=True)
+    answers = []
+    for _ in range(2):
+        s = EngineSession(game_factory=factory, game_error=StubError)
+        start(s)
+        for _ in range(3):
+            call(s, game_info=sc.RequestGameInfo())
+            answers.append(call(s, data=everything).data)
+        assert s.game is not None
+        calls = s.game.calls  # type: ignore[attr-defined]
+        assert calls.get("game_info") == 1, "asked of the game once per game, then answered from the cache"
+        if len(answers) == 3:
+            assert calls.get("data") == 1, "asked of the first game once, then answered from the cache"
+        else:
+            assert calls.get("data") is None, "the data of the same factory is cached for the whole process"
+    assert all(a == answers[0] for a in answers)
 
 
 def test_available_maps_lists_scenarios():
