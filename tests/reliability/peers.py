@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from helpers.waiting import HANG_S
+
 TRAINER = str(Path(__file__).with_name("_trainer.py"))
 Spawn = Callable[[Sequence[str]], "subprocess.Popen[Any]"]
 
@@ -101,7 +103,7 @@ class TrainerProc:
         assert ready is not None, f"trainer did not start: {self.describe()}"
         return ready
 
-    def assert_progressing(self, by: int = 50, timeout: float = 20) -> None:
+    def assert_progressing(self, by: int = 50, timeout: float = HANG_S) -> None:
         start = self.steps
         wait_for(lambda: self.steps >= start + by or self.proc.poll() is not None, timeout, "trainer steps")
         assert self.proc.poll() is None, f"trainer died: {self.describe()}"
@@ -112,7 +114,7 @@ class TrainerProc:
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.close()
-            self.proc.wait(timeout=15)
+            self.proc.wait(timeout=HANG_S / 2)
         except (subprocess.TimeoutExpired, OSError):
             pass
         rc = self.proc.poll()

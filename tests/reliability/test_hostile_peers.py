@@ -20,6 +20,7 @@ import gymnasium as gym
 import msgpack
 import pytest
 import zmq
+from helpers.waiting import HANG_S
 
 from sc2pool import protocol as P
 from sc2pool.spaces import space_to_msg
@@ -101,17 +102,22 @@ def test_broker_keeps_serving_through_hostile_frames(trainer: Callable[..., Trai
             rogue.send_multipart(msg)
         t.assert_progressing(by=100)
         # the pool counted what it dropped or refused, and told the rogue why when it could
-        wait_for(lambda: t.stats.get("malformed", 0) + t.stats.get("refused", 0) >= 50, 20, "drops counted")
+        wait_for(lambda: t.stats.get("malformed", 0) + t.stats.get("refused", 0) >= 50, HANG_S, "drops counted")
         refusals: list[str] = []
-        while rogue.poll(500):
-            frames = rogue.recv_multipart()
-            hdr = P.unpack(frames[0])
-            if isinstance(hdr, dict) and hdr.get("k") == int(P.Kind.REFUSE):
-                refusals.append(str(hdr.get("reason")))
-        assert any("999" in r and str(P.PROTOCOL_VERSION) in r for r in refusals), refusals
-        assert any("no slot is free" in r or "no more workers" in r or "duplicate" in r for r in refusals), (
-            refusals
-        )
+
+        def wrong_version() -> bool:
+            return any("999" in r and str(P.PROTOCOL_VERSION) in r for r in refusals)
+
+        def pool_full() -> bool:
+            return any("no slot is free" in r or "no more workers" in r or "duplicate" in r for r in refusals)
+
+        deadline = time.monotonic() + HANG_S
+        while not (wrong_version() and pool_full()):
+            assert time.monotonic() < deadline, f"the rogue was not told both refusals: {refusals}"
+            if rogue.poll(100):
+                hdr = P.unpack(rogue.recv_multipart()[0])
+                if isinstance(hdr, dict) and hdr.get("k") == int(P.Kind.REFUSE):
+                    refusals.append(str(hdr.get("reason")))
     finally:
         ctx.destroy(linger=0)
     assert t.stop() == 0, t.describe()
@@ -187,7 +193,7 @@ class FakeBroker:
         self.endpoint = f"tcp://127.0.0.1:{port}"
         self.main: bytes | None = None
 
-    def recv(self, timeout: float = 30) -> tuple[bytes, dict[Any, Any], list[bytes]]:
+    def recv(self, timeout: float = HANG_S) -> tuple[bytes, dict[Any, Any], list[bytes]]:
         """Next message from the worker's main socket; heartbeats are answered on the way."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -248,7 +254,7 @@ def serving_worker() -> Iterator[tuple[FakeBroker, subprocess.Popen[str]]]:
 
 def _assert_still_serving(broker: FakeBroker, proc: subprocess.Popen[str]) -> None:
     broker.send(P.header(P.Kind.RESET, s=4242, seeds=[1], opts=[None]))
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         assert proc.poll() is None, (
             f"worker died with status {proc.returncode}: {proc.stderr.read()[-1500:] if proc.stderr else ''}"
@@ -302,10 +308,14 @@ def test_remote_worker_ignores_shared_memory_path_from_broker(tmp_path: Path) ->
         broker.main = ident
         shm = {"path": str(victim), "n": 1}
         broker.send(P.header(P.Kind.WELCOME, slots=[0, 1], shm=shm, hb={"interval": 0.5, "timeout": 60.0}))
-        broker.pump_heartbeats(1.0)
-        if proc.poll() is None:
-            broker.send(P.header(P.Kind.RESET, s=1, seeds=[3], opts=[None]))
-            broker.pump_heartbeats(2.0)
+        # Not a fixed wait: the worker either refuses (exits) or gets READY and answers a reset,
+        # with its observation in hand; only then is the file looked at.
+        _, ready, _ = broker.recv()
+        assert ready["k"] == P.Kind.READY, ready
+        broker.send(P.header(P.Kind.RESET, s=1, seeds=[3], opts=[None]))
+        _, result, frames = broker.recv()
+        assert result["k"] == P.Kind.RESULT and result.get("s") == 1, result
+        assert frames, "a remote worker sends its observations in the message, not through a file"
         assert victim.read_bytes() == before, (
             "a remote worker wrote observations into a file named by the broker"
         )
