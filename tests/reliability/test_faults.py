@@ -1,7 +1,7 @@
 """Fault injection against a live pool with policy ``on_failure="raise"`` (the default).
 
-Each fault must end in a typed error naming the worker within the heartbeat timeout (never a
-hang) and leave no process behind; killing the trainer must take every worker with it. The same
+Each fault must end in a typed error naming the worker (never a hang; how soon is measured by
+``benchmarks/bench_reliability.py``, not asserted here) and leave no process behind; killing the trainer must take every worker with it. The same
 faults ridden out with ``on_failure="restart"`` are in ``test_recovery.py`` (and benchmarks/soak.py).
 """
 
@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 import psutil
 import pytest
+from helpers.proctree import ProcessTree
+from helpers.waiting import HANG_S
 
 from .peers import TrainerProc, free_port, kill_group, wait_for
 
@@ -30,8 +32,10 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def _running_pool(trainer: Callable[..., TrainerProc], workers: int = 2) -> tuple[TrainerProc, list[int]]:
-    t = trainer("--envs", str(workers * 2), "--local-workers", str(workers), "--heartbeat-timeout", str(HB))
+def _running_pool(
+    trainer: Callable[..., TrainerProc], workers: int = 2, hb: float = HB
+) -> tuple[TrainerProc, list[int]]:
+    t = trainer("--envs", str(workers * 2), "--local-workers", str(workers), "--heartbeat-timeout", str(hb))
     pids = [int(p) for p in t.wait_ready()["pids"]]
     assert len(pids) == workers
     t.assert_progressing(by=100)
@@ -41,18 +45,16 @@ def _running_pool(trainer: Callable[..., TrainerProc], workers: int = 2) -> tupl
 def test_kill9_worker_mid_step_is_a_prompt_typed_error_and_leaks_nothing(
     trainer: Callable[..., TrainerProc],
 ) -> None:
-    t, pids = _running_pool(trainer)
+    # A heartbeat timeout no test outlives: the death must be noticed from the process itself (its
+    # exit status), not from heartbeat silence. How fast is benchmarks/bench_reliability.py's figure.
+    t, pids = _running_pool(trainer, hb=3600.0)
     os.kill(pids[1], signal.SIGKILL)
-    t0 = time.monotonic()
-    wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, 2 * HB + 2, "typed error")
+    wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, HANG_S, "typed error")
     err = t.event("error")
     assert err is not None and err["type"] == "WorkerDied", t.describe()
     assert "local-1" in err["message"] and "SIGKILL" in err["message"], err
-    assert time.monotonic() - t0 < HB + 1.5, (
-        "a dead local worker should be noticed before the heartbeat timeout"
-    )
-    wait_for(lambda: t.proc.poll() is not None, 15, "trainer exit")
-    wait_for(lambda: all(_gone(p) for p in pids), 10, "every worker gone")
+    wait_for(lambda: t.proc.poll() is not None, HANG_S, "trainer exit")
+    wait_for(lambda: all(_gone(p) for p in pids), HANG_S, "every worker gone")
 
 
 def test_stopped_worker_is_a_typed_timeout_then_everything_exits(trainer: Callable[..., TrainerProc]) -> None:
@@ -60,23 +62,25 @@ def test_stopped_worker_is_a_typed_timeout_then_everything_exits(trainer: Callab
     os.kill(pids[0], signal.SIGSTOP)
     try:
         t0 = time.monotonic()
-        wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, 3 * HB + 2, "typed error")
+        wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, HANG_S, "typed error")
         err = t.event("error")
         assert err is not None and err["type"] == "WorkerTimeout", t.describe()
         assert "local-0" in err["message"], err
+        # Not before its heartbeat timeout (less the one heartbeat interval, 0.5 s, that may have
+        # passed since its last message): a lower bound, which load cannot break. How soon after
+        # is benchmarks/bench_reliability.py's figure.
         took = time.monotonic() - t0
-        print(f"SIGSTOP detected after {took:.2f}s (heartbeat timeout {HB}s)")
-        assert HB * 0.8 <= took <= 2 * HB + 1, (
-            f"a hung worker was declared dead after {took:.1f}s, timeout {HB}s"
-        )
+        assert took >= HB - 0.5, f"a stopped worker was declared dead after {took:.1f}s, timeout {HB}s"
     finally:
         if not _gone(pids[0]):
             os.kill(pids[0], signal.SIGCONT)  # "resume later": it must find its trainer gone and exit
-    wait_for(lambda: t.proc.poll() is not None, 15, "trainer exit")
-    wait_for(lambda: all(_gone(p) for p in pids), 10, "every worker gone, the resumed one included")
+    wait_for(lambda: t.proc.poll() is not None, HANG_S, "trainer exit")
+    wait_for(lambda: all(_gone(p) for p in pids), HANG_S, "every worker gone, the resumed one included")
 
 
-def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., TrainerProc]) -> None:
+def test_killing_the_trainer_takes_every_worker_with_it(
+    trainer: Callable[..., TrainerProc], process_tree: ProcessTree
+) -> None:
     """Local workers (parent-death signal) and a remote worker (broker heartbeats stop) both exit."""
     port = free_port()
     endpoint = f"tcp://127.0.0.1:{port}"
@@ -84,7 +88,7 @@ def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., T
         *("--bind", endpoint, "--envs", "3", "--local-workers", "2", "--local-envs", "2"),
         *("--heartbeat-timeout", str(HB)),
     )
-    remote = subprocess.Popen(
+    remote = process_tree.popen(
         [
             sys.executable,
             "-m",
@@ -100,7 +104,6 @@ def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., T
         + ["--connect-timeout", "30", "--log-level", "WARNING"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
     try:
         pids = [int(p) for p in t.wait_ready()["pids"]]
@@ -108,15 +111,7 @@ def test_killing_the_trainer_takes_every_worker_with_it(trainer: Callable[..., T
         everyone = [psutil.Process(p) for p in pids] + [psutil.Process(remote.pid)]
         everyone += [c for p in list(everyone) for c in p.children(recursive=True)]
         os.kill(t.proc.pid, signal.SIGKILL)
-        t0 = time.monotonic()
-        wait_for(
-            lambda: all(_gone(p.pid) for p in everyone),
-            3 * HB + 5,
-            "all workers to exit after the trainer died",
-        )
-        print(
-            f"all {len(everyone)} worker processes gone {time.monotonic() - t0:.2f}s after kill -9 of the trainer"
-        )
-        assert remote.wait(timeout=5) != 0
+        wait_for(lambda: all(_gone(p.pid) for p in everyone), HANG_S, "all workers to exit after the trainer died")
+        assert remote.wait(timeout=HANG_S) != 0
     finally:
         kill_group(remote)
