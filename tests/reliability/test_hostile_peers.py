@@ -164,7 +164,7 @@ def test_worker_with_duplicate_id_is_refused_and_pool_still_fills(
 
     try:
         a, b = worker("dup"), worker("dup")
-        wait_for(lambda: a.poll() is not None or b.poll() is not None, 45, "one 'dup' worker to be refused")
+        wait_for(lambda: a.poll() is not None or b.poll() is not None, HANG_S, "one 'dup' worker to be refused")
         refused, kept = (a, b) if a.poll() is not None else (b, a)
         _, err = refused.communicate(timeout=10)
         assert refused.returncode is not None and refused.returncode > 0, err

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from helpers.waiting import HANG_S
 
 from .netns import Network
 from .peers import TrainerProc, wait_for
@@ -51,26 +51,18 @@ def test_remote_workers_join_over_tcp_and_a_cut_host_fails_fast(make_network: Fa
         t.assert_progressing(by=200)
 
         net.cut("b")
-        cut_at = time.monotonic()
-        wait_for(
-            lambda: t.event("error") is not None or t.proc.poll() is not None,
-            4 * HEARTBEAT_TIMEOUT,
-            "typed error",
-        )
-        detected = time.monotonic() - cut_at
+        wait_for(lambda: t.event("error") is not None or t.proc.poll() is not None, HANG_S, "typed error")
         err = t.event("error")
         assert err is not None, t.describe()
         assert err["type"] in ("WorkerTimeout", "WorkerDied"), err
         assert "'b'" in err["message"], err
-        print(f"cut detected after {detected:.2f}s (heartbeat timeout {HEARTBEAT_TIMEOUT}s)")
-        assert detected <= 2 * HEARTBEAT_TIMEOUT + 1, f"detection took {detected:.1f}s"
 
         # the trainer closed the pool: c is told (or notices) and exits; b exits once its broker
         # has been silent for the heartbeat timeout, cut or not
-        wait_for(lambda: c.poll() is not None, 15, "worker c to exit after the trainer closed")
+        wait_for(lambda: c.poll() is not None, HANG_S, "worker c to exit after the trainer closed")
         net.restore("b")
-        wait_for(lambda: b.poll() is not None, 15, "worker b to exit on its own")
-        wait_for(lambda: t.proc.poll() is not None, 15, "trainer to exit")
+        wait_for(lambda: b.poll() is not None, HANG_S, "worker b to exit on its own")
+        wait_for(lambda: t.proc.poll() is not None, HANG_S, "trainer to exit")
         assert t.proc.returncode == 1
     finally:
         t.stop()
@@ -101,7 +93,7 @@ def test_cut_host_is_replaced_by_a_worker_on_another_host_with_restart(make_netw
         wait_for(
             lambda: t.proc.poll() is not None
             or any(e.get("restarts") and "d" in e.get("workers", ()) for e in t.events if e["event"] == "progress"),
-            4 * HEARTBEAT_TIMEOUT + 30,
+            HANG_S,
             "d to take over b's env slots",
         )
         assert t.event("error") is None, t.describe()
@@ -112,12 +104,12 @@ def test_cut_host_is_replaced_by_a_worker_on_another_host_with_restart(make_netw
         assert last["restarted"] == 2, "b's two env episodes end truncated with the restart flag"
 
         net.restore("b")
-        wait_for(lambda: b.poll() is not None, 4 * HEARTBEAT_TIMEOUT + 10, "the cut worker b to exit")
+        wait_for(lambda: b.poll() is not None, HANG_S, "the cut worker b to exit")
         t.assert_progressing(by=200)
         assert t.event("error") is None, t.describe()
         t.stop()
         assert t.proc.returncode == 0, t.describe()
-        wait_for(lambda: c.poll() is not None and d is not None and d.poll() is not None, 15, "c and d to exit")
+        wait_for(lambda: c.poll() is not None and d is not None and d.poll() is not None, HANG_S, "c and d to exit")
     finally:
         t.stop()
 
@@ -154,13 +146,13 @@ def test_curve_pool_across_hosts_refuses_an_intruder_host(make_network: Factory,
     try:
         t.wait_ready(timeout=60)
         t.assert_progressing(by=200)
-        wait_for(lambda: c.poll() is not None, 30, "the intruder host's worker to give up")
+        wait_for(lambda: c.poll() is not None, HANG_S, "the intruder host's worker to give up")
         assert c.returncode != 0
         t.assert_progressing(by=100)
         assert t.stats.get("curve_refused", 0) >= 1, t.stats
         assert t.stats.get("refused", 0) == 0 and t.stats.get("malformed", 0) == 0, t.stats
         t.stop()
         assert t.proc.returncode == 0, t.describe()
-        wait_for(lambda: b.poll() is not None, 15, "b to exit")
+        wait_for(lambda: b.poll() is not None, HANG_S, "b to exit")
     finally:
         t.stop()

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from helpers.waiting import HANG_S
 
 from .netns import Network, OutputLines, cleanup_stale, list_namespaces
 from .peers import wait_for
@@ -41,22 +42,22 @@ def test_cut_link_stops_one_host_only_and_restore_resumes_it(make_network: Facto
         stdin=subprocess.PIPE,
     )
     r_out = OutputLines(router)
-    wait_for(lambda: r_out.count() >= 1, 15, "router ready")
+    wait_for(lambda: r_out.count() >= 1, HANG_S, "router ready")
     b = OutputLines(net.popen("b", [sys.executable, PEER, "dealer", endpoint, "B"], stdin=subprocess.PIPE))
     c = OutputLines(net.popen("c", [sys.executable, PEER, "dealer", endpoint, "C"], stdin=subprocess.PIPE))
-    wait_for(lambda: b.count() >= 20 and c.count() >= 20, 20, "both hosts round-tripping")
+    wait_for(lambda: b.count() >= 20 and c.count() >= 20, HANG_S, "both hosts round-tripping")
 
     net.cut("b")
     # B's output reaches us through a pipe and a reader thread, so lines printed just before the
     # cut can still be arriving: take B's count once it has stopped moving for a while.
     b_at_cut = _settled(b.count)
     c_at_cut = c.count()
-    wait_for(lambda: c.count() >= c_at_cut + 100, 20, "C to keep going while B is cut")
+    wait_for(lambda: c.count() >= c_at_cut + 100, HANG_S, "C to keep going while B is cut")
     assert b.count() <= b_at_cut + 1, f"B advanced {b.count() - b_at_cut} round trips through a cut link"
 
     net.restore("b")
     b_at_restore = b.count()
-    wait_for(lambda: b.count() >= b_at_restore + 20, 30, "B to resume after the link is restored")
+    wait_for(lambda: b.count() >= b_at_restore + 20, HANG_S, "B to resume after the link is restored")
     assert c.count() > c_at_cut + 100
     assert router.poll() is None
 
@@ -114,7 +115,7 @@ def test_curve_across_hosts_admits_the_authorised_host_and_logs_the_intruders_ad
             stdin=subprocess.PIPE,
         )
     )
-    wait_for(lambda: router.count(lambda s: s == "ready") >= 1, 15, "router ready")
+    wait_for(lambda: router.count(lambda s: s == "ready") >= 1, HANG_S, "router ready")
     server_key = str(keys / "broker.key")
     b = OutputLines(
         net.popen(
@@ -134,7 +135,7 @@ def test_curve_across_hosts_admits_the_authorised_host_and_logs_the_intruders_ad
     )
     intruder = f"refused {net.address('c')} unknown-key"
     wait_for(
-        lambda: b.count() >= 20 and router.count(lambda s: s == intruder) >= 1, 20, "B served, C refused"
+        lambda: b.count() >= 20 and router.count(lambda s: s == intruder) >= 1, HANG_S, "B served, C refused"
     )
     assert c.count() == 0, "the intruder got a reply"
     assert not router.count(lambda s: s.startswith(f"refused {net.address('b')} "))

@@ -122,7 +122,7 @@ def test_kill9_a_worker_100_times_mid_step(pools: Callable[..., ZmqVecEnv]) -> N
     assert len(pool.worker_pids) == 2
     assert all(_gone(p) for p in pids_seen - set(pool.worker_pids)), "a killed worker was not reaped"
     pool.close()
-    wait_for(lambda: all(_gone(p) for p in pids_seen), 5, "every worker gone after close")
+    wait_for(lambda: all(_gone(p) for p in pids_seen), HANG_S, "every worker gone after close")
 
 
 @pytest.mark.timeout(150)
@@ -170,7 +170,7 @@ def test_ppo_trains_through_a_worker_killer() -> None:
     finally:
         stop.set()
         pool.close()
-    wait_for(lambda: all(_gone(p) for p in pids_seen), 5, "every worker gone")
+    wait_for(lambda: all(_gone(p) for p in pids_seen), HANG_S, "every worker gone")
 
 
 @pytest.mark.timeout(60)
@@ -189,7 +189,7 @@ def test_stopped_worker_is_replaced_and_the_stopped_process_killed(pools: Callab
             obs, _, dones, infos = pool.step(acts)
             restarted = _check_step(last, obs, dones, infos, set(victim.env_indices))
         assert restarted == set(victim.env_indices)
-        wait_for(lambda: _gone(victim.pid), 5, "the stopped worker killed, not leaked")
+        wait_for(lambda: _gone(victim.pid), HANG_S, "the stopped worker killed, not leaked")
         # calls work on the replacement; stepping goes on
         assert pool.get_attr("horizon") == [1000] * 4
         for _ in range(10):
@@ -219,7 +219,7 @@ def test_exceeding_max_restarts_is_a_typed_error_and_closes_the_pool(pools: Call
         pool.step(acts)
     assert "local-1" in str(info.value) and info.value.__cause__ is not None
     assert pool.closed
-    wait_for(lambda: all(_gone(p) for p in pids), 5, "every worker gone")
+    wait_for(lambda: all(_gone(p) for p in pids), HANG_S, "every worker gone")
 
 
 def _remote_worker(port: int, envs: int = 1, name: str = "") -> subprocess.Popen[bytes]:

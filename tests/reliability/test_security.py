@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import zmq
 import zmq.auth
+from helpers.waiting import HANG_S
 
 from sc2pool import security as sec
 from sc2pool.cli import main as cli_main
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.timeout(60)
 MARKER = b"SECRET-PAYLOAD-7f3a"
 
 
-def _wait_for(pred: Callable[[], bool], timeout: float = 5.0, interval: float = 0.01) -> bool:
+def _wait_for(pred: Callable[[], bool], timeout: float = HANG_S, interval: float = 0.01) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if pred():

@@ -14,6 +14,7 @@ from typing import Any
 import psutil
 import pytest
 from helpers.proctree import ProcessTree
+from helpers.waiting import HANG_S
 
 from .peers import kill_group, wait_for
 
@@ -38,9 +39,9 @@ def test_fault_injector_kills_stops_and_resumes(soak: ModuleType, process_tree: 
         inj.set_targets([p.pid for p in victims])
         inj.start()
         wait_for(
-            lambda: any(r.kind == "kill9" and r.outcome == "injected" for r in inj.records), 20, "a kill"
+            lambda: any(r.kind == "kill9" and r.outcome == "injected" for r in inj.records), HANG_S, "a kill"
         )
-        wait_for(lambda: any(r.kind == "stop" and r.outcome == "injected" for r in inj.records), 20, "a stop")
+        wait_for(lambda: any(r.kind == "stop" and r.outcome == "injected" for r in inj.records), HANG_S, "a stop")
         inj.halt()
         assert not inj.is_alive()
         killed = {r.pid for r in inj.records if r.kind == "kill9" and r.outcome == "injected"}
@@ -60,7 +61,7 @@ def test_game_faults_are_skipped_without_child_processes(soak: ModuleType, proce
         inj = soak.FaultInjector(600.0, ("game",), 0.1, random.Random(1), time.monotonic())
         inj.set_targets([victim.pid])
         inj.start()
-        wait_for(lambda: len(inj.records) >= 1, 20, "a game fault attempt")
+        wait_for(lambda: len(inj.records) >= 1, HANG_S, "a game fault attempt")
         inj.halt()
         assert inj.records[0].outcome.startswith("skipped")
         assert victim.poll() is None
