@@ -18,6 +18,7 @@ import pool_envs
 import portpicker
 import psutil
 import pytest
+from helpers.waiting import wait_until
 from pool_helpers import HERE, worker_env
 
 from sc2pool.errors import EnvError, PoolClosedError, WorkerDied, WorkerTimeout
@@ -31,14 +32,6 @@ def gone(pid: int) -> bool:
         return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
-
-
-def wait_until(cond: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.mark.timeout(60)
@@ -76,28 +69,27 @@ def test_env_raising_in_reset_and_unencodable_info(make_pool: Callable[..., Any]
 
 @pytest.mark.timeout(60)
 def test_factory_failure_at_start_is_reported_fast(make_pool: Callable[..., Any]) -> None:
-    t0 = time.monotonic()
+    # A join timeout no test outlives: the error must come from the failure itself, not from
+    # waiting out the join timeout.
     with pytest.raises(EnvError, match="no_such_kwarg") as exc_info:
-        make_pool(env="pool_envs:make_count", env_kwargs={"no_such_kwarg": 1}, n_envs=1)
+        make_pool(env="pool_envs:make_count", env_kwargs={"no_such_kwarg": 1}, n_envs=1, join_timeout=3600.0)
     assert isinstance(exc_info.value, TypeError) and exc_info.value.env_index == 0
     assert "during build" in str(exc_info.value)
-    assert time.monotonic() - t0 < 20
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("idle", [False, True], ids=["killed-mid-run", "killed-while-idle"])
 def test_killed_worker_is_noticed_quickly(make_pool: Callable[..., Any], idle: bool) -> None:
-    pool = make_pool([pool_envs.make_count] * 4, n_workers=2)
+    # A heartbeat timeout no test outlives: the death must be noticed from the process's exit.
+    pool = make_pool([pool_envs.make_count] * 4, n_workers=2, heartbeat_timeout=3600.0)
     pool.reset()
     victim = pool.worker_pids[1]
     os.kill(victim, signal.SIGKILL)
-    if idle:  # the service thread notices between calls
-        wait_until(lambda: pool._broker.failure is not None, 5, "the broker to notice the death")
-    t0 = time.monotonic()
+    if idle:  # the service thread notices between calls: it reaps the dead child on its own
+        wait_until(lambda: not psutil.pid_exists(victim), "the pool to reap the dead worker between calls")
     with pytest.raises(WorkerDied) as exc_info:
         for _ in range(1000):
             pool.step(np.zeros(4, dtype=np.int64))
-    assert time.monotonic() - t0 < 5
     err = exc_info.value
     assert err.pid == victim and err.env_indices == [2, 3] and err.worker == "local-1"
     assert "SIGKILL" in str(err)
@@ -111,11 +103,9 @@ def test_stopped_worker_times_out(make_pool: Callable[..., Any]) -> None:
     victim = pool.worker_pids[0]
     os.kill(victim, signal.SIGSTOP)
     try:
-        t0 = time.monotonic()
         with pytest.raises(WorkerTimeout) as exc_info:
             for _ in range(100000):
                 pool.step(ZEROS2)
-        assert time.monotonic() - t0 < 6
         assert exc_info.value.pid == victim and exc_info.value.env_indices == [0]
         assert "no heartbeat" in str(exc_info.value)
         assert gone(victim)  # close() killed the stopped process
@@ -144,15 +134,14 @@ def test_busy_worker_is_not_declared_dead(make_pool: Callable[..., Any]) -> None
 
 @pytest.mark.timeout(60)
 def test_step_timeout(make_pool: Callable[..., Any]) -> None:
-    pool = make_pool(env="pool_envs:make_count", env_kwargs={"delay": 5.0}, n_envs=1, step_timeout=0.5)
+    # A step that would outlast any test: if the typed error comes at all, step_timeout fired (and
+    # closing the failed pool killed the hung worker). How soon is benchmarks/bench_reliability.py's.
+    pool = make_pool(env="pool_envs:make_count", env_kwargs={"delay": 3600.0}, n_envs=1, step_timeout=0.5)
     pool.reset()
-    t0 = time.monotonic()
+    pids = pool.worker_pids
     with pytest.raises(WorkerTimeout, match="step_timeout"):
         pool.step(np.zeros(1, dtype=np.int64))
-    # "No hang": well before the env's 5 s step would end. Detection runs every <= 0.25 s, and the
-    # failed pool is closed (hung worker killed) before raising; allow 2x + 1.5 s for a loaded box.
-    took = time.monotonic() - t0
-    assert took < 2 * 0.5 + 1.5 < 5.0, f"step_timeout=0.5 s took {took:.2f} s to fire"
+    assert pool.closed and all(gone(p) for p in pids)
 
 
 def start_trainer(procs: list[Any], *args: str) -> tuple[subprocess.Popen[str], dict[str, Any]]:
@@ -188,10 +177,10 @@ def test_workers_exit_when_the_trainer_dies(procs: list[Any], pool_tmpdir: Path)
     os.kill(trainer.pid, signal.SIGKILL)
     trainer.wait(timeout=5)
     # local worker: parent-death signal; remote worker: broker heartbeats stop (timeout 1.5 s)
-    wait_until(lambda: gone(local_pids[0]), 10, "the local worker to exit")
-    wait_until(lambda: remote.poll() is not None, 15, "the remote worker to exit")
+    wait_until(lambda: gone(local_pids[0]), "the local worker to exit")
+    wait_until(lambda: remote.poll() is not None, "the remote worker to exit")
     assert remote.returncode == 3, remote.stderr.read() if remote.stderr else ""
-    wait_until(lambda: not os.path.exists(info["dir"]), 10, "the orphaned ipc/shm dir to be removed")
+    wait_until(lambda: not os.path.exists(info["dir"]), "the orphaned ipc/shm dir to be removed")
 
 
 @pytest.mark.timeout(60)
