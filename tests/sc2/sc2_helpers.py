@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import psutil
+from helpers.waiting import HANG_S
 
 
 def descendants() -> dict[int, psutil.Process]:
@@ -19,7 +20,7 @@ def descendants() -> dict[int, psutil.Process]:
     return out
 
 
-def wait_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
+def wait_gone(pids: list[int], timeout: float = HANG_S) -> list[int]:
     """Pids still alive (not zombies) after polling up to ``timeout`` seconds."""
     procs = []
     for pid in pids:

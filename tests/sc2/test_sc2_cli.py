@@ -235,6 +235,6 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
         assert trainer.returncode == 130, stderr[-3000:]
         assert "interrupted (Ctrl-C) after" in stdout and (out / "model.zip").is_file()
         assert (out / "episode_reward.png").is_file() and (out / "learning_curve.csv").is_file()
-        assert wait_gone(children, timeout=10) == [], "workers and games must exit with the trainer"
+        assert wait_gone(children) == [], "workers and games must exit with the trainer"
     finally:
         _kill_group(trainer)

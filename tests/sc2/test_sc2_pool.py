@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
+from helpers.waiting import HANG_S
 from sc2_helpers import engine_pids, wait_gone
 
 from sc2pool.errors import EnvError
@@ -46,7 +47,7 @@ def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
         assert model.ep_info_buffer is not None and len(model.ep_info_buffer) > 0, "VecMonitor saw episodes"
         # One game process per env. Polled with a deadline: under load a game whose reset found it
         # dead is relaunched, and /proc can briefly show a process between fork and exec.
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_S
         engines = engine_pids()
         while len(engines) != 4 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -63,7 +64,7 @@ def test_ppo_smoke_through_the_pool(no_leaks: None) -> None:
                 assert len(os.sched_getaffinity(pid)) == 1
     finally:
         env.close()
-    assert wait_gone(engines, timeout=5) == [], "game processes outlived close()"
+    assert wait_gone(engines) == [], "game processes outlived close()"
 
 
 @pytest.mark.timeout(120)
@@ -109,7 +110,7 @@ def test_game_process_death_reaches_the_trainer_as_typed_error(no_leaks: None) -
         assert "Game" in str(err.value) or "game" in str(err.value)
     finally:
         env.close()
-    assert wait_gone(engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids()) == []
 
 
 @pytest.mark.timeout(120)

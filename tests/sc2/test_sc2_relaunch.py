@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
+from helpers.waiting import HANG_S
 from sc2_helpers import engine_pids, wait_gone
 
 from sc2pool.errors import EnvError
@@ -36,7 +37,7 @@ def _kill(pid: int) -> None:
     """kill -9 a game process and wait (bounded) until it is dead: gone, or a zombie that its
     parent (the worker, in the pool tests) has not reaped yet."""
     os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 5.0
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         try:
             if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
@@ -83,7 +84,7 @@ def test_host_relaunches_a_killed_game_and_leaves_the_other_alone(run: Any, no_l
             assert all(isinstance(r, StepResult) for r in run(host.step([1, 2])))
     finally:
         run(host.close())
-    assert wait_gone(engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids()) == []
 
 
 @pytest.mark.timeout(60)
@@ -186,7 +187,7 @@ def test_pool_keeps_stepping_through_repeated_game_kills(no_leaks: None) -> None
             assert new not in killed and psutil.pid_exists(new)
             obs, _, dones, infos = env.step(acts)
             assert not dones[1] and infos[1]["game_loop"] <= 2 * GAME_STEP, "env 1 is on a fresh episode"
-        assert wait_gone(killed, timeout=5) == [], "the killed games were reaped"
+        assert wait_gone(killed) == [], "the killed games were reaped"
         for _ in range(100):  # and stepping goes on
             obs, _, dones, infos = env.step(np.array([3, 5]))
             assert not any(i.get("sc2pool.restarted") for i in infos)
@@ -195,7 +196,7 @@ def test_pool_keeps_stepping_through_repeated_game_kills(no_leaks: None) -> None
         assert len(engines) == 2, engines
     finally:
         env.close()
-    assert wait_gone(engine_pids(), timeout=5) == [], "game processes outlived close()"
+    assert wait_gone(engine_pids()) == [], "game processes outlived close()"
 
 
 @pytest.mark.timeout(60)
@@ -211,7 +212,7 @@ def test_pool_without_the_option_still_reports_the_typed_error(no_leaks: None) -
         assert err.value.remote_type == "GameCrashedError", err.value.remote_type
     finally:
         env.close()
-    assert wait_gone(engine_pids(), timeout=5) == []
+    assert wait_gone(engine_pids()) == []
 
 
 @pytest.mark.timeout(60)
@@ -232,7 +233,7 @@ def test_hung_game_is_killed_and_relaunched(run: Any, no_leaks: None) -> None:
         assert isinstance(results[1], StepResult)
         _, info = run(host.recover(0))
         assert info["game_relaunches"] == 1 and info["game_pid"] != hung
-        assert wait_gone([hung], timeout=5) == [], "the stopped game process must be killed"
+        assert wait_gone([hung]) == [], "the stopped game process must be killed"
         res = run(host.step([0, 0]))
         assert all(isinstance(r, StepResult) for r in res)
     finally:
@@ -280,7 +281,7 @@ def test_dropped_connection_to_a_live_game_kills_it_and_relaunches(run: Any, no_
         assert isinstance(results[1], EnvFailure) and results[1].recoverable
         assert isinstance(results[0], StepResult)
         _, info = run(host.recover(1))
-        assert wait_gone([old], timeout=5) == [], "the old game process must not outlive its connection"
+        assert wait_gone([old]) == [], "the old game process must not outlive its connection"
         assert info["game_pid"] != old and psutil.pid_exists(info["game_pid"])
         assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
     finally:
@@ -327,7 +328,7 @@ def test_game_dying_while_it_launches_is_launched_again(
         _, info = run(host.recover(0))
         assert len(killed) == 1 and info["game_pid"] not in (old, killed[0])
         assert info["game_relaunches"] == 2 and host.relaunches == [2, 0]
-        assert wait_gone([old, *killed], timeout=5) == [], "dead launches must be reaped"
+        assert wait_gone([old, *killed]) == [], "dead launches must be reaped"
         assert all(isinstance(r, StepResult) for r in run(host.step([0, 0])))
     finally:
         run(host.close())
@@ -374,7 +375,7 @@ def test_without_relaunch_a_game_dying_at_start_is_not_retried(
     with pytest.raises(EnvFailure) as err:
         run(host.start())
     assert isinstance(err.value.cause, GameLaunchError) and err.value.cause.process_exited
-    assert len(killed) == 1 and wait_gone(killed, timeout=5) == []
+    assert len(killed) == 1 and wait_gone(killed) == []
     run(host.close())
 
 
