@@ -34,38 +34,11 @@ ALL_IMPLS = (
 )
 
 
-def _children() -> list[psutil.Process]:
-    """Our live descendants, minus multiprocessing's forkserver/resource tracker (our direct
-    children; what the forkserver forks inherits its command line but counts)."""
-    out = []
-    me = psutil.Process()
-    for p in me.children(recursive=True):
-        try:
-            cmd = " ".join(p.cmdline())
-            helper = p.ppid() == me.pid and "multiprocessing." in cmd
-            if p.status() == psutil.STATUS_ZOMBIE or helper:
-                continue
-        except psutil.Error:
-            continue
-        out.append(p)
-    return out
-
-
 @pytest.fixture
-def no_leftovers():
-    """Fails the test if it leaves a child process behind; kills them either way."""
-    before = {p.pid for p in _children()}
-    yield
-    import time
-
-    deadline = time.monotonic() + 5
-    extra = [p for p in _children() if p.pid not in before]
-    while extra and time.monotonic() < deadline:
-        time.sleep(0.05)
-        extra = [p for p in _children() if p.pid not in before]
-    for p in extra:
-        p.kill()
-    assert not extra, f"leftover processes: {[(p.pid, p.cmdline()) for p in extra]}"
+def no_leftovers(process_tree):
+    """The suite-wide ``process_tree`` check (``tests/conftest.py``) under the name these tests use:
+    a leftover process fails the test and is killed either way."""
+    return process_tree
 
 
 # ~5 s on a quiet 2-core box; the bound is generous because SubprocVecEnv's children import torch,
