@@ -107,7 +107,7 @@ def spawn_worker(
     ``fixed_layout``: start it through ``workers.layout`` (Linux): address-space randomisation off,
     so sibling workers share one layout (see that module for why and for the trade-off).
     ``spin_us``: for a worker with a core to itself, how long it polls its lane after a reply
-    before sleeping, while requests follow replies that fast (``workers.main.Worker._spin``).
+    before sleeping, while requests follow replies that fast (``workers.main.spin_read``).
     """
     import cloudpickle
 

@@ -77,7 +77,7 @@ class _Resources:
 
 
 # A local worker with a core to itself polls its lane this long after each reply before it sleeps,
-# while the next request has been following that fast (workers.main.Worker._spin): on the 2-core
+# while the next request has been following that fast (workers.main.spin_read): on the 2-core
 # dev VM, 2 workers of a 1 ms env went from ~1,680 to ~1,765 steps/s (ideal ~1,985) and CartPole-8
 # in 2 workers by 13-20%; with 0.2-0.4 ms of trainer work between steps it made no difference
 # (300 us measured best of 150, 300 and 500).

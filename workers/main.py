@@ -190,6 +190,56 @@ def _sync_step_of(host: EnvHost) -> Callable[[list[Any]], Any] | None:
     return fn if issubclass(sync_cls, step_cls) else None
 
 
+class ReplyGap:
+    """How soon the trainer's requests have recently followed our replies over the lane.
+
+    An average of reply-to-request gaps, each capped at ``cap`` seconds so that one long pause
+    (the trainer training for minutes between rollouts) is forgotten after a few fast steps. A
+    worker spins (:func:`spin_read`) only while this is under its ``spin_s``; before any request
+    has followed a reply it is infinite, so a new worker does not spin.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, cap: float = 0.01) -> None:
+        self._clock = clock
+        self._cap = cap
+        self._replied_at = 0.0
+        self.seconds = math.inf
+
+    def replied(self) -> None:
+        """A reply left now."""
+        self._replied_at = self._clock()
+
+    def requested(self) -> None:
+        """A request arrived now: fold its gap since the last reply into the average."""
+        gap = min(self._clock() - self._replied_at, self._cap)
+        self.seconds = gap if self.seconds == math.inf else 0.5 * (self.seconds + gap)
+
+
+def spin_read(lane: P.Lane, seconds: float) -> list[bytes]:
+    """Poll ``lane`` for up to ``seconds`` instead of sleeping at once (adaptive spin-then-block).
+
+    Returns the messages read (``[]`` when none came in time, or when the lane is closed: the
+    blocking path reports that).
+
+    Why: waking a process that sleeps on another, idle core costs ~50 us on a VM (an
+    inter-processor interrupt and a hypervisor exit), a twentieth of a 1 ms env step. When the
+    trainer has been sending the next request within ``spin_s`` of our reply (a fast policy, a
+    benchmark), polling for it is cheaper than sleeping; when it has not (a slow policy
+    between steps, e.g. PPO on CPU), the recent gap (:class:`ReplyGap`) says so and the worker
+    sleeps at once. Only a worker with a core to itself spins, and it yields that core to
+    anything else runnable.
+    """
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            messages = lane.read_ready()
+        except (EOFError, OSError):
+            return []
+        if messages or time.monotonic() >= end:
+            return messages
+        os.sched_yield()
+
+
 class Worker:
     """One worker: its sockets, its host and the serve loop. Use :func:`run_worker`."""
 
@@ -206,8 +256,7 @@ class Worker:
         self._layout: ObsLayout | None = None
         self._last_obs: list[Any] | None = None  # last observation sent per env (terminal obs on recover)
         self.env_restarts: dict[int, int] = {}  # local env index -> recoveries by the host
-        self._replied_at: float = 0.0  # when the last lane reply left
-        self._gap: float = math.inf  # recent time from a lane reply to the next lane request (EWMA)
+        self._gap = ReplyGap()  # how soon lane requests have recently followed our replies
 
     # -------------------------------------------------------------------------------- plumbing
     async def _send(self, kind: P.Kind, frames: list[Any] | None = None, **fields: Any) -> None:
@@ -225,7 +274,7 @@ class Worker:
                 self.lost.set()
                 raise asyncio.CancelledError() from None
             if self.cfg.spin_s:
-                self._replied_at = time.monotonic()
+                self._gap.replied()
             return
         copy = True  # zero-copy only pays off for big frames
         for frame in parts[1:]:
@@ -274,8 +323,8 @@ class Worker:
                     raise asyncio.CancelledError() from None
                 if messages:
                     return self._from_lane(messages)
-            if self._blocking_ok and not lane_ready and lane is not None and self._gap < self.cfg.spin_s:
-                messages = self._spin(lane)
+            if self._blocking_ok and not lane_ready and lane is not None and self._gap.seconds < self.cfg.spin_s:
+                messages = spin_read(lane, self.cfg.spin_s)
                 if messages:
                     return self._from_lane(messages)
             if self._blocking_ok:
@@ -296,31 +345,10 @@ class Worker:
         """The first of ``messages`` (the rest are queued); a worker that may spin notes how soon it
         followed our last reply."""
         if self.cfg.spin_s:
-            gap = min(time.monotonic() - self._replied_at, 0.01)  # a long pause should not linger for long
-            self._gap = gap if self._gap == math.inf else 0.5 * (self._gap + gap)
+            self._gap.requested()
         self._lane_pending.extend(messages[1:])
         self._via_lane = True
         return [messages[0]]
-
-    def _spin(self, lane: P.Lane) -> list[bytes]:
-        """Poll the lane for up to ``spin_s`` instead of sleeping at once (adaptive spin-then-block).
-
-        Why: waking a process that sleeps on another, idle core costs ~50 us on a VM (an
-        inter-processor interrupt and a hypervisor exit), a twentieth of a 1 ms env step. When the
-        trainer has been sending the next request within ``spin_s`` of our reply (a fast policy, a
-        benchmark), polling for it is cheaper than sleeping; when it has not (a slow policy
-        between steps, e.g. PPO on CPU), the recent gap says so and the worker sleeps at once. Only a
-        worker with a core to itself spins, and it yields that core to anything else runnable.
-        """
-        end = time.monotonic() + self.cfg.spin_s
-        while True:
-            try:
-                messages = lane.read_ready()
-            except (EOFError, OSError):
-                return []  # the blocking path reports it
-            if messages or time.monotonic() >= end:
-                return messages
-            os.sched_yield()
 
     async def _send_error(self, exc: BaseException, stage: str, index: int | None, seq: int | None) -> None:
         fields: dict[str, Any] = _error_fields(exc, stage, index)

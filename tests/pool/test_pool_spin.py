@@ -1,4 +1,5 @@
-"""Adaptive spin-then-sleep of local workers that have a core to themselves (``Worker._spin``)."""
+"""Adaptive spin-then-sleep of local workers that have a core to themselves (``workers.main``'s
+``spin_read`` and ``ReplyGap``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from sc2pool import affinity
 from sc2pool import protocol as P
-from workers.main import Worker, WorkerConfig
+from workers.main import ReplyGap, spin_read
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 
@@ -45,39 +46,41 @@ def test_only_workers_with_a_core_of_their_own_spin(make_pool: Callable[..., Any
     assert not any("--spin-us" in _cmdline(pid) for pid in unpinned.worker_pids)
 
 
-def _worker(spin_s: float) -> tuple[Worker, P.Lane, socket.socket]:
-    ours, theirs = socket.socketpair()
-    w = Worker(WorkerConfig(endpoint="ipc:///nonexistent", make_host=lambda: None, spin_s=spin_s))  # type: ignore[arg-type,return-value]
-    w._lane_pending = []
-    return w, P.Lane(ours), theirs
-
-
-def test_spin_returns_a_request_that_is_there_and_gives_up_after_spin_s() -> None:
-    w, lane, peer = _worker(spin_s=0.002)
+def test_spin_read_returns_a_request_that_is_there_and_gives_up_after_its_time() -> None:
+    ours, peer = socket.socketpair()
+    lane = P.Lane(ours)
     try:
         peer.sendall(P.Lane.frame(b"req"))
-        assert w._spin(lane) == [b"req"]
+        assert spin_read(lane, 0.002) == [b"req"]
         t0 = time.monotonic()
-        assert w._spin(lane) == []
-        assert time.monotonic() - t0 >= 0.002
+        assert spin_read(lane, 0.002) == []
+        assert time.monotonic() - t0 >= 0.002, "it polled for its whole time before giving up"
         peer.close()
-        assert w._spin(lane) == []  # a closed lane is left to the blocking path to report
+        assert spin_read(lane, 0.002) == []  # a closed lane is left to the blocking path to report
     finally:
         lane.close()
         peer.close()
 
 
-def test_recent_gap_follows_requests_and_forgets_long_pauses() -> None:
-    w, lane, peer = _worker(spin_s=0.00015)
-    try:
-        assert w._gap == math.inf  # no spinning before a request has followed a reply
-        w._replied_at = time.monotonic() - 100.0  # e.g. the trainer was busy training for minutes
-        assert w._from_lane([b"a", b"b"]) == [b"a"] and w._lane_pending == [b"b"]
-        assert w._gap == pytest.approx(0.01)  # capped: a few fast steps bring it back under spin_s
-        for _ in range(12):
-            w._replied_at = time.monotonic()
-            w._from_lane([b"x"])
-        assert w._gap < w.cfg.spin_s
-    finally:
-        lane.close()
-        peer.close()
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_reply_gap_follows_requests_and_forgets_long_pauses() -> None:
+    clock = _Clock()
+    gap = ReplyGap(clock, cap=0.01)
+    assert gap.seconds == math.inf  # no spinning before a request has followed a reply
+    gap.replied()
+    clock.now += 100.0  # e.g. the trainer was busy training for minutes
+    gap.requested()
+    assert gap.seconds == pytest.approx(0.01)  # capped: a few fast steps bring it back under spin_s
+    for _ in range(12):
+        gap.replied()
+        clock.now += 0.00001
+        gap.requested()
+    assert gap.seconds < 0.00015
+    assert gap.seconds == pytest.approx(0.00001, abs=0.00001)
