@@ -235,3 +235,30 @@ class LayoutProbe(gym.Wrapper):
 
 def make_layout_probe() -> gym.Env:
     return LayoutProbe(gym.make("CartPole-v1"))
+
+
+class LaneSaboteurEnv(CountEnv):
+    """A CountEnv whose ``sabotage()`` (called through ``env_method``) writes, from inside its
+    worker process, a truncated compact message and a compact RESULT for a request that was never
+    sent onto the worker's local lane (found in the worker's ``--lane-fd`` argument): what a
+    corrupted or confused local worker would send."""
+
+    def sabotage(self) -> int:
+        import socket
+        import sys
+
+        from sc2pool import protocol as P
+
+        fd = int(sys.argv[sys.argv.index("--lane-fd") + 1])
+        raw = socket.socket(fileno=os.dup(fd))
+        try:
+            raw.setblocking(True)
+            raw.sendall(P.Lane.frame(b"\xc1R\x01"))  # too short to hold a sequence number
+            raw.sendall(P.Lane.frame(P.compact_result(10**9, [0.0], [False], [False])))  # no such request
+        finally:
+            raw.close()
+        return 2
+
+
+def make_lane_saboteur() -> gym.Env:
+    return LaneSaboteurEnv()

@@ -84,19 +84,17 @@ def test_action_layout_change_goes_back_to_a_full_step(make_pool: Callable[..., 
 
 @pytest.mark.timeout(60)
 def test_broker_drops_malformed_or_stale_compact_replies(make_pool: Callable[..., Any]) -> None:
-    pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=1)
+    """A local worker that writes a truncated compact message and a RESULT for no request onto its
+    lane: both are dropped and counted, and the pool goes on serving."""
+    pool = make_pool([pool_envs.make_lane_saboteur, pool_envs.make_count], n_workers=1)
     pool.reset()
-    broker = pool._broker
-    w = broker.workers[0]
-    before = dict(broker.stats)
-    with broker.lock:
-        broker._compact_reply(w, b"\xc1R\x01")  # too short to hold a sequence number
-        broker._compact_reply(w, P.compact_result(10**9, [0.0, 0.0], [False] * 2, [False] * 2))  # no such request
-        assert w.reply is None
-    assert broker.stats["malformed"] == before.get("malformed", 0) + 1
-    assert broker.stats["stale"] == before.get("stale", 0) + 1
-    _, rewards, _, _ = pool.step(np.zeros(2, dtype=np.int64))
-    assert rewards.tolist() == [1.0, 1.0]
+    pool.step(np.zeros(2, dtype=np.int64))  # the lane is in use
+    before = dict(pool.stats)
+    assert pool.env_method("sabotage", indices=[0]) == [2]
+    obs, rewards, _, _ = pool.step(np.zeros(2, dtype=np.int64))
+    assert pool.stats["malformed"] == before.get("malformed", 0) + 1
+    assert pool.stats["stale"] == before.get("stale", 0) + 1
+    assert rewards.tolist() == [1.0, 1.0] and obs.tolist() == [[2.0, 2.0]] * 2, "the real replies still count"
 
 
 def test_fast_path_never_bypasses_an_overridden_step() -> None:
