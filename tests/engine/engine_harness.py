@@ -103,3 +103,34 @@ class ServeProcess:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     raise
                 await asyncio.sleep(0.05)
+
+
+def play_bot(
+    map_name: str, bot: Any, opponent: Any = None, race: Any = None, game_step: int = 8, seed: int | None = 1
+) -> tuple[Any, Any]:
+    """Play one game of ``bot`` (a BotAI) on ``map_name`` through the production engine session
+    behind the in-process transport (no sockets); returns ``(burnysc2 Result, DispatchStats)``,
+    whose ``count`` says how many requests of each kind the engine answered."""
+    from sc2.client import Client
+    from sc2.controller import Controller
+    from sc2.data import Race
+    from sc2.main import _play_game
+    from sc2.player import Bot
+
+    from sc2pool.engine.session import DispatchStats
+    from sc2pool.engine.transport import connect_inprocess
+
+    stats = DispatchStats()
+    ws = connect_inprocess(stats=stats)
+
+    async def run() -> Any:
+        client = Client(ws)  # type: ignore[arg-type]
+        ctrl = Controller(ws, None)  # type: ignore[arg-type]
+        players = [Bot(race or Race.Terran, bot)]
+        if opponent is not None:
+            players.append(opponent)
+        await ctrl.create_game(scenario_map(map_name), players, realtime=False, random_seed=seed)
+        client.game_step = game_step
+        return await _play_game(players[0], client, realtime=False, portconfig=None, game_time_limit=None)
+
+    return asyncio.run(run()), stats

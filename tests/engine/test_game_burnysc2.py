@@ -1,4 +1,5 @@
-"""Unmodified burnysc2 BotAI games against the Game, through an in-process dispatcher (no sockets)."""
+"""Unmodified burnysc2 BotAI games against the Game, through the production engine session behind the
+in-process transport (no sockets)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 pytest.importorskip("sc2")
 import sc2.main  # noqa: E402,F401  (resets loguru; quieten it below)
-from game_harness import play  # noqa: E402
+from engine_harness import play_bot as play  # noqa: E402
 from loguru import logger  # noqa: E402
 from sc2.bot_ai import BotAI  # noqa: E402
 from sc2.data import Difficulty, Race, Result  # noqa: E402
@@ -41,7 +42,7 @@ class BeaconBot(BotAI):
 
 def test_move_to_beacon_bot_scores_and_ties_at_the_limit() -> None:
     bot = BeaconBot()
-    result, d = play("MoveToBeacon", bot)
+    result, _ = play("MoveToBeacon", bot)
     assert result == Result.Tie and bot.ended == Result.Tie
     assert bot.final_score >= 15
     assert bot.final_time == pytest.approx(1920 / 22.4, abs=0.5)
@@ -64,9 +65,9 @@ class CountingMoveBot(BotAI):
 
 
 def test_prevent_double_actions_works_with_reported_orders() -> None:
-    result, d = play("MoveToBeacon", CountingMoveBot())
+    result, stats = play("MoveToBeacon", CountingMoveBot())
     assert result == Result.Defeat  # leaving loses
-    assert d.counts.get("action", 0) == 1
+    assert stats.count.get("action", 0) == 1
 
 
 class FightBot(BotAI):
