@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_helpers import command, joined
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from s2clientprotocol import sc2api_pb2 as sc_pb
-from test_game_api import command, joined
 
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.units import TYPES

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_helpers import command, joined, units
 from s2clientprotocol import sc2api_pb2 as sc_pb
-from test_game_api import command, joined, units
 
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game
