@@ -125,7 +125,7 @@ def test_kill9_a_worker_100_times_mid_step(pools: Callable[..., ZmqVecEnv]) -> N
     wait_for(lambda: all(_gone(p) for p in pids_seen), HANG_S, "every worker gone after close")
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(300)
 def test_ppo_trains_through_a_worker_killer() -> None:
     """End to end: PPO.learn completes while a background thread kill -9s random workers."""
     from stable_baselines3 import PPO
@@ -155,8 +155,7 @@ def test_ppo_trains_through_a_worker_killer() -> None:
     try:
         model = PPO("MlpPolicy", pool, n_steps=128, batch_size=128, n_epochs=1, seed=0, device="cpu")
         thread.start()
-        deadline = time.monotonic() + 60
-        while len(kills) < 8 and time.monotonic() < deadline:  # learn on until 8 kills happened
+        while len(kills) < 8:  # learn on until 8 kills happened (the test's timeout guards a hang)
             model.learn(total_timesteps=1024, reset_num_timesteps=False)
         stop.set()
         thread.join()
@@ -326,14 +325,15 @@ def _hang_if_marked(marker: str) -> Any:
         time.sleep(0.05)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 def test_a_respawned_worker_stuck_before_joining_is_killed_and_respawned(
     pools: Callable[..., ZmqVecEnv], tmp_path: Path
 ) -> None:
     import functools
 
     marker = tmp_path / "hang"
-    pool = pools(env_fns=[functools.partial(_hang_if_marked, str(marker))] * 2, n_workers=2, replace_timeout=4.0)
+    # replace_timeout is how long a healthy respawn may take to join: wide enough for a loaded machine
+    pool = pools(env_fns=[functools.partial(_hang_if_marked, str(marker))] * 2, n_workers=2, replace_timeout=10.0)
     acts = np.zeros(2, dtype=np.int64)
     pool.reset()
     marker.touch()
@@ -346,7 +346,7 @@ def test_a_respawned_worker_stuck_before_joining_is_killed_and_respawned(
     assert dones[1], "env 1 must restart"
     assert not marker.exists(), "a replacement must have hung"
     assert pool.restart_counts == {"local-1": 2}, pool.restart_counts
-    assert took >= 4.0, f"the stuck replacement was killed after {took:.1f}s, before replace_timeout=4"
+    assert took >= 10.0, f"the stuck replacement was killed after {took:.1f}s, before replace_timeout=10"
 
 
 def _fail_if_marked(marker: str) -> Any:
