@@ -41,6 +41,7 @@ def process_tree(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProcessTree]:
         yield tree
     finally:
         left = tree.leftovers()
-        tree.kill_all()
+        if left:
+            tree.kill_all()
     if left:
         pytest.fail("processes left behind by the test (now killed):\n  " + "\n  ".join(left), pytrace=False)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -71,6 +72,7 @@ class ProcessTree:
 
     def __init__(self, marker: str | None = None) -> None:
         self.marker = marker or uuid.uuid4().hex
+        self._started = time.time() - 1.0  # no process older than this can carry the marker
         self._me = psutil.Process()
         self._before = {k for k in map(_key, self._descendants()) if k is not None}
         self._roots: list[int] = []
@@ -144,12 +146,12 @@ class ProcessTree:
             if k is not None and k not in self._before:
                 found[k] = p
         roots = set(self._roots)
-        for p in psutil.process_iter():
+        for p in psutil.process_iter(["create_time"]):
             try:
                 if p.pid == self._me.pid:
                     continue
                 mine = (os.getsid(p.pid) in roots or os.getpgid(p.pid) in roots) if roots else False
-                if not mine:
+                if not mine and (p.info["create_time"] or 0.0) >= self._started:
                     mine = p.environ().get(MARKER_VAR) == self.marker
             except (psutil.Error, OSError):
                 continue
