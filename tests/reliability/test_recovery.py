@@ -138,7 +138,9 @@ def test_ppo_trains_through_a_worker_killer() -> None:
 
     def killer() -> None:
         rng = random.Random(1)
-        while not stop.wait(0.4):
+        # 8 kills, then stop: a killer that went on every 0.4 s would, on a loaded machine where a
+        # respawn takes longer than that, keep the pool restarting and starve learn() for good
+        while len(kills) < 8 and not stop.wait(0.4):
             # only workers that finished starting: killing every replacement before it is up
             # would (rightly) stall the pool, not test it
             pids = [w.pid for w in pool.workers if w.ready]
