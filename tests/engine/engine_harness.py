@@ -56,6 +56,19 @@ async def play(ws: Any, matches: Sequence[Any]) -> list[Any]:
     return results
 
 
+def session_processes(sid: int) -> list[psutil.Process]:
+    """Live (non-zombie) processes of session ``sid`` (a process started with
+    ``start_new_session=True`` leads the session named by its pid), whatever their command line."""
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if os.getsid(p.pid) == sid and p.status() != psutil.STATUS_ZOMBIE:
+                found.append(p)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
 class ServeProcess:
     """``python -m sc2pool.engine`` style server in a subprocess (``sc2pool engine serve``)."""
 
@@ -85,14 +98,7 @@ class ServeProcess:
     def session(self) -> list[psutil.Process]:
         """Live (non-zombie) processes in the server's session: the server itself while it runs,
         and anything it started that is still there."""
-        found = []
-        for p in psutil.process_iter():
-            try:
-                if os.getsid(p.pid) == self.proc.pid and p.status() != psutil.STATUS_ZOMBIE:
-                    found.append(p)
-            except (psutil.Error, OSError):
-                continue
-        return found
+        return session_processes(self.proc.pid)
 
     async def connect(self, http: aiohttp.ClientSession, timeout: float = 30.0) -> aiohttp.ClientWebSocketResponse:
         deadline = time.monotonic() + timeout

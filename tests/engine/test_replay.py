@@ -15,7 +15,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from engine_harness import engine_processes
+from engine_harness import session_processes
 
 from sc2pool.engine.install import write_install
 from sc2pool.engine.replay import MAGIC, EngineReplay, Playback, ReplayError, ReplayFormatError
@@ -41,7 +41,9 @@ def saved_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[byt
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
             proc.wait()
-        for p in engine_processes(marker=str(root)):
+        # engines that outlived the script (a module-scoped fixture: the per-test process_tree
+        # check does not cover it)
+        for p in session_processes(proc.pid):
             p.kill()
     assert proc.returncode == 0, err[-3000:]
     return replay, msgpack.unpackb(observations.read_bytes())
