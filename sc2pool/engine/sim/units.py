@@ -85,7 +85,8 @@ class Order:
     ttag: int = 0
 
 
-FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy")
+FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy",
+                                 "slide")
 INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
@@ -127,6 +128,9 @@ class UnitStore:
     """Loop before which a unit without a target need not look for one (0: look now)."""
     ox: np.ndarray
     oy: np.ndarray
+    slide: np.ndarray
+    """A chaser blocked by units standing their ground walks round its target: +1 counter-clockwise,
+    -1 clockwise, 0 straight at it."""
     seg: np.ndarray
     """Straight moves to a point are computed from where they started (``ox``, ``oy`` at loop
     ``seg``; -1: no segment yet), so a position after k loops does not depend on how the loops
