@@ -12,7 +12,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios import SCENARIOS
 from sc2pool.engine.sim.units import HOLD, IDLE, TYPES
-from sc2pool.engine.sim.world import World
+from sc2pool.engine.sim.world import SEPARATION_EPS, World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 OVERLAP_TOL = 0.1
@@ -77,7 +77,7 @@ def test_nine_marines_moved_to_one_point_end_as_a_ball() -> None:
     settle(w, 400)
     u = w.u
     assert np.all(u.kind == IDLE)  # everybody arrived (at the point or against the ball)
-    assert worst_overlap(w) <= 0.01
+    assert worst_overlap(w) <= SEPARATION_EPS  # resting overlaps below it are left alone
     cx, cy = float(u.x.mean()), float(u.y.mean())
     assert np.hypot(cx - 30.0, cy - 30.0) < 1.5  # the ball sits at the goal
     spread = float(np.hypot(u.x - cx, u.y - cy).max())
@@ -89,7 +89,7 @@ def test_nine_marines_moved_to_one_point_end_as_a_ball() -> None:
     assert tightest <= spread <= loosest, spread
     # they did not stack: no two centres closer than two radii (less the tolerance)
     d = np.hypot(u.x[:, None] - u.x[None, :], u.y[:, None] - u.y[None, :]) + np.eye(9) * 99
-    assert d.min() >= 2 * r - 0.01
+    assert d.min() >= 2 * r - SEPARATION_EPS
     assert d.min(axis=1).max() <= 2 * r + 0.1  # one ball: every marine touches another
 
 
@@ -128,7 +128,7 @@ def test_idle_units_yield_to_a_moving_ally() -> None:
     assert (w.u.x[i], w.u.y[i]) == pytest.approx((25.0, 19.25))  # walked through the line
     rows = w.u.rows(wall)
     assert np.abs(w.u.y[rows] - (17.0 + np.arange(7) * 0.75)).max() > 0.3  # someone stepped aside
-    assert worst_overlap(w) <= 0.01
+    assert worst_overlap(w) <= SEPARATION_EPS
 
 
 def test_units_on_hold_are_not_pushed_by_allies() -> None:
@@ -141,7 +141,7 @@ def test_units_on_hold_are_not_pushed_by_allies() -> None:
     h = w.u.row(holder)
     assert w.u.kind[h] == HOLD
     assert np.hypot(w.u.x[h] - 20.0, w.u.y[h] - 20.0) < 0.05
-    assert worst_overlap(w) <= 0.01
+    assert worst_overlap(w) <= SEPARATION_EPS
 
 
 def test_zerglings_surround_their_target_instead_of_stacking() -> None:
@@ -179,7 +179,7 @@ def test_flying_units_do_not_collide(monkeypatch: pytest.MonkeyPatch) -> None:
     w.spawn(D.MARINE, 1, [20.0], [20.0])  # two ground units on one point are pushed apart
     settle(w, 16)
     g = np.nonzero(w.u.unit_id == D.MARINE)[0]
-    assert np.hypot(*(w.u.x[g[0]] - w.u.x[g[1]], w.u.y[g[0]] - w.u.y[g[1]])) >= 0.75 - 0.01
+    assert np.hypot(*(w.u.x[g[0]] - w.u.x[g[1]], w.u.y[g[0]] - w.u.y[g[1]])) >= 0.75 - SEPARATION_EPS
 
 
 def test_collision_is_deterministic() -> None:

@@ -332,10 +332,22 @@ class World:
         point_goal = _POINT_LUT[kind] & ~has_t & (speed > 0)
         chase = has_t & ~in_range & (kind != HOLD) & (speed > 0)
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
-        u.slide[~chase] = 0.0  # going round a blocked target lasts while the chase does
+        u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
         moved = False
         if point_goal.any():
-            moved |= self._move_to_points(np.nonzero(point_goal)[0], self.loop)
+            pg = np.nonzero(point_goal)[0]
+            hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
+            blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
+            bx, by = x[pg].copy(), y[pg].copy()
+            moved |= self._move_to_points(pg, self.loop)
+            if blocked.any():  # side-step round the blocker instead of walking into it
+                b = pg[blocked]
+                hb = np.hypot(hx[blocked], hy[blocked])
+                step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
+                x[b] = bx[blocked] - hy[blocked] * step
+                y[b] = by[blocked] + hx[blocked] * step
+                u.seg[b] = -1
+                self._clamp()
         if chase.any():
             m = np.nonzero(chase)[0]
             tm = tsafe[m]
@@ -350,7 +362,7 @@ class World:
             if go.any():
                 moved = True
                 scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                blocked = self._blocked_ahead(m, mdx, mdy, chase)
+                blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
                 if blocked.any():  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
@@ -606,13 +618,16 @@ class World:
         u.seg[b] = -1
         return True
 
-    def _blocked_ahead(self, m: np.ndarray, hx: np.ndarray, hy: np.ndarray, chase: np.ndarray) -> np.ndarray:
-        """For chasers ``m`` heading (``hx``, ``hy``): whether a unit that will not move out of the
-        way (not itself chasing, or a chaser blocked in turn) touches it within 45 degrees ahead.
+    def _blocked_ahead(self, m: np.ndarray, hx: np.ndarray, hy: np.ndarray, walking: np.ndarray,
+                       yielding_idle: bool) -> np.ndarray:
+        """For walkers ``m`` heading (``hx``, ``hy``): whether a unit that will not move out of the
+        way touches it within 45 degrees ahead.  Units walking themselves (and not blocked in
+        turn) move on; with ``yielding_idle`` idle allies step aside too (a move passes through
+        them), otherwise they block (a chaser goes round them).
 
-        A blocked chaser side-steps (``slide``: +1 counter-clockwise round its target, -1
-        clockwise, chosen once away from the blocker) instead of pressing into the crowd, so
-        pressure does not build up through a queue of chasers.
+        A blocked walker side-steps (``slide``: +1 to the left of its heading, -1 to the right,
+        chosen once, away from the blockers) instead of pressing into the crowd, so pressure does
+        not build up through a queue of walkers and a unit standing its ground is walked round.
         """
         u = self.u
         n = len(u)
@@ -643,7 +658,9 @@ class World:
         i = pos[src]
         hxi, hyi = hx[i], hy[i]
         dot = vx * hxi + vy * hyi
-        firm = ~chase[oth] | (u.slide[oth] != 0.0)
+        firm = ~walking[oth] | (u.slide[oth] != 0.0)
+        if yielding_idle:
+            firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
         ahead = firm & (dot * dot >= 0.5 * (vx * vx + vy * vy) * (hxi * hxi + hyi * hyi)) & (dot > 0)
         if not ahead.any():
             return out
