@@ -411,7 +411,7 @@ class FindAndDefeatZerglings(ArmyTask):
     def _waypoints(self, bot: BotAI) -> list[tuple[float, float]]:
         """A lawn-mower sweep over the playable area, rows 8 apart (marine sight is 9)."""
         frame = self._frame or MapFrame(bot)
-        pts = []
+        pts: list[tuple[float, float]] = []
         ys = np.arange(frame.y0 + 4.0, frame.y0 + frame.h - 3.0, 8.0)
         for i, y in enumerate(ys):
             xs = (frame.x0 + 4.0, frame.x0 + frame.w - 4.0)
