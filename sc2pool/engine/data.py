@@ -39,6 +39,11 @@ GROUND, AIR, ANY = 1, 2, 3
 # Ability target kinds (data_pb2.AbilityData.Target).
 T_NONE, T_POINT, T_UNIT, T_POINT_OR_UNIT, T_POINT_OR_NONE = 1, 2, 3, 4, 5
 
+RANDOM_DELAY = (-0.0625, 0.125)
+"""Random change of every weapon cooldown (normal-speed seconds, uniform, drawn per attack).
+
+Not known from a source here: the range is the weapon default of the game's editor data as
+commonly quoted; the README's scenario table marks it (m)."""
 NORMAL_LOOPS_PER_SECOND = 16.0
 """Game loops per *normal*-speed game second: the unit of every speed and cooldown in the data."""
 FASTER_LOOPS_PER_SECOND = 22.4
@@ -59,6 +64,10 @@ class WeaponSpec:
     """Engine-only: radius of area damage around the attacker (banelings), 0 for single target."""
     suicide: bool = False
     """Engine-only: the attacker dies when it fires (banelings)."""
+    damage_point: float = 0.0
+    """Engine-only: normal-speed seconds from the start of an attack to the hit (or the launch)."""
+    projectile_speed: float = 0.0
+    """Engine-only: distance per normal-speed second of the weapon's missile; 0: it hits at once."""
     reported: bool = True
     """Whether ``ResponseData`` lists it: the real client reports no weapon for the baneling (its
     explosion is an ability), so the engine keeps that attack to itself."""
@@ -171,7 +180,9 @@ ABILITIES: tuple[AbilitySpec, ...] = (
 ABILITY_BY_ID: dict[int, AbilitySpec] = {a.ability_id: a for a in ABILITIES}
 
 # --------------------------------------------------------------------------------------------
-# Unit types.  Reported fields (costs, build times in loops, supply, sight, speed, armor, weapons,
+# Unit types.  Weapon timing (damage_point, projectile_speed) is engine-only and not known from a
+# source here: the values are the game's as commonly quoted (README scenario table, (m)).
+# Reported fields (costs, build times in loops, supply, sight, speed, armor, weapons,
 # creation abilities, tech requirements, cargo) are the real client's ResponseData; hit points,
 # shields and radii are public game facts the API does not report.
 MELEE = 0.100098
@@ -187,11 +198,12 @@ UNITS: tuple[UnitSpec, ...] = (
     # --- Terran
     UnitSpec(MARINE, "Marine", TERRAN, hp=45, radius=0.375, speed=2.25, sight=9, armor=0,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(ANY, damage=6, range=5, cooldown=0.860840),),
+             weapons=(WeaponSpec(ANY, damage=6, range=5, cooldown=0.860840, damage_point=0.05),),
              minerals=50, food_required=1, build_time=400, creation_ability=560, cargo_size=1),
     UnitSpec(MARAUDER, "Marauder", TERRAN, hp=125, radius=0.5625, speed=2.25, sight=10, armor=1,
              attributes=(ARMORED, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=10, range=6, cooldown=1.5, bonus=((ARMORED, 10),)),),
+             weapons=(WeaponSpec(GROUND, damage=10, range=6, cooldown=1.5, bonus=((ARMORED, 10),), damage_point=0.0,
+                                 projectile_speed=15.0),),
              minerals=100, vespene=25, food_required=2, build_time=480, creation_ability=563,
              tech_requirement=5, require_attached=True, cargo_size=2),
     UnitSpec(SCV, "SCV", TERRAN, hp=45, radius=0.375, speed=2.8125, sight=8, armor=0,
@@ -207,7 +219,7 @@ UNITS: tuple[UnitSpec, ...] = (
     # --- Zerg
     UnitSpec(ZERGLING, "Zergling", ZERG, hp=35, radius=0.375, speed=2.9531, sight=8, armor=0,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=5, range=MELEE, cooldown=0.696045),),
+             weapons=(WeaponSpec(GROUND, damage=5, range=MELEE, cooldown=0.696045, damage_point=0.1193),),
              minerals=25, food_required=0.5, build_time=384, creation_ability=1343, tech_requirement=89,
              cargo_size=1),
     UnitSpec(BANELING, "Baneling", ZERG, hp=30, radius=0.375, speed=2.5, sight=8, armor=0,
@@ -218,7 +230,7 @@ UNITS: tuple[UnitSpec, ...] = (
              tech_requirement=96, cargo_size=2),
     UnitSpec(ROACH, "Roach", ZERG, hp=145, radius=0.625, speed=2.25, sight=9, armor=1,
              attributes=(ARMORED, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=16, range=4, cooldown=2.0),),
+             weapons=(WeaponSpec(GROUND, damage=16, range=4, cooldown=2.0, damage_point=0.1, projectile_speed=11.0),),
              minerals=75, vespene=25, food_required=2, build_time=432, creation_ability=1351,
              tech_requirement=97, cargo_size=2),
     UnitSpec(LARVA, "Larva", ZERG, hp=25, radius=0.25, speed=0.5625, sight=5, armor=10, attributes=(LIGHT, BIOLOGICAL)),
@@ -228,11 +240,12 @@ UNITS: tuple[UnitSpec, ...] = (
     # --- Protoss
     UnitSpec(ZEALOT, "Zealot", PROTOSS, hp=100, shield=50, radius=0.5, speed=2.25, sight=9, armor=1,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=8, attacks=2, range=MELEE, cooldown=1.199951),),
+             weapons=(WeaponSpec(GROUND, damage=8, attacks=2, range=MELEE, cooldown=1.199951, damage_point=0.0),),
              minerals=100, food_required=2, build_time=608, creation_ability=916, cargo_size=2),
     UnitSpec(STALKER, "Stalker", PROTOSS, hp=80, shield=80, radius=0.625, speed=2.9531, sight=10, armor=1,
              attributes=(ARMORED, MECHANICAL),
-             weapons=(WeaponSpec(ANY, damage=13, range=6, cooldown=1.870117, bonus=((ARMORED, 5),)),),
+             weapons=(WeaponSpec(ANY, damage=13, range=6, cooldown=1.870117, bonus=((ARMORED, 5),), damage_point=0.1433,
+                                 projectile_speed=10.0),),
              minerals=125, vespene=50, food_required=2, build_time=672, creation_ability=917,
              tech_requirement=72, cargo_size=2),
     UnitSpec(GATEWAY, "Gateway", PROTOSS, hp=500, shield=500, radius=1.8125, sight=9, armor=1,

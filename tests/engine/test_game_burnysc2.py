@@ -123,4 +123,6 @@ def test_fog_of_war_through_burnysc2() -> None:
     bot = FogBot()
     result, _ = play("FindAndDefeatZerglings", bot)
     assert result == Result.Defeat
-    assert bot.first_enemies == 2 and bot.sees_self and not bot.sees_corner
+    # the 2 near zerglings stand 7.5-9.5 from the centre and marine sight is 9: one at the far
+    # edge of that ring may be just out of sight; the 23 others (at least 10.5 away) always are
+    assert 1 <= bot.first_enemies <= 2 and bot.sees_self and not bot.sees_corner

@@ -75,6 +75,7 @@ class Scenario:
     def start(self, world: World, rng: np.random.Generator) -> None:
         self.world = world
         self.rng = rng
+        world.rng = np.random.default_rng(int(rng.integers(1 << 62)))  # its own stream, same seed
         self.setup()
 
     def setup(self) -> None:

@@ -10,8 +10,11 @@ Model (documented simplifications of the real game):
   a ball (a mover stops when it bumps into an idle ally nearer its goal), and melee attackers
   spread around their target instead of stacking.  Flying units and neutral map objects (beacon,
   shards) do not collide.
-- Weapons hit instantly (no projectile flight), once the target's edge is within range and the
-  cooldown is ready; the cooldown is ``speed * 16`` loops with the fractional part carried over.
+- A weapon fires once the target's edge is within range and the cooldown is ready; the cooldown is
+  ``speed * 16`` loops plus a random change drawn per attack (``data.RANDOM_DELAY``, seeded), with
+  the fractional part carried over.  The hit lands after the weapon's damage point, plus the
+  missile's flight time for weapons that fire one (roach, stalker, marauder); hits in flight are
+  kept in a small queue (:meth:`World._schedule`).
 - Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
   damage first (shield armor 0), the overflow is reduced by armor.
 - Idle, attack-moving and patrolling units acquire the nearest hostile within sight and chase
@@ -59,7 +62,7 @@ YOU_CANT_CONTROL_THAT_UNIT = 87
 _INF = np.inf
 RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops."""
-SEPARATION_ITERATIONS = 8
+SEPARATION_ITERATIONS = 12
 """Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
 SEPARATION_EPS = 0.02
 """Overlaps below this are left alone (so a standing fight stays static and skippable)."""
@@ -73,6 +76,8 @@ CONTACT_LOOKAHEAD = 16
 SIDESTEP = 0.5
 """A standing unit in a mover's way is passed sideways by this share of the overlap (an idle ally
 steps aside, a unit that stands its ground is walked round)."""
+ACTIVE_GAP = 0.15
+"""The relaxation passes of one loop look at pairs whose gap is below this now."""
 PAIR_SKIN = 1.0
 """Candidate collision pairs are listed this far beyond touching and reused while units move less
 than half of it."""
@@ -130,6 +135,13 @@ class World:
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
         self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
+        self.rng = np.random.default_rng(0)
+        """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
+        self._p_ti = np.zeros(0, np.int64)
+        self._p_att = np.zeros(0, np.int64)
+        self._p_tgt = np.zeros(0, np.int64)
+        self._p_due = np.zeros(0, np.int64)
+        self._p_launch = np.zeros(0, np.int64)
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
 
@@ -322,10 +334,23 @@ class World:
             if damage is None:
                 damage = np.zeros(n)
             f = np.nonzero(fire)[0]
-            self._hit(f, tgt[f], damage)
+            ft = tgt[f]
+            late = TYPES.delayed[u.ti[f]]
+            if late.any():  # a damage point or a missile: the hit lands later
+                self._schedule(f[late], ft[late], np.sqrt(dx[f[late]] ** 2 + dy[f[late]] ** 2))
+                f_now, t_now = f[~late], ft[~late]
+            else:
+                f_now, t_now = f, ft
+            if len(f_now):
+                self._hit(f_now, t_now, damage)
             carry = cdn[f]
-            u.cd[f] = u.cd_loops[f] + np.where(was_cooling[f], carry, 0.0)
+            jitter = self.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
+            u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
+        if self._p_due.size and self._p_due.min() <= self.loop:
+            if damage is None:
+                damage = np.zeros(n)
+            self._land(damage)
 
         # --- movement
         speed = u.speed
@@ -400,14 +425,17 @@ class World:
                 self.dead_tags.extend(d.tags.tolist())
                 return d
         if not moved and not explode.any():
-            # Nothing moves and nobody died: until the next weapon is ready, loops only count
-            # cooldowns down.  Remember that so quiet_horizon() can skip them.
+            # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
+            # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
+            # can skip them.
             ready = in_range & ~(fire & u.suicide)
+            until = self.loop + (1 << 30)
             if ready.any():
                 nxt = int(np.ceil(float(u.cd[ready].min())))
-                self._static_until = self.loop + max(nxt - 1, 0)
-            else:
-                self._static_until = self.loop + (1 << 30)
+                until = self.loop + max(nxt - 1, 0)
+            if self._p_due.size:
+                until = min(until, int(self._p_due.min()) - 1)
+            self._static_until = until
         return _NO_DEATHS
 
     def _move_to_points(self, m: np.ndarray, loop: int) -> bool:
@@ -549,7 +577,7 @@ class World:
             return False
         # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
         # most the overlaps around it, so pairs further apart do not start overlapping.
-        reach = self._pc_rr + CONTACT_SLOP
+        reach = self._pc_rr + ACTIVE_GAP
         act = np.nonzero(d2 < reach * reach)[0]
         a, b, dx, dy = a[act], b[act], dx[act], dy[act]
         rr = self._pc_rr[act]
@@ -833,6 +861,37 @@ class World:
         gap = dist - self._acquisition_range(rows)
         return np.where(gap <= 0, best, -1), gap
 
+    def _schedule(self, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
+        """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
+        the centre distance for weapons that fire one.  The hit is kept as (attacker type, attacker
+        tag, target tag, loop it lands, loop the missile leaves)."""
+        u = self.u
+        ti = u.ti[att]
+        launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
+        sp = TYPES.proj_speed[ti]
+        flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
+        self._p_ti = np.concatenate((self._p_ti, ti))
+        self._p_att = np.concatenate((self._p_att, u.tag[att]))
+        self._p_tgt = np.concatenate((self._p_tgt, u.tag[trows]))
+        self._p_due = np.concatenate((self._p_due, np.maximum(launch + flight, self.loop + 1)))
+        self._p_launch = np.concatenate((self._p_launch, launch))
+
+    def _land(self, damage: np.ndarray) -> None:
+        """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
+        attacker died before the damage point (a missile already launched still lands)."""
+        u = self.u
+        due = self._p_due <= self.loop
+        ti, att, tgt = self._p_ti[due], self._p_att[due], self._p_tgt[due]
+        launch = self._p_launch[due]
+        keep = ~due
+        self._p_ti, self._p_att, self._p_tgt = self._p_ti[keep], self._p_att[keep], self._p_tgt[keep]
+        self._p_due, self._p_launch = self._p_due[keep], self._p_launch[keep]
+        trows = u.rows(tgt)
+        ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
+        if ok.any():
+            trows, ti = trows[ok], ti[ok]
+            self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
+
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
         ti = self.u.ti
@@ -886,6 +945,8 @@ class World:
         """
         if self._static_until > self.loop:
             return self._static_until - self.loop
+        if self._p_due.size:
+            return 1  # hits in flight: step loop by loop until they land
         u = self.u
         n = len(u)
         if n == 0:
