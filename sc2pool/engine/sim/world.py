@@ -130,6 +130,9 @@ class World:
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
         self._pc_next_tag = -1
+        self._touch_loop = self._touch_version = -1
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._pc_version = -1
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
@@ -572,14 +575,15 @@ class World:
         dy = y[a] - y[b]
         d2 = dx * dx
         d2 += dy * dy
-        hit = d2 < self._pc_rr2
-        if not hit.any():
-            return False
         # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
-        # most the overlaps around it, so pairs further apart do not start overlapping.
+        # most the overlaps around it, so pairs further apart do not start overlapping.  The next
+        # loop's walkers look for blockers among the same pairs (_blocked_ahead).
         reach = self._pc_rr + ACTIVE_GAP
         act = np.nonzero(d2 < reach * reach)[0]
         a, b, dx, dy = a[act], b[act], dx[act], dy[act]
+        self._near_now = (self.loop, u.version, a, b)
+        if len(a) == 0:
+            return False
         rr = self._pc_rr[act]
         d = np.sqrt(d2[act])
         ov = rr - d
@@ -662,21 +666,23 @@ class World:
         out = np.zeros(len(m), dtype=bool)
         if len(self._collidable()) < 2:
             return out
-        a, b = self._near_pairs()
-        if len(a) == 0:
+        if self._touch_loop != self.loop or self._touch_version != u.version:
+            # touching pairs as the loop starts (shared by this loop's movers and chasers); the
+            # last loop's separation already listed the pairs near enough to matter
+            self._touch_loop, self._touch_version = self.loop, u.version
+            last, version, a, b = self._near_now
+            if last != self.loop - 1 or version != u.version:
+                a, b = self._near_pairs()
+            dx = u.x[b] - u.x[a]
+            dy = u.y[b] - u.y[a]
+            reach = u.radius[a] + u.radius[b] + CONTACT_SLOP
+            t = np.nonzero(dx * dx + dy * dy <= reach * reach)[0]
+            a, b, dx, dy = a[t], b[t], dx[t], dy[t]
+            self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
+                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)))  # src -> other
+        src, oth, vx, vy = self._touch
+        if len(src) == 0:
             return out
-        dx = u.x[b] - u.x[a]
-        dy = u.y[b] - u.y[a]
-        d2 = dx * dx + dy * dy
-        reach = self._pc_rr + CONTACT_SLOP
-        t = np.nonzero(d2 <= reach * reach)[0]
-        if len(t) == 0:
-            return out
-        a, b, dx, dy = a[t], b[t], dx[t], dy[t]
-        src = np.concatenate((a, b))
-        oth = np.concatenate((b, a))
-        vx = np.concatenate((dx, -dx))  # from src to oth
-        vy = np.concatenate((dy, -dy))
         pos = np.full(n, -1, dtype=np.int64)
         pos[m] = np.arange(len(m))
         k = pos[src] >= 0
@@ -802,6 +808,7 @@ class World:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
         (static fight, scheduled target scans)."""
         self._static_until = 0
+        self._near_now = (-1, -1, self._near_now[2], self._near_now[3])
         self.u.scan[:] = 0
         self.u.seg[:] = -1
 
