@@ -66,7 +66,7 @@ SEPARATION_ITERATIONS = 12
 """Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
 SEPARATION_EPS = 0.02
 """Overlaps below this are left alone (so a standing fight stays static and skippable)."""
-SEPARATION_TOL = 0.03
+SEPARATION_TOL = 0.05
 """Extra passes in one loop run only while some pair still overlaps by more than this; what is
 left is pushed apart on the next loops."""
 CONTACT_SLOP = 0.05
