@@ -1,7 +1,12 @@
 """The engine's own game-data tables: unit types, abilities, weapons.
 
-Real SC2 game data cannot be downloaded here, so the engine carries the facts it needs for its
-scenarios, entered by hand from public game facts.  Ids and names are the ones burnysc2's enums use
+The engine carries the facts it needs for its scenarios.  What ``ResponseData`` reports (costs,
+build times, supply, sight, speed, armor, weapons, tech requirements, cargo, ability names, links
+and hotkeys) is entered from the real client's answer as captured in python-sc2's test data
+(``test/pickle_data/AltitudeAIE.xz``, the newest capture there); ``tests/engine/client_facts.py``
+holds those facts in this project's form and ``tests/engine/test_client_data.py`` compares this
+table with them.  Hit points, shields and radii, which the API does not report, are public game
+facts.  Ids and names are the ones burnysc2's enums use
 (``tests/engine/test_data.py`` checks every entry against ``sc2.ids``); the engine itself never
 imports burnysc2.
 
@@ -34,6 +39,11 @@ GROUND, AIR, ANY = 1, 2, 3
 # Ability target kinds (data_pb2.AbilityData.Target).
 T_NONE, T_POINT, T_UNIT, T_POINT_OR_UNIT, T_POINT_OR_NONE = 1, 2, 3, 4, 5
 
+RANDOM_DELAY = (-0.0625, 0.125)
+"""Random change of every weapon cooldown (normal-speed seconds, uniform, drawn per attack).
+
+Not known from a source here: the range is the weapon default of the game's editor data as
+commonly quoted; the README's scenario table marks it (m)."""
 NORMAL_LOOPS_PER_SECOND = 16.0
 """Game loops per *normal*-speed game second: the unit of every speed and cooldown in the data."""
 FASTER_LOOPS_PER_SECOND = 22.4
@@ -54,6 +64,13 @@ class WeaponSpec:
     """Engine-only: radius of area damage around the attacker (banelings), 0 for single target."""
     suicide: bool = False
     """Engine-only: the attacker dies when it fires (banelings)."""
+    damage_point: float = 0.0
+    """Engine-only: normal-speed seconds from the start of an attack to the hit (or the launch)."""
+    projectile_speed: float = 0.0
+    """Engine-only: distance per normal-speed second of the weapon's missile; 0: it hits at once."""
+    reported: bool = True
+    """Whether ``ResponseData`` lists it: the real client reports no weapon for the baneling (its
+    explosion is an ability), so the engine keeps that attack to itself."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,9 @@ class UnitSpec:
     neutral: bool = False
     """Engine-only: a neutral map object (beacon, shard): never attacks, never targeted."""
     tech_requirement: int = 0
+    require_attached: bool = False
+    cargo_size: int = -1
+    """Transport slots; -1: none reported (structures, larva, map objects)."""
 
     @property
     def is_structure(self) -> bool:
@@ -104,11 +124,7 @@ class AbilitySpec:
     hotkey: str = ""
     allow_autocast: bool = False
     friendly_name: str = field(default="")
-
-
-def _s(faster_seconds: float) -> float:
-    """Build time in game loops from a time in real seconds at faster speed."""
-    return round(faster_seconds * FASTER_LOOPS_PER_SECOND, 1)
+    available: bool = True
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,52 +147,46 @@ MOVE = 3794
 PATROL = 3795
 
 ABILITIES: tuple[AbilitySpec, ...] = (
-    AbilitySpec(SMART, "SMART", "Smart", T_POINT_OR_UNIT, link_name="Smart"),
-    AbilitySpec(STOP_STOP, "STOP_STOP", "Stop", T_NONE, remaps_to=STOP, link_name="stop", hotkey="S"),
-    AbilitySpec(MOVE_MOVE, "MOVE_MOVE", "Move", T_POINT_OR_UNIT, remaps_to=MOVE, link_name="move", hotkey="M"),
-    AbilitySpec(PATROL_PATROL, "PATROL_PATROL", "Patrol", T_POINT_OR_UNIT, remaps_to=PATROL, link_name="move",
-                link_index=1, hotkey="P"),
-    AbilitySpec(HOLDPOSITION_HOLD, "HOLDPOSITION_HOLD", "HoldPosition", T_NONE, remaps_to=HOLDPOSITION,
-                link_name="move", link_index=2, hotkey="H"),
-    AbilitySpec(SCAN_MOVE, "SCAN_MOVE", "ScanMove", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="move",
-                link_index=4),
-    AbilitySpec(ATTACK_ATTACK, "ATTACK_ATTACK", "Attack", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="attack",
-                hotkey="A"),
-    AbilitySpec(EXPLODE_EXPLODE, "EXPLODE_EXPLODE", "Explode", T_NONE, link_name="Explode", hotkey="C"),
-    AbilitySpec(EFFECT_STIM_MARINE, "EFFECT_STIM_MARINE", "Stim", T_NONE, remaps_to=EFFECT_STIM,
-                link_name="Stimpack", hotkey="T"),
-    AbilitySpec(STOP, "STOP", "Stop", T_NONE, link_name="Stop"),
-    AbilitySpec(ATTACK, "ATTACK", "Attack", T_POINT_OR_UNIT, link_name="Attack"),
-    AbilitySpec(EFFECT_STIM, "EFFECT_STIM", "Stim", T_NONE, link_name="Stim"),
-    AbilitySpec(HOLDPOSITION, "HOLDPOSITION", "HoldPosition", T_NONE, link_name="HoldPosition"),
-    AbilitySpec(MOVE, "MOVE", "Move", T_POINT_OR_UNIT, link_name="Move"),
-    AbilitySpec(PATROL, "PATROL", "Patrol", T_POINT_OR_UNIT, link_name="Patrol"),
-    # Creation abilities: burnysc2's can_afford/train/calculate_cost resolve a unit's cost through them.
-    AbilitySpec(318, "TERRANBUILD_COMMANDCENTER", "CommandCenter", T_POINT, is_building=True,
-                footprint_radius=2.5, link_name="TerranBuild", hotkey="C"),
-    AbilitySpec(321, "TERRANBUILD_BARRACKS", "Barracks", T_POINT, is_building=True, footprint_radius=1.5,
-                link_name="TerranBuild", link_index=4, hotkey="B"),
-    AbilitySpec(524, "COMMANDCENTERTRAIN_SCV", "SCV", T_NONE, link_name="CommandCenterTrain", hotkey="S"),
-    AbilitySpec(560, "BARRACKSTRAIN_MARINE", "Marine", T_NONE, link_name="BarracksTrain", hotkey="A"),
-    AbilitySpec(563, "BARRACKSTRAIN_MARAUDER", "Marauder", T_NONE, link_name="BarracksTrain", link_index=3,
-                hotkey="D"),
-    AbilitySpec(1152, "ZERGBUILD_HATCHERY", "Hatchery", T_POINT, is_building=True, footprint_radius=2.5,
-                link_name="ZergBuild", hotkey="H"),
-    AbilitySpec(1343, "LARVATRAIN_ZERGLING", "Zergling", T_NONE, link_name="LarvaTrain", link_index=1,
-                hotkey="Z"),
-    AbilitySpec(1351, "LARVATRAIN_ROACH", "Roach", T_NONE, link_name="LarvaTrain", link_index=9, hotkey="R"),
-    AbilitySpec(4121, "MORPHTOBANELING_BANELING", "Baneling", T_NONE, link_name="MorphToBaneling",
-                hotkey="B"),
-    AbilitySpec(883, "PROTOSSBUILD_GATEWAY", "Gateway", T_POINT, is_building=True, footprint_radius=1.5,
-                link_name="ProtossBuild", link_index=3, hotkey="G"),
-    AbilitySpec(916, "GATEWAYTRAIN_ZEALOT", "Zealot", T_NONE, link_name="GatewayTrain", hotkey="Z"),
-    AbilitySpec(917, "GATEWAYTRAIN_STALKER", "Stalker", T_NONE, link_name="GatewayTrain", link_index=1,
-                hotkey="S"),
+    # Entered from the real client's ResponseData (see the module docstring); the creation
+    # abilities let burnysc2's can_afford/train/calculate_cost resolve a unit's cost.
+    AbilitySpec(SMART, "SMART", "Smart", T_POINT_OR_UNIT, link_name="", link_index=255, friendly_name="Smart"),
+    AbilitySpec(STOP_STOP, "STOP_STOP", "Stop", T_NONE, remaps_to=STOP, link_name="stop", hotkey="P", friendly_name="Stop Stop"),
+    AbilitySpec(MOVE_MOVE, "MOVE_MOVE", "Move", T_POINT_OR_UNIT, remaps_to=MOVE, link_name="move", hotkey="M", friendly_name="Move Move"),
+    AbilitySpec(PATROL_PATROL, "PATROL_PATROL", "MovePatrol", T_POINT_OR_UNIT, remaps_to=PATROL, link_name="move", link_index=1, hotkey="S", friendly_name="Patrol Patrol"),
+    AbilitySpec(HOLDPOSITION_HOLD, "HOLDPOSITION_HOLD", "MoveHoldPosition", T_NONE, remaps_to=HOLDPOSITION, link_name="move", link_index=2, hotkey="H", friendly_name="HoldPosition Hold"),
+    AbilitySpec(SCAN_MOVE, "SCAN_MOVE", "AcquireMove", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="move", link_index=3, hotkey="A", friendly_name="Scan Move"),
+    AbilitySpec(ATTACK_ATTACK, "ATTACK_ATTACK", "Attack", T_POINT_OR_UNIT, remaps_to=ATTACK, link_name="attack", hotkey="A", friendly_name="Attack Attack"),
+    AbilitySpec(EXPLODE_EXPLODE, "EXPLODE_EXPLODE", "Explode", T_NONE, link_name="Explode", hotkey="X", friendly_name="Effect Explode"),
+    AbilitySpec(EFFECT_STIM_MARINE, "EFFECT_STIM_MARINE", "Stim", T_NONE, remaps_to=EFFECT_STIM, link_name="Stimpack", hotkey="F", friendly_name="Effect Stim Marine"),
+    AbilitySpec(STOP, "STOP", "Stop", T_NONE, link_name="Stop", friendly_name="Stop"),
+    AbilitySpec(ATTACK, "ATTACK", "Attack", T_POINT_OR_UNIT, link_name="GeneralAttack", friendly_name="Attack"),
+    AbilitySpec(EFFECT_STIM, "EFFECT_STIM", "Stim", T_NONE, link_name="GeneralStimpack", friendly_name="Effect Stim"),
+    AbilitySpec(HOLDPOSITION, "HOLDPOSITION", "HoldPosition", T_NONE, link_name="GeneralHoldPosition", friendly_name="HoldPosition"),
+    AbilitySpec(MOVE, "MOVE", "Move", T_POINT_OR_UNIT, link_name="GeneralMove", friendly_name="Move"),
+    AbilitySpec(PATROL, "PATROL", "Patrol", T_POINT_OR_UNIT, link_name="GeneralPatrol", friendly_name="Patrol"),
+    AbilitySpec(318, "TERRANBUILD_COMMANDCENTER", "CommandCenter", T_POINT, is_building=True, footprint_radius=2.5, link_name="TerranBuild", hotkey="BC", friendly_name="Build CommandCenter"),
+    AbilitySpec(321, "TERRANBUILD_BARRACKS", "Barracks", T_POINT, is_building=True, footprint_radius=1.5, link_name="TerranBuild", link_index=3, hotkey="BB", friendly_name="Build Barracks"),
+    AbilitySpec(524, "COMMANDCENTERTRAIN_SCV", "SCV", T_NONE, link_name="CommandCenterTrain", hotkey="S", friendly_name="Train SCV"),
+    AbilitySpec(560, "BARRACKSTRAIN_MARINE", "Marine", T_NONE, link_name="BarracksTrain", hotkey="A", friendly_name="Train Marine"),
+    AbilitySpec(563, "BARRACKSTRAIN_MARAUDER", "Marauder", T_NONE, link_name="BarracksTrain", link_index=3, hotkey="D", friendly_name="Train Marauder"),
+    AbilitySpec(1152, "ZERGBUILD_HATCHERY", "Hatchery", T_POINT, is_building=True, footprint_radius=2.5, link_name="ZergBuild", hotkey="BB", friendly_name="Build Hatchery"),
+    AbilitySpec(1343, "LARVATRAIN_ZERGLING", "Zergling", T_NONE, link_name="LarvaTrain", link_index=1, hotkey="Z", friendly_name="Train Zergling"),
+    AbilitySpec(1351, "LARVATRAIN_ROACH", "Roach", T_NONE, link_name="LarvaTrain", link_index=9, hotkey="R", friendly_name="Train Roach"),
+    AbilitySpec(80, "MORPHZERGLINGTOBANELING_BANELING", "Baneling", T_NONE, link_name="MorphZerglingToBaneling", friendly_name="Train Baneling", available=False),
+    AbilitySpec(883, "PROTOSSBUILD_GATEWAY", "Gateway", T_POINT, is_building=True, footprint_radius=1.5, link_name="ProtossBuild", link_index=3, hotkey="BG", friendly_name="Build Gateway"),
+    AbilitySpec(916, "GATEWAYTRAIN_ZEALOT", "Zealot", T_NONE, link_name="GatewayTrain", hotkey="Z", friendly_name="Train Zealot"),
+    AbilitySpec(917, "GATEWAYTRAIN_STALKER", "Stalker", T_NONE, link_name="GatewayTrain", link_index=1, hotkey="S", friendly_name="Train Stalker"),
 )
 ABILITY_BY_ID: dict[int, AbilitySpec] = {a.ability_id: a for a in ABILITIES}
 
 # --------------------------------------------------------------------------------------------
-# Unit types.
+# Unit types.  Weapon timing (damage_point, projectile_speed) is engine-only and not known from a
+# source here: the values are the game's as commonly quoted (README scenario table, (m)).
+# Reported fields (costs, build times in loops, supply, sight, speed, armor, weapons,
+# creation abilities, tech requirements, cargo) are the real client's ResponseData; hit points,
+# shields and radii are public game facts the API does not report.
+MELEE = 0.100098
+"""Range of melee weapons as the client reports it (0.1 in float32)."""
 MARINE, MARAUDER, SCV = 48, 51, 45
 ZERGLING, BANELING, ROACH, LARVA, HATCHERY = 105, 9, 110, 151, 86
 ZEALOT, STALKER, GATEWAY = 73, 74, 62
@@ -188,51 +198,59 @@ UNITS: tuple[UnitSpec, ...] = (
     # --- Terran
     UnitSpec(MARINE, "Marine", TERRAN, hp=45, radius=0.375, speed=2.25, sight=9, armor=0,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(ANY, damage=6, range=5, cooldown=0.8608),),
-             minerals=50, food_required=1, build_time=_s(18), creation_ability=560, tech_requirement=BARRACKS),
+             weapons=(WeaponSpec(ANY, damage=6, range=5, cooldown=0.860840, damage_point=0.05),),
+             minerals=50, food_required=1, build_time=400, creation_ability=560, cargo_size=1),
     UnitSpec(MARAUDER, "Marauder", TERRAN, hp=125, radius=0.5625, speed=2.25, sight=10, armor=1,
              attributes=(ARMORED, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=10, range=6, cooldown=1.5, bonus=((ARMORED, 10),)),),
-             minerals=100, vespene=25, food_required=2, build_time=_s(21), creation_ability=563),
+             weapons=(WeaponSpec(GROUND, damage=10, range=6, cooldown=1.5, bonus=((ARMORED, 10),), damage_point=0.0,
+                                 projectile_speed=15.0),),
+             minerals=100, vespene=25, food_required=2, build_time=480, creation_ability=563,
+             tech_requirement=5, require_attached=True, cargo_size=2),
     UnitSpec(SCV, "SCV", TERRAN, hp=45, radius=0.375, speed=2.8125, sight=8, armor=0,
              attributes=(LIGHT, BIOLOGICAL, MECHANICAL),
-             weapons=(WeaponSpec(GROUND, damage=5, range=0.1, cooldown=1.5),),
-             minerals=50, food_required=1, build_time=_s(12), creation_ability=524),
+             weapons=(WeaponSpec(GROUND, damage=5, range=MELEE, cooldown=1.5),),
+             minerals=50, food_required=1, build_time=272, creation_ability=524, cargo_size=1),
     UnitSpec(BARRACKS, "Barracks", TERRAN, hp=1000, radius=1.8125, sight=9, armor=1,
-             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=150, build_time=_s(46),
-             creation_ability=321, tech_requirement=0),
+             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=150, build_time=1040,
+             creation_ability=321, tech_requirement=19),
     UnitSpec(COMMANDCENTER, "CommandCenter", TERRAN, hp=1500, radius=2.75, sight=11, armor=1,
              attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=400, food_provided=15,
-             build_time=_s(71), creation_ability=318),
+             build_time=1600, creation_ability=318),
     # --- Zerg
     UnitSpec(ZERGLING, "Zergling", ZERG, hp=35, radius=0.375, speed=2.9531, sight=8, armor=0,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=5, range=0.1, cooldown=0.696),),
-             minerals=25, food_required=0.5, build_time=_s(17), creation_ability=1343),
+             weapons=(WeaponSpec(GROUND, damage=5, range=MELEE, cooldown=0.696045, damage_point=0.1193),),
+             minerals=25, food_required=0.5, build_time=384, creation_ability=1343, tech_requirement=89,
+             cargo_size=1),
     UnitSpec(BANELING, "Baneling", ZERG, hp=30, radius=0.375, speed=2.5, sight=8, armor=0,
              attributes=(BIOLOGICAL,),
              weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19),),
-                                 splash=2.2, suicide=True),),
-             minerals=50, vespene=25, food_required=0.5, build_time=_s(14), creation_ability=4121),
+                                 splash=2.2, suicide=True, reported=False),),
+             minerals=50, vespene=25, food_required=0.5, build_time=320, creation_ability=80,
+             tech_requirement=96, cargo_size=2),
     UnitSpec(ROACH, "Roach", ZERG, hp=145, radius=0.625, speed=2.25, sight=9, armor=1,
              attributes=(ARMORED, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=16, range=4, cooldown=2.0),),
-             minerals=75, vespene=25, food_required=2, build_time=_s(19), creation_ability=1351),
-    UnitSpec(LARVA, "Larva", ZERG, hp=25, radius=0.25, sight=0, armor=10, attributes=(LIGHT, BIOLOGICAL)),
+             weapons=(WeaponSpec(GROUND, damage=16, range=4, cooldown=2.0, damage_point=0.1, projectile_speed=11.0),),
+             minerals=75, vespene=25, food_required=2, build_time=432, creation_ability=1351,
+             tech_requirement=97, cargo_size=2),
+    UnitSpec(LARVA, "Larva", ZERG, hp=25, radius=0.25, speed=0.5625, sight=5, armor=10, attributes=(LIGHT, BIOLOGICAL)),
     UnitSpec(HATCHERY, "Hatchery", ZERG, hp=1500, radius=2.75, sight=12, armor=1,
-             attributes=(ARMORED, BIOLOGICAL, STRUCTURE), minerals=300, food_provided=6,
-             build_time=_s(71), creation_ability=1152),
+             attributes=(ARMORED, BIOLOGICAL, STRUCTURE), minerals=350, food_provided=6,
+             build_time=1600, creation_ability=1152),
     # --- Protoss
     UnitSpec(ZEALOT, "Zealot", PROTOSS, hp=100, shield=50, radius=0.5, speed=2.25, sight=9, armor=1,
              attributes=(LIGHT, BIOLOGICAL),
-             weapons=(WeaponSpec(GROUND, damage=8, attacks=2, range=0.1, cooldown=1.2),),
-             minerals=100, food_required=2, build_time=_s(27), creation_ability=916),
+             weapons=(WeaponSpec(GROUND, damage=8, attacks=2, range=MELEE, cooldown=1.199951, damage_point=0.0),),
+             minerals=100, food_required=2, build_time=608, creation_ability=916, cargo_size=2),
     UnitSpec(STALKER, "Stalker", PROTOSS, hp=80, shield=80, radius=0.625, speed=2.9531, sight=10, armor=1,
              attributes=(ARMORED, MECHANICAL),
-             weapons=(WeaponSpec(ANY, damage=13, range=6, cooldown=1.87, bonus=((ARMORED, 5),)),),
-             minerals=125, vespene=50, food_required=2, build_time=_s(30), creation_ability=917),
+             weapons=(WeaponSpec(ANY, damage=13, range=6, cooldown=1.870117, bonus=((ARMORED, 5),), damage_point=0.1433,
+                                 projectile_speed=10.0),),
+             minerals=125, vespene=50, food_required=2, build_time=672, creation_ability=917,
+             tech_requirement=72, cargo_size=2),
     UnitSpec(GATEWAY, "Gateway", PROTOSS, hp=500, shield=500, radius=1.8125, sight=9, armor=1,
-             attributes=(ARMORED, STRUCTURE), minerals=150, build_time=_s(46), creation_ability=883),
+             attributes=(ARMORED, STRUCTURE), minerals=150, build_time=1040, creation_ability=883,
+             tech_requirement=59),
     # --- Neutral map objects
     UnitSpec(BEACON_TERRAN, "Beacon_Terran", NO_RACE, hp=0, radius=1.0, neutral=True),
     UnitSpec(NATURALMINERALS, "NaturalMinerals", NO_RACE, hp=0, radius=0.5, neutral=True),
@@ -246,14 +264,14 @@ COMMON_UNIT_ABILITIES: tuple[int, ...] = (STOP_STOP, MOVE_MOVE, PATROL_PATROL, H
 def _ability_proto(a: AbilitySpec) -> data_pb2.AbilityData:
     p = data_pb2.AbilityData(
         ability_id=a.ability_id,
-        link_name=a.link_name or a.button_name,
+        link_name=a.link_name,
         link_index=a.link_index,
         button_name=a.button_name,
         friendly_name=a.friendly_name or a.button_name,
         hotkey=a.hotkey,
-        available=True,
+        available=a.available,
         target=a.target,  # type: ignore[arg-type]
-        allow_minimap=a.target in (T_POINT, T_POINT_OR_UNIT),
+        allow_minimap=a.target == T_POINT_OR_UNIT,
         allow_autocast=a.allow_autocast,
         is_building=a.is_building,
     )
@@ -271,7 +289,6 @@ def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
         unit_id=u.unit_id,
         name=u.name,
         available=True,
-        cargo_size=0 if u.is_structure or u.neutral else max(1, int(u.food_required)),
         mineral_cost=u.minerals,
         vespene_cost=u.vespene,
         food_required=u.food_required,
@@ -286,9 +303,14 @@ def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
         movement_speed=u.speed,
         armor=u.armor,
     )
+    if u.cargo_size >= 0:
+        p.cargo_size = u.cargo_size
     if u.tech_requirement:
         p.tech_requirement = u.tech_requirement
+        p.require_attached = u.require_attached
     for w in u.weapons:
+        if not w.reported:
+            continue
         p.weapons.add(
             type=w.target,
             damage=w.damage,

@@ -97,8 +97,14 @@ class MapSpec:
         return common_pb2.ImageData(bits_per_pixel=1, size=size, data=bytes(self.width * self.height // 8))
 
 
-MINIGAME = MapSpec("MiniGame", 64, 64, (16, 20, 48, 44))
-"""The mini-game arena: a 64x64 map with a 32x24 playable area (one screen in pysc2)."""
+MINIGAME = MapSpec("MiniGame", 64, 64, (20, 20, 44, 44))
+"""The one-screen mini-game arena: a 64x64 map with a 24x24 playable area.
+
+Source: pysc2's default camera is 24 world units wide and these maps fit one screen, so the arena
+is at most 24 x 24; its exact size inside the real map files is not known from a source.  A Monte
+Carlo of the scripted MoveToBeacon walk (facts doc) puts the published scores (human 26, agents
+25-27) between 22 x 22 and 24 x 24 arenas with the 2.5 beacon radius, so the largest size the
+screen allows is taken."""
 
 SKIRMISH = MapSpec("Skirmish", 64, 64, (8, 12, 56, 52), start_locations=((14.5, 32.5), (49.5, 32.5)))
 """A small symmetric 1v1 arena, start locations point-mirrored across the centre."""

@@ -89,21 +89,89 @@ def test_commands_refuse_foreign_units_and_bad_targets() -> None:
     assert w.u.ability[row(w, m)] == D.ATTACK_ATTACK
 
 
+def hit_loops(w: World, tag: int, loops: int) -> list[tuple[int, float]]:
+    """(loop, hit points after) for every loop in which the unit ``tag`` lost hit points."""
+    out = []
+    hp = float(w.u.hp[row(w, tag)])
+    for _ in range(loops):
+        w.step_loop()
+        i = row(w, tag)
+        if i < 0:
+            break
+        if float(w.u.hp[i]) != hp:
+            hp = float(w.u.hp[i])
+            out.append((w.loop, hp))
+    return out
+
+
 def test_marine_vs_roach_damage_armor_and_cooldown() -> None:
     w = world()
     m = one(w, D.MARINE, 1, 10, 10)
     r = one(w, D.ROACH, 2, 10 + 0.375 + 0.625 + 4.5, 10)  # in marine range (5), outside roach range (4)
     w.command(2, D.HOLDPOSITION_HOLD, [r], None, 0, False)
     w.command(1, D.ATTACK_ATTACK, [m], None, r, False)
-    run(w, 1)
-    assert w.u.hp[row(w, r)] == 145 - (6 - 1)  # armor 1
-    cd = TYPES.cd_loops[TYPES.row(D.MARINE)]
-    # next shot once the cooldown (0.8608 * 16 = 13.77 loops) has elapsed
-    run(w, int(math.ceil(cd)) - 1)
-    assert w.u.hp[row(w, r)] == 140
-    run(w, 1)
-    assert w.u.hp[row(w, r)] == 135
+    hits = hit_loops(w, r, 200)
+    assert [hp for _, hp in hits[:3]] == [140, 135, 130]  # 6 damage - armor 1
+    dp = math.ceil(D.UNIT_BY_ID[D.MARINE].weapons[0].damage_point * 16)
+    assert hits[0][0] == 1 + dp  # fired on loop 1, the hit lands after the damage point
+    cd = TYPES.cd_loops[TYPES.row(D.MARINE)]  # 0.8608 * 16 = 13.77 loops, plus the random delay
+    lo, hi = cd + D.RANDOM_DELAY[0] * 16, cd + D.RANDOM_DELAY[1] * 16
+    gaps = np.diff([loop for loop, _ in hits])
+    assert np.all((gaps >= math.floor(lo)) & (gaps <= math.ceil(hi) + 1)), gaps
+    assert len(set(gaps.tolist())) > 1  # the cooldown varies
+    assert abs(float(gaps.mean()) - (cd + 16 * sum(D.RANDOM_DELAY) / 2)) < 1.0
     assert w.u.hp[row(w, m)] == 45  # roach on hold, out of its range: never fired
+
+
+def test_cooldown_variance_is_seeded() -> None:
+    def gaps(seed: int) -> list[int]:
+        w = world()
+        w.rng = np.random.default_rng(seed)
+        m = one(w, D.MARINE, 1, 10, 10)
+        r = one(w, D.ROACH, 2, 15.5, 10)
+        w.command(2, D.HOLDPOSITION_HOLD, [r], None, 0, False)
+        w.command(1, D.ATTACK_ATTACK, [m], None, r, False)
+        return np.diff([loop for loop, _ in hit_loops(w, r, 150)]).tolist()
+
+    assert gaps(1) == gaps(1)
+    assert gaps(1) != gaps(2)
+
+
+def test_roach_and_stalker_missiles_take_time_to_fly() -> None:
+    for shooter in (D.ROACH, D.STALKER):
+        spec = D.UNIT_BY_ID[shooter]
+        wpn = spec.weapons[0]
+        w = world()
+        s = one(w, shooter, 1, 10, 10)
+        centre = spec.radius + D.UNIT_BY_ID[D.MARAUDER].radius + wpn.range - 0.05  # just in range
+        t = one(w, D.MARAUDER, 2, 10 + centre, 10)
+        w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+        w.command(1, D.ATTACK_ATTACK, [s], None, t, False)
+        hits = hit_loops(w, t, 60)
+        flight = math.ceil(centre / (wpn.projectile_speed / 16))
+        assert hits[0][0] == 1 + math.ceil(wpn.damage_point * 16) + flight, shooter
+        assert wpn.projectile_speed > 0
+
+
+def test_a_missile_in_flight_lands_after_its_shooter_dies_a_swing_does_not() -> None:
+    w = world()
+    r = one(w, D.ROACH, 1, 10, 10)
+    t = one(w, D.MARAUDER, 2, 14.5, 10)
+    w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [r], None, t, False)
+    dp = math.ceil(D.UNIT_BY_ID[D.ROACH].weapons[0].damage_point * 16)
+    for _ in range(dp + 1):
+        w.step_loop()  # fired on loop 1, the missile left after the damage point
+    w.remove_tags([r])
+    assert [hp for _, hp in hit_loops(w, t, 30)] == [125 - (16 - 1)]
+    w = world()
+    z = one(w, D.ZERGLING, 1, 10, 10)
+    t = one(w, D.MARAUDER, 2, 10.95, 10)
+    w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [z], None, t, False)
+    w.step_loop()  # the zergling starts its swing ...
+    w.remove_tags([z])  # ... and dies before the damage point
+    assert hit_loops(w, t, 30) == []
 
 
 def test_bonus_damage_vs_armored_and_minimum_damage() -> None:
@@ -112,14 +180,12 @@ def test_bonus_damage_vs_armored_and_minimum_damage() -> None:
     r = one(w, D.ROACH, 2, 12, 10)
     w.command(1, D.ATTACK_ATTACK, [a], None, r, False)
     w.command(2, D.STOP_STOP, [r], None, 0, False)
-    w.step_loop()
-    assert w.u.hp[row(w, r)] == 145 - (10 + 10 - 1)
+    assert hit_loops(w, r, 10)[0][1] == 145 - (10 + 10 - 1)
     w2 = world()
     z = one(w2, D.ZERGLING, 1, 10, 10)
     lv = one(w2, D.LARVA, 2, 10.7, 10)
     w2.command(1, D.ATTACK_ATTACK, [z], None, lv, False)
-    w2.step_loop()
-    assert w2.u.hp[row(w2, lv)] == 25 - 0.5  # 5 damage vs 10 armor: 0.5 minimum
+    assert hit_loops(w2, lv, 10)[0][1] == 25 - 0.5  # 5 damage vs 10 armor: 0.5 minimum
 
 
 def test_shields_absorb_first_then_armor_applies() -> None:
@@ -128,11 +194,11 @@ def test_shields_absorb_first_then_armor_applies() -> None:
     z = one(w, D.ZEALOT, 2, 14, 10)
     w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
     w.command(1, D.ATTACK_ATTACK, [m], None, z, False)
-    w.step_loop()
+    hit_loops(w, z, 3)
     i = row(w, z)
     assert (w.u.shield[i], w.u.hp[i]) == (44, 100)  # shields take full damage (shield armor 0)
     w.u.shield[i] = 2.0
-    run(w, 14)
+    hit_loops(w, z, 18)
     assert (w.u.shield[i], w.u.hp[i]) == (0, 100 - (4 - 1))
 
 
@@ -145,8 +211,7 @@ def test_range_is_edge_to_edge() -> None:
     run(w, 20)
     assert w.u.hp[row(w, r)] == 145  # 5.05 > range 5: hold never fires nor moves
     w.u.x[row(w, r)] -= 0.1
-    run(w, 1)
-    assert w.u.hp[row(w, r)] == 140
+    assert hit_loops(w, r, 3)[0][1] == 140
 
 
 def test_idle_units_acquire_within_sight_and_chase_hold_does_not() -> None:

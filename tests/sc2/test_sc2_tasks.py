@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -11,17 +10,10 @@ import pytest
 from sc2pool.engine.game import scenario_names
 from workers.sc2.tasks import Task, TaskError, make_task, resolve_task, task_names
 
-# Engine scenarios that have no builtin task yet: each case below fails (strict xfail) once the
-# task exists, so the mark must go with it.
-_TASK_PENDING = {"FindAndDefeatZerglings": "no builtin task for the engine's FindAndDefeatZerglings scenario yet"}
 
-
-def _scenario_cases() -> list[Any]:
+def _scenario_cases() -> list[str]:
     """Every scenario the engine plays, from the engine's own registry."""
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_TASK_PENDING[n])) if n in _TASK_PENDING else n
-        for n in scenario_names()
-    ]
+    return list(scenario_names())
 
 
 @pytest.mark.parametrize("scenario", _scenario_cases())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,6 +75,7 @@ class Scenario:
     def start(self, world: World, rng: np.random.Generator) -> None:
         self.world = world
         self.rng = rng
+        world.rng = np.random.default_rng(int(rng.integers(1 << 62)))  # its own stream, same seed
         self.setup()
 
     def setup(self) -> None:
@@ -114,6 +116,36 @@ class Scenario:
             if all((px - ax) ** 2 + (py - ay) ** 2 >= min_dist * min_dist for ax, ay in away):
                 return px, py
         return px, py
+
+    def sample_points(self, k: int, margin: float, *, away: Sequence[tuple[float, float]] = (),
+                      min_away: float = 0.0, apart: float = 0.0, around: tuple[float, float] | None = None,
+                      r_min: float = 0.0, r_max: float = np.inf,
+                      taken: Sequence[tuple[float, float]] = ()) -> list[tuple[float, float]]:
+        """``k`` uniform points in the arena (``margin`` from its edge) by rejection: each at least
+        ``min_away`` from every point of ``away``, at least ``apart`` from every other point (and
+        from ``taken``), and, with ``around``, between ``r_min`` and ``r_max`` from it.
+
+        After 2000 rejected draws for one point the last draw is kept: the rules of the real
+        maps always leave room, so this only guards against a loop without end.
+        """
+        pts: list[tuple[float, float]] = []
+        others = list(taken)
+        for _ in range(k):
+            for _ in range(2000):
+                xs, ys = self.random_points(1, margin)
+                px, py = float(xs[0]), float(ys[0])
+                if around is not None:
+                    r = float(np.hypot(px - around[0], py - around[1]))
+                    if r < r_min or r > r_max:
+                        continue
+                if any((px - ax) ** 2 + (py - ay) ** 2 < min_away * min_away for ax, ay in away):
+                    continue
+                if any((px - ax) ** 2 + (py - ay) ** 2 < apart * apart for ax, ay in others):
+                    continue
+                break
+            pts.append((px, py))
+            others.append((px, py))
+        return pts
 
     def column(self, n: int, x: float, spacing: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """``n`` positions in a vertical line at ``x`` centred in the arena."""

@@ -1,9 +1,13 @@
 """CollectMineralShards (pysc2 mini-game): two marines, 20 shards; +1 per shard collected.
 
-A shard (unit type 1680 ``NaturalMinerals``, neutral; see :mod:`sc2pool.engine.data`) is
-collected when a marine touches it (centre distance <= marine radius + shard radius); it then dies
-(reported in ``dead_units``).  When all 20 are gone a new batch of 20 appears, each at least 2 from
-both marines.  No fog.  Ends at the 120 game-second limit (1920 loops) with a Tie.
+Rules and their sources ((v) a source confirms it, (m) not known from a source, chosen here):
+- arena: the one-screen 24 x 24 arena (:data:`sc2pool.engine.maps.MINIGAME`);
+- 2 marines at uniform spots (m: the real start positions are not documented);
+- 20 shards (unit type 1680 ``NaturalMinerals``, neutral; see :mod:`sc2pool.engine.data`), each at
+  least 2 from both marines (v, pysc2 docs), at least ``SHARD_SPACING`` from each other (m);
+- a shard is collected when a marine touches it (centre distance <= marine radius + shard radius,
+  m); it then dies (reported in ``dead_units``); when all 20 are gone a new 20 appear (v);
+- no fog; ends at the 120 game-second limit (1920 loops) with a Tie (v).
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 
 SHARDS = 20
+MARINE_DISTANCE = 2.0
+"""New shards keep at least this far from both marines."""
+SHARD_SPACING = 1.0
 REACH = D.UNIT_BY_ID[D.NATURALMINERALS].radius + D.UNIT_BY_ID[D.MARINE].radius
 
 
@@ -25,15 +32,15 @@ class CollectMineralShards(Scenario):
     map = MINIGAME
 
     def setup(self) -> None:
-        mx, my = self.random_points(2, 1.0)
-        self.world.spawn(D.MARINE, 1, mx, my)
+        pts = self.sample_points(2, 1.0, apart=1.0)
+        self.world.spawn(D.MARINE, 1, [p[0] for p in pts], [p[1] for p in pts])
         self._spawn_shards()
 
     def _spawn_shards(self) -> None:
         u = self.world.u
         marines = self.units_of(1, (D.MARINE,))
         away = [(float(u.x[i]), float(u.y[i])) for i in marines]
-        pts = [self.random_point_away(1.0, away, 2.0) for _ in range(SHARDS)]
+        pts = self.sample_points(SHARDS, 1.0, away=away, min_away=MARINE_DISTANCE, apart=SHARD_SPACING)
         self.world.spawn(D.NATURALMINERALS, NEUTRAL_OWNER, [p[0] for p in pts], [p[1] for p in pts])
 
     def _gaps(self) -> tuple[np.ndarray, np.ndarray]:

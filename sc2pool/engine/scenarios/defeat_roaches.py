@@ -1,4 +1,5 @@
-"""DefeatRoaches (pysc2 mini-game): 9 marines vs 4 roaches; +10 per roach, -1 per marine.
+"""DefeatRoaches (pysc2 mini-game): 9 marines vs 4 roaches; +10 per roach, -1 per marine (rules and
+sources: :mod:`sc2pool.engine.scenarios.waves`).
 
 Each cleared wave brings 4 new roaches and 5 more marines, and resets positions.  Ends when all
 marines are dead (Defeat) or at the 120 game-second limit (1920 loops, Tie).

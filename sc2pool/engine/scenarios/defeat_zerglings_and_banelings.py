@@ -19,4 +19,5 @@ class DefeatZerglingsAndBanelings(WaveScenario):
     marines = 9
     reinforcements = 4
     wave = ((D.ZERGLING, 6), (D.BANELING, 4))
+    grouped = True
     kill_reward = 5

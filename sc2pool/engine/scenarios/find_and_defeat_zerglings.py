@@ -1,12 +1,16 @@
-"""FindAndDefeatZerglings (pysc2 mini-game): 3 marines must find and kill 25 zerglings under fog.
+"""FindAndDefeatZerglings (pysc2 mini-game): 3 marines must find and kill zerglings under fog.
 
-The marines start in the centre of an arena larger than their sight; 2 zerglings stand within
-their vision, the other 23 are scattered out of sight.  Zerglings are idle: they fight what
-comes within their sight.  +1 per zergling killed, -1 per marine lost.  When every zergling is
-dead a new batch of 25 appears out of the marines' sight.  Fog of war is on (unless the game is
-created with ``disable_fog``): the observation shows enemy units only on cells a marine sees and
-the visibility map says 2 (visible), 1 (explored) or 0.  Ends when all marines are dead (Defeat)
-or at the 180 game-second limit (2880 loops, Tie).
+Rules and their sources ((v) a source confirms it, (m) not known from a source, chosen here):
+- arena: 56 x 56 (m: the map needs camera moves, so it is larger than one screen; its size is not
+  documented);
+- 3 marines at the centre (v), side by side 1 apart (m);
+- 25 zerglings: 2 between 7.5 and 9.5 from the centre, 23 at least 10.5 from it, all at least 5
+  apart (v, facts doc); zerglings are idle and fight what comes within their sight;
+- +1 per zergling killed, -1 per marine lost (v); when every zergling is dead 25 new ones appear
+  at least 9 from every marine and at least 5 apart (v);
+- fog of war (v; off when the game is created with ``disable_fog``): the observation shows enemy
+  units only on cells a marine sees, the visibility map says 2 (visible), 1 (explored) or 0;
+- ends when all marines are dead (Defeat) or at the 180 game-second limit (2880 loops, Tie) (v).
 """
 
 from __future__ import annotations
@@ -20,9 +24,17 @@ from sc2pool.engine.sim.world import Deaths
 
 ARENA = MapSpec("FindAndDefeatZerglings", 64, 64, (4, 4, 60, 60))
 ZERGLINGS = 25
-IN_VISION = 2
-OUT_OF_SIGHT = 12.0
-"""Hidden zerglings start at least this far from every marine (marine sight is 9)."""
+NEAR = 2
+"""Zerglings of the first batch placed near the marines."""
+NEAR_RING = (7.5, 9.5)
+"""Their distance from the centre."""
+FAR_FROM_CENTRE = 10.5
+"""The rest of the first batch stands at least this far from the centre."""
+APART = 5.0
+"""Zerglings of one batch stand at least this far from each other."""
+RESPAWN_AWAY = 9.0
+"""A new batch stands at least this far from every marine."""
+MARGIN = 1.0
 
 
 class FindAndDefeatZerglings(Scenario):
@@ -34,18 +46,12 @@ class FindAndDefeatZerglings(Scenario):
     def setup(self) -> None:
         cx, cy = self.map.center
         self.world.spawn(D.MARINE, 1, [cx - 1.0, cx, cx + 1.0], [cy, cy, cy])
-        pts: list[tuple[float, float]] = []
-        for _ in range(IN_VISION):
-            ang = self.rng.uniform(0, 2 * np.pi)
-            r = self.rng.uniform(5.0, 7.0)
-            pts.append((cx + r * np.cos(ang), cy + r * np.sin(ang)))
-        self._spawn_zerglings(ZERGLINGS - IN_VISION, pts)
+        c = (cx, cy)
+        near = self.sample_points(NEAR, MARGIN, around=c, r_min=NEAR_RING[0], r_max=NEAR_RING[1], apart=APART)
+        far = self.sample_points(ZERGLINGS - NEAR, MARGIN, around=c, r_min=FAR_FROM_CENTRE, apart=APART, taken=near)
+        self._spawn(near + far)
 
-    def _spawn_zerglings(self, k: int, pts: list[tuple[float, float]]) -> None:
-        u = self.world.u
-        marines = self.units_of(1)
-        away = [(float(u.x[i]), float(u.y[i])) for i in marines]
-        pts = pts + [self.random_point_away(1.0, away, OUT_OF_SIGHT) for _ in range(k)]
+    def _spawn(self, pts: list[tuple[float, float]]) -> None:
         self.world.spawn(D.ZERGLING, 2, [p[0] for p in pts], [p[1] for p in pts], facing=float(np.pi))
 
     def after_loop(self, deaths: Deaths) -> None:
@@ -55,4 +61,6 @@ class FindAndDefeatZerglings(Scenario):
         if len(self.units_of(1)) == 0:
             self.finish({1: DEFEAT})
         elif len(self.units_of(2)) == 0:
-            self._spawn_zerglings(ZERGLINGS, [])
+            u = self.world.u
+            away = [(float(u.x[i]), float(u.y[i])) for i in self.units_of(1)]
+            self._spawn(self.sample_points(ZERGLINGS, MARGIN, away=away, min_away=RESPAWN_AWAY, apart=APART))

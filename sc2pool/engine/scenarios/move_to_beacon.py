@@ -1,9 +1,16 @@
 """MoveToBeacon (pysc2 mini-game): one marine, one beacon; +1 each time the marine reaches it.
 
-The beacon (``Beacon_Terran``, neutral) starts at least 4 from the marine; when the marine touches
-it (centre distance <= beacon radius + marine radius) the score goes up by one and the same beacon
-unit jumps to a new random spot at least 5 from the marine.  No fog.  Ends at the 120 game-second
-limit (1920 loops) with a Tie.
+Rules and their sources (README scenario table; (v) a source confirms it, (m) not known from a
+source, chosen here):
+- arena: the one-screen 24 x 24 arena (:data:`sc2pool.engine.maps.MINIGAME`);
+- the marine starts at a uniform spot; the beacon (``Beacon_Terran``, neutral) at least 4 from it
+  (v, pysc2 docs); spots keep ``MARGIN`` from the edge (m);
+- the marine reaches the beacon when its centre is within ``BEACON_RADIUS`` = 2.5 of the beacon's
+  centre: the map's "Beacon Area" region has size 2.5 (v, facts doc), read as a radius (m, the only
+  reading that matches the published scores);
+- on each reach the score goes up by one and the same beacon unit jumps to a uniform spot at least
+  5 from the marine (v, pysc2 docs);
+- no fog; ends at the 120 game-second limit (1920 loops) with a Tie (v).
 """
 
 from __future__ import annotations
@@ -16,7 +23,13 @@ from sc2pool.engine.scenarios.base import Scenario
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 
-REACH = D.UNIT_BY_ID[D.BEACON_TERRAN].radius + D.UNIT_BY_ID[D.MARINE].radius
+BEACON_RADIUS = 2.5
+"""A marine reaches the beacon when its centre is this close to the beacon's centre."""
+START_DISTANCE = 4.0
+"""The first beacon is at least this far from the marine."""
+RESPAWN_DISTANCE = 5.0
+"""Each new beacon is at least this far from the marine."""
+MARGIN = 1.0
 SPEED = float(TYPES.speed[TYPES.row(D.MARINE)])
 
 
@@ -25,10 +38,10 @@ class MoveToBeacon(Scenario):
     map = MINIGAME
 
     def setup(self) -> None:
-        mx, my = self.random_points(1, 1.0)
-        self.marine_tag = int(self.world.spawn(D.MARINE, 1, mx, my)[0])
-        bx, by = self.random_point_away(1.0, [(float(mx[0]), float(my[0]))], 4.0)
-        self.beacon_tag = int(self.world.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [bx], [by])[0])
+        (m,) = self.sample_points(1, MARGIN)
+        self.marine_tag = int(self.world.spawn(D.MARINE, 1, [m[0]], [m[1]])[0])
+        (b,) = self.sample_points(1, MARGIN, away=[m], min_away=START_DISTANCE)
+        self.beacon_tag = int(self.world.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [b[0]], [b[1]])[0])
         self._rows_version = -1
         self._cached_rows = (-1, -1)
 
@@ -45,7 +58,7 @@ class MoveToBeacon(Scenario):
         if m < 0 or b < 0:
             return math.inf
         x, y = u.x, u.y
-        return math.hypot(float(x[m]) - float(x[b]), float(y[m]) - float(y[b])) - REACH
+        return math.hypot(float(x[m]) - float(x[b]), float(y[m]) - float(y[b])) - BEACON_RADIUS
 
     def horizon(self) -> int:
         gap = self._gap()
@@ -58,5 +71,5 @@ class MoveToBeacon(Scenario):
             self.score[1] += 1
             u = self.world.u
             m, b = self._rows()
-            bx, by = self.random_point_away(1.0, [(float(u.x[m]), float(u.y[m]))], 5.0)
-            u.x[b], u.y[b] = bx, by
+            (p,) = self.sample_points(1, MARGIN, away=[(float(u.x[m]), float(u.y[m]))], min_away=RESPAWN_DISTANCE)
+            u.x[b], u.y[b] = p

@@ -46,6 +46,9 @@ class TypeTable:
         self.can_attack = np.array([x is not None for x in w], dtype=bool)
         self.range = np.array([x.range if x else 0.0 for x in w])
         self.cd_loops = np.array([x.cooldown * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
+        self.dpoint = np.array([x.damage_point * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
+        self.proj_speed = np.array([x.projectile_speed / D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
+        self.delayed = (self.dpoint > 0) | (self.proj_speed > 0)
         self.attacks = np.array([x.attacks if x else 0 for x in w], dtype=np.float64)
         self.hits_ground = np.array([x is not None and x.target in (D.GROUND, D.ANY) for x in w], dtype=np.bool_)
         self.hits_air = np.array([x is not None and x.target in (D.AIR, D.ANY) for x in w], dtype=np.bool_)
@@ -85,7 +88,8 @@ class Order:
     ttag: int = 0
 
 
-FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy")
+FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy",
+                                 "slide")
 INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
@@ -127,6 +131,9 @@ class UnitStore:
     """Loop before which a unit without a target need not look for one (0: look now)."""
     ox: np.ndarray
     oy: np.ndarray
+    slide: np.ndarray
+    """A chaser blocked by units standing their ground walks round its target: +1 counter-clockwise,
+    -1 clockwise, 0 straight at it."""
     seg: np.ndarray
     """Straight moves to a point are computed from where they started (``ox``, ``oy`` at loop
     ``seg``; -1: no segment yet), so a position after k loops does not depend on how the loops

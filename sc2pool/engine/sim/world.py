@@ -2,9 +2,19 @@
 
 Model (documented simplifications of the real game):
 - Movement is straight-line at ``movement_speed / 16`` per loop, clamped to the playable area
-  (the engine's arenas are open rectangles).  Units do not collide.
-- Weapons hit instantly (no projectile flight), once the target's edge is within range and the
-  cooldown is ready; the cooldown is ``speed * 16`` loops with the fractional part carried over.
+  (the engine's arenas are open rectangles).
+- Ground units collide (:meth:`World._separate`): after moving, overlapping ground units are pushed
+  apart along the line between their centres until they touch.  Who gives way follows the real
+  game: idle units yield to moving allies, moving units push harder than they are pushed, units
+  attacking or on hold position stand their ground.  A group moved to one point therefore ends as
+  a ball (a mover stops when it bumps into an idle ally nearer its goal), and melee attackers
+  spread around their target instead of stacking.  Flying units and neutral map objects (beacon,
+  shards) do not collide.
+- A weapon fires once the target's edge is within range and the cooldown is ready; the cooldown is
+  ``speed * 16`` loops plus a random change drawn per attack (``data.RANDOM_DELAY``, seeded), with
+  the fractional part carried over.  The hit lands after the weapon's damage point, plus the
+  missile's flight time for weapons that fire one (roach, stalker, marauder); hits in flight are
+  kept in a small queue (:meth:`World._schedule`).
 - Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
   damage first (shield armor 0), the overflow is reduced by armor.
 - Idle, attack-moving and patrolling units acquire the nearest hostile within sight and chase
@@ -52,6 +62,27 @@ YOU_CANT_CONTROL_THAT_UNIT = 87
 _INF = np.inf
 RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops."""
+SEPARATION_ITERATIONS = 12
+"""Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
+SEPARATION_EPS = 0.02
+"""Overlaps below this are left alone (so a standing fight stays static and skippable)."""
+SEPARATION_TOL = 0.05
+"""Extra passes in one loop run only while some pair still overlaps by more than this; what is
+left is pushed apart on the next loops."""
+CONTACT_SLOP = 0.05
+"""Units this close (edge to edge) count as touching for the arrive-by-crowding rule."""
+CONTACT_LOOKAHEAD = 16
+"""Quiet stretches with ground units moving are checked for contacts this many loops ahead."""
+SIDESTEP = 0.5
+"""A standing unit in a mover's way is passed sideways by this share of the overlap (an idle ally
+steps aside, a unit that stands its ground is walked round)."""
+ACTIVE_GAP = 0.15
+"""The relaxation passes of one loop look at pairs whose gap is below this now."""
+PAIR_SKIN = 1.0
+"""Candidate collision pairs are listed this far beyond touching and reused while units move less
+than half of it."""
+# Give-way weights by state (share of a pair's overlap a unit takes = own / (own + other)).
+W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(8, dtype=bool)
@@ -95,6 +126,25 @@ class World:
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
+        self._coll_version = -1
+        self._coll = np.zeros(0, np.int64)
+        self._coll_rmax = 0.0
+        self._pc_next_tag = -1
+        self._touch_loop = self._touch_version = -1
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._pc_version = -1
+        self._pc_ref_tags: np.ndarray | None = None
+        self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
+        self._pc_ref_rows = np.zeros(0, np.int64)
+        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
+        self.rng = np.random.default_rng(0)
+        """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
+        self._p_ti = np.zeros(0, np.int64)
+        self._p_att = np.zeros(0, np.int64)
+        self._p_tgt = np.zeros(0, np.int64)
+        self._p_due = np.zeros(0, np.int64)
+        self._p_launch = np.zeros(0, np.int64)
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
 
@@ -287,19 +337,45 @@ class World:
             if damage is None:
                 damage = np.zeros(n)
             f = np.nonzero(fire)[0]
-            self._hit(f, tgt[f], damage)
+            ft = tgt[f]
+            late = TYPES.delayed[u.ti[f]]
+            if late.any():  # a damage point or a missile: the hit lands later
+                self._schedule(f[late], ft[late], np.sqrt(dx[f[late]] ** 2 + dy[f[late]] ** 2))
+                f_now, t_now = f[~late], ft[~late]
+            else:
+                f_now, t_now = f, ft
+            if len(f_now):
+                self._hit(f_now, t_now, damage)
             carry = cdn[f]
-            u.cd[f] = u.cd_loops[f] + np.where(was_cooling[f], carry, 0.0)
+            jitter = self.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
+            u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
+        if self._p_due.size and self._p_due.min() <= self.loop:
+            if damage is None:
+                damage = np.zeros(n)
+            self._land(damage)
 
         # --- movement
         speed = u.speed
         point_goal = _POINT_LUT[kind] & ~has_t & (speed > 0)
         chase = has_t & ~in_range & (kind != HOLD) & (speed > 0)
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
+        u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
         moved = False
         if point_goal.any():
-            moved |= self._move_to_points(np.nonzero(point_goal)[0], self.loop)
+            pg = np.nonzero(point_goal)[0]
+            hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
+            blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
+            bx, by = x[pg].copy(), y[pg].copy()
+            moved |= self._move_to_points(pg, self.loop)
+            if blocked.any():  # side-step round the blocker instead of walking into it
+                b = pg[blocked]
+                hb = np.hypot(hx[blocked], hy[blocked])
+                step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
+                x[b] = bx[blocked] - hy[blocked] * step
+                y[b] = by[blocked] + hx[blocked] * step
+                u.seg[b] = -1
+                self._clamp()
         if chase.any():
             m = np.nonzero(chase)[0]
             tm = tsafe[m]
@@ -314,10 +390,31 @@ class World:
             if go.any():
                 moved = True
                 scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+                blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
+                if blocked.any():  # blocked chasers side-step round the blocker instead
+                    sl = u.slide[m]
+                    mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
                 x[m] += mdx * scale
                 y[m] += mdy * scale
                 u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
                 self._clamp()
+        if len(self._collidable()) > 1:
+            w = np.full(n, W_IDLE)
+            walking = point_goal | chase
+            w[walking] = W_MOVING
+            w[in_range] = W_ATTACKING
+            w[(kind == HOLD) | (speed <= 0)] = W_FIXED
+            steer = None
+            if point_goal.any():
+                steer = np.zeros(n, dtype=bool)
+                # movers still on their way (not yet among the crowd at their goal) steer too
+                pg = np.nonzero(point_goal)[0]
+                far = np.hypot(u.tx[pg] - x[pg], u.ty[pg] - y[pg]) > self._crowd_bound(pg)
+                steer[pg[far]] = True
+            if self._separate(w, steer, chase):
+                moved = True
+                if point_goal.any():
+                    self._arrive_by_crowding(np.nonzero(point_goal & (u.kind != PATROL))[0])
 
         # --- damage and deaths
         if damage is not None:
@@ -331,14 +428,17 @@ class World:
                 self.dead_tags.extend(d.tags.tolist())
                 return d
         if not moved and not explode.any():
-            # Nothing moves and nobody died: until the next weapon is ready, loops only count
-            # cooldowns down.  Remember that so quiet_horizon() can skip them.
+            # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
+            # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
+            # can skip them.
             ready = in_range & ~(fire & u.suicide)
+            until = self.loop + (1 << 30)
             if ready.any():
                 nxt = int(np.ceil(float(u.cd[ready].min())))
-                self._static_until = self.loop + max(nxt - 1, 0)
-            else:
-                self._static_until = self.loop + (1 << 30)
+                until = self.loop + max(nxt - 1, 0)
+            if self._p_due.size:
+                until = min(until, int(self._p_due.min()) - 1)
+            self._static_until = until
         return _NO_DEATHS
 
     def _move_to_points(self, m: np.ndarray, loop: int) -> bool:
@@ -384,6 +484,312 @@ class World:
             u.finish_orders(ar[kind[ar] != PATROL])
         return moved
 
+    # ------------------------------------------------------------------ collision
+    def _collidable(self) -> np.ndarray:
+        """Rows of units that collide (ground, not neutral), cached per unit-set version."""
+        u = self.u
+        if self._coll_version != u.version:
+            self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral)[0]
+            self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
+            self._coll_version = u.version
+        return self._coll
+
+    def _pairs(self, extra: float) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate pairs (rows a, b) of collidable units whose edges may be within ``extra``.
+
+        A sweep along x: sort by x, and pair each unit with the following ones whose x lies within
+        ``2 * max radius + extra``; then keep those whose y gap fits too.  Linear in the number of
+        pairs found, not quadratic in the number of units.
+        """
+        u = self.u
+        c = self._collidable()
+        s = c[np.argsort(u.x[c], kind="stable")]
+        xs = u.x[s]
+        reach = 2.0 * self._coll_rmax + extra
+        k = len(s)
+        cnt = np.searchsorted(xs, xs + reach, side="right") - np.arange(1, k + 1)
+        total = int(cnt.sum())
+        if total == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        ii = np.repeat(np.arange(k), cnt)
+        jj = ii + 1 + np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        a, b = s[ii], s[jj]
+        near = np.abs(u.y[a] - u.y[b]) <= u.radius[a] + u.radius[b] + extra
+        return a[near], b[near]
+
+    def _near_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate pairs within ``PAIR_SKIN`` of touching, reused across loops (a Verlet list).
+
+        The list stays valid while no collidable unit has moved more than half the skin since it
+        was built; deaths only drop pairs (rows are re-found by tag), a spawn rebuilds it.
+        """
+        u = self.u
+        if self._pc_next_tag == u.next_tag and self._pc_ref_tags is not None:
+            if self._pc_version != u.version:
+                ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
+                ok = (ra >= 0) & (rb >= 0)
+                self._pc_a, self._pc_b = ra[ok], rb[ok]
+                self._pc_rr, self._pc_rr2 = self._pc_rr[ok], self._pc_rr2[ok]
+                self._pc_ta, self._pc_tb = self._pc_ta[ok], self._pc_tb[ok]
+                rr = u.rows(self._pc_ref_tags)
+                ok = rr >= 0
+                self._pc_ref_rows, self._pc_ref_tags = rr[ok], self._pc_ref_tags[ok]
+                self._pc_rx, self._pc_ry = self._pc_rx[ok], self._pc_ry[ok]
+                self._pc_version = u.version
+            r = self._pc_ref_rows
+            dx = u.x[r] - self._pc_rx
+            dy = u.y[r] - self._pc_ry
+            if len(r) == 0 or float((dx * dx + dy * dy).max()) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
+                return self._pc_a, self._pc_b
+        a, b = self._pairs(PAIR_SKIN)
+        c = self._collidable()
+        self._pc_a, self._pc_b = a, b
+        self._pc_rr = u.radius[a] + u.radius[b]
+        self._pc_rr2 = self._pc_rr * self._pc_rr
+        self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
+        self._pc_ref_rows, self._pc_ref_tags = c, u.tag[c]
+        self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
+        self._pc_next_tag = u.next_tag
+        self._pc_version = u.version
+        return a, b
+
+    def _separate(self, w: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> bool:
+        """Push overlapping ground units apart; ``w`` is each unit's give-way weight.  ``steer``
+        marks movers on their way to a point (allies step aside off their path, sideways to their
+        heading ``facing``; None: nobody), ``chasing`` the units walking towards a target (they go
+        round units that stand their ground).
+
+        Each pass moves both units of every overlapping pair along the line between their centres
+        so that the pair just touches, unit ``a`` taking ``w[a] / (w[a] + w[b])`` of the overlap.
+        Idle units only give way more than a moving unit would to allies walking past them (idle
+        enemies block, they are not shoved aside).  Units on the same point are split along a
+        direction fixed by their rows, so the outcome is deterministic.  Returns whether anything
+        moved.
+        """
+        u = self.u
+        a, b = self._near_pairs()
+        if len(a) == 0:
+            return False
+        x, y = u.x, u.y
+        dx = x[a] - x[b]
+        dy = y[a] - y[b]
+        d2 = dx * dx
+        d2 += dy * dy
+        # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
+        # most the overlaps around it, so pairs further apart do not start overlapping.  The next
+        # loop's walkers look for blockers among the same pairs (_blocked_ahead).
+        reach = self._pc_rr + ACTIVE_GAP
+        act = np.nonzero(d2 < reach * reach)[0]
+        a, b, dx, dy = a[act], b[act], dx[act], dy[act]
+        self._near_now = (self.loop, u.version, a, b)
+        if len(a) == 0:
+            return False
+        rr = self._pc_rr[act]
+        d = np.sqrt(d2[act])
+        ov = rr - d
+        if not (ov > SEPARATION_EPS).any():
+            return False
+        wa, wb = w[a], w[b]
+        # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
+        # between enemies, nobody yields more than a moving unit would.
+        firm = u.owner[a] != u.owner[b]
+        if steer is not None:
+            firm |= ~(steer[a] | steer[b])
+        else:
+            firm[:] = True
+        wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
+        wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+        tot = wa + wb
+        fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
+        fb = fa - 1.0
+        n = len(u)
+        idx = np.concatenate((a, b, a + n, b + n))
+        same = d < 1e-9
+        if same.any():  # units on one point: split them along a direction fixed by their rows
+            ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
+            dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
+        ovp = np.maximum(ov, 0.0)
+        k = ovp / d
+        px = dx * k
+        py = dy * k
+        mov = chasing if steer is None else (steer | chasing)
+        ma, mb = mov[a], mov[b]
+        one = ma ^ mb
+        if one.any():
+            # Where one unit of a pair walks and the other does not: a standing unit in the way of
+            # a mover on its way to a point is passed sideways (perpendicular to the mover's
+            # heading: an idle ally steps aside, a unit that stands its ground is walked round).
+            m = np.where(ma, a, b)
+            hx, hy = np.cos(u.facing[m]), np.sin(u.facing[m])
+            ox = np.where(ma, -dx, dx)  # from the mover to the other unit
+            oy = np.where(ma, -dy, dy)
+            side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
+            w_other = np.where(ma, wb, wa)
+            if steer is not None:
+                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+                px -= hy * sign * ovp
+                py += hx * sign * ovp
+        for it in range(SEPARATION_ITERATIONS):
+            if it:
+                dx = x[a] - x[b]
+                dy = y[a] - y[b]
+                d = np.sqrt(dx * dx + dy * dy)
+                np.maximum(d, 1e-9, out=d)
+                ov = rr - d
+                if float(ov.max()) <= SEPARATION_TOL:
+                    break
+                k = np.maximum(ov, 0.0) / d
+                px = dx * k
+                py = dy * k
+            mv = np.bincount(idx, np.concatenate((px * fa, px * fb, py * fa, py * fb)), minlength=2 * n)
+            x += mv[:n]
+            y += mv[n:]
+        self._clamp()
+        # a straight move restarts from where the push left the unit
+        u.seg[a] = -1
+        u.seg[b] = -1
+        return True
+
+    def _blocked_ahead(self, m: np.ndarray, hx: np.ndarray, hy: np.ndarray, walking: np.ndarray,
+                       yielding_idle: bool) -> np.ndarray:
+        """For walkers ``m`` heading (``hx``, ``hy``): whether a unit that will not move out of the
+        way touches it within 45 degrees ahead.  Units walking themselves (and not blocked in
+        turn) move on; with ``yielding_idle`` idle allies step aside too (a move passes through
+        them), otherwise they block (a chaser goes round them).
+
+        A blocked walker side-steps (``slide``: +1 to the left of its heading, -1 to the right,
+        chosen once, away from the blockers) instead of pressing into the crowd, so pressure does
+        not build up through a queue of walkers and a unit standing its ground is walked round.
+        """
+        u = self.u
+        n = len(u)
+        out = np.zeros(len(m), dtype=bool)
+        if len(self._collidable()) < 2:
+            return out
+        if self._touch_loop != self.loop or self._touch_version != u.version:
+            # touching pairs as the loop starts (shared by this loop's movers and chasers); the
+            # last loop's separation already listed the pairs near enough to matter
+            self._touch_loop, self._touch_version = self.loop, u.version
+            last, version, a, b = self._near_now
+            if last != self.loop - 1 or version != u.version:
+                a, b = self._near_pairs()
+            dx = u.x[b] - u.x[a]
+            dy = u.y[b] - u.y[a]
+            reach = u.radius[a] + u.radius[b] + CONTACT_SLOP
+            t = np.nonzero(dx * dx + dy * dy <= reach * reach)[0]
+            a, b, dx, dy = a[t], b[t], dx[t], dy[t]
+            self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
+                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)))  # src -> other
+        src, oth, vx, vy = self._touch
+        if len(src) == 0:
+            return out
+        pos = np.full(n, -1, dtype=np.int64)
+        pos[m] = np.arange(len(m))
+        k = pos[src] >= 0
+        if not k.any():
+            return out
+        src, oth, vx, vy = src[k], oth[k], vx[k], vy[k]
+        i = pos[src]
+        hxi, hyi = hx[i], hy[i]
+        dot = vx * hxi + vy * hyi
+        firm = ~walking[oth] | (u.slide[oth] != 0.0)
+        if yielding_idle:
+            firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
+        ahead = firm & (dot * dot >= 0.5 * (vx * vx + vy * vy) * (hxi * hxi + hyi * hyi)) & (dot > 0)
+        if not ahead.any():
+            return out
+        src, i, vx, vy, hxi, hyi = src[ahead], i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
+        out[i] = True
+        # the blocker's side of the heading; go round the other way (once per chase)
+        side = np.where(hxi * vy - hyi * vx >= 0.0, 1.0, -1.0)
+        pull = np.bincount(i, -side, minlength=len(m))
+        fresh = out & (u.slide[m] == 0.0)
+        u.slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
+        return out
+
+    def _crowd_bound(self, rows: np.ndarray) -> np.ndarray:
+        """How far from its goal a mover may stop against allies already there: the radius of a
+        loose ball of all its owner's ground units (``2 r sqrt(n)``: packing density 1/4)."""
+        u = self.u
+        own_count = np.bincount(u.owner[self._collidable()], minlength=NEUTRAL_OWNER + 1)
+        return 2.0 * u.radius[rows] * np.sqrt(own_count[u.owner[rows]])
+
+    def _arrive_by_crowding(self, m: np.ndarray) -> None:
+        """Movers ``m`` whose goal is taken by idle allies stop on bumping into them.
+
+        A mover finishes its order when it touches an idle ally ahead of it that is nearer its goal
+        than itself while within :meth:`_crowd_bound` of the goal: a group sent to one point ends
+        as a ball around it instead of pressing into one spot.
+        """
+        u = self.u
+        if len(m) == 0:
+            return
+        a, b = self._near_pairs()
+        if len(a) == 0:
+            return
+        # touching pairs, both directions
+        d = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b])
+        t = d <= u.radius[a] + u.radius[b] + CONTACT_SLOP
+        a, b = a[t], b[t]
+        src = np.concatenate((a, b))
+        oth = np.concatenate((b, a))
+        is_mover = np.zeros(len(u), dtype=bool)
+        is_mover[m] = True
+        k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
+        if not k.any():
+            return
+        src, oth = src[k], oth[k]
+        gx, gy = u.tx[src], u.ty[src]
+        mine = np.hypot(u.x[src] - gx, u.y[src] - gy)
+        theirs = np.hypot(u.x[oth] - gx, u.y[oth] - gy)
+        # only an ally ahead blocks (within 60 degrees of the way to the goal); one alongside is
+        # slid past, so the ball fills in instead of growing branches
+        ahead = (u.x[oth] - u.x[src]) * (gx - u.x[src]) + (u.y[oth] - u.y[src]) * (gy - u.y[src])
+        dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
+        front = ahead >= 0.5 * dist_o * mine
+        stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
+        if stop.any():
+            u.finish_orders(np.unique(src[stop]))
+
+    def _contact_horizon(self, h: int) -> int:
+        """Loops (<= ``h``) before two ground units could touch, moving at full speed; 1 if some
+        already overlap or a mover touches another unit."""
+        u = self.u
+        c = self._collidable()
+        if len(c) < 2:
+            return h
+        moving = _POINT_LUT[u.kind] & (u.speed > 0)
+        any_moving = bool(moving[c].any())
+        if any_moving:
+            h = min(h, CONTACT_LOOKAHEAD)
+        a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
+        if len(a) == 0:
+            return h
+        gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
+        if (gap < -SEPARATION_EPS).any():
+            return 1
+        if not any_moving:
+            return h
+        # Until the horizon no mover reaches its goal, so velocities are constant: a pair's gap
+        # shrinks by at most the norm of its relative velocity per loop.
+        vx = np.zeros(len(u))
+        vy = np.zeros(len(u))
+        mv = np.nonzero(moving)[0]
+        ddx = u.tx[mv] - u.x[mv]
+        ddy = u.ty[mv] - u.y[mv]
+        dist = np.hypot(ddx, ddy)
+        sc = np.where(dist > 0, u.speed[mv] / np.where(dist > 0, dist, 1.0), 0.0)
+        vx[mv] = ddx * sc
+        vy[mv] = ddy * sc
+        closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
+        m = closing > 0
+        if not m.any():
+            return h
+        g = gap[m] - CONTACT_SLOP
+        if (g <= 0).any():
+            return 1
+        return max(1, min(h, int(float((g / closing[m]).min()))))
+
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
         u = self.u
@@ -402,6 +808,7 @@ class World:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
         (static fight, scheduled target scans)."""
         self._static_until = 0
+        self._near_now = (-1, -1, self._near_now[2], self._near_now[3])
         self.u.scan[:] = 0
         self.u.seg[:] = -1
 
@@ -461,6 +868,37 @@ class World:
         gap = dist - self._acquisition_range(rows)
         return np.where(gap <= 0, best, -1), gap
 
+    def _schedule(self, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
+        """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
+        the centre distance for weapons that fire one.  The hit is kept as (attacker type, attacker
+        tag, target tag, loop it lands, loop the missile leaves)."""
+        u = self.u
+        ti = u.ti[att]
+        launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
+        sp = TYPES.proj_speed[ti]
+        flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
+        self._p_ti = np.concatenate((self._p_ti, ti))
+        self._p_att = np.concatenate((self._p_att, u.tag[att]))
+        self._p_tgt = np.concatenate((self._p_tgt, u.tag[trows]))
+        self._p_due = np.concatenate((self._p_due, np.maximum(launch + flight, self.loop + 1)))
+        self._p_launch = np.concatenate((self._p_launch, launch))
+
+    def _land(self, damage: np.ndarray) -> None:
+        """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
+        attacker died before the damage point (a missile already launched still lands)."""
+        u = self.u
+        due = self._p_due <= self.loop
+        ti, att, tgt = self._p_ti[due], self._p_att[due], self._p_tgt[due]
+        launch = self._p_launch[due]
+        keep = ~due
+        self._p_ti, self._p_att, self._p_tgt = self._p_ti[keep], self._p_att[keep], self._p_tgt[keep]
+        self._p_due, self._p_launch = self._p_due[keep], self._p_launch[keep]
+        trows = u.rows(tgt)
+        ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
+        if ok.any():
+            trows, ti = trows[ok], ti[ok]
+            self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
+
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
         ti = self.u.ti
@@ -514,6 +952,8 @@ class World:
         """
         if self._static_until > self.loop:
             return self._static_until - self.loop
+        if self._p_due.size:
+            return 1  # hits in flight: step loop by loop until they land
         u = self.u
         n = len(u)
         if n == 0:
@@ -540,6 +980,8 @@ class World:
             moving_rows = closing > 0
             if moving_rows.any():
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
+        if h > 1:
+            h = self._contact_horizon(h)
         h = max(1, h)
         if not any_moving and h > 1:
             # nobody moves and nobody can see a target: frozen until an order or a spawn

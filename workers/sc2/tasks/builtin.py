@@ -334,6 +334,113 @@ class DefeatZerglingsAndBanelings(ArmyTask):
     enemy_slots = 12
 
 
+@register_task("FindAndDefeatZerglings")
+class FindAndDefeatZerglings(ArmyTask):
+    """3 marines find and kill zerglings under fog of war; +1 per zergling, -1 per marine; 180 s.
+
+    Observation: the :class:`ArmyTask` tables (own marines; the *visible* zerglings, nearest to
+    the marines first) plus the marines' centre. Action ``Discrete(enemy_slots + 8)``:
+    ``i < enemy_slots`` = every marine attacks visible zergling ``i``; ``enemy_slots + d`` =
+    attack-move ``explore_distance`` cells in compass direction ``d`` (to search the fog).
+    """
+
+    setup = GameSetup(map_name="mini_games/FindAndDefeatZerglings.SC2Map", game_step=8)
+    own_slots = 4
+    enemy_slots = 8
+
+    def __init__(self, explore_distance: float = 8.0, scripted: bool = False) -> None:
+        super().__init__(scripted=scripted)
+        self.explore_distance = float(explore_distance)
+        self._waypoint = 0
+
+    @property
+    def observation_space(self) -> gym.Space[Any]:
+        n = (self.own_slots + self.enemy_slots) * self.features + 4
+        return gym.spaces.Box(-1.0, 1.0, (n,), np.float32)
+
+    @property
+    def action_space(self) -> gym.Space[Any]:
+        return gym.spaces.Discrete(self.enemy_slots + 8)
+
+    def episode_start(self, bot: BotAI) -> None:
+        super().episode_start(bot)
+        self._waypoint = 0
+
+    def _centre(self, bot: BotAI) -> tuple[float, float] | None:
+        own = list(bot.units)
+        if not own:
+            return None
+        return (sum(u.position.x for u in own) / len(own), sum(u.position.y for u in own) / len(own))
+
+    def enemies(self, bot: BotAI) -> list[Unit]:
+        c = self._centre(bot)
+        if c is None:
+            return super().enemies(bot)
+        key = lambda e: ((e.position.x - c[0]) ** 2 + (e.position.y - c[1]) ** 2, e.tag)  # noqa: E731
+        return sorted(bot.enemy_units, key=key)[: self.enemy_slots]
+
+    def encode(self, bot: BotAI) -> np.ndarray:
+        base = super().encode(bot)
+        frame = self._frame or MapFrame(bot)
+        c = self._centre(bot)
+        extra = np.zeros(2, np.float32)
+        if c is not None:
+            extra[:] = frame.norm(*c)
+        return np.clip(np.concatenate([base, extra]), -1.0, 1.0)
+
+    def decode(self, bot: BotAI, action: Any) -> None:
+        a = int(action)
+        own = self.own(bot)
+        if not own:
+            return
+        if a < self.enemy_slots:
+            enemy = self.enemies(bot)
+            if a < len(enemy):
+                for u in own:
+                    u.attack(enemy[a])
+                return
+            a = self.enemy_slots  # no zergling in that row: explore east instead
+        frame = self._frame or MapFrame(bot)
+        c = self._centre(bot)
+        assert c is not None
+        dx, dy = DIRECTIONS8[(a - self.enemy_slots) % 8] * self.explore_distance
+        goal = frame.point(c[0] + dx, c[1] + dy)
+        for u in own:
+            u.attack(goal)
+
+    def _waypoints(self, bot: BotAI) -> list[tuple[float, float]]:
+        """A lawn-mower sweep over the playable area, rows 8 apart (marine sight is 9)."""
+        frame = self._frame or MapFrame(bot)
+        pts: list[tuple[float, float]] = []
+        ys = np.arange(frame.y0 + 4.0, frame.y0 + frame.h - 3.0, 8.0)
+        for i, y in enumerate(ys):
+            xs = (frame.x0 + 4.0, frame.x0 + frame.w - 4.0)
+            pts.extend((x, float(y)) for x in (xs if i % 2 == 0 else xs[::-1]))
+        return pts
+
+    def scripted_decode(self, bot: BotAI) -> None:
+        """Focus the nearest visible zergling; with none in sight, sweep the arena in rows."""
+        own = self.own(bot)
+        if not own:
+            return
+        enemy = self.enemies(bot)
+        if enemy:
+            for u in own:
+                u.attack(enemy[0])
+            return
+        pts = self._waypoints(bot)
+        c = self._centre(bot)
+        assert c is not None
+        wx, wy = pts[self._waypoint % len(pts)]
+        if math.hypot(wx - c[0], wy - c[1]) < 3.0:
+            self._waypoint += 1
+            wx, wy = pts[self._waypoint % len(pts)]
+        frame = self._frame or MapFrame(bot)
+        goal = frame.point(wx, wy)
+        for u in own:
+            u.attack(goal)
+
+
 @register_task("Skirmish")
 class Skirmish(ArmyTask):
     """A small 1v1 against the built-in ``Computer`` (``opponent_race``, ``difficulty``).
