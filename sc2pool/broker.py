@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 from gymnasium import spaces
@@ -47,6 +47,9 @@ from sc2pool.errors import (
     env_error_class,
 )
 from sc2pool.spaces import ObsLayout, space_from_msg, spaces_equal
+
+if TYPE_CHECKING:
+    from sc2pool.launchers.base import Launcher
 
 log = logging.getLogger("sc2pool.broker")
 
@@ -233,6 +236,10 @@ class Broker:
         self._next_check = 0.0
         self._pong = P.header(P.Kind.HEARTBEAT)
         self._service: threading.Thread | None = None
+        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
+        # liveness checks (it restarts the workers that ended), told of the workers removed.
+        self.launcher: Launcher | None = None
+        self._next_launcher_poll = 0.0
         self._stop = threading.Event()
         self._closed = False
 
@@ -524,6 +531,10 @@ class Broker:
             if slot is not None and (not self.running or replacing) and security.tokens_equal(slot.token, hdr.get("tok")):
                 # a local worker (or its replacement) cannot build/start its envs: a bug, not a crash
                 self._record_failure(err)
+            elif slot is None and self.launcher is not None and self.launcher.owns(name):
+                # so can a worker our launcher started (with CURVE only such workers get this far):
+                # no endless relaunching of a worker that can never start
+                self._record_failure(err)
             else:
                 log.error("worker %s (not part of the pool) failed: %s", name, err)
                 self.stats["stranger_errors"] += 1
@@ -718,6 +729,15 @@ class Broker:
             if raise_:
                 raise self.failure
             return
+        if self.launcher is not None and now >= self._next_launcher_poll:
+            self._next_launcher_poll = now + 0.5
+            try:
+                self.launcher.poll()
+            except PoolError as exc:
+                self._record_failure(exc)
+                if raise_:
+                    raise
+                return
         while True:
             found = self._find_failure(now)
             if found is None:
@@ -861,6 +881,8 @@ class Broker:
                 self.sock.send_multipart([w.identity, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
             except zmq.ZMQError:
                 pass
+            if self.launcher is not None:  # and have its launcher stop it and place another
+                self.launcher.worker_failed(w.name)
         self._drop(w)
         if w.pending_seq >= 0 and w.reply is None:
             self._outstanding -= 1
@@ -1031,6 +1053,8 @@ class Broker:
         free = self.n_envs - self._next_remote
         if free > 0:
             lines.append(f"  missing: {free} env slot(s) for remote workers {how_to_join}".rstrip())
+        if self.launcher is not None:
+            lines.extend(self.launcher.describe())
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------- service

@@ -156,3 +156,19 @@ def env_error_class(remote_type: str) -> type[EnvError]:
         cls = type(f"Remote{remote_type}", (EnvError, base), {"__module__": __name__})
         _MIRROR_CACHE[remote_type] = cls
     return cls
+
+
+class LauncherError(PoolError):
+    """A cluster launcher (Ray, SLURM) could not place, start or restart the pool's workers.
+    The message says what is missing (a reachable cluster, CPUs, an allocation, a worker that
+    never joined)."""
+
+
+class ClusterUnavailableError(LauncherError):
+    """The cluster manager cannot be reached or used at all (no Ray at the address, not inside a
+    SLURM allocation, the optional package or command is not installed)."""
+
+
+class ClusterResourcesError(LauncherError):
+    """The cluster has too few resources (CPUs, nodes, tasks) for the requested workers, or could
+    not place them within the placement timeout."""

@@ -110,7 +110,12 @@ def make_vec_env(
     if render:
         extra.update(render_kwargs(render_size))
     layout: dict[str, Any] = {"n_workers": n_workers}
-    if bind is not None:
+    launcher = pool_kwargs.get("launcher")
+    if launcher is not None:  # every worker is placed by the cluster launcher
+        if launcher.n_workers != n_workers:
+            raise ValueError(f"the launcher starts {launcher.n_workers} workers, not {n_workers}")
+        layout = {"n_local_workers": 0} if bind is None else {"bind": bind, "n_local_workers": 0}
+    elif bind is not None:
         n_local = n_workers if local_workers is None else local_workers
         layout = {"bind": bind, "n_local_workers": n_local, "n_local_envs": n_local * envs_per_worker}
     env = ZmqVecEnv(

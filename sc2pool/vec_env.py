@@ -39,6 +39,7 @@ from sc2pool.errors import (
     ProtocolError,
 )
 from sc2pool.launcher import PrivateDir, spawn_worker
+from sc2pool.launchers.base import Launcher, LaunchPlan
 from sc2pool.spaces import ObsLayout
 from workers.host import HostSpec
 
@@ -64,16 +65,22 @@ class _Resources:
     def __init__(self) -> None:
         self.broker: Broker | None = None
         self.dir: PrivateDir | None = None
+        self.launcher: Launcher | None = None
 
     def close(self, grace: float) -> None:
         broker, self.broker = self.broker, None
+        launcher, self.launcher = self.launcher, None
         try:
             if broker is not None:
-                broker.close(grace=grace)
+                broker.close(grace=grace)  # remote workers get CLOSE and exit by themselves...
         finally:
-            if self.dir is not None:
-                self.dir.cleanup()
-                self.dir = None
+            try:
+                if launcher is not None:
+                    launcher.close(grace)  # ...and whatever is left is stopped on its node
+            finally:
+                if self.dir is not None:
+                    self.dir.cleanup()
+                    self.dir = None
 
 
 # A local worker with a core to itself polls its lane this long after each reply before it sleeps,
@@ -87,6 +94,26 @@ LANE_SPIN_US = 300.0
 def _spawn_local(lane_fd: int | None, secrets: dict[str, Any], *, recipe: dict[str, Any], **kwargs: Any) -> Any:
     """Start (or restart) one local worker; ``secrets`` (token, CURVE keys) go into its stdin recipe only."""
     return spawn_worker(recipe={**recipe, **secrets}, lane_fd=lane_fd, **kwargs)
+
+
+def _ephemeral_curve(private_dir: PrivateDir) -> security.BrokerCurveConfig:
+    """CurveZMQ for a launcher's workers when the user gave no keys: a broker key pair that lives
+    as long as the pool, and an empty authorised-keys folder (each worker's key is authorised in
+    memory by :func:`_remote_keys`)."""
+    from pathlib import Path
+
+    authorized = Path(private_dir.file("authorized_workers"))
+    authorized.mkdir(mode=0o700)
+    return security.BrokerCurveConfig(keypair=security.ephemeral_keypair(), authorized_dir=authorized)
+
+
+def _remote_keys(broker: Broker, name: str) -> dict[str, bytes] | None:
+    """A fresh CURVE key pair for launcher worker ``name``, authorised in the broker."""
+    if broker.auth is None or broker.curve is None:
+        return None
+    kp = security.ephemeral_keypair()
+    broker.auth.authorize(kp.public, name)
+    return {"public": kp.public, "secret": kp.secret, "server": broker.curve.keypair.public}
 
 
 def _split(n: int, parts: int) -> list[int]:
@@ -174,6 +201,13 @@ class ZmqVecEnv(VecEnv):
         :mod:`workers.layout`, also for the security trade-off). What a worker starts (SC2 games,
         the engine) is randomised as usual. ``False``: the OS default for workers too. Ignored
         where the OS has no such switch or refuses it (e.g. a container's seccomp profile).
+    :param launcher: start the remote workers through a cluster manager
+        (:class:`~sc2pool.launchers.RayLauncher`, :class:`~sc2pool.launchers.SlurmLauncher`):
+        the remote envs are split evenly over its ``n_workers``, the broker binds the launcher's
+        endpoint unless ``bind`` is given, and, unless ``curve`` is given, CurveZMQ is switched on
+        with ephemeral keys that each worker receives through the launcher (never a command line).
+        With ``on_failure="restart"`` the launcher also replaces workers that end (a lost node, a
+        killed job step). Needs ``host``/``env`` (workers build their envs from an import path).
     :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
     :param worker_log_level: logging level of local worker processes.
     :param start_method: accepted for SubprocVecEnv compatibility and ignored.
@@ -207,6 +241,7 @@ class ZmqVecEnv(VecEnv):
         close_timeout: float = 3.0,
         worker_log_level: str = "WARNING",
         start_method: str | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         self._closed = True  # until fully built, close() has nothing to do but clean up
         self._fatal: BaseException | None = None
@@ -221,7 +256,11 @@ class ZmqVecEnv(VecEnv):
         if heartbeat_interval <= 0 or heartbeat_timeout <= heartbeat_interval:
             raise ValueError("need 0 < heartbeat_interval < heartbeat_timeout")
         if bind is not None:
-            security.check_bind_address(bind, curve is not None, allow_insecure_remote=allow_insecure_remote)
+            security.check_bind_address(
+                bind, curve is not None or launcher is not None, allow_insecure_remote=allow_insecure_remote
+            )
+        if launcher is not None and env_fns is not None:
+            raise ValueError("a launcher starts workers on other nodes from an import path: give host= or env=")
         curve_cfg = security.BrokerCurveConfig.from_directory(curve) if isinstance(curve, (str, os.PathLike)) else curve
         sources = sum(x is not None for x in (env_fns, host, env))
         if sources != 1:
@@ -249,7 +288,7 @@ class ZmqVecEnv(VecEnv):
             if n_envs is None or n_envs < 1:
                 raise ValueError("n_envs (>= 1) is required with host= or env=")
             total = n_envs
-            if bind is None:
+            if bind is None and launcher is None:
                 n_local = total if n_local is None else n_local
                 local_envs = total
             else:
@@ -257,12 +296,20 @@ class ZmqVecEnv(VecEnv):
                 local_envs = n_local if n_local_envs is None else n_local_envs
             if n_local < 0 or local_envs < 0 or local_envs > total:
                 raise ValueError(f"bad local worker layout: {n_local} workers for {local_envs} of {total} envs")
-            if bind is None and local_envs != total:
+            if bind is None and launcher is None and local_envs != total:
                 raise ValueError("without bind=, local workers must host all envs")
         if n_local > local_envs:
             raise ValueError(f"{n_local} local workers for {local_envs} envs: each worker needs >= 1 env")
         if local_envs > 0 and n_local == 0:
             raise ValueError(f"n_local_envs={local_envs} but no local workers")
+        remote_sizes: list[int] = []
+        if launcher is not None:
+            if total - local_envs < launcher.n_workers:
+                raise ValueError(
+                    f"the launcher's {launcher.n_workers} workers need >= 1 env each; "
+                    f"{total - local_envs} envs are left for them"
+                )
+            remote_sizes = _split(total - local_envs, launcher.n_workers)
 
         worker_cpus = affinity.plan(cpu_affinity, n_local)  # ValueError before anything starts
         own_core = affinity.has_own_core(worker_cpus)
@@ -274,8 +321,14 @@ class ZmqVecEnv(VecEnv):
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, self._res.close, 1.0)  # also runs at exit
         try:
-            if n_local > 0:
+            if launcher is not None:
+                self._res.launcher = launcher
+                launcher.prepare()  # typed errors (no cluster, too few CPUs) before anything binds
+            if n_local > 0 or (launcher is not None and curve_cfg is None):
                 self._dir = self._res.dir = PrivateDir()
+            if launcher is not None and curve_cfg is None:
+                assert self._dir is not None
+                curve_cfg = _ephemeral_curve(self._dir)
             broker = Broker(
                 n_envs=total,
                 heartbeat_interval=heartbeat_interval,
@@ -290,9 +343,25 @@ class ZmqVecEnv(VecEnv):
             )
             self._broker = self._res.broker = broker
             local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
-            if bind is not None:
-                self.endpoints.append(broker.bind(bind))
+            if bind is not None or launcher is not None:
+                assert launcher is not None or bind is not None
+                self.endpoints.append(broker.bind(bind if bind is not None else launcher.bind_endpoint()))  # type: ignore[union-attr]
             how = f"(start: sc2pool worker --connect {self.endpoints[0]} ...)" if self.endpoints else ""
+            if launcher is not None:
+                assert host is not None
+                how = f"(started by {type(launcher).__name__})"
+                broker.launcher = launcher
+                launcher.start(LaunchPlan(
+                    endpoint=launcher.advertise(self.endpoints[0]),
+                    target=host.target,
+                    kwargs=dict(host.kwargs),
+                    worker_envs=remote_sizes,
+                    heartbeat_interval=heartbeat_interval,
+                    restart=on_failure == "restart",
+                    max_restarts=max_restarts,
+                    keys=functools.partial(_remote_keys, broker),
+                    log_level=worker_log_level,
+                ))
             if n_local > 0:
                 assert local_endpoint is not None and self._dir is not None
                 start = 0

@@ -852,7 +852,7 @@ class Worker:
 
 def run_worker(cfg: WorkerConfig) -> int:
     """Run a worker until CLOSE, refusal, trainer loss or a signal; returns the exit code."""
-    if cfg.local and cfg.parent_pid is not None:
+    if cfg.parent_pid is not None:  # started by a trainer or by a launcher's Ray actor
         _set_parent_death_signal(cfg.parent_pid)
     worker = Worker(cfg)
     try:
@@ -872,7 +872,8 @@ def _recipe_curve(spec: Any) -> security.WorkerCurveConfig | None:
 
 
 def _local_main(argv: list[str] | None = None) -> int:
-    """Entry point of a worker spawned by ZmqVecEnv (``python -m workers.main``).
+    """Entry point of a worker spawned by ZmqVecEnv (``python -m workers.main``), or on a cluster
+    node by a launcher (``--remote``: it joins like ``sc2pool worker``, over tcp).
 
     The host recipe arrives on stdin (cloudpickle; this is process start-up on the same machine,
     never the network): either env factories or a HostSpec.
@@ -889,6 +890,10 @@ def _local_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", default=None, help="pin this worker (and what it starts) to these cores")
     parser.add_argument("--spin-us", type=float, default=0.0,
                         help="poll the lane this long after a reply before sleeping (a core of its own)")
+    parser.add_argument(
+        "--remote", action="store_true",
+        help="started on a cluster node by a launcher (sc2pool.launchers): a remote worker, no shared memory",
+    )
     parser.add_argument(
         layout.RESTORE_FLAG, action="store_true",
         help="started by workers.layout with a fixed address layout: randomise what this worker starts",
@@ -926,7 +931,7 @@ def _local_main(argv: list[str] | None = None) -> int:
         make_host=make_host,
         name=args.name,
         heartbeat_interval=args.heartbeat_interval,
-        local=True,
+        local=not args.remote,
         parent_pid=args.parent_pid,
         cleanup_dir=args.cleanup_dir,
         lane_fd=args.lane_fd,

@@ -1,0 +1,107 @@
+"""Workers placed by Ray on a real two-node Ray cluster (127.0.0.1 only)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sc2pool import ZmqVecEnv
+from sc2pool.errors import ClusterResourcesError, ClusterUnavailableError, JoinTimeoutError
+from sc2pool.launchers import RayLauncher
+
+from .conftest import RayCluster, wait_until
+
+
+def _actors_alive() -> int:
+    import ray
+
+    return sum(1 for a in ray._private.state.actors().values() if a.get("State") != "DEAD")
+
+
+@pytest.mark.timeout(150)
+def test_workers_spread_over_nodes_step_and_close_leave_nothing(ray_cluster: RayCluster) -> None:
+    launcher = RayLauncher(ray_cluster.address, n_workers=2, cpus_per_worker=1)
+    env = ZmqVecEnv(env="CartPole-v1", n_envs=4, launcher=launcher, join_timeout=90)
+    try:
+        assert env.endpoints[0].startswith("tcp://127.0.0.1:")
+        assert len(set(launcher.placement().values())) == 2, "SPREAD: one bundle on each node"
+        assert sorted(w.name for w in env.workers) == ["ray-0", "ray-1"]
+        assert all(not w.local and len(w.env_indices) == 2 for w in env.workers)
+        assert len(ray_cluster.workers()) == 2
+        assert env.stats.get("curve_accepted", 0) >= 2, "workers joined with their CURVE keys"
+        obs = env.reset()
+        for _ in range(30):
+            obs, rew, done, infos = env.step(np.zeros(4, dtype=np.int64))
+        assert obs.shape == (4, 4) and rew.shape == (4,)
+    finally:
+        env.close()
+    assert wait_until(lambda: not ray_cluster.workers(), 10.0), ray_cluster.workers()
+    import ray
+
+    assert not ray.is_initialized(), "the launcher disconnects the driver it connected"
+
+
+@pytest.mark.timeout(120)
+def test_unreachable_cluster_too_few_cpus_and_a_worker_that_never_joins(ray_cluster: RayCluster) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    t0 = time.monotonic()
+    with pytest.raises(ClusterUnavailableError, match=f"no Ray cluster reachable at {dead}"):
+        ZmqVecEnv(env="CartPole-v1", n_envs=2, launcher=RayLauncher(dead, n_workers=1, connect_timeout=5))
+    assert time.monotonic() - t0 < 10
+
+    with pytest.raises(ClusterResourcesError, match=r"5 workers x 1 CPUs = 5 CPUs needed, but the Ray cluster has 4 CPUs on 2 node"):
+        ZmqVecEnv(env="CartPole-v1", n_envs=5, launcher=RayLauncher(ray_cluster.address, n_workers=5))
+
+    class Misdirected(RayLauncher):
+        def advertise(self, bound: str) -> str:
+            return "tcp://127.0.0.1:9"  # workers start but can never reach the broker
+
+    with pytest.raises(JoinTimeoutError, match=r"(?s)0/2 envs joined.*Ray: 2 worker actor"):
+        ZmqVecEnv(env="CartPole-v1", n_envs=2, join_timeout=8,
+                  launcher=Misdirected(ray_cluster.address, n_workers=2))
+    assert wait_until(lambda: not ray_cluster.workers(), 10.0), "workers of a failed pool are stopped"
+
+
+@pytest.mark.timeout(240)
+def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> None:
+    """PPO through Ray-placed workers; the raylet of a node hosting a worker is killed mid-training:
+    Ray re-places that bundle, the replacement joins, the lost episodes end truncated, training
+    finishes, and no worker program is left on any node."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from sc2pool.train import make_vec_env
+
+    extra = ray_cluster.add_node(num_cpus=2)  # the node to kill; the head keeps room for its bundle
+    launcher = RayLauncher(ray_cluster.address, n_workers=2, cpus_per_worker=1, strategy="STRICT_SPREAD")
+    env = make_vec_env("MoveToBeacon", n_workers=2, envs_per_worker=1, engine="inprocess", on_failure="restart",
+                       launcher=launcher, join_timeout=120, heartbeat_timeout=3.0, replace_timeout=90)
+    restarted: list[dict[str, Any]] = []
+
+    class KillNode(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps == 64:
+                victim = [n for n in (extra, *ray_cluster.extra[:1]) if n.node_id in launcher.placement().values()]
+                assert victim, launcher.placement()
+                victim[0].kill_raylet()
+            for info in self.locals["infos"]:
+                if info.get("sc2pool.restarted"):
+                    restarted.append(info)
+            return True
+
+    try:
+        model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+        model.learn(total_timesteps=384, callback=KillNode())
+        assert restarted, "the killed node's episode ended truncated"
+        assert all(i["TimeLimit.truncated"] and "terminal_observation" in i for i in restarted)
+        assert sum(env.venv.restart_counts.values()) >= 1
+        assert len(env.venv.workers) == 2
+    finally:
+        env.close()
+    assert wait_until(lambda: not ray_cluster.workers(), 15.0), ray_cluster.workers()
