@@ -232,6 +232,17 @@ def train(
                     episodes.append((int(self.num_timesteps) - start, float(ep["r"]), int(ep["l"])))
             return True
 
+    class _Restarts(BaseCallback):
+        """Episodes ended by a worker restart (``on_failure="restart"``), for run.json."""
+
+        cut = 0
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                if info.get("sc2pool.restarted"):
+                    _Restarts.cut += 1
+            return True
+
     t0 = time.perf_counter()
     env = make_vec_env(
         task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
@@ -253,7 +264,7 @@ def train(
                 verbose=verbose,
                 **params,
             )
-        callbacks: list[BaseCallback] = [_Episodes()]
+        callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
         if checkpoint_every is not None:
             callbacks.append(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
@@ -278,12 +289,14 @@ def train(
             interrupted = True  # Ctrl-C: keep what was learnt, saved like a finished run's
         model_path = out / "model.zip"
         model.save(model_path)
+        restarts = sum(env.venv.restart_counts.values()) if hasattr(env.venv, "restart_counts") else 0
     finally:
         env.close()
     seconds = time.perf_counter() - t0
     done = int(model.num_timesteps) - start if interrupted else int(timesteps)
     result = TrainResult(model_path, out, seconds, done, episodes, interrupted)
-    _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs)
+    _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs,
+                   {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut})
     return result
 
 
@@ -295,6 +308,7 @@ def _write_outputs(
     envs_per_worker: int,
     engine: str,
     task_kwargs: dict[str, Any] | None,
+    pool: dict[str, Any] | None = None,
 ) -> None:
     out = result.out_dir
     with (out / "learning_curve.csv").open("w", newline="") as f:
@@ -311,6 +325,7 @@ def _write_outputs(
         "seconds": round(result.seconds, 1),
         "ppo": {k: v for k, v in params.items()},
         "episodes": len(result.episodes),
+        **(pool or {}),
     }
     (out / "run.json").write_text(json.dumps(run, indent=2, default=str))
     plot_curve(result, out / "episode_reward.png", title=f"PPO on {task}")

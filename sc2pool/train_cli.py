@@ -90,6 +90,23 @@ def register(sub: Any) -> None:
         "--join-timeout", type=positive_float, default=600.0, metavar="S",
         help="how long to wait for the remote workers (default 600 s)",
     )
+    cluster = p.add_argument_group(
+        "workers placed by a cluster manager",
+        "--ray ADDRESS starts the --workers as Ray actors over a placement group; --slurm (inside an "
+        "sbatch/salloc allocation) starts them as one srun job step. Workers connect back with "
+        "ephemeral CurveZMQ keys; with --on-failure restart, lost workers are placed again.",
+    )
+    where = cluster.add_mutually_exclusive_group()
+    where.add_argument("--ray", default=None, metavar="ADDRESS", help="the Ray cluster's GCS address (HOST:PORT) or auto")
+    where.add_argument("--slurm", action="store_true", help="start the workers as a job step of this SLURM allocation")
+    cluster.add_argument(
+        "--cpus-per-worker", type=positive_int, default=1, metavar="N",
+        help="CPUs reserved for each worker (default 1)",
+    )
+    cluster.add_argument(
+        "--advertise-host", default=None, metavar="HOST",
+        help="the address workers connect to (default: Ray's node address / this host's name)",
+    )
     p.set_defaults(func=_train, workers=None, envs_per_worker=None)
 
     e: argparse.ArgumentParser = sub.add_parser(
@@ -131,7 +148,27 @@ def _train(args: argparse.Namespace) -> int:
     n_workers = args.workers or 4
     envs_per_worker = args.envs_per_worker or 2
     pool_kwargs: dict[str, Any] = {}
-    if args.bind is not None:
+    if args.ray is not None or args.slurm:
+        if args.local_workers is not None:
+            print("sc2pool train: --local-workers does not go with --ray/--slurm (all workers are placed there)", file=sys.stderr)
+            return 2
+        launcher: Any
+        if args.ray is not None:
+            from sc2pool.launchers.ray_launcher import RayLauncher
+
+            launcher = RayLauncher(args.ray, n_workers=n_workers, cpus_per_worker=args.cpus_per_worker,
+                                   bind_host=args.advertise_host)
+        else:
+            from sc2pool.launchers.slurm import SlurmLauncher
+
+            launcher = SlurmLauncher(n_workers, cpus_per_worker=args.cpus_per_worker,
+                                     advertise_host=args.advertise_host)
+        pool_kwargs = {"launcher": launcher, "join_timeout": args.join_timeout}
+        if args.curve is not None:
+            pool_kwargs["curve"] = args.curve
+        print(f"placing {n_workers} workers x {envs_per_worker} games with {type(launcher).__name__}")
+        sys.stdout.flush()
+    elif args.bind is not None:
         pool_kwargs = {"join_timeout": args.join_timeout, "allow_insecure_remote": args.allow_insecure_remote}
         if args.curve is not None:
             pool_kwargs["curve"] = args.curve
