@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import signal
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,12 +20,6 @@ from sc2pool.errors import ClusterResourcesError, ClusterUnavailableError, JoinT
 from sc2pool.launchers import RayLauncher
 
 from .conftest import RayCluster, wait_until
-
-
-def _actors_alive() -> int:
-    import ray
-
-    return sum(1 for a in ray._private.state.actors().values() if a.get("State") != "DEAD")
 
 
 @pytest.mark.timeout(150)
@@ -105,3 +105,38 @@ def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> 
     finally:
         env.close()
     assert wait_until(lambda: not ray_cluster.workers(), 15.0), ray_cluster.workers()
+
+
+def _checkpointed(out: Path, trainer: subprocess.Popen[str]) -> bool:
+    return any((out / "checkpoints").glob("*.zip")) or trainer.poll() is not None
+
+
+@pytest.mark.timeout(240)
+def test_train_ray_cli_ctrl_c_and_a_killed_trainer_leave_no_worker(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    """`sc2pool train --ray ADDRESS`: one command, no hand-started worker. Ctrl-C ends it with the
+    model saved and every worker gone; a trainer killed with SIGKILL takes its actors (and so the
+    workers) with it, through Ray's ownership and the workers' parent-death signal."""
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)):
+        out = tmp_path / sig.name
+        cmd = [
+            sys.executable, "-m", "sc2pool", "train", "--ray", ray_cluster.address, "--task", "MoveToBeacon",
+            "--workers", "2", "--envs-per-worker", "1", "--engine", "inprocess", "--timesteps", "100000",
+            "--checkpoint-every", "64", "--no-progress", "--out", str(out), "--join-timeout", "120",
+            "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
+        ]
+        trainer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            started = functools.partial(_checkpointed, out, trainer)
+            assert wait_until(started, 180, 0.2)
+            assert trainer.poll() is None, trainer.communicate()[0]
+            assert len(ray_cluster.workers()) == 2
+            trainer.send_signal(sig)
+            text, _ = trainer.communicate(timeout=60)
+        finally:
+            if trainer.poll() is None:
+                trainer.kill()
+                trainer.communicate()
+        assert trainer.returncode == code, text
+        if sig == signal.SIGINT:
+            assert (out / "model.zip").is_file()
+        assert wait_until(lambda: not ray_cluster.workers(), 30.0), f"{sig.name}: workers left {ray_cluster.workers()}"
