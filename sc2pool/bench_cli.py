@@ -25,6 +25,7 @@ write JSON and a PNG, and grade the targets of issue 2. With --task, benchmark S
 
   sc2pool bench                  full run (~4 min)
   sc2pool bench --quick          ~1 min
+  sc2pool bench --scale          the broker with 1..64 remote tcp workers (~3 min)
   sudo sc2pool bench --nice -10  on a machine shared with other work (see benchmarks/README.md)
 """
 
@@ -97,6 +98,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--render", action="store_true",
         help="benchmark SC2 frame rendering instead (sc2pool.bench.render; --quick for a short run)",
     )
+    scale = p.add_argument_group("broker scale (sc2pool.bench.scale)")
+    scale.add_argument(
+        "--scale", action="store_true",
+        help="remote workers over tcp on loopback (no-op and a lognormal 5 ms sleeping env): vector "
+        "steps/s, trainer CPU per worker message, p50/p99 step latency, lockstep efficiency",
+    )
+    scale.add_argument(
+        "--scale-workers", type=_int_list, default=[1, 8, 32, 64], metavar="1,8,32,64",
+        help="worker counts for --scale (add 128 where memory allows: ~45 MB per worker)",
+    )
+    scale.add_argument(
+        "--scale-envs", type=_int_list, default=[1, 4], metavar="1,4",
+        help="envs per worker for the sleeping env of --scale",
+    )
     sc2 = p.add_argument_group("StarCraft II tasks (delegated to sc2pool.bench.sc2)")
     sc2.add_argument("--task", metavar="NAME", help="benchmark this SC2 task instead of the pool")
     sc2.add_argument(
@@ -131,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
         from sc2pool.bench.render import run_default
 
         return run_default(quick=args.quick)
+    if args.scale:
+        from sc2pool.bench.scale import main as scale_main
+
+        return scale_main(args.scale_workers, args.out, args.seconds or (1.0 if args.quick else 3.0),
+                          args.scale_envs, plot_png=not args.no_plot,
+                          log=lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.task:
         return _run_task(args)
     from sc2pool.bench.pool import default_scenarios, select_scenarios

@@ -83,6 +83,9 @@ class WorkerRecord:
     lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
     lane_spec: tuple[str, tuple[int, ...]] | None = None  # action dtype/shape the worker has seen
     poll_obj: Any = None  # select.poll over this lane and the ZeroMQ FD
+    # a remote worker that takes compact STEPs over ZeroMQ (HELLO "cz"): sent once the action
+    # layout is known (lane_spec), answered with a compact RESULT followed by observation frames
+    compact: bool = False
     failed: PoolError | None = None  # on_failure="restart": why it was removed from the pool
     fresh: bool = False  # joined as a replacement while running: its envs still need a reset
     joined_at: float = field(default_factory=time.monotonic)
@@ -366,8 +369,9 @@ class Broker:
             else:
                 self._dispatch([ident, data])
 
-    def _compact_reply(self, w: WorkerRecord, data: bytes) -> None:
-        """A compact lane RESULT (see :mod:`sc2pool.protocol`); decoded by the caller of gather."""
+    def _compact_reply(self, w: WorkerRecord, data: bytes, frames: Sequence[bytes] = ()) -> None:
+        """A compact RESULT (see :mod:`sc2pool.protocol`) from a lane, or from ZeroMQ with the
+        observation ``frames`` after it; decoded by the caller of gather."""
         try:
             seq = P.compact_seq(data)
         except ProtocolError as exc:
@@ -375,7 +379,7 @@ class Broker:
             return
         w.last_seen = time.monotonic()
         if seq == w.pending_seq and w.reply is None:
-            w.reply = (COMPACT_REPLY, [data])
+            w.reply = (COMPACT_REPLY, [data, *frames])
             self._outstanding -= 1
         else:
             self.stats["stale"] += 1
@@ -441,6 +445,9 @@ class Broker:
             return
         w = self.by_id.get(ident)
         if w is not None:
+            if w.compact and frames[1][:2] == P.COMPACT_RESULT:
+                self._compact_reply(w, frames[1], frames[2:])
+                return
             try:
                 hdr = P.decode_header(frames[1])
             except ProtocolError as exc:
@@ -651,6 +658,7 @@ class Broker:
         if vacancy is not None:
             self.vacancies = [v for v in self.vacancies if v is not vacancy]
             w.fresh = True
+        w.compact = (slot is None or slot.lane is None) and hdr.get("cz") is True  # every ZeroMQ-only worker
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
             w.poll_obj = select.poll()

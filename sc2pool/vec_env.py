@@ -612,9 +612,13 @@ class ZmqVecEnv(VecEnv):
                             head = header(_STEP, s=seq, ad=spec[0], a=part.tobytes(), **{"as": list(part.shape)})
                             lanes.append((w, head))
                             w.lane_spec = spec
+                    elif w.compact and w.lane_spec == (part.dtype.str, part.shape):
+                        broker.send(w, (P.compact_step(seq, part.tobytes()),), seq)
                     else:
                         head = header(_STEP, s=seq, ad=part.dtype.str, **{"as": list(part.shape)})
                         broker.send(w, (head, part), seq)
+                        if w.compact:  # it knows this layout now: the next STEPs go compact
+                            w.lane_spec = (part.dtype.str, part.shape)
                 if lanes:
                     broker.send_lanes(lanes, seq)
         except PoolError as exc:
@@ -648,6 +652,8 @@ class ZmqVecEnv(VecEnv):
                         self._buf_rews[lo:hi] = rews
                         self._buf_term[lo:hi] = term
                         self._buf_trunc[lo:hi] = trunc
+                        if w.lane is None:  # over ZeroMQ the observations follow as frames
+                            self._copy_frames(w, frames[1:])
                         continue
                     if hdr["k"] == _ERROR:
                         err = err or broker.reply_error(w, hdr)

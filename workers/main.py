@@ -379,6 +379,7 @@ class Worker:
         self._zmq_dirty = True
         self._act_specs: dict[Any, tuple[np.dtype[Any], tuple[int, ...], int]] = {}
         self._lane_spec: tuple[np.dtype[Any], tuple[int, ...], int] | None = None  # for compact STEPs
+        self._compact_req = False  # the STEP being served came compact
         zmq_fd = self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
         self._fdpoll.register(zmq_fd, select.POLLIN)
         loop.add_reader(zmq_fd, self._readable.set)
@@ -474,6 +475,7 @@ class Worker:
                 "act": space_to_msg(host.action_space),
                 "render_mode": host.render_mode,
                 "local": self.cfg.local,
+                "cz": True,  # takes compact STEPs over ZeroMQ too (answered compact, frames after)
             }
             if self.cfg.token:
                 hello["tok"] = self.cfg.token
@@ -587,7 +589,7 @@ class Worker:
         STEP, RESET, CALL, CLOSE = P.Kind.STEP, P.Kind.RESET, P.Kind.CALL, P.Kind.CLOSE
         while True:
             frames = await self._recv()
-            if self._via_lane and frames[0].startswith(P.COMPACT_STEP):
+            if frames[0].startswith(P.COMPACT_STEP):  # lane, or ZeroMQ from a broker that saw "cz"
                 await self._step_compact(frames[0])
                 continue
             try:
@@ -614,8 +616,9 @@ class Worker:
         except (ProtocolError, KeyError, IndexError, TypeError) as exc:
             await self._send_error(exc, "step", None, seq)
             return
-        if self._via_lane:  # later STEPs with the same action layout may come compact
-            self._lane_spec = self._act_specs[hdr["ad"]]
+        # later STEPs with the same action layout may come compact (lane, or ZeroMQ after "cz")
+        self._lane_spec = self._act_specs[hdr["ad"]]
+        self._compact_req = False
         await self._run_step(seq, actions)
 
     async def _step_compact(self, data: bytes) -> None:
@@ -635,15 +638,19 @@ class Worker:
         except ProtocolError as exc:
             await self._send_error(exc, "step", None, seq)
             return
+        self._compact_req = True
         await self._run_step(seq, actions)
 
     async def _run_step(self, seq: Any, actions: np.ndarray) -> None:
         host = self.host
         assert host is not None
         step_sync = self._step_sync
-        if step_sync is not None and self._via_lane and self._views is not None:
-            # Fast path (a synchronous host on the local lane): no coroutine, no StepResult, and
-            # when no episode ended and no info was filled, a compact reply.
+        # Over ZeroMQ a compact reply answers a compact STEP only: the broker that sent one reads them.
+        zmq_compact = self._compact_req and not self._via_lane
+        if step_sync is not None and ((self._via_lane and self._views is not None) or zmq_compact):
+            # Fast path (a synchronous host on the local lane, or a remote worker asked compactly):
+            # no coroutine, no StepResult, and when no episode ended and no info was filled, a
+            # compact reply (then the observation frames, on ZeroMQ).
             try:
                 obs, rewards, terminated, truncated, infos = step_sync(list(actions))
             except Exception as exc:
@@ -651,12 +658,12 @@ class Worker:
                 return
             if type(seq) is int and seq >= 0 and not (any(terminated) or any(truncated) or any(infos)):
                 try:
-                    self._obs_frames(obs)  # into shared memory
+                    frames = self._obs_frames(obs)  # into shared memory, or frames for ZeroMQ
                 except Exception as exc:
                     await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
                     return
                 self._last_obs = obs
-                self._send_parts([P.compact_result(seq, rewards, terminated, truncated)])
+                self._send_parts([P.compact_result(seq, rewards, terminated, truncated), *frames])
                 return
             results: list[Any] = [StepResult(*r) for r in zip(obs, rewards, terminated, truncated, infos, strict=True)]
         else:
@@ -724,9 +731,11 @@ class Worker:
         except Exception as exc:
             await self._send_error(exc, "step (observation does not fit the observation space)", None, seq)
             return
-        if self._via_lane and not out and not any_info and reset_infos is None and type(seq) is int and seq >= 0:
-            # the common lockstep reply: nothing but rewards and flags (observations are in shm)
-            self._send_parts([P.compact_result(seq, rewards, terminated, truncated)])
+        if ((self._via_lane and not out) or zmq_compact) and not any_info and reset_infos is None \
+                and type(seq) is int and seq >= 0:
+            # the common lockstep reply: nothing but rewards and flags (observations are in shm,
+            # or follow as frames on ZeroMQ)
+            self._send_parts([P.compact_result(seq, rewards, terminated, truncated), *out])
             return
         try:
             head = P.pack(

@@ -83,6 +83,17 @@ def run_both(
 
 
 @pytest.mark.timeout(60)
+def test_zeromq_path_goes_compact_and_still_equals_dummy(make_pool: Callable[..., Any]) -> None:
+    # Without a lane (remote workers, shared_memory=False) lockstep STEPs and their common replies
+    # switch to the compact binary forms after the first full STEP; episode ends (infos,
+    # terminal observations) still travel as full headers, so CartPole's many resets cover both.
+    pool, _, dones = run_both([pool_envs.make_cartpole] * 4, make_pool, 150, n_workers=2, shared_memory=False)
+    assert dones > 0
+    workers = pool._broker.workers
+    assert workers and all(w.lane is None and w.compact and w.lane_spec is not None for w in workers)
+
+
+@pytest.mark.timeout(60)
 @pytest.mark.parametrize("n_workers", [4, 2])
 def test_cartpole_equals_dummy(make_pool: Callable[..., Any], n_workers: int) -> None:
     _, _, dones = run_both([pool_envs.make_cartpole] * 4, make_pool, 200, n_workers=n_workers)
