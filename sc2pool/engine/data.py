@@ -101,6 +101,8 @@ class UnitSpec:
     require_attached: bool = False
     cargo_size: int = -1
     """Transport slots; -1: none reported (structures, larva, map objects)."""
+    has_minerals: bool = False
+    has_vespene: bool = False
 
     @property
     def is_structure(self) -> bool:
@@ -176,6 +178,30 @@ ABILITIES: tuple[AbilitySpec, ...] = (
     AbilitySpec(883, "PROTOSSBUILD_GATEWAY", "Gateway", T_POINT, is_building=True, footprint_radius=1.5, link_name="ProtossBuild", link_index=3, hotkey="BG", friendly_name="Build Gateway"),
     AbilitySpec(916, "GATEWAYTRAIN_ZEALOT", "Zealot", T_NONE, link_name="GatewayTrain", hotkey="Z", friendly_name="Train Zealot"),
     AbilitySpec(917, "GATEWAYTRAIN_STALKER", "Stalker", T_NONE, link_name="GatewayTrain", link_index=1, hotkey="S", friendly_name="Train Stalker"),
+    # --- Economy (sc2pool.engine.sim.economy); link names, targets and remaps as the real client's ResponseData
+    AbilitySpec(295, "HARVEST_GATHER_SCV", "Gather", T_UNIT, remaps_to=3666, link_name="SCVHarvest",
+                friendly_name="Harvest Gather SCV"),
+    AbilitySpec(296, "HARVEST_RETURN_SCV", "ReturnCargo", T_NONE, remaps_to=3667, link_name="SCVHarvest",
+                link_index=1, friendly_name="Harvest Return SCV"),
+    AbilitySpec(3666, "HARVEST_GATHER", "HarvestGather", T_UNIT, link_name="HarvestGather",
+                friendly_name="Harvest Gather"),
+    AbilitySpec(3667, "HARVEST_RETURN", "HarvestReturn", T_NONE, link_name="HarvestReturn",
+                friendly_name="Harvest Return"),
+    AbilitySpec(319, "TERRANBUILD_SUPPLYDEPOT", "SupplyDepot", T_POINT, is_building=True, footprint_radius=1.0,
+                link_name="TerranBuild", link_index=1, friendly_name="Build SupplyDepot"),
+    AbilitySpec(320, "TERRANBUILD_REFINERY", "Refinery", T_UNIT, is_building=True, footprint_radius=1.5,
+                link_name="TerranBuild", link_index=2, friendly_name="Build Refinery"),
+    AbilitySpec(195, "RALLY_BUILDING", "Rally", T_POINT_OR_UNIT, remaps_to=3673, link_name="Rally",
+                friendly_name="Rally Building"),
+    AbilitySpec(203, "RALLY_COMMANDCENTER", "Rally", T_POINT_OR_UNIT, remaps_to=3690, link_name="RallyCommand",
+                friendly_name="Rally CommandCenter"),
+    AbilitySpec(3673, "RALLY_UNITS", "Rally", T_POINT_OR_UNIT, link_name="GeneralRallyUnits",
+                friendly_name="Rally Units"),
+    AbilitySpec(3690, "RALLY_WORKERS", "Rally", T_POINT_OR_UNIT, link_name="GeneralRallyWorkers",
+                friendly_name="Rally Workers"),
+    AbilitySpec(3671, "CANCEL_LAST", "CancelLast", T_NONE, link_name="CancelLast", friendly_name="Cancel Last"),
+    AbilitySpec(306, "CANCEL_QUEUE5", "Cancel", T_NONE, remaps_to=3671, link_name="que5",
+                friendly_name="Cancel Queue5"),
 )
 ABILITY_BY_ID: dict[int, AbilitySpec] = {a.ability_id: a for a in ABILITIES}
 
@@ -193,6 +219,9 @@ ZEALOT, STALKER, GATEWAY = 73, 74, 62
 BARRACKS, COMMANDCENTER = 21, 18
 BEACON_TERRAN = 317
 NATURALMINERALS = 1680
+# economy (sc2pool.engine.sim.economy)
+SUPPLYDEPOT, REFINERY = 19, 20
+MINERALFIELD, MINERALFIELD750, VESPENEGEYSER = 341, 483, 342
 
 UNITS: tuple[UnitSpec, ...] = (
     # --- Terran
@@ -251,6 +280,22 @@ UNITS: tuple[UnitSpec, ...] = (
     UnitSpec(GATEWAY, "Gateway", PROTOSS, hp=500, shield=500, radius=1.8125, sight=9, armor=1,
              attributes=(ARMORED, STRUCTURE), minerals=150, build_time=1040, creation_ability=883,
              tech_requirement=59),
+    # --- Economy (sc2pool.engine.sim.economy).  Costs, supply, build times (game loops), armor, sight
+    # and the resources' radii are the real client's ResponseData / raw observation (python-sc2's
+    # test/pickle_data real-game dumps); hit points are public game facts; the radii of the supply
+    # depot and the refinery are not in those dumps (no such structure at a game's start): inferred.
+    UnitSpec(SUPPLYDEPOT, "SupplyDepot", TERRAN, hp=400, radius=1.375, sight=9, armor=1,
+             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=100, food_provided=8, build_time=480,
+             creation_ability=319),
+    UnitSpec(REFINERY, "Refinery", TERRAN, hp=500, radius=1.75, sight=9, armor=1,
+             attributes=(ARMORED, MECHANICAL, STRUCTURE), minerals=75, build_time=480, creation_ability=320,
+             has_vespene=True),
+    UnitSpec(MINERALFIELD, "MineralField", NO_RACE, hp=0, radius=1.125, armor=10, attributes=(STRUCTURE,),
+             neutral=True, has_minerals=True),
+    UnitSpec(MINERALFIELD750, "MineralField750", NO_RACE, hp=0, radius=1.125, armor=10, attributes=(STRUCTURE,),
+             neutral=True, has_minerals=True),
+    UnitSpec(VESPENEGEYSER, "VespeneGeyser", NO_RACE, hp=0, radius=1.5, armor=10, attributes=(STRUCTURE,),
+             neutral=True, has_vespene=True),
     # --- Neutral map objects
     UnitSpec(BEACON_TERRAN, "Beacon_Terran", NO_RACE, hp=0, radius=1.0, neutral=True),
     UnitSpec(NATURALMINERALS, "NaturalMinerals", NO_RACE, hp=0, radius=0.5, neutral=True),
@@ -296,8 +341,8 @@ def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
         ability_id=u.creation_ability,
         race=u.race,  # type: ignore[arg-type]
         build_time=u.build_time,
-        has_vespene=False,
-        has_minerals=False,
+        has_vespene=u.has_vespene,
+        has_minerals=u.has_minerals,
         sight_range=u.sight,
         attributes=list(u.attributes),  # type: ignore[arg-type]
         movement_speed=u.speed,

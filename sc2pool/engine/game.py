@@ -72,9 +72,11 @@ from sc2pool.engine.sim.encode import (
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
+    ECON,
     FOLLOW,
     IDLE,
     MOVE,
+    N_KINDS,
     NEUTRAL_OWNER,
     PATROL,
     TYPES,
@@ -89,9 +91,9 @@ MAX_UNITS = 2000
 """Debug-created units are capped: the engine is built for hundreds of units, not millions."""
 _TWO_PI = 2.0 * math.pi
 # order kind -> the reported order targets a point / a unit
-_POINT_ORDER = np.zeros(8, dtype=bool)
+_POINT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _POINT_ORDER[[MOVE, ATTACK_MOVE, PATROL]] = True
-_UNIT_ORDER = np.zeros(8, dtype=bool)
+_UNIT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _UNIT_ORDER[[ATTACK_UNIT, FOLLOW]] = True
 
 
@@ -191,7 +193,7 @@ class Game:
         self._game_info: dict[int, sc_pb.ResponseGameInfo] = {}
         self._left = set()
         self._const_obs: bytes | None = None
-        self._pc_cache: dict[tuple[int, int], bytes] = {}
+        self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
         self._explored: dict[int, np.ndarray] = {}
 
@@ -280,6 +282,7 @@ class Game:
         scen = self.scenario
         target = w.loop + count
         limit = scen.time_limit
+        econ = w.economy
         while w.loop < target and not self.ended:
             for c in scen.computers:
                 c.act(w)
@@ -288,7 +291,12 @@ class Game:
                 h = min(h, scen.horizon(), w.quiet_horizon())
                 for c in scen.computers:
                     h = min(h, c.horizon(w.loop))
+                if econ is not None:  # economy hook: stop where a unit is trained/placed/depleted
+                    h = min(h, econ.horizon())
             deaths = w.fast_forward(h) if h > 1 else w.step_loop()
+            if econ is not None:
+                econ.advance()
+                econ.flush()
             scen.after_loop(deaths)
             if w.loop >= limit and scen.result is None:
                 scen.time_up()
@@ -413,7 +421,8 @@ class Game:
     def _player_common_bytes(self, player_id: int) -> bytes:
         """``observation.player_common``; depends only on the set of units, so cached per version."""
         u = self.world.u
-        key = (player_id, u.version)
+        econ = self.world.economy
+        key = (player_id, u.version, econ.revision if econ is not None else 0)
         got = self._pc_cache.get(key)
         if got is not None:
             return got
@@ -427,6 +436,11 @@ class Game:
             pc.food_army = int(math.ceil(float(food[army].sum())))
             pc.food_workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
             pc.army_count = int(np.count_nonzero(army))
+        if econ is not None:  # economy hook: resources, supply from structures and queues
+            pc.minerals = econ.minerals.get(player_id, 0)
+            pc.vespene = econ.vespene.get(player_id, 0)
+            pc.food_used, pc.food_cap = econ.food(player_id)
+            pc.idle_worker_count = econ.idle_workers(player_id)
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()
@@ -445,7 +459,7 @@ class Game:
         owner = u.owner
         alliance = np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
         orders: dict[int, bytes] = {}
-        busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)))[0]
+        busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)) & (u.kind != ECON))[0]
         if len(busy):
             queued = np.zeros(len(busy), dtype=bool)
             if u.queues:
@@ -460,6 +474,10 @@ class Game:
             ttag = np.where(idle, u.eng[single], u.ttag[single])
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
+        econ = self.world.economy
+        if econ is not None:  # economy hook: contents, build progress, harvesters, orders, buffs
+            for i, b in econ.unit_extras(player_id).items():
+                orders[i] = orders.get(i, b"") + b
         cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
         if keep is not None:
@@ -481,17 +499,21 @@ class Game:
                    u.y.tolist(), u.facing.tolist(), u.radius.tolist(), u.hp.tolist(), u.shield.tolist(),
                    u.cd.tolist(), u.kind.tolist(), u.eng.tolist(), strict=True)
         keep_l = keep.tolist() if keep is not None else None
+        econ = self.world.economy
+        more = econ.unit_extras(player_id) if econ is not None else None  # economy hook
         for i, (t, ti, ut, ow, px, py, fa, ra, hp, sh, cd, k, eng) in enumerate(cols):
             if keep_l is not None and not keep_l[i]:
                 continue
             if ow == player_id:
                 al = 1
-                extra = self._orders_bytes(i) if (k != IDLE or eng) else b""
+                extra = self._orders_bytes(i) if ((k != IDLE or eng) and k != ECON) else b""
                 cd = cd if cd > 0.0 else 0.0
             else:
                 al = 3 if ow == NEUTRAL_OWNER else 4
                 extra = b""
                 cd = 0.0
+            if more and i in more:
+                extra += more[i]
             parts.append(pack(0x12, pad2(UNIT_BODY_LEN + len(extra)), 0x08, 1, 0x10, al, 0x18, tag_bytes(t),
                               0x20, pad2(ut), 0x28, ow, 0x32, 15, 0x0D, px, 0x15, py, 0x1D, z,
                               0x3D, fa % _TWO_PI, 0x45, ra, 0x4D, 1.0, 0x50, 3, 0x75, hp if hp > 0.0 else 0.0,
@@ -564,6 +586,9 @@ class Game:
         return resp
 
     def _placement(self, ability_id: int, x: float, y: float) -> int:
+        econ = self.world.economy
+        if econ is not None:  # economy hook: footprints, resources, the placement grid
+            return econ.placement(ability_id, x, y)
         spec = D.ABILITY_BY_ID.get(ability_id)
         if spec is None:
             return NOT_SUPPORTED

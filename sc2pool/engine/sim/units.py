@@ -15,6 +15,11 @@ from sc2pool.engine import data as D
 
 # Order kinds (engine-internal; reported to clients as specific ability ids).
 IDLE, MOVE, FOLLOW, ATTACK_UNIT, ATTACK_MOVE, HOLD, PATROL, EXPLODE = 0, 1, 2, 3, 4, 5, 6, 7
+ECON = 8
+"""A unit doing an economy job (mining, returning cargo, constructing): the economy
+(:mod:`sc2pool.engine.sim.economy`) moves it and reports its orders; the world leaves it alone."""
+N_KINDS = 16
+"""Size of the per-kind lookup tables (room for every kind above)."""
 NEUTRAL_OWNER = 16
 TAG_BASE = 1 << 32
 """Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""

@@ -32,6 +32,7 @@ with only straight-line movement or only cooldowns counting down (a standing fig
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,12 +46,16 @@ from sc2pool.engine.sim.units import (
     HOLD,
     IDLE,
     MOVE,
+    N_KINDS,
     NEUTRAL_OWNER,
     PATROL,
     TYPES,
     Order,
     UnitStore,
 )
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.economy import Economy
 
 # ActionResult values (error_pb2.ActionResult).
 SUCCESS, NOT_SUPPORTED, ERROR = 1, 2, 3
@@ -85,13 +90,13 @@ than half of it."""
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
 # Lookup tables by order kind (faster than np.isin on small arrays).
-_AUTO_LUT = np.zeros(8, dtype=bool)
+_AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
-_POINT_LUT = np.zeros(8, dtype=bool)
+_POINT_LUT = np.zeros(N_KINDS, dtype=bool)
 _POINT_LUT[[MOVE, ATTACK_MOVE, PATROL]] = True
-_EXPLICIT_LUT = np.zeros(8, dtype=bool)
+_EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
-_BUSY_LUT = np.zeros(8, dtype=bool)
+_BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 
 
@@ -147,6 +152,8 @@ class World:
         self._p_launch = np.zeros(0, np.int64)
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
+        # --- economy hook: scenarios with workers and production attach one (None: combat only)
+        self.economy: Economy | None = None
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
@@ -189,6 +196,12 @@ class World:
             if trow < 0:
                 return CANT_TARGET_THAT_UNIT
         hostile_target = trow >= 0 and int(u.owner[trow]) not in (player, NEUTRAL_OWNER)
+        # --- economy hook: gather/return/build/train/rally are the economy's; any other command
+        # takes the units off their economy jobs first
+        if self.economy is not None:
+            res = self.economy.command(player, ability, rows, target_pos, target_tag, queue)
+            if res is not None:
+                return res
 
         if ability in (D.STOP_STOP, D.STOP):
             for i in rows.tolist():

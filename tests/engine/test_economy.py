@@ -1,0 +1,284 @@
+"""The economy: mining timings, one worker per field, depletion, supply, production queues,
+construction, placement and the protocol fields a bot reads (player_common, orders, buffs)."""
+
+from __future__ import annotations
+
+import math
+
+from s2clientprotocol import common_pb2, query_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+from test_game_api import command, joined, units
+
+from sc2pool.engine import data as D
+from sc2pool.engine.game import Game
+from sc2pool.engine.sim import economy as E
+
+SCV_SPEED = D.UNIT_BY_ID[D.SCV].speed / 16.0
+
+
+def eco(keep_scvs: int = 12, path: str = "TerranEconomy.SC2Map") -> tuple[Game, E.Economy]:
+    g = joined(path)
+    econ = g.world.economy
+    assert econ is not None
+    scvs = tags_of(g, D.SCV)
+    if keep_scvs < len(scvs):
+        req = sc_pb.RequestDebug()
+        req.debug.add().kill_unit.tag.extend(scvs[keep_scvs:])
+        g.debug(1, req)
+        g.step(1)
+    return g, econ
+
+
+def tags_of(g: Game, unit_id: int, owner: int | None = None) -> list[int]:
+    u = g.world.u
+    m = u.unit_id == unit_id
+    if owner is not None:
+        m &= u.owner == owner
+    return [int(t) for t in u.tag[m]]
+
+
+def pos(g: Game, tag: int) -> tuple[float, float]:
+    u = g.world.u
+    r = u.row(tag)
+    return float(u.x[r]), float(u.y[r])
+
+
+def pc(g: Game) -> sc_pb.PlayerCommon:
+    return g.observation(1).observation.player_common
+
+
+def unit(g: Game, tag: int):  # type: ignore[no-untyped-def]
+    return next(x for x in units(g) if x.tag == tag)
+
+
+def act(g: Game, *args, **kw) -> int:  # type: ignore[no-untyped-def]
+    return g.action(1, command(*args, **kw)).result[0]
+
+
+def walk_loops(a: tuple[float, float], b: tuple[float, float], stop: float) -> int:
+    return math.ceil((math.hypot(b[0] - a[0], b[1] - a[1]) - stop) / SCV_SPEED - 1e-9)
+
+
+def test_start_state_as_the_real_client() -> None:
+    g, _ = eco()
+    p = pc(g)
+    assert (p.minerals, p.vespene, p.food_used, p.food_cap, p.food_workers, p.idle_worker_count) == (50, 0, 12, 15, 12, 0)
+    obs = units(g)
+    assert sum(1 for x in obs if x.unit_type == D.SCV and x.orders[0].ability_id == E.GATHER_SCV) == 12
+    fields = [x for x in obs if x.unit_type in (D.MINERALFIELD, D.MINERALFIELD750)]
+    assert len(fields) == 8 and {x.mineral_contents for x in fields} == {1800, 900}
+    assert all(x.alliance == 3 for x in fields)
+    geysers = [x for x in obs if x.unit_type == D.VESPENEGEYSER]
+    assert len(geysers) == 2 and {x.vespene_contents for x in geysers} == {2250}
+    cc = next(x for x in obs if x.unit_type == D.COMMANDCENTER)
+    assert (cc.build_progress, cc.assigned_harvesters, cc.ideal_harvesters) == (1.0, 12, 16)
+
+
+def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
+    g, econ = eco(keep_scvs=1)
+    scv = tags_of(g, D.SCV)[0]
+    field = min(econ.resources.values(), key=lambda r: r.y if r.is_mineral else 1e9)
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    assert act(g, E.GATHER_SCV, [scv], target=field.tag) == 1
+    start = pos(g, scv)
+    w1 = walk_loops(start, (field.x, field.y), 1.125 + 0.375)
+    d = math.hypot(field.x - start[0], field.y - start[1])
+    stand = (field.x - (field.x - start[0]) / d * 1.5, field.y - (field.y - start[1]) / d * 1.5)
+    w2 = walk_loops(stand, pos(g, cc), 2.75 + 0.375)
+    deposit = w1 + E.MINERAL_MINE_LOOPS + E.PAUSE_LOOPS + w2
+    g.step(w1 + E.MINERAL_MINE_LOOPS + 1)
+    x = unit(g, scv)
+    assert x.orders[0].ability_id == E.RETURN_SCV and x.orders[0].target_unit_tag == cc
+    assert list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
+    assert unit(g, field.tag).mineral_contents == field.contents == (1800 if field.unit_id == D.MINERALFIELD else 900) - 5
+    g.step(deposit - (w1 + E.MINERAL_MINE_LOOPS + 1) - 1)
+    assert pc(g).minerals == 50
+    g.step(1)
+    assert pc(g).minerals == 55
+    x = unit(g, scv)
+    assert x.orders[0].ability_id == E.GATHER_SCV and x.orders[0].target_unit_tag == field.tag and not x.buff_ids
+
+
+def test_one_worker_per_field_the_second_waits_or_moves_on() -> None:
+    g, econ = eco(keep_scvs=3)
+    scvs = tags_of(g, D.SCV)
+    fields = [r for r in econ.resources.values() if r.is_mineral]
+    for f in fields[1:]:  # leave a single field: the workers must take turns on it
+        f.contents = 0
+    only = fields[0]
+    for t in scvs:
+        act(g, E.GATHER_SCV, [t], target=only.tag)
+    occupied = 0
+    for _ in range(400):
+        g.step(1)
+        occupied = max(occupied, sum(1 for j in econ.jobs.values() if j.phase == E.MINE))
+    assert occupied == 1
+    # one field, one worker at a time: at most 5 minerals per 45 loops, and it was the bottleneck
+    got = econ.collected_minerals[1]
+    assert 5 * (400 // (E.MINERAL_MINE_LOOPS + 8)) <= got + 15 and got <= 5 * (400 // E.MINERAL_MINE_LOOPS + 1)
+
+
+def test_depleted_field_disappears_and_its_worker_moves_on() -> None:
+    g, econ = eco(keep_scvs=1)
+    scv = tags_of(g, D.SCV)[0]
+    field = next(r for r in econ.resources.values() if r.is_mineral)
+    field.contents = 10
+    act(g, E.GATHER_SCV, [scv], target=field.tag)
+    for _ in range(100):
+        g.step(8)
+        if field.tag not in econ.resources:
+            break
+    assert field.tag not in tags_of(g, field.unit_id) and field.tag not in econ.resources
+    g.step(200)
+    assert econ.collected_minerals[1] >= 15  # the two trips, then another field
+    assert unit(g, scv).orders[0].target_unit_tag != field.tag
+
+
+def test_train_scv_costs_supply_queue_and_time() -> None:
+    g, econ = eco()
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    assert act(g, 524, [cc]) == 1
+    p = pc(g)
+    assert (p.minerals, p.food_used) == (0, 13)
+    assert act(g, 524, [cc]) == E.NOT_ENOUGH_MINERALS
+    x = unit(g, cc)
+    assert [o.ability_id for o in x.orders] == [524] and x.orders[0].progress == 0.0
+    g.step(136)
+    assert abs(unit(g, cc).orders[0].progress - 0.5) < 1e-6
+    n = len(tags_of(g, D.SCV))
+    g.step(135)
+    assert len(tags_of(g, D.SCV)) == n
+    g.step(1)
+    assert len(tags_of(g, D.SCV)) == n + 1 and not unit(g, cc).orders
+    assert econ.trained[1][D.SCV] == 1
+
+
+def test_queue_five_deep_and_supply_cap_and_tech_requirement() -> None:
+    g, econ = eco()
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    econ.minerals[1] = 10_000
+    econ.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0)
+    assert pc(g).food_cap == 23
+    assert [act(g, 524, [cc]) for _ in range(6)] == [1, 1, 1, 1, 1, E.QUEUE_IS_FULL]
+    assert len(unit(g, cc).orders) == 5 and pc(g).food_used == 17
+    assert act(g, 3671, [cc]) == 1
+    assert len(unit(g, cc).orders) == 4 and pc(g).minerals == 10_000 - 200
+    g2, econ2 = eco()
+    econ2.minerals[1] = 10_000
+    cc2 = tags_of(g2, D.COMMANDCENTER)[0]
+    assert [act(g2, 524, [cc2]) for _ in range(4)] == [1, 1, 1, E.NOT_ENOUGH_FOOD]
+    assert act(g2, 560, [cc2]) == E.ERROR  # marines come from barracks
+    scv = tags_of(g2, D.SCV)[0]
+    assert act(g2, 321, [scv], (40.5, 40.5)) == E.BUILD_TECH_REQUIREMENTS_NOT_MET
+
+
+def test_construction_placement_progress_and_supply() -> None:
+    g, econ = eco()
+    scv = tags_of(g, D.SCV)[0]
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    econ.minerals[1] = 1000
+    q = query_pb2.RequestQuery()
+    for x, y in ((20.5, 32.5), (30.0, 30.0), (2.0, 2.0), (61.0, 30.0)):
+        q.placements.add(ability_id=319, target_pos=common_pb2.Point2D(x=x, y=y))
+    resp = g.query(1, q)
+    assert [r.result for r in resp.placements] == [E.CANT_BUILD_LOCATION_INVALID, 1, E.CANT_BUILD_LOCATION_INVALID,
+                                                   E.CANT_BUILD_LOCATION_INVALID]
+    assert act(g, 319, [scv], (20.5, 32.5)) == E.CANT_BUILD_LOCATION_INVALID  # on the Command Center
+    assert act(g, 318, [scv], (13.0, 32.5)) == E.CANT_BUILD_LOCATION_INVALID  # on the minerals
+    assert act(g, 319, [scv], (30.0, 30.0)) == 1
+    assert unit(g, scv).orders[0].ability_id == 319
+    assert pc(g).minerals == 1000  # paid when the SCV arrives and places it
+    for _ in range(40):
+        g.step(4)
+        if tags_of(g, D.SUPPLYDEPOT):
+            break
+    depot = tags_of(g, D.SUPPLYDEPOT)[0]
+    assert pc(g).minerals < 1000  # paid on arrival (mining adds less than 100 meanwhile)
+    assert pos(g, depot) == (30.0, 30.0)
+    d = unit(g, depot)
+    assert d.build_progress < 0.05 and d.health < 60 and pc(g).food_cap == 15
+    # the query now refuses the spot
+    assert g.query(1, q).placements[1].result == E.CANT_BUILD_LOCATION_INVALID
+    g.step(240)
+    d = unit(g, depot)
+    assert 0.45 < d.build_progress < 0.55 and 200 < d.health < 260
+    assert unit(g, scv).orders[0].ability_id == 319  # busy building
+    g.step(245)
+    d = unit(g, depot)
+    assert d.build_progress == 1.0 and d.health == 400 and pc(g).food_cap == 23
+    assert not unit(g, scv).orders  # idle after building
+    assert unit(g, cc).ideal_harvesters == 16
+
+
+def test_refinery_then_gas_4_per_trip() -> None:
+    g, econ = eco(keep_scvs=2)
+    scv, other = tags_of(g, D.SCV)
+    geyser = next(r for r in econ.resources.values() if not r.is_mineral)
+    econ.minerals[1] = 500
+    assert act(g, 320, [scv], (geyser.x, geyser.y)) == E.MUST_TARGET_UNIT
+    assert act(g, 320, [scv], target=geyser.tag) == 1
+    assert act(g, E.GATHER_SCV, [other], target=geyser.tag) == E.MUST_BUILD_REFINERY_FIRST
+    for _ in range(100):
+        g.step(8)
+        if econ.collected_vespene[1]:
+            break
+    assert econ.collected_vespene[1] == 4 and pc(g).vespene == 4
+    ref = tags_of(g, D.REFINERY)[0]
+    x = unit(g, ref)
+    assert x.vespene_contents == 2250 - 4 or x.vespene_contents == 2250 - 8
+    assert x.assigned_harvesters == 1 and x.ideal_harvesters == 3
+
+
+def test_rally_to_minerals_makes_new_scvs_mine() -> None:
+    g, econ = eco()
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    field = next(r for r in econ.resources.values() if r.is_mineral)
+    assert act(g, 203, [cc], target=field.tag) == 1
+    act(g, 524, [cc])
+    g.step(273)
+    new = max(tags_of(g, D.SCV))
+    o = unit(g, new).orders
+    assert o and o[0].ability_id == E.GATHER_SCV and o[0].target_unit_tag == field.tag
+
+
+def test_move_command_takes_a_worker_off_mining_and_keeps_its_cargo() -> None:
+    g, econ = eco(keep_scvs=1)
+    scv = tags_of(g, D.SCV)[0]
+    for _ in range(40):
+        g.step(4)
+        if econ.jobs[scv].carry:
+            break
+    assert act(g, D.MOVE_MOVE, [scv], (40.0, 40.0)) == 1
+    g.step(8)
+    x = unit(g, scv)
+    assert x.orders[0].ability_id == D.MOVE_MOVE and list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
+    assert pc(g).idle_worker_count == 0
+    assert act(g, E.RETURN_SCV, [scv]) == 1
+    g.step(200)
+    assert pc(g).minerals == 55 and not unit(g, scv).orders and pc(g).idle_worker_count == 1
+
+
+def test_economy_is_deterministic_whatever_the_step_size() -> None:
+    a, _ = eco()
+    b, _ = eco()
+    for _ in range(50):
+        a.step(8)
+    for _ in range(25):
+        b.step(16)
+    ua = sorted((x.tag, round(x.pos.x, 4), round(x.pos.y, 4), x.mineral_contents) for x in units(a))
+    ub = sorted((x.tag, round(x.pos.x, 4), round(x.pos.y, 4), x.mineral_contents) for x in units(b))
+    assert ua == ub and pc(a).minerals == pc(b).minerals
+
+
+def test_mini_game_scores_and_limits() -> None:
+    g = joined("CollectMineralsAndGas.SC2Map")
+    obs = units(g)
+    assert sum(1 for x in obs if x.unit_type in (D.MINERALFIELD, D.MINERALFIELD750)) == 16
+    assert sum(1 for x in obs if x.unit_type == D.VESPENEGEYSER) == 4
+    assert g.scenario.time_limit == 4800
+    g.step(800)
+    assert g.observation(1).observation.score.score == g.world.economy.collected_minerals[1] > 0  # type: ignore[union-attr]
+    b = joined("BuildMarines.SC2Map")
+    assert b.scenario.time_limit == 14400
+    assert sum(1 for x in units(b) if x.unit_type in (D.MINERALFIELD, D.MINERALFIELD750)) == 8
+    assert not any(x.unit_type == D.VESPENEGEYSER for x in units(b))
