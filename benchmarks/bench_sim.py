@@ -29,11 +29,16 @@ SCENARIOS: dict[str, list[dict[str, int]]] = {
     "DefeatZerglingsAndBanelings": [],
     "Skirmish": [{"type": 2, "race": 2, "difficulty": 3}],
     "Battle100v100": [],
+    "Economy12x3": [],
 }
+"""``Economy12x3``: TerranEconomy with its 12 mining SCVs plus 3 producing structures (the Command
+Center and two barracks train marines/SCVs non-stop; supply and minerals topped up)."""
 BEACON, SHARD = 317, 1680
 
 
 def make(name: str, extra: list[dict[str, int]], seed: int = 1) -> Game:
+    if name == "Economy12x3":
+        return make_economy(seed)
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"{name}.SC2Map"), random_seed=seed)
     req.player_setup.add(type=1, race=1)
     for e in extra:
@@ -43,9 +48,35 @@ def make(name: str, extra: list[dict[str, int]], seed: int = 1) -> Game:
     return g
 
 
+def make_economy(seed: int = 1) -> Game:
+    """TerranEconomy plus two ready barracks and depots (supply for the whole run)."""
+    g = make("TerranEconomy", [], seed)
+    econ = g.world.economy
+    assert econ is not None
+    for k in range(2):
+        econ.add_structure(21, 1, 32.5, 26.5 + 6 * k)
+    for k in range(6):
+        econ.add_structure(19, 1, 40.0, 20.0 + 3 * k)
+    econ.minerals[1] = 1_000_000
+    return g
+
+
+def economy_action(obs: sc_pb.ResponseObservation) -> sc_pb.RequestAction | None:
+    """Keep every producing structure's queue at two (marines from barracks, SCVs from the CC, the
+    new SCVs standing idle so 12 stay mining)."""
+    req = sc_pb.RequestAction()
+    for u in obs.observation.raw_data.units:
+        if u.alliance == 1 and u.unit_type in (18, 21) and len(u.orders) < 2:
+            req.actions.add().action_raw.unit_command.MergeFrom(
+                raw_pb2.ActionRawUnitCommand(ability_id=524 if u.unit_type == 18 else 560, unit_tags=[u.tag]))
+    return req if req.actions else None
+
+
 def agent_action(obs: sc_pb.ResponseObservation) -> sc_pb.RequestAction | None:
     """A simple scripted agent: go to the beacon / nearest shard, or attack-move the enemy."""
     units = obs.observation.raw_data.units
+    if any(u.unit_type == 18 for u in units):
+        return economy_action(obs)
     mine = [u for u in units if u.alliance == 1]
     if not mine:
         return None

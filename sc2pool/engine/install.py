@@ -33,9 +33,11 @@ MINI_GAMES: tuple[str, ...] = (
     "CollectMineralShards",
     "DefeatRoaches",
     "DefeatZerglingsAndBanelings",
+    "CollectMineralsAndGas",
+    "BuildMarines",
 )
 #: Used when the simulation module cannot be imported (it lists the authoritative names).
-_FALLBACK_SCENARIOS: tuple[str, ...] = (*MINI_GAMES, "Skirmish", "Battle100v100")
+_FALLBACK_SCENARIOS: tuple[str, ...] = (*MINI_GAMES, "Skirmish", "Battle100v100", "TerranEconomy")
 
 #: Marker file identifying a directory as an sc2pool fake install (never a real SC2 one).
 MARKER = "sc2pool-engine-install.txt"

@@ -23,6 +23,10 @@ class MacroBot(BotAI):
         self.max_barracks = 0
         self.max_depots = 0
         self.max_workers = 0
+        self.pending_seen: dict[str, float] = {}
+        """Highest ``already_pending`` seen per structure (counted as the real game counts)."""
+        self.unready_seen = False
+        """A structure was seen under construction (``build_progress`` < 1, not ``is_ready``)."""
 
     async def on_start(self) -> None:
         self.client.game_step = self.game_step
@@ -33,6 +37,10 @@ class MacroBot(BotAI):
         self.max_workers = max(self.max_workers, self.workers.amount)
         self.max_barracks = max(self.max_barracks, self.structures(UnitTypeId.BARRACKS).ready.amount)
         self.max_depots = max(self.max_depots, self.structures(UnitTypeId.SUPPLYDEPOT).ready.amount)
+        for t in (UnitTypeId.SUPPLYDEPOT, UnitTypeId.BARRACKS, UnitTypeId.SCV, UnitTypeId.MARINE):
+            self.pending_seen[t.name] = max(self.pending_seen.get(t.name, 0), self.already_pending(t))
+        if any(0 < s.build_progress < 1 and not s.is_ready for s in self.structures):
+            self.unready_seen = True
         if marines >= self.target:
             self.reached_at = self.time
             await self.client.leave()
@@ -62,3 +70,36 @@ class MacroBot(BotAI):
         for scv in self.workers:
             if scv.is_carrying_minerals and scv.is_idle:
                 scv.return_resource()
+
+
+def main() -> int:
+    """``SC2PATH=<fake install> python macro_bot.py [MAP]``: one ``run_game``, one JSON line."""
+    import json
+    import sys
+    import time
+
+    from sc2 import maps
+    from sc2.data import Race
+    from sc2.main import run_game
+    from sc2.player import Bot
+
+    bot = MacroBot()
+    t0 = time.perf_counter()
+    result = run_game(maps.get(sys.argv[1] if len(sys.argv) > 1 else "TerranEconomy"), [Bot(Race.Terran, bot)],
+                      realtime=False)
+    print(json.dumps({"result": getattr(result, "name", str(result)), "wall_s": time.perf_counter() - t0,
+                      "reached_at": bot.reached_at, "max_marines": bot.max_marines, "barracks": bot.max_barracks,
+                      "depots": bot.max_depots, "workers": bot.max_workers, "pending_seen": bot.pending_seen,
+                      "unready_seen": bot.unready_seen}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    import logging
+
+    from loguru import logger
+
+    logger.remove()
+    logger.add(lambda m: None, level="ERROR")
+    logging.disable(logging.WARNING)
+    raise SystemExit(main())

@@ -275,7 +275,7 @@ def test_mini_game_scores_and_limits() -> None:
     obs = units(g)
     assert sum(1 for x in obs if x.unit_type in (D.MINERALFIELD, D.MINERALFIELD750)) == 16
     assert sum(1 for x in obs if x.unit_type == D.VESPENEGEYSER) == 4
-    assert g.scenario.time_limit == 4800
+    assert g.scenario.time_limit == 6720
     g.step(800)
     assert g.observation(1).observation.score.score == g.world.economy.collected_minerals[1] > 0  # type: ignore[union-attr]
     b = joined("BuildMarines.SC2Map")

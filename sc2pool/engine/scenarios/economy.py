@@ -6,7 +6,9 @@ staggered; geysers 7-8 away), which burnysc2's expansion finder accepts.  The mi
 pysc2's documented ones (``../shared/design/minigame-facts.md``):
 
 - CollectMineralsAndGas: 16 mineral fields, 4 vespene geysers; score = minerals + vespene
-  collected (spending does not lower it); 300 game seconds (4800 loops), then a Tie.
+  collected (spending does not lower it); 6720 loops, then a Tie.  pysc2's documentation says
+  300 s and its code 420 s: the same 6720 loops, counted at faster speed (22.4 loops/s) and at
+  normal speed (16 loops/s).  (The 120 s mini-games agree in both places: 1920 loops.)
 - BuildMarines: 8 mineral fields; score = marines trained; 900 game seconds (14400 loops).
 - TerranEconomy (for bots): 8 mineral fields and 2 geysers on an open 64 x 64 map, no time limit
   beyond 30 game minutes; score = minerals + vespene collected.
@@ -86,7 +88,7 @@ class EconomyScenario(Scenario):
 
 class CollectMineralsAndGas(EconomyScenario):
     name = "CollectMineralsAndGas"
-    time_limit = 300 * GAME_SECOND
+    time_limit = 420 * GAME_SECOND
     centre = (32.5, 32.5)
 
     def build_bases(self) -> None:

@@ -260,6 +260,8 @@ def check_observation(task: Task, obs: Any, space: gym.Space[Any] | None = None)
 def _load_builtins() -> None:
     if "MoveToBeacon" not in _REGISTRY:
         importlib.import_module("workers.sc2.tasks.builtin")
+    if "CollectMineralsAndGas" not in _REGISTRY:
+        importlib.import_module("workers.sc2.tasks.economy")
 
 
 __all__: Sequence[str] = (
