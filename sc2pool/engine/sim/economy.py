@@ -18,8 +18,10 @@ Rules (real-game facts; sources in ``docs/economy.md``):
   field or refinery at a time; a worker that finds its field occupied moves to a free field of the
   same group if there is one, else waits for it.  Fields and geysers deplete; a depleted mineral
   field disappears.
-- Walking is straight at the SCV's speed (2.8125 per normal second) to the edge of the target;
-  workers do not accelerate and do not collide (documented simplifications).
+- Walking is straight to the edge of the target, accelerating at 2.5 cells per normal second
+  squared up to the SCV's speed (2.8125 per normal second) and decelerating alike before it
+  stops (a real SCV measured in the editor, tick by tick); workers do not collide (a documented
+  simplification).
 - Supply: ``food_cap`` = food provided by the player's finished structures (Command Center 15,
   Supply Depot 8), at most 200; ``food_used`` counts units alive and in production queues.
 - Training: cost and supply are paid when the unit is queued, the queue holds 5, only its first
@@ -110,6 +112,40 @@ FOOTPRINT: dict[int, tuple[float, float]] = {
 WALK_RES, WAIT, MINE, PAUSE, WALK_HOME, WALK_SITE, BUILDING = range(7)
 _SCV_SPEED = float(TYPES.speed[TYPES.row(D.SCV)])
 _SCV_RADIUS = D.UNIT_BY_ID[D.SCV].radius
+SCV_ACCELERATION = 2.5 / 256.0
+"""Cells per loop squared: 2.5 per normal second squared, for speeding up and for slowing down
+(sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
+_ACC_DIST = _SCV_SPEED * _SCV_SPEED / (2.0 * SCV_ACCELERATION)
+
+
+def leg_loops(dist: float) -> float:
+    """Loops an SCV needs to walk ``dist`` from standing to standing (trapezoidal speed profile;
+    triangular when it never reaches full speed)."""
+    if dist <= 0.0:
+        return 0.0
+    if dist >= 2.0 * _ACC_DIST:
+        return dist / _SCV_SPEED + _SCV_SPEED / SCV_ACCELERATION
+    return 2.0 * math.sqrt(dist / SCV_ACCELERATION)
+
+
+def leg_travelled(k: float, dist: float) -> float:
+    """Distance covered ``k`` loops into a leg of length ``dist`` (see :func:`leg_loops`)."""
+    total = leg_loops(dist)
+    if k >= total:
+        return dist
+    if k <= 0.0:
+        return 0.0
+    a = SCV_ACCELERATION
+    if dist >= 2.0 * _ACC_DIST:
+        t_acc = _SCV_SPEED / a
+        if k < t_acc:
+            return 0.5 * a * k * k
+        if k < total - t_acc:
+            return _ACC_DIST + _SCV_SPEED * (k - t_acc)
+    elif k < total / 2.0:
+        return 0.5 * a * k * k
+    r = total - k
+    return dist - 0.5 * a * r * r
 
 
 @dataclass
@@ -324,8 +360,8 @@ class Economy:
         for (_, j), r in zip(walking, rows.tolist(), strict=True):
             if r < 0:
                 continue
-            span = j.t1 - j.t0
-            f = 1.0 if span <= 0 else min(1.0, max(0.0, (loop - j.t0) / span))
+            length = math.hypot(j.tx - j.ox, j.ty - j.oy)
+            f = 1.0 if length <= 0 else leg_travelled(loop - j.t0, length) / length
             u.x[r] = j.ox + (j.tx - j.ox) * f
             u.y[r] = j.oy + (j.ty - j.oy) * f
 
@@ -351,7 +387,7 @@ class Economy:
             ex, ey, dist = x0, y0, 0.0
         job.ox, job.oy, job.tx, job.ty = x0, y0, ex, ey
         job.t0 = loop
-        job.t1 = loop + int(math.ceil(dist / _SCV_SPEED - 1e-9))
+        job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
         job.seq = self._push(job.t1, tag, world_event)
         r = self.w.u.row(tag)
         if r >= 0 and d > 1e-9:
