@@ -574,6 +574,10 @@ class Game:
                 continue
             uid = int(TYPES.unit_id[u.ti[r]])
             entry.unit_type_id = uid
+            econ = self.world.economy
+            if econ is not None and int(u.owner[r]) == player_id:  # economy hook: train, build, gather
+                for ab, point in econ.available_abilities(player_id, r):
+                    entry.abilities.add(ability_id=ab, requires_point=point)
             if int(u.owner[r]) != player_id or TYPES.neutral[u.ti[r]] or TYPES.speed[u.ti[r]] <= 0:
                 continue
             for ab in D.COMMON_UNIT_ABILITIES:

@@ -307,3 +307,20 @@ def test_income_of_16_scvs_on_8_fields_matches_the_real_game() -> None:
     g.step(3 * 960)
     per_minute = (econ.collected_minerals[1] - before) / 3.0
     assert 600 <= per_minute <= 740, per_minute
+
+
+def test_abilities_query_lists_what_can_be_afforded() -> None:
+    g, econ = eco()
+    cc = tags_of(g, D.COMMANDCENTER)[0]
+    scv = tags_of(g, D.SCV)[0]
+
+    def abilities(tag: int) -> set[int]:
+        q = query_pb2.RequestQuery()
+        q.abilities.add(unit_tag=tag)
+        return {a.ability_id for a in g.query(1, q).abilities[0].abilities}
+
+    assert 524 in abilities(cc) and 319 not in abilities(scv) and E.GATHER_SCV in abilities(scv)
+    econ.minerals[1] = 0
+    assert 524 not in abilities(cc)
+    econ.minerals[1] = 500
+    assert {319, 320, 318} <= abilities(scv) and 321 not in abilities(scv)  # barracks needs a depot

@@ -967,6 +967,42 @@ class Economy:
         self._push(self._loop + int(math.ceil(s.build_loops - s.done)), s.tag)
         return SUCCESS
 
+    def available_abilities(self, player: int, r: int) -> list[tuple[int, bool]]:
+        """(ability, requires a point) the unit of row ``r`` may use now, as the real client's
+        abilities query lists them: what the player can afford and has the tech for."""
+        u = self.w.u
+        uid = int(u.unit_id[r])
+        tag = int(u.tag[r])
+        out: list[tuple[int, bool]] = []
+
+        def affordable(t: int) -> bool:
+            spec = D.UNIT_BY_ID[t]
+            return self.minerals.get(player, 0) >= spec.minerals and self.vespene.get(player, 0) >= spec.vespene
+
+        if uid == D.SCV:
+            for ab, t in BUILDS.items():
+                spec = D.UNIT_BY_ID[t]
+                if affordable(t) and (not spec.tech_requirement or self._ready_of(player, spec.tech_requirement)):
+                    out.append((ab, t != D.REFINERY))
+            out.append((GATHER_SCV, False))
+            job = self.jobs.get(tag)
+            if (job is not None and job.carry) or tag in self._idle_cargo:
+                out.append((RETURN_SCV, False))
+            return out
+        s = self.structures.get(tag)
+        if s is None or not s.ready:
+            return out
+        for ab, (where, t) in TRAINS.items():
+            if where == uid and affordable(t) and len(s.queue) < QUEUE_LENGTH:
+                out.append((ab, False))
+        if uid == D.COMMANDCENTER:
+            out.append((203, False))
+        elif uid == D.BARRACKS:
+            out.append((195, False))
+        if s.queue:
+            out.append((3671, False))
+        return out
+
     # ------------------------------------------------------------------ observation
     def construction_life(self) -> None:
         """Structures under construction gain life with their progress (10% to 100%)."""
