@@ -169,18 +169,15 @@ class MacroTask(Task):
 
         if not bot.can_afford(U.REFINERY) or not bot.townhalls:
             return
-        used = {r.position for r in bot.gas_buildings}
-        for w in bot.workers:
-            for o in w.orders:
-                if isinstance(o.target, int):
-                    used.add(o.target)
-        free = [g for g in bot.vespene_geyser if g.position not in used and g.tag not in used]
+        used_at = {r.position for r in bot.gas_buildings}
+        used_tags = {o.target for w in bot.workers for o in w.orders if isinstance(o.target, int)}
+        free = [g for g in bot.vespene_geyser if g.position not in used_at and g.tag not in used_tags]
         if not free:
             return
-        g = min(free, key=lambda g: g.distance_to(bot.townhalls.first))
-        w = self._builder(bot, g.position)
-        if w is not None:
-            w.build_gas(g)
+        geyser = min(free, key=lambda g: g.distance_to(bot.townhalls.first))
+        builder = self._builder(bot, geyser.position)
+        if builder is not None:
+            builder.build_gas(geyser)
 
     def fill_gas(self, bot: BotAI) -> None:
         for r in bot.gas_buildings.ready:
