@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from s2clientprotocol import raw_pb2
 
 from sc2pool.engine import data as D
+from sc2pool.engine.maps import TERRAIN_Z
 from sc2pool.engine.sim.encode import varint, wrap
 from sc2pool.engine.sim.units import ECON, IDLE, MOVE, TYPES, Order
 
@@ -223,6 +223,8 @@ class Job:
     """The geyser of a refinery construction job."""
     idle_after: bool = False
     """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
+    cache_key: tuple[int, ...] = ()
+    cache_bytes: bytes = b""
 
 
 class Economy:
@@ -245,6 +247,8 @@ class Economy:
         self._idle_cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
+        self._th_key: tuple[object, ...] = ()
+        self._th_map: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.revision = 0
         """Bumped whenever something a player_common shows may have changed."""
         self._version = -1
@@ -1015,6 +1019,46 @@ class Economy:
                     hp_max = float(TYPES.hp_max[u.ti[r]])
                     u.hp[r] = hp_max * (CONSTRUCTION_START_LIFE + (1 - CONSTRUCTION_START_LIFE) * p)
 
+    def _townhall_map(self, player: int) -> tuple[dict[int, int], dict[int, int]]:
+        """(mineral field -> the townhall it counts for, townhall -> ideal harvesters), cached
+        while the set of units and of finished townhalls stays the same."""
+        ready = tuple(t for t, s in self.structures.items()
+                      if s.owner == player and s.unit_id in TOWNHALLS and s.ready)
+        key = (player, self.w.u.version, ready)
+        if self._th_key != key:
+            owner: dict[int, int] = {}
+            ideal: dict[int, int] = dict.fromkeys(ready, 0)
+            for res in self.resources.values():
+                if not res.is_mineral:
+                    continue
+                th = self._nearest_townhall(player, res.x, res.y)
+                if th is not None and (th.x - res.x) ** 2 + (th.y - res.y) ** 2 <= NEAR_TOWNHALL ** 2 + 1:
+                    owner[res.tag] = th.tag
+                    ideal[th.tag] += 2
+            self._th_key = key
+            self._th_map = (owner, ideal)
+        return self._th_map
+
+    def _job_bytes(self, job: Job) -> bytes:
+        """The worker's order (and carry buff) as ``Unit`` field bytes, cached on the job."""
+        if job.phase in (WALK_SITE, BUILDING):
+            key: tuple[int, ...] = (job.build, job.geyser)
+        elif job.phase in (PAUSE, WALK_HOME):
+            key = (RETURN_SCV, job.target)
+        else:
+            key = (GATHER_SCV, job.target)
+        key += (job.carry > 0, job.carry_gas)
+        if job.cache_key != key:
+            if job.phase in (WALK_SITE, BUILDING) and not job.geyser:
+                b = _order(job.build, pos=job.site)
+            else:
+                b = _order(key[0], tag=key[1])
+            if job.carry:
+                b += b"\xd8\x01" + varint(BUFF_CARRY_GAS if job.carry_gas else BUFF_CARRY_MINERALS)
+            job.cache_key = key
+            job.cache_bytes = b
+        return job.cache_bytes
+
     def unit_extras(self, player: int) -> dict[int, bytes]:
         """Extra ``Unit`` field bytes per row: resources' contents, structures' build progress,
         harvester counts and training orders, workers' orders and carry buffs.  Appended after
@@ -1023,64 +1067,40 @@ class Economy:
         loop = self._loop
         tags: list[int] = []
         blobs: list[bytes] = []
+        field_owner, ideal = self._townhall_map(player)
         assigned: dict[int, int] = {}
         for job in self.jobs.values():
             if job.resource and job.phase != BUILDING and job.phase != WALK_SITE:
-                res = self.resources.get(job.resource)
-                if res is not None:
-                    if res.is_mineral:
-                        th = self._nearest_townhall(player, res.x, res.y)
-                        if th is not None and (th.x - res.x) ** 2 + (th.y - res.y) ** 2 <= NEAR_TOWNHALL ** 2 + 1:
-                            assigned[th.tag] = assigned.get(th.tag, 0) + 1
-                    elif res.refinery:
-                        assigned[res.refinery] = assigned.get(res.refinery, 0) + 1
+                th = field_owner.get(job.resource)
+                if th is None:
+                    res = self.resources.get(job.resource)
+                    th = res.refinery if res is not None and not res.is_mineral else None
+                if th:
+                    assigned[th] = assigned.get(th, 0) + 1
         for res in self.resources.values():
             tags.append(res.tag)
-            key = b"\x90\x01" if res.is_mineral else b"\x98\x01"
-            blobs.append(key + varint(max(res.contents, 0)))
-        for s in self.structures.values():
+            blobs.append((b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0)))
+        for st in self.structures.values():
             b = b""
-            if not s.ready:
-                b += struct.pack("<Bf", 0x4D, s.progress(loop))
-            if s.owner == player:
-                for k, uid in enumerate(s.queue):
-                    o = raw_pb2.UnitOrder(ability_id=D.UNIT_BY_ID[uid].creation_ability)
-                    if k == 0:
-                        o.progress = min(1.0, (loop - s.head_start) / D.UNIT_BY_ID[uid].build_time)
-                    b += wrap(22, o.SerializeToString())
-                if s.ready and s.unit_id in TOWNHALLS:
-                    ideal = 2 * sum(1 for res in self.resources.values()
-                                    if res.is_mineral and (res.x - s.x) ** 2 + (res.y - s.y) ** 2
-                                    <= NEAR_TOWNHALL ** 2 + 1)
-                    b += b"\xe0\x01" + varint(assigned.get(s.tag, 0)) + b"\xe8\x01" + varint(ideal)
-                elif s.ready and s.unit_id == D.REFINERY:
-                    b += b"\xe0\x01" + varint(assigned.get(s.tag, 0)) + b"\xe8\x01" + varint(3)
-            if s.unit_id == D.REFINERY and s.geyser in self.resources:
-                b += b"\x98\x01" + varint(max(self.resources[s.geyser].contents, 0))
+            if not st.ready:
+                b += struct.pack("<Bf", 0x4D, st.progress(loop))
+            if st.owner == player:
+                for k, uid in enumerate(st.queue):
+                    spec = D.UNIT_BY_ID[uid]
+                    b += _order(spec.creation_ability,
+                                progress=min(1.0, (loop - st.head_start) / spec.build_time) if k == 0 else None)
+                if st.ready and st.unit_id in TOWNHALLS:
+                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
+                elif st.ready and st.unit_id == D.REFINERY:
+                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(3)
+            if st.unit_id == D.REFINERY and st.geyser in self.resources:
+                b += b"\x98\x01" + varint(max(self.resources[st.geyser].contents, 0))
             if b:
-                tags.append(s.tag)
+                tags.append(st.tag)
                 blobs.append(b)
         for tag, job in self.jobs.items():
-            o = raw_pb2.UnitOrder()
-            if job.phase in (WALK_SITE, BUILDING):
-                o.ability_id = job.build
-                if job.geyser:
-                    o.target_unit_tag = job.geyser
-                else:
-                    o.target_world_space_pos.x, o.target_world_space_pos.y = job.site
-            elif job.phase in (PAUSE, WALK_HOME):
-                o.ability_id = RETURN_SCV
-                if job.target:
-                    o.target_unit_tag = job.target
-            else:
-                o.ability_id = GATHER_SCV
-                if job.target:
-                    o.target_unit_tag = job.target
-            b = wrap(22, o.SerializeToString())
-            if job.carry:
-                b += b"\xd8\x01" + varint(BUFF_CARRY_GAS if job.carry_gas else BUFF_CARRY_MINERALS)
             tags.append(tag)
-            blobs.append(b)
+            blobs.append(self._job_bytes(job))
         for tag, (_, gas) in self._idle_cargo.items():
             tags.append(tag)
             blobs.append(b"\xd8\x01" + varint(BUFF_CARRY_GAS if gas else BUFF_CARRY_MINERALS))
@@ -1090,8 +1110,21 @@ class Economy:
         out: dict[int, bytes] = {}
         for r, b in zip(rows, blobs, strict=True):
             if r >= 0:
-                out[r] = out.get(r, b"") + b
+                out[r] = out[r] + b if r in out else b
         return out
+
+
+def _order(ability: int, pos: tuple[float, float] | None = None, tag: int = 0, progress: float | None = None) -> bytes:
+    """One ``Unit.orders`` entry (field 22): ability, a point (z on the arena floor) or a unit
+    target, and the progress of a production order."""
+    body = b"\x08" + varint(ability)
+    if pos is not None:
+        body += b"\x12\x0f" + struct.pack("<BfBfBf", 0x0D, pos[0], 0x15, pos[1], 0x1D, TERRAIN_Z)
+    elif tag:
+        body += b"\x18" + varint(tag)
+    if progress is not None:
+        body += struct.pack("<Bf", 0x25, progress)
+    return wrap(22, body)
 
 
 def snap(v: float, half: float) -> float:
