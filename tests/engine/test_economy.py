@@ -324,3 +324,17 @@ def test_abilities_query_lists_what_can_be_afforded() -> None:
     assert 524 not in abilities(cc)
     econ.minerals[1] = 500
     assert {319, 320, 318} <= abilities(scv) and 321 not in abilities(scv)  # barracks needs a depot
+
+
+def test_shift_queued_gather_after_a_build_runs_when_the_structure_is_done() -> None:
+    g, econ = eco()
+    scv = tags_of(g, D.SCV)[0]
+    field = next(r for r in econ.resources.values() if r.is_mineral)
+    econ.minerals[1] = 500
+    assert act(g, 319, [scv], (30.0, 30.0)) == 1
+    assert act(g, E.GATHER_SCV, [scv], target=field.tag, queue=True) == 1
+    assert unit(g, scv).orders[0].ability_id == 319  # the build goes first
+    g.step(620)
+    assert tags_of(g, D.SUPPLYDEPOT) and unit(g, tags_of(g, D.SUPPLYDEPOT)[0]).build_progress == 1.0
+    o = unit(g, scv).orders
+    assert o and o[0].ability_id == E.GATHER_SCV and o[0].target_unit_tag == field.tag

@@ -247,6 +247,9 @@ class Economy:
         self._idle_cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
+        self._pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
+        """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
+        finished, a trip's cargo dropped off)."""
         self._th_key: tuple[object, ...] = ()
         self._th_map: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.revision = 0
@@ -453,6 +456,18 @@ class Economy:
             u.kind[r] = IDLE
             u.ability[r] = 0
         self.revision += 1
+        if tag in self._pending and r >= 0:
+            self._run_pending(tag, int(u.owner[r]))
+
+    def _run_pending(self, tag: int, player: int) -> None:
+        """Start the next queued command of an idle worker (the first one the game accepts)."""
+        queue = self._pending.pop(tag, [])
+        while queue:
+            ability, pos, target = queue.pop(0)
+            if self.w.command(player, ability, [tag], pos, target, False) == SUCCESS:
+                break
+        if queue:
+            self._pending[tag] = queue
 
     def _release(self, tag: int) -> None:
         """Forget the worker's job (occupancy and construction included); the unit keeps its row."""
@@ -475,6 +490,7 @@ class Economy:
     def _drop_job(self, tag: int) -> None:
         self._release(tag)
         self._idle_cargo.pop(tag, None)
+        self._pending.pop(tag, None)
 
     def _resource_for(self, res_tag: int) -> Resource | None:
         res = self.resources.get(res_tag)
@@ -573,7 +589,7 @@ class Economy:
                 self.collected_minerals[owner] = self.collected_minerals.get(owner, 0) + job.carry
             job.carry = 0
             self.revision += 1
-            if job.idle_after:
+            if job.idle_after or tag in self._pending:
                 self._to_idle(tag)
                 return
             back = self._resource_for(job.then_gather or job.resource)
@@ -761,6 +777,15 @@ class Economy:
         u = self.w.u
         types = u.unit_id[rows]
         trow = u.row(target_tag) if target_tag else -1
+        tags = [int(t) for t in u.tag[rows]]
+        if queue and ability not in TRAINS and all(t in self.jobs for t in tags):
+            # shift-queued behind economy jobs: runs when the job ends (see _run_pending)
+            for t in tags:
+                self._pending.setdefault(t, []).append((ability, target_pos, target_tag))
+            return SUCCESS
+        if not queue:
+            for t in tags:
+                self._pending.pop(t, None)
         if ability in TRAINS:
             return self._train(player, ability, rows)
         if ability in RALLY_ABILITIES:
