@@ -382,6 +382,10 @@ class Game:
                 cx = np.clip(u.x.astype(np.int64), 0, scen.map.width - 1)
                 cy = np.clip(u.y.astype(np.int64), 0, scen.map.height - 1)
                 keep = (u.owner == player_id) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
+        econ = w.economy
+        if econ is not None and econ.inside and len(u):  # economy hook: SCVs inside a refinery are unseen
+            hidden = np.isin(u.tag, np.fromiter(econ.inside, dtype=np.int64, count=len(econ.inside)))
+            keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
         return b"".join(parts)

@@ -233,6 +233,15 @@ def test_refinery_then_gas_4_per_trip() -> None:
         if econ.collected_vespene[1]:
             break
     assert econ.collected_vespene[1] == 4 and pc(g).vespene == 4
+    # while inside the refinery a worker is not in the observation (as with the real client)
+    seen_inside = False
+    for _ in range(60):
+        g.step(1)
+        if econ.inside:
+            seen_inside = True
+            assert scv in econ.inside and all(x.tag != scv for x in units(g)) and pc(g).food_workers == 2
+            break
+    assert seen_inside
     ref = tags_of(g, D.REFINERY)[0]
     x = unit(g, ref)
     assert x.vespene_contents == 2250 - 4 or x.vespene_contents == 2250 - 8

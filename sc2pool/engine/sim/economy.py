@@ -247,6 +247,8 @@ class Economy:
         self._idle_cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
+        self.inside: set[int] = set()
+        """Workers inside a refinery: the real client does not report them while they are."""
         self._pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
         """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
         finished, a trip's cargo dropped off)."""
@@ -472,6 +474,7 @@ class Economy:
     def _release(self, tag: int) -> None:
         """Forget the worker's job (occupancy and construction included); the unit keeps its row."""
         job = self.jobs.pop(tag, None)
+        self.inside.discard(tag)
         if job is None:
             return
         for res in self.resources.values():
@@ -530,6 +533,8 @@ class Economy:
                     res.waiting.pop(0)
                 res.occupant = tag
                 res.free_at = t + (MINERAL_MINE_LOOPS if res.is_mineral else GAS_MINE_LOOPS)
+                if not res.is_mineral:
+                    self.inside.add(tag)
                 job.phase = MINE
                 job.seq = self._push(res.free_at, tag)
                 return
@@ -552,6 +557,7 @@ class Economy:
             take = min(MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP, res.contents)
             res.contents -= take
             res.occupant = 0
+            self.inside.discard(tag)
             job.carry = take
             job.carry_gas = not res.is_mineral
             if res.waiting:  # the next worker may start during this one's pause
