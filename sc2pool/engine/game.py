@@ -487,7 +487,7 @@ class Game:
         if keep is not None:
             cols = tuple(c[keep] for c in cols)
             pos = np.cumsum(keep) - 1
-            orders = {int(pos[i]): b for i, b in orders.items()}
+            orders = {int(pos[i]): b for i, b in orders.items() if keep[i]}
         (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
         return encode_units(tag, al, uid, own, x, y, TERRAIN_Z, facing, radius, hp, hp_max, sh, sh_max, cd, orders)
 

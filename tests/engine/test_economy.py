@@ -347,3 +347,33 @@ def test_shift_queued_gather_after_a_build_runs_when_the_structure_is_done() -> 
     assert tags_of(g, D.SUPPLYDEPOT) and unit(g, tags_of(g, D.SUPPLYDEPOT)[0]).build_progress == 1.0
     o = unit(g, scv).orders
     assert o and o[0].ability_id == E.GATHER_SCV and o[0].target_unit_tag == field.tag
+
+
+def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
+    # > 24 units: the vectorised encoder, whose row remapping must drop the hidden rows' extras
+    g, econ = eco()
+    geyser = next(r for r in econ.resources.values() if not r.is_mineral)
+    ref = econ.add_structure(D.REFINERY, 1, geyser.x, geyser.y)
+    econ.structures[ref].geyser = geyser.tag
+    geyser.refinery = ref
+    for k in range(2):
+        econ.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0 + 3 * k)
+    # the gas worker's row comes right after a depot's (rows are in creation order)
+    gas = int(g.world.spawn(D.SCV, 1, [geyser.x + 3.0], [geyser.y])[0])
+    act(g, E.GATHER_SCV, [gas], target=ref)
+    for _ in range(200):
+        g.step(1)
+        if econ.inside:
+            break
+    assert econ.inside and len(g.world.u) - len(econ.inside) > 24
+    obs = units(g)
+    assert not any(x.tag in econ.inside for x in obs)
+    for x in obs:
+        if x.tag in econ.resources:
+            assert x.mineral_contents + x.vespene_contents == econ.resources[x.tag].contents and not x.orders
+        if x.unit_type == D.SUPPLYDEPOT:
+            assert not x.orders and not x.buff_ids
+        if x.unit_type == D.SCV:  # its own order and cargo, not a hidden neighbour's
+            job = econ.jobs[x.tag]
+            assert len(x.orders) == 1 and x.orders[0].target_unit_tag == job.target
+            assert bool(x.buff_ids) == bool(job.carry)
