@@ -102,6 +102,8 @@ TRAINS: dict[int, tuple[int, int]] = {524: (D.COMMANDCENTER, D.SCV), 560: (D.BAR
 """Train ability -> (producing structure, trained unit)."""
 BUILDS: dict[int, int] = {318: D.COMMANDCENTER, 319: D.SUPPLYDEPOT, 320: D.REFINERY, 321: D.BARRACKS}
 """SCV build ability -> structure."""
+PRODUCERS = np.array([D.COMMANDCENTER, D.BARRACKS])
+"""Structures whose smart command sets a rally."""
 FOOTPRINT: dict[int, tuple[float, float]] = {
     D.COMMANDCENTER: (2.5, 2.5), D.SUPPLYDEPOT: (1.0, 1.0), D.BARRACKS: (1.5, 1.5), D.REFINERY: (1.5, 1.5),
     D.MINERALFIELD: (1.0, 0.5), D.MINERALFIELD750: (1.0, 0.5), D.VESPENEGEYSER: (1.5, 1.5),
@@ -810,7 +812,7 @@ class Economy:
         if ability in RETURN_ABILITIES:
             return self._return_cmd(workers)
         if ability == D.SMART:
-            structs = rows[np.isin(types, list(self.structures_types()))]
+            structs = rows[np.isin(types, PRODUCERS)]
             if len(structs) and len(structs) == len(rows):
                 return self._rally(rows, target_pos, target_tag)
             if trow >= 0 and len(workers) == len(rows):
@@ -835,10 +837,6 @@ class Economy:
                 u.ability[i] = 0
                 self.revision += 1
         return None
-
-    @staticmethod
-    def structures_types() -> set[int]:
-        return {D.COMMANDCENTER, D.SUPPLYDEPOT, D.BARRACKS, D.REFINERY}
 
     def _gather_cmd(self, player: int, workers: np.ndarray, target_tag: int, queue: bool) -> int:
         if len(workers) == 0:
@@ -933,8 +931,6 @@ class Economy:
             spec = D.UNIT_BY_ID[uid]
             self.minerals[player] += spec.minerals
             self.vespene[player] += spec.vespene
-            if s.queue and len(s.queue) == 0:
-                pass
             self.revision += 1
             return SUCCESS
         return ERROR
