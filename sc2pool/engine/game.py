@@ -356,6 +356,13 @@ class Game:
         score = obs.score
         score.score_type = scen.score_type  # type: ignore[assignment]
         score.score = int(scen.score.get(player_id, 0))
+        econ = w.economy
+        if econ is not None:  # economy hook: collected and spent resources in the score details
+            sd = score.score_details
+            sd.collected_minerals = econ.collected_minerals.get(player_id, 0)
+            sd.collected_vespene = econ.collected_vespene.get(player_id, 0)
+            sd.spent_minerals = econ.spent_minerals.get(player_id, 0)
+            sd.spent_vespene = econ.spent_vespene.get(player_id, 0)
         res = self.results
         if res is not None:
             for s in self._slots:
@@ -382,7 +389,6 @@ class Game:
                 cx = np.clip(u.x.astype(np.int64), 0, scen.map.width - 1)
                 cy = np.clip(u.y.astype(np.int64), 0, scen.map.height - 1)
                 keep = (u.owner == player_id) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
-        econ = w.economy
         if econ is not None and econ.inside and len(u):  # economy hook: SCVs inside a refinery are unseen
             hidden = np.isin(u.tag, np.fromiter(econ.inside, dtype=np.int64, count=len(econ.inside)))
             keep = ~hidden if keep is None else keep & ~hidden

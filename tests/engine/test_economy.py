@@ -152,7 +152,9 @@ def test_train_scv_costs_supply_queue_and_time() -> None:
     assert (p.minerals, p.food_used) == (0, 13)
     assert act(g, 524, [cc]) == E.NOT_ENOUGH_MINERALS
     x = unit(g, cc)
-    assert [o.ability_id for o in x.orders] == [524] and x.orders[0].progress == 0.0
+    assert [o.ability_id for o in x.orders] == [524] and x.orders[0].progress == 0.0 and x.is_active
+    sd = g.observation(1).observation.score.score_details
+    assert (sd.spent_minerals, sd.collected_minerals) == (50, econ.collected_minerals[1])
     g.step(136)
     assert abs(unit(g, cc).orders[0].progress - 0.5) < 1e-6
     n = len(tags_of(g, D.SCV))

@@ -238,6 +238,8 @@ class Economy:
         self.vespene: dict[int, int] = dict.fromkeys(players, vespene)
         self.collected_minerals: dict[int, int] = dict.fromkeys(players, 0)
         self.collected_vespene: dict[int, int] = dict.fromkeys(players, 0)
+        self.spent_minerals: dict[int, int] = dict.fromkeys(players, 0)
+        self.spent_vespene: dict[int, int] = dict.fromkeys(players, 0)
         self.trained: dict[int, dict[int, int]] = {p: {} for p in players}
         """Units finished by production, per player and type (mini-game scores count them)."""
         self.resources: dict[int, Resource] = {}
@@ -303,6 +305,13 @@ class Economy:
     def idle_workers(self, player: int) -> int:
         u = self.w.u
         return int(np.count_nonzero((u.owner == player) & (u.unit_id == D.SCV) & (u.kind == IDLE)))
+
+    def _pay(self, player: int, minerals: int, vespene: int) -> None:
+        """Spend (or, negative, refund) resources; the score details count what was spent."""
+        self.minerals[player] -= minerals
+        self.vespene[player] -= vespene
+        self.spent_minerals[player] = self.spent_minerals.get(player, 0) + minerals
+        self.spent_vespene[player] = self.spent_vespene.get(player, 0) + vespene
 
     def _ready_of(self, player: int, unit_id: int) -> bool:
         return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
@@ -724,8 +733,7 @@ class Economy:
         if not ok or self.minerals.get(owner, 0) < spec.minerals or self.vespene.get(owner, 0) < spec.vespene:
             self._to_idle(tag)  # the real client shows an error and the SCV stops
             return
-        self.minerals[owner] -= spec.minerals
-        self.vespene[owner] -= spec.vespene
+        self._pay(owner, spec.minerals, spec.vespene)
         stag = int(self.w.spawn(uid, owner, [x], [y])[0])
         s = Structure(stag, uid, owner, x, y, float(spec.build_time), 0.0, since=t, builder=tag, geyser=geyser)
         self.structures[stag] = s
@@ -911,8 +919,7 @@ class Economy:
             used, cap = self.food(player)
             if used + spec.food_required > cap:
                 return NOT_ENOUGH_FOOD
-            self.minerals[player] -= spec.minerals
-            self.vespene[player] -= spec.vespene
+            self._pay(player, spec.minerals, spec.vespene)
             s.queue.append(uid)
             if len(s.queue) == 1:
                 s.head_start = self._loop
@@ -929,8 +936,7 @@ class Economy:
                 continue
             uid = s.queue.pop()
             spec = D.UNIT_BY_ID[uid]
-            self.minerals[player] += spec.minerals
-            self.vespene[player] += spec.vespene
+            self._pay(player, -spec.minerals, -spec.vespene)
             self.revision += 1
             return SUCCESS
         return ERROR
@@ -1112,6 +1118,8 @@ class Economy:
             if not st.ready:
                 b += struct.pack("<Bf", 0x4D, st.progress(loop))
             if st.owner == player:
+                if st.queue:
+                    b += b"\xb8\x02\x01"  # is_active: producing
                 for k, uid in enumerate(st.queue):
                     spec = D.UNIT_BY_ID[uid]
                     b += _order(spec.creation_ability,
