@@ -642,7 +642,9 @@ class Game:
                 owner = c.owner if c.owner else player_id
                 if owner not in (1, 2, NEUTRAL_OWNER):
                     raise GameError(f"debug create_unit: owner must be 1, 2 or 16, got {owner}")
-                w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y))
+                tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y))
+                if w.economy is not None:  # economy hook: structures and resources join the economy
+                    w.economy.adopt(tags)
             elif cmd.HasField("kill_unit"):
                 deaths = w.remove_tags(list(cmd.kill_unit.tag))
                 if len(deaths):

@@ -379,3 +379,21 @@ def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
             job = econ.jobs[x.tag]
             assert len(x.orders) == 1 and x.orders[0].target_unit_tag == job.target
             assert bool(x.buff_ids) == bool(job.carry)
+
+
+def test_debug_created_structures_and_fields_join_the_economy() -> None:
+    g, econ = eco()
+    req = sc_pb.RequestDebug()
+    cu = req.debug.add().create_unit
+    cu.unit_type, cu.owner, cu.quantity = D.SUPPLYDEPOT, 1, 1
+    cu.pos.x, cu.pos.y = 40.0, 40.0
+    g.debug(1, req)
+    assert pc(g).food_cap == 23
+    req = sc_pb.RequestDebug()
+    cu = req.debug.add().create_unit
+    cu.unit_type, cu.owner, cu.quantity = D.MINERALFIELD, 16, 1
+    cu.pos.x, cu.pos.y = 50.0, 50.5
+    g.debug(1, req)
+    field = max(tags_of(g, D.MINERALFIELD))
+    assert unit(g, field).mineral_contents == 1800
+    assert act(g, E.GATHER_SCV, [tags_of(g, D.SCV)[0]], target=field) == 1

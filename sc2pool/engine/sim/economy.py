@@ -281,6 +281,24 @@ class Economy:
         self.revision += 1
         return tag
 
+    def adopt(self, tags: np.ndarray) -> None:
+        """Units created outside the economy (debug create_unit): finished structures produce
+        and provide supply, mineral fields and geysers can be mined."""
+        u = self.w.u
+        for tag, r in zip(tags.tolist(), u.rows(tags).tolist(), strict=True):
+            if r < 0:
+                continue
+            uid = int(u.unit_id[r])
+            x, y = float(u.x[r]), float(u.y[r])
+            if uid in FOOTPRINT and uid not in MINERAL_TYPES and uid not in GEYSER_TYPES:
+                bt = float(D.UNIT_BY_ID[uid].build_time)
+                self.structures[tag] = Structure(tag, uid, int(u.owner[r]), x, y, bt, bt)
+            elif uid in MINERAL_TYPES:
+                self.resources[tag] = Resource(tag, uid, x, y, MINERAL_CONTENTS[uid])
+            elif uid in GEYSER_TYPES:
+                self.resources[tag] = Resource(tag, uid, x, y, GEYSER_CONTENTS)
+        self.revision += 1
+
     def gather(self, worker_tag: int, resource_tag: int) -> None:
         """Put a worker to work on a resource now (scenario set-up, rallies)."""
         r = self.w.u.row(worker_tag)
@@ -363,8 +381,8 @@ class Economy:
             self._drop_job(tag)
         for tag in [t for t in self.structures if t not in alive]:
             s = self.structures.pop(tag)
-            if s.builder in self.jobs:
-                self._release(s.builder)
+            if s.builder in self.jobs:  # its construction is gone: the SCV stops
+                self._to_idle(s.builder)
             if s.geyser in self.resources:
                 self.resources[s.geyser].refinery = 0
             self.revision += 1
