@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 from test_game_api import command, joined, units
@@ -397,3 +401,35 @@ def test_debug_created_structures_and_fields_join_the_economy() -> None:
     field = max(tags_of(g, D.MINERALFIELD))
     assert unit(g, field).mineral_contents == 1800
     assert act(g, E.GATHER_SCV, [tags_of(g, D.SCV)[0]], target=field) == 1
+
+
+ECON_ABILITIES = [295, 296, 3666, 3667, 318, 319, 320, 321, 524, 560, 195, 203, 3673, 3690, 3671, 306,
+                  D.SMART, D.MOVE_MOVE, D.STOP_STOP, D.ATTACK_ATTACK, 0]
+
+
+@pytest.mark.timeout(120)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(map_name=st.sampled_from(["TerranEconomy.SC2Map", "CollectMineralsAndGas.SC2Map"]),
+       minerals=st.sampled_from([0, 50, 400, 5000]),
+       actions=st.lists(st.tuples(st.sampled_from(ECON_ABILITIES), st.lists(st.integers(0, 40), max_size=3),
+                                  st.one_of(st.none(), st.tuples(st.floats(-5, 70), st.floats(-5, 70))),
+                                  st.integers(-1, 40), st.booleans(), st.integers(1, 64)), max_size=12))
+def test_random_economy_commands_keep_invariants(map_name: str, minerals: int, actions: list) -> None:  # type: ignore[type-arg]
+    g = joined(map_name)
+    econ = g.world.economy
+    assert econ is not None
+    econ.minerals[1] = minerals
+    for ability, idx, pos, target, queue, loops in actions:
+        tags = g.world.u.tag.tolist()
+        pick = [tags[i] if i < len(tags) else 12345 + i for i in idx]
+        ttag = tags[target] if 0 <= target < len(tags) else 0
+        res = g.action(1, command(ability, pick, pos, ttag, queue))
+        assert len(res.result) == 1 and res.result[0] >= 1
+        g.step(loops)
+        p = pc(g)
+        assert p.minerals >= 0 and p.vespene >= 0 and p.food_used <= max(p.food_cap, 12)
+        u = g.world.u
+        assert len(units(g)) == len(u) - len(econ.inside)
+        x0, y0, x1, y1 = g.scenario.map.playable
+        assert np.all((u.x >= x0) & (u.x <= x1) & (u.y >= y0) & (u.y <= y1)) and np.all(np.isfinite(u.x))
+        assert all(0 <= r.contents <= 2250 for r in econ.resources.values())
