@@ -139,17 +139,21 @@ class MacroTask(Task):
             taken.append((m.position.x, m.position.y, 1.0, 0.5))
         for g in bot.vespene_geyser:
             taken.append((g.position.x, g.position.y, 1.5, 1.5))
+        # a townhall keeps its distance from resources (6 from fields, 7 from geysers)
+        gaps = [(r.position.x, r.position.y, 6.0 if r.is_mineral_field else 7.0) for r in bot.resources] \
+            if name == "COMMANDCENTER" else []
         for x, y in self._slots[half]:
-            if all(abs(x - tx) >= half + hx or abs(y - ty) >= half + hy for tx, ty, hx, hy in taken):
+            if all(abs(x - tx) >= half + hx or abs(y - ty) >= half + hy for tx, ty, hx, hy in taken) and \
+                    all((x - rx) ** 2 + (y - ry) ** 2 >= g * g for rx, ry, g in gaps):
                 return Point2((x, y))
         return None
 
     def train_scv(self, bot: BotAI) -> None:
         from sc2.ids.unit_typeid import UnitTypeId as U
 
-        cc = bot.townhalls.ready.first if bot.townhalls.ready else None
-        if cc is not None and len(cc.orders) < 2 and bot.can_afford(U.SCV):
-            cc.train(U.SCV)
+        for cc in bot.townhalls.ready:
+            if len(cc.orders) < 2 and bot.can_afford(U.SCV):
+                cc.train(U.SCV)
 
     def build(self, bot: BotAI, name: str) -> None:
         from sc2.ids.unit_typeid import UnitTypeId
@@ -222,8 +226,9 @@ class CollectMineralsAndGas(MacroTask):
     time_limit_loops = 6720
 
     def scripted_decode(self, bot: BotAI) -> None:
-        """Constant SCV production, a depot ahead of supply, refineries from 16 workers on and
-        3 workers in each (the standard opening of a player maximising income)."""
+        """Constant SCV production, a depot ahead of supply, from 16 workers on refineries with
+        3 workers in each and a second Command Center (more SCV production, shorter trips for
+        the far mineral line)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         self._idle_to_minerals(bot)
@@ -234,6 +239,9 @@ class CollectMineralsAndGas(MacroTask):
             self.train_scv(bot)
         if bot.workers.amount >= 16 and bot.gas_buildings.amount < 4 and not bot.already_pending(U.REFINERY):
             self.build_refinery(bot)
+        if (bot.workers.amount >= 16 and bot.townhalls.amount < 2 and not bot.already_pending(U.COMMANDCENTER)
+                and bot.can_afford(U.COMMANDCENTER)):
+            self.build(bot, "COMMANDCENTER")
         self.fill_gas(bot)
 
 
