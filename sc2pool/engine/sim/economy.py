@@ -5,7 +5,7 @@ concerns a few dozen workers and structures whose state changes at discrete mome
 reaches a mineral field, finishes mining, drops its cargo; a unit finishes training).  So it is
 *event driven*: every job keeps the loop of its next event in a heap and :meth:`Economy.advance`
 processes the events in loop order, whatever chunks the game steps in.  Between events a walking
-worker's position is a straight-line interpolation, written into the unit store when the economy
+worker's position follows its leg's speed profile, written into the unit store when the economy
 advances.  Units doing an economy job carry the order kind :data:`ECON`, which the world's movement,
 targeting and fast-forwarding leave alone.
 
@@ -17,7 +17,8 @@ Rules (real-game facts; sources in ``docs/economy.md``):
   the pause), walk to the nearest ready townhall and drop the cargo there, walk back.  One worker per
   field or refinery at a time; a worker that finds its field occupied moves to a free field of the
   same group if there is one, else waits for it.  Fields and geysers deplete; a depleted mineral
-  field disappears.
+  field disappears.  A worker inside a refinery is left out of the observation, as the real
+  client does.  Commands shift-queued behind an economy job run when the job ends.
 - Walking is straight to the edge of the target, accelerating at 2.5 cells per normal second
   squared up to the SCV's speed (2.8125 per normal second) and decelerating alike before it
   stops (a real SCV measured in the editor, tick by tick); workers do not collide (a documented
