@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from game_helpers import command, joined, units
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
-from test_game_api import command, joined, units
 
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from engine_harness import engine_processes
+from helpers.proctree import ProcessTree
 
 from sc2pool.engine.install import write_install
 
@@ -21,21 +20,13 @@ SCRIPT = Path(__file__).with_name("macro_bot.py")
 
 
 @pytest.mark.timeout(150)
-def test_macro_bot_reaches_20_marines_through_run_game(tmp_path: Path) -> None:
+def test_macro_bot_reaches_20_marines_through_run_game(tmp_path: Path, process_tree: ProcessTree) -> None:
     root = write_install(tmp_path / "StarCraftII")
     env = {**os.environ, "SC2PATH": str(root)}
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), "TerranEconomy"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, 9)
-            proc.wait()
-        for p in engine_processes(marker=str(root)):
-            p.kill()
-    assert proc.returncode == 0, err[-3000:]
-    rec = json.loads(next(x for x in out.splitlines() if x.startswith("{")))
+    done = process_tree.run([sys.executable, str(SCRIPT), "TerranEconomy"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rec = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("{")))
     assert rec["max_marines"] >= 20 and rec["reached_at"] is not None, rec
     assert rec["result"] == "Defeat"  # the bot leaves once it has its army
     assert rec["barracks"] == 3 and rec["depots"] >= 2 and rec["workers"] >= 16, rec

@@ -11,8 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from engine_harness import play_bot as play
 from engine_harness import quiet_loguru
-from game_harness import play
 
 from workers.sc2.tasks import make_task
 

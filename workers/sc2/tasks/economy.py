@@ -273,3 +273,21 @@ class BuildMarines(MacroTask):
         self.train_marines(bot)
         if bot.minerals >= 150 + 50 * rax and rax < 8:
             self.build_barracks(bot)
+
+
+@register_task("TerranEconomy")
+class TerranEconomy(MacroTask):
+    """A Terran start for bots (Command Center, 12 SCVs, 8 mineral fields, 2 geysers); score =
+    minerals + gas collected; 30 game minutes.
+
+    Actions: no-op, train an SCV, build a supply depot, build a refinery, fill the refineries,
+    build a barracks, train marines.
+    """
+
+    setup = GameSetup(map_name="TerranEconomy.SC2Map", game_step=8)
+    actions = ("noop", "train_scv", "build_depot", "build_refinery", "fill_gas", "build_barracks", "train_marines")
+    time_limit_loops = 28800
+
+    def scripted_decode(self, bot: BotAI) -> None:
+        """The CollectMineralsAndGas baseline: income first."""
+        CollectMineralsAndGas.scripted_decode(self, bot)  # type: ignore[arg-type]
