@@ -11,7 +11,7 @@ from test_game_api import command, joined
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios import SCENARIOS
-from sc2pool.engine.sim.units import HOLD, IDLE, TYPES
+from sc2pool.engine.sim.units import ECON, HOLD, IDLE, TYPES
 from sc2pool.engine.sim.world import SEPARATION_EPS, World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
@@ -23,9 +23,10 @@ EXTRA_PLAYERS: dict[str, tuple[dict[str, int], ...]] = {"Skirmish": ({"type": 2,
 
 
 def worst_overlap(w: World) -> float:
-    """Largest overlap between two ground units (0 when all are apart)."""
+    """Largest overlap between two ground units (0 when all are apart).  Workers on an economy job
+    are left out: harvesting workers pass through other units in the real game too."""
     u = w.u
-    g = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral)[0]
+    g = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & (u.kind != ECON))[0]
     if len(g) < 2:
         return 0.0
     d = np.hypot(u.x[g][:, None] - u.x[g][None, :], u.y[g][:, None] - u.y[g][None, :])
