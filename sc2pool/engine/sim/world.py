@@ -41,6 +41,7 @@ from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
+    ECON,
     EXPLODE,
     FOLLOW,
     HOLD,
@@ -131,7 +132,8 @@ class World:
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
-        self._coll_version = -1
+        self._coll_version: tuple[int, bytes] = (-1, b"")
+        self._pc_coll: np.ndarray | None = None
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
         self._pc_next_tag = -1
@@ -501,10 +503,14 @@ class World:
     def _collidable(self) -> np.ndarray:
         """Rows of units that collide (ground, not neutral), cached per unit-set version."""
         u = self.u
-        if self._coll_version != u.version:
-            self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral)[0]
+        # economy hook: workers on an economy job (harvesting, building) pass through units, as
+        # harvesting workers do in the real game; the economy places them itself
+        econ = u.kind == ECON
+        key = (u.version, econ.tobytes() if self.economy is not None and econ.any() else b"")
+        if self._coll_version != key:
+            self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
             self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
-            self._coll_version = u.version
+            self._coll_version = key
         return self._coll
 
     def _pairs(self, extra: float) -> tuple[np.ndarray, np.ndarray]:
@@ -537,7 +543,7 @@ class World:
         was built; deaths only drop pairs (rows are re-found by tag), a spawn rebuilds it.
         """
         u = self.u
-        if self._pc_next_tag == u.next_tag and self._pc_ref_tags is not None:
+        if self._pc_next_tag == u.next_tag and self._pc_ref_tags is not None and self._pc_coll is self._collidable():
             if self._pc_version != u.version:
                 ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
                 ok = (ra >= 0) & (rb >= 0)
@@ -556,6 +562,7 @@ class World:
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
+        self._pc_coll = c
         self._pc_a, self._pc_b = a, b
         self._pc_rr = u.radius[a] + u.radius[b]
         self._pc_rr2 = self._pc_rr * self._pc_rr
