@@ -127,6 +127,8 @@ class World:
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version = -1
+        self._hc_version = -1
+        self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
         self._pc_next_tag = -1
@@ -824,35 +826,72 @@ class World:
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
+    def _hostile_cols(self, owner: int) -> np.ndarray:
+        """Rows of the units an ``owner``'s unit may target by alliance (other owner, not neutral),
+        ascending; cached per unit-set version."""
+        u = self.u
+        if self._hc_version != u.version:
+            self._hc = {}
+            self._hc_version = u.version
+        cols = self._hc.get(owner)
+        if cols is None:
+            cols = np.nonzero((u.owner != owner) & ~u.neutral)[0]
+            self._hc[owner] = cols
+        return cols
+
     def _nearest(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``rows``: the row of the nearest unit it may attack (hostile, targetable,
-        hittable by its weapon; edge-to-edge distance) and that distance (inf if none).
+        hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
+        then 0).
 
-        One ``len(rows) x n`` matrix of squared centre distances; when every targetable unit
-        has the same radius the nearest centre is the nearest edge, so only the minima need a
-        square root.
+        Rows are grouped by owner, and each group gets one matrix of squared centre distances to
+        its hostile units only (about half the units in a two-player fight, and no masking); when
+        every targetable unit has the same radius the nearest centre is the nearest edge, so only
+        the minima need a square root.  Candidates are scanned in ascending row order, so ties go
+        to the lowest row, as with one masked matrix over all units.
         """
         u = self.u
-        x, y, own, ti = u.x, u.y, u.owner, u.ti
-        dx = x[None, :] - x[rows][:, None]
-        dy = y[None, :] - y[rows][:, None]
+        if len(rows) == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        own_r = u.owner[rows]
+        o0 = int(own_r[0])
+        if int(own_r.min()) == int(own_r.max()):
+            return self._nearest_of(rows, o0)
+        best = np.zeros(len(rows), np.int64)
+        dist = np.zeros(len(rows))
+        for p in np.unique(own_r).tolist():
+            sel = np.nonzero(own_r == p)[0]
+            best[sel], dist[sel] = self._nearest_of(rows[sel], int(p))
+        return best, dist
+
+    def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_nearest` for rows that all belong to ``owner``."""
+        u = self.u
+        cols = self._hostile_cols(owner)
+        if len(cols) == 0:
+            return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
+        x, y, ti = u.x, u.y, u.ti
+        dx = x[cols][None, :] - x[rows][:, None]
+        dy = y[cols][None, :] - y[rows][:, None]
         d2 = dx * dx
         d2 += dy * dy
-        valid = (own[rows][:, None] != own[None, :]) & ~u.neutral[None, :]
         hits_all, common = self._targeting()
-        if not hits_all[ti[rows]].all():
-            valid &= TYPES.can_hit[ti[rows]][:, ti]
-        d2[~valid] = np.inf
+        masked = not hits_all[ti[rows]].all()
+        if masked:
+            d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         k = np.arange(len(rows))
         if common == common:  # not NaN: one radius for every candidate
-            best = np.argmin(d2, axis=1)
-            dist = np.sqrt(d2[k, best]) - common
+            bi = np.argmin(d2, axis=1)
+            dist = np.sqrt(d2[k, bi]) - common
         else:
             d = np.sqrt(d2)
-            d -= u.radius[None, :]
-            best = np.argmin(d, axis=1)
-            dist = d[k, best]
+            d -= u.radius[cols][None, :]
+            bi = np.argmin(d, axis=1)
+            dist = d[k, bi]
         dist -= u.radius[rows]
+        best = cols[bi]
+        if masked:
+            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
         return best, dist
 
     def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
