@@ -142,11 +142,10 @@ class World:
         self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
-        self._p_ti = np.zeros(0, np.int64)
-        self._p_att = np.zeros(0, np.int64)
-        self._p_tgt = np.zeros(0, np.int64)
-        self._p_due = np.zeros(0, np.int64)
-        self._p_launch = np.zeros(0, np.int64)
+        self._pend = np.zeros((5, 0), np.int64)
+        """Hits in flight, one column each: attacker type, attacker tag, target tag, loop it lands,
+        loop the missile leaves (one block, so scheduling and landing cost one operation each)."""
+        self._p_due = self._pend[3]
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
 
@@ -916,22 +915,18 @@ class World:
         launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
         sp = TYPES.proj_speed[ti]
         flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
-        self._p_ti = np.concatenate((self._p_ti, ti))
-        self._p_att = np.concatenate((self._p_att, u.tag[att]))
-        self._p_tgt = np.concatenate((self._p_tgt, u.tag[trows]))
-        self._p_due = np.concatenate((self._p_due, np.maximum(launch + flight, self.loop + 1)))
-        self._p_launch = np.concatenate((self._p_launch, launch))
+        new = np.stack((ti, u.tag[att], u.tag[trows], np.maximum(launch + flight, self.loop + 1), launch))
+        self._pend = np.concatenate((self._pend, new), axis=1)
+        self._p_due = self._pend[3]
 
     def _land(self, damage: np.ndarray) -> None:
         """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt = self._p_ti[due], self._p_att[due], self._p_tgt[due]
-        launch = self._p_launch[due]
-        keep = ~due
-        self._p_ti, self._p_att, self._p_tgt = self._p_ti[keep], self._p_att[keep], self._p_tgt[keep]
-        self._p_due, self._p_launch = self._p_due[keep], self._p_launch[keep]
+        ti, att, tgt, _, launch = self._pend[:, due]
+        self._pend = self._pend[:, ~due]
+        self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
         if ok.any():
