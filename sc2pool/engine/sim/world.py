@@ -604,7 +604,6 @@ class World:
         fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
         fb = fa - 1.0
         n = len(u)
-        idx = np.concatenate((a, b, a + n, b + n))
         same = d < 1e-9
         if same.any():  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
@@ -630,19 +629,35 @@ class World:
                 sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
                 px -= hy * sign * ovp
                 py += hx * sign * ovp
+        # The passes reuse one gather index and one weights buffer (no concatenation per pass);
+        # the weights keep the layout (a's x, b's x, a's y, b's y) that bincount sums in order.
+        m2 = len(a)
+        ab = np.concatenate((a, b))
+        idx = np.concatenate((ab, ab + n))
+        wts = np.empty(4 * m2)
+        w_ax, w_bx, w_ay, w_by = wts[:m2], wts[m2:2 * m2], wts[2 * m2:3 * m2], wts[3 * m2:]
         for it in range(SEPARATION_ITERATIONS):
             if it:
-                dx = x[a] - x[b]
-                dy = y[a] - y[b]
-                d = np.sqrt(dx * dx + dy * dy)
+                xs = x[ab]
+                ys = y[ab]
+                dx = xs[:m2] - xs[m2:]
+                dy = ys[:m2] - ys[m2:]
+                d = dx * dx
+                d += dy * dy
+                np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
                 ov = rr - d
-                if float(ov.max()) <= SEPARATION_TOL:
+                if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
                     break
-                k = np.maximum(ov, 0.0) / d
-                px = dx * k
-                py = dy * k
-            mv = np.bincount(idx, np.concatenate((px * fa, px * fb, py * fa, py * fb)), minlength=2 * n)
+                np.maximum(ov, 0.0, out=ov)
+                ov /= d
+                px = dx * ov
+                py = dy * ov
+            np.multiply(px, fa, out=w_ax)
+            np.multiply(px, fb, out=w_bx)
+            np.multiply(py, fa, out=w_ay)
+            np.multiply(py, fb, out=w_by)
+            mv = np.bincount(idx, wts, minlength=2 * n)
             x += mv[:n]
             y += mv[n:]
         self._clamp()
