@@ -593,13 +593,14 @@ class World:
         wa, wb = w[a], w[b]
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
         # between enemies, nobody yields more than a moving unit would.
-        firm = u.owner[a] != u.owner[b]
         if steer is not None:
+            firm = u.owner[a] != u.owner[b]
             firm |= ~(steer[a] | steer[b])
-        else:
-            firm[:] = True
-        wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
-        wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+            wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
+            wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+        else:  # every pair is firm
+            wa = np.minimum(wa, W_MOVING)
+            wb = np.minimum(wb, W_MOVING)
         tot = wa + wb
         fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
         fb = fa - 1.0
@@ -612,10 +613,11 @@ class World:
         k = ovp / d
         px = dx * k
         py = dy * k
-        mov = chasing if steer is None else (steer | chasing)
+        # (without movers to steer, the sidestep below pushes nobody: skip it)
+        mov = steer | chasing if steer is not None else chasing
         ma, mb = mov[a], mov[b]
         one = ma ^ mb
-        if one.any():
+        if steer is not None and one.any():
             # Where one unit of a pair walks and the other does not: a standing unit in the way of
             # a mover on its way to a point is passed sideways (perpendicular to the mover's
             # heading: an idle ally steps aside, a unit that stands its ground is walked round).
@@ -625,10 +627,9 @@ class World:
             oy = np.where(ma, -dy, dy)
             side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
             w_other = np.where(ma, wb, wa)
-            if steer is not None:
-                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
-                px -= hy * sign * ovp
-                py += hx * sign * ovp
+            sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+            px -= hy * sign * ovp
+            py += hx * sign * ovp
         # The passes reuse one gather index and one weights buffer (no concatenation per pass);
         # the weights keep the layout (a's x, b's x, a's y, b's y) that bincount sums in order.
         m2 = len(a)
