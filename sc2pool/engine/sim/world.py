@@ -84,6 +84,9 @@ than half of it."""
 # Give-way weights by state (share of a pair's overlap a unit takes = own / (own + other)).
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
+_SUBSET_MIN_UNITS = 64
+"""From this many units on, target acquisition builds its distance matrix over the hostile units
+only (see World._nearest); below it one masked matrix over all units is cheaper."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(8, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
@@ -859,25 +862,33 @@ class World:
         hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
         then 0).
 
-        Rows are grouped by owner, and each group gets one matrix of squared centre distances to
-        its hostile units only (about half the units in a two-player fight, and no masking); when
+        Rows of one owner (target acquisition) get one matrix of squared centre distances to
+        that owner's hostile units only (about half the units in a two-player fight, no masking);
+        rows of several owners, or few units (where the extra bookkeeping costs more than the
+        matrix), get one matrix over all units with the others masked out.  When
         every targetable unit has the same radius the nearest centre is the nearest edge, so only
         the minima need a square root.  Candidates are scanned in ascending row order, so ties go
-        to the lowest row, as with one masked matrix over all units.
+        to the lowest row either way.
         """
         u = self.u
         if len(rows) == 0:
             return np.zeros(0, np.int64), np.zeros(0)
         own_r = u.owner[rows]
-        o0 = int(own_r[0])
-        if int(own_r.min()) == int(own_r.max()):
-            return self._nearest_of(rows, o0)
-        best = np.zeros(len(rows), np.int64)
-        dist = np.zeros(len(rows))
-        for p in np.unique(own_r).tolist():
-            sel = np.nonzero(own_r == p)[0]
-            best[sel], dist[sel] = self._nearest_of(rows[sel], int(p))
-        return best, dist
+        if len(u) >= _SUBSET_MIN_UNITS and int(own_r.min()) == int(own_r.max()):
+            return self._nearest_of(rows, int(own_r[0]))
+        # several owners (the quiet-horizon check) or few units: one matrix over all units, the
+        # others masked out
+        x, y, ti = u.x, u.y, u.ti
+        dx = x[None, :] - x[rows][:, None]
+        dy = y[None, :] - y[rows][:, None]
+        d2 = dx * dx
+        d2 += dy * dy
+        valid = (own_r[:, None] != u.owner[None, :]) & ~u.neutral[None, :]
+        hits_all, common = self._targeting()
+        if not hits_all[ti[rows]].all():
+            valid &= TYPES.can_hit[ti[rows]][:, ti]
+        d2[~valid] = np.inf
+        return self._closest(rows, d2, None, common)
 
     def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_nearest` for rows that all belong to ``owner``."""
@@ -894,20 +905,27 @@ class World:
         masked = not hits_all[ti[rows]].all()
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if masked:
+            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
+        return best, dist
+
+    def _closest(self, rows: np.ndarray, d2: np.ndarray, cols: np.ndarray | None,
+                 common: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the squared centre distances ``d2`` (to the units ``cols``, or to every
+        unit when None; excluded ones inf): the nearest by edge distance, and that distance."""
+        u = self.u
         k = np.arange(len(rows))
         if common == common:  # not NaN: one radius for every candidate
             bi = np.argmin(d2, axis=1)
             dist = np.sqrt(d2[k, bi]) - common
         else:
             d = np.sqrt(d2)
-            d -= u.radius[cols][None, :]
+            d -= (u.radius if cols is None else u.radius[cols])[None, :]
             bi = np.argmin(d, axis=1)
             dist = d[k, bi]
         dist -= u.radius[rows]
-        best = cols[bi]
-        if masked:
-            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
-        return best, dist
+        return (bi if cols is None else cols[bi]), dist
 
     def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
@@ -931,7 +949,12 @@ class World:
         launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
         sp = TYPES.proj_speed[ti]
         flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
-        new = np.stack((ti, u.tag[att], u.tag[trows], np.maximum(launch + flight, self.loop + 1), launch))
+        new = np.empty((5, len(att)), np.int64)
+        new[0] = ti
+        new[1] = u.tag[att]
+        new[2] = u.tag[trows]
+        new[3] = np.maximum(launch + flight, self.loop + 1)
+        new[4] = launch
         self._pend = np.concatenate((self._pend, new), axis=1)
         self._p_due = self._pend[3]
 
@@ -940,8 +963,8 @@ class World:
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt, _, launch = self._pend[:, due]
-        self._pend = self._pend[:, ~due]
+        ti, att, tgt, _, launch = np.compress(due, self._pend, axis=1)
+        self._pend = np.compress(~due, self._pend, axis=1)
         self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
