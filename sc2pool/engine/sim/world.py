@@ -90,6 +90,9 @@ than half of it."""
 # Give-way weights by state (share of a pair's overlap a unit takes = own / (own + other)).
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
+_SUBSET_MIN_UNITS = 64
+"""From this many units on, target acquisition builds its distance matrix over the hostile units
+only (see World._nearest); below it one masked matrix over all units is cheaper."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
@@ -134,6 +137,8 @@ class World:
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
         self._pc_coll: np.ndarray | None = None
+        self._hc_version = -1
+        self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
         self._pc_next_tag = -1
@@ -147,11 +152,10 @@ class World:
         self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
-        self._p_ti = np.zeros(0, np.int64)
-        self._p_att = np.zeros(0, np.int64)
-        self._p_tgt = np.zeros(0, np.int64)
-        self._p_due = np.zeros(0, np.int64)
-        self._p_launch = np.zeros(0, np.int64)
+        self._pend = np.zeros((5, 0), np.int64)
+        """Hits in flight, one column each: attacker type, attacker tag, target tag, loop it lands,
+        loop the missile leaves (one block, so scheduling and landing cost one operation each)."""
+        self._p_due = self._pend[3]
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
         # --- economy hook: scenarios with workers and production attach one (None: combat only)
@@ -612,18 +616,18 @@ class World:
         wa, wb = w[a], w[b]
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
         # between enemies, nobody yields more than a moving unit would.
-        firm = u.owner[a] != u.owner[b]
         if steer is not None:
+            firm = u.owner[a] != u.owner[b]
             firm |= ~(steer[a] | steer[b])
-        else:
-            firm[:] = True
-        wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
-        wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+            wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
+            wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+        else:  # every pair is firm
+            wa = np.minimum(wa, W_MOVING)
+            wb = np.minimum(wb, W_MOVING)
         tot = wa + wb
         fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
         fb = fa - 1.0
         n = len(u)
-        idx = np.concatenate((a, b, a + n, b + n))
         same = d < 1e-9
         if same.any():  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
@@ -632,10 +636,11 @@ class World:
         k = ovp / d
         px = dx * k
         py = dy * k
-        mov = chasing if steer is None else (steer | chasing)
+        # (without movers to steer, the sidestep below pushes nobody: skip it)
+        mov = steer | chasing if steer is not None else chasing
         ma, mb = mov[a], mov[b]
         one = ma ^ mb
-        if one.any():
+        if steer is not None and one.any():
             # Where one unit of a pair walks and the other does not: a standing unit in the way of
             # a mover on its way to a point is passed sideways (perpendicular to the mover's
             # heading: an idle ally steps aside, a unit that stands its ground is walked round).
@@ -645,23 +650,38 @@ class World:
             oy = np.where(ma, -dy, dy)
             side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
             w_other = np.where(ma, wb, wa)
-            if steer is not None:
-                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
-                px -= hy * sign * ovp
-                py += hx * sign * ovp
+            sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+            px -= hy * sign * ovp
+            py += hx * sign * ovp
+        # The passes reuse one gather index and one weights buffer (no concatenation per pass);
+        # the weights keep the layout (a's x, b's x, a's y, b's y) that bincount sums in order.
+        m2 = len(a)
+        ab = np.concatenate((a, b))
+        idx = np.concatenate((ab, ab + n))
+        wts = np.empty(4 * m2)
+        w_ax, w_bx, w_ay, w_by = wts[:m2], wts[m2:2 * m2], wts[2 * m2:3 * m2], wts[3 * m2:]
         for it in range(SEPARATION_ITERATIONS):
             if it:
-                dx = x[a] - x[b]
-                dy = y[a] - y[b]
-                d = np.sqrt(dx * dx + dy * dy)
+                xs = x[ab]
+                ys = y[ab]
+                dx = xs[:m2] - xs[m2:]
+                dy = ys[:m2] - ys[m2:]
+                d = dx * dx
+                d += dy * dy
+                np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
                 ov = rr - d
-                if float(ov.max()) <= SEPARATION_TOL:
+                if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
                     break
-                k = np.maximum(ov, 0.0) / d
-                px = dx * k
-                py = dy * k
-            mv = np.bincount(idx, np.concatenate((px * fa, px * fb, py * fa, py * fb)), minlength=2 * n)
+                np.maximum(ov, 0.0, out=ov)
+                ov /= d
+                px = dx * ov
+                py = dy * ov
+            np.multiply(px, fa, out=w_ax)
+            np.multiply(px, fb, out=w_bx)
+            np.multiply(py, fa, out=w_ay)
+            np.multiply(py, fb, out=w_by)
+            mv = np.bincount(idx, wts, minlength=2 * n)
             x += mv[:n]
             y += mv[n:]
         self._clamp()
@@ -844,36 +864,88 @@ class World:
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
+    def _hostile_cols(self, owner: int) -> np.ndarray:
+        """Rows of the units an ``owner``'s unit may target by alliance (other owner, not neutral),
+        ascending; cached per unit-set version."""
+        u = self.u
+        if self._hc_version != u.version:
+            self._hc = {}
+            self._hc_version = u.version
+        cols = self._hc.get(owner)
+        if cols is None:
+            cols = np.nonzero((u.owner != owner) & ~u.neutral)[0]
+            self._hc[owner] = cols
+        return cols
+
     def _nearest(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``rows``: the row of the nearest unit it may attack (hostile, targetable,
-        hittable by its weapon; edge-to-edge distance) and that distance (inf if none).
+        hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
+        then 0).
 
-        One ``len(rows) x n`` matrix of squared centre distances; when every targetable unit
-        has the same radius the nearest centre is the nearest edge, so only the minima need a
-        square root.
+        Rows of one owner (target acquisition) get one matrix of squared centre distances to
+        that owner's hostile units only (about half the units in a two-player fight, no masking);
+        rows of several owners, or few units (where the extra bookkeeping costs more than the
+        matrix), get one matrix over all units with the others masked out.  When
+        every targetable unit has the same radius the nearest centre is the nearest edge, so only
+        the minima need a square root.  Candidates are scanned in ascending row order, so ties go
+        to the lowest row either way.
         """
         u = self.u
-        x, y, own, ti = u.x, u.y, u.owner, u.ti
+        if len(rows) == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        own_r = u.owner[rows]
+        if len(u) >= _SUBSET_MIN_UNITS and int(own_r.min()) == int(own_r.max()):
+            return self._nearest_of(rows, int(own_r[0]))
+        # several owners (the quiet-horizon check) or few units: one matrix over all units, the
+        # others masked out
+        x, y, ti = u.x, u.y, u.ti
         dx = x[None, :] - x[rows][:, None]
         dy = y[None, :] - y[rows][:, None]
         d2 = dx * dx
         d2 += dy * dy
-        valid = (own[rows][:, None] != own[None, :]) & ~u.neutral[None, :]
+        valid = (own_r[:, None] != u.owner[None, :]) & ~u.neutral[None, :]
         hits_all, common = self._targeting()
         if not hits_all[ti[rows]].all():
             valid &= TYPES.can_hit[ti[rows]][:, ti]
         d2[~valid] = np.inf
+        return self._closest(rows, d2, None, common)
+
+    def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_nearest` for rows that all belong to ``owner``."""
+        u = self.u
+        cols = self._hostile_cols(owner)
+        if len(cols) == 0:
+            return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
+        x, y, ti = u.x, u.y, u.ti
+        dx = x[cols][None, :] - x[rows][:, None]
+        dy = y[cols][None, :] - y[rows][:, None]
+        d2 = dx * dx
+        d2 += dy * dy
+        hits_all, common = self._targeting()
+        masked = not hits_all[ti[rows]].all()
+        if masked:
+            d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if masked:
+            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
+        return best, dist
+
+    def _closest(self, rows: np.ndarray, d2: np.ndarray, cols: np.ndarray | None,
+                 common: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the squared centre distances ``d2`` (to the units ``cols``, or to every
+        unit when None; excluded ones inf): the nearest by edge distance, and that distance."""
+        u = self.u
         k = np.arange(len(rows))
         if common == common:  # not NaN: one radius for every candidate
-            best = np.argmin(d2, axis=1)
-            dist = np.sqrt(d2[k, best]) - common
+            bi = np.argmin(d2, axis=1)
+            dist = np.sqrt(d2[k, bi]) - common
         else:
             d = np.sqrt(d2)
-            d -= u.radius[None, :]
-            best = np.argmin(d, axis=1)
-            dist = d[k, best]
+            d -= (u.radius if cols is None else u.radius[cols])[None, :]
+            bi = np.argmin(d, axis=1)
+            dist = d[k, bi]
         dist -= u.radius[rows]
-        return best, dist
+        return (bi if cols is None else cols[bi]), dist
 
     def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
@@ -897,22 +969,23 @@ class World:
         launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
         sp = TYPES.proj_speed[ti]
         flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
-        self._p_ti = np.concatenate((self._p_ti, ti))
-        self._p_att = np.concatenate((self._p_att, u.tag[att]))
-        self._p_tgt = np.concatenate((self._p_tgt, u.tag[trows]))
-        self._p_due = np.concatenate((self._p_due, np.maximum(launch + flight, self.loop + 1)))
-        self._p_launch = np.concatenate((self._p_launch, launch))
+        new = np.empty((5, len(att)), np.int64)
+        new[0] = ti
+        new[1] = u.tag[att]
+        new[2] = u.tag[trows]
+        new[3] = np.maximum(launch + flight, self.loop + 1)
+        new[4] = launch
+        self._pend = np.concatenate((self._pend, new), axis=1)
+        self._p_due = self._pend[3]
 
     def _land(self, damage: np.ndarray) -> None:
         """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt = self._p_ti[due], self._p_att[due], self._p_tgt[due]
-        launch = self._p_launch[due]
-        keep = ~due
-        self._p_ti, self._p_att, self._p_tgt = self._p_ti[keep], self._p_att[keep], self._p_tgt[keep]
-        self._p_due, self._p_launch = self._p_due[keep], self._p_launch[keep]
+        ti, att, tgt, _, launch = np.compress(due, self._pend, axis=1)
+        self._pend = np.compress(~due, self._pend, axis=1)
+        self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
         if ok.any():
