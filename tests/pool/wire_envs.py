@@ -97,3 +97,21 @@ def make_dict_action_env() -> gym.Env:
         act=["dict", [["move", ["box", "<f4", [2]]], ["fire", ["discrete", 2, 0]],
                       ["aux", ["tuple", [["multibinary", [3]], ["discrete", 4, 1]]]]]],
     )
+
+
+def make_tuple_obs_env() -> gym.Env:
+    """A Tuple observation (not sorted by anything), Discrete actions."""
+    return SpecEnv(
+        obs=["tuple", [["box", "<f4", [3]], ["discrete", 3, 0], ["multibinary", [2]], ["box", "<f8", [2]]]],
+        act=["discrete", 3, 0],
+        episode_len=9,
+    )
+
+
+def make_unsorted_discrete() -> gym.Env:
+    """:func:`make_unsorted`'s observations with a 3-way Discrete action, episodes of 9 steps."""
+    return SpecEnv(
+        obs=["dict", [["z_float", ["box", "<f4", [3]]], ["md", ["multidiscrete", [4, 5], "<i8"]], ["a", ["discrete", 3, 0]]]],
+        act=["discrete", 3, 0],
+        episode_len=9,
+    )
