@@ -129,10 +129,13 @@ PROPERTY = settings(
 
 @pytest.mark.timeout(300)
 @PROPERTY
-@given(obs=obs_spec(), act=act_spec(), shared_memory=st.booleans(), seed=st.integers(0, 2**16))
-def test_random_spaces_match_dummy_vec_env_locally(obs: Any, act: Any, shared_memory: bool, seed: int) -> None:
-    """Local workers (2 of them, uneven), over the shared-memory fast lane or ZeroMQ frames."""
-    fns = [lambda: wire_envs.make_spec_env(obs=obs, act=act) for _ in range(N_ENVS)]
+@given(obs=obs_spec(), act=act_spec(), shared_memory=st.booleans(), scramble=st.booleans(), seed=st.integers(0, 2**16))
+def test_random_spaces_match_dummy_vec_env_locally(
+    obs: Any, act: Any, shared_memory: bool, scramble: bool, seed: int
+) -> None:
+    """Local workers (2 of them, uneven), over the shared-memory fast lane or ZeroMQ frames; the
+    env's arrays C-contiguous in native byte order, or not (``scramble``)."""
+    fns = [lambda: wire_envs.make_spec_env(obs=obs, act=act, scramble=scramble) for _ in range(N_ENVS)]
     dummy = DummyVecEnv(fns)
     pool = ZmqVecEnv(fns, n_workers=2, shared_memory=shared_memory, join_timeout=60)
     try:
@@ -144,10 +147,10 @@ def test_random_spaces_match_dummy_vec_env_locally(obs: Any, act: Any, shared_me
 
 @pytest.mark.timeout(300)
 @settings(PROPERTY, max_examples=5)
-@given(obs=obs_spec(), act=act_spec(), seed=st.integers(0, 2**16))
-def test_random_spaces_match_dummy_vec_env_remotely(obs: Any, act: Any, seed: int) -> None:
+@given(obs=obs_spec(), act=act_spec(), scramble=st.booleans(), seed=st.integers(0, 2**16))
+def test_random_spaces_match_dummy_vec_env_remotely(obs: Any, act: Any, scramble: bool, seed: int) -> None:
     """Two envs in a real ``sc2pool worker`` CLI process over tcp, one in a local worker."""
-    kwargs = {"obs": obs, "act": act}
+    kwargs = {"obs": obs, "act": act, "scramble": scramble}
     fns = [lambda: wire_envs.make_spec_env(**kwargs) for _ in range(N_ENVS)]
     endpoint = f"tcp://127.0.0.1:{portpicker.pick_unused_port()}"
     remote = subprocess.Popen(

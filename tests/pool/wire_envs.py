@@ -48,20 +48,41 @@ def _total(value: Any) -> float:
     return float(np.sum(np.asarray(value, dtype=np.float64)))
 
 
+def _scramble(value: Any) -> Any:
+    """The same values in awkward memory: the other byte order, Fortran order or negative strides
+    (the pool must cast them into its buffers, and carry terminal observations, as they are)."""
+    if isinstance(value, dict):
+        return {k: _scramble(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_scramble(v) for v in value)
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.dtype.itemsize > 1:
+        value = value.astype(value.dtype.newbyteorder())
+    if value.ndim >= 2:
+        return np.asfortranarray(value)
+    if value.ndim == 1:
+        return value[::-1].copy()[::-1]
+    return value
+
+
 class SpecEnv(gym.Env):
     """Observations sampled from its own (seeded) observation space; episodes of random length;
     the info echoes the action received, so a mis-assigned action shows as well as an observation."""
 
-    def __init__(self, obs: Any, act: Any, episode_len: int = 5) -> None:
+    def __init__(self, obs: Any, act: Any, episode_len: int = 5, scramble: bool = False) -> None:
         self.observation_space = build_space(obs)
         self.action_space = build_space(act)
         self.episode_len = episode_len
+        self.scramble = scramble
         self._t = 0
 
     def _obs(self) -> Any:
         obs = self.observation_space.sample()
         if isinstance(obs, dict):  # hand the pool a dict in another order than the space's
             obs = dict(reversed(list(obs.items())))
+        if self.scramble:
+            obs = _scramble(obs)
         return obs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
