@@ -42,11 +42,13 @@ from sc2pool.errors import (
     ReplacementTimeout,
     RestartLimitError,
     SpaceError,
+    SpaceMismatchError,
     WorkerDied,
+    WorkerRefusedError,
     WorkerTimeout,
     env_error_class,
 )
-from sc2pool.spaces import ObsLayout, space_from_msg, spaces_equal
+from sc2pool.spaces import ObsLayout, check_layout, space_from_msg, spaces_equal
 
 if TYPE_CHECKING:
     from sc2pool.launchers.base import Launcher
@@ -614,16 +616,15 @@ class Broker:
         except SpaceError as exc:
             self._refuse(ident, f"bad space description: {exc}")
             return
-        if self.observation_space is not None and self.action_space is not None:
-            if not spaces_equal(obs_space, self.observation_space):
-                self._refuse(
-                    ident,
-                    f"observation space {obs_space} differs from the pool's {self.observation_space}",
-                )
-                return
-            if not spaces_equal(act_space, self.action_space):
-                self._refuse(ident, f"action space {act_space} differs from the pool's {self.action_space}")
-                return
+        try:
+            self._check_spaces(hdr, obs_space, act_space)
+        except SpaceMismatchError as exc:
+            if slot is not None:
+                # Our own local worker: its envs can never join, so waiting (or respawning it)
+                # would only turn a clear cause into a timeout.
+                self.failure = exc
+            self._refuse(ident, exc.reason)
+            return
         if slot is not None:
             if slot.hi - slot.lo != n:
                 self._refuse(ident, f"local worker {name!r} hosts {n} envs, expected {slot.hi - slot.lo}")
@@ -648,6 +649,8 @@ class Broker:
             try:
                 self.layout = ObsLayout.of(obs_space, self.n_envs)
             except SpaceError as exc:
+                if slot is not None:  # as for a mismatch: our own worker can never join
+                    self.failure = WorkerRefusedError(str(exc))
                 self._refuse(ident, str(exc))
                 return
             self.observation_space, self.action_space = obs_space, act_space
@@ -682,6 +685,28 @@ class Broker:
             log.warning("could not welcome worker %s: %s", name, exc)
         log.info("worker %s (%s pid %d) joined with envs %d..%d", name, host, pid, lo, hi - 1)
 
+    def _check_spaces(self, hdr: dict[Any, Any], obs_space: spaces.Space[Any], act_space: spaces.Space[Any]) -> None:
+        """Raise :class:`SpaceMismatchError` unless the spaces rebuilt from a HELLO lay out their
+        arrays exactly as the worker's own spaces do (the layout it declares beside them), and
+        equal the pool's spaces once those are known."""
+        lay = hdr.get("lay")
+        if not isinstance(lay, dict):
+            raise SpaceMismatchError("HELLO declares no array layout (a worker of another sc2pool version?)")
+        try:
+            check_layout(obs_space, lay.get("obs"), "observation space")
+            check_layout(act_space, lay.get("act"), "action space")
+        except SpaceMismatchError:
+            raise
+        except SpaceError as exc:
+            raise SpaceMismatchError(f"bad space description: {exc}") from None
+        if self.observation_space is not None and self.action_space is not None:
+            if not spaces_equal(obs_space, self.observation_space):
+                raise SpaceMismatchError(
+                    f"observation space {obs_space} differs from the pool's {self.observation_space}"
+                )
+            if not spaces_equal(act_space, self.action_space):
+                raise SpaceMismatchError(f"action space {act_space} differs from the pool's {self.action_space}")
+
     def _spare_ok(self, hdr: dict[Any, Any]) -> bool:
         """A remote worker may wait as a spare if it could replace one of the pool's workers."""
         if len(self._spares) >= 64 or hdr.get("local") or self.observation_space is None:
@@ -693,11 +718,10 @@ class Broker:
         ):
             return False
         try:
-            return spaces_equal(space_from_msg(hdr.get("obs")), self.observation_space) and spaces_equal(
-                space_from_msg(hdr.get("act")), self.action_space
-            )
-        except SpaceError:
+            self._check_spaces(hdr, space_from_msg(hdr.get("obs")), space_from_msg(hdr.get("act")))
+        except (SpaceError, SpaceMismatchError):
             return False
+        return True
 
     def _use_spares(self, now: float) -> None:
         """Hand remote vacancies to live spares of the right size (they get their WELCOME now)."""

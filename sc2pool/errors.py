@@ -49,6 +49,12 @@ class WorkerRefusedError(PoolError):
         self.reason = reason
 
 
+class SpaceMismatchError(WorkerRefusedError):
+    """A worker's spaces or array layout (keys, their order, dtypes, byte order, shapes) differ
+    from the trainer's. Found at HELLO, before any data is exchanged: observations laid out
+    differently on the two ends would be silently wrong, never an error later."""
+
+
 class JoinTimeoutError(PoolError):
     """Not all expected environments joined (or became ready) before the deadline."""
 

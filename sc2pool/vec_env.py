@@ -13,6 +13,7 @@ import enum
 import functools
 import logging
 import math
+import multiprocessing
 import os
 import warnings
 import weakref
@@ -40,7 +41,7 @@ from sc2pool.errors import (
 )
 from sc2pool.launcher import PrivateDir, spawn_worker
 from sc2pool.launchers.base import Launcher, LaunchPlan
-from sc2pool.spaces import ObsLayout
+from sc2pool.spaces import ObsLayout, StructuredActions
 from workers.host import HostSpec
 
 log = logging.getLogger("sc2pool.vec_env")
@@ -210,12 +211,18 @@ class ZmqVecEnv(VecEnv):
         killed job step). Needs ``host``/``env`` (workers build their envs from an import path).
     :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
     :param worker_log_level: logging level of local worker processes.
-    :param start_method: accepted for SubprocVecEnv compatibility and ignored.
+    :param start_method: as for ``SubprocVecEnv`` (second positional argument too), so code
+        written for it runs unchanged: any method ``multiprocessing`` offers here is accepted, and
+        an unknown one raises its ``ValueError``. Local workers always start the same way, whatever
+        the method: a fresh interpreter that receives the env factories cloudpickled (what
+        ``"spawn"`` and ``"forkserver"`` do; never a ``fork`` of the trainer, which would copy its
+        threads and sockets).
     """
 
     def __init__(
         self,
         env_fns: Sequence[Callable[[], gym.Env]] | None = None,
+        start_method: str | None = None,
         *,
         n_workers: int | None = None,
         host: HostSpec | None = None,
@@ -240,13 +247,14 @@ class ZmqVecEnv(VecEnv):
         fixed_layout: bool = True,
         close_timeout: float = 3.0,
         worker_log_level: str = "WARNING",
-        start_method: str | None = None,
         launcher: Launcher | None = None,
     ) -> None:
         self._closed = True  # until fully built, close() has nothing to do but clean up
         self._fatal: BaseException | None = None
         self._broker: Broker | None = None
         self._dir: PrivateDir | None = None
+        if start_method is not None:
+            multiprocessing.get_context(start_method)  # ValueError: cannot find context for ...
         if on_failure not in ("raise", "restart"):
             raise ValueError(f"on_failure must be 'raise' or 'restart', got {on_failure!r}")
         if max_restarts is not None and max_restarts < 0:
@@ -420,6 +428,11 @@ class ZmqVecEnv(VecEnv):
             self.close()
             raise
         self._init_render_mode = None
+        self._act_codec = (
+            StructuredActions(self.action_space)
+            if isinstance(self.action_space, (gym.spaces.Dict, gym.spaces.Tuple))
+            else None
+        )
         if self.render_mode == "rgb_array":
             self._adopt_render_metadata()
 
@@ -583,9 +596,38 @@ class ZmqVecEnv(VecEnv):
         return dict(self._broker.restart_counts) if self._broker else {}
 
     # ---------------------------------------------------------------------------------- step
+    def _step_structured(self, broker: Broker, actions: Any) -> None:
+        """Send Dict/Tuple actions: each env's action split into one array per leaf of the
+        action space (see :class:`~sc2pool.spaces.StructuredActions`), in the STEP header."""
+        assert self._act_codec is not None
+        arrays = self._act_codec.encode(actions, self.num_envs)  # ValueError before anything is sent
+        try:
+            with broker.lock:
+                seq = broker.next_seq()
+                self._stepped = workers = broker.workers
+                lanes = []
+                for w in workers:
+                    if w.fresh:
+                        continue  # a replacement not reset yet: step_wait resets it
+                    al = [[a.dtype.str, [w.n_envs, *a.shape[1:]], a[w.lo : w.hi].tobytes(), nd] for a, nd in arrays]
+                    head = P.header(_STEP, s=seq, al=al)
+                    w.lane_spec = None  # the next flat STEP (if any) must be a full one
+                    if w.lane is not None:
+                        lanes.append((w, head))
+                    else:
+                        broker.send(w, (head,), seq)
+                if lanes:
+                    broker.send_lanes(lanes, seq)
+        except PoolError as exc:
+            self._die(exc)
+        self._state = AsyncState.WAITING_STEP
+
     def step_async(self, actions: np.ndarray) -> None:
         broker = self._usable_broker()
         self._not_waiting("step_async()")
+        if self._act_codec is not None:
+            self._step_structured(broker, actions)
+            return
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
         if acts.dtype.kind not in "biuf" or len(acts) != self.num_envs:
             raise ValueError(
@@ -742,10 +784,12 @@ class ZmqVecEnv(VecEnv):
     def _call(self, op: str, indices: VecEnvIndices, name: str = "", **fields: Any) -> list[Any]:
         broker = self._usable_broker()
         self._not_waiting(op)
-        targets = list(self._get_indices(indices))
-        for g in targets:
-            if not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs:
+        targets = []
+        for g in self._get_indices(indices):
+            # Python indexing, as SB3's envs[i] / remotes[i]: -1 is the last env
+            if not isinstance(g, (int, np.integer)) or not -self.num_envs <= g < self.num_envs:
                 raise IndexError(f"env index {g!r} out of range for {self.num_envs} envs")
+            targets.append(int(g) % self.num_envs)
         results: list[Any] = [None] * len(targets)
         err: PoolError | None = None
         try:

@@ -50,7 +50,7 @@ import zmq
 from sc2pool import affinity, security
 from sc2pool import protocol as P
 from sc2pool.errors import EncodeError, ProtocolError, WorkerRefusedError
-from sc2pool.spaces import ObsLayout, space_to_msg
+from sc2pool.spaces import ObsLayout, StructuredActions, layout_to_msg, space_to_msg
 from workers import layout
 from workers.host import EnvFailure, EnvHost, HostSpec, StepResult
 
@@ -380,6 +380,7 @@ class Worker:
         self._act_specs: dict[Any, tuple[np.dtype[Any], tuple[int, ...], int]] = {}
         self._lane_spec: tuple[np.dtype[Any], tuple[int, ...], int] | None = None  # for compact STEPs
         self._compact_req = False  # the STEP being served came compact
+        self._act_codec: StructuredActions | None = None  # Dict/Tuple action spaces, built at first use
         zmq_fd = self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
         self._fdpoll.register(zmq_fd, select.POLLIN)
         loop.add_reader(zmq_fd, self._readable.set)
@@ -473,6 +474,7 @@ class Worker:
                 "n": int(host.num_envs),
                 "obs": space_to_msg(host.observation_space),
                 "act": space_to_msg(host.action_space),
+                "lay": {"obs": layout_to_msg(host.observation_space), "act": layout_to_msg(host.action_space)},
                 "render_mode": host.render_mode,
                 "local": self.cfg.local,
                 "cz": True,  # takes compact STEPs over ZeroMQ too (answered compact, frames after)
@@ -613,11 +615,13 @@ class Worker:
         seq = hdr.get("s")
         try:
             actions = self._actions(hdr, frames)
-        except (ProtocolError, KeyError, IndexError, TypeError) as exc:
+        except (ProtocolError, KeyError, IndexError, TypeError, ValueError) as exc:
             await self._send_error(exc, "step", None, seq)
             return
-        # later STEPs with the same action layout may come compact (lane, or ZeroMQ after "cz")
-        self._lane_spec = self._act_specs[hdr["ad"]]
+        # later STEPs with the same action layout may come compact (lane, or ZeroMQ after "cz");
+        # structured (Dict/Tuple) actions always come in full
+        if "al" not in hdr:
+            self._lane_spec = self._act_specs[hdr["ad"]]
         self._compact_req = False
         await self._run_step(seq, actions)
 
@@ -641,7 +645,7 @@ class Worker:
         self._compact_req = True
         await self._run_step(seq, actions)
 
-    async def _run_step(self, seq: Any, actions: np.ndarray) -> None:
+    async def _run_step(self, seq: Any, actions: Any) -> None:
         host = self.host
         assert host is not None
         step_sync = self._step_sync
@@ -773,8 +777,32 @@ class Worker:
             out[i] = StepResult(last, 0.0, False, True, info)
         return out, recovered
 
-    def _actions(self, hdr: dict[Any, Any], frames: list[bytes]) -> np.ndarray:
+    def _structured_actions(self, leaves: Any) -> list[Any]:
+        """Per-env ``Dict``/``Tuple`` actions from a STEP's ``al`` field: one ``[dtype, shape,
+        bytes, 0-d arrays?]`` array per leaf of the action space, first axis the env (bounded: each array is
+        checked against its declared dtype and shape, and their count against the space)."""
+        host = self.host
+        assert host is not None
+        codec = self._act_codec
+        if codec is None:
+            codec = self._act_codec = StructuredActions(host.action_space)
+        if not isinstance(leaves, list) or len(leaves) != len(codec.leaves):
+            n = len(leaves) if isinstance(leaves, list) else type(leaves).__name__
+            raise ProtocolError(f"STEP carries {n} action arrays; the action space has {len(codec.leaves)} leaves")
+        arrays = []
+        for i, leaf in enumerate(leaves):
+            if not isinstance(leaf, list) or len(leaf) != 4 or not isinstance(leaf[2], bytes):
+                raise ProtocolError(f"malformed action array {i} in STEP")
+            arr = P.array_from_buffer(leaf[2], leaf[0], leaf[1])
+            if arr.ndim == 0 or arr.shape[0] != self.n:
+                raise ProtocolError(f"STEP carries action array {i} of shape {arr.shape} for {self.n} envs")
+            arrays.append((arr, bool(leaf[3])))
+        return codec.decode(arrays, self.n)
+
+    def _actions(self, hdr: dict[Any, Any], frames: list[bytes]) -> Any:
         """The action batch of a STEP (validated once per dtype/shape, then cached)."""
+        if "al" in hdr:
+            return self._structured_actions(hdr["al"])
         buf = hdr.get("a")
         if buf is None:
             buf = frames[1]
