@@ -38,7 +38,7 @@ from zmq.backend import Socket as _ZmqSocket
 
 from sc2pool.errors import EncodeError, ProtocolError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # A header larger than this is refused (it may legitimately hold rendered frames or terminal
 # observations encoded as extension arrays, hence the generous bound).
