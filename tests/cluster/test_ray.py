@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.waiting import HANG_S
 
 from sc2pool import ZmqVecEnv
 from sc2pool.errors import ClusterResourcesError, ClusterUnavailableError, JoinTimeoutError
@@ -83,22 +84,36 @@ def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> 
     env = make_vec_env("MoveToBeacon", n_workers=2, envs_per_worker=1, engine="inprocess", on_failure="restart",
                        launcher=launcher, join_timeout=120, heartbeat_timeout=3.0, replace_timeout=90)
     restarted: list[dict[str, Any]] = []
+    after_restart = 128  # timesteps trained on the replacement before stopping
 
     class KillNode(BaseCallback):
+        """Kills the node at timestep 64, then trains until the pool has replaced its worker and
+        ``after_restart`` more timesteps ran: the test waits for the event, not for a time."""
+
+        restarted_at: int | None = None
+        killed_at: float | None = None
+
         def _on_step(self) -> bool:
             if self.num_timesteps == 64:
                 victim = [n for n in (extra, *ray_cluster.extra[:1]) if n.node_id in launcher.placement().values()]
                 assert victim, launcher.placement()
                 victim[0].kill_raylet()
+                self.killed_at = time.monotonic()
+            if self.restarted_at is None and self.killed_at is not None and time.monotonic() - self.killed_at > HANG_S:
+                return False  # never replaced: the asserts below say so
             for info in self.locals["infos"]:
                 if info.get("sc2pool.restarted"):
                     restarted.append(info)
-            return True
+                    if self.restarted_at is None:
+                        self.restarted_at = self.num_timesteps
+            return self.restarted_at is None or self.num_timesteps < self.restarted_at + after_restart
 
     try:
         model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
-        model.learn(total_timesteps=384, callback=KillNode())
+        # the bound only guards a pool that never restarts (the test's timeout ends it first)
+        model.learn(total_timesteps=1_000_000, callback=KillNode())
         assert restarted, "the killed node's episode ended truncated"
+        assert model.num_timesteps >= 64 + after_restart, "training went on with the replacement"
         assert all(i["TimeLimit.truncated"] and "terminal_observation" in i for i in restarted)
         assert sum(env.venv.restart_counts.values()) >= 1
         assert len(env.venv.workers) == 2
