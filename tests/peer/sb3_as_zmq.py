@@ -6,7 +6,7 @@ own test run).
 stable_baselines3.common.vec_env import SubprocVecEnv`` in SB3's tests binds ``ZmqVecEnv``. Only
 the tests that use ``SubprocVecEnv`` are kept: a test function whose source names it, and of a test
 parametrised over vec-env classes only the items that get ``SubprocVecEnv``. The tests that cannot
-apply are skipped by name, with the reason, from :data:`SKIPPED` (the one list; README reviews it).
+apply are skipped by name, with the reason, from :data:`SKIPPED` (the one list; docs/sb3-conformance.md reviews it).
 """
 
 from __future__ import annotations
