@@ -1,4 +1,4 @@
-"""Benchmark the sc2pool engine with unmodified burnysc2 (issue 3, speed section).
+"""Benchmark the sc2pool engine with unmodified burnysc2 against the engine's speed targets.
 
 Measures, on this machine:
 
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "tests" / "engine"))  # conformance bots and harne
 from conformance_bots import BeaconBot, EndGameBot, FightBot, RecordingBot  # noqa: E402
 from engine_harness import ServeProcess, play, quiet_loguru, scenario_map  # noqa: E402
 
-# Targets (issue 3) and real-game reference figures.
+# Targets and real-game reference figures.
 TARGETS_MS = {"MoveToBeacon": 1.2, "DefeatRoaches": 1.6, "reset": 20.0, "battle_engine": 2.0}
 REAL_SC2 = {"MoveToBeacon_step_ms": 1000 / 210, "reset_ms": 17.0, "launch_s": 5.0}
 

@@ -2,7 +2,7 @@
 
 One agent step = ``observation`` (serialized bytes, as the server sends them) + ``action`` (when
 the scripted agent issues one) + ``step(8)``.  Time is CPU time of this process
-(``time.process_time``), reported as the best of ``--repeats`` runs, because the shared 2-core
+(``time.process_time``), reported as the best of ``--repeats`` runs, because shared
 machines are noisy.  Scenarios restart when they end, like an RL env does.
 
     python benchmarks/bench_sim.py                 # all scenarios

@@ -21,7 +21,7 @@ per-env info flags), truncated-by-restart episodes, lost env slots (must be 0), 
 RSS at start and end (and a time series), leaked processes after ``close()``. Printed, and written
 as JSON with ``--json``.
 
-Surviving faults needs ``ZmqVecEnv(on_failure="restart")`` (issue 5 item 1). The script probes for
+Surviving faults needs ``ZmqVecEnv(on_failure="restart")``. The script probes for
 it through the public constructor; where it is missing it says so and exits with status 2, unless
 ``--allow-no-restart`` is given: then the pool runs with ``on_failure="raise"``, the first fault
 ends the run, and the report records the typed error the pool raised (useful to check the injector
@@ -310,7 +310,7 @@ def soak(args: argparse.Namespace) -> SoakReport:
     if unsupported is not None and not baseline:
         print(
             f"ZmqVecEnv does not support {RESTART_SUPPORTED_CHECK} yet ({unsupported}).\n"
-            "A soak with faults needs the restart policy of issue 5 item 1.",
+            "A soak with faults needs the restart policy (ZmqVecEnv(on_failure=\"restart\")).",
             file=sys.stderr,
         )
         if not args.allow_no_restart:

@@ -21,7 +21,7 @@ DEFAULT_OUT = "bench-results"
 _DESCRIPTION = """\
 Measure env steps/s of ZmqVecEnv against SB3's SubprocVecEnv/DummyVecEnv and gymnasium's
 Async/SyncVectorEnv, side by side in one run, over worker counts and env kinds; print a table,
-write JSON and a PNG, and grade the targets of issue 2. With --task, benchmark StarCraft II tasks.
+write JSON and a PNG, and grade the pool's speed targets. With --task, benchmark StarCraft II tasks.
 
   sc2pool bench                  full run (~4 min)
   sc2pool bench --quick          ~1 min

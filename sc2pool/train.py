@@ -4,7 +4,7 @@ Trainer side: this module never imports burnysc2. The observation and action spa
 workers (they build the task), the games run in the workers' processes, and the trainer only sees
 a ``ZmqVecEnv`` wrapped in SB3's ``VecMonitor`` (episode returns and lengths).
 
-Hyper-parameters (``PPO_DEFAULTS``) are tuned for the built-in MoveToBeacon on a 2-core CPU
+Hyper-parameters (``PPO_DEFAULTS``) are tuned for the built-in MoveToBeacon on a small CPU
 machine: 8 envs x 128 steps per rollout (1024 samples, ~100 updates in 100k steps), a small
 MLP, a high learning rate and a little entropy; the policy reaches the scripted walk's score in
 well under 100k steps.

@@ -1,6 +1,6 @@
 """The pool benchmark runner: env steps/s of ZmqVecEnv against its peers, side by side in one run.
 
-Why it is built this way (a noisy 2-core machine shared with other work):
+Why it is built this way (machines are noisy and often shared with other work):
 
 - All implementations of a scenario are built first, then measured **interleaved**: ``repeats``
   rounds, each round measuring every implementation for ``seconds`` of wall time, in an order
@@ -554,7 +554,7 @@ def _preload_forkserver() -> None:
     """Let SubprocVecEnv's forkserver import SB3 (and torch) once, instead of once per child.
 
     SubprocVecEnv's default start method is forkserver, and each child then imports torch by
-    itself: several seconds per env on a loaded 2-core box, which made half of ``--quick`` start-up.
+    itself: seconds per env on a loaded machine, which would dominate ``--quick``.
     Children forked from a preloaded forkserver run the very same stepping loop, so the measured
     throughput is unchanged; only "start s" is smaller than a default SubprocVecEnv's. No effect
     if the forkserver is already running."""

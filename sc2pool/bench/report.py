@@ -247,7 +247,7 @@ def format_table(result: dict[str, Any]) -> str:
                 f"{vs_sub:>10} {vs_asy:>9} {_cpu(r):>13} {_fmt(r['startup_s'], '.2f'):>7}"
             )
         lines.append("")
-    lines.append("Targets (issue 2; ratios measured in this run):")
+    lines.append("Targets (ratios measured in this run):")
     lines += format_targets(result["targets"])
     if result.get("leftover_processes"):
         lines.append(f"WARNING: leftover processes were found and killed: {result['leftover_processes']}")

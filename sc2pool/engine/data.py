@@ -13,7 +13,8 @@ imports burnysc2.
 Units of measure follow the real ``ResponseData``: ``movement_speed`` and weapon ``speed``
 (cooldown) are per *normal*-speed game second (16 game loops), ``build_time`` is in game loops.
 The simulation therefore moves a unit ``movement_speed / 16`` per loop and re-arms a weapon
-``speed * 16`` loops after firing (facts doc, item 12).
+``speed * 16`` loops after firing (burnysc2's ``Unit.movement_speed`` and
+``weapon_cooldown`` read them the same way).
 
 Shards: pysc2's CollectMineralShards map uses unit type 1680 (``NaturalMinerals``), which real
 ladder data marks unavailable.  The engine keeps the pysc2 id (so agents that key on 1680 see the

@@ -13,7 +13,8 @@ Contract notes for the server:
   :meth:`Game.observation` parses the same bytes.  Each call hands out the ``dead_units`` events
   gathered since that player's previous observation.
 - :attr:`Game.ended` turns true inside :meth:`step` (or on debug end/kill, :meth:`leave`);
-  switch the status to ``ended`` only on step/observation responses (facts doc, pitfall 11).
+  switch the status to ``ended`` only on step/observation responses (burnysc2 reads the game result
+  after any reply that leaves ``in_game``, and only an observation carries ``player_result``).
   Observations carry ``player_result`` for every player once ended.
 - Two participants (bot vs bot, Skirmish/Battle100v100) join in order and get player ids 1 and 2;
   :meth:`step` advances the shared game, so a lockstep server calls it once per joint step.

@@ -5,7 +5,8 @@ placeable and shares one terrain height, the border is unpathable.  burnysc2 the
 (pathable-but-unplaceable cells) and no vision blockers, which is what the real mini-game maps give
 too, and its ``_find_ramps_and_vision_blockers`` stays cheap.
 
-Grid encodings follow the real client (facts doc, pitfall 6): 1-bit grids are packed MSB-first
+Grid encodings follow the real client (burnysc2's ``PixelMap`` asserts ``W*H == 8*len(data)`` for
+1-bit grids and reads them MSB-first): 1-bit grids are packed MSB-first
 row-major from y=0 (``np.packbits``), terrain height is one byte per cell with
 z = -16 + 32 * h / 255.
 """
@@ -102,7 +103,7 @@ MINIGAME = MapSpec("MiniGame", 64, 64, (20, 20, 44, 44))
 
 Source: pysc2's default camera is 24 world units wide and these maps fit one screen, so the arena
 is at most 24 x 24; its exact size inside the real map files is not known from a source.  A Monte
-Carlo of the scripted MoveToBeacon walk (facts doc) puts the published scores (human 26, agents
+Carlo of the scripted MoveToBeacon walk (docs/engine.md, Sources) puts the published scores (human 26, agents
 25-27) between 22 x 22 and 24 x 24 arenas with the 2.5 beacon radius, so the largest size the
 screen allows is taken."""
 

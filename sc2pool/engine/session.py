@@ -5,7 +5,7 @@ transport in :mod:`sc2pool.engine.transport`) feeds serialized ``sc2api_pb2.Requ
 :meth:`EngineSession.handle` and sends back what it returns. Keeping the protocol here, free of any
 I/O, is what makes the in-process transport behave exactly like the websocket one.
 
-Rules this module guarantees (see ``/work/shared/design/sc2-api-facts.md``):
+Rules this module guarantees (each one a way burnysc2 breaks if the server gets it wrong):
 
 * every reply is a well-formed ``Response`` with ``status`` set (burnysc2 does ``Status(status)``
   and ``Status(0)`` raises), the ``id`` echoed, and the requested field present;

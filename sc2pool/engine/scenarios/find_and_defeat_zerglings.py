@@ -5,7 +5,7 @@ Rules and their sources ((v) a source confirms it, (m) not known from a source, 
   documented);
 - 3 marines at the centre (v), side by side 1 apart (m);
 - 25 zerglings: 2 between 7.5 and 9.5 from the centre, 23 at least 10.5 from it, all at least 5
-  apart (v, facts doc); zerglings are idle and fight what comes within their sight;
+  apart (v, pysc2's ``docs/mini_games.md``); zerglings are idle and fight what comes within their sight;
 - +1 per zergling killed, -1 per marine lost (v); when every zergling is dead 25 new ones appear
   at least 9 from every marine and at least 5 apart (v);
 - fog of war (v; off when the game is created with ``disable_fog``): the observation shows enemy

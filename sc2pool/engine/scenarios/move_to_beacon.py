@@ -6,7 +6,7 @@ source, chosen here):
 - the marine starts at a uniform spot; the beacon (``Beacon_Terran``, neutral) at least 4 from it
   (v, pysc2 docs); spots keep ``MARGIN`` from the edge (m);
 - the marine reaches the beacon when its centre is within ``BEACON_RADIUS`` = 2.5 of the beacon's
-  centre: the map's "Beacon Area" region has size 2.5 (v, facts doc), read as a radius (m, the only
+  centre: the map's "Beacon Area" region has size 2.5 (v, a tutorial that edited the real map; docs/engine.md), read as a radius (m, the only
   reading that matches the published scores);
 - on each reach the score goes up by one and the same beacon unit jumps to a uniform spot at least
   5 from the marine (v, pysc2 docs);
