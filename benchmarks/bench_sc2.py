@@ -1,4 +1,4 @@
-"""StarCraft II throughput: the pool against the seed design, per task and number of games.
+"""StarCraft II throughput: the pool against a game process per env, per task and number of games.
 
 Same measurement as ``sc2pool bench --task NAME``; see ``sc2pool/bench/sc2.py`` for what is
 measured. Examples::

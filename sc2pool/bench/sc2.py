@@ -1,4 +1,4 @@
-"""``sc2pool bench --task NAME``: StarCraft II throughput, the pool against the seed design.
+"""``sc2pool bench --task NAME``: StarCraft II throughput, the pool against a game process per env.
 
 For each task and each number of concurrent games ``n`` (``--games 1,2,4,8``) it measures, in one
 run and with the same random actions:
@@ -6,8 +6,8 @@ run and with the same random actions:
 * **pool**: ``ZmqVecEnv`` with ``min(n, 4)`` workers, each hosting its share of the ``n`` games
   in one asyncio loop, a game process per game (the embedded engine over its websocket, exactly
   the path real SC2 takes);
-* **seed**: SB3's ``SubprocVecEnv`` over ``n`` copies of the seed documents' design
-  (``workers.sc2.seed_env.SeedSC2Env``: a sync gymnasium adapter per game, the game's bot in its
+* **per-game**: SB3's ``SubprocVecEnv`` over ``n`` copies of the project's original design
+  (``workers.sc2.queue_env.QueueSC2Env``: a sync gymnasium adapter per game, the game's bot in its
   own process behind multiprocessing queues, the same engine process);
 * **pool-inproc** (optional, ``--transport inprocess`` or ``all``): the pool with the engine inside
   the workers (no websocket, no game process).
@@ -37,7 +37,7 @@ import numpy as np
 TASKS = ("MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "DefeatZerglingsAndBanelings", "Skirmish")
 
 
-class SeedFactory:
+class QueueEnvFactory:
     """Picklable env factory for SubprocVecEnv (imports the worker side only in the child)."""
 
     def __init__(self, task: str, engine: str = "subprocess", relaunch_on_reset: bool = True) -> None:
@@ -46,9 +46,9 @@ class SeedFactory:
         self.relaunch_on_reset = relaunch_on_reset
 
     def __call__(self) -> Any:
-        from workers.sc2.seed_env import SeedSC2Env
+        from workers.sc2.queue_env import QueueSC2Env
 
-        return SeedSC2Env(task=self.task, engine=self.engine, relaunch_on_reset=self.relaunch_on_reset)
+        return QueueSC2Env(task=self.task, engine=self.engine, relaunch_on_reset=self.relaunch_on_reset)
 
 
 #: Every measurement covers at least this many vector steps, so that each env goes through a full
@@ -142,11 +142,11 @@ def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) 
     return out
 
 
-def bench_seed(task: str, games: int, seconds: float, warmup: int, relaunch: bool = True) -> dict[str, Any]:
+def bench_per_game(task: str, games: int, seconds: float, warmup: int, relaunch: bool = True) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     t0 = time.perf_counter()
-    env = SubprocVecEnv([SeedFactory(task, relaunch_on_reset=relaunch) for _ in range(games)])
+    env = SubprocVecEnv([QueueEnvFactory(task, relaunch_on_reset=relaunch) for _ in range(games)])
     start = time.perf_counter() - t0
     try:
         out = _step_rate(env, seconds, warmup)
@@ -248,17 +248,17 @@ def run(
         for n in games:
             row: dict[str, Any] = {"games": n}
             for _ in range(repeats):
-                row["seed"] = best(row.get("seed"), bench_seed(task, n, seconds, warmup, relaunch=True))
-                row["seed-persistent"] = best(
-                    row.get("seed-persistent"), bench_seed(task, n, seconds, warmup, relaunch=False)
+                row["per-game"] = best(row.get("per-game"), bench_per_game(task, n, seconds, warmup, relaunch=True))
+                row["per-game-persistent"] = best(
+                    row.get("per-game-persistent"), bench_per_game(task, n, seconds, warmup, relaunch=False)
                 )
                 for eng in transports:
                     key = "pool" if eng == "subprocess" else "pool-inproc"
                     row[key] = best(row.get(key), bench_pool(task, n, eng, seconds, warmup))
             if "pool" in row:
-                row["ratio_pool_vs_seed"] = row["pool"]["rate"] / max(row["seed"]["rate"], 1e-9)
-                row["ratio_pool_vs_seed_persistent"] = row["pool"]["rate"] / max(
-                    row["seed-persistent"]["rate"], 1e-9
+                row["ratio_pool_vs_per_game"] = row["pool"]["rate"] / max(row["per-game"]["rate"], 1e-9)
+                row["ratio_pool_vs_per_game_persistent"] = row["pool"]["rate"] / max(
+                    row["per-game-persistent"]["rate"], 1e-9
                 )
             print(_row_line(task, row), flush=True)
             t["rows"].append(row)
@@ -275,8 +275,8 @@ def run(
 
 
 COLUMNS = (
-    ("seed", "seed design"),
-    ("seed-persistent", "seed, no relaunch"),
+    ("per-game", "a process per game"),
+    ("per-game-persistent", "per game, no relaunch"),
     ("pool", "pool (ZmqVecEnv)"),
     ("pool-inproc", "pool, in-process"),
 )
@@ -295,9 +295,9 @@ def _row_line(task: str, row: dict[str, Any]) -> str:
     for key, _ in COLUMNS:
         if key in row:
             parts.append(f"{key} {_rate(row, key):6.0f}/s")
-    if "ratio_pool_vs_seed" in row:
-        parts.append(f"pool/seed {row['ratio_pool_vs_seed']:.2f}x")
-        parts.append(f"pool/seed-persistent {row['ratio_pool_vs_seed_persistent']:.2f}x")
+    if "ratio_pool_vs_per_game" in row:
+        parts.append(f"pool/per-game {row['ratio_pool_vs_per_game']:.2f}x")
+        parts.append(f"pool/per-game-persistent {row['ratio_pool_vs_per_game_persistent']:.2f}x")
     return "  ".join(parts)
 
 
@@ -305,8 +305,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"StarCraft II benchmark ({report['cores']} cores, >= {report['seconds']:.1f} s and >= {MIN_VEC_STEPS} "
         f"vector steps (at most {MAX_SECONDS:.0f} s) per measurement, random actions, resets included)",
-        "  seed design = SB3 SubprocVecEnv over the seed documents' gym adapter (a game process per env behind",
-        "  multiprocessing queues; reset relaunches the game); 'seed, no relaunch' keeps the game across episodes.",
+        "  a process per game = SB3 SubprocVecEnv over a sync gym adapter (a game process per env behind",
+        "  multiprocessing queues; reset relaunches the game); 'per game, no relaunch' keeps the game across episodes.",
     ]
     for task, t in report["tasks"].items():
         lines.append("")
@@ -318,14 +318,14 @@ def format_report(report: dict[str, Any]) -> str:
                 f"engine {s['engine_ms']:.3f}, burnysc2+transport {s['burnysc2_ms']:.3f}, task/bridge "
                 f"{s['bridge_ms']:.3f} ms; reset {reset:.1f} ms"
             )
-        head = "  games" + "".join(f" {label:>18}" for _, label in COLUMNS) + "  pool/seed  pool/no-relaunch"
+        head = "  games" + "".join(f" {label:>18}" for _, label in COLUMNS) + "  pool/per-game  pool/no-relaunch"
         lines.append("  env steps/s:")
         lines.append(head)
         for row in t["rows"]:
             cells = "".join(f" {_rate(row, key):>18.0f}" for key, _ in COLUMNS)
             lines.append(
-                f"  {row['games']:>5}{cells}  {row.get('ratio_pool_vs_seed', float('nan')):>8.2f}x"
-                f"  {row.get('ratio_pool_vs_seed_persistent', float('nan')):>15.2f}x"
+                f"  {row['games']:>5}{cells}  {row.get('ratio_pool_vs_per_game', float('nan')):>8.2f}x"
+                f"  {row.get('ratio_pool_vs_per_game_persistent', float('nan')):>15.2f}x"
             )
         lines.append("  CPU ms per env step (all processes of the run):")
         for row in t["rows"]:
@@ -354,10 +354,10 @@ def check_targets(report: dict[str, Any]) -> list[tuple[str, bool, str]]:
     out = []
     t = report["tasks"].get("MoveToBeacon")
     if t:
-        row8 = next((r for r in t["rows"] if r["games"] == 8 and "ratio_pool_vs_seed" in r), None)
+        row8 = next((r for r in t["rows"] if r["games"] == 8 and "ratio_pool_vs_per_game" in r), None)
         if row8 is not None and row8["pool"]["workers"] == 4:
-            r = row8["ratio_pool_vs_seed"]
-            out.append(("8 MoveToBeacon games in 4 workers >= 1.3x seed", r >= 1.3, f"{r:.2f}x"))
+            r = row8["ratio_pool_vs_per_game"]
+            out.append(("8 MoveToBeacon games in 4 workers >= 1.3x a process per game", r >= 1.3, f"{r:.2f}x"))
         if "pool_share" in t:
             s = t["pool_share"]
             out.append(("pool's own share of a step <= 10%", s <= 0.10, f"{100 * s:.1f}%"))

@@ -16,7 +16,7 @@ def test_bench_smoke(monkeypatch: pytest.MonkeyPatch, no_leaks: None) -> None:
     report: dict[str, Any] = bench.run(["MoveToBeacon"], [2], 0.3, ["inprocess"], warmup=2, cores=2)
     t = report["tasks"]["MoveToBeacon"]
     (row,) = t["rows"]
-    for key in ("seed", "seed-persistent", "pool-inproc"):
+    for key in ("per-game", "per-game-persistent", "pool-inproc"):
         assert row[key]["rate"] > 0 and row[key]["cpu_ms_per_step"] > 0
     single = t["single"]["inprocess"]
     assert single["rate"] > 0 and single["engine_ms"] > 0 and single["bridge_ms"] > 0

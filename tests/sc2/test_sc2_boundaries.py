@@ -20,6 +20,6 @@ def test_trainer_side_does_not_import_burnysc2() -> None:
 
 
 def test_worker_side_does_not_import_torch() -> None:
-    imports = "import workers.sc2.host, workers.sc2.bridge, workers.sc2.seed_env, workers.sc2.bench_single"
+    imports = "import workers.sc2.host, workers.sc2.bridge, workers.sc2.queue_env, workers.sc2.bench_single"
     assert not _loaded_after(imports, "torch")
     assert _loaded_after(imports, "sc2.main")  # the check itself works

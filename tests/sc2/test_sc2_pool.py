@@ -119,10 +119,10 @@ def test_pool_matches_dummyvecenv_over_the_seed_adapter(no_leaks: None) -> None:
     plain gymnasium adapter (auto-reset, terminal observations and truncation flags included)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from workers.sc2.seed_env import SeedSC2Env
+    from workers.sc2.queue_env import QueueSC2Env
 
     ref = DummyVecEnv(
-        [lambda: SeedSC2Env("MoveToBeacon", engine="inprocess", time_limit_s=1.5) for _ in range(2)]
+        [lambda: QueueSC2Env("MoveToBeacon", engine="inprocess", time_limit_s=1.5) for _ in range(2)]
     )
     pool = _pool(2, 1, engine="inprocess", time_limit_s=1.5)
     try:

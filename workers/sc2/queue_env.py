@@ -1,14 +1,14 @@
-"""The seed documents' design, as a baseline: one game per process behind a sync gymnasium adapter.
+"""A benchmark baseline: one game per process behind a sync gymnasium adapter over two queues.
 
-``SeedSC2Env`` is a plain ``gymnasium.Env``. It starts a *game process* that runs burnysc2's
+``QueueSC2Env`` is a plain ``gymnasium.Env``. It starts a *game process* that runs burnysc2's
 asyncio loop with one bot, and talks to it through two ``multiprocessing.Queue`` s (actions in,
-observations out), exactly the adapter of ``shared/seeds``: ``step`` puts the action and blocks on
+observations out), the adapter the project was first designed around: ``step`` puts the action and blocks on
 the observation queue; the game process blocks on the action queue. Wrapped in SB3's
 ``SubprocVecEnv`` this is the "one process per game" design the pool is benchmarked against.
 
 To compare architectures rather than reset policies, the game process keeps its game connection
 across episodes (the same persistent-connection reset the pool uses) unless
-``relaunch_on_reset=True``, which is the seed text's literal "terminate the old game process and
+``relaunch_on_reset=True``, which is that design's literal "terminate the old game process and
 launch a new one" on every reset (seconds per episode).
 
 The game process uses the same task and bridge code as the pool, so both sides compute identical
@@ -26,7 +26,7 @@ import gymnasium as gym
 from workers.sc2.tasks.base import make_task
 
 
-class SeedGameError(RuntimeError):
+class QueueGameError(RuntimeError):
     """The game process failed (its traceback text is in the message)."""
 
 
@@ -60,7 +60,7 @@ def _game_process(
             game = Game(0, the_task, conn, setup=setup)
             obs_q.put(("ready", None))
             while True:
-                cmd = action_q.get()  # blocking, as in the seed design (one game per process)
+                cmd = action_q.get()  # blocking: one game per process
                 kind = cmd[0]
                 if kind == "close":
                     break
@@ -84,7 +84,7 @@ def _game_process(
     asyncio.run(main())
 
 
-class SeedSC2Env(gym.Env[Any, Any]):
+class QueueSC2Env(gym.Env[Any, Any]):
     """One SC2 game in its own process, driven synchronously over multiprocessing queues."""
 
     metadata: dict[str, Any] = {"render_modes": []}
@@ -135,7 +135,7 @@ class SeedSC2Env(gym.Env[Any, Any]):
             daemon=True,
         )
         # SubprocVecEnv runs this env in a daemonic process, which multiprocessing forbids to have
-        # children; the seed design needs one, so lift the flag while starting it (it is daemonic
+        # children; this adapter needs one, so lift the flag while starting it (it is daemonic
         # itself, so it still dies with us).
         me = mp.current_process()
         was_daemon = me._config.get("daemon")  # type: ignore[attr-defined]
@@ -163,9 +163,9 @@ class SeedSC2Env(gym.Env[Any, Any]):
         try:
             kind, payload = self._obs_q.get(timeout=self.timeout)
         except queue.Empty:
-            raise SeedGameError(f"no answer from the game process within {self.timeout:.0f} s") from None
+            raise QueueGameError(f"no answer from the game process within {self.timeout:.0f} s") from None
         if kind == "error":
-            raise SeedGameError(f"the game process failed:\n{payload}")
+            raise QueueGameError(f"the game process failed:\n{payload}")
         return payload
 
     # -- gymnasium API ------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ class SeedSC2Env(gym.Env[Any, Any]):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._proc is None:
-            raise SeedGameError("step() before reset()")
+            raise QueueGameError("step() before reset()")
         self._action_q.put(("step", action))
         obs, reward, terminated, truncated, info = self._receive()
         return obs, float(reward), bool(terminated), bool(truncated), info
