@@ -1,6 +1,6 @@
 """The async bridge between burnysc2 and the pool: the ONLY module that touches burnysc2 internals.
 
-A :class:`Game` is one RL environment backed by one game connection (a game process, or the
+A :class:`GameEnv` is one RL environment backed by one game connection (a game process, or the
 in-process engine) for its whole lifetime. Episodes are games created on that connection:
 
 * ``reset`` ends the running episode (the bot leaves the game), creates a new game on the same
@@ -53,15 +53,15 @@ def quiet_burnysc2_logging(level: str | None = None) -> None:
     logger.add(sys.stderr, level=level or os.environ.get("SC2POOL_SC2_LOG", "WARNING"))
 
 
-class GameError(RuntimeError):
+class SC2GameError(RuntimeError):
     """Base class of the bridge's errors (the worker reports them as the env's failure)."""
 
 
-class GameCrashedError(GameError):
+class GameCrashedError(SC2GameError):
     """The game process or its connection died, or burnysc2's game loop failed, mid-episode."""
 
 
-class GameLaunchError(GameError):
+class GameLaunchError(SC2GameError):
     """A game process could not be started or did not accept a connection in time.
 
     ``process_exited`` is true when the launched process itself exited before accepting a
@@ -70,16 +70,16 @@ class GameLaunchError(GameError):
     process_exited: bool = False
 
 
-class GameTimeoutError(GameError, TimeoutError):
+class GameTimeoutError(SC2GameError, TimeoutError):
     """The game did not answer within ``step_timeout`` seconds."""
 
 
-class TaskFailure(GameError):
+class TaskFailure(SC2GameError):
     """The task's own code (encode, decode, reward, outcome ...) raised; the game is fine and the
     env can be reset. The original exception is ``__cause__``."""
 
 
-def _task_call(game: Game, what: str, fn: Any, *args: Any) -> Any:
+def _task_call(game: GameEnv, what: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except Exception as exc:
@@ -132,7 +132,7 @@ class _RecordingClient(Client):
 class BridgeBot(BotAI):
     """The BotAI whose ``on_step`` publishes observations and awaits actions (never blocks)."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: GameEnv) -> None:
         super().__init__()
         self._game = game
 
@@ -159,7 +159,7 @@ class BridgeBot(BotAI):
             _task_call(game, "decode", task.decode, self, action)
         game.timings.bridge += time.perf_counter() - t1
 
-    def _encode(self, game: Game) -> Any:
+    def _encode(self, game: GameEnv) -> Any:
         obs = _task_call(game, "encode", game.task.encode, self)
         return _task_call(game, "encode", check_observation, game.task, obs, game.obs_space)
 
@@ -213,10 +213,10 @@ def resolve_map(name: str) -> Map:
     try:
         return maps.get(name)
     except (KeyError, SystemExit) as exc:
-        raise GameError(f"map {name!r} not found under $SC2PATH/Maps ({exc})") from None
+        raise SC2GameError(f"map {name!r} not found under $SC2PATH/Maps ({exc})") from None
 
 
-class Game:
+class GameEnv:
     """One env: a task plus a persistent game connection; episodes are games on it."""
 
     def __init__(
@@ -318,7 +318,7 @@ class Game:
         """Hand ``action`` to the bot; return the future of the next transition."""
         self._check_alive()
         if self._action is None or self._action.done() or not self.started:
-            raise GameError(f"env {self.index}: step() without a running episode (call reset first)")
+            raise SC2GameError(f"env {self.index}: step() without a running episode (call reset first)")
         fut: asyncio.Future[Transition] = self._loop.create_future()
         self._published = fut
         self._handed_at = time.perf_counter()
@@ -360,7 +360,7 @@ class Game:
             cached = self._renderer = (proto, FrameRenderer(proto, size))
         return cached[1].render(state.response_observation.observation)
 
-    def inherit(self, previous: Game) -> None:
+    def inherit(self, previous: GameEnv) -> None:
         """Continue ``previous``'s env on this (relaunched) game: keep its timings and its seed
         sequence, so a seeded env stays reproducible across a game relaunch."""
         self.timings = previous.timings
@@ -421,7 +421,7 @@ class Game:
             exc: BaseException | None = GameCrashedError(f"env {self.index}: game loop cancelled")
         else:
             exc = play.exception()
-        if exc is not None and not isinstance(exc, GameError):
+        if exc is not None and not isinstance(exc, SC2GameError):
             desc = self.connection.describe_death()
             exc = GameCrashedError(
                 f"env {self.index}: the game connection failed mid-episode: {type(exc).__name__}: {exc}"
@@ -479,7 +479,7 @@ class Game:
             r = await controller.create_game(
                 resolve_map(self.setup.map_name), players, False, random_seed, self.setup.disable_fog
             )
-        except GameError:
+        except SC2GameError:
             raise
         except Exception as exc:
             desc = self.connection.describe_death()
@@ -491,7 +491,7 @@ class Game:
             err = f"env {self.index}: could not create game on {self.setup.map_name!r}: {sc2_main.CreateGameError(r.create_game.error).name}"
             if r.create_game.HasField("error_details"):
                 err += f": {r.create_game.error_details}"
-            raise GameError(err)
+            raise SC2GameError(err)
 
 
 # -- process helpers used by launch.py (burnysc2 internals live here) ---------------------------------
@@ -656,9 +656,9 @@ def controller_status(controller: Controller) -> str | None:
 
 __all__ = [
     "BridgeBot",
-    "Game",
+    "GameEnv",
     "GameCrashedError",
-    "GameError",
+    "SC2GameError",
     "GameLaunchError",
     "GameTimeoutError",
     "GameTimings",

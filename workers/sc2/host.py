@@ -1,7 +1,7 @@
 """``SC2EnvHost``: k StarCraft II games inside one worker's asyncio loop.
 
 Built by the worker from ``HostSpec("workers.sc2.host:make_host", {"task": "MoveToBeacon", ...})``.
-Each env is a :class:`workers.sc2.bridge.Game` (a persistent game connection running burnysc2's
+Each env is a :class:`workers.sc2.bridge.GameEnv` (a persistent game connection running burnysc2's
 own game loop as an asyncio task). ``step`` hands every env its action, then gathers the k next
 observations concurrently: while one game's engine works, the loop serves the others.
 
@@ -51,11 +51,11 @@ from typing import Any
 
 from workers.host import EnvFailure, EnvHost, StepResult
 from workers.sc2.bridge import (
-    Game,
     GameCrashedError,
-    GameError,
+    GameEnv,
     GameLaunchError,
     GameTimeoutError,
+    SC2GameError,
     quiet_burnysc2_logging,
 )
 from workers.sc2.launch import GameConnection, Launcher
@@ -135,7 +135,7 @@ class SC2EnvHost(EnvHost):
         #: recovered env). A relaunch replaces the env's game process and connection, never the task.
         self.relaunches: list[int] = [0] * self.num_envs
         self._launch_lock = asyncio.Lock()  # one launch at a time per worker (burnysc2 on Linux)
-        self.games: list[Game] = []
+        self.games: list[GameEnv] = []
         self._connections: list[GameConnection] = []
         self._closed = False
         self._step_wall = 0.0
@@ -154,7 +154,7 @@ class SC2EnvHost(EnvHost):
                 raise
             self._connections.append(conn)
             self.games.append(
-                Game(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
+                GameEnv(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
             )
 
     async def _launch(self) -> GameConnection:
@@ -188,7 +188,7 @@ class SC2EnvHost(EnvHost):
             and self.relaunches[index] < self.max_game_relaunches
         )
 
-    def _game(self, index: int) -> Game:
+    def _game(self, index: int) -> GameEnv:
         if not self.games:
             raise RuntimeError("SC2EnvHost.start() was not called (or failed)")
         if not 0 <= index < self.num_envs:
@@ -199,7 +199,7 @@ class SC2EnvHost(EnvHost):
     def _relaunchable(self, index: int, exc: BaseException) -> bool:
         """Whether env ``index``'s failure ``exc`` is the game's own (process, connection,
         protocol, no answer) and may be repaired by a relaunch under this host's policy. A task's
-        bug (``TaskFailure``) or a bad setup (plain ``GameError``) is never relaunched: a new
+        bug (``TaskFailure``) or a bad setup (plain ``SC2GameError``) is never relaunched: a new
         game would fail the same way."""
         return (
             self.on_game_crash == "relaunch"
@@ -220,7 +220,7 @@ class SC2EnvHost(EnvHost):
             return EnvFailure(index, limited)
         return EnvFailure(index, exc)
 
-    async def _relaunch(self, index: int) -> Game:
+    async def _relaunch(self, index: int) -> GameEnv:
         """Replace env ``index``'s game: stop its game loop, kill its process and drop its
         connection (no orphan, even if the process still runs after a protocol error or hangs),
         then launch a fresh game process (one launch at a time, ``launch_timeout``) and bind the
@@ -236,7 +236,7 @@ class SC2EnvHost(EnvHost):
         self.relaunches[index] += 1
         conn = await self._launch()
         self._connections[index] = conn
-        game = Game(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
+        game = GameEnv(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
         game.inherit(old)
         self.games[index] = game
         return game
@@ -457,4 +457,4 @@ def make_host(num_envs: int, worker_index: int = 0, **kwargs: Any) -> SC2EnvHost
     return SC2EnvHost(num_envs=num_envs, worker_index=worker_index, **kwargs)
 
 
-__all__ = ["GameError", "SC2EnvHost", "make_host"]
+__all__ = ["SC2GameError", "SC2EnvHost", "make_host"]

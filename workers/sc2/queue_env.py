@@ -44,7 +44,7 @@ def _game_process(
     import dataclasses
     import traceback
 
-    from workers.sc2.bridge import Game, quiet_burnysc2_logging
+    from workers.sc2.bridge import GameEnv, quiet_burnysc2_logging
     from workers.sc2.launch import Launcher
 
     async def main() -> None:
@@ -57,7 +57,7 @@ def _game_process(
             setup = the_task.game_setup()
             if time_limit_s is not None:
                 setup = dataclasses.replace(setup, time_limit_s=float(time_limit_s))
-            game = Game(0, the_task, conn, setup=setup)
+            game = GameEnv(0, the_task, conn, setup=setup)
             obs_q.put(("ready", None))
             while True:
                 cmd = action_q.get()  # blocking: one game per process
