@@ -4,6 +4,8 @@ another."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from s2clientprotocol import raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -43,3 +45,20 @@ def command(ability: int, tags: list[int], pos: tuple[float, float] | None = Non
 def units(g: Game, alliance: int | None = None) -> list[raw_pb2.Unit]:
     obs = g.observation(1, sc_pb.RequestObservation())
     return [u for u in obs.observation.raw_data.units if alliance is None or u.alliance == alliance]
+
+
+RandomCommand = tuple[int, list[int], "tuple[float, float] | None", int, bool, int]
+
+
+def play_random_commands(g: Game, actions: list[RandomCommand]) -> Iterator[None]:
+    """Issue each drawn command to player 1 (unit indices beyond the units alive become unknown
+    tags, a target index out of range no target) and step its loops; yields after every step so
+    the caller checks its invariants there. Every command must be answered with a result."""
+    for ability, idx, pos, target, queue, loops in actions:
+        tags = g.world.u.tag.tolist()
+        pick = [tags[i] if i < len(tags) else 12345 + i for i in idx]
+        ttag = tags[target] if 0 <= target < len(tags) else 0
+        res = g.action(1, command(ability, pick, pos, ttag, queue))
+        assert len(res.result) == 1 and res.result[0] >= 1
+        g.step(loops)
+        yield

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from game_helpers import command, joined, units
+from game_helpers import command, joined, play_random_commands, units
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from s2clientprotocol import common_pb2, query_pb2
@@ -419,13 +419,7 @@ def test_random_economy_commands_keep_invariants(map_name: str, minerals: int, a
     econ = g.world.economy
     assert econ is not None
     econ.minerals[1] = minerals
-    for ability, idx, pos, target, queue, loops in actions:
-        tags = g.world.u.tag.tolist()
-        pick = [tags[i] if i < len(tags) else 12345 + i for i in idx]
-        ttag = tags[target] if 0 <= target < len(tags) else 0
-        res = g.action(1, command(ability, pick, pos, ttag, queue))
-        assert len(res.result) == 1 and res.result[0] >= 1
-        g.step(loops)
+    for _ in play_random_commands(g, actions):
         p = pc(g)
         assert p.minerals >= 0 and p.vespene >= 0 and p.food_used <= max(p.food_cap, 12)
         u = g.world.u

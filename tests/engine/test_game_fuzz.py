@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from game_helpers import command, joined
+from game_helpers import joined, play_random_commands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -31,13 +31,7 @@ act = st.tuples(
 @given(map_name=st.sampled_from(MAPS), seed=st.integers(0, 2**31), actions=st.lists(act, max_size=12))
 def test_random_commands_keep_invariants(map_name: str, seed: int, actions: list) -> None:  # type: ignore[type-arg]
     g = joined(map_name, seed=seed)
-    for ability, idx, pos, target, queue, loops in actions:
-        tags = g.world.u.tag.tolist()
-        pick = [tags[i] if i < len(tags) else 12345 + i for i in idx]
-        ttag = tags[target] if 0 <= target < len(tags) else 0
-        res = g.action(1, command(ability, pick, pos, ttag, queue))
-        assert len(res.result) == 1 and res.result[0] >= 1
-        g.step(loops)
+    for _ in play_random_commands(g, actions):
         obs = sc_pb.ResponseObservation.FromString(g.observation_bytes(1))
         u = g.world.u
         assert len(obs.observation.raw_data.units) == len(u)
