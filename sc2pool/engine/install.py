@@ -31,6 +31,7 @@ from sc2pool.engine.session import BASE_BUILD
 MINI_GAMES: tuple[str, ...] = (
     "MoveToBeacon",
     "CollectMineralShards",
+    "FindAndDefeatZerglings",
     "DefeatRoaches",
     "DefeatZerglingsAndBanelings",
     "CollectMineralsAndGas",

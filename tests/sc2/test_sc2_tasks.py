@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import gymnasium as gym
 import pytest
 
 from sc2pool.engine.game import scenario_names
+from sc2pool.engine.install import write_install
 from workers.sc2.tasks import Task, TaskError, make_task, resolve_task, task_names
 
 
@@ -26,6 +27,15 @@ def test_every_builtin_task_plays_an_engine_scenario() -> None:
     for name in task_names():
         setup = make_task(name).game_setup()
         assert PurePosixPath(setup.map_name).stem in scenarios, (name, setup.map_name)
+
+
+def test_every_builtin_task_map_is_where_the_fake_install_puts_it(tmp_path: Path) -> None:
+    """A task's map path is relative to ``$SC2PATH/Maps``: the engine's fake install must hold a
+    file there, as the real game's install (pysc2's ``Maps/mini_games/``) does."""
+    root = write_install(tmp_path / "sc2")
+    for name in task_names():
+        map_name = make_task(name).game_setup().map_name
+        assert (root / "Maps" / map_name).is_file(), f"task {name}: no Maps/{map_name} in the fake install"
 
 
 @pytest.mark.parametrize("name", task_names())
