@@ -5,7 +5,8 @@
         server (DIR laid out by `sc2pool keygen DIR`) and print "refused ADDRESS REASON" for
         every refused connection
     dealer ENDPOINT NAME [--curve-secret FILE --server-key FILE]
-        lockstep: send NAME:seq, wait for the echo, print "NAME seq", repeat
+        lockstep: send NAME:seq, wait for the echo, print "NAME seq", repeat; a "?" on stdin
+        makes it print "at N", N the round trips completed so far
 
 Both exit when their stdin closes or reaches EOF (the parent died or closed it), so a lost
 parent cannot leave them running.
@@ -21,9 +22,14 @@ from typing import Any
 import zmq
 
 
-def _parent_gone() -> bool:
+def _stdin() -> str | None:
+    """One character from stdin if one is waiting (``""``: EOF, the parent is gone), else None."""
     r, _, _ = select.select([sys.stdin], [], [], 0)
-    return bool(r) and sys.stdin.read(1) == ""
+    return sys.stdin.read(1) if r else None
+
+
+def _parent_gone() -> bool:
+    return _stdin() == ""
 
 
 def router(endpoint: str, curve_keys: str | None) -> None:
@@ -70,7 +76,9 @@ def dealer(endpoint: str, name: str, secret: str | None, server_key: str | None)
     s.connect(endpoint)
     seq = 0
     s.send(f"{name}:{seq}".encode())
-    while not _parent_gone():
+    while (c := _stdin()) != "":
+        if c == "?":  # a marker: every line printed before it has reached the parent once it sees it
+            print(f"at {seq}", flush=True)
         if s.poll(100):
             reply = s.recv().decode()
             assert reply == f"{name}:{seq}", reply

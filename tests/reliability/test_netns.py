@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -18,18 +17,15 @@ PEER = str(Path(__file__).with_name("_zmq_peer.py"))
 Factory = Callable[[Sequence[str]], Network]
 
 
-def _settled(count: Callable[[], int], quiet: float = 1.0, timeout: float = 10.0) -> int:
-    """``count()`` once it has not changed for ``quiet`` seconds (bounded by ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    last, since = count(), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        now = count()
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            return now
-    raise AssertionError(f"count kept moving for {timeout}s: {last}")
+def _round_trips_now(proc: subprocess.Popen[str], out: OutputLines) -> int:
+    """The dealer's completed round trips, asked through its stdin: its "at N" answer comes after
+    every line it printed before, so once it arrives ``out`` holds all of them."""
+    assert proc.stdin is not None
+    asked = out.count(lambda s: s.startswith("at "))
+    proc.stdin.write("?")
+    proc.stdin.flush()
+    wait_for(lambda: out.count(lambda s: s.startswith("at ")) > asked, HANG_S, "the dealer's answer")
+    return int([s for s in out.snapshot() if s.startswith("at ")][-1].split()[1])
 
 
 @pytest.mark.timeout(60)
@@ -43,21 +39,27 @@ def test_cut_link_stops_one_host_only_and_restore_resumes_it(make_network: Facto
     )
     r_out = OutputLines(router)
     wait_for(lambda: r_out.count() >= 1, HANG_S, "router ready")
-    b = OutputLines(net.popen("b", [sys.executable, PEER, "dealer", endpoint, "B"], stdin=subprocess.PIPE))
+    b_proc = net.popen("b", [sys.executable, PEER, "dealer", endpoint, "B"], stdin=subprocess.PIPE)
+    b = OutputLines(b_proc)
     c = OutputLines(net.popen("c", [sys.executable, PEER, "dealer", endpoint, "C"], stdin=subprocess.PIPE))
-    wait_for(lambda: b.count() >= 20 and c.count() >= 20, HANG_S, "both hosts round-tripping")
+
+    def b_rounds() -> int:
+        return b.count(lambda s: s.startswith("B "))
+
+    wait_for(lambda: b_rounds() >= 20 and c.count() >= 20, HANG_S, "both hosts round-tripping")
 
     net.cut("b")
-    # B's output reaches us through a pipe and a reader thread, so lines printed just before the
-    # cut can still be arriving: take B's count once it has stopped moving for a while.
-    b_at_cut = _settled(b.count)
+    # B's output reaches us through a pipe and a reader thread: ask B where it is rather than
+    # trusting the lines seen so far (one echo already on its way may still land: the +1 below)
+    b_at_cut = _round_trips_now(b_proc, b)
     c_at_cut = c.count()
     wait_for(lambda: c.count() >= c_at_cut + 100, HANG_S, "C to keep going while B is cut")
-    assert b.count() <= b_at_cut + 1, f"B advanced {b.count() - b_at_cut} round trips through a cut link"
+    b_now = _round_trips_now(b_proc, b)
+    assert b_now <= b_at_cut + 1, f"B advanced {b_now - b_at_cut} round trips through a cut link"
 
     net.restore("b")
-    b_at_restore = b.count()
-    wait_for(lambda: b.count() >= b_at_restore + 20, HANG_S, "B to resume after the link is restored")
+    b_at_restore = b_rounds()
+    wait_for(lambda: b_rounds() >= b_at_restore + 20, HANG_S, "B to resume after the link is restored")
     assert c.count() > c_at_cut + 100
     assert router.poll() is None
 
