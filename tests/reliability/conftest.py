@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from .netns import NetnsUnavailable, Network, check_available, cleanup_stale
-from .peers import TrainerProc
+from .reliability_helpers import TrainerProc
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 from helpers.proctree import ProcessTree
 from helpers.waiting import HANG_S
 
-from .peers import TrainerProc, free_port, kill_group, wait_for
+from .reliability_helpers import TrainerProc, free_port, kill_group, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 HB = 2.0  # heartbeat timeout given to the trainer

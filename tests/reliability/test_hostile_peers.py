@@ -25,7 +25,7 @@ from helpers.waiting import HANG_S
 from sc2pool import protocol as P
 from sc2pool.spaces import space_to_msg
 
-from .peers import TrainerProc, free_port, kill_group, wait_for
+from .reliability_helpers import TrainerProc, free_port, kill_group, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 

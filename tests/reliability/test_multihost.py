@@ -12,7 +12,7 @@ import pytest
 from helpers.waiting import HANG_S
 
 from .netns import Network
-from .peers import TrainerProc, wait_for
+from .reliability_helpers import TrainerProc, wait_for
 
 Factory = Callable[[Sequence[str]], Network]
 HEARTBEAT_TIMEOUT = 3.0

@@ -11,9 +11,9 @@ import pytest
 from helpers.waiting import HANG_S
 
 from .netns import Network, OutputLines, cleanup_stale, list_namespaces
-from .peers import wait_for
+from .reliability_helpers import wait_for
 
-PEER = str(Path(__file__).with_name("_zmq_peer.py"))
+PEER = str(Path(__file__).with_name("zmq_peer.py"))
 Factory = Callable[[Sequence[str]], Network]
 
 

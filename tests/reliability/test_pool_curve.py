@@ -24,7 +24,7 @@ from sc2pool.cli import main as cli_main
 from sc2pool.security import InsecureBindError
 from sc2pool.vec_env import ZmqVecEnv
 
-from .peers import free_port, kill_group, wait_for
+from .reliability_helpers import free_port, kill_group, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -28,7 +28,7 @@ from sc2pool.errors import ReplacementTimeout, RestartLimitError
 from sc2pool.vec_env import ZmqVecEnv
 from workers.host import HostSpec
 
-from .peers import free_port, kill_group, wait_for
+from .reliability_helpers import free_port, kill_group, wait_for
 
 COUNTER = "reliability.recovery_envs:make_counter"
 TESTS_DIR = str(Path(__file__).resolve().parent.parent)

@@ -16,7 +16,7 @@ import pytest
 from helpers.proctree import ProcessTree
 from helpers.waiting import HANG_S
 
-from .peers import kill_group, wait_for
+from .reliability_helpers import kill_group, wait_for
 
 SOAK = Path(__file__).resolve().parents[2] / "benchmarks" / "soak.py"
 pytestmark = pytest.mark.timeout(60)

@@ -15,7 +15,7 @@ from typing import Any
 
 from helpers.waiting import HANG_S
 
-TRAINER = str(Path(__file__).with_name("_trainer.py"))
+TRAINER = str(Path(__file__).with_name("reliability_trainer.py"))
 Spawn = Callable[[Sequence[str]], "subprocess.Popen[Any]"]
 
 
@@ -51,7 +51,7 @@ def kill_group(p: subprocess.Popen[Any]) -> None:
 
 
 class TrainerProc:
-    """``_trainer.py`` in a child process, watched through its JSON-lines stdout."""
+    """``reliability_trainer.py`` in a child process, watched through its JSON-lines stdout."""
 
     def __init__(self, *args: str, spawn: Spawn = _default_spawn) -> None:
         """``spawn(argv)`` starts the process (default: here, in its own session, binary pipes);
