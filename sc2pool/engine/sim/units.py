@@ -120,6 +120,8 @@ class UnitStore:
     owner: np.ndarray
     x: np.ndarray
     y: np.ndarray
+    xy: np.ndarray
+    """``x`` followed by ``y``: one flat view of both columns (2 * len entries)."""
     facing: np.ndarray
     hp: np.ndarray
     shield: np.ndarray
@@ -177,7 +179,11 @@ class UnitStore:
 
     def _bind(self) -> None:
         """Re-point the column views after the blocks were replaced, and refresh derived columns."""
+        if not self.F.flags.c_contiguous:  # the ``xy`` view below needs one C-ordered block
+            self.F = np.ascontiguousarray(self.F)
         F, I = self.F, self.I  # noqa: E741
+        # x then y as one flat view (the separation passes gather and push both in one operation)
+        self.xy = F[:2].reshape(-1)
         for k, name in enumerate(FLOAT_FIELDS):
             setattr(self, name, F[k])
         for k, name in enumerate(INT_FIELDS):

@@ -294,8 +294,8 @@ class World:
         want = np.where(explicit, u.ttag, u.eng)
         cur = u.rows(want)
         lost = explicit & (cur < 0)
-        if lost.any():  # the attacked / followed unit is gone: that order is done
-            u.finish_orders(np.nonzero(lost)[0])
+        if np.count_nonzero(lost):  # the attacked / followed unit is gone: that order is done
+            u.finish_orders(lost.nonzero()[0])
             kind = u.kind
             explicit = _EXPLICIT_LUT[kind]
             cur = np.where(explicit | (u.eng != 0), cur, -1)
@@ -311,8 +311,8 @@ class World:
         keep = has & ((d_edge <= rng) | ((kind != HOLD) & (self.loop % RESCAN != 0)))
         need_mask = auto & ~keep
         tgt = np.where(explicit | (auto & keep), cur, -1)
-        if need_mask.any():
-            need = np.nonzero(need_mask)[0]
+        if np.count_nonzero(need_mask):
+            need = need_mask.nonzero()[0]
             # Units that had no target only look again once a hostile could have come within
             # reach (their scan loop); units that just dropped one look now.
             look = has[need] | (u.scan[need] <= self.loop)
@@ -322,7 +322,7 @@ class World:
                 found, gap = self._acquire(sc)
                 tgt[sc] = found
                 ok = found >= 0
-                if ok.any():
+                if np.count_nonzero(ok):
                     fr, ft = sc[ok], found[ok]
                     u.eng[fr] = u.tag[ft]
                     tsafe[fr] = ft
@@ -347,18 +347,18 @@ class World:
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
         blast = (fire & u.suicide) | explode
-        if blast.any():
+        if np.count_nonzero(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
-            self._explode(np.nonzero(blast)[0], damage, died)
+            self._explode(blast.nonzero()[0], damage, died)
             fire &= ~u.suicide
-        if fire.any():
+        if np.count_nonzero(fire):
             if damage is None:
                 damage = np.zeros(n)
-            f = np.nonzero(fire)[0]
+            f = fire.nonzero()[0]
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
-            if late.any():  # a damage point or a missile: the hit lands later
+            if np.count_nonzero(late):  # a damage point or a missile: the hit lands later
                 self._schedule(f[late], ft[late], np.sqrt(dx[f[late]] ** 2 + dy[f[late]] ** 2))
                 f_now, t_now = f[~late], ft[~late]
             else:
@@ -381,13 +381,13 @@ class World:
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
         moved = False
-        if point_goal.any():
-            pg = np.nonzero(point_goal)[0]
+        if np.count_nonzero(point_goal):
+            pg = point_goal.nonzero()[0]
             hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
             blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
             bx, by = x[pg].copy(), y[pg].copy()
             moved |= self._move_to_points(pg, self.loop)
-            if blocked.any():  # side-step round the blocker instead of walking into it
+            if np.count_nonzero(blocked):  # side-step round the blocker instead of walking into it
                 b = pg[blocked]
                 hb = np.hypot(hx[blocked], hy[blocked])
                 step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
@@ -395,8 +395,8 @@ class World:
                 y[b] = by[blocked] + hx[blocked] * step
                 u.seg[b] = -1
                 self._clamp()
-        if chase.any():
-            m = np.nonzero(chase)[0]
+        if np.count_nonzero(chase):
+            m = chase.nonzero()[0]
             tm = tsafe[m]
             mdx = x[tm] - x[m]
             mdy = y[tm] - y[m]
@@ -406,11 +406,11 @@ class World:
             stop_at = np.where(follow[m], rr, rng[m] + rr - 0.01)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
-            if go.any():
+            if np.count_nonzero(go):
                 moved = True
                 scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
                 blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
-                if blocked.any():  # blocked chasers side-step round the blocker instead
+                if np.count_nonzero(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
                 x[m] += mdx * scale
@@ -424,15 +424,15 @@ class World:
             w[in_range] = W_ATTACKING
             w[(kind == HOLD) | (speed <= 0)] = W_FIXED
             steer = None
-            if point_goal.any():
+            if np.count_nonzero(point_goal):
                 steer = np.zeros(n, dtype=bool)
                 # movers still on their way (not yet among the crowd at their goal) steer too
-                pg = np.nonzero(point_goal)[0]
+                pg = point_goal.nonzero()[0]
                 far = np.hypot(u.tx[pg] - x[pg], u.ty[pg] - y[pg]) > self._crowd_bound(pg)
                 steer[pg[far]] = True
             if self._separate(w, steer, chase):
                 moved = True
-                if point_goal.any():
+                if np.count_nonzero(point_goal):
                     self._arrive_by_crowding(np.nonzero(point_goal & (u.kind != PATROL))[0])
 
         # --- damage and deaths
@@ -441,18 +441,18 @@ class World:
             dead = (u.hp <= 0.0) & ~u.neutral
             if died is not None:
                 dead |= died
-            if dead.any():
+            if np.count_nonzero(dead):
                 d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
-        if not moved and not explode.any():
+        if not moved and not np.count_nonzero(explode):
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
             ready = in_range & ~(fire & u.suicide)
             until = self.loop + (1 << 30)
-            if ready.any():
+            if np.count_nonzero(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
                 until = self.loop + max(nxt - 1, 0)
             if self._p_due.size:
@@ -469,7 +469,7 @@ class World:
         """
         u = self.u
         new = u.seg[m] < 0
-        if new.any():
+        if np.count_nonzero(new):
             mn = m[new]
             u.ox[mn] = u.x[mn]
             u.oy[mn] = u.y[mn]
@@ -485,12 +485,12 @@ class World:
         frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
         nx = np.where(arrived, tx, ox + ddx * frac)
         ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(((nx != u.x[m]) | (ny != u.y[m])).any())
+        moved = bool(np.count_nonzero((nx != u.x[m]) | (ny != u.y[m])))
         u.x[m] = nx
         u.y[m] = ny
         u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
         self._clamp()
-        if arrived.any():
+        if np.count_nonzero(arrived):
             moved = True
             ar = m[arrived]
             kind = u.kind
@@ -510,7 +510,7 @@ class World:
         # economy hook: workers on an economy job (harvesting, building) pass through units, as
         # harvesting workers do in the real game; the economy places them itself
         econ = u.kind == ECON
-        key = (u.version, econ.tobytes() if self.economy is not None and econ.any() else b"")
+        key = (u.version, econ.tobytes() if self.economy is not None and np.count_nonzero(econ) else b"")
         if self._coll_version != key:
             self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
             self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
@@ -611,7 +611,7 @@ class World:
         rr = self._pc_rr[act]
         d = np.sqrt(d2[act])
         ov = rr - d
-        if not (ov > SEPARATION_EPS).any():
+        if not np.count_nonzero(ov > SEPARATION_EPS):
             return False
         wa, wb = w[a], w[b]
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
@@ -629,7 +629,7 @@ class World:
         fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
-        if same.any():  # units on one point: split them along a direction fixed by their rows
+        if np.count_nonzero(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
         ovp = np.maximum(ov, 0.0)
@@ -640,7 +640,7 @@ class World:
         mov = steer | chasing if steer is not None else chasing
         ma, mb = mov[a], mov[b]
         one = ma ^ mb
-        if steer is not None and one.any():
+        if steer is not None and np.count_nonzero(one):
             # Where one unit of a pair walks and the other does not: a standing unit in the way of
             # a mover on its way to a point is passed sideways (perpendicular to the mover's
             # heading: an idle ally steps aside, a unit that stands its ground is walked round).
@@ -653,37 +653,48 @@ class World:
             sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
             px -= hy * sign * ovp
             py += hx * sign * ovp
-        # The passes reuse one gather index and one weights buffer (no concatenation per pass);
-        # the weights keep the layout (a's x, b's x, a's y, b's y) that bincount sums in order.
+        # The passes work on x and y together, in preallocated buffers (each numpy call on these
+        # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
+        # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
+        # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
         m2 = len(a)
-        ab = np.concatenate((a, b))
-        idx = np.concatenate((ab, ab + n))
+        idx = np.concatenate((a, a + n, b, b + n))
+        xy = u.xy
+        g = np.empty(4 * m2)
+        ga, gb = g[:2 * m2], g[2 * m2:]
+        dd = np.empty(2 * m2)
+        dd2 = dd.reshape(2, m2)
+        sq = np.empty(2 * m2)
+        sqx, sqy = sq[:m2], sq[m2:]
+        d = np.empty(m2)
+        ov = np.empty(m2)
+        push = np.empty(2 * m2)
+        push[:m2] = px
+        push[m2:] = py
+        push2 = push.reshape(2, m2)
+        share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
+        share[0, :m2] = fa
+        share[0, m2:] = fa
+        share[1, :m2] = fb
+        share[1, m2:] = fb
         wts = np.empty(4 * m2)
-        w_ax, w_bx, w_ay, w_by = wts[:m2], wts[m2:2 * m2], wts[2 * m2:3 * m2], wts[3 * m2:]
+        wts2 = wts.reshape(2, 2 * m2)
         for it in range(SEPARATION_ITERATIONS):
             if it:
-                xs = x[ab]
-                ys = y[ab]
-                dx = xs[:m2] - xs[m2:]
-                dy = ys[:m2] - ys[m2:]
-                d = dx * dx
-                d += dy * dy
+                xy.take(idx, out=g)
+                np.subtract(ga, gb, out=dd)
+                np.multiply(dd, dd, out=sq)
+                np.add(sqx, sqy, out=d)
                 np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
-                ov = rr - d
+                np.subtract(rr, d, out=ov)
                 if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
                     break
                 np.maximum(ov, 0.0, out=ov)
                 ov /= d
-                px = dx * ov
-                py = dy * ov
-            np.multiply(px, fa, out=w_ax)
-            np.multiply(px, fb, out=w_bx)
-            np.multiply(py, fa, out=w_ay)
-            np.multiply(py, fb, out=w_by)
-            mv = np.bincount(idx, wts, minlength=2 * n)
-            x += mv[:n]
-            y += mv[n:]
+                np.multiply(dd2, ov, out=push2)
+            np.multiply(push, share, out=wts2)
+            xy += np.bincount(idx, wts, minlength=2 * n)
         self._clamp()
         # a straight move restarts from where the push left the unit
         u.seg[a] = -1
@@ -726,7 +737,7 @@ class World:
         pos = np.full(n, -1, dtype=np.int64)
         pos[m] = np.arange(len(m))
         k = pos[src] >= 0
-        if not k.any():
+        if not np.count_nonzero(k):
             return out
         src, oth, vx, vy = src[k], oth[k], vx[k], vy[k]
         i = pos[src]
@@ -736,7 +747,7 @@ class World:
         if yielding_idle:
             firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
         ahead = firm & (dot * dot >= 0.5 * (vx * vx + vy * vy) * (hxi * hxi + hyi * hyi)) & (dot > 0)
-        if not ahead.any():
+        if not np.count_nonzero(ahead):
             return out
         src, i, vx, vy, hxi, hyi = src[ahead], i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
         out[i] = True
@@ -776,7 +787,7 @@ class World:
         is_mover = np.zeros(len(u), dtype=bool)
         is_mover[m] = True
         k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
-        if not k.any():
+        if not np.count_nonzero(k):
             return
         src, oth = src[k], oth[k]
         gx, gy = u.tx[src], u.ty[src]
@@ -788,7 +799,7 @@ class World:
         dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
         front = ahead >= 0.5 * dist_o * mine
         stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
-        if stop.any():
+        if np.count_nonzero(stop):
             u.finish_orders(np.unique(src[stop]))
 
     def _contact_horizon(self, h: int) -> int:
@@ -799,14 +810,14 @@ class World:
         if len(c) < 2:
             return h
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        any_moving = bool(moving[c].any())
+        any_moving = bool(np.count_nonzero(moving[c]))
         if any_moving:
             h = min(h, CONTACT_LOOKAHEAD)
         a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
         if len(a) == 0:
             return h
         gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
-        if (gap < -SEPARATION_EPS).any():
+        if np.count_nonzero(gap < -SEPARATION_EPS):
             return 1
         if not any_moving:
             return h
@@ -814,7 +825,7 @@ class World:
         # shrinks by at most the norm of its relative velocity per loop.
         vx = np.zeros(len(u))
         vy = np.zeros(len(u))
-        mv = np.nonzero(moving)[0]
+        mv = moving.nonzero()[0]
         ddx = u.tx[mv] - u.x[mv]
         ddy = u.ty[mv] - u.y[mv]
         dist = np.hypot(ddx, ddy)
@@ -823,10 +834,10 @@ class World:
         vy[mv] = ddy * sc
         closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
         m = closing > 0
-        if not m.any():
+        if not np.count_nonzero(m):
             return h
         g = gap[m] - CONTACT_SLOP
-        if (g <= 0).any():
+        if np.count_nonzero(g <= 0):
             return 1
         return max(1, min(h, int(float((g / closing[m]).min()))))
 
@@ -882,10 +893,10 @@ class World:
         hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
         then 0).
 
-        Rows of one owner (target acquisition) get one matrix of squared centre distances to
-        that owner's hostile units only (about half the units in a two-player fight, no masking);
-        rows of several owners, or few units (where the extra bookkeeping costs more than the
-        matrix), get one matrix over all units with the others masked out.  When
+        From ``_SUBSET_MIN_UNITS`` units on, the rows of each owner get one matrix of squared
+        centre distances to that owner's hostile units only (about half the units in a
+        two-player fight, no masking); with fewer units (where the extra bookkeeping costs more
+        than the matrix) all rows get one matrix over all units with the others masked out.  When
         every targetable unit has the same radius the nearest centre is the nearest edge, so only
         the minima need a square root.  Candidates are scanned in ascending row order, so ties go
         to the lowest row either way.
@@ -894,10 +905,20 @@ class World:
         if len(rows) == 0:
             return np.zeros(0, np.int64), np.zeros(0)
         own_r = u.owner[rows]
-        if len(u) >= _SUBSET_MIN_UNITS and int(own_r.min()) == int(own_r.max()):
-            return self._nearest_of(rows, int(own_r[0]))
-        # several owners (the quiet-horizon check) or few units: one matrix over all units, the
-        # others masked out
+        if len(u) >= _SUBSET_MIN_UNITS:
+            lo, hi = int(own_r.min()), int(own_r.max())
+            if lo == hi:
+                return self._nearest_of(rows, lo)
+            # several owners (acquisition by both sides, the quiet-horizon check): one smaller
+            # matrix per owner; each row's candidates and their order are the same as in the
+            # masked matrix over all units, so are the results
+            best = np.zeros(len(rows), np.int64)
+            dist = np.empty(len(rows))
+            for owner in np.unique(own_r).tolist():
+                sel = (own_r == owner).nonzero()[0]
+                best[sel], dist[sel] = self._nearest_of(rows[sel], owner)
+            return best, dist
+        # few units: one matrix over all units, the others masked out
         x, y, ti = u.x, u.y, u.ti
         dx = x[None, :] - x[rows][:, None]
         dy = y[None, :] - y[rows][:, None]
@@ -988,7 +1009,7 @@ class World:
         self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
-        if ok.any():
+        if np.count_nonzero(ok):
             trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
 
@@ -1009,8 +1030,8 @@ class World:
         u = self.u
         sh = u.shield
         shielded = (damage > 0) & (sh > 0)
-        if shielded.any():
-            s = np.nonzero(shielded)[0]
+        if np.count_nonzero(shielded):
+            s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
             over = damage[s] - absorbed
@@ -1052,14 +1073,14 @@ class World:
         if n == 0:
             return 1 << 30
         kind = u.kind
-        if _BUSY_LUT[kind].any() or (u.eng != 0).any():
+        if np.count_nonzero(_BUSY_LUT[kind]) or np.count_nonzero(u.eng):
             return 1
         speed = u.speed
         h = 1 << 30
         moving = _POINT_LUT[kind] & (speed > 0)
-        any_moving = bool(moving.any())
+        any_moving = bool(np.count_nonzero(moving))
         if any_moving:
-            m = np.nonzero(moving)[0]
+            m = moving.nonzero()[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self._has_hostile_pairs():
@@ -1067,11 +1088,11 @@ class World:
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             _, dist = self._nearest(a)
             gap = dist - self._acquisition_range(a)
-            if (gap <= 0).any():
+            if np.count_nonzero(gap <= 0):
                 return 1
             closing = speed[a] + u.max_speed
             moving_rows = closing > 0
-            if moving_rows.any():
+            if np.count_nonzero(moving_rows):
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         if h > 1:
             h = self._contact_horizon(h)
@@ -1089,7 +1110,7 @@ class World:
             cand = np.nonzero(~TYPES.neutral[u.ti])[0]
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
-            self._hostile_pairs = bool(valid.any())
+            self._hostile_pairs = bool(np.count_nonzero(valid))
             self._hostile_version = u.version
         return self._hostile_pairs
 
@@ -1103,7 +1124,7 @@ class World:
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        if moving.any():
+        if np.count_nonzero(moving):
             self._segment_start = self.loop - h
-            self._move_to_points(np.nonzero(moving)[0], self.loop)
+            self._move_to_points(moving.nonzero()[0], self.loop)
         return _NO_DEATHS
