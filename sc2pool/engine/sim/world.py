@@ -131,6 +131,7 @@ class World:
         self._targeting_version = -1
         self._segment_start = 0
         self._hits_all = np.zeros(0, dtype=bool)
+        self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
         self._common_radius = np.nan
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
@@ -144,7 +145,7 @@ class World:
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
         self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
-        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._pc_version = -1
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
@@ -509,8 +510,14 @@ class World:
         u = self.u
         # economy hook: workers on an economy job (harvesting, building) pass through units, as
         # harvesting workers do in the real game; the economy places them itself
-        econ = u.kind == ECON
-        key = (u.version, econ.tobytes() if self.economy is not None and np.count_nonzero(econ) else b"")
+        if self.economy is None:  # combat only: the set changes with the units alone
+            if self._coll_version[0] == u.version and not self._coll_version[1]:
+                return self._coll
+            econ = np.zeros(len(u), dtype=bool)
+            key = (u.version, b"")
+        else:
+            econ = u.kind == ECON
+            key = (u.version, econ.tobytes() if np.count_nonzero(econ) else b"")
         if self._coll_version != key:
             self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
             self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
@@ -729,31 +736,42 @@ class World:
             reach = u.radius[a] + u.radius[b] + CONTACT_SLOP
             t = np.nonzero(dx * dx + dy * dy <= reach * reach)[0]
             a, b, dx, dy = a[t], b[t], dx[t], dy[t]
+            half_v2 = dx * dx
+            half_v2 += dy * dy
+            half_v2 *= 0.5
             self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
-                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)))  # src -> other
-        src, oth, vx, vy = self._touch
+                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)),  # src -> other
+                           np.concatenate((half_v2, half_v2)))  # half its squared length
+        src, oth, vx, vy, hv2 = self._touch
         if len(src) == 0:
             return out
-        pos = np.full(n, -1, dtype=np.int64)
+        pos = np.empty(n, dtype=np.int64)
+        pos.fill(-1)
         pos[m] = np.arange(len(m))
-        k = pos[src] >= 0
-        if not np.count_nonzero(k):
-            return out
-        src, oth, vx, vy = src[k], oth[k], vx[k], vy[k]
         i = pos[src]
+        k = (i >= 0).nonzero()[0]
+        if len(k) == 0:
+            return out
+        src, oth, vx, vy, hv2, i = src[k], oth[k], vx[k], vy[k], hv2[k], i[k]
         hxi, hyi = hx[i], hy[i]
-        dot = vx * hxi + vy * hyi
+        h2 = hx * hx
+        h2 += hy * hy
+        dot = vx * hxi
+        dot += vy * hyi
         firm = ~walking[oth] | (u.slide[oth] != 0.0)
         if yielding_idle:
             firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
-        ahead = firm & (dot * dot >= 0.5 * (vx * vx + vy * vy) * (hxi * hxi + hyi * hyi)) & (dot > 0)
-        if not np.count_nonzero(ahead):
+        # within 45 degrees ahead: cos^2 >= 1/2, and in front
+        hv2 *= h2[i]
+        ahead = firm & (dot * dot >= hv2) & (dot > 0)
+        ahead = ahead.nonzero()[0]
+        if len(ahead) == 0:
             return out
-        src, i, vx, vy, hxi, hyi = src[ahead], i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
+        i, vx, vy, hxi, hyi = i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
         out[i] = True
         # the blocker's side of the heading; go round the other way (once per chase)
-        side = np.where(hxi * vy - hyi * vx >= 0.0, 1.0, -1.0)
-        pull = np.bincount(i, -side, minlength=len(m))
+        away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
+        pull = np.bincount(i, away, minlength=len(m))
         fresh = out & (u.slide[m] == 0.0)
         u.slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
         return out
@@ -868,10 +886,18 @@ class World:
         targetable units or NaN).  Cached per unit-set version."""
         u = self.u
         if self._targeting_version != u.version:
-            present = np.unique(u.ti[u.targetable_rows])
-            self._hits_all = np.asarray(TYPES.can_hit[:, present].all(axis=1))
-            rc = u.radius[u.targetable_rows]
-            self._common_radius = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+            # both depend only on which types are present (radius is a type column), which
+            # changes far less often than the unit set: keep them per set of types
+            present = np.bincount(u.ti[u.targetable_rows], minlength=len(TYPES.unit_id)) > 0
+            key = present.tobytes()
+            hit = self._targeting_by_types.get(key)
+            if hit is None:
+                cols = present.nonzero()[0]
+                rc = TYPES.radius[cols]
+                common = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+                hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
+                self._targeting_by_types[key] = hit
+            self._hits_all, self._common_radius = hit
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
