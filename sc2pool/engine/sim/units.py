@@ -54,6 +54,11 @@ class TypeTable:
         self.dpoint = np.array([x.damage_point * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
         self.proj_speed = np.array([x.projectile_speed / D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
         self.delayed = (self.dpoint > 0) | (self.proj_speed > 0)
+        self.launch_loops = np.ceil(self.dpoint).astype(np.int64)
+        """Whole loops from firing to the hit (or the missile's launch)."""
+        self.has_missile = self.proj_speed > 0
+        self.proj_speed_or_1 = np.where(self.has_missile, self.proj_speed, 1.0)
+        """Missile speed, 1 for weapons without one (a divisor that never divides by zero)."""
         self.attacks = np.array([x.attacks if x else 0 for x in w], dtype=np.float64)
         self.hits_ground = np.array([x is not None and x.target in (D.GROUND, D.ANY) for x in w], dtype=np.bool_)
         self.hits_air = np.array([x is not None and x.target in (D.AIR, D.ANY) for x in w], dtype=np.bool_)

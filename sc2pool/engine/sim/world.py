@@ -334,9 +334,11 @@ class World:
                     miss = ~ok
                     sm = sc[miss]
                     closing = u.speed[sm] + u.max_speed
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        wait = np.where(closing > 0, gap[miss] / closing, np.inf)
-                    u.scan[sm] = self.loop + np.clip(wait, 1, 1 << 30).astype(np.int64)
+                    closes = closing > 0
+                    wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
+                    np.maximum(wait, 1, out=wait)
+                    np.minimum(wait, 1 << 30, out=wait)
+                    u.scan[sm] = self.loop + wait.astype(np.int64)
         explode = kind == EXPLODE
         has_t = tgt >= 0
         follow = kind == FOLLOW
@@ -360,7 +362,8 @@ class World:
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
             if np.count_nonzero(late):  # a damage point or a missile: the hit lands later
-                self._schedule(f[late], ft[late], np.sqrt(dx[f[late]] ** 2 + dy[f[late]] ** 2))
+                fl = f[late]
+                self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
                 f_now, t_now = f[~late], ft[~late]
             else:
                 f_now, t_now = f, ft
@@ -419,7 +422,8 @@ class World:
                 u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
                 self._clamp()
         if len(self._collidable()) > 1:
-            w = np.full(n, W_IDLE)
+            w = np.empty(n)
+            w.fill(W_IDLE)
             walking = point_goal | chase
             w[walking] = W_MOVING
             w[in_range] = W_ATTACKING
@@ -434,7 +438,7 @@ class World:
             if self._separate(w, steer, chase):
                 moved = True
                 if np.count_nonzero(point_goal):
-                    self._arrive_by_crowding(np.nonzero(point_goal & (u.kind != PATROL))[0])
+                    self._arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
 
         # --- damage and deaths
         if damage is not None:
@@ -1013,15 +1017,18 @@ class World:
         tag, target tag, loop it lands, loop the missile leaves)."""
         u = self.u
         ti = u.ti[att]
-        launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
-        sp = TYPES.proj_speed[ti]
-        flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
         new = np.empty((5, len(att)), np.int64)
         new[0] = ti
         new[1] = u.tag[att]
         new[2] = u.tag[trows]
-        new[3] = np.maximum(launch + flight, self.loop + 1)
-        new[4] = launch
+        launch = new[4]
+        np.add(TYPES.launch_loops[ti], self.loop, out=launch)
+        missile = TYPES.has_missile[ti]
+        if np.count_nonzero(missile):
+            flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
+            np.maximum(launch + flight, self.loop + 1, out=new[3])
+        else:
+            np.maximum(launch, self.loop + 1, out=new[3])
         self._pend = np.concatenate((self._pend, new), axis=1)
         self._p_due = self._pend[3]
 
