@@ -150,7 +150,7 @@ class World:
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
-        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
+        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_reach2 = np.zeros(0)
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self._pend = np.zeros((5, 0), np.int64)
@@ -563,7 +563,7 @@ class World:
                 ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
                 ok = (ra >= 0) & (rb >= 0)
                 self._pc_a, self._pc_b = ra[ok], rb[ok]
-                self._pc_rr, self._pc_rr2 = self._pc_rr[ok], self._pc_rr2[ok]
+                self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]
                 self._pc_ta, self._pc_tb = self._pc_ta[ok], self._pc_tb[ok]
                 rr = u.rows(self._pc_ref_tags)
                 ok = rr >= 0
@@ -580,7 +580,8 @@ class World:
         self._pc_coll = c
         self._pc_a, self._pc_b = a, b
         self._pc_rr = u.radius[a] + u.radius[b]
-        self._pc_rr2 = self._pc_rr * self._pc_rr
+        reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
+        self._pc_reach2 = reach * reach
         self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
         self._pc_ref_rows, self._pc_ref_tags = c, u.tag[c]
         self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
@@ -613,8 +614,7 @@ class World:
         # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
         # most the overlaps around it, so pairs further apart do not start overlapping.  The next
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
-        reach = self._pc_rr + ACTIVE_GAP
-        act = np.nonzero(d2 < reach * reach)[0]
+        act = (d2 < self._pc_reach2).nonzero()[0]
         a, b, dx, dy = a[act], b[act], dx[act], dy[act]
         self._near_now = (self.loop, u.version, a, b)
         if len(a) == 0:
@@ -636,39 +636,44 @@ class World:
             wa = np.minimum(wa, W_MOVING)
             wb = np.minimum(wb, W_MOVING)
         tot = wa + wb
-        fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
+        some = tot > 0
+        fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
         fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
         if np.count_nonzero(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
+        m2 = len(a)
+        push = np.empty(2 * m2)  # the pushes of the first pass: x components, then y
+        px, py = push[:m2], push[m2:]
         ovp = np.maximum(ov, 0.0)
         k = ovp / d
-        px = dx * k
-        py = dy * k
+        np.multiply(dx, k, out=px)
+        np.multiply(dy, k, out=py)
         # (without movers to steer, the sidestep below pushes nobody: skip it)
-        mov = steer | chasing if steer is not None else chasing
-        ma, mb = mov[a], mov[b]
-        one = ma ^ mb
-        if steer is not None and np.count_nonzero(one):
-            # Where one unit of a pair walks and the other does not: a standing unit in the way of
-            # a mover on its way to a point is passed sideways (perpendicular to the mover's
-            # heading: an idle ally steps aside, a unit that stands its ground is walked round).
-            m = np.where(ma, a, b)
-            hx, hy = np.cos(u.facing[m]), np.sin(u.facing[m])
-            ox = np.where(ma, -dx, dx)  # from the mover to the other unit
-            oy = np.where(ma, -dy, dy)
-            side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
-            w_other = np.where(ma, wb, wa)
-            sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
-            px -= hy * sign * ovp
-            py += hx * sign * ovp
+        if steer is not None:
+            mov = steer | chasing
+            ma, mb = mov[a], mov[b]
+            one = ma ^ mb
+            if np.count_nonzero(one):
+                # Where one unit of a pair walks and the other does not: a standing unit in the way of
+                # a mover on its way to a point is passed sideways (perpendicular to the mover's
+                # heading: an idle ally steps aside, a unit that stands its ground is walked round).
+                m = np.where(ma, a, b)
+                hm = u.facing[m]
+                hx, hy = np.cos(hm), np.sin(hm)
+                ox = np.where(ma, -dx, dx)  # from the mover to the other unit
+                oy = np.where(ma, -dy, dy)
+                side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
+                w_other = np.where(ma, wb, wa)
+                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+                px -= hy * sign * ovp
+                py += hx * sign * ovp
         # The passes work on x and y together, in preallocated buffers (each numpy call on these
         # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
         # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
         # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
-        m2 = len(a)
         idx = np.concatenate((a, a + n, b, b + n))
         xy = u.xy
         g = np.empty(4 * m2)
@@ -679,9 +684,6 @@ class World:
         sqx, sqy = sq[:m2], sq[m2:]
         d = np.empty(m2)
         ov = np.empty(m2)
-        push = np.empty(2 * m2)
-        push[:m2] = px
-        push[m2:] = py
         push2 = push.reshape(2, m2)
         share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
         share[0, :m2] = fa
@@ -944,7 +946,7 @@ class World:
             # masked matrix over all units, so are the results
             best = np.zeros(len(rows), np.int64)
             dist = np.empty(len(rows))
-            for owner in np.unique(own_r).tolist():
+            for owner in np.bincount(own_r).nonzero()[0].tolist():
                 sel = (own_r == owner).nonzero()[0]
                 best[sel], dist[sel] = self._nearest_of(rows[sel], owner)
             return best, dist
