@@ -247,11 +247,13 @@ class UnitStore:
     def rows(self, tags: np.ndarray) -> np.ndarray:
         """Row index per tag, -1 where the tag is not alive."""
         tags = np.asarray(tags, dtype=np.int64)
-        if len(self.tag) == 0:
+        tag = self.tag
+        n = len(tag)
+        if n == 0:
             return np.full(tags.shape, -1, dtype=np.int64)
-        idx = np.searchsorted(self.tag, tags)
-        idx = np.minimum(idx, len(self.tag) - 1)
-        return np.where(self.tag[idx] == tags, idx, -1)
+        idx = tag.searchsorted(tags)  # tags are ascending: rows keep their spawn order
+        np.minimum(idx, n - 1, out=idx)
+        return np.where(tag[idx] == tags, idx, -1)
 
     def row(self, tag: int) -> int:
         return int(self.rows(np.array([tag]))[0])

@@ -309,7 +309,10 @@ class World:
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
-        keep = has & ((d_edge <= rng) | ((kind != HOLD) & (self.loop % RESCAN != 0)))
+        keep = d_edge <= rng
+        if self.loop % RESCAN != 0:
+            keep |= kind != HOLD
+        keep &= has
         need_mask = auto & ~keep
         tgt = np.where(explicit | (auto & keep), cur, -1)
         if np.count_nonzero(need_mask):
