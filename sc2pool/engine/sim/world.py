@@ -142,6 +142,8 @@ class World:
         self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
+        self._crowd_coll: np.ndarray | None = None
+        self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
         self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -333,7 +335,7 @@ class World:
                     dx[fr] = x[ft] - x[fr]
                     dy[fr] = y[ft] - y[fr]
                     d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if not ok.all():
+                if np.count_nonzero(ok) < len(ok):
                     miss = ~ok
                     sm = sc[miss]
                     closing = u.speed[sm] + u.max_speed
@@ -540,16 +542,16 @@ class World:
         """
         u = self.u
         c = self._collidable()
-        s = c[np.argsort(u.x[c], kind="stable")]
+        s = c[u.x[c].argsort(kind="stable")]
         xs = u.x[s]
         reach = 2.0 * self._coll_rmax + extra
         k = len(s)
-        cnt = np.searchsorted(xs, xs + reach, side="right") - np.arange(1, k + 1)
+        cnt = xs.searchsorted(xs + reach, side="right") - np.arange(1, k + 1)
         total = int(cnt.sum())
         if total == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        ii = np.repeat(np.arange(k), cnt)
-        jj = ii + 1 + np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ii = np.arange(k).repeat(cnt)
+        jj = ii + 1 + np.arange(total) - (cnt.cumsum() - cnt).repeat(cnt)
         a, b = s[ii], s[jj]
         near = np.abs(u.y[a] - u.y[b]) <= u.radius[a] + u.radius[b] + extra
         return a[near], b[near]
@@ -789,8 +791,11 @@ class World:
         """How far from its goal a mover may stop against allies already there: the radius of a
         loose ball of all its owner's ground units (``2 r sqrt(n)``: packing density 1/4)."""
         u = self.u
-        own_count = np.bincount(u.owner[self._collidable()], minlength=NEUTRAL_OWNER + 1)
-        return 2.0 * u.radius[rows] * np.sqrt(own_count[u.owner[rows]])
+        c = self._collidable()
+        if self._crowd_coll is not c:  # per collidable set: the square roots of the counts
+            self._crowd_coll = c
+            self._crowd_sqrt_n = np.sqrt(np.bincount(u.owner[c], minlength=NEUTRAL_OWNER + 1))
+        return 2.0 * u.radius[rows] * self._crowd_sqrt_n[u.owner[rows]]
 
     def _arrive_by_crowding(self, m: np.ndarray) -> None:
         """Movers ``m`` whose goal is taken by idle allies stop on bumping into them.
@@ -978,7 +983,7 @@ class World:
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
-        masked = not hits_all[ti[rows]].all()
+        masked = np.count_nonzero(hits_all[ti[rows]]) < len(rows)
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         best, dist = self._closest(rows, d2, cols, common)
@@ -993,12 +998,12 @@ class World:
         u = self.u
         k = np.arange(len(rows))
         if common == common:  # not NaN: one radius for every candidate
-            bi = np.argmin(d2, axis=1)
+            bi = d2.argmin(axis=1)
             dist = np.sqrt(d2[k, bi]) - common
         else:
             d = np.sqrt(d2)
             d -= (u.radius if cols is None else u.radius[cols])[None, :]
-            bi = np.argmin(d, axis=1)
+            bi = d.argmin(axis=1)
             dist = d[k, bi]
         dist -= u.radius[rows]
         return (bi if cols is None else cols[bi]), dist
