@@ -769,9 +769,14 @@ class World:
         h2 += hy * hy
         dot = vx * hxi
         dot += vy * hyi
-        firm = ~walking[oth] | (u.slide[oth] != 0.0)
+        # per unit first (one pass over the units), then per touching pair
+        stays = u.slide != 0.0
+        stays |= ~walking
+        firm = stays[oth]
         if yielding_idle:
-            firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
+            idle = u.kind == IDLE
+            idle &= u.eng == 0
+            firm &= ~(idle[oth] & (u.owner[oth] == u.owner[src]))
         # within 45 degrees ahead: cos^2 >= 1/2, and in front
         hv2 *= h2[i]
         ahead = firm & (dot * dot >= hv2) & (dot > 0)
@@ -1047,8 +1052,8 @@ class World:
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt, _, launch = np.compress(due, self._pend, axis=1)
-        self._pend = np.compress(~due, self._pend, axis=1)
+        ti, att, tgt, _, launch = self._pend.compress(due, axis=1)
+        self._pend = self._pend.compress(~due, axis=1)
         self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
