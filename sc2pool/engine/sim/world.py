@@ -152,6 +152,8 @@ class World:
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
+        self._pc_idx4 = self._pc_ref_idx = np.zeros(0, np.int64)
+        self._pc_ref_xy = np.zeros(0)
         self._pc_rx = self._pc_ry = self._pc_rr = self._pc_reach2 = np.zeros(0)
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
@@ -575,10 +577,14 @@ class World:
                 self._pc_ref_rows, self._pc_ref_tags = rr[ok], self._pc_ref_tags[ok]
                 self._pc_rx, self._pc_ry = self._pc_rx[ok], self._pc_ry[ok]
                 self._pc_version = u.version
-            r = self._pc_ref_rows
-            dx = u.x[r] - self._pc_rx
-            dy = u.y[r] - self._pc_ry
-            if len(r) == 0 or float((dx * dx + dy * dy).max()) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
+                self._index_pairs()
+            k = len(self._pc_ref_rows)
+            if k == 0:
+                return self._pc_a, self._pc_b
+            moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
+            moved -= self._pc_ref_xy
+            moved *= moved
+            if float(np.maximum.reduce(moved[:k] + moved[k:])) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
@@ -592,7 +598,17 @@ class World:
         self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
         self._pc_next_tag = u.next_tag
         self._pc_version = u.version
+        self._index_pairs()
         return a, b
+
+    def _index_pairs(self) -> None:
+        """Gather indices into the flat position view ``u.xy`` for the pair list (xa, ya, xb, yb)
+        and its reference units (x, y), with their reference positions; refreshed with the list."""
+        n = len(self.u)
+        a, b, r = self._pc_a, self._pc_b, self._pc_ref_rows
+        self._pc_idx4 = np.concatenate((a, a + n, b, b + n))
+        self._pc_ref_idx = np.concatenate((r, r + n))
+        self._pc_ref_xy = np.concatenate((self._pc_rx, self._pc_ry))
 
     def _separate(self, w: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> bool:
         """Push overlapping ground units apart; ``w`` is each unit's give-way weight.  ``steer``
@@ -611,11 +627,12 @@ class World:
         a, b = self._near_pairs()
         if len(a) == 0:
             return False
-        x, y = u.x, u.y
-        dx = x[a] - x[b]
-        dy = y[a] - y[b]
-        d2 = dx * dx
-        d2 += dy * dy
+        p = len(a)
+        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
+        dd = g[:2 * p] - g[2 * p:]  # dx, dy
+        sq = dd * dd
+        d2 = sq[:p] + sq[p:]
+        dx, dy = dd[:p], dd[p:]
         # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
         # most the overlaps around it, so pairs further apart do not start overlapping.  The next
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
@@ -816,8 +833,11 @@ class World:
         if len(a) == 0:
             return
         # touching pairs, both directions
-        d = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b])
-        t = d <= u.radius[a] + u.radius[b] + CONTACT_SLOP
+        p = len(a)
+        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
+        dd = g[:2 * p] - g[2 * p:]
+        d = np.hypot(dd[:p], dd[p:])
+        t = d <= self._pc_rr + CONTACT_SLOP
         a, b = a[t], b[t]
         src = np.concatenate((a, b))
         oth = np.concatenate((b, a))
