@@ -146,7 +146,10 @@ class World:
         self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
-        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray, np.ndarray] = (
+            -1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        """(loop, unit-set version, rows a, rows b, their radii summed) of the pairs the last
+        separation looked at."""
         self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._pc_version = -1
         self._pc_ref_tags: np.ndarray | None = None
@@ -638,10 +641,10 @@ class World:
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
         act = (d2 < self._pc_reach2).nonzero()[0]
         a, b, dx, dy = a[act], b[act], dx[act], dy[act]
-        self._near_now = (self.loop, u.version, a, b)
+        rr = self._pc_rr[act]
+        self._near_now = (self.loop, u.version, a, b, rr)
         if len(a) == 0:
             return False
-        rr = self._pc_rr[act]
         d = np.sqrt(d2[act])
         ov = rr - d
         if not np.count_nonzero(ov > SEPARATION_EPS):
@@ -756,16 +759,19 @@ class World:
             # touching pairs as the loop starts (shared by this loop's movers and chasers); the
             # last loop's separation already listed the pairs near enough to matter
             self._touch_loop, self._touch_version = self.loop, u.version
-            last, version, a, b = self._near_now
+            last, version, a, b, rr = self._near_now
             if last != self.loop - 1 or version != u.version:
                 a, b = self._near_pairs()
-            dx = u.x[b] - u.x[a]
-            dy = u.y[b] - u.y[a]
-            reach = u.radius[a] + u.radius[b] + CONTACT_SLOP
-            t = np.nonzero(dx * dx + dy * dy <= reach * reach)[0]
-            a, b, dx, dy = a[t], b[t], dx[t], dy[t]
-            half_v2 = dx * dx
-            half_v2 += dy * dy
+                rr = self._pc_rr
+            p = len(a)
+            g = u.xy.take(np.concatenate((b, b + n, a, a + n)))  # xb, yb, xa, ya
+            dd = g[:2 * p] - g[2 * p:]  # from a to b
+            sq = dd * dd
+            s2 = sq[:p] + sq[p:]
+            reach = rr + CONTACT_SLOP
+            t = (s2 <= reach * reach).nonzero()[0]
+            a, b, dx, dy = a[t], b[t], dd[:p][t], dd[p:][t]
+            half_v2 = s2[t]
             half_v2 *= 0.5
             self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
                            np.concatenate((dx, -dx)), np.concatenate((dy, -dy)),  # src -> other
@@ -916,7 +922,7 @@ class World:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
         (static fight, scheduled target scans)."""
         self._static_until = 0
-        self._near_now = (-1, -1, self._near_now[2], self._near_now[3])
+        self._near_now = (-1, -1, *self._near_now[2:])
         self.u.scan[:] = 0
         self.u.seg[:] = -1
 
