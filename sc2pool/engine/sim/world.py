@@ -417,19 +417,25 @@ class World:
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
             rr = radius[m] + radius[tm]
-            stop_at = np.where(follow[m], rr, rng[m] + rr - 0.01)
+            stop_at = rng[m] + rr - 0.01
+            fm = follow[m]
+            if np.count_nonzero(fm):
+                stop_at = np.where(fm, rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
-            if np.count_nonzero(go):
+            n_go = np.count_nonzero(go)
+            if n_go:
                 moved = True
-                scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+                every = n_go == len(m)  # (the common case: no masking needed)
+                scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
                 blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
                 if np.count_nonzero(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
                 x[m] += mdx * scale
                 y[m] += mdy * scale
-                u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
+                heading = np.arctan2(mdy, mdx) % _TWO_PI
+                u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
                 self._clamp()
         if len(self._collidable()) > 1:
             w = np.empty(n)
