@@ -705,7 +705,7 @@ class World:
         # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
         # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
         # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
-        idx = np.concatenate((a, a + n, b, b + n))
+        idx = self._pc_idx4.reshape(4, -1)[:, act].reshape(-1)  # (a, a + n, b, b + n) of these pairs
         xy = u.xy
         g = np.empty(4 * m2)
         ga, gb = g[:2 * m2], g[2 * m2:]
