@@ -352,3 +352,46 @@ def test_computer_focus_fires_the_weakest_in_range_from_medium_hard() -> None:
             assert all(w.u.kind[row(w, t)] == ATTACK_MOVE for t in mine.tolist())
         assert ai.horizon(w.loop) == PERIOD
         del strong
+
+
+def test_position_view_writes_through_to_x_and_y() -> None:
+    """The separation passes push units through ``UnitStore.xy``; it must stay a view of the
+    ``x`` and ``y`` columns after units are added or removed and after a pickle round trip."""
+    import pickle
+
+    w = world()
+    tags = w.spawn(D.MARINE, 1, [1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    w.remove_tags([int(tags[1])])
+    u = w.u
+    u.xy += 1.0
+    assert u.x.tolist() == [2.0, 4.0] and u.y.tolist() == [5.0, 7.0]
+    u2 = pickle.loads(pickle.dumps(u))
+    u2.xy[1] = 9.0
+    u2.xy[2] = 8.0
+    assert u2.x.tolist() == [2.0, 9.0] and u2.y.tolist() == [8.0, 7.0]
+
+
+@pytest.mark.parametrize("types", [(D.MARINE,), (D.MARINE, D.MARAUDER, D.ROACH, D.ZERGLING, D.LARVA)])
+def test_target_search_per_owner_equals_one_masked_matrix(types: tuple[int, ...],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """From many units on, the nearest-target search splits the rows by owner; it must find the
+    same targets at the same distances as one masked matrix over all units (one radius or mixed
+    radii; with a type that cannot attack, whose rows find nothing)."""
+    from sc2pool.engine.sim import world as world_module
+    from sc2pool.engine.sim.units import NEUTRAL_OWNER
+
+    rng = np.random.default_rng(5)
+    w = world()
+    per = max(8, world_module._SUBSET_MIN_UNITS // (3 * len(types)) + 1)
+    for owner in (1, 2, 3):
+        for t in types:
+            w.spawn(t, owner, rng.uniform(1, 63, per), rng.uniform(1, 63, per))
+    w.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [32.0], [32.0])
+    assert len(w.u) >= world_module._SUBSET_MIN_UNITS
+    rows = (~w.u.neutral).nonzero()[0]
+    best, dist = w._nearest(rows)
+    monkeypatch.setattr(world_module, "_SUBSET_MIN_UNITS", 1 << 30)
+    best_all, dist_all = w._nearest(rows)
+    assert best.tolist() == best_all.tolist()
+    assert dist.tobytes() == dist_all.tobytes()
+    assert np.isfinite(dist).sum() >= len(rows) - (per * 3 if D.LARVA in types else 0)

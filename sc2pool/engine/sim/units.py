@@ -54,6 +54,11 @@ class TypeTable:
         self.dpoint = np.array([x.damage_point * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
         self.proj_speed = np.array([x.projectile_speed / D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
         self.delayed = (self.dpoint > 0) | (self.proj_speed > 0)
+        self.launch_loops = np.ceil(self.dpoint).astype(np.int64)
+        """Whole loops from firing to the hit (or the missile's launch)."""
+        self.has_missile = self.proj_speed > 0
+        self.proj_speed_or_1 = np.where(self.has_missile, self.proj_speed, 1.0)
+        """Missile speed, 1 for weapons without one (a divisor that never divides by zero)."""
         self.attacks = np.array([x.attacks if x else 0 for x in w], dtype=np.float64)
         self.hits_ground = np.array([x is not None and x.target in (D.GROUND, D.ANY) for x in w], dtype=np.bool_)
         self.hits_air = np.array([x is not None and x.target in (D.AIR, D.ANY) for x in w], dtype=np.bool_)
@@ -120,6 +125,8 @@ class UnitStore:
     owner: np.ndarray
     x: np.ndarray
     y: np.ndarray
+    xy: np.ndarray
+    """``x`` followed by ``y``: one flat view of both columns (2 * len entries)."""
     facing: np.ndarray
     hp: np.ndarray
     shield: np.ndarray
@@ -177,7 +184,11 @@ class UnitStore:
 
     def _bind(self) -> None:
         """Re-point the column views after the blocks were replaced, and refresh derived columns."""
+        if not self.F.flags.c_contiguous:  # the ``xy`` view below needs one C-ordered block
+            self.F = np.ascontiguousarray(self.F)
         F, I = self.F, self.I  # noqa: E741
+        # x then y as one flat view (the separation passes gather and push both in one operation)
+        self.xy = F[:2].reshape(-1)
         for k, name in enumerate(FLOAT_FIELDS):
             setattr(self, name, F[k])
         for k, name in enumerate(INT_FIELDS):
@@ -236,11 +247,13 @@ class UnitStore:
     def rows(self, tags: np.ndarray) -> np.ndarray:
         """Row index per tag, -1 where the tag is not alive."""
         tags = np.asarray(tags, dtype=np.int64)
-        if len(self.tag) == 0:
+        tag = self.tag
+        n = len(tag)
+        if n == 0:
             return np.full(tags.shape, -1, dtype=np.int64)
-        idx = np.searchsorted(self.tag, tags)
-        idx = np.minimum(idx, len(self.tag) - 1)
-        return np.where(self.tag[idx] == tags, idx, -1)
+        idx = tag.searchsorted(tags)  # tags are ascending: rows keep their spawn order
+        np.minimum(idx, n - 1, out=idx)
+        return np.where(tag[idx] == tags, idx, -1)
 
     def row(self, tag: int) -> int:
         return int(self.rows(np.array([tag]))[0])

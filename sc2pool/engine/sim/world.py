@@ -131,6 +131,7 @@ class World:
         self._targeting_version = -1
         self._segment_start = 0
         self._hits_all = np.zeros(0, dtype=bool)
+        self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
         self._common_radius = np.nan
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
@@ -141,15 +142,22 @@ class World:
         self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
+        self._crowd_coll: np.ndarray | None = None
+        self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
-        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64))
-        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray, np.ndarray] = (
+            -1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        """(loop, unit-set version, rows a, rows b, their radii summed) of the pairs the last
+        separation looked at."""
+        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._pc_version = -1
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
-        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_rr2 = np.zeros(0)
+        self._pc_idx4 = self._pc_ref_idx = np.zeros(0, np.int64)
+        self._pc_ref_xy = np.zeros(0)
+        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_reach2 = np.zeros(0)
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self._pend = np.zeros((5, 0), np.int64)
@@ -294,8 +302,8 @@ class World:
         want = np.where(explicit, u.ttag, u.eng)
         cur = u.rows(want)
         lost = explicit & (cur < 0)
-        if lost.any():  # the attacked / followed unit is gone: that order is done
-            u.finish_orders(np.nonzero(lost)[0])
+        if np.count_nonzero(lost):  # the attacked / followed unit is gone: that order is done
+            u.finish_orders(lost.nonzero()[0])
             kind = u.kind
             explicit = _EXPLICIT_LUT[kind]
             cur = np.where(explicit | (u.eng != 0), cur, -1)
@@ -308,11 +316,14 @@ class World:
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
-        keep = has & ((d_edge <= rng) | ((kind != HOLD) & (self.loop % RESCAN != 0)))
+        keep = d_edge <= rng
+        if self.loop % RESCAN != 0:
+            keep |= kind != HOLD
+        keep &= has
         need_mask = auto & ~keep
         tgt = np.where(explicit | (auto & keep), cur, -1)
-        if need_mask.any():
-            need = np.nonzero(need_mask)[0]
+        if np.count_nonzero(need_mask):
+            need = need_mask.nonzero()[0]
             # Units that had no target only look again once a hostile could have come within
             # reach (their scan loop); units that just dropped one look now.
             look = has[need] | (u.scan[need] <= self.loop)
@@ -322,20 +333,22 @@ class World:
                 found, gap = self._acquire(sc)
                 tgt[sc] = found
                 ok = found >= 0
-                if ok.any():
+                if np.count_nonzero(ok):
                     fr, ft = sc[ok], found[ok]
                     u.eng[fr] = u.tag[ft]
                     tsafe[fr] = ft
                     dx[fr] = x[ft] - x[fr]
                     dy[fr] = y[ft] - y[fr]
                     d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if not ok.all():
+                if np.count_nonzero(ok) < len(ok):
                     miss = ~ok
                     sm = sc[miss]
                     closing = u.speed[sm] + u.max_speed
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        wait = np.where(closing > 0, gap[miss] / closing, np.inf)
-                    u.scan[sm] = self.loop + np.clip(wait, 1, 1 << 30).astype(np.int64)
+                    closes = closing > 0
+                    wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
+                    np.maximum(wait, 1, out=wait)
+                    np.minimum(wait, 1 << 30, out=wait)
+                    u.scan[sm] = self.loop + wait.astype(np.int64)
         explode = kind == EXPLODE
         has_t = tgt >= 0
         follow = kind == FOLLOW
@@ -347,19 +360,20 @@ class World:
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
         blast = (fire & u.suicide) | explode
-        if blast.any():
+        if np.count_nonzero(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
-            self._explode(np.nonzero(blast)[0], damage, died)
+            self._explode(blast.nonzero()[0], damage, died)
             fire &= ~u.suicide
-        if fire.any():
+        if np.count_nonzero(fire):
             if damage is None:
                 damage = np.zeros(n)
-            f = np.nonzero(fire)[0]
+            f = fire.nonzero()[0]
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
-            if late.any():  # a damage point or a missile: the hit lands later
-                self._schedule(f[late], ft[late], np.sqrt(dx[f[late]] ** 2 + dy[f[late]] ** 2))
+            if np.count_nonzero(late):  # a damage point or a missile: the hit lands later
+                fl = f[late]
+                self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
                 f_now, t_now = f[~late], ft[~late]
             else:
                 f_now, t_now = f, ft
@@ -381,13 +395,13 @@ class World:
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
         moved = False
-        if point_goal.any():
-            pg = np.nonzero(point_goal)[0]
+        if np.count_nonzero(point_goal):
+            pg = point_goal.nonzero()[0]
             hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
             blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
             bx, by = x[pg].copy(), y[pg].copy()
             moved |= self._move_to_points(pg, self.loop)
-            if blocked.any():  # side-step round the blocker instead of walking into it
+            if np.count_nonzero(blocked):  # side-step round the blocker instead of walking into it
                 b = pg[blocked]
                 hb = np.hypot(hx[blocked], hy[blocked])
                 step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
@@ -395,45 +409,52 @@ class World:
                 y[b] = by[blocked] + hx[blocked] * step
                 u.seg[b] = -1
                 self._clamp()
-        if chase.any():
-            m = np.nonzero(chase)[0]
+        if np.count_nonzero(chase):
+            m = chase.nonzero()[0]
             tm = tsafe[m]
             mdx = x[tm] - x[m]
             mdy = y[tm] - y[m]
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
             rr = radius[m] + radius[tm]
-            stop_at = np.where(follow[m], rr, rng[m] + rr - 0.01)
+            stop_at = rng[m] + rr - 0.01
+            fm = follow[m]
+            if np.count_nonzero(fm):
+                stop_at = np.where(fm, rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
-            if go.any():
+            n_go = np.count_nonzero(go)
+            if n_go:
                 moved = True
-                scale = np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+                every = n_go == len(m)  # (the common case: no masking needed)
+                scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
                 blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
-                if blocked.any():  # blocked chasers side-step round the blocker instead
+                if np.count_nonzero(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
                 x[m] += mdx * scale
                 y[m] += mdy * scale
-                u.facing[m] = np.where(go, np.arctan2(mdy, mdx) % _TWO_PI, u.facing[m])
+                heading = np.arctan2(mdy, mdx) % _TWO_PI
+                u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
                 self._clamp()
         if len(self._collidable()) > 1:
-            w = np.full(n, W_IDLE)
+            w = np.empty(n)
+            w.fill(W_IDLE)
             walking = point_goal | chase
             w[walking] = W_MOVING
             w[in_range] = W_ATTACKING
             w[(kind == HOLD) | (speed <= 0)] = W_FIXED
             steer = None
-            if point_goal.any():
+            if np.count_nonzero(point_goal):
                 steer = np.zeros(n, dtype=bool)
                 # movers still on their way (not yet among the crowd at their goal) steer too
-                pg = np.nonzero(point_goal)[0]
+                pg = point_goal.nonzero()[0]
                 far = np.hypot(u.tx[pg] - x[pg], u.ty[pg] - y[pg]) > self._crowd_bound(pg)
                 steer[pg[far]] = True
             if self._separate(w, steer, chase):
                 moved = True
-                if point_goal.any():
-                    self._arrive_by_crowding(np.nonzero(point_goal & (u.kind != PATROL))[0])
+                if np.count_nonzero(point_goal):
+                    self._arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
 
         # --- damage and deaths
         if damage is not None:
@@ -441,18 +462,18 @@ class World:
             dead = (u.hp <= 0.0) & ~u.neutral
             if died is not None:
                 dead |= died
-            if dead.any():
+            if np.count_nonzero(dead):
                 d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
-        if not moved and not explode.any():
+        if not moved and not np.count_nonzero(explode):
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
             ready = in_range & ~(fire & u.suicide)
             until = self.loop + (1 << 30)
-            if ready.any():
+            if np.count_nonzero(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
                 until = self.loop + max(nxt - 1, 0)
             if self._p_due.size:
@@ -469,7 +490,7 @@ class World:
         """
         u = self.u
         new = u.seg[m] < 0
-        if new.any():
+        if np.count_nonzero(new):
             mn = m[new]
             u.ox[mn] = u.x[mn]
             u.oy[mn] = u.y[mn]
@@ -485,12 +506,12 @@ class World:
         frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
         nx = np.where(arrived, tx, ox + ddx * frac)
         ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(((nx != u.x[m]) | (ny != u.y[m])).any())
+        moved = bool(np.count_nonzero((nx != u.x[m]) | (ny != u.y[m])))
         u.x[m] = nx
         u.y[m] = ny
         u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
         self._clamp()
-        if arrived.any():
+        if np.count_nonzero(arrived):
             moved = True
             ar = m[arrived]
             kind = u.kind
@@ -509,8 +530,14 @@ class World:
         u = self.u
         # economy hook: workers on an economy job (harvesting, building) pass through units, as
         # harvesting workers do in the real game; the economy places them itself
-        econ = u.kind == ECON
-        key = (u.version, econ.tobytes() if self.economy is not None and econ.any() else b"")
+        if self.economy is None:  # combat only: the set changes with the units alone
+            if self._coll_version[0] == u.version and not self._coll_version[1]:
+                return self._coll
+            econ = np.zeros(len(u), dtype=bool)
+            key = (u.version, b"")
+        else:
+            econ = u.kind == ECON
+            key = (u.version, econ.tobytes() if np.count_nonzero(econ) else b"")
         if self._coll_version != key:
             self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
             self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
@@ -526,16 +553,16 @@ class World:
         """
         u = self.u
         c = self._collidable()
-        s = c[np.argsort(u.x[c], kind="stable")]
+        s = c[u.x[c].argsort(kind="stable")]
         xs = u.x[s]
         reach = 2.0 * self._coll_rmax + extra
         k = len(s)
-        cnt = np.searchsorted(xs, xs + reach, side="right") - np.arange(1, k + 1)
+        cnt = xs.searchsorted(xs + reach, side="right") - np.arange(1, k + 1)
         total = int(cnt.sum())
         if total == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        ii = np.repeat(np.arange(k), cnt)
-        jj = ii + 1 + np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ii = np.arange(k).repeat(cnt)
+        jj = ii + 1 + np.arange(total) - (cnt.cumsum() - cnt).repeat(cnt)
         a, b = s[ii], s[jj]
         near = np.abs(u.y[a] - u.y[b]) <= u.radius[a] + u.radius[b] + extra
         return a[near], b[near]
@@ -552,30 +579,45 @@ class World:
                 ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
                 ok = (ra >= 0) & (rb >= 0)
                 self._pc_a, self._pc_b = ra[ok], rb[ok]
-                self._pc_rr, self._pc_rr2 = self._pc_rr[ok], self._pc_rr2[ok]
+                self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]
                 self._pc_ta, self._pc_tb = self._pc_ta[ok], self._pc_tb[ok]
                 rr = u.rows(self._pc_ref_tags)
                 ok = rr >= 0
                 self._pc_ref_rows, self._pc_ref_tags = rr[ok], self._pc_ref_tags[ok]
                 self._pc_rx, self._pc_ry = self._pc_rx[ok], self._pc_ry[ok]
                 self._pc_version = u.version
-            r = self._pc_ref_rows
-            dx = u.x[r] - self._pc_rx
-            dy = u.y[r] - self._pc_ry
-            if len(r) == 0 or float((dx * dx + dy * dy).max()) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
+                self._index_pairs()
+            k = len(self._pc_ref_rows)
+            if k == 0:
+                return self._pc_a, self._pc_b
+            moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
+            moved -= self._pc_ref_xy
+            moved *= moved
+            if float(np.maximum.reduce(moved[:k] + moved[k:])) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
         self._pc_coll = c
         self._pc_a, self._pc_b = a, b
         self._pc_rr = u.radius[a] + u.radius[b]
-        self._pc_rr2 = self._pc_rr * self._pc_rr
+        reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
+        self._pc_reach2 = reach * reach
         self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
         self._pc_ref_rows, self._pc_ref_tags = c, u.tag[c]
         self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
         self._pc_next_tag = u.next_tag
         self._pc_version = u.version
+        self._index_pairs()
         return a, b
+
+    def _index_pairs(self) -> None:
+        """Gather indices into the flat position view ``u.xy`` for the pair list (xa, ya, xb, yb)
+        and its reference units (x, y), with their reference positions; refreshed with the list."""
+        n = len(self.u)
+        a, b, r = self._pc_a, self._pc_b, self._pc_ref_rows
+        self._pc_idx4 = np.concatenate((a, a + n, b, b + n))
+        self._pc_ref_idx = np.concatenate((r, r + n))
+        self._pc_ref_xy = np.concatenate((self._pc_rx, self._pc_ry))
 
     def _separate(self, w: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> bool:
         """Push overlapping ground units apart; ``w`` is each unit's give-way weight.  ``steer``
@@ -594,24 +636,24 @@ class World:
         a, b = self._near_pairs()
         if len(a) == 0:
             return False
-        x, y = u.x, u.y
-        dx = x[a] - x[b]
-        dy = y[a] - y[b]
-        d2 = dx * dx
-        d2 += dy * dy
+        p = len(a)
+        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
+        dd = g[:2 * p] - g[2 * p:]  # dx, dy
+        sq = dd * dd
+        d2 = sq[:p] + sq[p:]
+        dx, dy = dd[:p], dd[p:]
         # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
         # most the overlaps around it, so pairs further apart do not start overlapping.  The next
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
-        reach = self._pc_rr + ACTIVE_GAP
-        act = np.nonzero(d2 < reach * reach)[0]
+        act = (d2 < self._pc_reach2).nonzero()[0]
         a, b, dx, dy = a[act], b[act], dx[act], dy[act]
-        self._near_now = (self.loop, u.version, a, b)
+        rr = self._pc_rr[act]
+        self._near_now = (self.loop, u.version, a, b, rr)
         if len(a) == 0:
             return False
-        rr = self._pc_rr[act]
         d = np.sqrt(d2[act])
         ov = rr - d
-        if not (ov > SEPARATION_EPS).any():
+        if not np.count_nonzero(ov > SEPARATION_EPS):
             return False
         wa, wb = w[a], w[b]
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
@@ -625,65 +667,78 @@ class World:
             wa = np.minimum(wa, W_MOVING)
             wb = np.minimum(wb, W_MOVING)
         tot = wa + wb
-        fa = np.where(tot > 0, wa / np.where(tot > 0, tot, 1.0), 0.5)
+        some = tot > 0
+        fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
         fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
-        if same.any():  # units on one point: split them along a direction fixed by their rows
+        if np.count_nonzero(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
+        m2 = len(a)
+        push = np.empty(2 * m2)  # the pushes of the first pass: x components, then y
+        px, py = push[:m2], push[m2:]
         ovp = np.maximum(ov, 0.0)
         k = ovp / d
-        px = dx * k
-        py = dy * k
+        np.multiply(dx, k, out=px)
+        np.multiply(dy, k, out=py)
         # (without movers to steer, the sidestep below pushes nobody: skip it)
-        mov = steer | chasing if steer is not None else chasing
-        ma, mb = mov[a], mov[b]
-        one = ma ^ mb
-        if steer is not None and one.any():
-            # Where one unit of a pair walks and the other does not: a standing unit in the way of
-            # a mover on its way to a point is passed sideways (perpendicular to the mover's
-            # heading: an idle ally steps aside, a unit that stands its ground is walked round).
-            m = np.where(ma, a, b)
-            hx, hy = np.cos(u.facing[m]), np.sin(u.facing[m])
-            ox = np.where(ma, -dx, dx)  # from the mover to the other unit
-            oy = np.where(ma, -dy, dy)
-            side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
-            w_other = np.where(ma, wb, wa)
-            sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
-            px -= hy * sign * ovp
-            py += hx * sign * ovp
-        # The passes reuse one gather index and one weights buffer (no concatenation per pass);
-        # the weights keep the layout (a's x, b's x, a's y, b's y) that bincount sums in order.
-        m2 = len(a)
-        ab = np.concatenate((a, b))
-        idx = np.concatenate((ab, ab + n))
+        if steer is not None:
+            mov = steer | chasing
+            ma, mb = mov[a], mov[b]
+            one = ma ^ mb
+            if np.count_nonzero(one):
+                # Where one unit of a pair walks and the other does not: a standing unit in the way of
+                # a mover on its way to a point is passed sideways (perpendicular to the mover's
+                # heading: an idle ally steps aside, a unit that stands its ground is walked round).
+                m = np.where(ma, a, b)
+                hm = u.facing[m]
+                hx, hy = np.cos(hm), np.sin(hm)
+                ox = np.where(ma, -dx, dx)  # from the mover to the other unit
+                oy = np.where(ma, -dy, dy)
+                side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
+                w_other = np.where(ma, wb, wa)
+                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+                px -= hy * sign * ovp
+                py += hx * sign * ovp
+        # The passes work on x and y together, in preallocated buffers (each numpy call on these
+        # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
+        # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
+        # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
+        idx = self._pc_idx4.reshape(4, -1)[:, act].reshape(-1)  # (a, a + n, b, b + n) of these pairs
+        xy = u.xy
+        g = np.empty(4 * m2)
+        ga, gb = g[:2 * m2], g[2 * m2:]
+        dd = np.empty(2 * m2)
+        dd2 = dd.reshape(2, m2)
+        sq = np.empty(2 * m2)
+        sqx, sqy = sq[:m2], sq[m2:]
+        d = np.empty(m2)
+        ov = np.empty(m2)
+        push2 = push.reshape(2, m2)
+        share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
+        share[0, :m2] = fa
+        share[0, m2:] = fa
+        share[1, :m2] = fb
+        share[1, m2:] = fb
         wts = np.empty(4 * m2)
-        w_ax, w_bx, w_ay, w_by = wts[:m2], wts[m2:2 * m2], wts[2 * m2:3 * m2], wts[3 * m2:]
+        wts2 = wts.reshape(2, 2 * m2)
         for it in range(SEPARATION_ITERATIONS):
             if it:
-                xs = x[ab]
-                ys = y[ab]
-                dx = xs[:m2] - xs[m2:]
-                dy = ys[:m2] - ys[m2:]
-                d = dx * dx
-                d += dy * dy
+                xy.take(idx, out=g)
+                np.subtract(ga, gb, out=dd)
+                np.multiply(dd, dd, out=sq)
+                np.add(sqx, sqy, out=d)
                 np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
-                ov = rr - d
+                np.subtract(rr, d, out=ov)
                 if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
                     break
                 np.maximum(ov, 0.0, out=ov)
                 ov /= d
-                px = dx * ov
-                py = dy * ov
-            np.multiply(px, fa, out=w_ax)
-            np.multiply(px, fb, out=w_bx)
-            np.multiply(py, fa, out=w_ay)
-            np.multiply(py, fb, out=w_by)
-            mv = np.bincount(idx, wts, minlength=2 * n)
-            x += mv[:n]
-            y += mv[n:]
+                np.multiply(dd2, ov, out=push2)
+            np.multiply(push, share, out=wts2)
+            xy += np.bincount(idx, wts, minlength=2 * n)
         self._clamp()
         # a straight move restarts from where the push left the unit
         u.seg[a] = -1
@@ -710,39 +765,58 @@ class World:
             # touching pairs as the loop starts (shared by this loop's movers and chasers); the
             # last loop's separation already listed the pairs near enough to matter
             self._touch_loop, self._touch_version = self.loop, u.version
-            last, version, a, b = self._near_now
+            last, version, a, b, rr = self._near_now
             if last != self.loop - 1 or version != u.version:
                 a, b = self._near_pairs()
-            dx = u.x[b] - u.x[a]
-            dy = u.y[b] - u.y[a]
-            reach = u.radius[a] + u.radius[b] + CONTACT_SLOP
-            t = np.nonzero(dx * dx + dy * dy <= reach * reach)[0]
-            a, b, dx, dy = a[t], b[t], dx[t], dy[t]
+                rr = self._pc_rr
+            p = len(a)
+            g = u.xy.take(np.concatenate((b, b + n, a, a + n)))  # xb, yb, xa, ya
+            dd = g[:2 * p] - g[2 * p:]  # from a to b
+            sq = dd * dd
+            s2 = sq[:p] + sq[p:]
+            reach = rr + CONTACT_SLOP
+            t = (s2 <= reach * reach).nonzero()[0]
+            a, b, dx, dy = a[t], b[t], dd[:p][t], dd[p:][t]
+            half_v2 = s2[t]
+            half_v2 *= 0.5
             self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
-                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)))  # src -> other
-        src, oth, vx, vy = self._touch
+                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)),  # src -> other
+                           np.concatenate((half_v2, half_v2)))  # half its squared length
+        src, oth, vx, vy, hv2 = self._touch
         if len(src) == 0:
             return out
-        pos = np.full(n, -1, dtype=np.int64)
+        pos = np.empty(n, dtype=np.int64)
+        pos.fill(-1)
         pos[m] = np.arange(len(m))
-        k = pos[src] >= 0
-        if not k.any():
-            return out
-        src, oth, vx, vy = src[k], oth[k], vx[k], vy[k]
         i = pos[src]
-        hxi, hyi = hx[i], hy[i]
-        dot = vx * hxi + vy * hyi
-        firm = ~walking[oth] | (u.slide[oth] != 0.0)
-        if yielding_idle:
-            firm &= ~((u.kind[oth] == IDLE) & (u.eng[oth] == 0) & (u.owner[oth] == u.owner[src]))
-        ahead = firm & (dot * dot >= 0.5 * (vx * vx + vy * vy) * (hxi * hxi + hyi * hyi)) & (dot > 0)
-        if not ahead.any():
+        k = (i >= 0).nonzero()[0]
+        if len(k) == 0:
             return out
-        src, i, vx, vy, hxi, hyi = src[ahead], i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
+        src, oth, vx, vy, hv2, i = src[k], oth[k], vx[k], vy[k], hv2[k], i[k]
+        hxi, hyi = hx[i], hy[i]
+        h2 = hx * hx
+        h2 += hy * hy
+        dot = vx * hxi
+        dot += vy * hyi
+        # per unit first (one pass over the units), then per touching pair
+        stays = u.slide != 0.0
+        stays |= ~walking
+        firm = stays[oth]
+        if yielding_idle:
+            idle = u.kind == IDLE
+            idle &= u.eng == 0
+            firm &= ~(idle[oth] & (u.owner[oth] == u.owner[src]))
+        # within 45 degrees ahead: cos^2 >= 1/2, and in front
+        hv2 *= h2[i]
+        ahead = firm & (dot * dot >= hv2) & (dot > 0)
+        ahead = ahead.nonzero()[0]
+        if len(ahead) == 0:
+            return out
+        i, vx, vy, hxi, hyi = i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
         out[i] = True
         # the blocker's side of the heading; go round the other way (once per chase)
-        side = np.where(hxi * vy - hyi * vx >= 0.0, 1.0, -1.0)
-        pull = np.bincount(i, -side, minlength=len(m))
+        away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
+        pull = np.bincount(i, away, minlength=len(m))
         fresh = out & (u.slide[m] == 0.0)
         u.slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
         return out
@@ -751,8 +825,11 @@ class World:
         """How far from its goal a mover may stop against allies already there: the radius of a
         loose ball of all its owner's ground units (``2 r sqrt(n)``: packing density 1/4)."""
         u = self.u
-        own_count = np.bincount(u.owner[self._collidable()], minlength=NEUTRAL_OWNER + 1)
-        return 2.0 * u.radius[rows] * np.sqrt(own_count[u.owner[rows]])
+        c = self._collidable()
+        if self._crowd_coll is not c:  # per collidable set: the square roots of the counts
+            self._crowd_coll = c
+            self._crowd_sqrt_n = np.sqrt(np.bincount(u.owner[c], minlength=NEUTRAL_OWNER + 1))
+        return 2.0 * u.radius[rows] * self._crowd_sqrt_n[u.owner[rows]]
 
     def _arrive_by_crowding(self, m: np.ndarray) -> None:
         """Movers ``m`` whose goal is taken by idle allies stop on bumping into them.
@@ -768,15 +845,18 @@ class World:
         if len(a) == 0:
             return
         # touching pairs, both directions
-        d = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b])
-        t = d <= u.radius[a] + u.radius[b] + CONTACT_SLOP
+        p = len(a)
+        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
+        dd = g[:2 * p] - g[2 * p:]
+        d = np.hypot(dd[:p], dd[p:])
+        t = d <= self._pc_rr + CONTACT_SLOP
         a, b = a[t], b[t]
         src = np.concatenate((a, b))
         oth = np.concatenate((b, a))
         is_mover = np.zeros(len(u), dtype=bool)
         is_mover[m] = True
         k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
-        if not k.any():
+        if not np.count_nonzero(k):
             return
         src, oth = src[k], oth[k]
         gx, gy = u.tx[src], u.ty[src]
@@ -788,7 +868,7 @@ class World:
         dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
         front = ahead >= 0.5 * dist_o * mine
         stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
-        if stop.any():
+        if np.count_nonzero(stop):
             u.finish_orders(np.unique(src[stop]))
 
     def _contact_horizon(self, h: int) -> int:
@@ -799,14 +879,14 @@ class World:
         if len(c) < 2:
             return h
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        any_moving = bool(moving[c].any())
+        any_moving = bool(np.count_nonzero(moving[c]))
         if any_moving:
             h = min(h, CONTACT_LOOKAHEAD)
         a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
         if len(a) == 0:
             return h
         gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
-        if (gap < -SEPARATION_EPS).any():
+        if np.count_nonzero(gap < -SEPARATION_EPS):
             return 1
         if not any_moving:
             return h
@@ -814,7 +894,7 @@ class World:
         # shrinks by at most the norm of its relative velocity per loop.
         vx = np.zeros(len(u))
         vy = np.zeros(len(u))
-        mv = np.nonzero(moving)[0]
+        mv = moving.nonzero()[0]
         ddx = u.tx[mv] - u.x[mv]
         ddy = u.ty[mv] - u.y[mv]
         dist = np.hypot(ddx, ddy)
@@ -823,10 +903,10 @@ class World:
         vy[mv] = ddy * sc
         closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
         m = closing > 0
-        if not m.any():
+        if not np.count_nonzero(m):
             return h
         g = gap[m] - CONTACT_SLOP
-        if (g <= 0).any():
+        if np.count_nonzero(g <= 0):
             return 1
         return max(1, min(h, int(float((g / closing[m]).min()))))
 
@@ -848,7 +928,7 @@ class World:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
         (static fight, scheduled target scans)."""
         self._static_until = 0
-        self._near_now = (-1, -1, self._near_now[2], self._near_now[3])
+        self._near_now = (-1, -1, *self._near_now[2:])
         self.u.scan[:] = 0
         self.u.seg[:] = -1
 
@@ -857,10 +937,18 @@ class World:
         targetable units or NaN).  Cached per unit-set version."""
         u = self.u
         if self._targeting_version != u.version:
-            present = np.unique(u.ti[u.targetable_rows])
-            self._hits_all = np.asarray(TYPES.can_hit[:, present].all(axis=1))
-            rc = u.radius[u.targetable_rows]
-            self._common_radius = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+            # both depend only on which types are present (radius is a type column), which
+            # changes far less often than the unit set: keep them per set of types
+            present = np.bincount(u.ti[u.targetable_rows], minlength=len(TYPES.unit_id)) > 0
+            key = present.tobytes()
+            hit = self._targeting_by_types.get(key)
+            if hit is None:
+                cols = present.nonzero()[0]
+                rc = TYPES.radius[cols]
+                common = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+                hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
+                self._targeting_by_types[key] = hit
+            self._hits_all, self._common_radius = hit
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
@@ -882,10 +970,10 @@ class World:
         hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
         then 0).
 
-        Rows of one owner (target acquisition) get one matrix of squared centre distances to
-        that owner's hostile units only (about half the units in a two-player fight, no masking);
-        rows of several owners, or few units (where the extra bookkeeping costs more than the
-        matrix), get one matrix over all units with the others masked out.  When
+        From ``_SUBSET_MIN_UNITS`` units on, the rows of each owner get one matrix of squared
+        centre distances to that owner's hostile units only (about half the units in a
+        two-player fight, no masking); with fewer units (where the extra bookkeeping costs more
+        than the matrix) all rows get one matrix over all units with the others masked out.  When
         every targetable unit has the same radius the nearest centre is the nearest edge, so only
         the minima need a square root.  Candidates are scanned in ascending row order, so ties go
         to the lowest row either way.
@@ -894,10 +982,20 @@ class World:
         if len(rows) == 0:
             return np.zeros(0, np.int64), np.zeros(0)
         own_r = u.owner[rows]
-        if len(u) >= _SUBSET_MIN_UNITS and int(own_r.min()) == int(own_r.max()):
-            return self._nearest_of(rows, int(own_r[0]))
-        # several owners (the quiet-horizon check) or few units: one matrix over all units, the
-        # others masked out
+        if len(u) >= _SUBSET_MIN_UNITS:
+            lo, hi = int(own_r.min()), int(own_r.max())
+            if lo == hi:
+                return self._nearest_of(rows, lo)
+            # several owners (acquisition by both sides, the quiet-horizon check): one smaller
+            # matrix per owner; each row's candidates and their order are the same as in the
+            # masked matrix over all units, so are the results
+            best = np.zeros(len(rows), np.int64)
+            dist = np.empty(len(rows))
+            for owner in np.bincount(own_r).nonzero()[0].tolist():
+                sel = (own_r == owner).nonzero()[0]
+                best[sel], dist[sel] = self._nearest_of(rows[sel], owner)
+            return best, dist
+        # few units: one matrix over all units, the others masked out
         x, y, ti = u.x, u.y, u.ti
         dx = x[None, :] - x[rows][:, None]
         dy = y[None, :] - y[rows][:, None]
@@ -922,7 +1020,7 @@ class World:
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
-        masked = not hits_all[ti[rows]].all()
+        masked = np.count_nonzero(hits_all[ti[rows]]) < len(rows)
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         best, dist = self._closest(rows, d2, cols, common)
@@ -937,12 +1035,12 @@ class World:
         u = self.u
         k = np.arange(len(rows))
         if common == common:  # not NaN: one radius for every candidate
-            bi = np.argmin(d2, axis=1)
+            bi = d2.argmin(axis=1)
             dist = np.sqrt(d2[k, bi]) - common
         else:
             d = np.sqrt(d2)
             d -= (u.radius if cols is None else u.radius[cols])[None, :]
-            bi = np.argmin(d, axis=1)
+            bi = d.argmin(axis=1)
             dist = d[k, bi]
         dist -= u.radius[rows]
         return (bi if cols is None else cols[bi]), dist
@@ -966,15 +1064,18 @@ class World:
         tag, target tag, loop it lands, loop the missile leaves)."""
         u = self.u
         ti = u.ti[att]
-        launch = self.loop + np.ceil(TYPES.dpoint[ti]).astype(np.int64)
-        sp = TYPES.proj_speed[ti]
-        flight = np.where(sp > 0, np.ceil(dist / np.where(sp > 0, sp, 1.0)), 0).astype(np.int64)
         new = np.empty((5, len(att)), np.int64)
         new[0] = ti
         new[1] = u.tag[att]
         new[2] = u.tag[trows]
-        new[3] = np.maximum(launch + flight, self.loop + 1)
-        new[4] = launch
+        launch = new[4]
+        np.add(TYPES.launch_loops[ti], self.loop, out=launch)
+        missile = TYPES.has_missile[ti]
+        if np.count_nonzero(missile):
+            flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
+            np.maximum(launch + flight, self.loop + 1, out=new[3])
+        else:
+            np.maximum(launch, self.loop + 1, out=new[3])
         self._pend = np.concatenate((self._pend, new), axis=1)
         self._p_due = self._pend[3]
 
@@ -983,12 +1084,12 @@ class World:
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt, _, launch = np.compress(due, self._pend, axis=1)
-        self._pend = np.compress(~due, self._pend, axis=1)
+        ti, att, tgt, _, launch = self._pend.compress(due, axis=1)
+        self._pend = self._pend.compress(~due, axis=1)
         self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
-        if ok.any():
+        if np.count_nonzero(ok):
             trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
 
@@ -1009,8 +1110,8 @@ class World:
         u = self.u
         sh = u.shield
         shielded = (damage > 0) & (sh > 0)
-        if shielded.any():
-            s = np.nonzero(shielded)[0]
+        if np.count_nonzero(shielded):
+            s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
             over = damage[s] - absorbed
@@ -1052,14 +1153,14 @@ class World:
         if n == 0:
             return 1 << 30
         kind = u.kind
-        if _BUSY_LUT[kind].any() or (u.eng != 0).any():
+        if np.count_nonzero(_BUSY_LUT[kind]) or np.count_nonzero(u.eng):
             return 1
         speed = u.speed
         h = 1 << 30
         moving = _POINT_LUT[kind] & (speed > 0)
-        any_moving = bool(moving.any())
+        any_moving = bool(np.count_nonzero(moving))
         if any_moving:
-            m = np.nonzero(moving)[0]
+            m = moving.nonzero()[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self._has_hostile_pairs():
@@ -1067,11 +1168,11 @@ class World:
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             _, dist = self._nearest(a)
             gap = dist - self._acquisition_range(a)
-            if (gap <= 0).any():
+            if np.count_nonzero(gap <= 0):
                 return 1
             closing = speed[a] + u.max_speed
             moving_rows = closing > 0
-            if moving_rows.any():
+            if np.count_nonzero(moving_rows):
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         if h > 1:
             h = self._contact_horizon(h)
@@ -1089,7 +1190,7 @@ class World:
             cand = np.nonzero(~TYPES.neutral[u.ti])[0]
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
-            self._hostile_pairs = bool(valid.any())
+            self._hostile_pairs = bool(np.count_nonzero(valid))
             self._hostile_version = u.version
         return self._hostile_pairs
 
@@ -1103,7 +1204,7 @@ class World:
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        if moving.any():
+        if np.count_nonzero(moving):
             self._segment_start = self.loop - h
-            self._move_to_points(np.nonzero(moving)[0], self.loop)
+            self._move_to_points(moving.nonzero()[0], self.loop)
         return _NO_DEATHS
