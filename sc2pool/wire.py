@@ -1,6 +1,6 @@
 """The sc2pool wire schema: one typed message per kind, its encoding and its bounds checks.
 
-This module is the only place that knows the header keys. Every ZeroMQ message is multipart:
+This module defines the header keys, once. Every ZeroMQ message is multipart:
 frame 0 is a msgpack *header* (a map that always carries the protocol version ``v`` and the kind
 ``k``), frames 1..n are raw numpy buffers whose dtype and shape both ends know (from the spaces
 exchanged in HELLO, or from the header). Values inside a header use the bounded codec of
@@ -68,10 +68,10 @@ CALL_OPS = frozenset({"get_attr", "set_attr", "env_method", "has_attr", "is_wrap
 class MalformedMessage(ProtocolError):
     """A header of a known kind whose fields are missing or of the wrong type.
 
-    ``kind`` and ``seq`` (when the header had a usable one) let a worker answer the request with
-    an ERROR the trainer can match, instead of leaving it to a timeout."""
+    ``kind`` and ``seq`` (the header's sequence number, as it came) let a worker answer a request
+    with an ERROR the trainer can match, instead of leaving it to a timeout."""
 
-    def __init__(self, message: str, kind: Kind, seq: int | None = None) -> None:
+    def __init__(self, message: str, kind: Kind, seq: Any = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.seq = seq
@@ -191,9 +191,8 @@ def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
     return types if isinstance(types, tuple) else (types,)
 
 
-def _seq_of(hdr: dict[Any, Any]) -> int | None:
-    seq = hdr.get("s")
-    return seq if type(seq) is int else None
+def _seq_of(hdr: dict[Any, Any]) -> Any:
+    return hdr.get("s")  # echoed as it came: the peer matches its own sequence numbers
 
 
 def _int_list(hdr: dict[Any, Any], key: str, kind: Kind, name: str, length: int | None = None) -> list[int]:

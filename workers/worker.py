@@ -100,7 +100,8 @@ def set_parent_death_signal(parent_pid: int | None) -> None:
         os.kill(os.getpid(), signal.SIGTERM)  # the parent died before prctl took effect
 
 
-# The stage named in the ERROR that answers a request whose fields are malformed.
+# The requests a worker answers with an ERROR (naming this stage) when their fields are malformed;
+# any other malformed message is dropped: an ERROR outside a request would fail the worker.
 _STAGES = {wire.Kind.STEP: "step", wire.Kind.RESET: "reset", wire.Kind.CALL: "call"}
 
 
@@ -294,8 +295,11 @@ class Worker:
             try:
                 msg = wire.decode(frames[0])
             except wire.MalformedMessage as exc:
-                # a request of a known kind with bad fields: answer it, so the trainer need not wait
-                self._send_failure(Failure(exc, _STAGES.get(exc.kind, exc.kind.name.lower())), exc.seq)
+                stage = _STAGES.get(exc.kind)
+                if stage is not None:  # a request with bad fields: answer it, the trainer need not wait
+                    self._send_failure(Failure(exc, stage), exc.seq)
+                else:
+                    log.error("worker %s: dropped malformed message: %s", self.name, exc)
                 continue
             except ProtocolError as exc:
                 if frames[0][:2] == wire.COMPACT_STEP:  # a truncated compact STEP

@@ -136,6 +136,8 @@ BAD = [
     (K.RESULT, {"s": 3, "r": [1.0], "te": [False], "tr": [False], "i": "x"}, "infos"),
     (K.CALL, {"s": 3, "op": "no_such_op", "name": "x", "idx": [0]}, "no_such_op"),
     (K.CALL, {"s": 3, "op": "get_attr", "name": "x", "idx": "0"}, "indices"),
+    (K.CALL, {"s": 3, "op": "get_attr", "name": "x", "idx": [0, "1"]}, "indices"),
+    (K.STEP, {"s": 3, "ad": "<i8", "as": [2, 1.5]}, "action_shape"),
     (K.CALL, {"s": 3, "op": "env_method", "name": "x", "idx": [0], "kwargs": [1]}, "kwargs"),
     (K.CALL_RESULT, {"s": 3, "res": 5}, "results"),
 ]
