@@ -585,9 +585,11 @@ def decode(frame: bytes | memoryview, num_envs: int | None = None) -> Message:
 
     ``num_envs`` (the sender's env count) is needed to read a compact RESULT. Raises
     :class:`ProtocolError` (:class:`MalformedMessage` when a known kind has bad fields)."""
-    head = bytes(frame[:2])
-    if head == COMPACT_STEP:
-        return Step(compact_seq(bytes(frame)), data=bytes(frame[COMPACT_HEAD:]), compact=True)
+    head = frame[:2]
+    if head == COMPACT_STEP:  # the lockstep hot path: positional fields, no keyword parsing
+        if len(frame) < COMPACT_HEAD:
+            raise ProtocolError(f"compact lane message of {len(frame)} bytes is truncated")
+        return Step(_SEQ.unpack_from(frame, 2)[0], None, None, bytes(frame[COMPACT_HEAD:]), None, True)
     if head == COMPACT_RESULT:
         if num_envs is None:
             raise ProtocolError("a compact RESULT cannot be read without the sender's env count")

@@ -59,8 +59,14 @@ class ActionDecoder:
     def decode(self, step: wire.Step, frames: list[bytes]) -> Any:
         """The actions of ``step`` (``frames``: the whole message; frame 1 holds the actions of a
         full ZeroMQ STEP). Raises :class:`ProtocolError` when they do not match their layout."""
-        if step.compact:
-            return self._compact(step)
+        if step.compact:  # the lockstep hot path, inline
+            spec = self._compact_spec
+            if spec is None:
+                raise ProtocolError("compact STEP on a lane that has not carried a full STEP yet")
+            data = step.data or b""
+            if len(data) != spec[2]:
+                raise ProtocolError(f"compact STEP action buffer of {len(data)} bytes, expected {spec[2]}")
+            return np.frombuffer(data, dtype=spec[0]).reshape(spec[1]).copy()
         if step.leaves is not None:
             return self._structured(step.leaves)
         buf = step.data
@@ -83,16 +89,6 @@ class ActionDecoder:
             raise ProtocolError(f"STEP action buffer of {len(buf)} bytes, expected {nbytes}")
         self._compact_spec = spec
         return np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
-
-    def _compact(self, step: wire.Step) -> np.ndarray:
-        spec = self._compact_spec
-        if spec is None:
-            raise ProtocolError("compact STEP on a lane that has not carried a full STEP yet")
-        dtype, shape, nbytes = spec
-        data = step.data or b""
-        if len(data) != nbytes:
-            raise ProtocolError(f"compact STEP action buffer of {len(data)} bytes, expected {nbytes}")
-        return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
     def _structured(self, leaves: list[Any]) -> list[Any]:
         codec = self._codec
@@ -146,7 +142,7 @@ class Stepper:
         broker that sends compact STEPs reads compact RESULTs there)."""
         host = self.host
         zmq_compact = compact_request and not via_lane
-        compact_ok = (via_lane and self.sink.in_shared_memory) or zmq_compact
+        compact_ok = (via_lane and self.sink.views is not None) or zmq_compact
         step_sync = self.step_sync
         results: list[Any]
         if step_sync is not None and compact_ok:

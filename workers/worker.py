@@ -289,11 +289,12 @@ class Worker:
     # -------------------------------------------------------------------------------------- serve
     async def _serve(self, stepper: Stepper) -> int:
         transport = self.transport
-        recv, reply = transport.recv, self._reply
+        recv, reply, decode = transport.recv, self._reply, wire.decode
+        Step, Reset, Call, Close = wire.Step, wire.Reset, wire.Call, wire.Close
         while True:
             frames = await recv()
             try:
-                msg = wire.decode(frames[0])
+                msg = decode(frames[0])
             except wire.MalformedMessage as exc:
                 stage = _STAGES.get(exc.kind)
                 if stage is not None:  # a request with bad fields: answer it, the trainer need not wait
@@ -307,7 +308,7 @@ class Worker:
                 else:
                     log.error("worker %s: dropped malformed message: %s", self.name, exc)
                 continue
-            if type(msg) is wire.Step:
+            if type(msg) is Step:
                 try:
                     actions = stepper.actions.decode(msg, frames)
                 except (ProtocolError, KeyError, IndexError, TypeError, ValueError) as exc:
@@ -315,11 +316,11 @@ class Worker:
                     continue
                 reply(await stepper.step(msg.seq, actions, via_lane=transport.via_lane,
                                          compact_request=msg.compact), msg.seq)
-            elif type(msg) is wire.Reset:
+            elif type(msg) is Reset:
                 reply(await stepper.reset(msg), msg.seq)
-            elif type(msg) is wire.Call:
+            elif type(msg) is Call:
                 reply(await stepper.call(msg), msg.seq)
-            elif type(msg) is wire.Close:
+            elif type(msg) is Close:
                 return EXIT_OK
             else:
                 log.warning("worker %s: unexpected message kind %s ignored", self.name, msg.KIND.name)
