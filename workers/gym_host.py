@@ -22,7 +22,7 @@ class GymHost(EnvHost):
     """Hosts ``len(env_fns)`` gymnasium envs built by calling each factory once."""
 
     # Plain gym envs run no background tasks, so the worker may wait for messages in a blocking
-    # zmq_poll instead of through the event loop (see workers.main.Worker._recv).
+    # zmq_poll instead of through the event loop (see workers.transport.Transport.recv).
     blocking_poll_ok = True
 
     def __init__(self, env_fns: Sequence[EnvFactory]) -> None:
