@@ -96,7 +96,7 @@ def spawn_worker(
     log_level: str = "WARNING",
     lane_fd: int | None = None,
     cpus: Sequence[int] | None = None,
-    fixed_layout: bool = False,
+    disable_aslr: bool = False,
     spin_us: float = 0.0,
 ) -> subprocess.Popen[bytes]:
     """Start one local worker process and hand it ``recipe`` on stdin.
@@ -104,8 +104,9 @@ def spawn_worker(
     ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
     ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
     ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
-    ``fixed_layout``: start it through ``workers.layout`` (Linux): address-space randomisation off,
-    so sibling workers share one layout (see that module for why and for the trade-off).
+    ``disable_aslr``: start it through ``workers.layout`` (Linux): address-space layout
+    randomisation off, so sibling workers share one layout (see that module for why and for the
+    security trade-off).
     ``spin_us``: for a worker with a core to itself, how long it polls its lane after a reply
     before sleeping, while requests follow replies that fast (``workers.main.spin_read``).
     """
@@ -115,7 +116,7 @@ def spawn_worker(
     cmd = [
         sys.executable,
         "-m",
-        "workers.layout" if fixed_layout and sys.platform.startswith("linux") else "workers.main",
+        "workers.layout" if disable_aslr and sys.platform.startswith("linux") else "workers.main",
         "--connect", endpoint,
         "--name", name,
         "--index", str(index),
