@@ -159,7 +159,7 @@ class RemoteWorkers:
 
     Raises:
         ValueError / TypeError: naming the field;
-        :class:`~sc2pool.errors.InsecureBindError`: a non-loopback ``bind`` with nothing securing it.
+        :class:`~sc2pool.security.InsecureBindError` (a ``ValueError``): a non-loopback ``bind`` with nothing securing it.
     """
 
     bind: str | None = None
