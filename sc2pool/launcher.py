@@ -6,9 +6,9 @@ trainer's terminal reaches only the trainer's foreground group, so the trainer c
 in order). It stays in the trainer's *session* on purpose: with Linux's scheduler autogroups
 (``kernel.sched_autogroup_enabled=1``, the default on desktops and many servers) every session is
 scheduled as one unit, and workers in sessions of their own are woken with group-level latency,
-which made 8 lockstep workers ~3x slower on a busy 2-core machine. The host
-recipe (env factories or a HostSpec) reaches the child through its stdin at start-up, pickled
-with cloudpickle: process start-up on this machine, never the broker socket.
+which a lockstep pool pays on every step (see ``docs/design.md``). The host recipe (env
+factories or a HostSpec) reaches the child through its stdin at start-up, pickled with
+cloudpickle: process start-up on this machine, never the broker socket.
 
 The ipc socket and the shared-memory observation file live in a private directory (mode 0700,
 on ``/dev/shm`` when available) that ``close()`` removes; pools that are garbage-collected or

@@ -206,3 +206,15 @@ def test_remote_options_reach_the_broker(spelling: str) -> None:
         ctx = pytest.warns(DeprecationWarning)
     with ctx, pytest.raises(JoinTimeoutError, match=r"tcp://127\.0\.0\.1:\d+"):
         ZmqVecEnv(env="pool_envs:make_count", n_envs=2, **kwargs)
+
+
+def test_worker_failure_calls_the_machine_hostname() -> None:
+    from sc2pool.errors import WorkerDied
+
+    exc = WorkerDied("gone", worker="w", pid=3, hostname="node-a", env_indices=[0])
+    assert exc.hostname == "node-a" and "(pid 3 on node-a)" in str(exc)
+    with pytest.warns(DeprecationWarning, match=r"use \.hostname"):
+        assert exc.host == "node-a"
+    assert WorkerDied("gone", worker="w", pid=3, host="node-b").hostname == "node-b"  # the old keyword
+    with pytest.raises(TypeError, match="old spelling of hostname"):
+        WorkerDied("gone", worker="w", host="a", hostname="b")
