@@ -72,21 +72,21 @@ def _step_until_raises(pool: Any, expected: type[BaseException], start: float, l
 
 def trial(kind: str, hb: float, step_timeout: float, tmpdir: str) -> float:
     """One fault in a fresh pool; the detection latency in seconds."""
-    from sc2pool import ZmqVecEnv
+    from sc2pool import Timeouts, ZmqVecEnv
     from sc2pool.errors import WorkerDied, WorkerTimeout
 
     os.environ["SC2POOL_TMPDIR"] = tmpdir
     limit = 10 * max(hb, step_timeout) + 30  # a hang, not a figure
     if kind == "step_timeout":
-        pool = ZmqVecEnv(env_fns=[partial(make_sleepy, 3600.0)], n_workers=1, step_timeout=step_timeout,
-                         heartbeat_timeout=hb)
+        pool = ZmqVecEnv(env_fns=[partial(make_sleepy, 3600.0)], n_workers=1,
+                         timeouts=Timeouts(step=step_timeout, heartbeat=hb))
         try:
             pool.reset()
             return _step_until_raises(pool, WorkerTimeout, time.monotonic(), limit)
         finally:
             pool.close()
-    pool = ZmqVecEnv(env_fns=[make_sleepy] * 4, n_workers=2, heartbeat_timeout=hb,
-                     heartbeat_interval=min(0.5, hb / 4))
+    pool = ZmqVecEnv(env_fns=[make_sleepy] * 4, n_workers=2,
+                     timeouts=Timeouts(heartbeat=hb, heartbeat_interval=min(0.5, hb / 4)))
     victim = pool.worker_pids[1]
     try:
         pool.reset()

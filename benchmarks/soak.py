@@ -119,10 +119,11 @@ def restart_support_error() -> str | None:
     Probed without starting anything: an invalid ``on_failure`` is rejected before any process
     or socket is created, while a valid one fails later on the deliberately empty ``env_fns``.
     """
+    from sc2pool.options import FailurePolicy
     from sc2pool.vec_env import ZmqVecEnv
 
     try:
-        ZmqVecEnv([], on_failure="restart")
+        ZmqVecEnv([], failure=FailurePolicy("restart"))
     except (ValueError, TypeError) as e:
         msg = str(e)
         if "on_failure" in msg or "restart" in msg:
@@ -259,7 +260,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--task", default=None, help="soak StarCraft II games of this task (e.g. MoveToBeacon) instead of --env"
     )
-    p.add_argument("--max-restarts", type=int, default=1_000_000, help="passed to ZmqVecEnv(max_restarts=)")
+    p.add_argument("--max-restarts", type=int, default=1_000_000, help="FailurePolicy(max_restarts=) of the pool")
     p.add_argument("--heartbeat-timeout", type=float, default=5.0)
     p.add_argument("--sample-every", type=float, default=30.0, help="seconds between memory samples")
     p.add_argument("--json", default=None, help="write the report here")
@@ -280,12 +281,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def make_env(args: argparse.Namespace, restart: bool) -> Any:
+    from sc2pool.options import FailurePolicy, Timeouts
     from sc2pool.vec_env import ZmqVecEnv
 
     kwargs: dict[str, Any] = {
         "n_envs": args.envs,
         "n_workers": args.workers,
-        "heartbeat_timeout": args.heartbeat_timeout,
+        "timeouts": Timeouts(heartbeat=args.heartbeat_timeout),
     }
     if args.task:
         from sc2pool.train import host_spec
@@ -295,7 +297,7 @@ def make_env(args: argparse.Namespace, restart: bool) -> Any:
     else:
         kwargs["env"] = args.env
     if restart:
-        kwargs.update(on_failure="restart", max_restarts=args.max_restarts)
+        kwargs["failure"] = FailurePolicy("restart", max_restarts=args.max_restarts)
     return ZmqVecEnv(**kwargs)
 
 

@@ -3,17 +3,16 @@
 Why pin: a lockstep pool wakes every worker once per step and the trainer once per batch. When
 the scheduler lets a worker wander between cores, each wake-up can land on another (often idle)
 core, which costs an inter-processor interrupt, a cold cache, and on virtual machines an exit to
-the hypervisor. Measured on the 2-core dev VM (``sc2pool bench``): a cross-core ping-pong between
-two processes costs about 65 us per round trip, the same ping-pong on one core about 6 us; pinning
-the workers of ``ZmqVecEnv([CartPole] * 8, n_workers=2)`` to one core each raises it from about
-36k to 47k steps/s. Sample Factory and EnvPool pin their workers by default for the same reason.
+the hypervisor; a hand-over between two processes on one core costs a small fraction of that
+(measurements: ``docs/design.md``). Sample Factory and EnvPool pin their workers by default for
+the same reason.
 
 The trainer itself is never pinned (its torch threads should use every core). Pinning is done
 by the worker on itself, first thing at start-up, so every thread it starts and every process it
 launches (a StarCraft II game, the embedded engine) inherits the same core: a worker and its game
 talk in lockstep too, and a same-core hand-over is the cheap one.
 
-Policies (``ZmqVecEnv(cpu_affinity=...)``):
+Policies (``ZmqVecEnv(tuning=LocalTuning(cpu_affinity=...))``):
 
 * ``"auto"`` (default): local worker ``i`` gets one core, round-robin over the cores the trainer
   may run on (``os.sched_getaffinity(0)``). Successive pools in one trainer process continue the

@@ -7,6 +7,7 @@ enough to catch anything the pool raises, while the subclasses carry the facts n
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 
@@ -59,16 +60,21 @@ class JoinTimeoutError(PoolError):
     """Not all expected environments joined (or became ready) before the deadline."""
 
 
-def _describe(worker: str, pid: int | None, host: str | None, env_indices: Sequence[int]) -> str:
+def _describe(worker: str, pid: int | None, hostname: str | None, env_indices: Sequence[int]) -> str:
     where = f"worker {worker!r}"
     if pid is not None:
         where += f" (pid {pid}"
-        where += f" on {host})" if host else ")"
+        where += f" on {hostname})" if hostname else ")"
     return f"{where} hosting envs {list(env_indices)}"
 
 
 class WorkerFailure(PoolError):
-    """A worker process failed as a whole. Names the worker, its pid/host and its global env indices."""
+    """A worker process failed as a whole. Names the worker, its pid, the machine it ran on
+    (``hostname``) and its global env indices.
+
+    ``host=`` is the constructor's former spelling of ``hostname=`` (still accepted); reading
+    ``.host`` warns, since in this package a "host" is the ``EnvHost`` that runs envs.
+    """
 
     def __init__(
         self,
@@ -76,14 +82,29 @@ class WorkerFailure(PoolError):
         *,
         worker: str,
         pid: int | None = None,
-        host: str | None = None,
+        hostname: str | None = None,
         env_indices: Sequence[int] = (),
+        host: str | None = None,
     ) -> None:
-        super().__init__(f"{_describe(worker, pid, host, env_indices)}: {message}")
+        if host is not None:
+            if hostname is not None and hostname != host:
+                raise TypeError(f"host={host!r} is the old spelling of hostname={hostname!r}: give only hostname=")
+            hostname = host
+        super().__init__(f"{_describe(worker, pid, hostname, env_indices)}: {message}")
         self.worker = worker
         self.pid = pid
-        self.host = host
+        self.hostname = hostname
         self.env_indices = list(env_indices)
+
+    @property
+    def host(self) -> str | None:
+        """Deprecated: the machine's name is :attr:`hostname`."""
+        warnings.warn(
+            "WorkerFailure.host is deprecated and will be removed in the next release; use .hostname",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.hostname
 
 
 class WorkerDied(WorkerFailure):

@@ -6,9 +6,9 @@ trainer's terminal reaches only the trainer's foreground group, so the trainer c
 in order). It stays in the trainer's *session* on purpose: with Linux's scheduler autogroups
 (``kernel.sched_autogroup_enabled=1``, the default on desktops and many servers) every session is
 scheduled as one unit, and workers in sessions of their own are woken with group-level latency,
-which made 8 lockstep workers ~3x slower on a busy 2-core machine. The host
-recipe (env factories or a HostSpec) reaches the child through its stdin at start-up, pickled
-with cloudpickle: process start-up on this machine, never the broker socket.
+which a lockstep pool pays on every step (see ``docs/design.md``). The host recipe (env
+factories or a HostSpec) reaches the child through its stdin at start-up, pickled with
+cloudpickle: process start-up on this machine, never the broker socket.
 
 The ipc socket and the shared-memory observation file live in a private directory (mode 0700,
 on ``/dev/shm`` when available) that ``close()`` removes; pools that are garbage-collected or
@@ -96,7 +96,7 @@ def spawn_worker(
     log_level: str = "WARNING",
     lane_fd: int | None = None,
     cpus: Sequence[int] | None = None,
-    fixed_layout: bool = False,
+    disable_aslr: bool = False,
     spin_us: float = 0.0,
 ) -> subprocess.Popen[bytes]:
     """Start one local worker process and hand it ``recipe`` on stdin.
@@ -104,8 +104,9 @@ def spawn_worker(
     ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
     ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
     ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
-    ``fixed_layout``: start it through ``workers.layout`` (Linux): address-space randomisation off,
-    so sibling workers share one layout (see that module for why and for the trade-off).
+    ``disable_aslr``: start it through ``workers.layout`` (Linux): address-space layout
+    randomisation off, so sibling workers share one layout (see that module for why and for the
+    security trade-off).
     ``spin_us``: for a worker with a core to itself, how long it polls its lane after a reply
     before sleeping, while requests follow replies that fast (``workers.main.spin_read``).
     """
@@ -115,7 +116,7 @@ def spawn_worker(
     cmd = [
         sys.executable,
         "-m",
-        "workers.layout" if fixed_layout and sys.platform.startswith("linux") else "workers.main",
+        "workers.layout" if disable_aslr and sys.platform.startswith("linux") else "workers.main",
         "--connect", endpoint,
         "--name", name,
         "--index", str(index),

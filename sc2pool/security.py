@@ -8,7 +8,7 @@ Therefore:
 
 * **Local pools bind only loopback or ipc** (:func:`check_bind_address`). A tcp bind on any other
   interface without CURVE is refused unless the user explicitly opts in with
-  ``allow_insecure_remote=True`` (a research cluster on a private, trusted network), which logs a
+  ``RemoteWorkers(allow_insecure=True)`` (a research cluster on a private, trusted network), which logs a
   loud warning every time.
 * **Remote pools use CurveZMQ.** The broker owns a key pair; every worker owns a key pair and the
   broker's public key; the broker accepts only workers whose public key is in its *authorised
@@ -404,9 +404,9 @@ def check_bind_address(endpoint: str, curve_enabled: bool, *, allow_insecure_rem
     * ``tcp://`` on a loopback address (``127.0.0.0/8``, ``::1``, ``localhost``) is allowed.
     * ``tcp://`` on anything else (``*``, ``0.0.0.0``, an interface, a public or private address,
       a host name) requires CURVE, because an unauthenticated broker lets anyone on the network
-      impersonate a worker. ``allow_insecure_remote=True`` overrides this for a trusted private
-      network (a cluster behind a firewall); it logs a warning on every bind, because the choice
-      should stay visible in every training log.
+      impersonate a worker. ``allow_insecure_remote=True`` (``RemoteWorkers(allow_insecure=True)``)
+      overrides this for a trusted private network (a cluster behind a firewall); it logs a warning
+      on every bind, because the choice should stay visible in every training log.
     * other transports (pgm, udp, ws, ...) are refused: sc2pool neither needs nor secures them.
     """
     parts = urlsplit(endpoint)
@@ -432,7 +432,8 @@ def check_bind_address(endpoint: str, curve_enabled: bool, *, allow_insecure_rem
     raise InsecureBindError(
         f"refusing to bind {endpoint!r} without CurveZMQ: a non-loopback tcp endpoint lets anyone on the "
         "network join the pool. Bind tcp://127.0.0.1:PORT or ipc:// for a local pool, enable CURVE "
-        "(sc2pool keygen) for remote workers, or pass allow_insecure_remote=True on a trusted private network."
+        "(sc2pool keygen) for remote workers, or pass RemoteWorkers(allow_insecure=True) on a trusted private "
+        "network."
     )
 
 

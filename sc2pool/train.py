@@ -78,7 +78,7 @@ def make_vec_env(
     envs_per_worker: int,
     engine: str = "subprocess",
     task_kwargs: dict[str, Any] | None = None,
-    on_failure: str = "raise",
+    on_failure: str | None = None,
     bind: str | None = None,
     local_workers: int | None = None,
     render: bool = False,
@@ -92,37 +92,60 @@ def make_vec_env(
 
     ``on_failure="restart"`` keeps a long run going through crashes at both levels: the pool
     respawns dead or hung workers, and each worker relaunches a crashed game process itself;
-    either way the affected episode ends as truncated and the others are untouched.
+    either way the affected episode ends as truncated and the others are untouched. Default: the
+    mode of a ``failure=FailurePolicy(...)`` in ``pool_kwargs``, else ``"raise"``.
+
+    ``pool_kwargs``: more ``ZmqVecEnv`` arguments (``failure``, ``timeouts``, ``remote``,
+    ``tuning``; see :mod:`sc2pool.options`). ``bind`` and a ``RemoteWorkers`` launcher decide how
+    many of the workers run here.
 
     With ``bind`` (e.g. ``"tcp://0.0.0.0:5555"``) only ``local_workers`` of the ``n_workers`` run
     here (default: all of them); the pool waits for the others, ``sc2pool worker --connect ...
     --task TASK --envs ENVS_PER_WORKER`` started on other machines (see :func:`remote_worker_command`).
     """
+    import dataclasses
+
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from sc2pool import ZmqVecEnv
+    from sc2pool import ZmqVecEnv, options
 
     if local_workers is not None and not 0 <= local_workers <= n_workers:
         raise ValueError(f"local workers must be between 0 and the {n_workers} workers, got {local_workers}")
+    groups = {k: pool_kwargs.pop(k) for k in ("failure", "timeouts", "remote", "tuning") if k in pool_kwargs}
+    legacy = {k: pool_kwargs.pop(k) for k in list(pool_kwargs) if k in options.DEPRECATED_KEYWORDS}
+    opts = options.resolve(legacy, caller="make_vec_env", **groups)
+    if on_failure is None:
+        on_failure = opts.failure.on_failure
+    elif "failure" in groups and on_failure != opts.failure.on_failure:
+        raise ValueError(f"on_failure={on_failure!r} contradicts failure={opts.failure!r}: give one of them")
+    failure = dataclasses.replace(opts.failure, on_failure=on_failure)
+    remote = opts.remote
+    if bind is not None and remote.bind is not None and bind != remote.bind:
+        raise ValueError(f"bind={bind!r} contradicts remote=RemoteWorkers(bind={remote.bind!r}): give one of them")
+    bind = bind if bind is not None else remote.bind
     if bind is None and local_workers is not None and local_workers != n_workers:
         raise ValueError("remote workers (fewer local workers than workers) need a bind endpoint")
-    extra: dict[str, Any] = {"on_game_crash": "relaunch"} if on_failure == "restart" else {}
+    extra: dict[str, Any] = {"on_game_crash": "relaunch"} if failure.restart else {}
     if render:
         extra.update(render_kwargs(render_size))
-    layout: dict[str, Any] = {"n_workers": n_workers}
-    launcher = pool_kwargs.get("launcher")
+    n_local = n_workers
+    local_envs: int | None = None
+    launcher = remote.launcher
     if launcher is not None:  # every worker is placed by the cluster launcher
         if launcher.n_workers != n_workers:
             raise ValueError(f"the launcher starts {launcher.n_workers} workers, not {n_workers}")
-        layout = {"n_local_workers": 0} if bind is None else {"bind": bind, "n_local_workers": 0}
+        n_local = 0
     elif bind is not None:
         n_local = n_workers if local_workers is None else local_workers
-        layout = {"bind": bind, "n_local_workers": n_local, "n_local_envs": n_local * envs_per_worker}
+        local_envs = n_local * envs_per_worker
     env = ZmqVecEnv(
         host=host_spec(task, engine, task_kwargs, **extra),
-        on_failure=on_failure,
         n_envs=n_workers * envs_per_worker,
-        **layout,
+        n_workers=n_local,
+        failure=failure,
+        timeouts=opts.timeouts,
+        remote=dataclasses.replace(remote, bind=bind, local_envs=local_envs),
+        tuning=opts.tuning,
         **pool_kwargs,
     )
     return VecMonitor(env)
@@ -181,7 +204,7 @@ def train(
     ppo_kwargs: dict[str, Any] | None = None,
     progress_bar: bool = True,
     verbose: int = 0,
-    on_failure: str = "raise",
+    on_failure: str | None = None,
     bind: str | None = None,
     local_workers: int | None = None,
     pool_kwargs: dict[str, Any] | None = None,
@@ -197,7 +220,8 @@ def train(
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
 
     ``bind``/``local_workers``: workers on other machines (see :func:`make_vec_env`);
-    ``pool_kwargs``: more ``ZmqVecEnv`` options (``curve``, ``join_timeout`` ...).
+    ``pool_kwargs``: more ``ZmqVecEnv`` arguments, e.g. ``{"timeouts": Timeouts(join=120),
+    "remote": RemoteWorkers(curve="keys/")}`` (:mod:`sc2pool.options`).
     ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
     many timesteps, so that a long run that dies keeps its progress. ``resume``: continue training
     a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` do not apply) for

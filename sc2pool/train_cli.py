@@ -142,6 +142,7 @@ def _pool_error_text(exc: BaseException) -> str:
 
 def _train(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
+    from sc2pool.options import RemoteWorkers, Timeouts
     from sc2pool.train import format_curve, remote_worker_command, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
@@ -163,15 +164,17 @@ def _train(args: argparse.Namespace) -> int:
 
             launcher = SlurmLauncher(n_workers, cpus_per_worker=args.cpus_per_worker,
                                      advertise_host=args.advertise_host)
-        pool_kwargs = {"launcher": launcher, "join_timeout": args.join_timeout}
-        if args.curve is not None:
-            pool_kwargs["curve"] = args.curve
+        pool_kwargs = {
+            "remote": RemoteWorkers(launcher=launcher, curve=args.curve),
+            "timeouts": Timeouts(join=args.join_timeout),
+        }
         print(f"placing {n_workers} workers x {envs_per_worker} games with {type(launcher).__name__}")
         sys.stdout.flush()
     elif args.bind is not None:
-        pool_kwargs = {"join_timeout": args.join_timeout, "allow_insecure_remote": args.allow_insecure_remote}
-        if args.curve is not None:
-            pool_kwargs["curve"] = args.curve
+        pool_kwargs = {
+            "remote": RemoteWorkers(curve=args.curve, allow_insecure=args.allow_insecure_remote),
+            "timeouts": Timeouts(join=args.join_timeout),
+        }
         n_remote = n_workers - (n_workers if args.local_workers is None else args.local_workers)
         if n_remote > 0:
             rendering = args.render or args.video_every is not None

@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from sc2pool import affinity, security
+from sc2pool import affinity, options, security
 from sc2pool import protocol as P
 from sc2pool.broker import COMPACT_REPLY, Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
@@ -41,6 +41,8 @@ from sc2pool.errors import (
 )
 from sc2pool.launcher import PrivateDir, spawn_worker
 from sc2pool.launchers.base import Launcher, LaunchPlan
+from sc2pool.options import FailurePolicy, LocalTuning, RemoteWorkers, Timeouts
+from sc2pool.planning import WorkerPlan, plan_workers
 from sc2pool.spaces import ObsLayout, StructuredActions
 from workers.host import HostSpec
 
@@ -84,12 +86,27 @@ class _Resources:
                     self.dir = None
 
 
-# A local worker with a core to itself polls its lane this long after each reply before it sleeps,
-# while the next request has been following that fast (workers.main.spin_read): on the 2-core
-# dev VM, 2 workers of a 1 ms env went from ~1,680 to ~1,765 steps/s (ideal ~1,985) and CartPole-8
-# in 2 workers by 13-20%; with 0.2-0.4 ms of trainer work between steps it made no difference
-# (300 us measured best of 150, 300 and 500).
+# How long a local worker with a core to itself polls its lane after each reply before it sleeps
+# (workers.main.spin_read), while requests have been following replies that fast: a sleeping
+# worker's wake-up is a scheduler round trip (slow on virtual machines), and a request that
+# follows within this window skips it. Polling only pays while the trainer answers quickly, so the
+# worker stops as soon as it does not; longer windows only burn the core (see docs/design.md).
 LANE_SPIN_US = 300.0
+
+
+def _take_n_local_workers(n_local_workers: int | None, n_workers: int | None) -> int | None:
+    """The deprecated ``n_local_workers=`` synonym of ``n_workers=``, with its warning."""
+    if n_workers is not None:
+        raise TypeError(
+            "ZmqVecEnv() got both n_local_workers= and n_workers=; n_local_workers= is the deprecated "
+            "spelling of n_workers= (the number of local workers): give only n_workers="
+        )
+    warnings.warn(
+        "ZmqVecEnv(n_local_workers=...) is deprecated and will be removed in the next release; use n_workers=...",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return n_local_workers
 
 
 def _spawn_local(lane_fd: int | None, secrets: dict[str, Any], *, recipe: dict[str, Any], **kwargs: Any) -> Any:
@@ -117,106 +134,49 @@ def _remote_keys(broker: Broker, name: str) -> dict[str, bytes] | None:
     return {"public": kp.public, "secret": kp.secret, "server": broker.curve.keypair.public}
 
 
-def _split(n: int, parts: int) -> list[int]:
-    """Sizes of ``parts`` contiguous chunks of ``n`` items, as even as possible."""
-    base, extra = divmod(n, parts)
-    return [base + (1 if i < extra else 0) for i in range(parts)]
-
-
 class ZmqVecEnv(VecEnv):
     """Vectorised environment backed by ZeroMQ worker processes.
 
-    Three ways to build one::
+    The common case reads like ``SubprocVecEnv``; everything else is an option object from
+    :mod:`sc2pool.options`::
 
         ZmqVecEnv([make_env] * 8)                    # like SubprocVecEnv: one worker per env
         ZmqVecEnv([make_env] * 8, n_workers=2)       # 4 envs in each of 2 workers
+        ZmqVecEnv(env="CartPole-v1", n_envs=8)       # envs built inside the workers
         ZmqVecEnv(host=HostSpec("pkg.mod:make_host", {...}), n_envs=8, n_workers=4)
-        ZmqVecEnv(env="pkg.mod:make_env", env_kwargs={...}, n_envs=8,
-                  bind="tcp://0.0.0.0:5555", n_local_workers=0)   # remote workers join
+        ZmqVecEnv(env="pkg.mod:make_env", n_envs=8,  # remote workers join
+                  remote=RemoteWorkers(bind="tcp://0.0.0.0:5555", curve="keys/"),
+                  failure=FailurePolicy("restart"), timeouts=Timeouts(join=120))
 
     :param env_fns: env factories, as for SubprocVecEnv. They reach local workers through the
         process start-up (cloudpickle on stdin), never through the socket.
-    :param n_workers: number of local worker processes (default: one per env). Envs are split
-        into contiguous, even chunks. ``n_local_workers`` is a synonym.
-    :param host: build each worker's envs inside the worker from an import path (``HostSpec``);
-        needed for envs that cannot be pickled and for remote workers.
-    :param env: shorthand for ``host=HostSpec("workers.gym_host:make_host", {"env": env, ...})``:
-        ``"module:factory"`` or a registered gymnasium id; ``env_kwargs`` are msgpack-encoded.
-    :param n_envs: total number of envs (required with ``host``/``env``).
-    :param bind: also listen on this endpoint (e.g. ``"tcp://0.0.0.0:5555"``; port 0 picks a free
-        one, see :attr:`endpoints`) for workers started elsewhere with ``sc2pool worker --connect``.
-    :param n_local_envs: with ``bind``, how many of the ``n_envs`` the local workers host (default:
-        one per local worker); remote workers fill the rest, in the order they join.
-    :param join_timeout: seconds to wait until every env slot is claimed by a worker (HELLO).
-    :param start_timeout: seconds, after that, for every host's ``start()`` (e.g. launching SC2)
-        to finish; heartbeats flow meanwhile, so a slow start is not taken for death.
-    :param heartbeat_interval: seconds between heartbeats (both directions).
-    :param heartbeat_timeout: a worker silent this long is declared hung/dead (``WorkerTimeout``);
-        workers likewise exit when the trainer has been silent this long.
-    :param step_timeout: optional bound on one step/reset/call; ``None`` relies on heartbeats only,
-        so a worker busy in a very long step is never killed while it is alive.
-    :param on_failure: ``"raise"``: a dead/hung worker or a failing env raises a typed error
-        (:class:`~sc2pool.errors.WorkerDied`, :class:`~sc2pool.errors.WorkerTimeout`,
-        :class:`~sc2pool.errors.EnvError`) and the pool is closed. ``"restart"``: a dead or hung
-        worker is killed with its whole process group and replaced: a local one is respawned with
-        the same recipe, a remote one's env slots wait for a worker of the same env count and
-        spaces to join (``sc2pool worker --connect ...``). While the pool is being built, a local
-        worker that dies or hangs is started again the same way (counted); a remote one's failure
-        raises there. Its envs' episodes
-        end *truncated* at the step that noticed it (``dones[i]``, ``info["TimeLimit.truncated"]``,
-        ``info["terminal_observation"]`` = the last observation returned for env ``i``,
-        ``info["sc2pool.restarted"] = True``, reward 0) and the observation returned is a fresh
-        reset from the replacement; the other envs' results are unaffected. Env exceptions
-        (:class:`~sc2pool.errors.EnvError`) still raise: a bug in an env is not a crash.
-        A call (``env_method``...) to a worker that fails raises its ``WorkerDied`` but the pool
-        stays usable. See :attr:`restart_counts`.
-    :param max_restarts: with ``"restart"``, how many failures each worker slot (a local worker,
-        or the env range of a remote one) survives; one more raises
-        :class:`~sc2pool.errors.RestartLimitError` and closes the pool. ``None``: unlimited.
-    :param replace_timeout: with ``"restart"``, seconds a vacant slot waits for its replacement to
-        join (HELLO); then ``start_timeout`` bounds its ``start()``. Past either,
-        :class:`~sc2pool.errors.ReplacementTimeout`, except that a respawned *local* worker that
-        has not joined by then is killed and respawned again (counted against ``max_restarts``).
-    :param curve: CurveZMQ for the broker: a :class:`~sc2pool.security.BrokerCurveConfig` or a keys
-        directory made by ``sc2pool keygen DIR`` (``DIR/broker.key_secret`` and
-        ``DIR/authorized_workers/*.key``). Only workers presenting an authorised key complete the
-        handshake; everyone else is refused before any message (logged and counted in
-        :attr:`stats` as ``curve_refused``). Local workers get ephemeral keys on their stdin.
-    :param allow_insecure_remote: ``bind`` must be loopback (``tcp://127.0.0.1:PORT``) or ipc unless
-        ``curve`` is given; ``True`` allows a plain tcp bind on other interfaces (a trusted
-        private network only; a warning is logged).
-    :param shared_memory: local workers write observations into a shared-memory file and exchange
-        STEP/RESET (msgpack headers only) over a private Unix socketpair, the "fast lane";
-        handshake, calls and heartbeats stay on ZeroMQ ipc. ``False`` sends everything, observations
-        included, through ZeroMQ as remote workers always do (zero-copy frames).
-    :param cpu_affinity: where local workers run (see :mod:`sc2pool.affinity`). ``"auto"``: each
-        worker is pinned to one core, round-robin over the cores the trainer may use, so lockstep
-        hand-overs stay on one core (each worker's game processes inherit its core); ``None``: the
-        OS places them; a sequence of core numbers: round-robin over those. The trainer is never
-        pinned. A worker with a core to itself (no more workers than cores) polls for its next
-        request for up to 300 us after each reply, but only while requests have been coming that
-        fast, instead of sleeping at once: a wake-up on an idle core is slow on VMs.
-    :param fixed_layout: start local workers with address-space randomisation off (Linux), so they
-        all map the same code at the same addresses and the CPU's predictors stay warm across the
-        constant switches between them: ~1.3x the steps/s with 8 workers on 2 cores (see
-        :mod:`workers.layout`, also for the security trade-off). What a worker starts (SC2 games,
-        the engine) is randomised as usual. ``False``: the OS default for workers too. Ignored
-        where the OS has no such switch or refuses it (e.g. a container's seccomp profile).
-    :param launcher: start the remote workers through a cluster manager
-        (:class:`~sc2pool.launchers.RayLauncher`, :class:`~sc2pool.launchers.SlurmLauncher`):
-        the remote envs are split evenly over its ``n_workers``, the broker binds the launcher's
-        endpoint unless ``bind`` is given, and, unless ``curve`` is given, CurveZMQ is switched on
-        with ephemeral keys that each worker receives through the launcher (never a command line).
-        With ``on_failure="restart"`` the launcher also replaces workers that end (a lost node, a
-        killed job step). Needs ``host``/``env`` (workers build their envs from an import path).
-    :param close_timeout: seconds ``close()`` waits for workers before killing their process groups.
-    :param worker_log_level: logging level of local worker processes.
     :param start_method: as for ``SubprocVecEnv`` (second positional argument too), so code
         written for it runs unchanged: any method ``multiprocessing`` offers here is accepted, and
         an unknown one raises its ``ValueError``. Local workers always start the same way, whatever
         the method: a fresh interpreter that receives the env factories cloudpickled (what
         ``"spawn"`` and ``"forkserver"`` do; never a ``fork`` of the trainer, which would copy its
         threads and sockets).
+    :param n_envs: total number of envs (required with ``host``/``env``).
+    :param n_workers: number of local worker processes (default: one per env, or none when remote
+        workers may join). Envs are split into contiguous, even chunks (see
+        :func:`sc2pool.planning.plan_workers`).
+    :param env: shorthand for ``host=HostSpec("workers.gym_host:make_host", {"env": env, ...})``:
+        ``"module:factory"`` or a registered gymnasium id; ``env_kwargs`` are msgpack-encoded.
+    :param host: the :class:`~workers.host.HostSpec` (import path of an ``EnvHost`` factory) each
+        worker builds its envs from; needed for envs that cannot be pickled and for remote workers.
+    :param failure: :class:`~sc2pool.options.FailurePolicy`: raise (default) or replace failed
+        workers, ending their envs' episodes as truncated. See :attr:`restart_counts`.
+    :param timeouts: :class:`~sc2pool.options.Timeouts`: join, start, step, heartbeats, close.
+    :param remote: :class:`~sc2pool.options.RemoteWorkers`: bind endpoint, CURVE keys, cluster
+        launcher, how many envs stay local.
+    :param tuning: :class:`~sc2pool.options.LocalTuning`: shared memory, CPU pinning and the
+        address-space randomisation switch of local workers.
+    :param worker_log_level: logging level of the worker processes the pool starts.
+
+    The flat keywords of the previous release (``join_timeout=``, ``on_failure=``, ``bind=``,
+    ``fixed_layout=``, ``n_local_workers=`` ...) are still accepted with a ``DeprecationWarning``
+    naming their replacement (:data:`sc2pool.options.DEPRECATED_KEYWORDS`); giving one together
+    with the option object that replaces it is a ``TypeError``.
     """
 
     def __init__(
@@ -224,30 +184,17 @@ class ZmqVecEnv(VecEnv):
         env_fns: Sequence[Callable[[], gym.Env]] | None = None,
         start_method: str | None = None,
         *,
+        n_envs: int | None = None,
         n_workers: int | None = None,
-        host: HostSpec | None = None,
         env: str | None = None,
         env_kwargs: dict[str, Any] | None = None,
-        n_envs: int | None = None,
-        bind: str | None = None,
-        n_local_workers: int | None = None,
-        n_local_envs: int | None = None,
-        join_timeout: float = 60.0,
-        start_timeout: float = 300.0,
-        heartbeat_interval: float = 0.5,
-        heartbeat_timeout: float = 5.0,
-        step_timeout: float | None = None,
-        on_failure: str = "raise",
-        max_restarts: int | None = 10,
-        replace_timeout: float = 60.0,
-        curve: security.BrokerCurveConfig | str | os.PathLike[str] | None = None,
-        allow_insecure_remote: bool = False,
-        shared_memory: bool = True,
-        cpu_affinity: str | Sequence[int] | None = "auto",
-        fixed_layout: bool = True,
-        close_timeout: float = 3.0,
+        host: HostSpec | None = None,
+        failure: FailurePolicy | None = None,
+        timeouts: Timeouts | None = None,
+        remote: RemoteWorkers | None = None,
+        tuning: LocalTuning | None = None,
         worker_log_level: str = "WARNING",
-        launcher: Launcher | None = None,
+        **deprecated: Any,
     ) -> None:
         self._closed = True  # until fully built, close() has nothing to do but clean up
         self._fatal: BaseException | None = None
@@ -255,153 +202,35 @@ class ZmqVecEnv(VecEnv):
         self._dir: PrivateDir | None = None
         if start_method is not None:
             multiprocessing.get_context(start_method)  # ValueError: cannot find context for ...
-        if on_failure not in ("raise", "restart"):
-            raise ValueError(f"on_failure must be 'raise' or 'restart', got {on_failure!r}")
-        if max_restarts is not None and max_restarts < 0:
-            raise ValueError(f"max_restarts must be >= 0 or None, got {max_restarts}")
-        if replace_timeout <= 0:
-            raise ValueError(f"replace_timeout must be > 0, got {replace_timeout}")
-        if heartbeat_interval <= 0 or heartbeat_timeout <= heartbeat_interval:
-            raise ValueError("need 0 < heartbeat_interval < heartbeat_timeout")
-        if bind is not None:
-            security.check_bind_address(
-                bind, curve is not None or launcher is not None, allow_insecure_remote=allow_insecure_remote
-            )
-        if launcher is not None and env_fns is not None:
-            raise ValueError("a launcher starts workers on other nodes from an import path: give host= or env=")
-        curve_cfg = security.BrokerCurveConfig.from_directory(curve) if isinstance(curve, (str, os.PathLike)) else curve
-        sources = sum(x is not None for x in (env_fns, host, env))
-        if sources != 1:
+        if "n_local_workers" in deprecated:
+            n_workers = _take_n_local_workers(deprecated.pop("n_local_workers"), n_workers)
+        opts = options.resolve(deprecated, failure=failure, timeouts=timeouts, remote=remote, tuning=tuning)
+        if sum(x is not None for x in (env_fns, host, env)) != 1:
             raise ValueError("give exactly one of env_fns, host= or env=")
-        if n_workers is not None and n_local_workers is not None and n_workers != n_local_workers:
-            raise ValueError("n_workers and n_local_workers are synonyms; give one")
-        n_local = n_local_workers if n_local_workers is not None else n_workers
         if env is not None:
             host = HostSpec("workers.gym_host:make_host", {"env": env, "env_kwargs": dict(env_kwargs or {})})
         elif env_kwargs is not None:
             raise ValueError("env_kwargs goes with env=")
-
-        fns: list[Callable[[], gym.Env]] | None = list(env_fns) if env_fns is not None else None
-        if fns is not None:
-            if not fns:
-                raise ValueError("env_fns is empty")
-            if n_envs is not None and n_envs != len(fns):
-                raise ValueError(f"n_envs={n_envs} but {len(fns)} env_fns were given")
-            total = len(fns)
-            n_local = total if n_local is None else n_local
-            local_envs = total
-            if n_local < 1:
-                raise ValueError("env factories need local workers (n_workers >= 1)")
-        else:
-            if n_envs is None or n_envs < 1:
-                raise ValueError("n_envs (>= 1) is required with host= or env=")
-            total = n_envs
-            if bind is None and launcher is None:
-                n_local = total if n_local is None else n_local
-                local_envs = total
-            else:
-                n_local = 0 if n_local is None else n_local
-                local_envs = n_local if n_local_envs is None else n_local_envs
-            if n_local < 0 or local_envs < 0 or local_envs > total:
-                raise ValueError(f"bad local worker layout: {n_local} workers for {local_envs} of {total} envs")
-            if bind is None and launcher is None and local_envs != total:
-                raise ValueError("without bind=, local workers must host all envs")
-        if n_local > local_envs:
-            raise ValueError(f"{n_local} local workers for {local_envs} envs: each worker needs >= 1 env")
-        if local_envs > 0 and n_local == 0:
-            raise ValueError(f"n_local_envs={local_envs} but no local workers")
-        remote_sizes: list[int] = []
-        if launcher is not None:
-            if total - local_envs < launcher.n_workers:
-                raise ValueError(
-                    f"the launcher's {launcher.n_workers} workers need >= 1 env each; "
-                    f"{total - local_envs} envs are left for them"
-                )
-            remote_sizes = _split(total - local_envs, launcher.n_workers)
-
-        worker_cpus = affinity.plan(cpu_affinity, n_local)  # ValueError before anything starts
-        own_core = affinity.has_own_core(worker_cpus)
+        fns = list(env_fns) if env_fns is not None else None
+        launcher = opts.remote.launcher
+        plan = plan_workers(
+            n_envs,
+            n_env_fns=None if fns is None else len(fns),
+            n_workers=n_workers,
+            local_envs=opts.remote.local_envs,
+            accepts_remote=opts.remote.accepts_remote,
+            launcher_workers=None if launcher is None else launcher.n_workers,
+        )
+        total = plan.n_envs
         self.endpoints: list[str] = []
         self._state = AsyncState.DEFAULT
-        self._heartbeat_interval = heartbeat_interval
-        self._close_timeout = close_timeout
+        self._heartbeat_interval = opts.timeouts.heartbeat_interval
+        self._close_timeout = opts.timeouts.close
         self._closed = False
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, self._res.close, 1.0)  # also runs at exit
         try:
-            if launcher is not None:
-                self._res.launcher = launcher
-                launcher.prepare()  # typed errors (no cluster, too few CPUs) before anything binds
-            if n_local > 0 or (launcher is not None and curve_cfg is None):
-                self._dir = self._res.dir = PrivateDir()
-            if launcher is not None and curve_cfg is None:
-                assert self._dir is not None
-                curve_cfg = _ephemeral_curve(self._dir)
-            broker = Broker(
-                n_envs=total,
-                heartbeat_interval=heartbeat_interval,
-                heartbeat_timeout=heartbeat_timeout,
-                step_timeout=step_timeout,
-                shm_path=self._dir.file("obs.shm") if (self._dir and shared_memory) else None,
-                on_failure=on_failure,
-                max_restarts=max_restarts,
-                replace_timeout=replace_timeout,
-                start_timeout=start_timeout,
-                curve=curve_cfg,
-            )
-            self._broker = self._res.broker = broker
-            local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
-            if bind is not None or launcher is not None:
-                assert launcher is not None or bind is not None
-                self.endpoints.append(broker.bind(bind if bind is not None else launcher.bind_endpoint()))  # type: ignore[union-attr]
-            how = f"(start: sc2pool worker --connect {self.endpoints[0]} ...)" if self.endpoints else ""
-            if launcher is not None:
-                assert host is not None
-                how = f"(started by {type(launcher).__name__})"
-                broker.launcher = launcher
-                launcher.start(LaunchPlan(
-                    endpoint=launcher.advertise(self.endpoints[0]),
-                    target=host.target,
-                    kwargs=dict(host.kwargs),
-                    worker_envs=remote_sizes,
-                    heartbeat_interval=heartbeat_interval,
-                    restart=on_failure == "restart",
-                    max_restarts=max_restarts,
-                    keys=functools.partial(_remote_keys, broker),
-                    log_level=worker_log_level,
-                ))
-            if n_local > 0:
-                assert local_endpoint is not None and self._dir is not None
-                start = 0
-                for w, size in enumerate(_split(local_envs, n_local)):
-                    name = f"local-{w}"
-                    recipe: dict[str, Any]
-                    if fns is not None:
-                        import cloudpickle
-
-                        recipe = {"kind": "fns", "fns": cloudpickle.dumps(fns[start : start + size])}
-                    else:
-                        assert host is not None
-                        recipe = {"kind": "spec", "target": host.target, "kwargs": host.kwargs, "num_envs": size}
-                    start += size
-                    spawn = functools.partial(
-                        _spawn_local,
-                        endpoint=local_endpoint,
-                        name=name,
-                        index=w,
-                        recipe=recipe,
-                        heartbeat_interval=heartbeat_interval,
-                        private_dir=self._dir.path,
-                        log_level=worker_log_level,
-                        cpus=worker_cpus[w],
-                        fixed_layout=fixed_layout,
-                        spin_us=LANE_SPIN_US if own_core[w] else 0.0,
-                    )
-                    broker.expect_local(name, size, spawn)
-                    broker.launch_local(name)
-            with broker.lock:
-                broker.wait_ready(join_timeout, start_timeout, how)
-            broker.start_service()
+            broker = self._start(plan, fns, host, opts, worker_log_level)
         except BaseException:
             self.close()
             raise
@@ -436,6 +265,97 @@ class ZmqVecEnv(VecEnv):
         if self.render_mode == "rgb_array":
             self._adopt_render_metadata()
 
+    def _start(
+        self,
+        plan: WorkerPlan,
+        fns: list[Callable[[], gym.Env]] | None,
+        host: HostSpec | None,
+        opts: options.PoolOptions,
+        worker_log_level: str,
+    ) -> Broker:
+        """Bind the broker, start the local (and launcher's) workers of ``plan`` and wait until
+        every env is ready. Whatever it started is in ``self._res`` for ``close()`` to release."""
+        failure, timeouts, remote, tuning = opts.failure, opts.timeouts, opts.remote, opts.tuning
+        launcher = remote.launcher
+        curve_cfg = (
+            security.BrokerCurveConfig.from_directory(remote.curve)
+            if isinstance(remote.curve, (str, os.PathLike))
+            else remote.curve
+        )
+        worker_cpus = affinity.plan(tuning.cpu_affinity, plan.n_local_workers)  # ValueError before anything starts
+        own_core = affinity.has_own_core(worker_cpus)
+        if launcher is not None:
+            self._res.launcher = launcher
+            launcher.prepare()  # typed errors (no cluster, too few CPUs) before anything binds
+        if plan.n_local_workers > 0 or (launcher is not None and curve_cfg is None):
+            self._dir = self._res.dir = PrivateDir()
+        if launcher is not None and curve_cfg is None:
+            assert self._dir is not None
+            curve_cfg = _ephemeral_curve(self._dir)
+        broker = Broker(
+            n_envs=plan.n_envs,
+            heartbeat_interval=timeouts.heartbeat_interval,
+            heartbeat_timeout=timeouts.heartbeat,
+            step_timeout=timeouts.step,
+            shm_path=self._dir.file("obs.shm") if (self._dir and tuning.shared_memory) else None,
+            on_failure=failure.on_failure,
+            max_restarts=failure.max_restarts,
+            replace_timeout=failure.replace_timeout,
+            start_timeout=timeouts.start,
+            curve=curve_cfg,
+        )
+        self._broker = self._res.broker = broker
+        local_endpoint = broker.bind(f"ipc://{self._dir.file('ipc')}") if self._dir else None
+        if remote.bind is not None:
+            self.endpoints.append(broker.bind(remote.bind))
+        elif launcher is not None:
+            self.endpoints.append(broker.bind(launcher.bind_endpoint()))
+        how = f"(start: sc2pool worker --connect {self.endpoints[0]} ...)" if self.endpoints else ""
+        if launcher is not None:
+            assert host is not None
+            how = f"(started by {type(launcher).__name__})"
+            broker.launcher = launcher
+            launcher.start(LaunchPlan(
+                endpoint=launcher.advertise(self.endpoints[0]),
+                target=host.target,
+                kwargs=dict(host.kwargs),
+                worker_envs=list(plan.launcher_sizes),
+                heartbeat_interval=timeouts.heartbeat_interval,
+                restart=failure.restart,
+                max_restarts=failure.max_restarts,
+                keys=functools.partial(_remote_keys, broker),
+                log_level=worker_log_level,
+            ))
+        for w, (lo, hi) in enumerate(plan.local_ranges()):
+            assert local_endpoint is not None and self._dir is not None
+            name = f"local-{w}"
+            recipe: dict[str, Any]
+            if fns is not None:
+                import cloudpickle
+
+                recipe = {"kind": "fns", "fns": cloudpickle.dumps(fns[lo:hi])}
+            else:
+                assert host is not None
+                recipe = {"kind": "spec", "target": host.target, "kwargs": host.kwargs, "num_envs": hi - lo}
+            spawn = functools.partial(
+                _spawn_local,
+                endpoint=local_endpoint,
+                name=name,
+                index=w,
+                recipe=recipe,
+                heartbeat_interval=timeouts.heartbeat_interval,
+                private_dir=self._dir.path,
+                log_level=worker_log_level,
+                cpus=worker_cpus[w],
+                disable_aslr=tuning.disable_aslr,
+                spin_us=LANE_SPIN_US if own_core[w] else 0.0,
+            )
+            broker.expect_local(name, hi - lo, spawn)
+            broker.launch_local(name)
+        with broker.lock:
+            broker.wait_ready(timeouts.join, timeouts.start, how)
+        broker.start_service()
+        return broker
     # ------------------------------------------------------------------------------- helpers
     def _adopt_render_metadata(self) -> None:
         """Take env 0's ``metadata`` (its ``render_fps`` above all: ``VecVideoRecorder`` reads it

@@ -1,4 +1,6 @@
-"""Start a local worker with the same address layout as its siblings (``ZmqVecEnv(fixed_layout=True)``).
+"""Start a local worker with address-space layout randomisation off, so it has the same layout as
+its siblings (``ZmqVecEnv(tuning=LocalTuning(disable_aslr=True))``, the default; formerly
+``fixed_layout=True``).
 
 ``python -m workers.layout ARGS`` turns address-space layout randomisation off for this process
 (Linux ``personality(ADDR_NO_RANDOMIZE)``) and execs ``python -m workers.main ARGS``, so every
@@ -7,17 +9,16 @@ local worker of a pool maps the interpreter, its libraries and its heap at the s
 Why: a lockstep pool with more workers than cores switches between worker processes every few
 microseconds, and the workers run the same Python code. With identical layouts that code sits at
 the same virtual addresses in every worker, so what the CPU learnt running one worker (branch
-targets, predictors, which are keyed by virtual address) still applies when the next one runs.
-Measured on the 2-core dev VM, ``ZmqVecEnv([CartPole] * 8, n_workers=8)``: a worker's CPU per
-step fell from ~80 us to ~53 us and the pool went from ~13.4k to ~17.3k steps/s; a bare
-fork-vs-exec prototype showed the same effect (forked children share their parent's layout).
+targets, predictors, which are keyed by virtual address) still applies when the next one runs,
+and each worker needs less CPU per step (measurements: ``docs/design.md``). Forked children,
+which share their parent's layout, show the same effect.
 
 The trade-off is ASLR itself, an exploit mitigation. A local worker talks only to the trainer
 that spawned it (a private Unix socketpair and an ipc endpoint in a 0700 directory), and the
 worker turns randomisation back on for whatever it starts (``--restore-aslr``), so SC2 games and
-the engine, which listen on localhost ports, keep randomised layouts. ``fixed_layout=False``
-keeps the OS default for the workers too. Where the call is refused (a container's seccomp
-profile, another OS) the worker simply starts with the usual layout.
+the engine, which listen on localhost ports, keep randomised layouts.
+``LocalTuning(disable_aslr=False)`` keeps the OS default for the workers too. Where the call is
+refused (a container's seccomp profile, another OS) the worker simply starts with the usual layout.
 """
 
 from __future__ import annotations

@@ -49,14 +49,14 @@ class Impl:
     ``shm=False`` runs ZmqVecEnv with ``shared_memory=False``: everything then travels through
     the ZeroMQ socket, as it does for remote workers (the default uses its local shared-memory
     path). ``pinned=False`` runs it with ``cpu_affinity=None`` (the default pins each worker to a
-    core), to show what pinning is worth in the same run; ``fixed_layout=False`` likewise shows what
-    the workers' shared address layout is worth (``ZmqVecEnv(fixed_layout=False)``)."""
+    core), to show what pinning is worth in the same run; ``disable_aslr=False`` likewise shows what
+    the workers' shared address layout is worth (``LocalTuning(disable_aslr=False)``: ASLR on)."""
 
     kind: str
     n_workers: int | None = None
     shm: bool = True
     pinned: bool = True
-    fixed_layout: bool = True
+    disable_aslr: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in IMPL_KINDS:
@@ -67,14 +67,14 @@ class Impl:
             raise ValueError("shm=False applies to zmq only")
         if not self.pinned and self.kind != "zmq":
             raise ValueError("pinned=False applies to zmq only")
-        if not self.fixed_layout and self.kind != "zmq":
-            raise ValueError("fixed_layout=False applies to zmq only")
+        if not self.disable_aslr and self.kind != "zmq":
+            raise ValueError("disable_aslr=False applies to zmq only")
 
     @property
     def label(self) -> str:
         return {
             "zmq": f"ZmqVecEnv(w={self.n_workers}{'' if self.shm else ', no shm'}{'' if self.pinned else ', unpinned'}"
-            f"{'' if self.fixed_layout else ', random layout'})",
+            f"{'' if self.disable_aslr else ', ASLR on'})",
             "subproc": "SubprocVecEnv",
             "dummy": "DummyVecEnv",
             "async": "AsyncVectorEnv(shm)",
@@ -137,7 +137,7 @@ class Measurement:
     n_workers: int | None
     shm: bool = True  # ZmqVecEnv's shared_memory setting (True for the other implementations)
     pinned: bool = True  # ZmqVecEnv's workers pinned to cores (cpu_affinity="auto", the default)
-    fixed_layout: bool = True  # ZmqVecEnv's workers share one address layout (the default)
+    disable_aslr: bool = True  # ZmqVecEnv's workers share one address layout (ASLR off, the default)
     rates: list[float] = field(default_factory=list)  # env steps/s, one per round
     us_per_step: list[float] = field(default_factory=list)  # wall us per vector step, per round
     # CPU time per vector step, per round: this (trainer) process, all threads; and all children.
@@ -180,15 +180,15 @@ class Measurement:
 # --------------------------------------------------------------------------- scenarios
 
 
-def _z(k: int, shm: bool = True, pinned: bool = True, fixed_layout: bool = True) -> Impl:
-    return Impl("zmq", k, shm, pinned, fixed_layout)
+def _z(k: int, shm: bool = True, pinned: bool = True, disable_aslr: bool = True) -> Impl:
+    return Impl("zmq", k, shm, pinned, disable_aslr)
 
 
 def default_scenarios(quick: bool = False) -> list[Scenario]:
     """The scenarios that the issue's targets are stated on (``quick`` drops the extras)."""
     peers8 = (Impl("dummy"), Impl("subproc"), Impl("async"))
     cart_zmq = (_z(2), _z(8)) if quick else (
-        _z(1), _z(2), _z(4), _z(8), _z(2, pinned=False), _z(8, pinned=False), _z(8, fixed_layout=False)
+        _z(1), _z(2), _z(4), _z(8), _z(2, pinned=False), _z(8, pinned=False), _z(8, disable_aslr=False)
     )
     obs_zmq = (_z(2), _z(4)) if quick else (_z(2), _z(4), _z(2, shm=False))
     scenarios = [
@@ -312,12 +312,15 @@ class _Driver:
 
                 self._venv = SubprocVecEnv(fns)  # type: ignore[arg-type]
             else:
+                from sc2pool.options import LocalTuning
                 from sc2pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
 
-                self._venv = ZmqVecEnv(
-                    fns, n_workers=self.impl.n_workers, shared_memory=self.impl.shm,
-                    cpu_affinity="auto" if self.impl.pinned else None, fixed_layout=self.impl.fixed_layout,
+                tuning = LocalTuning(
+                    shared_memory=self.impl.shm,
+                    cpu_affinity="auto" if self.impl.pinned else None,
+                    disable_aslr=self.impl.disable_aslr,
                 )
+                self._venv = ZmqVecEnv(fns, n_workers=self.impl.n_workers, tuning=tuning)
             venv: Any = self._venv
             venv.seed(0)
             venv.reset()
@@ -483,7 +486,7 @@ def run_scenario(scenario: Scenario, config: BenchConfig) -> list[Measurement]:
             impl.n_workers,
             impl.shm,
             impl.pinned,
-            impl.fixed_layout,
+            impl.disable_aslr,
         )
         for impl in scenario.impls
     }

@@ -39,17 +39,23 @@ def _row(
                 (n_workers is None or r["n_workers"] == n_workers)
                 and r.get("shm", True) == shm
                 and r.get("pinned", True)
-                and r.get("fixed_layout", True)
+                and _aslr_off(r)
             ):
                 return r
     return None
+
+
+def _aslr_off(row: dict[str, Any]) -> bool:
+    """Whether a result row ran with the workers' ASLR off (the default); result files written
+    before the option was renamed call it ``fixed_layout``."""
+    return bool(row.get("disable_aslr", row.get("fixed_layout", True)))
 
 
 def _best_zmq(result: dict[str, Any], scenario: str) -> dict[str, Any] | None:
     rows = [
         r for r in result["results"]
         if r["scenario"] == scenario and r["impl"] == "zmq" and r["best"] and r.get("pinned", True)
-        and r.get("fixed_layout", True)
+        and _aslr_off(r)
     ]
     return max(rows, key=lambda r: r["best"]) if rows else None
 

@@ -126,7 +126,7 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
 
 def measure(kind: str, n_workers: int, k: int, seconds: float, warmup: float) -> dict[str, Any]:
     """One configuration: ``n_workers`` remote workers of ``k`` envs of ``kind`` over tcp."""
-    from sc2pool import ZmqVecEnv
+    from sc2pool import RemoteWorkers, Timeouts, ZmqVecEnv
 
     port = _free_port()
     endpoint = f"tcp://127.0.0.1:{port}"
@@ -135,8 +135,9 @@ def measure(kind: str, n_workers: int, k: int, seconds: float, warmup: float) ->
     env = None
     try:
         env = ZmqVecEnv(
-            env=f"sc2pool.bench.scale:make_{kind}", n_envs=n_workers * k, bind=endpoint, n_local_workers=0,
-            join_timeout=240, heartbeat_interval=1.0, heartbeat_timeout=60.0,
+            env=f"sc2pool.bench.scale:make_{kind}", n_envs=n_workers * k, n_workers=0,
+            remote=RemoteWorkers(bind=endpoint),
+            timeouts=Timeouts(join=240, heartbeat_interval=1.0, heartbeat=60.0),
         )
         start_s = time.perf_counter() - t0
         env.reset()

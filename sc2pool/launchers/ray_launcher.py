@@ -9,7 +9,7 @@ argument (Ray's object store), then its stdin. Observations never touch Ray.
 Restarts: an actor whose worker ended (crash, a node or raylet lost, the broker dropped it as
 hung) is replaced in the same bundle; Ray re-places a lost node's bundles on the nodes left, if
 they have the CPUs. The replacement joins like any replacement worker and the affected episodes
-end truncated (``ZmqVecEnv(on_failure="restart")``).
+end truncated (``ZmqVecEnv(failure=FailurePolicy("restart"))``).
 
 No orphans: ``close()`` lets workers exit on the broker's CLOSE, then stops and kills every actor
 and removes the placement group; actors are owned by the trainer's Ray driver, so Ray kills them
@@ -68,8 +68,8 @@ class RayLauncher(Launcher):
     """Start a pool's remote workers as Ray actors::
 
         ZmqVecEnv(env="CartPole-v1", n_envs=8,
-                  launcher=RayLauncher("10.0.0.1:6379", n_workers=4, cpus_per_worker=2),
-                  on_failure="restart")
+                  remote=RemoteWorkers(launcher=RayLauncher("10.0.0.1:6379", n_workers=4, cpus_per_worker=2)),
+                  failure=FailurePolicy("restart"))
 
     :param address: the Ray cluster's GCS address (``HOST:PORT``), or ``"auto"``; ignored if this
         process already called ``ray.init()``.

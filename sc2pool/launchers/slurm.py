@@ -62,8 +62,9 @@ class _Step:
 class SlurmLauncher(Launcher):
     """Start a pool's remote workers as a SLURM job step of the current allocation::
 
-        ZmqVecEnv(task_host, n_envs=16, launcher=SlurmLauncher(n_workers=8, cpus_per_worker=2),
-                  on_failure="restart")
+        ZmqVecEnv(host=task_host, n_envs=16,
+                  remote=RemoteWorkers(launcher=SlurmLauncher(n_workers=8, cpus_per_worker=2)),
+                  failure=FailurePolicy("restart"))
 
     :param n_workers: number of worker tasks in the step.
     :param cpus_per_worker: ``--cpus-per-task`` of each worker.

@@ -23,15 +23,25 @@ def pool_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     assert not files, f"files left behind in the pool tmp dir: {files}"
 
 
+_OLD_TIMEOUTS = {"join_timeout", "start_timeout", "step_timeout", "heartbeat_interval", "heartbeat_timeout",
+                 "close_timeout"}
+
+
 @pytest.fixture
 def make_pool() -> Iterator[Callable[..., Any]]:
     """``make_pool(*args, **kwargs) -> ZmqVecEnv`` with short heartbeat defaults; closed at the end."""
-    from sc2pool import ZmqVecEnv
+    from sc2pool import Timeouts, ZmqVecEnv
 
     pools: list[Any] = []
 
     def make(*args: Any, **kwargs: Any) -> Any:
-        kwargs.setdefault("join_timeout", 30.0)
+        # a shorter join than the default; in the tests' own spelling, so old and new do not clash
+        if "timeouts" in kwargs:
+            pass
+        elif _OLD_TIMEOUTS & kwargs.keys():
+            kwargs.setdefault("join_timeout", 30.0)
+        else:
+            kwargs["timeouts"] = Timeouts(join=30.0)
         pool = ZmqVecEnv(*args, **kwargs)
         pools.append(pool)
         return pool

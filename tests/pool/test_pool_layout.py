@@ -1,4 +1,5 @@
-"""Local workers with one shared address layout (``ZmqVecEnv(fixed_layout=...)``, ``workers.layout``)."""
+"""Local workers with one shared address layout (``LocalTuning(disable_aslr=...)``, formerly
+``fixed_layout``; ``workers.layout``)."""
 
 from __future__ import annotations
 
@@ -131,3 +132,15 @@ def test_restore_randomization_clears_only_the_flag(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(layout, "_personality", fake)
     layout.restore_randomization()
     assert calls == [0xFFFFFFFF, 0x0008]
+
+
+@pytest.mark.timeout(60)
+def test_disable_aslr_false_keeps_the_os_default(make_pool: Callable[..., Any]) -> None:
+    """The option's new name: ``LocalTuning(disable_aslr=False)`` is ``fixed_layout=False``."""
+    if not aslr_on():
+        pytest.skip("ASLR is off on this machine: every process has the same layout")
+    from sc2pool import LocalTuning
+
+    pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=2, tuning=LocalTuning(disable_aslr=False))
+    bases = [executable_base(pid) for pid in pool.worker_pids]
+    assert len(set(bases)) == 2, f"randomised workers should differ: {[hex(b) for b in bases]}"
