@@ -173,10 +173,10 @@ def spare_ok(hello: Mapping[Any, Any], pool: PoolView) -> bool:
 
 
 def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
-    """Decide on a (decoded, current-version) HELLO header.
+    """Decide on a HELLO header (a map; a worker of another protocol version is refused here).
 
     Args:
-        hello: the HELLO header: ``name``, ``host``, ``pid``, ``n`` (env count), ``obs``/``act``
+        hello: the HELLO header: ``v`` (protocol version), ``name``, ``host``, ``pid``, ``n`` (env count), ``obs``/``act``
             (space descriptions), ``lay`` (their array layout), and optionally ``local`` and
             ``tok`` (a local worker's token), ``cz`` (takes compact STEPs), ``render_mode``.
         pool: the pool as it stands.
@@ -184,6 +184,9 @@ def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
     Returns:
         :class:`Admit`, :class:`Spare` or :class:`Refuse` (whose reason names what was wrong).
     """
+    version = hello.get("v")
+    if version != P.PROTOCOL_VERSION:
+        return Refuse(version_refusal(version))
     try:
         name = P.require(hello, "name", str)
         host = P.require(hello, "host", str)

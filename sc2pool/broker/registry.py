@@ -111,7 +111,7 @@ class Registry(BrokerState):
             except ProtocolError:
                 raw = None
             if isinstance(raw, dict) and raw.get("k") == int(P.Kind.HELLO):
-                self._refuse(ident, admission.version_refusal(version))
+                self._hello(ident, raw)  # refused by admission, naming both versions
             else:
                 self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
             return
