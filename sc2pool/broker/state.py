@@ -110,6 +110,10 @@ class BrokerState:
         """Registry: the EnvError an ERROR header of ``w`` carries."""
         raise NotImplementedError
 
+    def _use_spares(self, now: float) -> None:
+        """Registry: hand remote vacancies to live spares of the right size."""
+        raise NotImplementedError
+
     def launch_local(self, name: str) -> Any:
         """Registry: start the process of local slot ``name``."""
         raise NotImplementedError

@@ -59,10 +59,6 @@ def find_failure(
 class Supervision(BrokerState):
     """Liveness checks and the failure policy's execution. Call with ``lock`` held."""
 
-    def _use_spares(self, now: float) -> None:
-        """Registry: hand remote vacancies to live spares of the right size."""
-        raise NotImplementedError
-
     def _death(self, w: WorkerRecord, why: str) -> WorkerDied:
         if w.proc is not None:
             try:  # the connection usually drops a moment before the exit status is available
