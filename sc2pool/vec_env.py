@@ -619,7 +619,8 @@ class ZmqVecEnv(VecEnv):
                             self._copy_frames(w, frames)
                     except (KeyError, ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
-                if err is None and (broker.needs_repair or self._lost or len(stepped) != len(broker.workers)):
+                # plain attribute reads, not ``needs_repair``: this runs on every step
+                if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
                     self._restore(broker)
                     self._report_lost()
         except PoolError as exc:
