@@ -127,11 +127,7 @@ def _ephemeral_curve(private_dir: PrivateDir) -> security.BrokerCurveConfig:
 
 def _remote_keys(broker: Broker, name: str) -> dict[str, bytes] | None:
     """A fresh CURVE key pair for launcher worker ``name``, authorised in the broker."""
-    if broker.auth is None or broker.curve is None:
-        return None
-    kp = security.ephemeral_keypair()
-    broker.auth.authorize(kp.public, name)
-    return {"public": kp.public, "secret": kp.secret, "server": broker.curve.keypair.public}
+    return broker.remote_keys(name)
 
 
 class ZmqVecEnv(VecEnv):
@@ -382,17 +378,7 @@ class ZmqVecEnv(VecEnv):
     def stats(self) -> dict[str, int]:
         """Broker counters: malformed messages dropped, workers refused, stale replies, restarts;
         with CURVE also ``curve_refused`` (handshakes refused) and ``curve_refused_<reason>``."""
-        broker = self._broker
-        if broker is None:
-            return {}
-        out = dict(broker.stats)
-        if broker.auth is not None:
-            auth = broker.auth.stats()
-            out["curve_refused"] = auth.refused
-            out["curve_accepted"] = auth.accepted
-            for reason, n in auth.refused_by_reason.items():
-                out[f"curve_refused_{reason}"] = n
-        return out
+        return self._broker.counters() if self._broker else {}
 
     @property
     def closed(self) -> bool:
@@ -447,17 +433,17 @@ class ZmqVecEnv(VecEnv):
     # ------------------------------------------------------------------------------ recovery
     def _take_failures(self, broker: Broker) -> None:
         """Note the envs of workers the broker removed (restart policy): their episodes end."""
-        if not broker.failures:
+        failed = broker.take_failures()
+        if not failed:
             return
         last = self._last_obs
-        for w in broker.failures:
+        for w in failed:
             cause = str(w.failed)
             for g in range(w.lo, w.hi):
                 if g in self._lost:
                     continue  # a replacement failed before its first reset: keep the first end
                 term = None if last is None else self._layout.assemble([a[g].copy() for a in last])
                 self._lost[g] = (term, cause)
-        broker.failures.clear()
 
     def _restore(self, broker: Broker) -> None:
         """Restart policy: wait until every vacant slot has a ready replacement, then reset the
@@ -467,7 +453,7 @@ class ZmqVecEnv(VecEnv):
             fresh = broker.await_replacements()
             if not fresh:
                 self._take_failures(broker)
-                if not broker.vacancies:
+                if not broker.has_vacancies:
                     return
                 continue
             seq = broker.next_seq()
@@ -476,11 +462,9 @@ class ZmqVecEnv(VecEnv):
                 broker.request(w, head, seq)
             broker.gather(fresh)
             for w in fresh:
-                reply = w.reply
+                reply = w.take_reply()
                 if w.failed is not None or reply is None:
                     continue
-                w.reply = None
-                w.pending_seq = -1
                 hdr, frames = reply
                 if hdr["k"] == _ERROR:
                     raise broker.reply_error(w, hdr)
@@ -635,6 +619,7 @@ class ZmqVecEnv(VecEnv):
                             self._copy_frames(w, frames)
                     except (KeyError, ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
+                # plain attribute reads, not ``needs_repair``: this runs on every step
                 if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
                     self._restore(broker)
                     self._report_lost()
@@ -663,7 +648,7 @@ class ZmqVecEnv(VecEnv):
         err: PoolError | None = None
         try:
             with broker.lock:
-                if broker.vacancies or broker.failures:
+                if broker.needs_repair:
                     self._take_failures(broker)
                     broker.await_replacements()
                 seq = broker.next_seq()
@@ -678,18 +663,16 @@ class ZmqVecEnv(VecEnv):
                     broker.request(w, head, seq)
                 broker.gather(workers)
                 for w in workers:
-                    reply = w.reply
+                    reply = w.take_reply()
                     if reply is None:  # failed meanwhile (restart policy)
                         continue
                     hdr, frames = reply
-                    w.reply = None
-                    w.pending_seq = -1
                     if hdr["k"] == _ERROR:
                         err = err or broker.reply_error(w, hdr)
                         continue
                     self._apply_reset(w, hdr, frames)
                     w.fresh = False
-                if err is None and (broker.failures or broker.vacancies):
+                if err is None and broker.needs_repair:
                     self._restore(broker)
                 self._lost.clear()  # every episode starts anew: nothing to report
         except PoolError as exc:
@@ -714,13 +697,12 @@ class ZmqVecEnv(VecEnv):
         err: PoolError | None = None
         try:
             with broker.lock:
-                if broker.vacancies:
+                if broker.has_vacancies:
                     self._take_failures(broker)
                     broker.await_replacements()  # calls go to live workers (reset comes at the next step)
                 per_worker: dict[WorkerRecord, list[tuple[int, int]]] = {}
                 for pos, g in enumerate(targets):
-                    w = broker.slots[int(g)]
-                    assert w is not None
+                    w = broker.worker_at(int(g))
                     per_worker.setdefault(w, []).append((pos, int(g) - w.lo))
                 seq = broker.next_seq()
                 for w, items in per_worker.items():
@@ -731,10 +713,9 @@ class ZmqVecEnv(VecEnv):
                     if w.failed is not None:  # restart policy: replaced; the call is lost
                         err = err or w.failed
                         continue
-                    assert w.reply is not None
-                    hdr, _ = w.reply
-                    w.reply = None
-                    w.pending_seq = -1
+                    reply = w.take_reply()
+                    assert reply is not None
+                    hdr, _ = reply
                     if hdr["k"] == _ERROR:
                         err = err or broker.reply_error(w, hdr)
                         continue

@@ -3,7 +3,7 @@ synchronous worker fast path: bad compact input is refused with a clear error, n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,7 @@ import pool_envs
 import pytest
 
 from sc2pool import protocol as P
+from sc2pool.broker import COMPACT_REPLY
 from sc2pool.errors import ProtocolError
 
 
@@ -33,35 +34,81 @@ def test_compact_result_round_trip_and_refusals() -> None:
         P.decode_header(step)  # never mistaken for a msgpack header (0xC1 is unused by msgpack)
 
 
-def _send_raw(pool: Any, payload: Callable[[int], bytes]) -> dict[Any, Any]:
-    """Send ``payload(seq)`` over worker 0's lane as a request and return its reply header."""
-    broker = pool._broker
-    w = broker.workers[0]
+@pytest.fixture
+def lone_broker() -> Iterator[Any]:
+    """A :class:`~sc2pool.broker.Broker` with one local CartPole worker of 2 envs on a lane (with
+    shared memory), built from the broker's own API: it lets a test send requests the VecEnv
+    never would."""
+    import cloudpickle
+
+    from sc2pool.broker import Broker
+    from sc2pool.launcher import PrivateDir, spawn_worker
+
+    pdir = PrivateDir()
+    broker = Broker(
+        n_envs=2, heartbeat_interval=1.0, heartbeat_timeout=10.0, step_timeout=None, shm_path=pdir.file("obs.shm")
+    )
+    try:
+        endpoint = broker.bind(f"ipc://{pdir.file('ipc')}")
+        recipe = {"kind": "fns", "fns": cloudpickle.dumps([pool_envs.make_cartpole] * 2)}
+
+        def spawn(lane_fd: int | None, secrets: dict[str, Any]) -> Any:
+            return spawn_worker(
+                endpoint=endpoint, name="local-0", index=0, recipe={**recipe, **secrets},
+                heartbeat_interval=1.0, private_dir=pdir.path, lane_fd=lane_fd,
+            )
+
+        broker.expect_local("local-0", 2, spawn)
+        broker.launch_local("local-0")
+        with broker.lock:
+            broker.wait_ready(30.0, 30.0)
+        yield broker
+    finally:
+        broker.close()
+        pdir.cleanup()
+
+
+def _send_raw(broker: Any, payload: Callable[[int], bytes]) -> dict[Any, Any]:
+    """Send ``payload(seq)`` over the worker's lane as a request and return its reply header."""
+    (w,) = broker.workers
     with broker.lock:
         seq = broker.next_seq()
         broker.send_lane(w, payload(seq), seq)
         broker.gather([w])
-        assert w.reply is not None
-        hdr, _ = w.reply
-        w.reply = None
-        w.pending_seq = -1
-    return hdr
+        reply = w.take_reply()
+    assert reply is not None
+    return reply[0]
+
+
+def _full_step(seq: int, actions: np.ndarray) -> bytes:
+    return P.header(P.Kind.STEP, s=seq, ad=actions.dtype.str, a=actions.tobytes(), **{"as": list(actions.shape)})
 
 
 @pytest.mark.timeout(60)
-def test_worker_refuses_bad_compact_steps_and_keeps_serving(make_pool: Callable[..., Any]) -> None:
+def test_worker_refuses_bad_compact_steps_and_keeps_serving(lone_broker: Any) -> None:
+    hdr = _send_raw(lone_broker, lambda seq: P.header(P.Kind.RESET, s=seq, seeds=[None] * 2, opts=[None] * 2))
+    assert hdr["k"] == P.Kind.RESULT
+    # no full STEP yet: the worker does not know the actions' layout
+    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, np.zeros(2, np.int64).tobytes()))
+    assert hdr["k"] == P.Kind.ERROR and "has not carried a full STEP" in hdr["em"]
+    # a full STEP: the layout is now int64 x 2
+    hdr = _send_raw(lone_broker, lambda seq: _full_step(seq, np.zeros(2, dtype=np.int64)))
+    assert hdr["k"] != P.Kind.ERROR
+    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, b"\x00" * 3))
+    assert hdr["k"] == P.Kind.ERROR and "3 bytes, expected 16" in hdr["em"]
+    # the worker kept serving, and a well-formed compact step is answered in the compact form
+    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, np.ones(2, np.int64).tobytes()))
+    assert hdr is COMPACT_REPLY
+
+
+@pytest.mark.timeout(60)
+def test_the_pool_goes_compact_on_the_lane_after_a_full_step(make_pool: Callable[..., Any]) -> None:
     pool = make_pool([pool_envs.make_cartpole] * 2, n_workers=1)
     pool.reset()
-    # no full STEP yet: the worker does not know the actions' layout
-    hdr = _send_raw(pool, lambda seq: P.compact_step(seq, np.zeros(2, np.int64).tobytes()))
-    assert hdr["k"] == P.Kind.ERROR and "has not carried a full STEP" in hdr["em"]
-    pool.step(np.zeros(2, dtype=np.int64))  # a full STEP: the layout is now int64 x 2
-    hdr = _send_raw(pool, lambda seq: P.compact_step(seq, b"\x00" * 3))
-    assert hdr["k"] == P.Kind.ERROR and "3 bytes, expected 16" in hdr["em"]
-    # the worker kept serving, and later steps are compact again
+    assert pool.workers[0].transport == "lane" and pool.workers[0].action_layout is None
     _, rewards, _, _ = pool.step(np.ones(2, dtype=np.int64))
     assert rewards.tolist() == [1.0, 1.0]
-    assert pool._broker.workers[0].lane_spec == ("<i8", (2,))
+    assert pool.workers[0].action_layout == ("<i8", (2,))
 
 
 @pytest.mark.timeout(60)
@@ -78,7 +125,7 @@ def test_action_layout_change_goes_back_to_a_full_step(make_pool: Callable[..., 
         acts = np.array([t % 2, (t // 3) % 2], dtype=dtype)
         a, b = pool.step(acts), ref.step(acts)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
-        assert pool._broker.workers[0].lane_spec == (np.dtype(dtype).str, (2,))
+        assert pool.workers[0].action_layout == (np.dtype(dtype).str, (2,))
     ref.close()
 
 

@@ -89,8 +89,8 @@ def test_zeromq_path_goes_compact_and_still_equals_dummy(make_pool: Callable[...
     # terminal observations) still travel as full headers, so CartPole's many resets cover both.
     pool, _, dones = run_both([pool_envs.make_cartpole] * 4, make_pool, 150, n_workers=2, shared_memory=False)
     assert dones > 0
-    workers = pool._broker.workers
-    assert workers and all(w.lane is None and w.compact and w.lane_spec is not None for w in workers)
+    workers = pool.workers
+    assert workers and all(w.transport == "zmq-compact" and w.action_layout is not None for w in workers)
 
 
 @pytest.mark.timeout(60)

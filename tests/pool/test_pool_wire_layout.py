@@ -207,9 +207,9 @@ def _sorting_space_from_msg(msg: Any) -> Any:
 def test_a_rebuilt_space_that_lays_out_differently_is_a_typed_error_at_hello(
     make_pool: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sc2pool.broker
+    import sc2pool.broker.admission
 
-    monkeypatch.setattr(sc2pool.broker, "space_from_msg", _sorting_space_from_msg)
+    monkeypatch.setattr(sc2pool.broker.admission, "space_from_msg", _sorting_space_from_msg)
     with pytest.raises(SpaceMismatchError, match=r"key order") as exc_info:
         make_pool([make_unsorted] * 2, join_timeout=60)
     assert "'z_float'" in str(exc_info.value) and "'a'" in str(exc_info.value)

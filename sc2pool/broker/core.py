@@ -1,0 +1,219 @@
+"""The :class:`Broker`: the trainer's end of the pool, assembled from its parts.
+
+Threading model: the ROUTER socket is owned by whichever thread holds :attr:`Broker.lock`. During
+a VecEnv call the *calling* thread holds it and does the send/gather itself, so a step costs no
+thread hop and no inproc copy; while waiting it blocks in ``poll`` (GIL released, no busy-wait)
+and answers heartbeats and checks liveness between messages. Between calls the service thread
+(:mod:`sc2pool.broker.service`) does that.
+"""
+
+from __future__ import annotations
+
+import logging
+import select
+import threading
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import zmq
+
+from sc2pool import protocol as P
+from sc2pool import security
+from sc2pool.broker.processes import reap_processes
+from sc2pool.broker.records import WorkerRecord
+from sc2pool.broker.registry import Registry
+from sc2pool.broker.restart_policy import RestartPolicy
+from sc2pool.broker.service import ServiceThread
+from sc2pool.broker.supervision import Supervision
+from sc2pool.broker.transport import Transport
+
+if TYPE_CHECKING:
+    from sc2pool.launchers.base import Launcher
+
+log = logging.getLogger("sc2pool.broker")
+
+
+class Broker(Transport, Registry, Supervision):
+    """Owns the ROUTER socket and the worker registry. Used by :class:`~sc2pool.vec_env.ZmqVecEnv`.
+
+    The VecEnv's interface: set-up (:meth:`bind`, :meth:`expect_local`, :meth:`launch_local`,
+    :meth:`wait_ready`, :meth:`start_service`), a request round (:meth:`next_seq`, :meth:`send`,
+    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply``),
+    repair (:attr:`needs_repair`, :meth:`take_failures`, :meth:`await_replacements`), and
+    :meth:`infos`, :meth:`counters`, :attr:`restart_counts`, :meth:`close`. Methods other than
+    :meth:`start_service`/:meth:`close` must be called with :attr:`lock` held.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_envs: int,
+        heartbeat_interval: float,
+        heartbeat_timeout: float,
+        step_timeout: float | None,
+        shm_path: str | None = None,
+        on_failure: str = "raise",
+        max_restarts: int | None = 10,
+        replace_timeout: float = 60.0,
+        start_timeout: float = 300.0,
+        curve: security.BrokerCurveConfig | None = None,
+    ) -> None:
+        if n_envs < 1:
+            raise ValueError(f"n_envs must be >= 1, got {n_envs}")
+        self.n_envs = n_envs
+        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_timeout = heartbeat_timeout
+        self.step_timeout = step_timeout
+        self.shm_path = shm_path
+        self.policy = RestartPolicy(on_failure, max_restarts, replace_timeout, start_timeout)
+        self.vacancies = []
+        self.failures = []  # removed workers not yet seen by the VecEnv
+        self._retired = {}  # identities of removed workers (ordered set)
+        # restart policy: remote workers that said HELLO while no slot was free, waiting to take
+        # over a vacancy of their size: identity -> [HELLO header, last heard of]
+        self._spares = {}
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        # libzmq drops a peer that sends a bigger frame, before allocating it
+        self.sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)
+        self.curve = curve
+        self.auth = None
+        if curve is not None:
+            # CURVE on every endpoint of this ROUTER (ipc included): local workers get ephemeral keys
+            self.auth = security.CurveAuthenticator(self.ctx, curve, logger=log).start()
+            try:
+                security.apply_server(self.sock, curve)
+                self.auth.watch(self.sock)
+            except BaseException:
+                self.sock.close(linger=0)
+                self.auth.stop()
+                self.ctx.term()
+                raise
+        self._poller = zmq.Poller()
+        self._poller.register(self.sock, zmq.POLLIN)
+        # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
+        self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
+        self._zmq_poll = select.poll()
+        self._zmq_poll.register(self._zmq_fd, select.POLLIN)
+        self.endpoints = []
+        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
+        self.lock = threading.RLock()
+        self.by_id = {}
+        self.workers = []
+        self.slots = [None] * n_envs
+        self._local = {}
+        self._n_local_envs = 0
+        self._next_remote = 0
+        self.observation_space = None
+        self.action_space = None
+        self.render_mode = None
+        self.layout = None
+        self.shm = None
+        self.running = False  # all envs joined and ready
+        self._starting = False  # inside wait_ready: local workers that die are started again (restart policy)
+        self.failure = None  # fatal failure noticed outside a call
+        self.stats = Counter()
+        self._seq = 0
+        self._outstanding = 0
+        self._check_period = min(0.25, heartbeat_interval)
+        self._next_check = 0.0
+        self._pong = P.header(P.Kind.HEARTBEAT)
+        self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self._closed)
+        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
+        # liveness checks (it restarts the workers that ended), told of the workers removed.
+        self.launcher: Launcher | None = None
+        self._next_launcher_poll = 0.0
+        self._closed = False
+
+    # ------------------------------------------------------------------- the VecEnv's interface
+    @property
+    def needs_repair(self) -> bool:
+        """Whether workers were removed (restart policy) and their slots await replacements."""
+        return bool(self.vacancies or self.failures)
+
+    @property
+    def has_vacancies(self) -> bool:
+        """Whether env slots of removed workers still wait for a replacement."""
+        return bool(self.vacancies)
+
+    def take_failures(self) -> list[WorkerRecord]:
+        """The workers removed since the last call (``w.failed`` says why); their episodes end."""
+        out, self.failures = self.failures, []
+        return out
+
+    def worker_at(self, env_index: int) -> WorkerRecord:
+        """The worker that hosts global env ``env_index`` (every slot is held while running)."""
+        w = self.slots[env_index]
+        assert w is not None
+        return w
+
+    @property
+    def restart_counts(self) -> Counter[str]:
+        """Failures survived per worker slot (see :meth:`RestartPolicy.slot_key`)."""
+        return self.policy.counts
+
+    def counters(self) -> dict[str, int]:
+        """Broker counters, with CURVE's handshake counts when CURVE is on."""
+        out = dict(self.stats)
+        if self.auth is not None:
+            auth = self.auth.stats()
+            out["curve_refused"] = auth.refused
+            out["curve_accepted"] = auth.accepted
+            for reason, n in auth.refused_by_reason.items():
+                out[f"curve_refused_{reason}"] = n
+        return out
+
+    def remote_keys(self, name: str) -> dict[str, bytes] | None:
+        """A fresh CURVE key pair for launcher worker ``name``, authorised here (``None``: no CURVE)."""
+        if self.auth is None or self.curve is None:
+            return None
+        kp = security.ephemeral_keypair()
+        self.auth.authorize(kp.public, name)
+        return {"public": kp.public, "secret": kp.secret, "server": self.curve.keypair.public}
+
+    # ------------------------------------------------------------------------------- service
+    def start_service(self) -> None:
+        """Start the background thread that keeps heartbeats flowing between calls."""
+        self._service.start()
+
+    def _serve(self) -> None:
+        self._drain()
+        self._check_health(time.monotonic(), raise_=False)
+
+    # --------------------------------------------------------------------------------- close
+    def close(self, grace: float = 2.0) -> None:
+        """Tell workers to exit, reap local processes (escalating to SIGKILL of their process
+        groups), close the socket. Idempotent."""
+        if self._closed:
+            return
+        self._service.stop()
+        with self.lock:
+            self._closed = True
+            bye = P.header(P.Kind.CLOSE)
+            for ident in [w.identity for w in self.workers] + list(self._spares):
+                try:
+                    self.sock.send_multipart([ident, bye], zmq.NOBLOCK)
+                except zmq.ZMQError:
+                    pass
+            has_remote = any(not w.local for w in self.workers) or bool(self._spares)
+            procs = self.local_processes()
+            reap_processes(procs, grace)
+            self.sock.close(linger=500 if has_remote else 0)
+            if self.auth is not None:
+                try:
+                    self.auth.stop()
+                except security.AuthenticatorError as exc:
+                    log.error("%s", exc)
+            for slot in self._local.values():
+                if slot.lane is not None:
+                    slot.lane.close()
+            self.ctx.term()
+            if self.shm is not None:
+                try:
+                    self.shm.close()
+                except BufferError:
+                    pass  # a view is still alive; the mapping goes when it is collected
+                self.shm = None
