@@ -17,11 +17,13 @@ from sc2pool.bench import scale
 
 
 def _workers() -> list[int]:
-    """Live worker processes below this one (a zombie is dead already: its parent reaps it)."""
+    """Live scale-benchmark workers below this one, known by the env they serve (other long-lived
+    children, such as multiprocessing's forkserver whose command line lists sys.path, are not
+    workers; a zombie is dead already: its parent reaps it)."""
     out = []
     for p in psutil.Process().children(recursive=True):
         try:
-            if p.status() != psutil.STATUS_ZOMBIE and "worker" in " ".join(p.cmdline()):
+            if p.status() != psutil.STATUS_ZOMBIE and "sc2pool.bench.scale:make_" in " ".join(p.cmdline()):
                 out.append(p.pid)
         except psutil.Error:  # gone while we looked
             pass
