@@ -433,8 +433,8 @@ def evaluate(
     baseline, run in the workers: e.g. walk straight to the beacon) or ``"random"``.
     ``video``: also write the evaluated episodes, one after another in the order they ended, to
     this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time).
-    Each env's episode is kept in memory until it ends; its terminal frame is not shown (the env
-    is already reset when the step returns, as in every SB3 VecEnv).
+    Each env's episode is kept in memory until it ends; its last picture comes from the step's
+    ``info["terminal_frame"]``, as the env is already reset when the step returns.
     """
     if policy not in ("model", "scripted", "random"):
         raise ValueError(f"policy must be 'model', 'scripted' or 'random', got {policy!r}")
@@ -494,6 +494,9 @@ def evaluate(
                     returns.append(float(info["episode"]["r"]))
                     lengths.append(int(info["episode"]["l"]))
                     if writer is not None:
+                        last = info.get("terminal_frame")
+                        if isinstance(last, np.ndarray):
+                            clips[i].append(last)
                         for frame in clips[i]:
                             writer.append(frame)
                 if frames is not None:

@@ -79,7 +79,13 @@ class VideoCallback(BaseCallback):
         dones = self.locals.get("dones")
         done0 = bool(dones[0]) if dones is not None and len(dones) else False
         if self._frames is not None:
-            if done0 or len(self._frames) >= self.max_frames:
+            if done0:
+                infos = self.locals.get("infos")
+                last = infos[0].get("terminal_frame") if infos else None
+                if isinstance(last, np.ndarray) and len(self._frames) < self.max_frames:
+                    self._frames.append(last)  # env 0 is already reset: its last picture
+                self._save()
+            elif len(self._frames) >= self.max_frames:
                 self._save()
             else:
                 self._capture()

@@ -226,6 +226,26 @@ def test_host_renders_its_games(run: Any, no_leaks: None) -> None:
         run(plain.close())
 
 
+@pytest.mark.timeout(60)
+def test_the_step_that_ends_an_episode_carries_its_last_picture(run: Any, no_leaks: None) -> None:
+    host = SC2EnvHost(1, task="MoveToBeacon", engine="inprocess", render_mode="rgb_array", render_size=64)
+    try:
+        run(host.start())
+        run(host.reset([0], [5], [None]))
+        for _ in range(1000):
+            (res,) = run(host.step([0]))
+            if res.terminated or res.truncated:
+                break
+            assert "terminal_frame" not in res.info
+        else:
+            pytest.fail("MoveToBeacon did not end within 1000 steps")
+        last = res.info["terminal_frame"]
+        assert last.shape == (*_beacon_hw(64), 3) and last.dtype == np.uint8
+        assert np.array_equal(last, run(host.render(0)))  # the game as it ended, before any reset
+    finally:
+        run(host.close())
+
+
 def _read_video(path: Path) -> tuple[tuple[int, int], int]:
     import imageio_ffmpeg
 

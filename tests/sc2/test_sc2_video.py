@@ -39,10 +39,10 @@ def test_eval_writes_the_evaluated_episodes(tmp_path: Path, capsys: pytest.Captu
                "--video", str(video)])  # fmt: skip
     out = capsys.readouterr().out
     assert rc == 0, out
-    # MoveToBeacon: 120 game s at 8 loops per step = 240 steps per episode, one frame each
-    # (the reset frame included, the terminal one not: the env is already reset by then).
-    assert read_video_info(video) == (_beacon_wh(64), 480)
-    assert f"video: {video} (480 frames)" in out
+    # MoveToBeacon: 120 game s at 8 loops per step = 240 steps per episode: the reset frame, one
+    # per step before the last, and the terminal frame the last step carries in its info.
+    assert read_video_info(video) == (_beacon_wh(64), 482)
+    assert f"video: {video} (482 frames)" in out
 
 
 @pytest.mark.timeout(180)

@@ -28,7 +28,8 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     ``info["sc2pool.restarted"]`` and the worker's other games carry on
 ``render_mode``     ``None`` (default) or ``"rgb_array"``: ``render()`` / ``VecEnv.get_images()``
                     return a top-down picture of each game (:mod:`sc2pool.render`), drawn from
-                    the observation burnysc2 received
+                    the observation burnysc2 received; the step that ends an episode carries
+                    its last picture in ``info["terminal_frame"]`` (the env is reset by then)
 ``render_size``     pixels on the long side of those pictures (default 256)
 ``max_game_relaunches``  relaunches allowed per env over the host's life (default 100); past it
                     a crash is the typed error again, so a game that can never run cannot loop
@@ -335,7 +336,12 @@ class SC2EnvHost(EnvHost):
                 failures[i] = self._failure(i, exc)
                 results.append(failures[i])
                 continue
-            results.append(StepResult(tr.obs, tr.reward, tr.terminated, tr.truncated, tr.info))
+            info = tr.info
+            if self.render_mode == "rgb_array" and (tr.terminated or tr.truncated):
+                # The worker resets this env before the trainer sees the step, so a later render()
+                # shows the next episode: the last picture travels with the step instead.
+                info = {**info, "terminal_frame": games[i].render(self.render_size)}
+            results.append(StepResult(tr.obs, tr.reward, tr.terminated, tr.truncated, info))
         for i in sorted(failures):
             if not failures[i].recoverable:
                 raise failures[i] from failures[i].cause
