@@ -1,4 +1,4 @@
-"""The engine's own game-data tables: unit types, abilities, weapons.
+"""The engine's own game-data tables: unit types, abilities, weapons, upgrades.
 
 The engine carries the facts it needs for its scenarios.  What ``ResponseData`` reports (costs,
 build times, supply, sight, speed, armor, weapons, tech requirements, cargo, ability names, links
@@ -195,6 +195,65 @@ ABILITIES: tuple[AbilitySpec, ...] = (
 )
 ABILITY_BY_ID: dict[int, AbilitySpec] = {a.ability_id: a for a in ABILITIES}
 
+
+@dataclass(frozen=True)
+class UpgradeSpec:
+    """One upgrade as ``ResponseData`` reports it.  ``enum_name`` is burnysc2's ``UpgradeId`` member
+    name (checked by the tests); ``name`` is the client's own spelling."""
+
+    upgrade_id: int
+    enum_name: str
+    name: str
+    minerals: int
+    vespene: int
+    research_time: float
+    """Game loops."""
+    research_ability: int
+
+
+# The upgrades of the unit types the engine simulates (infantry weapons/armor, the Barracks tech
+# lab's, the Zerg ground and speed upgrades, the Forge's and the Twilight Council's), from the real
+# client's ResponseData like the rest.  The engine researches none of them (it has no research
+# structures), so every player's ``upgrade_ids`` stays empty; they are reported so that a bot asking
+# about one (``already_pending_upgrade``, ``game_data.upgrades``) gets the real answer, 0 / not
+# started, instead of a KeyError.  Their research abilities are not listed, as no engine unit can
+# perform them; burnysc2 then gives ``research_ability`` None, which ``already_pending_upgrade``
+# answers with 0.
+UPGRADES: tuple[UpgradeSpec, ...] = (
+    UpgradeSpec(7, "TERRANINFANTRYWEAPONSLEVEL1", "TerranInfantryWeaponsLevel1", 100, 100, 2560, 652),
+    UpgradeSpec(8, "TERRANINFANTRYWEAPONSLEVEL2", "TerranInfantryWeaponsLevel2", 175, 175, 3040, 653),
+    UpgradeSpec(9, "TERRANINFANTRYWEAPONSLEVEL3", "TerranInfantryWeaponsLevel3", 250, 250, 3520, 654),
+    UpgradeSpec(11, "TERRANINFANTRYARMORSLEVEL1", "TerranInfantryArmorsLevel1", 100, 100, 2560, 656),
+    UpgradeSpec(12, "TERRANINFANTRYARMORSLEVEL2", "TerranInfantryArmorsLevel2", 175, 175, 3040, 657),
+    UpgradeSpec(13, "TERRANINFANTRYARMORSLEVEL3", "TerranInfantryArmorsLevel3", 250, 250, 3520, 658),
+    UpgradeSpec(15, "STIMPACK", "Stimpack", 100, 100, 2240, 730),
+    UpgradeSpec(16, "SHIELDWALL", "ShieldWall", 100, 100, 1760, 731),
+    UpgradeSpec(17, "PUNISHERGRENADES", "PunisherGrenades", 50, 50, 960, 732),
+    UpgradeSpec(2, "GLIALRECONSTITUTION", "GlialReconstitution", 100, 100, 1760, 216),
+    UpgradeSpec(53, "ZERGMELEEWEAPONSLEVEL1", "ZergMeleeWeaponsLevel1", 100, 100, 2560, 1186),
+    UpgradeSpec(54, "ZERGMELEEWEAPONSLEVEL2", "ZergMeleeWeaponsLevel2", 150, 150, 3040, 1187),
+    UpgradeSpec(55, "ZERGMELEEWEAPONSLEVEL3", "ZergMeleeWeaponsLevel3", 200, 200, 3520, 1188),
+    UpgradeSpec(56, "ZERGGROUNDARMORSLEVEL1", "ZergGroundArmorsLevel1", 150, 150, 2560, 1189),
+    UpgradeSpec(57, "ZERGGROUNDARMORSLEVEL2", "ZergGroundArmorsLevel2", 225, 225, 3040, 1190),
+    UpgradeSpec(58, "ZERGGROUNDARMORSLEVEL3", "ZergGroundArmorsLevel3", 300, 300, 3520, 1191),
+    UpgradeSpec(59, "ZERGMISSILEWEAPONSLEVEL1", "ZergMissileWeaponsLevel1", 100, 100, 2560, 1192),
+    UpgradeSpec(60, "ZERGMISSILEWEAPONSLEVEL2", "ZergMissileWeaponsLevel2", 150, 150, 3040, 1193),
+    UpgradeSpec(61, "ZERGMISSILEWEAPONSLEVEL3", "ZergMissileWeaponsLevel3", 200, 200, 3520, 1194),
+    UpgradeSpec(66, "ZERGLINGMOVEMENTSPEED", "zerglingmovementspeed", 100, 100, 1760, 1253),
+    UpgradeSpec(75, "CENTRIFICALHOOKS", "CentrificalHooks", 150, 150, 1760, 1482),
+    UpgradeSpec(39, "PROTOSSGROUNDWEAPONSLEVEL1", "ProtossGroundWeaponsLevel1", 100, 100, 2720, 1062),
+    UpgradeSpec(40, "PROTOSSGROUNDWEAPONSLEVEL2", "ProtossGroundWeaponsLevel2", 150, 150, 3240, 1063),
+    UpgradeSpec(41, "PROTOSSGROUNDWEAPONSLEVEL3", "ProtossGroundWeaponsLevel3", 200, 200, 3760, 1064),
+    UpgradeSpec(42, "PROTOSSGROUNDARMORSLEVEL1", "ProtossGroundArmorsLevel1", 100, 100, 2720, 1065),
+    UpgradeSpec(43, "PROTOSSGROUNDARMORSLEVEL2", "ProtossGroundArmorsLevel2", 150, 150, 3240, 1066),
+    UpgradeSpec(44, "PROTOSSGROUNDARMORSLEVEL3", "ProtossGroundArmorsLevel3", 200, 200, 3760, 1067),
+    UpgradeSpec(45, "PROTOSSSHIELDSLEVEL1", "ProtossShieldsLevel1", 150, 150, 2720, 1068),
+    UpgradeSpec(46, "PROTOSSSHIELDSLEVEL2", "ProtossShieldsLevel2", 225, 225, 3240, 1069),
+    UpgradeSpec(47, "PROTOSSSHIELDSLEVEL3", "ProtossShieldsLevel3", 300, 300, 3760, 1070),
+    UpgradeSpec(86, "CHARGE", "Charge", 100, 100, 2240, 1592),
+    UpgradeSpec(87, "BLINKTECH", "BlinkTech", 150, 150, 2720, 1593),
+)
+
 # --------------------------------------------------------------------------------------------
 # Unit types.  Weapon timing (damage_point, projectile_speed) is engine-only and not known from a
 # source here: the values are the game's as commonly quoted (README scenario table, (m)).
@@ -367,6 +426,11 @@ def response_data() -> sc_pb.ResponseData:
     r = sc_pb.ResponseData()
     r.abilities.extend(_ability_proto(a) for a in ABILITIES)
     r.units.extend(_unit_proto(u) for u in UNITS)
+    r.upgrades.extend(
+        data_pb2.UpgradeData(upgrade_id=u.upgrade_id, name=u.name, mineral_cost=u.minerals, vespene_cost=u.vespene,
+                             research_time=u.research_time, ability_id=u.research_ability)
+        for u in UPGRADES
+    )
     return r
 
 
@@ -380,4 +444,6 @@ def response_data_for(ability_id: bool, unit_type_id: bool, upgrade_id: bool, bu
         r.abilities.extend(full.abilities)
     if unit_type_id:
         r.units.extend(full.units)
+    if upgrade_id:
+        r.upgrades.extend(full.upgrades)
     return r

@@ -2,7 +2,7 @@
 
 Source: python-sc2 (BurnySc2/python-sc2), ``test/pickle_data/AltitudeAIE.xz``: the
 ``[ResponseData, ResponseGameInfo, ResponseObservation]`` the real client answered on a 2023 ladder
-map (its newest capture).  Only the unit types and abilities the engine reports are entered, each
+map (its newest capture).  Only the unit types, abilities and upgrades the engine reports are entered, each
 with the fields of ``UnitTypeData`` / ``AbilityData`` the client set (fields it left unset take the
 protocol default).  Floats are rounded to 6 decimals (the client sends float32).  Unit
 ``weapons`` rows are (type, damage, attacks, range, speed, ((attribute, bonus), ...)).
@@ -730,4 +730,39 @@ ABILITY_FACTS: dict[int, dict[str, object]] = {
         "target": 1,
         "allow_minimap": False,
     },
+}
+
+UPGRADE_FACTS: dict[int, dict[str, object]] = {
+    7: {"name": "TerranInfantryWeaponsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2560.0, "ability_id": 652},
+    8: {"name": "TerranInfantryWeaponsLevel2", "mineral_cost": 175, "vespene_cost": 175, "research_time": 3040.0, "ability_id": 653},
+    9: {"name": "TerranInfantryWeaponsLevel3", "mineral_cost": 250, "vespene_cost": 250, "research_time": 3520.0, "ability_id": 654},
+    11: {"name": "TerranInfantryArmorsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2560.0, "ability_id": 656},
+    12: {"name": "TerranInfantryArmorsLevel2", "mineral_cost": 175, "vespene_cost": 175, "research_time": 3040.0, "ability_id": 657},
+    13: {"name": "TerranInfantryArmorsLevel3", "mineral_cost": 250, "vespene_cost": 250, "research_time": 3520.0, "ability_id": 658},
+    15: {"name": "Stimpack", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2240.0, "ability_id": 730},
+    16: {"name": "ShieldWall", "mineral_cost": 100, "vespene_cost": 100, "research_time": 1760.0, "ability_id": 731},
+    17: {"name": "PunisherGrenades", "mineral_cost": 50, "vespene_cost": 50, "research_time": 960.0, "ability_id": 732},
+    2: {"name": "GlialReconstitution", "mineral_cost": 100, "vespene_cost": 100, "research_time": 1760.0, "ability_id": 216},
+    53: {"name": "ZergMeleeWeaponsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2560.0, "ability_id": 1186},
+    54: {"name": "ZergMeleeWeaponsLevel2", "mineral_cost": 150, "vespene_cost": 150, "research_time": 3040.0, "ability_id": 1187},
+    55: {"name": "ZergMeleeWeaponsLevel3", "mineral_cost": 200, "vespene_cost": 200, "research_time": 3520.0, "ability_id": 1188},
+    56: {"name": "ZergGroundArmorsLevel1", "mineral_cost": 150, "vespene_cost": 150, "research_time": 2560.0, "ability_id": 1189},
+    57: {"name": "ZergGroundArmorsLevel2", "mineral_cost": 225, "vespene_cost": 225, "research_time": 3040.0, "ability_id": 1190},
+    58: {"name": "ZergGroundArmorsLevel3", "mineral_cost": 300, "vespene_cost": 300, "research_time": 3520.0, "ability_id": 1191},
+    59: {"name": "ZergMissileWeaponsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2560.0, "ability_id": 1192},
+    60: {"name": "ZergMissileWeaponsLevel2", "mineral_cost": 150, "vespene_cost": 150, "research_time": 3040.0, "ability_id": 1193},
+    61: {"name": "ZergMissileWeaponsLevel3", "mineral_cost": 200, "vespene_cost": 200, "research_time": 3520.0, "ability_id": 1194},
+    66: {"name": "zerglingmovementspeed", "mineral_cost": 100, "vespene_cost": 100, "research_time": 1760.0, "ability_id": 1253},
+    75: {"name": "CentrificalHooks", "mineral_cost": 150, "vespene_cost": 150, "research_time": 1760.0, "ability_id": 1482},
+    39: {"name": "ProtossGroundWeaponsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2720.0, "ability_id": 1062},
+    40: {"name": "ProtossGroundWeaponsLevel2", "mineral_cost": 150, "vespene_cost": 150, "research_time": 3240.0, "ability_id": 1063},
+    41: {"name": "ProtossGroundWeaponsLevel3", "mineral_cost": 200, "vespene_cost": 200, "research_time": 3760.0, "ability_id": 1064},
+    42: {"name": "ProtossGroundArmorsLevel1", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2720.0, "ability_id": 1065},
+    43: {"name": "ProtossGroundArmorsLevel2", "mineral_cost": 150, "vespene_cost": 150, "research_time": 3240.0, "ability_id": 1066},
+    44: {"name": "ProtossGroundArmorsLevel3", "mineral_cost": 200, "vespene_cost": 200, "research_time": 3760.0, "ability_id": 1067},
+    45: {"name": "ProtossShieldsLevel1", "mineral_cost": 150, "vespene_cost": 150, "research_time": 2720.0, "ability_id": 1068},
+    46: {"name": "ProtossShieldsLevel2", "mineral_cost": 225, "vespene_cost": 225, "research_time": 3240.0, "ability_id": 1069},
+    47: {"name": "ProtossShieldsLevel3", "mineral_cost": 300, "vespene_cost": 300, "research_time": 3760.0, "ability_id": 1070},
+    86: {"name": "Charge", "mineral_cost": 100, "vespene_cost": 100, "research_time": 2240.0, "ability_id": 1592},
+    87: {"name": "BlinkTech", "mineral_cost": 150, "vespene_cost": 150, "research_time": 2720.0, "ability_id": 1593},
 }

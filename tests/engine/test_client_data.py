@@ -1,9 +1,9 @@
-"""The engine's ResponseData agrees with the real client's for every unit type and ability it reports."""
+"""The engine's ResponseData agrees with the real client's for every unit type, ability and upgrade it reports."""
 
 from __future__ import annotations
 
 import pytest
-from client_facts import ABILITY_FACTS, UNIT_FACTS
+from client_facts import ABILITY_FACTS, UNIT_FACTS, UPGRADE_FACTS
 from s2clientprotocol import data_pb2
 
 from sc2pool.engine import data as D
@@ -50,6 +50,7 @@ def test_every_reported_unit_type_and_ability_has_a_fact() -> None:
     r = D.response_data()
     assert {u.unit_id for u in r.units} == set(UNIT_FACTS)
     assert {a.ability_id for a in r.abilities} == set(ABILITY_FACTS)
+    assert {u.upgrade_id for u in r.upgrades} == set(UPGRADE_FACTS)
 
 
 @pytest.mark.parametrize("unit_id", sorted(UNIT_FACTS))
@@ -78,3 +79,12 @@ def test_ability_data_matches_the_real_client(ability_id: int) -> None:
              for f in ABILITY_FIELDS
              if not _close(getattr(mine, f), real.get(f, _default(data_pb2.AbilityData, f)))]
     assert not wrong, f"{ability_id}: " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("upgrade_id", sorted(UPGRADE_FACTS))
+def test_upgrade_data_matches_the_real_client(upgrade_id: int) -> None:
+    mine = {u.upgrade_id: u for u in D.response_data().upgrades}[upgrade_id]
+    real = UPGRADE_FACTS[upgrade_id]
+    wrong = [f"{f}: engine {getattr(mine, f)!r}, client {want!r}" for f, want in real.items()
+             if not _close(getattr(mine, f), want)]
+    assert not wrong, f"{upgrade_id}: " + "; ".join(wrong)

@@ -16,6 +16,7 @@ from sc2.dicts.unit_trained_from import UNIT_TRAINED_FROM  # noqa: E402
 from sc2.game_data import GameData  # noqa: E402
 from sc2.ids.ability_id import AbilityId  # noqa: E402
 from sc2.ids.unit_typeid import UnitTypeId  # noqa: E402
+from sc2.ids.upgrade_id import UpgradeId  # noqa: E402
 
 
 @pytest.mark.parametrize("spec", D.UNITS, ids=lambda s: s.name)
@@ -56,6 +57,21 @@ def test_producers_of_every_trainable_unit_are_in_the_table() -> None:
             assert any(p.value in D.UNIT_BY_ID for p in producers), spec.name
 
 
+@pytest.mark.parametrize("spec", D.UPGRADES, ids=lambda u: u.enum_name)
+def test_upgrade_id_and_name_match_burnysc2(spec: D.UpgradeSpec) -> None:
+    assert UpgradeId[spec.enum_name].value == spec.upgrade_id
+
+
+def test_burnysc2_answers_upgrade_questions_as_on_the_real_game() -> None:
+    """A bot asking about an upgrade (python-sc2's marine-split example asks about Stimpack every
+    step) gets its cost and "not started", not a KeyError; nothing is researched."""
+    gd = GameData(D.response_data())
+    stim = gd.upgrades[UpgradeId.STIMPACK.value]
+    assert (stim.cost.minerals, stim.cost.vespene, stim.cost.time) == (100, 100, 2240)
+    assert stim.research_ability is None  # not researchable on the engine
+    assert set(gd.upgrades) == {u.upgrade_id for u in D.UPGRADES}
+
+
 def test_burnysc2_parses_the_data_and_costs_resolve() -> None:
     gd = GameData(D.response_data())
     assert set(gd.units) == {u.unit_id for u in D.UNITS}
@@ -77,7 +93,9 @@ def test_burnysc2_parses_the_data_and_costs_resolve() -> None:
 
 def test_data_flags_select_sections() -> None:
     only_units = D.response_data_for(False, True, False, False, False)
-    assert len(only_units.units) == len(D.UNITS) and not only_units.abilities
+    assert len(only_units.units) == len(D.UNITS) and not only_units.abilities and not only_units.upgrades
+    only_upgrades = D.response_data_for(False, False, True, False, False)
+    assert len(only_upgrades.upgrades) == len(D.UPGRADES) and not only_upgrades.units
     assert isinstance(D.response_data(), sc_pb.ResponseData)
 
 
