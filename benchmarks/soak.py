@@ -21,12 +21,10 @@ per-env info flags), truncated-by-restart episodes, lost env slots (must be 0), 
 RSS at start and end (and a time series), leaked processes after ``close()``. Printed, and written
 as JSON with ``--json``.
 
-Surviving faults needs ``ZmqVecEnv(on_failure="restart")``. The script probes for
-it through the public constructor; where it is missing it says so and exits with status 2, unless
-``--allow-no-restart`` is given: then the pool runs with ``on_failure="raise"``, the first fault
-ends the run, and the report records the typed error the pool raised (useful to check the injector
-and the failure path end to end). ``--fault-rate 0`` is a fault-free baseline (throughput and
-memory over time) and needs no restart policy.
+The pool runs with the restart policy (``FailurePolicy("restart")``), which is what surviving faults
+needs. ``--no-restart`` runs it with ``on_failure="raise"`` instead: the first fault ends the run
+and the report records the typed error the pool raised (a check of the injector and of the failure
+path end to end). ``--fault-rate 0`` is a fault-free baseline (throughput and memory over time).
 """
 
 from __future__ import annotations
@@ -47,7 +45,6 @@ import numpy as np
 import psutil
 
 FAULT_KINDS = ("kill9", "stop", "game")
-RESTART_SUPPORTED_CHECK = "on_failure='restart'"
 
 
 @dataclass
@@ -69,7 +66,7 @@ class MemorySample:
 @dataclass
 class SoakReport:
     config: dict[str, Any]
-    restart_supported: bool
+    restart_policy: bool
     started_at: float
     duration_s: float = 0.0
     env_steps: int = 0
@@ -113,25 +110,6 @@ def rss_mb(pids: list[int]) -> tuple[float, int]:
     return total / 2**20, len(seen)
 
 
-def restart_support_error() -> str | None:
-    """None if ZmqVecEnv accepts ``on_failure='restart'``; otherwise the reason, for the report.
-
-    Probed without starting anything: an invalid ``on_failure`` is rejected before any process
-    or socket is created, while a valid one fails later on the deliberately empty ``env_fns``.
-    """
-    from sc2pool.options import FailurePolicy
-    from sc2pool.vec_env import ZmqVecEnv
-
-    try:
-        ZmqVecEnv([], failure=FailurePolicy("restart"))
-    except (ValueError, TypeError) as e:
-        msg = str(e)
-        if "on_failure" in msg or "restart" in msg:
-            return msg
-        return None
-    return None
-
-
 def env_slot_coverage(env: Any) -> list[int]:
     """Global env indices that no live worker hosts (the 'lost env slots')."""
     covered: set[int] = set()
@@ -141,23 +119,8 @@ def env_slot_coverage(env: Any) -> list[int]:
 
 
 def count_restart_flags(infos: list[dict[str, Any]]) -> int:
-    """Episodes the pool ended because of a restart. The flag's exact key belongs to the restart
-    policy; accept any truthy info key mentioning 'restart' so this script survives its naming."""
-    n = 0
-    for info in infos:
-        if any("restart" in str(k).lower() and bool(v) for k, v in info.items()):
-            n += 1
-    return n
-
-
-def pool_restart_counters(env: Any) -> dict[str, int]:
-    """The pool's per-worker restart counters, wherever the restart policy exposes them."""
-    for attr in ("restart_counts", "restarts"):
-        value = getattr(env, attr, None)
-        if isinstance(value, dict):
-            return {str(k): int(v) for k, v in value.items()}
-    stats = getattr(env, "stats", {}) or {}
-    return {k: int(v) for k, v in stats.items() if "restart" in k}
+    """Episodes the pool ended because of a restart (``info["sc2pool.restarted"]``)."""
+    return sum(1 for info in infos if info.get("sc2pool.restarted"))
 
 
 # ------------------------------------------------------------------------------- fault injector
@@ -265,9 +228,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sample-every", type=float, default=30.0, help="seconds between memory samples")
     p.add_argument("--json", default=None, help="write the report here")
     p.add_argument(
-        "--allow-no-restart",
+        "--no-restart",
         action="store_true",
-        help="if the pool has no restart policy, run with on_failure='raise' and stop at the first fault",
+        help="run with on_failure='raise': the first fault ends the run with the pool's typed error",
     )
     args = p.parse_args(argv)
     kinds = tuple(k.strip() for k in args.faults.split(",") if k.strip())
@@ -302,30 +265,15 @@ def make_env(args: argparse.Namespace, restart: bool) -> Any:
 
 
 def soak(args: argparse.Namespace) -> SoakReport:
-    unsupported = restart_support_error()
+    restart = not args.no_restart
     report = SoakReport(
         config={k: v for k, v in vars(args).items() if k != "fault_kinds"},
-        restart_supported=unsupported is None,
+        restart_policy=restart,
         started_at=time.time(),
     )
-    baseline = args.fault_rate <= 0  # a fault-free memory/throughput soak needs no restart policy
-    if unsupported is not None and not baseline:
-        print(
-            f"ZmqVecEnv does not support {RESTART_SUPPORTED_CHECK} yet ({unsupported}).\n"
-            "A soak with faults needs the restart policy (ZmqVecEnv(on_failure=\"restart\")).",
-            file=sys.stderr,
-        )
-        if not args.allow_no_restart:
-            report.stopped_by = f"restart policy unsupported: {unsupported}"
-            return report
-        print(
-            "--allow-no-restart: running with on_failure='raise'; the first fault ends the run.",
-            file=sys.stderr,
-        )
-
     rng = random.Random(args.seed)
     me = psutil.Process()
-    env = make_env(args, restart=unsupported is None)
+    env = make_env(args, restart=restart)
     t0 = time.monotonic()
     injector = FaultInjector(args.fault_rate, args.fault_kinds, args.stop_seconds, rng, t0)
     try:
@@ -367,7 +315,7 @@ def soak(args: argparse.Namespace) -> SoakReport:
         report.duration_s = round(time.monotonic() - t0, 2)
         worker_pids = list(env.worker_pids) if not env.closed else []
         sample()
-        report.pool_restarts = pool_restart_counters(env)
+        report.pool_restarts = dict(env.restart_counts)
         report.pool_stats = dict(env.stats)
         report.lost_env_slots = env_slot_coverage(env) if not env.closed else list(range(env.num_envs))
     finally:
@@ -387,8 +335,7 @@ def soak(args: argparse.Namespace) -> SoakReport:
     report.faults_skipped = dict(Counter(f.kind for f in injector.records if f.outcome != "injected"))
     report.steps_per_s = round(report.env_steps / report.duration_s, 1) if report.duration_s else 0.0
     report.ok = (
-        (report.restart_supported or args.fault_rate <= 0)
-        and report.stopped_by == "deadline"
+        report.stopped_by == "deadline"
         and not report.lost_env_slots
         and not report.leaked_processes
     )
@@ -399,7 +346,7 @@ def print_report(r: SoakReport) -> None:
     m0 = r.memory[0] if r.memory else None
     m1 = r.memory[-1] if r.memory else None
     rows = [
-        ("restart policy", "yes" if r.restart_supported else "NO"),
+        ("restart policy", "yes" if r.restart_policy else "no (--no-restart)"),
         ("duration", f"{r.duration_s:.0f} s"),
         ("env steps", f"{r.env_steps} ({r.steps_per_s:.0f}/s)"),
         ("episodes finished", str(r.episodes_finished)),
@@ -436,8 +383,6 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump(asdict(report), f, indent=2)
         print(f"report written to {args.json}")
-    if not report.restart_supported and not args.allow_no_restart and args.fault_rate > 0:
-        return 2
     return 0 if report.ok else 1
 
 

@@ -89,16 +89,31 @@ def test_short_soak_rides_out_kills_with_the_restart_policy(
     soak: ModuleType, tmp_path: Path, process_tree: ProcessTree
 ) -> None:
     """The soak end to end (a few seconds of it): faults injected, restarts counted, 0 lost slots."""
-    assert soak.restart_support_error() is None, "ZmqVecEnv must support on_failure='restart'"
     report = _run_soak(
         process_tree, tmp_path, "--minutes", "0.15", "--envs", "2", "--workers", "2", "--fault-rate", "60", "--faults", "kill9",
         "--heartbeat-timeout", "1.5", "--seed", "3",
     )  # fmt: skip
-    assert report["ok"] and report["restart_supported"] and report["stopped_by"] == "deadline"
+    assert report["ok"] and report["restart_policy"] and report["stopped_by"] == "deadline"
     assert report["lost_env_slots"] == [] and report["leaked_processes"] == []
     kills = report["faults_by_kind"].get("kill9", 0)
     assert kills >= 1, report["faults"]
     assert sum(report["pool_restarts"].values()) >= 1 and report["restart_truncations"] >= 1
+
+
+def test_soak_without_the_restart_policy_stops_at_the_first_fault_with_the_typed_error(
+    tmp_path: Path, process_tree: ProcessTree
+) -> None:
+    out = tmp_path / "soak.json"
+    r = process_tree.run(
+        [sys.executable, str(SOAK), "--minutes", "0.5", "--envs", "2", "--workers", "2", "--fault-rate", "120",
+         "--faults", "kill9", "--heartbeat-timeout", "1.5", "--seed", "3", "--no-restart", "--json", str(out)],
+        capture_output=True, text=True, timeout=50,
+    )  # fmt: skip
+    assert r.returncode == 1, r.stdout + r.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert not report["ok"] and not report["restart_policy"]
+    assert report["stopped_by"].startswith("sc2pool.errors.WorkerDied"), report["stopped_by"]
+    assert report["leaked_processes"] == []
 
 
 def test_short_sc2_soak_relaunches_killed_games(soak: ModuleType, tmp_path: Path, process_tree: ProcessTree) -> None:
