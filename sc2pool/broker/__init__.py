@@ -13,11 +13,10 @@
 
 from sc2pool.broker.core import Broker
 from sc2pool.broker.processes import describe_exit, reap_processes
-from sc2pool.broker.records import COMPACT_REPLY, LocalSlot, Reply, Spawner, Vacancy, WorkerInfo, WorkerRecord
+from sc2pool.broker.records import LocalSlot, Reply, Spawner, Vacancy, WorkerInfo, WorkerRecord
 from sc2pool.broker.restart_policy import RestartPolicy
 
 __all__ = [
-    "COMPACT_REPLY",
     "Broker",
     "LocalSlot",
     "Reply",

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 
 import zmq
 
-from sc2pool import protocol as P
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.broker.processes import reap_processes
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.registry import Registry
@@ -27,6 +26,7 @@ from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.broker.service import ServiceThread
 from sc2pool.broker.supervision import Supervision
 from sc2pool.broker.transport import Transport
+from sc2pool.codec import MAX_HEADER_BYTES
 
 if TYPE_CHECKING:
     from sc2pool.launchers.base import Launcher
@@ -78,7 +78,7 @@ class Broker(Transport, Registry, Supervision):
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
         # libzmq drops a peer that sends a bigger frame, before allocating it
-        self.sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_HEADER_BYTES)
         self.curve = curve
         self.auth = None
         if curve is not None:
@@ -120,7 +120,7 @@ class Broker(Transport, Registry, Supervision):
         self._outstanding = 0
         self._check_period = min(0.25, heartbeat_interval)
         self._next_check = 0.0
-        self._pong = P.header(P.Kind.HEARTBEAT)
+        self._pong = wire.Heartbeat().encode()
         self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self._closed)
         # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
         # liveness checks (it restarts the workers that ended), told of the workers removed.
@@ -192,7 +192,7 @@ class Broker(Transport, Registry, Supervision):
         self._service.stop()
         with self.lock:
             self._closed = True
-            bye = P.header(P.Kind.CLOSE)
+            bye = wire.Close().encode()
             for ident in [w.identity for w in self.workers] + list(self._spares):
                 try:
                     self.sock.send_multipart([ident, bye], zmq.NOBLOCK)

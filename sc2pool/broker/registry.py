@@ -21,12 +21,12 @@ from typing import Any
 import zmq
 
 from sc2pool import protocol as P
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.broker import admission
 from sc2pool.broker.admission import Admit, Joined, Opening, PoolView, Refuse, Reservation, Spare
 from sc2pool.broker.records import LocalSlot, Spawner, WorkerInfo, WorkerRecord
 from sc2pool.broker.state import BrokerState
-from sc2pool.errors import EnvError, JoinTimeoutError, ProtocolError, env_error_class
+from sc2pool.errors import EnvError, JoinTimeoutError, env_error_class
 
 log = logging.getLogger("sc2pool.broker")
 
@@ -83,19 +83,19 @@ class Registry(BrokerState):
     def infos(self) -> list[WorkerInfo]:
         """A public description of every worker in the pool."""
         return [
-            WorkerInfo(w.name, w.host, w.pid, tuple(w.env_indices), w.local, w.ready, w.transport, w.lane_spec)
+            WorkerInfo(w.name, w.hostname, w.pid, tuple(w.env_indices), w.local, w.ready, w.transport, w.lane_spec)
             for w in self.workers
         ]
 
     # ------------------------------------------------------------------------------ strangers
     def _heartbeat_from_unknown(self, ident: bytes, frames: list[bytes]) -> bool:
-        main_id = ident[: -len(P.HEARTBEAT_SUFFIX)]
+        main_id = ident[: -len(wire.HEARTBEAT_SUFFIX)]
         if main_id in self._spares:
             self._spares[main_id][1] = time.monotonic()
         elif main_id in self._retired:
             self._tell_retired(main_id)  # no pong: it must notice it is out of the pool
             return False
-        elif P.peek_version(frames[1]) != P.PROTOCOL_VERSION:
+        elif wire.peek_version(frames[1]) != wire.PROTOCOL_VERSION:
             self.stats["malformed"] += 1
             return False  # its HELLO will be refused with the reason
         return True
@@ -104,33 +104,23 @@ class Registry(BrokerState):
         if ident in self._retired:
             self._tell_retired(ident)
             return
-        version = P.peek_version(frames[1])
-        if version != P.PROTOCOL_VERSION:
-            try:
-                raw = P.unpack(frames[1])
-            except ProtocolError:
-                raw = None
-            if isinstance(raw, dict) and raw.get("k") == int(P.Kind.HELLO):
-                self._hello(ident, raw)  # refused by admission, naming both versions
-            else:
-                self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
+        if wire.is_hello(frames[1]):  # of any version: one of another is refused naming both
+            self._hello(ident, admission.admit_frame(frames[1], self._pool_view()))
             return
-        try:
-            hdr = P.decode_header(frames[1])
-        except ProtocolError as exc:
-            self._malformed(ident, str(exc))
+        version = wire.peek_version(frames[1])
+        if version != wire.PROTOCOL_VERSION:
+            self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
             return
-        kind = hdr["k"]
-        if kind == P.Kind.HELLO:
-            self._hello(ident, hdr)
-        elif kind == P.Kind.ERROR:
-            name = str(hdr.get("name"))
+        msg = self.decode(ident, frames[1])
+        if msg is None:
+            return
+        if isinstance(msg, wire.Error):
+            name = msg.name
             slot = self._local.get(name)
-            idx = hdr.get("idx")
-            env_index = slot.lo + idx if slot is not None and isinstance(idx, int) else None
-            err = self._env_error_from(hdr, name, env_index)
+            env_index = slot.lo + msg.index if slot is not None and msg.index is not None else None
+            err = self._env_error_from(msg, name, env_index)
             replacing = any(v.local_name == name for v in self.vacancies)
-            if slot is not None and (not self.running or replacing) and security.tokens_equal(slot.token, hdr.get("tok")):
+            if slot is not None and (not self.running or replacing) and security.tokens_equal(slot.token, msg.token):
                 # a local worker (or its replacement) cannot build/start its envs: a bug, not a crash
                 self._record_failure(err)
             elif slot is None and self.launcher is not None and self.launcher.owns(name):
@@ -141,7 +131,7 @@ class Registry(BrokerState):
                 log.error("worker %s (not part of the pool) failed: %s", name, err)
                 self.stats["stranger_errors"] += 1
         else:
-            self._malformed(ident, f"{P.Kind(kind).name} from a worker that never said HELLO")
+            self._malformed(ident, f"{msg.KIND.name} from a worker that never said HELLO")
 
     # ---------------------------------------------------------------------------------- HELLO
     def _pool_view(self) -> PoolView:
@@ -151,7 +141,7 @@ class Registry(BrokerState):
             running=self.running,
             closed=self._closed,
             restart=self.policy.restart,
-            workers=[Joined(w.name, w.host, w.pid, w.n_envs, w.local) for w in self.workers],
+            workers=[Joined(w.name, w.hostname, w.pid, w.n_envs, w.local) for w in self.workers],
             local={
                 s.name: Reservation(s.name, s.lo, s.hi, s.token, s.proc is not None, s.lane is not None)
                 for s in self._local.values()
@@ -162,36 +152,39 @@ class Registry(BrokerState):
             action_space=self.action_space,
         )
 
-    def _hello(self, ident: bytes, hdr: dict[Any, Any]) -> None:
+    def _hello(self, ident: bytes, decision: admission.Decision) -> None:
         """Carry out admission's decision on a HELLO."""
-        decision = admission.admit(hdr, self._pool_view())
         if isinstance(decision, Refuse):
             if decision.fatal is not None:
                 self.failure = decision.fatal
             self._refuse(ident, decision.reason)
             return
         if isinstance(decision, Spare):
+            hello = decision.hello
             if ident not in self._spares:
                 log.info(
                     "worker %s (%s pid %d) waits as a spare for a vacancy of %d envs",
-                    decision.name, decision.host, decision.pid, decision.n_envs,
+                    hello.name, hello.hostname, hello.pid, hello.num_envs,
                 )
-            self._spares[ident] = [hdr, time.monotonic()]
+            self._spares[ident] = [hello, time.monotonic()]
             return
         self._join(ident, decision)
 
     def _join(self, ident: bytes, a: Admit) -> None:
         """Enter admitted worker ``a`` in the table and WELCOME it."""
-        slot = self._local.get(a.name) if a.local else None
+        hello = a.hello
+        slot = self._local.get(hello.name) if a.local else None
         if not a.local and a.vacancy is None:
             self._next_remote = a.hi
         if a.layout is not None:  # the pool's first worker: its spaces become the pool's
             self.layout = a.layout
             self.observation_space, self.action_space = a.observation_space, a.action_space
-            self.render_mode = a.render_mode
+            self.render_mode = hello.render_mode
             if self.shm_path is not None:
                 self._create_shm()
-        w = WorkerRecord(ident, a.name, a.host, a.pid, a.lo, a.hi, local=a.local, proc=slot.proc if slot else None)
+        w = WorkerRecord(
+            ident, hello.name, hello.hostname, hello.pid, a.lo, a.hi, local=a.local, proc=slot.proc if slot else None
+        )
         if a.vacancy is not None:
             vacancy = self.vacancies[a.vacancy]
             self.vacancies = [v for v in self.vacancies if v is not vacancy]
@@ -207,28 +200,29 @@ class Registry(BrokerState):
         self.workers = sorted([*self.workers, w], key=lambda r: r.lo)
         for g in range(a.lo, a.hi):
             self.slots[g] = w
-        shm = {"path": self.shm_path, "n": self.n_envs} if (w.local and self.shm is not None) else None
-        welcome = P.header(
-            P.Kind.WELCOME,
-            slots=[a.lo, a.hi],
-            shm=shm,
-            hb={"interval": self.heartbeat_interval, "timeout": self.heartbeat_timeout},
-        )
+        with_shm = w.local and self.shm is not None
+        welcome = wire.Welcome(
+            a.lo, a.hi,
+            shm_path=self.shm_path if with_shm else None,
+            shm_envs=self.n_envs if with_shm else None,
+            heartbeat_interval=self.heartbeat_interval,
+            heartbeat_timeout=self.heartbeat_timeout,
+        ).encode()
         try:
             self.sock.send_multipart([ident, welcome])
         except zmq.ZMQError as exc:  # gone meanwhile: heartbeat silence will vacate the slots again
-            log.warning("could not welcome worker %s: %s", a.name, exc)
-        log.info("worker %s (%s pid %d) joined with envs %d..%d", a.name, a.host, a.pid, a.lo, a.hi - 1)
+            log.warning("could not welcome worker %s: %s", hello.name, exc)
+        log.info("worker %s (%s pid %d) joined with envs %d..%d", hello.name, hello.hostname, hello.pid, a.lo, a.hi - 1)
 
     def _use_spares(self, now: float) -> None:
         """Hand remote vacancies to live spares of the right size (they get their WELCOME now)."""
-        for ident, (hdr, seen) in list(self._spares.items()):
+        for ident, (hello, seen) in list(self._spares.items()):
             if now - seen > self.heartbeat_timeout:
                 del self._spares[ident]  # gone quiet: forget it
                 continue
-            if self.policy.spare_for(self.vacancies, hdr.get("n")) is not None:
+            if self.policy.spare_for(self.vacancies, hello.num_envs) is not None:
                 del self._spares[ident]
-                self._hello(ident, hdr)
+                self._hello(ident, admission.admit(hello, self._pool_view()))
 
     def _create_shm(self) -> None:
         assert self.layout is not None and self.shm_path is not None
@@ -240,25 +234,23 @@ class Registry(BrokerState):
             os.close(fd)
 
     # ---------------------------------------------------------------------------- env errors
-    def _env_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
-        idx = hdr.get("idx")
-        return self._env_error_from(hdr, w.name, w.lo + idx if isinstance(idx, int) else None)
+    def _env_error(self, w: WorkerRecord, msg: wire.Error) -> EnvError:
+        return self._env_error_from(msg, w.name, w.lo + msg.index if msg.index is not None else None)
 
     @staticmethod
-    def _env_error_from(hdr: dict[Any, Any], worker: str, env_index: int | None) -> EnvError:
-        et = str(hdr.get("et", "Exception"))
-        return env_error_class(et)(
+    def _env_error_from(msg: wire.Error, worker: str, env_index: int | None) -> EnvError:
+        return env_error_class(msg.error_type)(
             env_index=env_index,
             worker=worker,
-            remote_type=et,
-            remote_message=str(hdr.get("em", "")),
-            remote_traceback=str(hdr.get("tb", "")),
-            during=str(hdr.get("stage", "")),
+            remote_type=msg.error_type,
+            remote_message=msg.message,
+            remote_traceback=msg.traceback,
+            during=msg.stage,
         )
 
-    def reply_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
+    def reply_error(self, w: WorkerRecord, msg: wire.Error) -> EnvError:
         """The EnvError carried by an ERROR reply of ``w``."""
-        return self._env_error(w, hdr)
+        return self._env_error(w, msg)
 
     # ------------------------------------------------------------------------------- joining
     def wait_ready(self, join_timeout: float, start_timeout: float, how_to_join: str = "") -> None:
@@ -291,7 +283,7 @@ class Registry(BrokerState):
             if joined and ready_deadline is None:
                 ready_deadline = now + start_timeout
             if ready_deadline is not None and now > ready_deadline:
-                waiting = [f"{w.name} (pid {w.pid} on {w.host})" for w in self.workers if not w.ready]
+                waiting = [f"{w.name} (pid {w.pid} on {w.hostname})" for w in self.workers if not w.ready]
                 raise JoinTimeoutError(
                     f"all {self.n_envs} envs joined but these workers did not finish starting within "
                     f"start_timeout={start_timeout:g} s: {', '.join(waiting)}"
@@ -302,7 +294,7 @@ class Registry(BrokerState):
         n_joined = sum(1 for s in self.slots if s is not None)
         lines = [f"timed out after {join_timeout:g} s waiting for workers: {n_joined}/{self.n_envs} envs joined"]
         for w in self.workers:
-            lines.append(f"  joined: {w.name} ({w.host} pid {w.pid}) envs {w.lo}..{w.hi - 1}")
+            lines.append(f"  joined: {w.name} ({w.hostname} pid {w.pid}) envs {w.lo}..{w.hi - 1}")
         joined_names = {w.name for w in self.workers}
         for slot in self._local.values():
             if slot.name not in joined_names:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import zmq
 from gymnasium import spaces
 
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.broker.records import LocalSlot, Vacancy, WorkerRecord
 from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.errors import EnvError, PoolError, WorkerDied
@@ -60,7 +60,7 @@ class BrokerState:
     _local: dict[str, LocalSlot]
     _n_local_envs: int
     _next_remote: int
-    _spares: dict[bytes, list[Any]]
+    _spares: dict[bytes, list[Any]]  # identity -> [its HELLO (wire.Hello), last heard of]
     _retired: dict[bytes, None]
     observation_space: spaces.Space[Any] | None
     action_space: spaces.Space[Any] | None
@@ -86,6 +86,10 @@ class BrokerState:
         """Transport: route every message waiting on the socket."""
         raise NotImplementedError
 
+    def decode(self, ident: bytes, frame: bytes) -> wire.Message | None:
+        """Transport: the typed message in ``frame``, or None (counted as malformed)."""
+        raise NotImplementedError
+
     def _malformed(self, ident: bytes, why: str) -> None:
         """Transport: count and log a dropped message."""
         raise NotImplementedError
@@ -106,8 +110,8 @@ class BrokerState:
         """Registry: a heartbeat-socket ping from a peer that is not in the pool; whether to pong."""
         raise NotImplementedError
 
-    def _env_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
-        """Registry: the EnvError an ERROR header of ``w`` carries."""
+    def _env_error(self, w: WorkerRecord, msg: wire.Error) -> EnvError:
+        """Registry: the EnvError an ERROR of ``w`` carries."""
         raise NotImplementedError
 
     def _use_spares(self, now: float) -> None:

@@ -17,7 +17,7 @@ import time
 
 import zmq
 
-from sc2pool import protocol as P
+from sc2pool import wire
 from sc2pool.broker.processes import blocked_in, describe_exit, kill_and_reap, kill_group
 from sc2pool.broker.records import Vacancy, WorkerRecord
 from sc2pool.broker.restart_policy import AfterFailure, GiveUp, RespawnStuck
@@ -39,19 +39,19 @@ def find_failure(
         if w.proc is not None and w.proc.poll() is not None:
             return w, WorkerDied(
                 f"the process {describe_exit(w.proc.returncode)}",
-                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
             )
         silent = now - w.last_seen
         if silent > heartbeat_timeout:
             return w, WorkerTimeout(
                 f"no heartbeat for {silent:.1f} s (heartbeat_timeout={heartbeat_timeout:g} s): "
                 "the process is hung or stopped, or its host is unreachable",
-                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
             )
         if step_timeout is not None and w.pending_seq >= 0 and w.reply is None and now - w.sent_at > step_timeout:
             return w, WorkerTimeout(
                 f"no reply within step_timeout={step_timeout:g} s",
-                worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
             )
     return None
 
@@ -67,7 +67,7 @@ class Supervision(BrokerState):
                 pass
             if w.proc.returncode is not None:
                 why = f"the process {describe_exit(w.proc.returncode)}"
-        return WorkerDied(why, worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices)
+        return WorkerDied(why, worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices)
 
     def _after(self, w: WorkerRecord | None) -> AfterFailure:
         return self.policy.after_failure(
@@ -192,7 +192,7 @@ class Supervision(BrokerState):
         log.warning("restarting: %s", err)
         if not w.local:  # tell a hung remote worker to go, should it ever wake up
             try:
-                self.sock.send_multipart([w.identity, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
+                self.sock.send_multipart([w.identity, wire.Close().encode()], zmq.NOBLOCK)
             except zmq.ZMQError:
                 pass
             if self.launcher is not None:  # and have its launcher stop it and place another

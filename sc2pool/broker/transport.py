@@ -17,9 +17,11 @@ from typing import Any
 import zmq
 
 from sc2pool import protocol as P
-from sc2pool.broker.records import COMPACT_REPLY, WorkerRecord
+from sc2pool import wire
+from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.state import BrokerState
 from sc2pool.errors import ProtocolError, WorkerTimeout
+from sc2pool.wire import Kind
 
 log = logging.getLogger("sc2pool.broker")
 
@@ -89,7 +91,7 @@ class Transport(BrokerState):
             except TimeoutError:
                 self._fail(w, WorkerTimeout(
                     f"does not read its requests (nothing read for {self.heartbeat_timeout:g} s)",
-                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                    worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
                 ))
             except OSError:
                 self._fail(w, self._death(w, "its local lane is closed (process exited)"))
@@ -104,22 +106,25 @@ class Transport(BrokerState):
             return
         ident = w.identity
         for data in messages:
-            if data.startswith(P.COMPACT_RESULT):
+            if data.startswith(wire.COMPACT_RESULT):
                 self._compact_reply(w, data)
             else:
                 self._dispatch([ident, data])
 
-    def _compact_reply(self, w: WorkerRecord, data: bytes, frames: Sequence[bytes] = ()) -> None:
-        """A compact RESULT (see :mod:`sc2pool.protocol`) from a lane, or from ZeroMQ with the
-        observation ``frames`` after it; decoded by the caller of gather."""
+    def _compact_reply(self, w: WorkerRecord, data: bytes, frames: list[bytes] | None = None) -> None:
+        """A compact RESULT (see :mod:`sc2pool.wire`) from a lane, or from ZeroMQ with the
+        observation ``frames`` after it."""
         try:
-            seq = P.compact_seq(data)
+            seq = wire.compact_seq(data)
         except ProtocolError as exc:
             self._malformed(w.identity, str(exc))
             return
         w.last_seen = time.monotonic()
         if seq == w.pending_seq and w.reply is None:
-            w.reply = (COMPACT_REPLY, [data, *frames])
+            try:
+                w.reply = (wire.Result.from_compact(data, w.hi - w.lo), frames or [])
+            except ProtocolError as exc:  # it answers the request but cannot be read: fatal for the step
+                w.reply = (exc, [])
             self._outstanding -= 1
         else:
             self.stats["stale"] += 1
@@ -178,6 +183,15 @@ class Transport(BrokerState):
                 return
             self._dispatch(frames)
 
+    def decode(self, ident: bytes, frame: bytes) -> wire.Message | None:
+        """The typed message in header ``frame`` from peer ``ident``, or None (counted and logged
+        as malformed) when it cannot be read."""
+        try:
+            return wire.decode(frame)
+        except ProtocolError as exc:
+            self._malformed(ident, str(exc))
+            return None
+
     def _dispatch(self, frames: list[bytes]) -> None:
         ident = frames[0]
         if len(frames) < 2:
@@ -185,35 +199,43 @@ class Transport(BrokerState):
             return
         w = self.by_id.get(ident)
         if w is not None:
-            if w.compact and frames[1][:2] == P.COMPACT_RESULT:
+            if w.compact and frames[1][:2] == wire.COMPACT_RESULT:
                 self._compact_reply(w, frames[1], frames[2:])
                 return
+            msg: wire.Message | ProtocolError
             try:
-                hdr = P.decode_header(frames[1])
+                decoded = wire.decode(frames[1])
+            except wire.MalformedMessage as exc:
+                msg = exc  # a reply that echoes the pending request is filed: the VecEnv names it
+                kind, seq = exc.kind, exc.seq
             except ProtocolError as exc:
                 self._malformed(ident, str(exc))
                 return
+            else:
+                msg, kind, seq = decoded, decoded.KIND, getattr(decoded, "seq", None)
             w.last_seen = time.monotonic()
-            kind = hdr["k"]
-            if kind == P.Kind.RESULT or kind == P.Kind.CALL_RESULT or kind == P.Kind.ERROR:
-                seq = hdr.get("s")
+            if kind is Kind.RESULT or kind is Kind.CALL_RESULT or kind is Kind.ERROR:
                 if seq == w.pending_seq and w.reply is None and seq is not None:
-                    w.reply = (hdr, frames[2:])
+                    w.reply = (msg, frames[2:])  # type: ignore[assignment]
                     self._outstanding -= 1
-                elif kind == P.Kind.ERROR and seq is None:
-                    self._record_failure(self._env_error(w, hdr))
+                elif isinstance(msg, wire.Error) and seq is None:
+                    self._record_failure(self._env_error(w, msg))
+                elif isinstance(msg, ProtocolError):
+                    self._malformed(ident, str(msg))
                 else:
                     self.stats["stale"] += 1
-            elif kind == P.Kind.READY:
+            elif isinstance(msg, ProtocolError):
+                self._malformed(ident, str(msg))
+            elif kind is Kind.READY:
                 w.ready = True
                 log.info("worker %s ready (envs %d..%d)", w.name, w.lo, w.hi - 1)
-            elif kind == P.Kind.HELLO:
+            elif kind is Kind.HELLO:
                 self._refuse(ident, "duplicate HELLO on an established connection")
-            elif kind != P.Kind.HEARTBEAT:
+            elif kind is not Kind.HEARTBEAT:
                 self.stats["unexpected"] += 1
             return
-        if ident.endswith(P.HEARTBEAT_SUFFIX):
-            base = self.by_id.get(ident[: -len(P.HEARTBEAT_SUFFIX)])
+        if ident.endswith(wire.HEARTBEAT_SUFFIX):
+            base = self.by_id.get(ident[: -len(wire.HEARTBEAT_SUFFIX)])
             if base is not None:
                 base.last_seen = time.monotonic()
             elif not self._heartbeat_from_unknown(ident, frames):
@@ -230,7 +252,7 @@ class Transport(BrokerState):
         network came back: tell it to exit. Its late replies are never applied."""
         self.stats["stale"] += 1
         try:
-            self.sock.send_multipart([ident, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
+            self.sock.send_multipart([ident, wire.Close().encode()], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass
 
@@ -242,6 +264,6 @@ class Transport(BrokerState):
         self.stats["refused"] += 1
         log.warning("refused worker %s: %s", ident.hex()[:12], reason)
         try:
-            self.sock.send_multipart([ident, P.header(P.Kind.REFUSE, reason=reason)], zmq.NOBLOCK)
+            self.sock.send_multipart([ident, wire.Refuse(reason).encode()], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass
