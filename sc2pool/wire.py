@@ -455,6 +455,15 @@ class Result:
     @classmethod
     def from_header(cls, hdr: dict[Any, Any]) -> Result:
         k = Kind.RESULT
+        # The well-formed STEP answer first, in plain type checks (the field-by-field checks
+        # below, which name what is wrong, cost twice as much and run for every full RESULT).
+        r, te, tr, i, ri = hdr.get("r"), hdr.get("te"), hdr.get("tr"), hdr.get("i"), hdr.get("ri")
+        if (
+            type(r) is list and type(te) is list and type(tr) is list
+            and (i is None or type(i) is list) and (ri is None or type(ri) is list)
+            and len(r) == len(te) == len(tr)
+        ):
+            return cls(hdr.get("s"), r, te, tr, i, ri)
         ri = _field(hdr, "ri", list, k, "reset_infos", optional=True)
         if "r" not in hdr:
             if ri is None:

@@ -10,7 +10,6 @@ and answers heartbeats and checks liveness between messages. Between calls the s
 from __future__ import annotations
 
 import logging
-import select
 import threading
 import time
 from collections import Counter
@@ -25,7 +24,7 @@ from sc2pool.broker.registry import Registry
 from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.broker.service import ServiceThread
 from sc2pool.broker.supervision import Supervision
-from sc2pool.broker.transport import Transport
+from sc2pool.broker.transport import Transport, TransportEvents
 from sc2pool.codec import MAX_HEADER_BYTES
 
 if TYPE_CHECKING:
@@ -34,8 +33,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("sc2pool.broker")
 
 
-class Broker(Transport, Registry, Supervision):
+class Broker(Registry, Supervision):
     """Owns the ROUTER socket and the worker registry. Used by :class:`~sc2pool.vec_env.ZmqVecEnv`.
+
+    Its :attr:`transport` (a :class:`Transport`) moves the messages and reports what it notices
+    through :class:`TransportEvents`, wired here to the registry (strangers) and the supervisor
+    (failures, liveness checks while waiting); the request round below is the transport's own
+    methods, bound onto the broker.
 
     The VecEnv's interface: set-up (:meth:`bind`, :meth:`expect_local`, :meth:`launch_local`,
     :meth:`wait_ready`, :meth:`start_service`), a request round (:meth:`next_seq`, :meth:`send`,
@@ -71,7 +75,7 @@ class Broker(Transport, Registry, Supervision):
         self.failures = []  # removed workers not yet seen by the VecEnv
         self._retired = {}  # identities of removed workers (ordered set)
         # restart policy: remote workers that said HELLO while no slot was free, waiting to take
-        # over a vacancy of their size: identity -> [HELLO header, last heard of]
+        # over a vacancy of their size: identity -> [their wire.Hello, last heard of]
         self._spares = {}
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
@@ -92,13 +96,6 @@ class Broker(Transport, Registry, Supervision):
                 self.auth.stop()
                 self.ctx.term()
                 raise
-        self._poller = zmq.Poller()
-        self._poller.register(self.sock, zmq.POLLIN)
-        # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
-        self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
-        self._zmq_poll = select.poll()
-        self._zmq_poll.register(self._zmq_fd, select.POLLIN)
-        self.endpoints = []
         # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
         self.lock = threading.RLock()
         self.by_id = {}
@@ -116,11 +113,27 @@ class Broker(Transport, Registry, Supervision):
         self._starting = False  # inside wait_ready: local workers that die are started again (restart policy)
         self.failure = None  # fatal failure noticed outside a call
         self.stats = Counter()
-        self._seq = 0
-        self._outstanding = 0
-        self._check_period = min(0.25, heartbeat_interval)
-        self._next_check = 0.0
-        self._pong = wire.Heartbeat().encode()
+        self.transport = Transport(
+            self.sock, self.by_id, self.stats, heartbeat_interval, heartbeat_timeout,
+            TransportEvents(
+                failed=self._fail,
+                lost=lambda w, why: self._fail(w, self._death(w, why)),
+                tick=lambda now: self._check_health(now, raise_=True),
+                member_error=lambda w, msg: self._record_failure(self._env_error(w, msg)),
+                stranger=self._from_stranger,
+                unknown_heartbeat=self._heartbeat_from_unknown,
+            ),
+        )
+        # The VecEnv's request round, bound once: no extra call per request on the hot path.
+        t = self.transport
+        self.endpoints = t.endpoints
+        self.bind = t.bind
+        self.next_seq = t.next_seq
+        self.send = t.send
+        self.send_lane = t.send_lane
+        self.send_lanes = t.send_lanes
+        self.request = t.request
+        self.gather = t.gather
         self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self._closed)
         # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
         # liveness checks (it restarts the workers that ended), told of the workers removed.
@@ -180,7 +193,7 @@ class Broker(Transport, Registry, Supervision):
         self._service.start()
 
     def _serve(self) -> None:
-        self._drain()
+        self.transport.drain()
         self._check_health(time.monotonic(), raise_=False)
 
     # --------------------------------------------------------------------------------- close
@@ -194,10 +207,7 @@ class Broker(Transport, Registry, Supervision):
             self._closed = True
             bye = wire.Close().encode()
             for ident in [w.identity for w in self.workers] + list(self._spares):
-                try:
-                    self.sock.send_multipart([ident, bye], zmq.NOBLOCK)
-                except zmq.ZMQError:
-                    pass
+                self.transport.post(ident, bye)
             has_remote = any(not w.local for w in self.workers) or bool(self._spares)
             procs = self.local_processes()
             reap_processes(procs, grace)

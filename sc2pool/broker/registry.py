@@ -12,13 +12,10 @@ from __future__ import annotations
 import logging
 import mmap
 import os
-import select
 import socket
 import subprocess
 import time
 from typing import Any
-
-import zmq
 
 from sc2pool import protocol as P
 from sc2pool import security, wire
@@ -93,7 +90,7 @@ class Registry(BrokerState):
         if main_id in self._spares:
             self._spares[main_id][1] = time.monotonic()
         elif main_id in self._retired:
-            self._tell_retired(main_id)  # no pong: it must notice it is out of the pool
+            self.transport.tell_retired(main_id)  # no pong: it must notice it is out of the pool
             return False
         elif wire.peek_version(frames[1]) != wire.PROTOCOL_VERSION:
             self.stats["malformed"] += 1
@@ -102,16 +99,16 @@ class Registry(BrokerState):
 
     def _from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
         if ident in self._retired:
-            self._tell_retired(ident)
+            self.transport.tell_retired(ident)
             return
         if wire.is_hello(frames[1]):  # of any version: one of another is refused naming both
             self._hello(ident, admission.admit_frame(frames[1], self._pool_view()))
             return
         version = wire.peek_version(frames[1])
         if version != wire.PROTOCOL_VERSION:
-            self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
+            self.transport.malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
             return
-        msg = self.decode(ident, frames[1])
+        msg = self.transport.decode(ident, frames[1])
         if msg is None:
             return
         if isinstance(msg, wire.Error):
@@ -131,7 +128,7 @@ class Registry(BrokerState):
                 log.error("worker %s (not part of the pool) failed: %s", name, err)
                 self.stats["stranger_errors"] += 1
         else:
-            self._malformed(ident, f"{msg.KIND.name} from a worker that never said HELLO")
+            self.transport.malformed(ident, f"{msg.KIND.name} from a worker that never said HELLO")
 
     # ---------------------------------------------------------------------------------- HELLO
     def _pool_view(self) -> PoolView:
@@ -157,7 +154,7 @@ class Registry(BrokerState):
         if isinstance(decision, Refuse):
             if decision.fatal is not None:
                 self.failure = decision.fatal
-            self._refuse(ident, decision.reason)
+            self.transport.refuse(ident, decision.reason)
             return
         if isinstance(decision, Spare):
             hello = decision.hello
@@ -192,9 +189,7 @@ class Registry(BrokerState):
         w.compact = a.compact
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
-            w.poll_obj = select.poll()
-            w.poll_obj.register(slot.lane.fd, select.POLLIN)
-            w.poll_obj.register(self._zmq_fd, select.POLLIN)
+            w.poll_obj = self.transport.lane_poller(slot.lane)
         self.by_id[ident] = w
         # A new list (not in-place): a step in flight keeps iterating the list it was sent to.
         self.workers = sorted([*self.workers, w], key=lambda r: r.lo)
@@ -208,10 +203,8 @@ class Registry(BrokerState):
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
         ).encode()
-        try:
-            self.sock.send_multipart([ident, welcome])
-        except zmq.ZMQError as exc:  # gone meanwhile: heartbeat silence will vacate the slots again
-            log.warning("could not welcome worker %s: %s", hello.name, exc)
+        # gone meanwhile: heartbeat silence will vacate the slots again
+        self.transport.deliver(ident, welcome)
         log.info("worker %s (%s pid %d) joined with envs %d..%d", hello.name, hello.hostname, hello.pid, a.lo, a.hi - 1)
 
     def _use_spares(self, now: float) -> None:
@@ -269,7 +262,7 @@ class Registry(BrokerState):
         join_deadline = time.monotonic() + join_timeout
         ready_deadline: float | None = None
         while True:
-            self._drain()
+            self.transport.drain()
             now = time.monotonic()
             self._check_health(now, raise_=True)
             if self.failure is not None:
@@ -288,7 +281,7 @@ class Registry(BrokerState):
                     f"all {self.n_envs} envs joined but these workers did not finish starting within "
                     f"start_timeout={start_timeout:g} s: {', '.join(waiting)}"
                 )
-            self._poller.poll(100)
+            self.transport.wait(100)
 
     def _join_report(self, join_timeout: float, how_to_join: str) -> str:
         n_joined = sum(1 for s in self.slots if s is not None)

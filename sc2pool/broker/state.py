@@ -1,21 +1,21 @@
-"""The state the broker's parts share, declared once so each part can be read (and type-checked)
-on its own.
+"""The state the registry and the supervisor share, declared once so each can be read (and
+type-checked) on its own.
 
-:class:`~sc2pool.broker.Broker` is assembled from :class:`~sc2pool.broker.transport.Transport`,
-:class:`~sc2pool.broker.registry.Registry` and :class:`~sc2pool.broker.supervision.Supervision`;
-they share one ROUTER socket and one worker table under one lock. The methods declared here are
-the calls one part makes into another; each is defined by the part named in its docstring.
+:class:`~sc2pool.broker.Broker` joins :class:`~sc2pool.broker.registry.Registry` and
+:class:`~sc2pool.broker.supervision.Supervision` over one worker table under one lock; both reach
+the socket only through their :class:`~sc2pool.broker.transport.Transport` object (``transport``),
+which reports back through :class:`~sc2pool.broker.transport.TransportEvents`. The methods declared
+here are the calls the registry and the supervisor make into each other; each is defined by the
+part named in its docstring.
 """
 
 from __future__ import annotations
 
 import mmap
-import select
 import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-import zmq
 from gymnasium import spaces
 
 from sc2pool import security, wire
@@ -25,6 +25,7 @@ from sc2pool.errors import EnvError, PoolError, WorkerDied
 from sc2pool.spaces import ObsLayout
 
 if TYPE_CHECKING:
+    from sc2pool.broker.transport import Transport
     from sc2pool.launchers.base import Launcher
 
 
@@ -37,22 +38,11 @@ class BrokerState:
     step_timeout: float | None
     shm_path: str | None
     policy: RestartPolicy
-    # transport
-    ctx: zmq.Context[Any]
-    sock: zmq.Socket[Any]
+    stats: Counter[str]
+    transport: Transport
     auth: security.CurveAuthenticator | None
     curve: security.BrokerCurveConfig | None
-    endpoints: list[str]
     lock: threading.RLock
-    stats: Counter[str]
-    _poller: zmq.Poller
-    _zmq_fd: int
-    _zmq_poll: select.poll
-    _seq: int
-    _outstanding: int
-    _check_period: float
-    _next_check: float
-    _pong: bytes
     # registry
     by_id: dict[bytes, WorkerRecord]
     workers: list[WorkerRecord]  # sorted by lo
@@ -78,30 +68,6 @@ class BrokerState:
     _closed: bool
 
     # --- calls between the parts
-    def _dispatch(self, frames: list[bytes]) -> None:
-        """Transport: route one ZeroMQ message."""
-        raise NotImplementedError
-
-    def _drain(self) -> None:
-        """Transport: route every message waiting on the socket."""
-        raise NotImplementedError
-
-    def decode(self, ident: bytes, frame: bytes) -> wire.Message | None:
-        """Transport: the typed message in ``frame``, or None (counted as malformed)."""
-        raise NotImplementedError
-
-    def _malformed(self, ident: bytes, why: str) -> None:
-        """Transport: count and log a dropped message."""
-        raise NotImplementedError
-
-    def _refuse(self, ident: bytes, reason: str) -> None:
-        """Transport: send REFUSE."""
-        raise NotImplementedError
-
-    def _tell_retired(self, ident: bytes) -> None:
-        """Transport: tell a removed worker to exit."""
-        raise NotImplementedError
-
     def _from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
         """Registry: a message from a peer that is not in the pool."""
         raise NotImplementedError

@@ -15,8 +15,6 @@ import signal
 import subprocess
 import time
 
-import zmq
-
 from sc2pool import wire
 from sc2pool.broker.processes import blocked_in, describe_exit, kill_and_reap, kill_group
 from sc2pool.broker.records import Vacancy, WorkerRecord
@@ -154,8 +152,8 @@ class Supervision(BrokerState):
             # (a bug: no respawn) and exited; its ERROR may still be on its way through ZeroMQ.
             deadline = time.monotonic() + 0.25
             while self.failure is None and time.monotonic() < deadline:
-                self._poller.poll(20)
-                self._drain()
+                self.transport.wait(20)
+                self.transport.drain()
             if self.failure is not None:
                 raise self.failure
         log.warning("restarting while the pool starts: %s", err)
@@ -191,15 +189,11 @@ class Supervision(BrokerState):
         w.failed = err
         log.warning("restarting: %s", err)
         if not w.local:  # tell a hung remote worker to go, should it ever wake up
-            try:
-                self.sock.send_multipart([w.identity, wire.Close().encode()], zmq.NOBLOCK)
-            except zmq.ZMQError:
-                pass
+            self.transport.post(w.identity, wire.Close().encode())
             if self.launcher is not None:  # and have its launcher stop it and place another
                 self.launcher.worker_failed(w.name)
         self._drop(w)
-        if w.pending_seq >= 0 and w.reply is None:
-            self._outstanding -= 1
+        self.transport.forget(w)
         vacancy = self.policy.vacate(w, err)
         self.failures.append(w)
         self.vacancies.append(vacancy)
@@ -261,7 +255,7 @@ class Supervision(BrokerState):
                     v.spawned = True
                     v.since = now
                     self.launch_local(v.local_name)
-            self._drain()
+            self.transport.drain()
             now = time.monotonic()
             self._check_health(now, raise_=True)
             if self._spares and self.vacancies:
@@ -278,7 +272,7 @@ class Supervision(BrokerState):
             if slow is not None:
                 self._record_failure(slow)
                 raise slow
-            self._poller.poll(20 if any(v.local_name for v in self.vacancies) else 100)
+            self.transport.wait(20 if any(v.local_name for v in self.vacancies) else 100)
 
     def _record_failure(self, err: PoolError) -> None:
         if self.failure is None:

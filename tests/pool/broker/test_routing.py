@@ -1,9 +1,12 @@
-"""The transport routes typed messages: a broker on an in-process socket, a peer played by a DEALER
-in the same process (no worker process), messages built with the wire schema."""
+"""The transport routes typed messages, to the records of the pool's workers or, through its events,
+to the rest of the broker: a ROUTER on an in-process socket, a peer played by a DEALER in the same
+process (no worker process), messages built with the wire schema."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import zmq
@@ -11,6 +14,7 @@ import zmq
 from sc2pool import wire
 from sc2pool.broker import Broker
 from sc2pool.broker.records import WorkerRecord
+from sc2pool.broker.transport import Transport, TransportEvents
 from sc2pool.codec import pack
 from sc2pool.errors import ProtocolError
 
@@ -42,8 +46,8 @@ def deliver(broker: Broker, peer: zmq.Socket[bytes], frame: bytes, *frames: byte
     peer.send_multipart([frame, *frames])
     with broker.lock:
         for _ in range(100):
-            broker._drain()
-            if not broker._poller.poll(10):
+            broker.transport.drain()
+            if not broker.transport._poller.poll(10):
                 break
 
 
@@ -121,3 +125,57 @@ def test_compact_result_of_a_compact_member_is_decoded_for_its_env_count(broker:
     msg, frames = w.reply
     assert isinstance(msg, wire.Result) and msg.compact and frames == [b"obs"]
     assert msg.rewards.tolist() == [0.5, 1.5] and msg.terminated.tolist() == [False, True]
+
+
+class Recorder:
+    """Stands in for the registry and the supervisor: records what the transport reports."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def events(self) -> TransportEvents:
+        return TransportEvents(
+            failed=lambda w, err: self.calls.append(("failed", (w.name, err))),
+            lost=lambda w, why: self.calls.append(("lost", (w.name, why))),
+            tick=lambda now: None,
+            member_error=lambda w, msg: self.calls.append(("member_error", (w.name, msg))),
+            stranger=lambda ident, frames: self.calls.append(("stranger", (ident, wire.decode(frames[1])))),
+            unknown_heartbeat=lambda ident, frames: self.calls.append(("unknown_heartbeat", ident)) is None,
+        )
+
+
+def test_transport_alone_hands_strangers_and_stray_errors_to_its_events() -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    dealer = ctx.socket(zmq.DEALER)
+    try:
+        router.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.LINGER, 0)
+        rec = Recorder()
+        w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
+        t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, rec.events())
+        t.bind("inproc://transport-alone")
+        dealer.setsockopt(zmq.IDENTITY, b"stranger")
+        dealer.connect("inproc://transport-alone")
+        hello = wire.Hello("s", "node2", 8, 1, None, None, None)
+        dealer.send(hello.encode())
+        assert router.poll(2000)
+        t.drain()
+        assert rec.calls == [("stranger", (b"stranger", hello))]
+        # an ERROR of a member outside any request (seq None): the supervisor's business
+        err = wire.Error(None, "w", 7, 0, "RuntimeError", "env broke between steps", "", "idle")
+        t._dispatch([w.identity, err.encode()])
+        assert rec.calls[-1] == ("member_error", ("w", err)) and w.reply is None
+        # a lane that closed: the worker is reported lost, nothing else happens
+        w.lane = _ClosedLane()  # type: ignore[assignment]
+        t._read_lane(w)
+        assert rec.calls[-1][0] == "lost" and "lane closed" in rec.calls[-1][1][1]
+    finally:
+        dealer.close()
+        router.close()
+        ctx.term()
+
+
+class _ClosedLane:
+    def read_ready(self) -> list[bytes]:
+        raise EOFError("lane closed by peer")
