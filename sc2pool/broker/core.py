@@ -23,30 +23,37 @@ from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.registry import Registry
 from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.broker.service import ServiceThread
+from sc2pool.broker.state import PoolState
 from sc2pool.broker.supervision import Supervision
 from sc2pool.broker.transport import Transport, TransportEvents
 from sc2pool.codec import MAX_HEADER_BYTES
 
 if TYPE_CHECKING:
-    from sc2pool.launchers.base import Launcher
+    pass
 
 log = logging.getLogger("sc2pool.broker")
 
 
-class Broker(Registry, Supervision):
-    """Owns the ROUTER socket and the worker registry. Used by :class:`~sc2pool.vec_env.ZmqVecEnv`.
+class Broker(PoolState):
+    """The trainer's end of the pool, assembled from its parts. Used by
+    :class:`~sc2pool.vec_env.ZmqVecEnv`.
 
-    Its :attr:`transport` (a :class:`Transport`) moves the messages and reports what it notices
-    through :class:`TransportEvents`, wired here to the registry (strangers) and the supervisor
-    (failures, liveness checks while waiting); the request round below is the transport's own
-    methods, bound onto the broker.
+    The broker is the pool's shared state (:class:`PoolState`: the worker table, failures, life
+    cycle) and owns the ROUTER socket, CURVE and the service thread. Its parts are objects with one
+    job each: :attr:`transport` (:class:`Transport`: messages in and out) reports what it notices
+    through :class:`TransportEvents`, wired here to :attr:`registry` (:class:`Registry`: who is in
+    the pool) and :attr:`supervision` (:class:`Supervision`: liveness and the failure policy).
 
     The VecEnv's interface: set-up (:meth:`bind`, :meth:`expect_local`, :meth:`launch_local`,
     :meth:`wait_ready`, :meth:`start_service`), a request round (:meth:`next_seq`, :meth:`send`,
-    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply``),
-    repair (:attr:`needs_repair`, :meth:`take_failures`, :meth:`await_replacements`), and
-    :meth:`infos`, :meth:`counters`, :attr:`restart_counts`, :meth:`close`. Methods other than
-    :meth:`start_service`/:meth:`close` must be called with :attr:`lock` held.
+    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply`` and
+    :meth:`reply_error`), the workers of this round (:attr:`workers`, replaced when membership
+    changes, never changed in place, so a round keeps iterating the list it was sent to),
+    repair (:attr:`failures`/:attr:`vacancies`, :attr:`needs_repair`, :meth:`take_failures`,
+    :meth:`await_replacements`), and :meth:`infos`, :meth:`counters`, :attr:`restart_counts`,
+    :meth:`close`. Methods other than :meth:`start_service`/:meth:`close` must be called with
+    :attr:`lock` held. The round's methods are the parts' own, bound here once: no extra call per
+    request.
     """
 
     def __init__(
@@ -71,12 +78,27 @@ class Broker(Registry, Supervision):
         self.step_timeout = step_timeout
         self.shm_path = shm_path
         self.policy = RestartPolicy(on_failure, max_restarts, replace_timeout, start_timeout)
+        self.stats = Counter()
+        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
+        self.lock = threading.RLock()
+        self.by_id = {}
+        self.workers = []
+        self.slots = [None] * n_envs
+        self.observation_space = None
+        self.action_space = None
+        self.render_mode = None
+        self.layout = None
+        self.shm = None
         self.vacancies = []
-        self.failures = []  # removed workers not yet seen by the VecEnv
-        self._retired = {}  # identities of removed workers (ordered set)
-        # restart policy: remote workers that said HELLO while no slot was free, waiting to take
-        # over a vacancy of their size: identity -> [their wire.Hello, last heard of]
-        self._spares = {}
+        self.failures = []
+        self.failure = None
+        self.running = False
+        self.starting = False
+        self.closed = False
+        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
+        # liveness checks (it restarts the workers that ended), told of the workers removed.
+        self.launcher = None
+
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
@@ -84,7 +106,7 @@ class Broker(Registry, Supervision):
         # libzmq drops a peer that sends a bigger frame, before allocating it
         self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_HEADER_BYTES)
         self.curve = curve
-        self.auth = None
+        self.auth: security.CurveAuthenticator | None = None
         if curve is not None:
             # CURVE on every endpoint of this ROUTER (ipc included): local workers get ephemeral keys
             self.auth = security.CurveAuthenticator(self.ctx, curve, logger=log).start()
@@ -96,36 +118,26 @@ class Broker(Registry, Supervision):
                 self.auth.stop()
                 self.ctx.term()
                 raise
-        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
-        self.lock = threading.RLock()
-        self.by_id = {}
-        self.workers = []
-        self.slots = [None] * n_envs
-        self._local = {}
-        self._n_local_envs = 0
-        self._next_remote = 0
-        self.observation_space = None
-        self.action_space = None
-        self.render_mode = None
-        self.layout = None
-        self.shm = None
-        self.running = False  # all envs joined and ready
-        self._starting = False  # inside wait_ready: local workers that die are started again (restart policy)
-        self.failure = None  # fatal failure noticed outside a call
-        self.stats = Counter()
+
         self.transport = Transport(
             self.sock, self.by_id, self.stats, heartbeat_interval, heartbeat_timeout,
             TransportEvents(
-                failed=self._fail,
-                lost=lambda w, why: self._fail(w, self._death(w, why)),
-                tick=lambda now: self._check_health(now, raise_=True),
-                member_error=lambda w, msg: self._record_failure(self._env_error(w, msg)),
-                stranger=self._from_stranger,
-                unknown_heartbeat=self._heartbeat_from_unknown,
+                failed=lambda w, err: self.supervision.fail(w, err),
+                lost=lambda w, why: self.supervision.lost(w, why),
+                tick=lambda now: self.supervision.check_health(now, raise_=True),
+                member_error=lambda w, msg: self.record_failure(self.registry.reply_error(w, msg)),
+                stranger=lambda ident, frames: self.registry.from_stranger(ident, frames),
+                unknown_heartbeat=lambda ident, frames: self.registry.heartbeat_from_unknown(ident, frames),
             ),
         )
-        # The VecEnv's request round, bound once: no extra call per request on the hot path.
-        t = self.transport
+        self.registry = Registry(
+            self, self.transport, lambda now: self.supervision.check_health(now, raise_=True), self.auth, curve
+        )
+        self.supervision = Supervision(self, self.registry, self.transport)
+        self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self.closed)
+
+        # The VecEnv's interface, bound once: no extra call per request on the hot path.
+        t, r = self.transport, self.registry
         self.endpoints = t.endpoints
         self.bind = t.bind
         self.next_seq = t.next_seq
@@ -134,12 +146,13 @@ class Broker(Registry, Supervision):
         self.send_lanes = t.send_lanes
         self.request = t.request
         self.gather = t.gather
-        self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self._closed)
-        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
-        # liveness checks (it restarts the workers that ended), told of the workers removed.
-        self.launcher: Launcher | None = None
-        self._next_launcher_poll = 0.0
-        self._closed = False
+        self.expect_local = r.expect_local
+        self.launch_local = r.launch_local
+        self.wait_ready = r.wait_ready
+        self.local_processes = r.local_processes
+        self.infos = r.infos
+        self.reply_error = r.reply_error
+        self.await_replacements = self.supervision.await_replacements
 
     # ------------------------------------------------------------------- the VecEnv's interface
     @property
@@ -194,21 +207,22 @@ class Broker(Registry, Supervision):
 
     def _serve(self) -> None:
         self.transport.drain()
-        self._check_health(time.monotonic(), raise_=False)
+        self.supervision.check_health(time.monotonic(), raise_=False)
 
     # --------------------------------------------------------------------------------- close
     def close(self, grace: float = 2.0) -> None:
         """Tell workers to exit, reap local processes (escalating to SIGKILL of their process
         groups), close the socket. Idempotent."""
-        if self._closed:
+        if self.closed:
             return
         self._service.stop()
         with self.lock:
-            self._closed = True
+            self.closed = True
             bye = wire.Close().encode()
-            for ident in [w.identity for w in self.workers] + list(self._spares):
+            spares = list(self.registry.spares)
+            for ident in [w.identity for w in self.workers] + spares:
                 self.transport.post(ident, bye)
-            has_remote = any(not w.local for w in self.workers) or bool(self._spares)
+            has_remote = any(not w.local for w in self.workers) or bool(spares)
             procs = self.local_processes()
             reap_processes(procs, grace)
             self.sock.close(linger=500 if has_remote else 0)
@@ -217,7 +231,7 @@ class Broker(Registry, Supervision):
                     self.auth.stop()
                 except security.AuthenticatorError as exc:
                     log.error("%s", exc)
-            for slot in self._local.values():
+            for slot in self.registry.local.values():
                 if slot.lane is not None:
                     slot.lane.close()
             self.ctx.term()
