@@ -227,6 +227,27 @@ class Hello:
     compact_zmq: bool = True
     token: str | None = None
 
+    @staticmethod
+    def layout_of(observation_layout: Any, action_layout: Any) -> dict[str, Any]:
+        """The ``layout`` field from the array layouts of the observation and action spaces."""
+        return {"obs": observation_layout, "act": action_layout}
+
+    @property
+    def declares_layout(self) -> bool:
+        """Whether ``layout`` has the shape :meth:`layout_of` gives (workers of older versions
+        declare none)."""
+        return isinstance(self.layout, dict)
+
+    @property
+    def observation_layout(self) -> Any:
+        """The declared array layout of the observation space (None if not declared)."""
+        return self.layout.get("obs") if isinstance(self.layout, dict) else None
+
+    @property
+    def action_layout(self) -> Any:
+        """The declared array layout of the action space (None if not declared)."""
+        return self.layout.get("act") if isinstance(self.layout, dict) else None
+
     def encode(self) -> bytes:
         fields: dict[str, Any] = {
             "name": self.name, "host": self.hostname, "pid": self.pid, "n": self.num_envs,

@@ -231,7 +231,7 @@ class Worker:
                 name=self.name, hostname=socketlib.gethostname(), pid=os.getpid(), num_envs=int(host.num_envs),
                 observation_space=space_to_msg(host.observation_space),
                 action_space=space_to_msg(host.action_space),
-                layout={"obs": layout_to_msg(host.observation_space), "act": layout_to_msg(host.action_space)},
+                layout=wire.Hello.layout_of(layout_to_msg(host.observation_space), layout_to_msg(host.action_space)),
                 render_mode=host.render_mode, local=self.cfg.local,
                 compact_zmq=True,  # takes compact STEPs over ZeroMQ too (answered compact, frames after)
                 token=self.cfg.token,

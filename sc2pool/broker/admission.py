@@ -120,12 +120,11 @@ def check_spaces(
     """Raise :class:`SpaceMismatchError` unless the spaces rebuilt from a HELLO lay out their
     arrays exactly as the worker's own spaces do (the layout it declares beside them), and
     equal the pool's spaces once those are known."""
-    lay = hello.layout
-    if not isinstance(lay, dict):
+    if not hello.declares_layout:
         raise SpaceMismatchError("HELLO declares no array layout (a worker of another sc2pool version?)")
     try:
-        check_layout(obs_space, lay.get("obs"), "observation space")
-        check_layout(act_space, lay.get("act"), "action space")
+        check_layout(obs_space, hello.observation_layout, "observation space")
+        check_layout(act_space, hello.action_layout, "action space")
     except SpaceMismatchError:
         raise
     except SpaceError as exc:

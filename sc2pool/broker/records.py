@@ -42,7 +42,7 @@ class WorkerRecord:
     lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
     lane_spec: tuple[str, tuple[int, ...]] | None = None  # action dtype/shape the worker has seen
     poll_obj: Any = None  # select.poll over this lane and the ZeroMQ FD
-    # a remote worker that takes compact STEPs over ZeroMQ (HELLO "cz"): sent once the action
+    # a remote worker that takes compact STEPs over ZeroMQ (its HELLO's compact_zmq): sent once the action
     # layout is known (lane_spec), answered with a compact RESULT followed by observation frames
     compact: bool = False
     failed: PoolError | None = None  # on_failure="restart": why it was removed from the pool
