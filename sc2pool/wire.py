@@ -163,10 +163,11 @@ def compact_result_arrays(data: bytes, n: int) -> tuple[np.ndarray, np.ndarray, 
     """``(rewards f8, terminated bool, truncated bool)`` of a compact RESULT for ``n`` envs."""
     if len(data) != COMPACT_HEAD + 10 * n:
         raise ProtocolError(f"compact RESULT of {len(data)} bytes for {n} envs (expected {COMPACT_HEAD + 10 * n})")
+    flag_bytes = bytes(data[COMPACT_HEAD + 8 * n :])
+    if flag_bytes.translate(None, b"\x00\x01"):  # what is left is neither 0 nor 1 (a tenth of numpy's max)
+        raise ProtocolError("compact RESULT carries flag bytes other than 0 and 1")
     rewards = np.frombuffer(data, dtype=np.float64, count=n, offset=COMPACT_HEAD)
     flags = np.frombuffer(data, dtype=np.uint8, count=2 * n, offset=COMPACT_HEAD + 8 * n)
-    if flags.max(initial=0) > 1:
-        raise ProtocolError("compact RESULT carries flag bytes other than 0 and 1")
     done = flags.view(np.bool_)
     return rewards, done[:n], done[n:]
 

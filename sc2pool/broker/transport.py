@@ -212,17 +212,20 @@ class Transport:
     def _compact_reply(self, w: WorkerRecord, data: bytes, frames: list[bytes] | None = None) -> None:
         """A compact RESULT (see :mod:`sc2pool.wire`) from a lane, or from ZeroMQ with the
         observation ``frames`` after it."""
+        msg: wire.Result | ProtocolError
         try:
-            seq = wire.compact_seq(data)
+            msg = wire.Result.from_compact(data, w.hi - w.lo)  # decoded once, here
+            seq = msg.seq
         except ProtocolError as exc:
-            self.malformed(w.identity, str(exc))
-            return
+            try:
+                seq = wire.compact_seq(data)
+            except ProtocolError as short:
+                self.malformed(w.identity, str(short))
+                return
+            msg = exc  # if it answers the request but cannot be read, the step fails naming the worker
         w.last_seen = time.monotonic()
         if seq == w.pending_seq and w.reply is None:
-            try:
-                w.reply = (wire.Result.from_compact(data, w.hi - w.lo), frames or [])
-            except ProtocolError as exc:  # it answers the request but cannot be read: fatal for the step
-                w.reply = (exc, [])
+            w.reply = (msg, frames or [])
             self._outstanding -= 1
         else:
             self.stats["stale"] += 1
