@@ -1,9 +1,13 @@
 """The sc2pool transport: ZeroMQ multipart without pyzmq's Python overhead, and the local lane.
 
 The wire is in three layers: :mod:`sc2pool.codec` encodes values (bounded, never pickled),
-:mod:`sc2pool.wire` defines the messages (kinds, fields, full and compact forms), and this module
-moves their bytes. It also re-exports the names of the other two, so that ``from sc2pool import
-protocol as P`` keeps giving a caller the whole wire in one namespace.
+:mod:`sc2pool.wire` defines the messages (kinds, fields, full and compact forms, the only place
+that reads or writes a header key), and this module moves their bytes.
+
+It also re-exports a few names of the other two (the protocol version, the message kinds, raw
+header encoding and decoding, the value codec) for code that builds or inspects raw headers on
+purpose, such as tests that play a hostile or outdated peer; the trainer and the worker use
+:mod:`sc2pool.wire`'s typed messages instead.
 """
 
 from __future__ import annotations
@@ -19,44 +23,28 @@ import zmq
 from zmq.backend import Socket as _ZmqSocket
 
 from sc2pool.codec import (
-    _LIMITS,
-    _SAFE_KINDS,
     EXT_NDARRAY,
     EXT_NPSCALAR,
     EXT_TUPLE,
     MAX_HEADER_BYTES,
-    MAX_NDIM,
-    MAX_TUPLE_DEPTH,
     array_from_buffer,
-    frames_to_arrays,
     pack,
     unpack,
 )
 from sc2pool.errors import ProtocolError
 from sc2pool.wire import (
-    COMPACT,
-    COMPACT_HEAD,
-    COMPACT_RESULT,
-    COMPACT_STEP,
     HEARTBEAT_SUFFIX,
     PROTOCOL_VERSION,
     Kind,
-    compact_result,
-    compact_result_arrays,
-    compact_seq,
-    compact_step,
     decode_header,
     header,
     peek_version,
-    require,
 )
 
 __all__ = [
-    "COMPACT", "COMPACT_HEAD", "COMPACT_RESULT", "COMPACT_STEP", "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE",
-    "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "MAX_NDIM", "MAX_TUPLE_DEPTH", "PROTOCOL_VERSION", "_LIMITS",
-    "_SAFE_KINDS", "Kind", "Lane", "array_from_buffer", "compact_result", "compact_result_arrays",
-    "compact_seq", "compact_step", "decode_header", "frames_to_arrays", "header", "pack", "peek_version",
-    "readable", "recv_parts", "require", "send_parts", "unpack",
+    "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE", "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
+    "Kind", "Lane", "array_from_buffer", "decode_header", "header", "pack", "peek_version", "readable",
+    "recv_parts", "send_parts", "unpack",
 ]
 
 # ------------------------------------------------------------------------------ zmq hot path

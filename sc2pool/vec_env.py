@@ -30,8 +30,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from sc2pool import affinity, options, security
-from sc2pool import protocol as P
-from sc2pool.broker import COMPACT_REPLY, Broker, WorkerInfo, WorkerRecord
+from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
     NoAsyncCallError,
@@ -44,12 +43,10 @@ from sc2pool.launchers.base import Launcher, LaunchPlan
 from sc2pool.options import FailurePolicy, LocalTuning, RemoteWorkers, Timeouts
 from sc2pool.planning import WorkerPlan, plan_workers
 from sc2pool.spaces import ObsLayout, StructuredActions
+from sc2pool.wire import Call, CallResult, Error, Reset, Result, Step, compact_step
 from workers.host import HostSpec
 
 log = logging.getLogger("sc2pool.vec_env")
-
-_STEP = P.Kind.STEP
-_ERROR = int(P.Kind.ERROR)
 
 
 class AsyncState(enum.Enum):
@@ -458,22 +455,23 @@ class ZmqVecEnv(VecEnv):
                 continue
             seq = broker.next_seq()
             for w in fresh:
-                head = P.header(P.Kind.RESET, s=seq, seeds=[None] * w.n_envs, opts=[None] * w.n_envs)
-                broker.request(w, head, seq)
+                broker.request(w, Reset(seq, [None] * w.n_envs, [None] * w.n_envs).encode(), seq)
             broker.gather(fresh)
             for w in fresh:
                 reply = w.take_reply()
                 if w.failed is not None or reply is None:
                     continue
-                hdr, frames = reply
-                if hdr["k"] == _ERROR:
-                    raise broker.reply_error(w, hdr)
-                self._apply_reset(w, hdr, frames)
+                msg, frames = reply
+                if isinstance(msg, Error):
+                    raise broker.reply_error(w, msg)
+                self._apply_reset(w, msg, frames)
                 w.fresh = False
 
-    def _apply_reset(self, w: WorkerRecord, hdr: dict[Any, Any], frames: list[bytes]) -> None:
+    def _apply_reset(self, w: WorkerRecord, msg: Result | CallResult | ProtocolError, frames: list[bytes]) -> None:
         try:
-            infos = hdr["ri"]
+            if not isinstance(msg, Result) or msg.reset_infos is None:
+                raise ValueError(msg if isinstance(msg, ProtocolError) else f"a {msg.KIND.name} answered a RESET")
+            infos = msg.reset_infos
             if len(infos) != w.n_envs:
                 raise ValueError(f"{len(infos)} reset infos for {w.n_envs} envs")
             for li, rinfo in enumerate(infos):
@@ -514,7 +512,7 @@ class ZmqVecEnv(VecEnv):
                     if w.fresh:
                         continue  # a replacement not reset yet: step_wait resets it
                     al = [[a.dtype.str, [w.n_envs, *a.shape[1:]], a[w.lo : w.hi].tobytes(), nd] for a, nd in arrays]
-                    head = P.header(_STEP, s=seq, al=al)
+                    head = Step(seq, leaves=al).encode()
                     w.lane_spec = None  # the next flat STEP (if any) must be a full one
                     if w.lane is not None:
                         lanes.append((w, head))
@@ -541,7 +539,6 @@ class ZmqVecEnv(VecEnv):
         try:
             with broker.lock:
                 seq = broker.next_seq()
-                header = P.header
                 self._stepped = workers = broker.workers
                 lanes = []
                 for w in workers:
@@ -553,15 +550,15 @@ class ZmqVecEnv(VecEnv):
                     if w.lane is not None:
                         spec = (part.dtype.str, part.shape)
                         if w.lane_spec == spec:  # the worker knows this layout: compact STEP
-                            lanes.append((w, P.compact_step(seq, part.tobytes())))
+                            lanes.append((w, compact_step(seq, part.tobytes())))
                         else:
-                            head = header(_STEP, s=seq, ad=spec[0], a=part.tobytes(), **{"as": list(part.shape)})
+                            head = Step(seq, spec[0], part.shape, part.tobytes()).encode()
                             lanes.append((w, head))
                             w.lane_spec = spec
                     elif w.compact and w.lane_spec == (part.dtype.str, part.shape):
-                        broker.send(w, (P.compact_step(seq, part.tobytes()),), seq)
+                        broker.send(w, (compact_step(seq, part.tobytes()),), seq)
                     else:
-                        head = header(_STEP, s=seq, ad=part.dtype.str, **{"as": list(part.shape)})
+                        head = Step(seq, part.dtype.str, part.shape).encode(inline=False)
                         broker.send(w, (head, part), seq)
                         if w.compact:  # it knows this layout now: the next STEPs go compact
                             w.lane_spec = (part.dtype.str, part.shape)
@@ -586,38 +583,29 @@ class ZmqVecEnv(VecEnv):
                     reply = w.reply
                     if reply is None:  # failed (restart policy) or a fresh replacement
                         continue
-                    hdr, frames = reply
+                    msg, frames = reply
                     w.reply = None
                     w.pending_seq = -1
                     lo, hi = w.lo, w.hi
-                    if hdr is COMPACT_REPLY:  # no env finished, no infos: rewards and flags only
-                        try:
-                            rews, term, trunc = P.compact_result_arrays(frames[0], hi - lo)
-                        except ProtocolError as exc:
-                            raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
-                        self._buf_rews[lo:hi] = rews
-                        self._buf_term[lo:hi] = term
-                        self._buf_trunc[lo:hi] = trunc
-                        if w.lane is None:  # over ZeroMQ the observations follow as frames
-                            self._copy_frames(w, frames[1:])
-                        continue
-                    if hdr["k"] == _ERROR:
-                        err = err or broker.reply_error(w, hdr)
-                        continue
+                    if type(msg) is not Result:
+                        if type(msg) is Error:
+                            err = err or broker.reply_error(w, msg)
+                            continue
+                        raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {msg}")
                     try:
-                        self._buf_rews[lo:hi] = hdr["r"]
-                        self._buf_term[lo:hi] = hdr["te"]
-                        self._buf_trunc[lo:hi] = hdr["tr"]
-                        infos = hdr["i"]
+                        self._buf_rews[lo:hi] = msg.rewards
+                        self._buf_term[lo:hi] = msg.terminated
+                        self._buf_trunc[lo:hi] = msg.truncated
+                        infos = msg.infos
                         if infos is not None:
                             raw[lo:hi] = infos
-                        resets = hdr["ri"]
+                        resets = msg.reset_infos
                         if resets is not None:
                             for li, rinfo in resets:
                                 self.reset_infos[lo + li] = rinfo
-                        if frames:
+                        if frames or w.lane is None:  # over ZeroMQ the observations follow as frames
                             self._copy_frames(w, frames)
-                    except (KeyError, ValueError, TypeError, IndexError) as exc:
+                    except (ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
                 # plain attribute reads, not ``needs_repair``: this runs on every step
                 if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
@@ -654,23 +642,18 @@ class ZmqVecEnv(VecEnv):
                 seq = broker.next_seq()
                 workers = broker.workers
                 for w in workers:
-                    head = P.header(
-                        P.Kind.RESET,
-                        s=seq,
-                        seeds=self._seeds[w.lo : w.hi],
-                        opts=[o or None for o in self._options[w.lo : w.hi]],
-                    )
+                    head = Reset(seq, self._seeds[w.lo : w.hi], [o or None for o in self._options[w.lo : w.hi]]).encode()
                     broker.request(w, head, seq)
                 broker.gather(workers)
                 for w in workers:
                     reply = w.take_reply()
                     if reply is None:  # failed meanwhile (restart policy)
                         continue
-                    hdr, frames = reply
-                    if hdr["k"] == _ERROR:
-                        err = err or broker.reply_error(w, hdr)
+                    msg, frames = reply
+                    if isinstance(msg, Error):
+                        err = err or broker.reply_error(w, msg)
                         continue
-                    self._apply_reset(w, hdr, frames)
+                    self._apply_reset(w, msg, frames)
                     w.fresh = False
                 if err is None and broker.needs_repair:
                     self._restore(broker)
@@ -684,7 +667,10 @@ class ZmqVecEnv(VecEnv):
         return self._obs()
 
     # ---------------------------------------------------------------------------------- calls
-    def _call(self, op: str, indices: VecEnvIndices, name: str = "", **fields: Any) -> list[Any]:
+    def _call(
+        self, op: str, indices: VecEnvIndices, name: str = "", value: Any = None,
+        args: list[Any] | None = None, kwargs: dict[str, Any] | None = None,
+    ) -> list[Any]:
         broker = self._usable_broker()
         self._not_waiting(op)
         targets = []
@@ -706,7 +692,7 @@ class ZmqVecEnv(VecEnv):
                     per_worker.setdefault(w, []).append((pos, int(g) - w.lo))
                 seq = broker.next_seq()
                 for w, items in per_worker.items():
-                    head = P.header(P.Kind.CALL, s=seq, op=op, name=name, idx=[li for _, li in items], **fields)
+                    head = Call(seq, op, name, [li for _, li in items], value, args or [], kwargs or {}).encode()
                     broker.send(w, (head,), seq)
                 broker.gather(per_worker)
                 for w, items in per_worker.items():
@@ -715,13 +701,13 @@ class ZmqVecEnv(VecEnv):
                         continue
                     reply = w.take_reply()
                     assert reply is not None
-                    hdr, _ = reply
-                    if hdr["k"] == _ERROR:
-                        err = err or broker.reply_error(w, hdr)
+                    msg, _ = reply
+                    if isinstance(msg, Error):
+                        err = err or broker.reply_error(w, msg)
                         continue
-                    res = hdr.get("res")
-                    if not isinstance(res, list) or len(res) != len(items):
+                    if not isinstance(msg, CallResult) or len(msg.results) != len(items):
                         raise ProtocolError(f"malformed CALL_RESULT from worker {w.name!r}")
+                    res = msg.results
                     for (pos, _), value in zip(items, res, strict=True):
                         results[pos] = value
                 self._take_failures(broker)

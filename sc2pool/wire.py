@@ -42,7 +42,7 @@ PROTOCOL_VERSION = 2
 class Kind(enum.IntEnum):
     """Message kinds (the ``k`` field of every header)."""
 
-    HELLO = 1  # worker -> broker: version, name, host, pid, env count, spaces
+    HELLO = 1  # worker -> broker: version, name, hostname, pid, env count, spaces
     WELCOME = 2  # broker -> worker: global env indices, shm layout, heartbeat settings
     REFUSE = 3  # broker -> worker: reason
     READY = 4  # worker -> broker: host.start() finished
@@ -117,12 +117,14 @@ def peek_version(frame: bytes | memoryview) -> Any:
     return hdr.get("v") if isinstance(hdr, dict) else None
 
 
-def require(hdr: dict[Any, Any], key: str, types: type | tuple[type, ...]) -> Any:
-    """Fetch a required header field of the given type(s), or raise ProtocolError."""
-    value = hdr.get(key)
-    if not isinstance(value, types):
-        raise ProtocolError(f"header field {key!r} missing or of wrong type ({type(value).__name__})")
-    return value
+def is_hello(frame: bytes | memoryview) -> bool:
+    """Whether ``frame`` is a HELLO header of any protocol version (so that a worker of another
+    version can be refused with a reason naming both, rather than dropped)."""
+    try:
+        hdr = unpack(frame)
+    except ProtocolError:
+        return False
+    return isinstance(hdr, dict) and hdr.get("k") == int(Kind.HELLO)
 
 
 # ----------------------------------------------------------------------------------- compact forms
@@ -161,10 +163,11 @@ def compact_result_arrays(data: bytes, n: int) -> tuple[np.ndarray, np.ndarray, 
     """``(rewards f8, terminated bool, truncated bool)`` of a compact RESULT for ``n`` envs."""
     if len(data) != COMPACT_HEAD + 10 * n:
         raise ProtocolError(f"compact RESULT of {len(data)} bytes for {n} envs (expected {COMPACT_HEAD + 10 * n})")
+    flag_bytes = bytes(data[COMPACT_HEAD + 8 * n :])
+    if flag_bytes.translate(None, b"\x00\x01"):  # what is left is neither 0 nor 1 (a tenth of numpy's max)
+        raise ProtocolError("compact RESULT carries flag bytes other than 0 and 1")
     rewards = np.frombuffer(data, dtype=np.float64, count=n, offset=COMPACT_HEAD)
     flags = np.frombuffer(data, dtype=np.uint8, count=2 * n, offset=COMPACT_HEAD + 8 * n)
-    if flags.max(initial=0) > 1:
-        raise ProtocolError("compact RESULT carries flag bytes other than 0 and 1")
     done = flags.view(np.bool_)
     return rewards, done[:n], done[n:]
 
@@ -208,13 +211,13 @@ def _int_list(hdr: dict[Any, Any], key: str, kind: Kind, name: str, length: int 
 class Hello:
     """Worker -> broker, first message: who it is and what its envs look like.
 
-    Keys: ``name``, ``host``, ``pid``, ``n`` (env count), ``obs``/``act`` (space descriptions),
+    Keys: ``name``, ``host`` (the machine's hostname), ``pid``, ``n`` (env count), ``obs``/``act`` (space descriptions),
     ``lay`` (their array layouts), ``render_mode``, ``local``, ``cz`` (reads compact STEPs over
     ZeroMQ), ``tok`` (a local worker's start-up secret)."""
 
     KIND: ClassVar[Kind] = Kind.HELLO
     name: str
-    host: str
+    hostname: str
     pid: int
     num_envs: int
     observation_space: Any
@@ -225,9 +228,30 @@ class Hello:
     compact_zmq: bool = True
     token: str | None = None
 
+    @staticmethod
+    def layout_of(observation_layout: Any, action_layout: Any) -> dict[str, Any]:
+        """The ``layout`` field from the array layouts of the observation and action spaces."""
+        return {"obs": observation_layout, "act": action_layout}
+
+    @property
+    def declares_layout(self) -> bool:
+        """Whether ``layout`` has the shape :meth:`layout_of` gives (workers of older versions
+        declare none)."""
+        return isinstance(self.layout, dict)
+
+    @property
+    def observation_layout(self) -> Any:
+        """The declared array layout of the observation space (None if not declared)."""
+        return self.layout.get("obs") if isinstance(self.layout, dict) else None
+
+    @property
+    def action_layout(self) -> Any:
+        """The declared array layout of the action space (None if not declared)."""
+        return self.layout.get("act") if isinstance(self.layout, dict) else None
+
     def encode(self) -> bytes:
         fields: dict[str, Any] = {
-            "name": self.name, "host": self.host, "pid": self.pid, "n": self.num_envs,
+            "name": self.name, "host": self.hostname, "pid": self.pid, "n": self.num_envs,
             "obs": self.observation_space, "act": self.action_space, "lay": self.layout,
             "render_mode": self.render_mode, "local": self.local, "cz": self.compact_zmq,
         }
@@ -240,7 +264,7 @@ class Hello:
         k = Kind.HELLO
         return cls(
             name=_field(hdr, "name", str, k, "name"),
-            host=_field(hdr, "host", str, k, "host"),
+            hostname=_field(hdr, "host", str, k, "hostname"),
             pid=_field(hdr, "pid", int, k, "pid"),
             num_envs=_field(hdr, "n", int, k, "num_envs"),
             observation_space=hdr.get("obs"),
@@ -424,7 +448,8 @@ class Result:
     STEP answer keys: ``s``, ``r`` (rewards), ``te``/``tr`` (terminated/truncated flags), ``i``
     (infos, or None when all are empty), ``ri`` (``[local index, reset info]`` of the envs reset
     in this step, or None). RESET answer keys: ``s``, ``ri`` (one reset info per env); its
-    ``rewards`` are None. Compact form: see the module docstring."""
+    ``rewards`` are None. Compact form: see the module docstring; decoded from it, ``compact`` is
+    True and the rewards and flags are arrays (views of the message) instead of lists."""
 
     KIND: ClassVar[Kind] = Kind.RESULT
     seq: Any
@@ -433,6 +458,7 @@ class Result:
     truncated: Any = None
     infos: list[Any] | None = None
     reset_infos: list[Any] | None = None
+    compact: bool = False
 
     def encode(self, *, compact: bool = False) -> bytes:
         """The header; with ``compact``, the compact form whenever it can say everything (no
@@ -451,6 +477,15 @@ class Result:
     @classmethod
     def from_header(cls, hdr: dict[Any, Any]) -> Result:
         k = Kind.RESULT
+        # The well-formed STEP answer first, in plain type checks (the field-by-field checks
+        # below, which name what is wrong, cost twice as much and run for every full RESULT).
+        r, te, tr, i, ri = hdr.get("r"), hdr.get("te"), hdr.get("tr"), hdr.get("i"), hdr.get("ri")
+        if (
+            type(r) is list and type(te) is list and type(tr) is list
+            and (i is None or type(i) is list) and (ri is None or type(ri) is list)
+            and len(r) == len(te) == len(tr)
+        ):
+            return cls(hdr.get("s"), r, te, tr, i, ri)
         ri = _field(hdr, "ri", list, k, "reset_infos", optional=True)
         if "r" not in hdr:
             if ri is None:
@@ -468,9 +503,11 @@ class Result:
 
     @classmethod
     def from_compact(cls, data: bytes, num_envs: int) -> Result:
-        """A compact RESULT for ``num_envs`` envs (arrays are views of ``data``)."""
+        """A compact RESULT for ``num_envs`` envs (arrays are views of ``data``). Raises
+        :class:`ProtocolError` if its size does not fit ``num_envs`` or a flag is not 0 or 1."""
         rewards, term, trunc = compact_result_arrays(data, num_envs)
-        return cls(compact_seq(data), rewards, term, trunc)
+        # positional: this runs for every worker on every lockstep step
+        return cls(_SEQ.unpack_from(data, 2)[0], rewards, term, trunc, None, None, True)
 
 
 @dataclass(slots=True)

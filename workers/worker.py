@@ -228,10 +228,10 @@ class Worker:
         self.transport.blocking_ok = blocking_ok
         try:
             hello = wire.Hello(
-                name=self.name, host=socketlib.gethostname(), pid=os.getpid(), num_envs=int(host.num_envs),
+                name=self.name, hostname=socketlib.gethostname(), pid=os.getpid(), num_envs=int(host.num_envs),
                 observation_space=space_to_msg(host.observation_space),
                 action_space=space_to_msg(host.action_space),
-                layout={"obs": layout_to_msg(host.observation_space), "act": layout_to_msg(host.action_space)},
+                layout=wire.Hello.layout_of(layout_to_msg(host.observation_space), layout_to_msg(host.action_space)),
                 render_mode=host.render_mode, local=self.cfg.local,
                 compact_zmq=True,  # takes compact STEPs over ZeroMQ too (answered compact, frames after)
                 token=self.cfg.token,

@@ -7,17 +7,18 @@
 - :mod:`~sc2pool.broker.restart_policy`: the failure policy itself (restart counts, timeouts);
 - :mod:`~sc2pool.broker.processes`: killing and reaping local processes;
 - :mod:`~sc2pool.broker.service`: the thread that keeps heartbeats flowing between calls;
-- :mod:`~sc2pool.broker.records`: the records they share; :mod:`~sc2pool.broker.core`: the
-  :class:`Broker` assembled from them.
+- :mod:`~sc2pool.broker.records`: the records they share; :mod:`~sc2pool.broker.state`: the pool's
+  shared state; :mod:`~sc2pool.broker.core`: the :class:`Broker`, which is that state and wires
+  the transport, the registry and the supervisor (objects, each holding what it needs of the
+  others) together.
 """
 
 from sc2pool.broker.core import Broker
 from sc2pool.broker.processes import describe_exit, reap_processes
-from sc2pool.broker.records import COMPACT_REPLY, LocalSlot, Reply, Spawner, Vacancy, WorkerInfo, WorkerRecord
+from sc2pool.broker.records import LocalSlot, Reply, Spawner, Vacancy, WorkerInfo, WorkerRecord
 from sc2pool.broker.restart_policy import RestartPolicy
 
 __all__ = [
-    "COMPACT_REPLY",
     "Broker",
     "LocalSlot",
     "Reply",

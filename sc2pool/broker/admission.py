@@ -1,9 +1,9 @@
 """HELLO admission: whether a worker that says HELLO joins the pool, waits as a spare or is refused.
 
-:func:`admit` is a pure function of the HELLO header and a :class:`PoolView` (plain data: the
+:func:`admit` is a pure function of the typed HELLO (:class:`sc2pool.wire.Hello`) and a :class:`PoolView` (plain data: the
 pool's size, state, joined workers, local reservations, vacancies and spaces), so every rule can be
 tested without sockets or processes. The registry (:mod:`sc2pool.broker.registry`) builds the view,
-calls :func:`admit` and carries the decision out (WELCOME, REFUSE, or a place among the spares).
+calls :func:`admit_frame` (which reads the HELLO frame, then calls :func:`admit`) and carries the decision out (WELCOME, REFUSE, or a place among the spares).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from typing import Any
 
 from gymnasium import spaces
 
-from sc2pool import protocol as P
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.errors import PoolError, ProtocolError, SpaceError, SpaceMismatchError, WorkerRefusedError
 from sc2pool.spaces import ObsLayout, check_layout, space_from_msg, spaces_equal
 
@@ -28,7 +27,7 @@ class Joined:
     """A worker already in the pool, as admission sees it."""
 
     name: str
-    host: str
+    hostname: str
     pid: int
     n_envs: int
     local: bool
@@ -76,19 +75,16 @@ class PoolView:
 
 @dataclass(frozen=True)
 class Admit:
-    """Join with env slots ``[lo, hi)``. ``vacancy``: the index in ``PoolView.vacancies`` it refills
-    (its envs need a reset first); ``layout``: set for the pool's first worker, whose spaces become
-    the pool's; ``compact``: it takes compact STEPs over ZeroMQ."""
+    """``hello``'s worker joins with env slots ``[lo, hi)``. ``vacancy``: the index in
+    ``PoolView.vacancies`` it refills (its envs need a reset first); ``layout``: set for the pool's
+    first worker, whose spaces become the pool's; ``compact``: it takes compact STEPs over ZeroMQ."""
 
-    name: str
-    host: str
-    pid: int
+    hello: wire.Hello
     lo: int
     hi: int
     local: bool
     observation_space: spaces.Space[Any]
     action_space: spaces.Space[Any]
-    render_mode: Any
     vacancy: int | None = None
     layout: ObsLayout | None = None
     compact: bool = False
@@ -106,19 +102,16 @@ class Refuse:
 
 @dataclass(frozen=True)
 class Spare:
-    """Not needed now; it may wait (heartbeating) to take over a vacancy of its size."""
+    """Not needed now; ``hello``'s worker may wait (heartbeating) to take over a vacancy of its size."""
 
-    name: str
-    host: str
-    pid: int
-    n_envs: int
+    hello: wire.Hello
 
 
 Decision = Admit | Refuse | Spare
 
 
 def check_spaces(
-    hello: Mapping[Any, Any],
+    hello: wire.Hello,
     obs_space: spaces.Space[Any],
     act_space: spaces.Space[Any],
     pool_obs: spaces.Space[Any] | None,
@@ -127,12 +120,11 @@ def check_spaces(
     """Raise :class:`SpaceMismatchError` unless the spaces rebuilt from a HELLO lay out their
     arrays exactly as the worker's own spaces do (the layout it declares beside them), and
     equal the pool's spaces once those are known."""
-    lay = hello.get("lay")
-    if not isinstance(lay, dict):
+    if not hello.declares_layout:
         raise SpaceMismatchError("HELLO declares no array layout (a worker of another sc2pool version?)")
     try:
-        check_layout(obs_space, lay.get("obs"), "observation space")
-        check_layout(act_space, lay.get("act"), "action space")
+        check_layout(obs_space, hello.observation_layout, "observation space")
+        check_layout(act_space, hello.action_layout, "action space")
     except SpaceMismatchError:
         raise
     except SpaceError as exc:
@@ -148,23 +140,23 @@ def version_refusal(version: Any) -> str:
     """The REFUSE reason for a HELLO of another protocol version, naming both versions."""
     return (
         f"protocol version mismatch: worker speaks version {version!r}, "
-        f"trainer speaks version {P.PROTOCOL_VERSION}"
+        f"trainer speaks version {wire.PROTOCOL_VERSION}"
     )
 
 
-def spare_ok(hello: Mapping[Any, Any], pool: PoolView) -> bool:
+def spare_ok(hello: wire.Hello, pool: PoolView) -> bool:
     """A remote worker may wait as a spare if it could replace one of the pool's remote workers
     (same env count, same spaces)."""
-    if pool.n_spares >= MAX_SPARES or hello.get("local") or pool.observation_space is None:
+    if pool.n_spares >= MAX_SPARES or hello.local or pool.observation_space is None:
         return False
-    n = hello.get("n")
+    n = hello.num_envs
     if not any(not w.local and w.n_envs == n for w in pool.workers) and not any(
         v.local_name is None and v.hi - v.lo == n for v in pool.vacancies
     ):
         return False
     try:
         check_spaces(
-            hello, space_from_msg(hello.get("obs")), space_from_msg(hello.get("act")),
+            hello, space_from_msg(hello.observation_space), space_from_msg(hello.action_space),
             pool.observation_space, pool.action_space,
         )
     except (SpaceError, SpaceMismatchError):
@@ -172,37 +164,44 @@ def spare_ok(hello: Mapping[Any, Any], pool: PoolView) -> bool:
     return True
 
 
-def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
-    """Decide on a HELLO header (a map; a worker of another protocol version is refused here).
+def admit_frame(frame: bytes, pool: PoolView) -> Decision:
+    """Decide on a HELLO as it came (frame 0 of the message): a worker of another protocol
+    version is refused naming both versions, a malformed HELLO naming the field, any other by
+    :func:`admit`."""
+    version = wire.peek_version(frame)
+    if version != wire.PROTOCOL_VERSION:
+        return Refuse(version_refusal(version))
+    try:
+        hello = wire.decode(frame)
+    except ProtocolError as exc:
+        return Refuse(f"malformed HELLO: {exc}")
+    if not isinstance(hello, wire.Hello):
+        return Refuse(f"expected a HELLO, got {hello.KIND.name}")
+    return admit(hello, pool)
+
+
+def admit(hello: wire.Hello, pool: PoolView) -> Decision:
+    """Decide on a HELLO of this protocol version.
 
     Args:
-        hello: the HELLO header: ``v`` (protocol version), ``name``, ``host``, ``pid``, ``n`` (env count), ``obs``/``act``
-            (space descriptions), ``lay`` (their array layout), and optionally ``local`` and
-            ``tok`` (a local worker's token), ``cz`` (takes compact STEPs), ``render_mode``.
+        hello: the worker's HELLO: its name, hostname, pid, env count, space descriptions and their
+            array layout, whether it is local (with its token), whether it takes compact STEPs
+            over ZeroMQ, its render mode.
         pool: the pool as it stands.
 
     Returns:
         :class:`Admit`, :class:`Spare` or :class:`Refuse` (whose reason names what was wrong).
     """
-    version = hello.get("v")
-    if version != P.PROTOCOL_VERSION:
-        return Refuse(version_refusal(version))
-    try:
-        name = P.require(hello, "name", str)
-        host = P.require(hello, "host", str)
-        pid = P.require(hello, "pid", int)
-        n = P.require(hello, "n", int)
-    except ProtocolError as exc:
-        return Refuse(f"malformed HELLO: {exc}")
-    wants_local = bool(hello.get("local"))
+    name, n = hello.name, hello.num_envs
+    wants_local = hello.local
     if pool.closed or (pool.running and not pool.vacancies and not pool.restart):
         return Refuse("the pool is already running with all its envs; no slot is free")
     for other in pool.workers:
         if other.name == name:
-            return Refuse(f"duplicate worker id {name!r}: already connected from {other.host} pid {other.pid}")
+            return Refuse(f"duplicate worker id {name!r}: already connected from {other.hostname} pid {other.pid}")
     slot = (pool.local or {}).get(name)
     if slot is not None and (
-        not wants_local or not slot.started or not security.tokens_equal(slot.token, hello.get("tok"))
+        not wants_local or not slot.started or not security.tokens_equal(slot.token, hello.token)
     ):
         return Refuse(f"worker id {name!r} is reserved for a local worker of this pool")
     vacancy: int | None = None
@@ -212,7 +211,7 @@ def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
                 vacancy = i
                 break
         if vacancy is None and slot is None and pool.restart and spare_ok(hello, pool):
-            return Spare(name, host, pid, n)
+            return Spare(hello)
         if vacancy is None:
             sizes = sorted({v.hi - v.lo for v in pool.vacancies if v.local_name is None})
             return Refuse(
@@ -222,8 +221,8 @@ def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
     if n < 1:
         return Refuse(f"a worker must host at least one env, got {n}")
     try:
-        obs_space = space_from_msg(hello.get("obs"))
-        act_space = space_from_msg(hello.get("act"))
+        obs_space = space_from_msg(hello.observation_space)
+        act_space = space_from_msg(hello.action_space)
     except SpaceError as exc:
         return Refuse(f"bad space description: {exc}")
     try:
@@ -250,13 +249,12 @@ def admit(hello: dict[Any, Any], pool: PoolView) -> Decision:
         except SpaceError as exc:
             return Refuse(str(exc), fatal=WorkerRefusedError(str(exc)) if slot is not None else None)
     return Admit(
-        name, host, pid, lo, hi,
+        hello, lo, hi,
         local=slot is not None,
         observation_space=obs_space,
         action_space=act_space,
-        render_mode=hello.get("render_mode"),
         vacancy=vacancy,
         layout=layout,
         # every worker that has no lane (remote, or local without shared memory) and offers it
-        compact=(slot is None or not slot.has_lane) and hello.get("cz") is True,
+        compact=(slot is None or not slot.has_lane) and hello.compact_zmq,
     )

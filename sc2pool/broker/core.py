@@ -10,7 +10,6 @@ and answers heartbeats and checks liveness between messages. Between calls the s
 from __future__ import annotations
 
 import logging
-import select
 import threading
 import time
 from collections import Counter
@@ -18,31 +17,43 @@ from typing import TYPE_CHECKING
 
 import zmq
 
-from sc2pool import protocol as P
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.broker.processes import reap_processes
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.registry import Registry
 from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.broker.service import ServiceThread
+from sc2pool.broker.state import PoolState
 from sc2pool.broker.supervision import Supervision
-from sc2pool.broker.transport import Transport
+from sc2pool.broker.transport import Transport, TransportEvents
+from sc2pool.codec import MAX_HEADER_BYTES
 
 if TYPE_CHECKING:
-    from sc2pool.launchers.base import Launcher
+    pass
 
 log = logging.getLogger("sc2pool.broker")
 
 
-class Broker(Transport, Registry, Supervision):
-    """Owns the ROUTER socket and the worker registry. Used by :class:`~sc2pool.vec_env.ZmqVecEnv`.
+class Broker(PoolState):
+    """The trainer's end of the pool, assembled from its parts. Used by
+    :class:`~sc2pool.vec_env.ZmqVecEnv`.
+
+    The broker is the pool's shared state (:class:`PoolState`: the worker table, failures, life
+    cycle) and owns the ROUTER socket, CURVE and the service thread. Its parts are objects with one
+    job each: :attr:`transport` (:class:`Transport`: messages in and out) reports what it notices
+    through :class:`TransportEvents`, wired here to :attr:`registry` (:class:`Registry`: who is in
+    the pool) and :attr:`supervision` (:class:`Supervision`: liveness and the failure policy).
 
     The VecEnv's interface: set-up (:meth:`bind`, :meth:`expect_local`, :meth:`launch_local`,
     :meth:`wait_ready`, :meth:`start_service`), a request round (:meth:`next_seq`, :meth:`send`,
-    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply``),
-    repair (:attr:`needs_repair`, :meth:`take_failures`, :meth:`await_replacements`), and
-    :meth:`infos`, :meth:`counters`, :attr:`restart_counts`, :meth:`close`. Methods other than
-    :meth:`start_service`/:meth:`close` must be called with :attr:`lock` held.
+    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply`` and
+    :meth:`reply_error`), the workers of this round (:attr:`workers`, replaced when membership
+    changes, never changed in place, so a round keeps iterating the list it was sent to),
+    repair (:attr:`failures`/:attr:`vacancies`, :attr:`needs_repair`, :meth:`take_failures`,
+    :meth:`await_replacements`), and :meth:`infos`, :meth:`counters`, :attr:`restart_counts`,
+    :meth:`close`. Methods other than :meth:`start_service`/:meth:`close` must be called with
+    :attr:`lock` held. The round's methods are the parts' own, bound here once: no extra call per
+    request.
     """
 
     def __init__(
@@ -67,20 +78,35 @@ class Broker(Transport, Registry, Supervision):
         self.step_timeout = step_timeout
         self.shm_path = shm_path
         self.policy = RestartPolicy(on_failure, max_restarts, replace_timeout, start_timeout)
+        self.stats = Counter()
+        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
+        self.lock = threading.RLock()
+        self.by_id = {}
+        self.workers = []
+        self.slots = [None] * n_envs
+        self.observation_space = None
+        self.action_space = None
+        self.render_mode = None
+        self.layout = None
+        self.shm = None
         self.vacancies = []
-        self.failures = []  # removed workers not yet seen by the VecEnv
-        self._retired = {}  # identities of removed workers (ordered set)
-        # restart policy: remote workers that said HELLO while no slot was free, waiting to take
-        # over a vacancy of their size: identity -> [HELLO header, last heard of]
-        self._spares = {}
+        self.failures = []
+        self.failure = None
+        self.running = False
+        self.starting = False
+        self.closed = False
+        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
+        # liveness checks (it restarts the workers that ended), told of the workers removed.
+        self.launcher = None
+
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
         # libzmq drops a peer that sends a bigger frame, before allocating it
-        self.sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_HEADER_BYTES)
         self.curve = curve
-        self.auth = None
+        self.auth: security.CurveAuthenticator | None = None
         if curve is not None:
             # CURVE on every endpoint of this ROUTER (ipc included): local workers get ephemeral keys
             self.auth = security.CurveAuthenticator(self.ctx, curve, logger=log).start()
@@ -92,41 +118,41 @@ class Broker(Transport, Registry, Supervision):
                 self.auth.stop()
                 self.ctx.term()
                 raise
-        self._poller = zmq.Poller()
-        self._poller.register(self.sock, zmq.POLLIN)
-        # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
-        self._zmq_fd = int(self.sock.getsockopt(zmq.FD))
-        self._zmq_poll = select.poll()
-        self._zmq_poll.register(self._zmq_fd, select.POLLIN)
-        self.endpoints = []
-        # Re-entrant: a pool garbage-collected inside a locked section closes it from there.
-        self.lock = threading.RLock()
-        self.by_id = {}
-        self.workers = []
-        self.slots = [None] * n_envs
-        self._local = {}
-        self._n_local_envs = 0
-        self._next_remote = 0
-        self.observation_space = None
-        self.action_space = None
-        self.render_mode = None
-        self.layout = None
-        self.shm = None
-        self.running = False  # all envs joined and ready
-        self._starting = False  # inside wait_ready: local workers that die are started again (restart policy)
-        self.failure = None  # fatal failure noticed outside a call
-        self.stats = Counter()
-        self._seq = 0
-        self._outstanding = 0
-        self._check_period = min(0.25, heartbeat_interval)
-        self._next_check = 0.0
-        self._pong = P.header(P.Kind.HEARTBEAT)
-        self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self._closed)
-        # A cluster launcher (sc2pool.launchers) that places the remote workers: polled with the
-        # liveness checks (it restarts the workers that ended), told of the workers removed.
-        self.launcher: Launcher | None = None
-        self._next_launcher_poll = 0.0
-        self._closed = False
+
+        self.transport = Transport(
+            self.sock, self.by_id, self.stats, heartbeat_interval, heartbeat_timeout,
+            TransportEvents(
+                failed=lambda w, err: self.supervision.fail(w, err),
+                lost=lambda w, why: self.supervision.lost(w, why),
+                tick=lambda now: self.supervision.check_health(now, raise_=True),
+                member_error=lambda w, msg: self.record_failure(self.registry.reply_error(w, msg)),
+                stranger=lambda ident, frames: self.registry.from_stranger(ident, frames),
+                unknown_heartbeat=lambda ident, frames: self.registry.heartbeat_from_unknown(ident, frames),
+            ),
+        )
+        self.registry = Registry(
+            self, self.transport, lambda now: self.supervision.check_health(now, raise_=True), self.auth, curve
+        )
+        self.supervision = Supervision(self, self.registry, self.transport)
+        self._service = ServiceThread(self.lock, self._serve, heartbeat_interval / 2, lambda: self.closed)
+
+        # The VecEnv's interface, bound once: no extra call per request on the hot path.
+        t, r = self.transport, self.registry
+        self.endpoints = t.endpoints
+        self.bind = t.bind
+        self.next_seq = t.next_seq
+        self.send = t.send
+        self.send_lane = t.send_lane
+        self.send_lanes = t.send_lanes
+        self.request = t.request
+        self.gather = t.gather
+        self.expect_local = r.expect_local
+        self.launch_local = r.launch_local
+        self.wait_ready = r.wait_ready
+        self.local_processes = r.local_processes
+        self.infos = r.infos
+        self.reply_error = r.reply_error
+        self.await_replacements = self.supervision.await_replacements
 
     # ------------------------------------------------------------------- the VecEnv's interface
     @property
@@ -180,25 +206,23 @@ class Broker(Transport, Registry, Supervision):
         self._service.start()
 
     def _serve(self) -> None:
-        self._drain()
-        self._check_health(time.monotonic(), raise_=False)
+        self.transport.drain()
+        self.supervision.check_health(time.monotonic(), raise_=False)
 
     # --------------------------------------------------------------------------------- close
     def close(self, grace: float = 2.0) -> None:
         """Tell workers to exit, reap local processes (escalating to SIGKILL of their process
         groups), close the socket. Idempotent."""
-        if self._closed:
+        if self.closed:
             return
         self._service.stop()
         with self.lock:
-            self._closed = True
-            bye = P.header(P.Kind.CLOSE)
-            for ident in [w.identity for w in self.workers] + list(self._spares):
-                try:
-                    self.sock.send_multipart([ident, bye], zmq.NOBLOCK)
-                except zmq.ZMQError:
-                    pass
-            has_remote = any(not w.local for w in self.workers) or bool(self._spares)
+            self.closed = True
+            bye = wire.Close().encode()
+            spares = list(self.registry.spares)
+            for ident in [w.identity for w in self.workers] + spares:
+                self.transport.post(ident, bye)
+            has_remote = any(not w.local for w in self.workers) or bool(spares)
             procs = self.local_processes()
             reap_processes(procs, grace)
             self.sock.close(linger=500 if has_remote else 0)
@@ -207,7 +231,7 @@ class Broker(Transport, Registry, Supervision):
                     self.auth.stop()
                 except security.AuthenticatorError as exc:
                     log.error("%s", exc)
-            for slot in self._local.values():
+            for slot in self.registry.local.values():
                 if slot.lane is not None:
                     slot.lane.close()
             self.ctx.term()

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import subprocess
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sc2pool import protocol as P
-from sc2pool.errors import PoolError
+from sc2pool import wire
+from sc2pool.errors import PoolError, ProtocolError
 
-Reply = tuple[dict[Any, Any], list[bytes]]
-
-# The header ``gather`` files for a compact lane RESULT; its one frame is the message itself.
-COMPACT_REPLY: dict[Any, Any] = {"k": P.COMPACT}
+# A reply ``gather`` filed for a pending request: the typed message (a RESULT, a CALL_RESULT or an
+# ERROR; or the ProtocolError of a reply that echoed the request but could not be read, which the
+# VecEnv raises naming the worker) and the observation frames that came after it over ZeroMQ.
+Reply = tuple[wire.Result | wire.CallResult | wire.Error | ProtocolError, list[bytes]]
 
 
 @dataclass(eq=False)
@@ -26,7 +28,7 @@ class WorkerRecord:
 
     identity: bytes
     name: str
-    host: str
+    hostname: str
     pid: int
     lo: int
     hi: int
@@ -40,7 +42,7 @@ class WorkerRecord:
     lane: P.Lane | None = None  # local fast lane for STEP/RESET (None: all over ZeroMQ)
     lane_spec: tuple[str, tuple[int, ...]] | None = None  # action dtype/shape the worker has seen
     poll_obj: Any = None  # select.poll over this lane and the ZeroMQ FD
-    # a remote worker that takes compact STEPs over ZeroMQ (HELLO "cz"): sent once the action
+    # a remote worker that takes compact STEPs over ZeroMQ (its HELLO's compact_zmq): sent once the action
     # layout is known (lane_spec), answered with a compact RESULT followed by observation frames
     compact: bool = False
     failed: PoolError | None = None  # on_failure="restart": why it was removed from the pool
@@ -81,13 +83,23 @@ class WorkerInfo:
     """
 
     name: str
-    host: str
+    hostname: str
     pid: int
     env_indices: tuple[int, ...]
     local: bool
     ready: bool
     transport: str = "zmq"
     action_layout: tuple[str, tuple[int, ...]] | None = None
+
+    @property
+    def host(self) -> str:
+        """Deprecated: the machine's name is :attr:`hostname` (a "host" is the ``EnvHost``)."""
+        warnings.warn(
+            "WorkerInfo.host is deprecated and will be removed in the next release; use .hostname",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.hostname
 
 
 # spawn(lane_fd, secrets) -> the started local worker process; ``secrets`` ({"token": ..., and with

@@ -12,27 +12,59 @@ from __future__ import annotations
 import logging
 import mmap
 import os
-import select
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from typing import Any
 
-import zmq
-
 from sc2pool import protocol as P
-from sc2pool import security
+from sc2pool import security, wire
 from sc2pool.broker import admission
 from sc2pool.broker.admission import Admit, Joined, Opening, PoolView, Refuse, Reservation, Spare
 from sc2pool.broker.records import LocalSlot, Spawner, WorkerInfo, WorkerRecord
-from sc2pool.broker.state import BrokerState
-from sc2pool.errors import EnvError, JoinTimeoutError, ProtocolError, env_error_class
+from sc2pool.broker.state import PoolState
+from sc2pool.broker.transport import Transport
+from sc2pool.errors import EnvError, JoinTimeoutError, env_error_class
 
 log = logging.getLogger("sc2pool.broker")
 
 
-class Registry(BrokerState):
-    """The worker table and HELLO handling (see the module docstring). Call with ``lock`` held."""
+# Identities of removed workers remembered (to tell them to go should they speak again).
+_MAX_RETIRED = 4096
+
+
+class Registry:
+    """The worker table and HELLO handling (see the module docstring). Call with the lock held.
+
+    Args:
+        pool: the shared pool state (its table is changed only here).
+        transport: how it answers peers (REFUSE, WELCOME) and waits for messages.
+        check_health: the supervisor's liveness check, run while waiting for workers to join.
+        auth, curve: CURVE's authenticator and keys (None: no CURVE), to authorise each local
+            worker's fresh key.
+    """
+
+    def __init__(
+        self,
+        pool: PoolState,
+        transport: Transport,
+        check_health: Callable[[float], None],
+        auth: security.CurveAuthenticator | None = None,
+        curve: security.BrokerCurveConfig | None = None,
+    ) -> None:
+        self.pool = pool
+        self.transport = transport
+        self.check_health = check_health
+        self.auth = auth
+        self.curve = curve
+        self.local: dict[str, LocalSlot] = {}  # local worker name -> its reserved slots
+        self._n_local_envs = 0
+        self._next_remote = 0
+        # restart policy: remote workers that said HELLO while no slot was free, waiting to take
+        # over a vacancy of their size: identity -> [their wire.Hello, last heard of]
+        self.spares: dict[bytes, list[Any]] = {}
+        self.retired: dict[bytes, None] = {}  # identities of removed workers (ordered set)
 
     # ------------------------------------------------------------------------- local workers
     def expect_local(self, name: str, n_envs: int, spawn: Spawner) -> None:
@@ -40,25 +72,25 @@ class Registry(BrokerState):
         ``on_failure="restart"``, restarted) by ``spawn(lane_fd, secrets)``."""
         lo = self._n_local_envs
         hi = lo + n_envs
-        if hi > self.n_envs:
-            raise ValueError(f"local workers would host {hi} envs, more than n_envs={self.n_envs}")
-        self._local[name] = LocalSlot(name, lo, hi, spawn=spawn)
+        if hi > self.pool.n_envs:
+            raise ValueError(f"local workers would host {hi} envs, more than n_envs={self.pool.n_envs}")
+        self.local[name] = LocalSlot(name, lo, hi, spawn=spawn)
         self._n_local_envs = hi
         self._next_remote = hi
 
     def launch_local(self, name: str) -> subprocess.Popen[bytes]:
         """Start the process of local slot ``name``: a fresh fast lane (with shared memory) and a
         fresh token, which only this process learns (on its stdin) and must echo in its HELLO."""
-        slot = self._local[name]
+        slot = self.local[name]
         assert slot.spawn is not None
         child = None
         if slot.lane is not None:
             slot.lane.close()
             slot.lane = None
-        if self.shm_path is not None:
+        if self.pool.shm_path is not None:
             mine, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             # A worker that stops reading must not hang the trainer: bound every lane write.
-            slot.lane = P.Lane(mine, write_timeout=self.heartbeat_timeout)
+            slot.lane = P.Lane(mine, write_timeout=self.pool.heartbeat_timeout)
         slot.token = security.new_token()
         secrets: dict[str, Any] = {"token": slot.token}
         if self.auth is not None and self.curve is not None:
@@ -78,187 +110,192 @@ class Registry(BrokerState):
 
     def local_processes(self) -> list[subprocess.Popen[bytes]]:
         """The local worker processes started and not yet removed."""
-        return [s.proc for s in self._local.values() if s.proc is not None]
+        return [s.proc for s in self.local.values() if s.proc is not None]
 
     def infos(self) -> list[WorkerInfo]:
         """A public description of every worker in the pool."""
         return [
-            WorkerInfo(w.name, w.host, w.pid, tuple(w.env_indices), w.local, w.ready, w.transport, w.lane_spec)
-            for w in self.workers
+            WorkerInfo(w.name, w.hostname, w.pid, tuple(w.env_indices), w.local, w.ready, w.transport, w.lane_spec)
+            for w in self.pool.workers
         ]
 
+    def remove(self, w: WorkerRecord) -> None:
+        """Take worker ``w`` out of the table: retire its identity (it is told to go should it
+        speak again), free its env slots and, for a local worker, its slot's process and lane (a
+        respawn gets new ones). Its process is the supervisor's to kill first."""
+        self.retired[w.identity] = None
+        while len(self.retired) > _MAX_RETIRED:
+            del self.retired[next(iter(self.retired))]
+        pool = self.pool
+        pool.by_id.pop(w.identity, None)
+        pool.workers = [x for x in pool.workers if x is not w]
+        for g in range(w.lo, w.hi):
+            pool.slots[g] = None
+        slot = self.local.get(w.name) if w.local else None
+        if slot is not None:
+            slot.proc = None
+            if slot.lane is not None:
+                slot.lane.close()
+                slot.lane = None
+
     # ------------------------------------------------------------------------------ strangers
-    def _heartbeat_from_unknown(self, ident: bytes, frames: list[bytes]) -> bool:
-        main_id = ident[: -len(P.HEARTBEAT_SUFFIX)]
-        if main_id in self._spares:
-            self._spares[main_id][1] = time.monotonic()
-        elif main_id in self._retired:
-            self._tell_retired(main_id)  # no pong: it must notice it is out of the pool
+    def heartbeat_from_unknown(self, ident: bytes, frames: list[bytes]) -> bool:
+        main_id = ident[: -len(wire.HEARTBEAT_SUFFIX)]
+        if main_id in self.spares:
+            self.spares[main_id][1] = time.monotonic()
+        elif main_id in self.retired:
+            self.transport.tell_retired(main_id)  # no pong: it must notice it is out of the pool
             return False
-        elif P.peek_version(frames[1]) != P.PROTOCOL_VERSION:
-            self.stats["malformed"] += 1
+        elif wire.peek_version(frames[1]) != wire.PROTOCOL_VERSION:
+            self.pool.stats["malformed"] += 1
             return False  # its HELLO will be refused with the reason
         return True
 
-    def _from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
-        if ident in self._retired:
-            self._tell_retired(ident)
+    def from_stranger(self, ident: bytes, frames: list[bytes]) -> None:
+        if ident in self.retired:
+            self.transport.tell_retired(ident)
             return
-        version = P.peek_version(frames[1])
-        if version != P.PROTOCOL_VERSION:
-            try:
-                raw = P.unpack(frames[1])
-            except ProtocolError:
-                raw = None
-            if isinstance(raw, dict) and raw.get("k") == int(P.Kind.HELLO):
-                self._hello(ident, raw)  # refused by admission, naming both versions
-            else:
-                self._malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
+        if wire.is_hello(frames[1]):  # of any version: one of another is refused naming both
+            self._hello(ident, admission.admit_frame(frames[1], self._pool_view()))
             return
-        try:
-            hdr = P.decode_header(frames[1])
-        except ProtocolError as exc:
-            self._malformed(ident, str(exc))
+        version = wire.peek_version(frames[1])
+        if version != wire.PROTOCOL_VERSION:
+            self.transport.malformed(ident, f"undecodable header or wrong protocol version ({version!r})")
             return
-        kind = hdr["k"]
-        if kind == P.Kind.HELLO:
-            self._hello(ident, hdr)
-        elif kind == P.Kind.ERROR:
-            name = str(hdr.get("name"))
-            slot = self._local.get(name)
-            idx = hdr.get("idx")
-            env_index = slot.lo + idx if slot is not None and isinstance(idx, int) else None
-            err = self._env_error_from(hdr, name, env_index)
-            replacing = any(v.local_name == name for v in self.vacancies)
-            if slot is not None and (not self.running or replacing) and security.tokens_equal(slot.token, hdr.get("tok")):
+        msg = self.transport.decode(ident, frames[1])
+        if msg is None:
+            return
+        if isinstance(msg, wire.Error):
+            name = msg.name
+            slot = self.local.get(name)
+            env_index = slot.lo + msg.index if slot is not None and msg.index is not None else None
+            err = self._env_error_from(msg, name, env_index)
+            replacing = any(v.local_name == name for v in self.pool.vacancies)
+            if slot is not None and (not self.pool.running or replacing) and security.tokens_equal(slot.token, msg.token):
                 # a local worker (or its replacement) cannot build/start its envs: a bug, not a crash
-                self._record_failure(err)
-            elif slot is None and self.launcher is not None and self.launcher.owns(name):
+                self.pool.record_failure(err)
+            elif slot is None and self.pool.launcher is not None and self.pool.launcher.owns(name):
                 # so can a worker our launcher started (with CURVE only such workers get this far):
                 # no endless relaunching of a worker that can never start
-                self._record_failure(err)
+                self.pool.record_failure(err)
             else:
                 log.error("worker %s (not part of the pool) failed: %s", name, err)
-                self.stats["stranger_errors"] += 1
+                self.pool.stats["stranger_errors"] += 1
         else:
-            self._malformed(ident, f"{P.Kind(kind).name} from a worker that never said HELLO")
+            self.transport.malformed(ident, f"{msg.KIND.name} from a worker that never said HELLO")
 
     # ---------------------------------------------------------------------------------- HELLO
     def _pool_view(self) -> PoolView:
         return PoolView(
-            n_envs=self.n_envs,
+            n_envs=self.pool.n_envs,
             next_remote=self._next_remote,
-            running=self.running,
-            closed=self._closed,
-            restart=self.policy.restart,
-            workers=[Joined(w.name, w.host, w.pid, w.n_envs, w.local) for w in self.workers],
+            running=self.pool.running,
+            closed=self.pool.closed,
+            restart=self.pool.policy.restart,
+            workers=[Joined(w.name, w.hostname, w.pid, w.n_envs, w.local) for w in self.pool.workers],
             local={
                 s.name: Reservation(s.name, s.lo, s.hi, s.token, s.proc is not None, s.lane is not None)
-                for s in self._local.values()
+                for s in self.local.values()
             },
-            vacancies=[Opening(v.lo, v.hi, v.local_name) for v in self.vacancies],
-            n_spares=len(self._spares),
-            observation_space=self.observation_space,
-            action_space=self.action_space,
+            vacancies=[Opening(v.lo, v.hi, v.local_name) for v in self.pool.vacancies],
+            n_spares=len(self.spares),
+            observation_space=self.pool.observation_space,
+            action_space=self.pool.action_space,
         )
 
-    def _hello(self, ident: bytes, hdr: dict[Any, Any]) -> None:
+    def _hello(self, ident: bytes, decision: admission.Decision) -> None:
         """Carry out admission's decision on a HELLO."""
-        decision = admission.admit(hdr, self._pool_view())
         if isinstance(decision, Refuse):
             if decision.fatal is not None:
-                self.failure = decision.fatal
-            self._refuse(ident, decision.reason)
+                self.pool.failure = decision.fatal
+            self.transport.refuse(ident, decision.reason)
             return
         if isinstance(decision, Spare):
-            if ident not in self._spares:
+            hello = decision.hello
+            if ident not in self.spares:
                 log.info(
                     "worker %s (%s pid %d) waits as a spare for a vacancy of %d envs",
-                    decision.name, decision.host, decision.pid, decision.n_envs,
+                    hello.name, hello.hostname, hello.pid, hello.num_envs,
                 )
-            self._spares[ident] = [hdr, time.monotonic()]
+            self.spares[ident] = [hello, time.monotonic()]
             return
         self._join(ident, decision)
 
     def _join(self, ident: bytes, a: Admit) -> None:
         """Enter admitted worker ``a`` in the table and WELCOME it."""
-        slot = self._local.get(a.name) if a.local else None
+        hello = a.hello
+        slot = self.local.get(hello.name) if a.local else None
         if not a.local and a.vacancy is None:
             self._next_remote = a.hi
         if a.layout is not None:  # the pool's first worker: its spaces become the pool's
-            self.layout = a.layout
-            self.observation_space, self.action_space = a.observation_space, a.action_space
-            self.render_mode = a.render_mode
-            if self.shm_path is not None:
+            self.pool.layout = a.layout
+            self.pool.observation_space, self.pool.action_space = a.observation_space, a.action_space
+            self.pool.render_mode = hello.render_mode
+            if self.pool.shm_path is not None:
                 self._create_shm()
-        w = WorkerRecord(ident, a.name, a.host, a.pid, a.lo, a.hi, local=a.local, proc=slot.proc if slot else None)
+        w = WorkerRecord(
+            ident, hello.name, hello.hostname, hello.pid, a.lo, a.hi, local=a.local, proc=slot.proc if slot else None
+        )
         if a.vacancy is not None:
-            vacancy = self.vacancies[a.vacancy]
-            self.vacancies = [v for v in self.vacancies if v is not vacancy]
+            vacancy = self.pool.vacancies[a.vacancy]
+            self.pool.vacancies = [v for v in self.pool.vacancies if v is not vacancy]
             w.fresh = True
         w.compact = a.compact
         if slot is not None and slot.lane is not None:
             w.lane = slot.lane
-            w.poll_obj = select.poll()
-            w.poll_obj.register(slot.lane.fd, select.POLLIN)
-            w.poll_obj.register(self._zmq_fd, select.POLLIN)
-        self.by_id[ident] = w
+            w.poll_obj = self.transport.lane_poller(slot.lane)
+        self.pool.by_id[ident] = w
         # A new list (not in-place): a step in flight keeps iterating the list it was sent to.
-        self.workers = sorted([*self.workers, w], key=lambda r: r.lo)
+        self.pool.workers = sorted([*self.pool.workers, w], key=lambda r: r.lo)
         for g in range(a.lo, a.hi):
-            self.slots[g] = w
-        shm = {"path": self.shm_path, "n": self.n_envs} if (w.local and self.shm is not None) else None
-        welcome = P.header(
-            P.Kind.WELCOME,
-            slots=[a.lo, a.hi],
-            shm=shm,
-            hb={"interval": self.heartbeat_interval, "timeout": self.heartbeat_timeout},
-        )
-        try:
-            self.sock.send_multipart([ident, welcome])
-        except zmq.ZMQError as exc:  # gone meanwhile: heartbeat silence will vacate the slots again
-            log.warning("could not welcome worker %s: %s", a.name, exc)
-        log.info("worker %s (%s pid %d) joined with envs %d..%d", a.name, a.host, a.pid, a.lo, a.hi - 1)
+            self.pool.slots[g] = w
+        with_shm = w.local and self.pool.shm is not None
+        welcome = wire.Welcome(
+            a.lo, a.hi,
+            shm_path=self.pool.shm_path if with_shm else None,
+            shm_envs=self.pool.n_envs if with_shm else None,
+            heartbeat_interval=self.pool.heartbeat_interval,
+            heartbeat_timeout=self.pool.heartbeat_timeout,
+        ).encode()
+        # gone meanwhile: heartbeat silence will vacate the slots again
+        self.transport.deliver(ident, welcome)
+        log.info("worker %s (%s pid %d) joined with envs %d..%d", hello.name, hello.hostname, hello.pid, a.lo, a.hi - 1)
 
-    def _use_spares(self, now: float) -> None:
+    def use_spares(self, now: float) -> None:
         """Hand remote vacancies to live spares of the right size (they get their WELCOME now)."""
-        for ident, (hdr, seen) in list(self._spares.items()):
-            if now - seen > self.heartbeat_timeout:
-                del self._spares[ident]  # gone quiet: forget it
+        for ident, (hello, seen) in list(self.spares.items()):
+            if now - seen > self.pool.heartbeat_timeout:
+                del self.spares[ident]  # gone quiet: forget it
                 continue
-            if self.policy.spare_for(self.vacancies, hdr.get("n")) is not None:
-                del self._spares[ident]
-                self._hello(ident, hdr)
+            if self.pool.policy.spare_for(self.pool.vacancies, hello.num_envs) is not None:
+                del self.spares[ident]
+                self._hello(ident, admission.admit(hello, self._pool_view()))
 
     def _create_shm(self) -> None:
-        assert self.layout is not None and self.shm_path is not None
-        fd = os.open(self.shm_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        assert self.pool.layout is not None and self.pool.shm_path is not None
+        fd = os.open(self.pool.shm_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(fd, self.layout.nbytes)
-            self.shm = mmap.mmap(fd, self.layout.nbytes)
+            os.ftruncate(fd, self.pool.layout.nbytes)
+            self.pool.shm = mmap.mmap(fd, self.pool.layout.nbytes)
         finally:
             os.close(fd)
 
     # ---------------------------------------------------------------------------- env errors
-    def _env_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
-        idx = hdr.get("idx")
-        return self._env_error_from(hdr, w.name, w.lo + idx if isinstance(idx, int) else None)
 
     @staticmethod
-    def _env_error_from(hdr: dict[Any, Any], worker: str, env_index: int | None) -> EnvError:
-        et = str(hdr.get("et", "Exception"))
-        return env_error_class(et)(
+    def _env_error_from(msg: wire.Error, worker: str, env_index: int | None) -> EnvError:
+        return env_error_class(msg.error_type)(
             env_index=env_index,
             worker=worker,
-            remote_type=et,
-            remote_message=str(hdr.get("em", "")),
-            remote_traceback=str(hdr.get("tb", "")),
-            during=str(hdr.get("stage", "")),
+            remote_type=msg.error_type,
+            remote_message=msg.message,
+            remote_traceback=msg.traceback,
+            during=msg.stage,
         )
 
-    def reply_error(self, w: WorkerRecord, hdr: dict[Any, Any]) -> EnvError:
-        """The EnvError carried by an ERROR reply of ``w``."""
-        return self._env_error(w, hdr)
+    def reply_error(self, w: WorkerRecord, msg: wire.Error) -> EnvError:
+        """The EnvError carried by an ERROR of ``w`` (a reply, or a report outside a request)."""
+        return self._env_error_from(msg, w.name, w.lo + msg.index if msg.index is not None else None)
 
     # ------------------------------------------------------------------------------- joining
     def wait_ready(self, join_timeout: float, start_timeout: float, how_to_join: str = "") -> None:
@@ -267,50 +304,50 @@ class Registry(BrokerState):
         ``join_timeout`` bounds the time until all slots are claimed (HELLO), ``start_timeout`` the
         time from then until every host finished ``start()`` (heartbeats keep slow starters alive).
         """
-        self._starting = True
+        self.pool.starting = True
         try:
             self._wait_ready(join_timeout, start_timeout, how_to_join)
         finally:
-            self._starting = False
+            self.pool.starting = False
 
     def _wait_ready(self, join_timeout: float, start_timeout: float, how_to_join: str) -> None:
         join_deadline = time.monotonic() + join_timeout
         ready_deadline: float | None = None
         while True:
-            self._drain()
+            self.transport.drain()
             now = time.monotonic()
-            self._check_health(now, raise_=True)
-            if self.failure is not None:
-                raise self.failure
-            joined = all(s is not None for s in self.slots)
-            if joined and all(w.ready for w in self.workers):
-                self.running = True
+            self.check_health(now)
+            if self.pool.failure is not None:
+                raise self.pool.failure
+            joined = all(s is not None for s in self.pool.slots)
+            if joined and all(w.ready for w in self.pool.workers):
+                self.pool.running = True
                 return
             if not joined and now > join_deadline:
                 raise JoinTimeoutError(self._join_report(join_timeout, how_to_join))
             if joined and ready_deadline is None:
                 ready_deadline = now + start_timeout
             if ready_deadline is not None and now > ready_deadline:
-                waiting = [f"{w.name} (pid {w.pid} on {w.host})" for w in self.workers if not w.ready]
+                waiting = [f"{w.name} (pid {w.pid} on {w.hostname})" for w in self.pool.workers if not w.ready]
                 raise JoinTimeoutError(
-                    f"all {self.n_envs} envs joined but these workers did not finish starting within "
+                    f"all {self.pool.n_envs} envs joined but these workers did not finish starting within "
                     f"start_timeout={start_timeout:g} s: {', '.join(waiting)}"
                 )
-            self._poller.poll(100)
+            self.transport.wait(100)
 
     def _join_report(self, join_timeout: float, how_to_join: str) -> str:
-        n_joined = sum(1 for s in self.slots if s is not None)
-        lines = [f"timed out after {join_timeout:g} s waiting for workers: {n_joined}/{self.n_envs} envs joined"]
-        for w in self.workers:
-            lines.append(f"  joined: {w.name} ({w.host} pid {w.pid}) envs {w.lo}..{w.hi - 1}")
-        joined_names = {w.name for w in self.workers}
-        for slot in self._local.values():
+        n_joined = sum(1 for s in self.pool.slots if s is not None)
+        lines = [f"timed out after {join_timeout:g} s waiting for workers: {n_joined}/{self.pool.n_envs} envs joined"]
+        for w in self.pool.workers:
+            lines.append(f"  joined: {w.name} ({w.hostname} pid {w.pid}) envs {w.lo}..{w.hi - 1}")
+        joined_names = {w.name for w in self.pool.workers}
+        for slot in self.local.values():
             if slot.name not in joined_names:
                 pid = slot.proc.pid if slot.proc is not None else "?"
                 lines.append(f"  missing: local worker {slot.name} (pid {pid}) envs {slot.lo}..{slot.hi - 1}")
-        free = self.n_envs - self._next_remote
+        free = self.pool.n_envs - self._next_remote
         if free > 0:
             lines.append(f"  missing: {free} env slot(s) for remote workers {how_to_join}".rstrip())
-        if self.launcher is not None:
-            lines.extend(self.launcher.describe())
+        if self.pool.launcher is not None:
+            lines.extend(self.pool.launcher.describe())
         return "\n".join(lines)

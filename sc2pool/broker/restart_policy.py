@@ -147,7 +147,7 @@ class RestartPolicy:
             if not w.ready and now - w.joined_at > self.start_timeout:
                 return ReplacementTimeout(
                     f"the replacement did not finish starting within start_timeout={self.start_timeout:g} s",
-                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                    worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
                 )
         return None
 

@@ -5,29 +5,129 @@ memory) or over ZeroMQ, in the full or the compact form; waits for a step's repl
 filing each in its worker's record; routes every other message (READY, heartbeats, strangers) to
 the part that handles it. This is the hot path: a lockstep step is one :meth:`send_lanes` (or one
 :meth:`send` per ZeroMQ worker) and one :meth:`gather`.
+
+The transport knows the worker records (it files replies in them) but no policy: what it notices
+(a worker whose connection is gone, an ERROR outside a request, a message from a stranger) it
+reports through :class:`TransportEvents`, and while it waits it lets the supervisor check
+liveness through the same interface.
 """
 
 from __future__ import annotations
 
 import logging
+import select
 import time
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import zmq
 
 from sc2pool import protocol as P
-from sc2pool.broker.records import COMPACT_REPLY, WorkerRecord
-from sc2pool.broker.state import BrokerState
-from sc2pool.errors import ProtocolError, WorkerTimeout
+from sc2pool import wire
+from sc2pool.broker.records import WorkerRecord
+from sc2pool.errors import PoolError, ProtocolError, WorkerTimeout
+from sc2pool.wire import Kind
 
 log = logging.getLogger("sc2pool.broker")
 
 _NOBLOCK = int(zmq.NOBLOCK)
 
 
-class Transport(BrokerState):
-    """The socket side of the broker (see the module docstring). Call with ``lock`` held."""
+@dataclass(frozen=True)
+class TransportEvents:
+    """What the transport reports to the rest of the broker.
+
+    ``failed(w, err)``: worker ``w`` cannot be reached (a lane write timed out); ``lost(w, why)``:
+    its connection is gone (``why`` says how); ``tick(now)``: called at most every check period
+    while :meth:`Transport.gather` waits, may raise the pool's failure; ``member_error(w, msg)``: an
+    ERROR of ``w`` outside any request; ``stranger(ident, frames)``: a message from a peer that is
+    not in the pool; ``unknown_heartbeat(ident, frames)``: a heartbeat-socket ping from such a
+    peer, returns whether to answer it."""
+
+    failed: Callable[[WorkerRecord, PoolError], None]
+    lost: Callable[[WorkerRecord, str], None]
+    tick: Callable[[float], None]
+    member_error: Callable[[WorkerRecord, wire.Error], None]
+    stranger: Callable[[bytes, list[bytes]], None]
+    unknown_heartbeat: Callable[[bytes, list[bytes]], bool]
+
+
+class Transport:
+    """The socket side of the broker (see the module docstring). Call with the broker's lock held.
+
+    Args:
+        sock: the ROUTER socket (bound by :meth:`bind`; CURVE, if any, already applied).
+        members: the pool's workers by ZeroMQ identity (the registry's table, read here).
+        stats: the broker's counters (``malformed``, ``stale``, ``refused``, ``unexpected``).
+        heartbeat_interval: how often workers ping; while :meth:`gather` waits, liveness is
+            checked (``events.tick``) every ``heartbeat_interval`` or quarter second, whichever is
+            shorter.
+        heartbeat_timeout: how long a lane write may wait for a worker that does not read.
+        events: where failures and strangers are reported.
+    """
+
+    def __init__(
+        self,
+        sock: zmq.Socket[Any],
+        members: dict[bytes, WorkerRecord],
+        stats: Counter[str],
+        heartbeat_interval: float,
+        heartbeat_timeout: float,
+        events: TransportEvents,
+    ) -> None:
+        self.sock = sock
+        self.by_id = members
+        self.stats = stats
+        self.heartbeat_timeout = heartbeat_timeout
+        self.events = events
+        self.endpoints: list[str] = []
+        self._poller = zmq.Poller()
+        self._poller.register(sock, zmq.POLLIN)
+        # The hot wait: poll(2) over ZeroMQ's notification FD and (one) local lane.
+        self._zmq_fd = int(sock.getsockopt(zmq.FD))
+        self._zmq_poll = select.poll()
+        self._zmq_poll.register(self._zmq_fd, select.POLLIN)
+        self._seq = 0
+        self._outstanding = 0
+        self._check_period = min(0.25, heartbeat_interval)
+        self._next_check = 0.0
+        self._pong = wire.Heartbeat().encode()
+
+    def lane_poller(self, lane: P.Lane) -> Any:
+        """A ``select.poll`` over ``lane`` and the ZeroMQ socket: what :meth:`gather` waits on
+        while a reply is due on that lane."""
+        poller = select.poll()
+        poller.register(lane.fd, select.POLLIN)
+        poller.register(self._zmq_fd, select.POLLIN)
+        return poller
+
+    def wait(self, timeout_ms: int) -> None:
+        """Block until a message may be waiting on the socket, or ``timeout_ms`` passed."""
+        self._poller.poll(timeout_ms)
+
+    def forget(self, w: WorkerRecord) -> None:
+        """``w`` was removed from the pool: :meth:`gather` no longer waits for the reply it owed."""
+        if w.pending_seq >= 0 and w.reply is None:
+            self._outstanding -= 1
+
+    def deliver(self, ident: bytes, frame: bytes) -> bool:
+        """Send one frame to peer ``ident`` (WELCOME), waiting for room; False if it is gone."""
+        try:
+            self.sock.send_multipart([ident, frame])
+        except zmq.ZMQError as exc:
+            log.warning("could not send to peer %s: %s", ident.hex()[:12], exc)
+            return False
+        return True
+
+    def post(self, ident: bytes, frame: bytes) -> None:
+        """Send one frame to peer ``ident`` if it can be sent now (REFUSE, CLOSE...); a peer that is
+        gone or not reading is not waited for."""
+        try:
+            self.sock.send_multipart([ident, frame], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
 
     def bind(self, endpoint: str) -> str:
         """Bind the ROUTER to ``endpoint`` (``tcp://host:0`` picks a free port); returns the
@@ -54,7 +154,7 @@ class Transport(BrokerState):
             P.send_parts(self.sock, (w.identity, *parts))
         except zmq.ZMQError as exc:
             if exc.errno == zmq.EHOSTUNREACH:
-                self._fail(w, self._death(w, "its connection is gone (process exited or network lost)"))
+                self.events.lost(w, "its connection is gone (process exited or network lost)")
                 return
             raise
 
@@ -87,12 +187,12 @@ class Transport(BrokerState):
             try:
                 lane.write_framed(data)
             except TimeoutError:
-                self._fail(w, WorkerTimeout(
+                self.events.failed(w, WorkerTimeout(
                     f"does not read its requests (nothing read for {self.heartbeat_timeout:g} s)",
-                    worker=w.name, pid=w.pid, host=w.host, env_indices=w.env_indices,
+                    worker=w.name, pid=w.pid, hostname=w.hostname, env_indices=w.env_indices,
                 ))
             except OSError:
-                self._fail(w, self._death(w, "its local lane is closed (process exited)"))
+                self.events.lost(w, "its local lane is closed (process exited)")
 
     # ------------------------------------------------------------------------------ receiving
     def _read_lane(self, w: WorkerRecord) -> None:
@@ -100,26 +200,32 @@ class Transport(BrokerState):
         try:
             messages = w.lane.read_ready()
         except (EOFError, OSError):
-            self._fail(w, self._death(w, "its local lane closed (process exited)"))
+            self.events.lost(w, "its local lane closed (process exited)")
             return
         ident = w.identity
         for data in messages:
-            if data.startswith(P.COMPACT_RESULT):
+            if data.startswith(wire.COMPACT_RESULT):
                 self._compact_reply(w, data)
             else:
                 self._dispatch([ident, data])
 
-    def _compact_reply(self, w: WorkerRecord, data: bytes, frames: Sequence[bytes] = ()) -> None:
-        """A compact RESULT (see :mod:`sc2pool.protocol`) from a lane, or from ZeroMQ with the
-        observation ``frames`` after it; decoded by the caller of gather."""
+    def _compact_reply(self, w: WorkerRecord, data: bytes, frames: list[bytes] | None = None) -> None:
+        """A compact RESULT (see :mod:`sc2pool.wire`) from a lane, or from ZeroMQ with the
+        observation ``frames`` after it."""
+        msg: wire.Result | ProtocolError
         try:
-            seq = P.compact_seq(data)
+            msg = wire.Result.from_compact(data, w.hi - w.lo)  # decoded once, here
+            seq = msg.seq
         except ProtocolError as exc:
-            self._malformed(w.identity, str(exc))
-            return
+            try:
+                seq = wire.compact_seq(data)
+            except ProtocolError as short:
+                self.malformed(w.identity, str(short))
+                return
+            msg = exc  # if it answers the request but cannot be read, the step fails naming the worker
         w.last_seen = time.monotonic()
         if seq == w.pending_seq and w.reply is None:
-            w.reply = (COMPACT_REPLY, [data, *frames])
+            w.reply = (msg, frames or [])
             self._outstanding -= 1
         else:
             self.stats["stale"] += 1
@@ -143,7 +249,7 @@ class Transport(BrokerState):
         zmq_dirty = True
         while True:
             if zmq_dirty:
-                self._drain()  # checks the socket's event state itself
+                self.drain()  # checks the socket's event state itself
                 zmq_dirty = False
             if self._outstanding <= 0:
                 return
@@ -162,14 +268,15 @@ class Transport(BrokerState):
             now = time.monotonic()
             if now >= self._next_check:
                 self._next_check = now + self._check_period
-                self._check_health(now, raise_=True)
+                self.events.tick(now)
             timeout_ms = int((self._next_check - now) * 1000) + 1
             assert poller is not None
             for fd, _ in poller.poll(timeout_ms):
                 if fd == zmq_fd:
                     zmq_dirty = True
 
-    def _drain(self) -> None:
+    def drain(self) -> None:
+        """Route every message waiting on the socket."""
         sock = self.sock
         while P.readable(sock):
             try:
@@ -178,70 +285,80 @@ class Transport(BrokerState):
                 return
             self._dispatch(frames)
 
+    def decode(self, ident: bytes, frame: bytes) -> wire.Message | None:
+        """The typed message in header ``frame`` from peer ``ident``, or None (counted and logged
+        as malformed) when it cannot be read."""
+        try:
+            return wire.decode(frame)
+        except ProtocolError as exc:
+            self.malformed(ident, str(exc))
+            return None
+
     def _dispatch(self, frames: list[bytes]) -> None:
         ident = frames[0]
         if len(frames) < 2:
-            self._malformed(ident, "message without header frame")
+            self.malformed(ident, "message without header frame")
             return
         w = self.by_id.get(ident)
         if w is not None:
-            if w.compact and frames[1][:2] == P.COMPACT_RESULT:
+            if w.compact and frames[1][:2] == wire.COMPACT_RESULT:
                 self._compact_reply(w, frames[1], frames[2:])
                 return
+            msg: wire.Message | ProtocolError
             try:
-                hdr = P.decode_header(frames[1])
+                decoded = wire.decode(frames[1])
+            except wire.MalformedMessage as exc:
+                msg = exc  # a reply that echoes the pending request is filed: the VecEnv names it
+                kind, seq = exc.kind, exc.seq
             except ProtocolError as exc:
-                self._malformed(ident, str(exc))
+                self.malformed(ident, str(exc))
                 return
+            else:
+                msg, kind, seq = decoded, decoded.KIND, getattr(decoded, "seq", None)
             w.last_seen = time.monotonic()
-            kind = hdr["k"]
-            if kind == P.Kind.RESULT or kind == P.Kind.CALL_RESULT or kind == P.Kind.ERROR:
-                seq = hdr.get("s")
+            if kind is Kind.RESULT or kind is Kind.CALL_RESULT or kind is Kind.ERROR:
                 if seq == w.pending_seq and w.reply is None and seq is not None:
-                    w.reply = (hdr, frames[2:])
+                    w.reply = (msg, frames[2:])  # type: ignore[assignment]
                     self._outstanding -= 1
-                elif kind == P.Kind.ERROR and seq is None:
-                    self._record_failure(self._env_error(w, hdr))
+                elif isinstance(msg, wire.Error) and seq is None:
+                    self.events.member_error(w, msg)
+                elif isinstance(msg, ProtocolError):
+                    self.malformed(ident, str(msg))
                 else:
                     self.stats["stale"] += 1
-            elif kind == P.Kind.READY:
+            elif isinstance(msg, ProtocolError):
+                self.malformed(ident, str(msg))
+            elif kind is Kind.READY:
                 w.ready = True
                 log.info("worker %s ready (envs %d..%d)", w.name, w.lo, w.hi - 1)
-            elif kind == P.Kind.HELLO:
-                self._refuse(ident, "duplicate HELLO on an established connection")
-            elif kind != P.Kind.HEARTBEAT:
+            elif kind is Kind.HELLO:
+                self.refuse(ident, "duplicate HELLO on an established connection")
+            elif kind is not Kind.HEARTBEAT:
                 self.stats["unexpected"] += 1
             return
-        if ident.endswith(P.HEARTBEAT_SUFFIX):
-            base = self.by_id.get(ident[: -len(P.HEARTBEAT_SUFFIX)])
+        if ident.endswith(wire.HEARTBEAT_SUFFIX):
+            base = self.by_id.get(ident[: -len(wire.HEARTBEAT_SUFFIX)])
             if base is not None:
                 base.last_seen = time.monotonic()
-            elif not self._heartbeat_from_unknown(ident, frames):
+            elif not self.events.unknown_heartbeat(ident, frames):
                 return
-            try:
-                self.sock.send_multipart([ident, self._pong], zmq.NOBLOCK)
-            except zmq.ZMQError:
-                pass
+            self.post(ident, self._pong)
             return
-        self._from_stranger(ident, frames)
+        self.events.stranger(ident, frames)
 
-    def _tell_retired(self, ident: bytes) -> None:
+    def tell_retired(self, ident: bytes) -> None:
         """A removed (replaced) worker spoke again, e.g. it was SIGSTOPped and resumed, or its
         network came back: tell it to exit. Its late replies are never applied."""
         self.stats["stale"] += 1
-        try:
-            self.sock.send_multipart([ident, P.header(P.Kind.CLOSE)], zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass
+        self.post(ident, wire.Close().encode())
 
-    def _malformed(self, ident: bytes, why: str) -> None:
+    def malformed(self, ident: bytes, why: str) -> None:
+        """Count and log a message from ``ident`` that is dropped."""
         self.stats["malformed"] += 1
         log.warning("dropped malformed message from peer %s: %s", ident.hex()[:12], why)
 
-    def _refuse(self, ident: bytes, reason: str) -> None:
+    def refuse(self, ident: bytes, reason: str) -> None:
+        """Send REFUSE with ``reason`` to peer ``ident`` (counted and logged)."""
         self.stats["refused"] += 1
         log.warning("refused worker %s: %s", ident.hex()[:12], reason)
-        try:
-            self.sock.send_multipart([ident, P.header(P.Kind.REFUSE, reason=reason)], zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass
+        self.post(ident, wire.Refuse(reason).encode())

@@ -248,13 +248,14 @@ class LaneSaboteurEnv(CountEnv):
         import sys
 
         from sc2pool import protocol as P
+        from sc2pool import wire
 
         fd = int(sys.argv[sys.argv.index("--lane-fd") + 1])
         raw = socket.socket(fileno=os.dup(fd))
         try:
             raw.setblocking(True)
             raw.sendall(P.Lane.frame(b"\xc1R\x01"))  # too short to hold a sequence number
-            raw.sendall(P.Lane.frame(P.compact_result(10**9, [0.0], [False], [False])))  # no such request
+            raw.sendall(P.Lane.frame(wire.compact_result(10**9, [0.0], [False], [False])))  # no such request
         finally:
             raw.close()
         return 2

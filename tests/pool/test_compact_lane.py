@@ -11,25 +11,25 @@ import pool_envs
 import pytest
 
 from sc2pool import protocol as P
-from sc2pool.broker import COMPACT_REPLY
+from sc2pool import wire
 from sc2pool.errors import ProtocolError
 
 
 def test_compact_result_round_trip_and_refusals() -> None:
-    data = P.compact_result(7, [1.5, -2.0, 0.25], [False, True, False], [False, False, True])
-    assert data[:2] == P.COMPACT_RESULT and data[0] == P.COMPACT
-    assert P.compact_seq(data) == 7
-    rewards, term, trunc = P.compact_result_arrays(data, 3)
+    data = wire.compact_result(7, [1.5, -2.0, 0.25], [False, True, False], [False, False, True])
+    assert data[:2] == wire.COMPACT_RESULT and data[0] == wire.COMPACT
+    assert wire.compact_seq(data) == 7
+    rewards, term, trunc = wire.compact_result_arrays(data, 3)
     assert rewards.tolist() == [1.5, -2.0, 0.25]
     assert term.tolist() == [False, True, False] and trunc.tolist() == [False, False, True]
     with pytest.raises(ProtocolError, match="for 2 envs"):
-        P.compact_result_arrays(data, 2)
+        wire.compact_result_arrays(data, 2)
     with pytest.raises(ProtocolError, match="flag bytes"):
-        P.compact_result_arrays(data[:-1] + b"\x07", 3)
+        wire.compact_result_arrays(data[:-1] + b"\x07", 3)
     with pytest.raises(ProtocolError, match="truncated"):
-        P.compact_seq(b"\xc1R\x01")
-    step = P.compact_step(9, np.arange(3, dtype=np.int64).tobytes())
-    assert step[:2] == P.COMPACT_STEP and P.compact_seq(step) == 9
+        wire.compact_seq(b"\xc1R\x01")
+    step = wire.compact_step(9, np.arange(3, dtype=np.int64).tobytes())
+    assert step[:2] == wire.COMPACT_STEP and wire.compact_seq(step) == 9
     with pytest.raises(ProtocolError):
         P.decode_header(step)  # never mistaken for a msgpack header (0xC1 is unused by msgpack)
 
@@ -68,8 +68,8 @@ def lone_broker() -> Iterator[Any]:
         pdir.cleanup()
 
 
-def _send_raw(broker: Any, payload: Callable[[int], bytes]) -> dict[Any, Any]:
-    """Send ``payload(seq)`` over the worker's lane as a request and return its reply header."""
+def _send_raw(broker: Any, payload: Callable[[int], bytes]) -> Any:
+    """Send ``payload(seq)`` over the worker's lane as a request and return its typed reply."""
     (w,) = broker.workers
     with broker.lock:
         seq = broker.next_seq()
@@ -81,24 +81,24 @@ def _send_raw(broker: Any, payload: Callable[[int], bytes]) -> dict[Any, Any]:
 
 
 def _full_step(seq: int, actions: np.ndarray) -> bytes:
-    return P.header(P.Kind.STEP, s=seq, ad=actions.dtype.str, a=actions.tobytes(), **{"as": list(actions.shape)})
+    return wire.Step(seq, actions.dtype.str, actions.shape, actions.tobytes()).encode()
 
 
 @pytest.mark.timeout(60)
 def test_worker_refuses_bad_compact_steps_and_keeps_serving(lone_broker: Any) -> None:
-    hdr = _send_raw(lone_broker, lambda seq: P.header(P.Kind.RESET, s=seq, seeds=[None] * 2, opts=[None] * 2))
-    assert hdr["k"] == P.Kind.RESULT
+    msg = _send_raw(lone_broker, lambda seq: wire.Reset(seq, [None] * 2, [None] * 2).encode())
+    assert isinstance(msg, wire.Result) and msg.reset_infos is not None
     # no full STEP yet: the worker does not know the actions' layout
-    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, np.zeros(2, np.int64).tobytes()))
-    assert hdr["k"] == P.Kind.ERROR and "has not carried a full STEP" in hdr["em"]
+    msg = _send_raw(lone_broker, lambda seq: wire.compact_step(seq, np.zeros(2, np.int64).tobytes()))
+    assert isinstance(msg, wire.Error) and "has not carried a full STEP" in msg.message
     # a full STEP: the layout is now int64 x 2
-    hdr = _send_raw(lone_broker, lambda seq: _full_step(seq, np.zeros(2, dtype=np.int64)))
-    assert hdr["k"] != P.Kind.ERROR
-    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, b"\x00" * 3))
-    assert hdr["k"] == P.Kind.ERROR and "3 bytes, expected 16" in hdr["em"]
+    msg = _send_raw(lone_broker, lambda seq: _full_step(seq, np.zeros(2, dtype=np.int64)))
+    assert isinstance(msg, wire.Result)
+    msg = _send_raw(lone_broker, lambda seq: wire.compact_step(seq, b"\x00" * 3))
+    assert isinstance(msg, wire.Error) and "3 bytes, expected 16" in msg.message
     # the worker kept serving, and a well-formed compact step is answered in the compact form
-    hdr = _send_raw(lone_broker, lambda seq: P.compact_step(seq, np.ones(2, np.int64).tobytes()))
-    assert hdr is COMPACT_REPLY
+    msg = _send_raw(lone_broker, lambda seq: wire.compact_step(seq, np.ones(2, np.int64).tobytes()))
+    assert isinstance(msg, wire.Result) and msg.compact and msg.rewards.tolist() == [1.0, 1.0]
 
 
 @pytest.mark.timeout(60)

@@ -1,5 +1,5 @@
-"""HELLO admission as a pure function: every rule decided from a header and a plain view of the
-pool, with no socket and no process."""
+"""HELLO admission as a pure function: every rule decided from a HELLO as it came (the frame, read
+by the wire schema) and a plain view of the pool, with no socket and no process."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from sc2pool.broker.admission import (
     Refuse,
     Reservation,
     Spare,
-    admit,
+    admit_frame,
 )
 from sc2pool.errors import SpaceMismatchError, WorkerRefusedError
 from sc2pool.spaces import layout_to_msg, space_to_msg
@@ -42,6 +42,11 @@ def hello(name: str = "w", n: int = 2, obs: spaces.Space[Any] = OBS, act: spaces
     }
     hdr.update(extra)
     return hdr
+
+
+def admit(hdr: dict[Any, Any], view: PoolView) -> object:
+    """Admission's decision on the HELLO frame that carries ``hdr``."""
+    return admit_frame(P.pack(hdr), view)
 
 
 def pool(**kw: Any) -> PoolView:
