@@ -71,6 +71,7 @@ class PoolView:
     n_spares: int = 0
     observation_space: spaces.Space[Any] | None = None
     action_space: spaces.Space[Any] | None = None
+    render_mode: str | None = None  # the first worker's: every worker must render the same way
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def spare_ok(hello: wire.Hello, pool: PoolView) -> bool:
         )
     except (SpaceError, SpaceMismatchError):
         return False
-    return True
+    return hello.render_mode == pool.render_mode
 
 
 def admit_frame(frame: bytes, pool: PoolView) -> Decision:
@@ -229,6 +230,12 @@ def admit(hello: wire.Hello, pool: PoolView) -> Decision:
         check_spaces(hello, obs_space, act_space, pool.observation_space, pool.action_space)
     except SpaceMismatchError as exc:
         return Refuse(exc.reason, fatal=exc if slot is not None else None)
+    if pool.observation_space is not None and hello.render_mode != pool.render_mode:
+        # get_images() would hand out None for its envs, and a video recorder would break later.
+        return Refuse(
+            f"the worker renders {hello.render_mode!r}, the pool's workers {pool.render_mode!r}: "
+            "start it with the same render setting (sc2pool worker --render, or the host's render_mode)"
+        )
     if slot is not None:
         if slot.hi - slot.lo != n:
             return Refuse(f"local worker {name!r} hosts {n} envs, expected {slot.hi - slot.lo}")

@@ -201,6 +201,7 @@ class Registry:
             n_spares=len(self.spares),
             observation_space=self.pool.observation_space,
             action_space=self.pool.action_space,
+            render_mode=self.pool.render_mode,
         )
 
     def _hello(self, ident: bytes, decision: admission.Decision) -> None:

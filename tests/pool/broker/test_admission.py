@@ -100,6 +100,14 @@ def test_space_mismatch_is_refused_and_names_both_spaces() -> None:
     refused(admit(hello(act=spaces.Discrete(3)), view), "action space")
 
 
+def test_a_worker_that_renders_otherwise_than_the_pool_is_refused() -> None:
+    view = pool(next_remote=2, observation_space=OBS, action_space=ACT, workers=[Joined("a", "n1", 1, 2, False)],
+                render_mode="rgb_array")
+    refused(admit(hello(), view), "renders None", "'rgb_array'", "same render setting")
+    assert isinstance(admit(hello(render_mode="rgb_array"), view), Admit)
+    assert isinstance(admit(hello(), pool()), Admit)  # the first worker sets the pool's mode
+
+
 def test_declared_layout_that_differs_from_the_rebuilt_space_is_refused() -> None:
     h = hello()
     h["lay"] = {"obs": layout_to_msg(spaces.Box(-1.0, 1.0, (4,), np.float64)), "act": layout_to_msg(ACT)}
@@ -178,6 +186,8 @@ def test_spare_admitted_only_when_allowed() -> None:
     refused(admit(hello("c", n=2), running_pool(restart=False)), "no slot is free")
     # differing spaces: could never replace one either
     refused(admit(hello("c", n=2, act=spaces.Discrete(5)), view), "no slot is free")
+    # rendering otherwise than the pool: the same
+    refused(admit(hello("c", n=2, render_mode="rgb_array"), view), "no slot is free")
     # a local worker never waits as a spare
     refused(admit(hello("c", n=2, local=True), view), "no slot is free")
     # bounded: strangers cannot make the broker hold unlimited spares
