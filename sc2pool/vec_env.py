@@ -437,10 +437,9 @@ class ZmqVecEnv(VecEnv):
     def _check_compact_flags(self, stepped: Sequence[WorkerRecord]) -> None:
         """Raise ProtocolError, naming the worker, if a compact RESULT carried a flag byte other
         than 0 or 1 (copied into the bool buffers unchecked)."""
-        flags = self._flags.view(np.uint8)
-        if int(flags.max()) <= 1:
-            return
-        g = int(np.flatnonzero((flags > 1).any(axis=0))[0])
+        if not self._flags.tobytes().translate(None, b"\x00\x01"):  # nothing left: all 0 or 1
+            return  # (bytes.translate: far cheaper than numpy's max on arrays this small)
+        g = int(np.flatnonzero((self._flags.view(np.uint8) > 1).any(axis=0))[0])
         name = next((w.name for w in stepped if w.lo <= g < w.hi), "?")
         raise ProtocolError(
             f"malformed RESULT from worker {name!r}: compact RESULT carries flag bytes other than 0 and 1"
