@@ -3,8 +3,9 @@
 Sends a request to a worker over its local fast lane (a socket pair, observations in shared
 memory) or over ZeroMQ, in the full or the compact form; waits for a step's replies (``gather``),
 filing each in its worker's record; routes every other message (READY, heartbeats, strangers) to
-the part that handles it. This is the hot path: a lockstep step is one :meth:`send_lanes` (or one
-:meth:`send` per ZeroMQ worker) and one :meth:`gather`.
+the part that handles it. This is the hot path: a lockstep step is one :meth:`send_lanes` and one
+:meth:`send_many` (compact STEPs over ZeroMQ) or one :meth:`send` per ZeroMQ worker, then one
+:meth:`gather`.
 
 The transport knows the worker records (it files replies in them) but no policy: what it notices
 (a worker whose connection is gone, an ERROR outside a request, a message from a stranger) it
