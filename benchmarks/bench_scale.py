@@ -6,7 +6,7 @@ bench_scale.json/.txt/.png into --out (default ./bench-results, ignored by git):
     python benchmarks/bench_scale.py
     python benchmarks/bench_scale.py --scale-workers 1,8,32,64,128 --seconds 5
 
-See docs/cluster.md for the figures and what they mean.
+See docs/benchmarks.md for the figures and what they mean.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from sc2pool.wire import (
 __all__ = [
     "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE", "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
     "Kind", "Lane", "array_from_buffer", "decode_header", "header", "pack", "peek_version", "readable",
-    "recv_parts", "send_parts", "unpack",
+    "recv_parts", "recv_ready", "send_parts", "unpack",
 ]
 
 # ------------------------------------------------------------------------------ zmq hot path
@@ -77,6 +77,28 @@ def recv_parts(sock: Any, flags: int = 0) -> list[bytes]:
     parts = [_zrecv(sock, flags)]
     while _zget(sock, _RCVMORE):
         parts.append(_zrecv(sock, flags))
+    return parts
+
+
+_NOBLOCK = int(zmq.NOBLOCK)
+_Again = zmq.Again
+
+
+def recv_ready(sock: Any) -> list[bytes] | None:
+    """The next message waiting on ``sock`` (its frames, copied), or None when none is waiting.
+
+    ``readable`` + ``recv_parts`` costs two option reads per message, and pyzmq's ``get`` maps every
+    option number through an enum; a non-blocking receive that fails costs less than one of them,
+    and a received frame carries its "more" flag, so this reads no option at all. ZeroMQ delivers a
+    multipart message atomically: once its first frame is here, the rest is too."""
+    try:
+        frame = _zrecv(sock, _NOBLOCK, False)
+    except _Again:
+        return None
+    parts = [frame.bytes]
+    while frame.more:
+        frame = _zrecv(sock, _NOBLOCK, False)
+        parts.append(frame.bytes)
     return parts
 
 

@@ -43,7 +43,7 @@ from sc2pool.launchers.base import Launcher, LaunchPlan
 from sc2pool.options import FailurePolicy, LocalTuning, RemoteWorkers, Timeouts
 from sc2pool.planning import WorkerPlan, plan_workers
 from sc2pool.spaces import ObsLayout, StructuredActions
-from sc2pool.wire import Call, CallResult, Error, Reset, Result, Step, compact_step
+from sc2pool.wire import Call, CallResult, CompactResult, Error, Reset, Result, Step, compact_step_head
 from workers.host import HostSpec
 
 log = logging.getLogger("sc2pool.vec_env")
@@ -231,10 +231,21 @@ class ZmqVecEnv(VecEnv):
         assert broker.layout is not None
         self._layout: ObsLayout = broker.layout
         self._bufs = self._layout.allocate(broker.shm)
-        self._frame_specs: dict[int, list[tuple[np.dtype[Any], tuple[int, ...], int]]] = {}
+        # Byte views of the buffers: the ZeroMQ path copies each observation frame with one slice
+        # assignment, without building an array around it (released again in close).
+        self._buf_views = [b.data.cast("B") for b in self._bufs]
+        self._frame_specs: dict[int, list[tuple[np.dtype[Any], tuple[int, ...], int, int]]] = {}
         self._buf_rews = np.zeros((total,), dtype=np.float32)
-        self._buf_term = np.zeros((total,), dtype=bool)
-        self._buf_trunc = np.zeros((total,), dtype=bool)
+        # A compact RESULT's rewards are float64 bytes: copied as they are into this staging array,
+        # then converted into the float32 rewards once per step.
+        self._rews64 = np.zeros((total,), dtype=np.float64)
+        self._rews64_view = self._rews64.data.cast("B")
+        # terminated and truncated side by side, so that one check covers both after a step
+        self._flags = np.zeros((2, total), dtype=bool)
+        self._buf_term = self._flags[0]
+        self._buf_trunc = self._flags[1]
+        self._term_view = self._flags[0].view(np.uint8).data
+        self._trunc_view = self._flags[1].view(np.uint8).data
         self._raw_infos: list[Any] = [None] * total
         self._stepped: list[WorkerRecord] = []  # the workers the pending step was sent to
         # on_failure="restart": envs whose worker failed and whose episode end is not reported
@@ -411,16 +422,28 @@ class ZmqVecEnv(VecEnv):
         if specs is None:
             layout = self._layout
             specs = self._frame_specs[w.n_envs] = [
-                (d, (w.n_envs, *s), w.n_envs * math.prod(s) * d.itemsize)
+                (d, (w.n_envs, *s), w.n_envs * math.prod(s) * d.itemsize, math.prod(s) * d.itemsize)
                 for s, d in zip(layout.shapes, layout.dtypes, strict=True)
             ]
         if len(frames) != len(specs):
             raise ProtocolError(f"expected {len(specs)} data frames, got {len(frames)}")
-        lo, hi = w.lo, w.hi
-        for buf, frame, (dtype, shape, nbytes) in zip(self._bufs, frames, specs, strict=True):
+        lo = w.lo
+        for view, frame, (dtype, shape, nbytes, row) in zip(self._buf_views, frames, specs, strict=True):
             if len(frame) != nbytes:
                 raise ProtocolError(f"frame of {len(frame)} bytes does not match {dtype.str}{list(shape)} ({nbytes} bytes)")
-            buf[lo:hi] = np.frombuffer(frame, dtype=dtype).reshape(shape)
+            start = lo * row
+            view[start : start + nbytes] = frame
+
+    def _check_compact_flags(self, stepped: Sequence[WorkerRecord]) -> None:
+        """Raise ProtocolError, naming the worker, if a compact RESULT carried a flag byte other
+        than 0 or 1 (copied into the bool buffers unchecked)."""
+        if not self._flags.tobytes().translate(None, b"\x00\x01"):  # nothing left: all 0 or 1
+            return  # (bytes.translate: far cheaper than numpy's max on arrays this small)
+        g = int(np.flatnonzero((self._flags.view(np.uint8) > 1).any(axis=0))[0])
+        name = next((w.name for w in stepped if w.lo <= g < w.hi), "?")
+        raise ProtocolError(
+            f"malformed RESULT from worker {name!r}: compact RESULT carries flag bytes other than 0 and 1"
+        )
 
     def _obs(self) -> VecEnvObs:
         arrays = [b.copy() for b in self._bufs]
@@ -536,32 +559,41 @@ class ZmqVecEnv(VecEnv):
                 f"actions must be a numeric array with one row per env ({self.num_envs}); "
                 f"got dtype {acts.dtype} and shape {acts.shape}"
             )
+        if not acts.flags.c_contiguous:
+            acts = np.ascontiguousarray(acts)
+        # Every compact STEP is the same head and a byte range of the whole batch: one conversion
+        # to bytes per step, a slice per worker.
+        dstr, rest = acts.dtype.str, acts.shape[1:]
+        row = acts.itemsize * math.prod(rest)
+        abytes = acts.tobytes()
         try:
             with broker.lock:
                 seq = broker.next_seq()
+                compact_head = compact_step_head(seq)
                 self._stepped = workers = broker.workers
                 lanes = []
+                remote = []
                 for w in workers:
                     if w.fresh:
                         continue  # a replacement not reset yet: step_wait resets it
-                    part = acts[w.lo : w.hi]
-                    if not part.flags.c_contiguous:
-                        part = np.ascontiguousarray(part)
+                    lo, hi = w.lo, w.hi
+                    spec = (dstr, (hi - lo, *rest))
                     if w.lane is not None:
-                        spec = (part.dtype.str, part.shape)
                         if w.lane_spec == spec:  # the worker knows this layout: compact STEP
-                            lanes.append((w, compact_step(seq, part.tobytes())))
+                            lanes.append((w, compact_head + abytes[lo * row : hi * row]))
                         else:
-                            head = Step(seq, spec[0], part.shape, part.tobytes()).encode()
+                            head = Step(seq, dstr, spec[1], abytes[lo * row : hi * row]).encode()
                             lanes.append((w, head))
                             w.lane_spec = spec
-                    elif w.compact and w.lane_spec == (part.dtype.str, part.shape):
-                        broker.send(w, (compact_step(seq, part.tobytes()),), seq)
+                    elif w.compact and w.lane_spec == spec:
+                        remote.append((w, compact_head + abytes[lo * row : hi * row]))
                     else:
-                        head = Step(seq, part.dtype.str, part.shape).encode(inline=False)
-                        broker.send(w, (head, part), seq)
+                        head = Step(seq, dstr, spec[1]).encode(inline=False)
+                        broker.send(w, (head, acts[lo:hi]), seq)
                         if w.compact:  # it knows this layout now: the next STEPs go compact
-                            w.lane_spec = (part.dtype.str, part.shape)
+                            w.lane_spec = spec
+                if remote:
+                    broker.send_many(remote, seq)
                 if lanes:
                     broker.send_lanes(lanes, seq)
         except PoolError as exc:
@@ -574,6 +606,8 @@ class ZmqVecEnv(VecEnv):
             raise NoAsyncCallError("step_wait() called without a pending step_async()")
         raw = self._raw_infos
         err: PoolError | None = None
+        rews64, term_view, trunc_view = self._rews64_view, self._term_view, self._trunc_view
+        compact = False
         try:
             with broker.lock:
                 stepped = self._stepped
@@ -587,13 +621,19 @@ class ZmqVecEnv(VecEnv):
                     w.reply = None
                     w.pending_seq = -1
                     lo, hi = w.lo, w.hi
+                    if type(msg) is CompactResult:  # no env finished, no infos: rewards and flags only
+                        msg.copy_into(rews64, term_view, trunc_view, lo)  # flags checked below, once
+                        compact = True
+                        if w.lane is None:  # over ZeroMQ the observations follow as frames
+                            self._copy_frames(w, frames)
+                        continue
                     if type(msg) is not Result:
                         if type(msg) is Error:
                             err = err or broker.reply_error(w, msg)
                             continue
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {msg}")
                     try:
-                        self._buf_rews[lo:hi] = msg.rewards
+                        self._rews64[lo:hi] = msg.rewards
                         self._buf_term[lo:hi] = msg.terminated
                         self._buf_trunc[lo:hi] = msg.truncated
                         infos = msg.infos
@@ -607,6 +647,10 @@ class ZmqVecEnv(VecEnv):
                             self._copy_frames(w, frames)
                     except (ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
+                if compact:
+                    self._check_compact_flags(stepped)
+                # every replying worker's rewards are staged; the rest are lost envs (written below)
+                np.copyto(self._buf_rews, self._rews64, casting="same_kind")
                 # plain attribute reads, not ``needs_repair``: this runs on every step
                 if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
                     self._restore(broker)
@@ -766,6 +810,9 @@ class ZmqVecEnv(VecEnv):
         self._dir = None
         self._closed = True
         self._state = AsyncState.DEFAULT
+        for view in getattr(self, "_buf_views", ()):
+            view.release()  # a shared-memory buffer cannot be unmapped while views are exported
+        self._buf_views = []
         self._bufs = []
         res = getattr(self, "_res", None)
         if res is not None:

@@ -140,6 +140,12 @@ def compact_step(seq: int, actions: bytes) -> bytes:
     return COMPACT_STEP + _SEQ.pack(seq) + actions
 
 
+def compact_step_head(seq: int) -> bytes:
+    """The bytes before the actions in a compact STEP: a step's messages to many workers share
+    them (``compact_step_head(seq) + actions == compact_step(seq, actions)``)."""
+    return COMPACT_STEP + _SEQ.pack(seq)
+
+
 def compact_seq(data: bytes) -> int:
     """The sequence number of a compact message (``ProtocolError`` if it is too short)."""
     if len(data) < COMPACT_HEAD:
@@ -508,6 +514,48 @@ class Result:
         rewards, term, trunc = compact_result_arrays(data, num_envs)
         # positional: this runs for every worker on every lockstep step
         return cls(_SEQ.unpack_from(data, 2)[0], rewards, term, trunc, None, None, True)
+
+
+class CompactResult(Result):
+    """A compact RESULT as the broker files it: its size and sequence number checked, its rewards
+    and flags left as bytes until read.
+
+    The VecEnv's lockstep step copies them as bytes into its own buffers (:meth:`copy_into`) and
+    checks the flag bytes of all workers at once, instead of building three arrays per worker
+    message; reading :attr:`rewards`, :attr:`terminated` or :attr:`truncated` builds the arrays
+    (checking the flags, :class:`ProtocolError` if one is neither 0 nor 1), as
+    :meth:`Result.from_compact` does. Raises :class:`ProtocolError` if ``data`` is not the size
+    of a compact RESULT for ``num_envs`` envs."""
+
+    __slots__ = ("data", "num_envs")
+
+    def __init__(self, data: bytes, num_envs: int) -> None:
+        if len(data) != COMPACT_HEAD + 10 * num_envs:
+            raise ProtocolError(
+                f"compact RESULT of {len(data)} bytes for {num_envs} envs (expected {COMPACT_HEAD + 10 * num_envs})"
+            )
+        self.seq = _SEQ.unpack_from(data, 2)[0]
+        self.infos = None
+        self.reset_infos = None
+        self.compact = True
+        self.data = data
+        self.num_envs = num_envs
+
+    def __getattr__(self, name: str) -> Any:
+        # Only the unset array slots get here (normal lookup found nothing): build them once.
+        if name in ("rewards", "terminated", "truncated"):
+            self.rewards, self.terminated, self.truncated = compact_result_arrays(self.data, self.num_envs)
+            return getattr(self, name)
+        raise AttributeError(name)
+
+    def copy_into(self, rewards_f8: memoryview, terminated: memoryview, truncated: memoryview, at: int) -> None:
+        """Copy the rewards (float64) into the byte view ``rewards_f8`` and the flag bytes into the
+        byte views ``terminated``/``truncated``, at env ``at``. The flags are not checked here."""
+        n, data = self.num_envs, self.data
+        flags = COMPACT_HEAD + 8 * n
+        rewards_f8[at * 8 : (at + n) * 8] = data[COMPACT_HEAD:flags]
+        terminated[at : at + n] = data[flags : flags + n]
+        truncated[at : at + n] = data[flags + n :]
 
 
 @dataclass(slots=True)

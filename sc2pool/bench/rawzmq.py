@@ -32,7 +32,8 @@ class RawZmqPool:
     """``n_peers`` DEALER echo processes behind one ROUTER; ``step()`` is one lockstep round trip.
 
     ``request_nbytes``/``reply_nbytes`` are the payload per peer per step; each message also carries
-    a ``header_nbytes`` header frame, as the pool's messages carry a msgpack header.
+    a ``header_nbytes`` header frame, as the pool's messages carry a msgpack header. ``endpoint``
+    (e.g. ``tcp://127.0.0.1:0``, the remote workers' transport) defaults to an ipc socket.
     """
 
     def __init__(
@@ -42,6 +43,7 @@ class RawZmqPool:
         reply_nbytes: int,
         header_nbytes: int = 32,
         start_timeout: float = 30.0,
+        endpoint: str | None = None,
     ) -> None:
         if n_peers < 1:
             raise ValueError(f"n_peers must be >= 1, got {n_peers}")
@@ -52,8 +54,8 @@ class RawZmqPool:
         self._router = self._ctx.socket(zmq.ROUTER)
         self._router.linger = 0
         try:
-            endpoint = f"ipc://{os.path.join(self._dir, 'router')}"
-            self._router.bind(endpoint)
+            self._router.bind(endpoint or f"ipc://{os.path.join(self._dir, 'router')}")
+            endpoint = self._router.getsockopt_string(zmq.LAST_ENDPOINT)
             for _ in range(n_peers):
                 self._procs.append(
                     subprocess.Popen(

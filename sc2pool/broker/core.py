@@ -46,8 +46,8 @@ class Broker(PoolState):
 
     The VecEnv's interface: set-up (:meth:`bind`, :meth:`expect_local`, :meth:`launch_local`,
     :meth:`wait_ready`, :meth:`start_service`), a request round (:meth:`next_seq`, :meth:`send`,
-    :meth:`send_lanes`, :meth:`request`, :meth:`gather`, then ``WorkerRecord.take_reply`` and
-    :meth:`reply_error`), the workers of this round (:attr:`workers`, replaced when membership
+    :meth:`send_lanes`, :meth:`send_many`, :meth:`request`, :meth:`gather`, then
+    ``WorkerRecord.take_reply`` and :meth:`reply_error`), the workers of this round (:attr:`workers`, replaced when membership
     changes, never changed in place, so a round keeps iterating the list it was sent to),
     repair (:attr:`failures`/:attr:`vacancies`, :attr:`needs_repair`, :meth:`take_failures`,
     :meth:`await_replacements`), and :meth:`infos`, :meth:`counters`, :attr:`restart_counts`,
@@ -144,6 +144,7 @@ class Broker(PoolState):
         self.send = t.send
         self.send_lane = t.send_lane
         self.send_lanes = t.send_lanes
+        self.send_many = t.send_many
         self.request = t.request
         self.gather = t.gather
         self.expect_local = r.expect_local

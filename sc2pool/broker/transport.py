@@ -3,8 +3,9 @@
 Sends a request to a worker over its local fast lane (a socket pair, observations in shared
 memory) or over ZeroMQ, in the full or the compact form; waits for a step's replies (``gather``),
 filing each in its worker's record; routes every other message (READY, heartbeats, strangers) to
-the part that handles it. This is the hot path: a lockstep step is one :meth:`send_lanes` (or one
-:meth:`send` per ZeroMQ worker) and one :meth:`gather`.
+the part that handles it. This is the hot path: a lockstep step is one :meth:`send_lanes` and one
+:meth:`send_many` (compact STEPs over ZeroMQ) or one :meth:`send` per ZeroMQ worker, then one
+:meth:`gather`.
 
 The transport knows the worker records (it files replies in them) but no policy: what it notices
 (a worker whose connection is gone, an ERROR outside a request, a message from a stranger) it
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import zmq
+from zmq.backend import Socket as ZmqSocket
 
 from sc2pool import protocol as P
 from sc2pool import wire
@@ -33,6 +35,8 @@ from sc2pool.wire import Kind
 log = logging.getLogger("sc2pool.broker")
 
 _NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE = int(zmq.SNDMORE)
+_zsend = ZmqSocket.send  # the Cython backend's send, as protocol.send_parts uses it
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,27 @@ class Transport:
                 return
             raise
 
+    def send_many(self, batch: Sequence[tuple[WorkerRecord, bytes]], seq: int) -> None:
+        """Send one single-frame request to each worker of ``batch`` over ZeroMQ; each then owes
+        the reply ``seq``. The lockstep STEP to many remote workers: one clock read and no
+        per-message frame list, as :meth:`send_lanes` does for lanes."""
+        now = time.monotonic()
+        for w, _ in batch:
+            w.pending_seq = seq
+            w.reply = None
+            w.sent_at = now
+        sock = self.sock
+        send = _zsend
+        for w, frame in batch:
+            try:
+                send(sock, w.identity, _SNDMORE, True)
+                send(sock, frame, 0, True)
+            except zmq.ZMQError as exc:
+                if exc.errno == zmq.EHOSTUNREACH:
+                    self.events.lost(w, "its connection is gone (process exited or network lost)")
+                    continue
+                raise
+
     def request(self, w: WorkerRecord, head: bytes, seq: int) -> None:
         """Send a header-only request (RESET...) the way ``w`` takes them: over its local fast lane
         if it has one, otherwise over ZeroMQ. ``w`` then owes the reply ``seq``."""
@@ -214,7 +239,7 @@ class Transport:
         observation ``frames`` after it."""
         msg: wire.Result | ProtocolError
         try:
-            msg = wire.Result.from_compact(data, w.hi - w.lo)  # decoded once, here
+            msg = wire.CompactResult(data, w.hi - w.lo)  # size checked here; its bytes are read by the VecEnv
             seq = msg.seq
         except ProtocolError as exc:
             try:
@@ -278,12 +303,10 @@ class Transport:
     def drain(self) -> None:
         """Route every message waiting on the socket."""
         sock = self.sock
-        while P.readable(sock):
-            try:
-                frames = P.recv_parts(sock, _NOBLOCK)
-            except zmq.Again:
-                return
-            self._dispatch(frames)
+        recv_ready = P.recv_ready
+        dispatch = self._dispatch
+        while (frames := recv_ready(sock)) is not None:
+            dispatch(frames)
 
     def decode(self, ident: bytes, frame: bytes) -> wire.Message | None:
         """The typed message in header ``frame`` from peer ``ident``, or None (counted and logged

@@ -49,6 +49,9 @@ def test_grade_targets() -> None:
     assert [t["status"] for t in scale.grade(rows)] == ["PASS", "PASS"]
     rows[1]["cpu_us_per_worker_msg"] = 30.0
     assert [t["status"] for t in scale.grade(rows)] == ["FAIL", "FAIL"]
+    rows.append({"kind": "raw", "workers": 64, "cpu_us_per_worker_msg": 20.0})
+    ratio = scale.grade(rows)[0]
+    assert ratio["status"] == "info" and ratio["value"] == pytest.approx(1.5) and "64 DEALER peers" in ratio["target"]
 
 
 @pytest.mark.timeout(120)
@@ -58,7 +61,7 @@ def test_cli_scale_run_writes_reports_and_leaves_no_worker(tmp_path: Path, capsy
     assert code == 0
     res = json.loads((tmp_path / "bench_scale.json").read_text())
     got = {(r["kind"], r["workers"], r["envs_per_worker"]) for r in res["rows"]}
-    assert got == {("noop", 1, 1), ("noop", 2, 1), ("sleep", 1, 2), ("sleep", 2, 2)}
+    assert got == {("noop", 1, 1), ("raw", 1, 1), ("noop", 2, 1), ("raw", 2, 1), ("sleep", 1, 2), ("sleep", 2, 2)}
     for r in res["rows"]:
         assert r["steps"] > 0 and r["vec_steps_per_s"] > 0 and r["cpu_us_per_worker_msg"] > 0
         assert 0 < r["p50_ms"] <= r["p99_ms"]

@@ -34,6 +34,21 @@ def test_compact_result_round_trip_and_refusals() -> None:
         P.decode_header(step)  # never mistaken for a msgpack header (0xC1 is unused by msgpack)
 
 
+def test_compact_result_as_filed_copies_its_bytes_and_builds_arrays_only_when_read() -> None:
+    data = wire.compact_result(7, [1.5, -2.0, 0.25], [False, True, False], [False, False, True])
+    msg = wire.CompactResult(data, 3)
+    assert isinstance(msg, wire.Result) and msg.compact and msg.seq == 7 and msg.infos is None
+    rewards, term, trunc = np.full(5, 9.0), np.full(5, 9, np.uint8), np.full(5, 9, np.uint8)
+    msg.copy_into(rewards.data.cast("B"), term.data, trunc.data, 1)  # envs 1..3 of 5
+    assert rewards.tolist() == [9.0, 1.5, -2.0, 0.25, 9.0]
+    assert term.tolist() == [9, 0, 1, 0, 9] and trunc.tolist() == [9, 0, 0, 1, 9]
+    assert msg.rewards.tolist() == [1.5, -2.0, 0.25] and msg.truncated.tolist() == [False, False, True]
+    with pytest.raises(ProtocolError, match="for 2 envs"):
+        wire.CompactResult(data, 2)
+    with pytest.raises(ProtocolError, match="flag bytes"):
+        wire.CompactResult(data[:-1] + b"\x07", 3).terminated  # noqa: B018  (reading it is the check)
+
+
 @pytest.fixture
 def lone_broker() -> Iterator[Any]:
     """A :class:`~sc2pool.broker.Broker` with one local CartPole worker of 2 envs on a lane (with

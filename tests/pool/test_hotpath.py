@@ -44,6 +44,30 @@ def test_send_parts_recv_parts_match_pyzmq_multipart() -> None:
 
 
 @pytest.mark.timeout(20)
+def test_recv_ready_reads_whole_messages_and_none_when_nothing_waits() -> None:
+    ctx = zmq.Context()
+    a, b = ctx.socket(zmq.PAIR), ctx.socket(zmq.PAIR)
+    try:
+        a.bind("inproc://ready")
+        b.connect("inproc://ready")
+        assert P.recv_ready(b) is None
+        big = np.arange(100_000, dtype=np.uint8)
+        P.send_parts(a, [b"head", b"", big], copy=False)
+        P.send_parts(a, [b"solo"])
+        deadline = time.monotonic() + 5
+        while (first := P.recv_ready(b)) is None:
+            assert time.monotonic() < deadline, "message never arrived"
+            b.poll(50)
+        assert first == [b"head", b"", big.tobytes()]  # every frame, empty ones too
+        assert P.recv_ready(b) == [b"solo"]  # boundaries kept
+        assert P.recv_ready(b) is None
+    finally:
+        a.close(linger=0)
+        b.close(linger=0)
+        ctx.term()
+
+
+@pytest.mark.timeout(20)
 def test_lane_reads_whole_split_and_batched_messages() -> None:
     left, right = socket.socketpair()
     writer, reader = P.Lane(left), P.Lane(right)
