@@ -36,6 +36,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+try:  # the C function behind np.count_nonzero, without its Python dispatch (called ~100 times a loop)
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.units import (
@@ -142,6 +147,8 @@ class World:
         self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
+        self._coll_r_common = np.nan
+        """The radius every collidable unit has, or NaN."""
         self._crowd_coll: np.ndarray | None = None
         self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
@@ -302,7 +309,7 @@ class World:
         want = np.where(explicit, u.ttag, u.eng)
         cur = u.rows(want)
         lost = explicit & (cur < 0)
-        if np.count_nonzero(lost):  # the attacked / followed unit is gone: that order is done
+        if _count(lost):  # the attacked / followed unit is gone: that order is done
             u.finish_orders(lost.nonzero()[0])
             kind = u.kind
             explicit = _EXPLICIT_LUT[kind]
@@ -322,7 +329,7 @@ class World:
         keep &= has
         need_mask = auto & ~keep
         tgt = np.where(explicit | (auto & keep), cur, -1)
-        if np.count_nonzero(need_mask):
+        if _count(need_mask):
             need = need_mask.nonzero()[0]
             # Units that had no target only look again once a hostile could have come within
             # reach (their scan loop); units that just dropped one look now.
@@ -333,14 +340,14 @@ class World:
                 found, gap = self._acquire(sc)
                 tgt[sc] = found
                 ok = found >= 0
-                if np.count_nonzero(ok):
+                if _count(ok):
                     fr, ft = sc[ok], found[ok]
                     u.eng[fr] = u.tag[ft]
                     tsafe[fr] = ft
                     dx[fr] = x[ft] - x[fr]
                     dy[fr] = y[ft] - y[fr]
                     d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if np.count_nonzero(ok) < len(ok):
+                if _count(ok) < len(ok):
                     miss = ~ok
                     sm = sc[miss]
                     closing = u.speed[sm] + u.max_speed
@@ -360,18 +367,18 @@ class World:
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
         blast = (fire & u.suicide) | explode
-        if np.count_nonzero(blast):
+        if _count(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
             self._explode(blast.nonzero()[0], damage, died)
             fire &= ~u.suicide
-        if np.count_nonzero(fire):
+        if _count(fire):
             if damage is None:
                 damage = np.zeros(n)
             f = fire.nonzero()[0]
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
-            if np.count_nonzero(late):  # a damage point or a missile: the hit lands later
+            if _count(late):  # a damage point or a missile: the hit lands later
                 fl = f[late]
                 self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
                 f_now, t_now = f[~late], ft[~late]
@@ -383,7 +390,7 @@ class World:
             jitter = self.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
-        if self._p_due.size and self._p_due.min() <= self.loop:
+        if self._p_due.size and _count(self._p_due <= self.loop):
             if damage is None:
                 damage = np.zeros(n)
             self._land(damage)
@@ -395,13 +402,13 @@ class World:
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
         moved = False
-        if np.count_nonzero(point_goal):
+        if _count(point_goal):
             pg = point_goal.nonzero()[0]
             hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
             blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
             bx, by = x[pg].copy(), y[pg].copy()
             moved |= self._move_to_points(pg, self.loop)
-            if np.count_nonzero(blocked):  # side-step round the blocker instead of walking into it
+            if _count(blocked):  # side-step round the blocker instead of walking into it
                 b = pg[blocked]
                 hb = np.hypot(hx[blocked], hy[blocked])
                 step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
@@ -409,7 +416,7 @@ class World:
                 y[b] = by[blocked] + hx[blocked] * step
                 u.seg[b] = -1
                 self._clamp()
-        if np.count_nonzero(chase):
+        if _count(chase):
             m = chase.nonzero()[0]
             tm = tsafe[m]
             mdx = x[tm] - x[m]
@@ -419,17 +426,17 @@ class World:
             rr = radius[m] + radius[tm]
             stop_at = rng[m] + rr - 0.01
             fm = follow[m]
-            if np.count_nonzero(fm):
+            if _count(fm):
                 stop_at = np.where(fm, rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
-            n_go = np.count_nonzero(go)
+            n_go = _count(go)
             if n_go:
                 moved = True
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
                 blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
-                if np.count_nonzero(blocked):  # blocked chasers side-step round the blocker instead
+                if _count(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
                 x[m] += mdx * scale
@@ -445,7 +452,7 @@ class World:
             w[in_range] = W_ATTACKING
             w[(kind == HOLD) | (speed <= 0)] = W_FIXED
             steer = None
-            if np.count_nonzero(point_goal):
+            if _count(point_goal):
                 steer = np.zeros(n, dtype=bool)
                 # movers still on their way (not yet among the crowd at their goal) steer too
                 pg = point_goal.nonzero()[0]
@@ -453,7 +460,7 @@ class World:
                 steer[pg[far]] = True
             if self._separate(w, steer, chase):
                 moved = True
-                if np.count_nonzero(point_goal):
+                if _count(point_goal):
                     self._arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
 
         # --- damage and deaths
@@ -462,18 +469,18 @@ class World:
             dead = (u.hp <= 0.0) & ~u.neutral
             if died is not None:
                 dead |= died
-            if np.count_nonzero(dead):
+            if _count(dead):
                 d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
-        if not moved and not np.count_nonzero(explode):
+        if not moved and not _count(explode):
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
             ready = in_range & ~(fire & u.suicide)
             until = self.loop + (1 << 30)
-            if np.count_nonzero(ready):
+            if _count(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
                 until = self.loop + max(nxt - 1, 0)
             if self._p_due.size:
@@ -490,7 +497,7 @@ class World:
         """
         u = self.u
         new = u.seg[m] < 0
-        if np.count_nonzero(new):
+        if _count(new):
             mn = m[new]
             u.ox[mn] = u.x[mn]
             u.oy[mn] = u.y[mn]
@@ -506,12 +513,12 @@ class World:
         frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
         nx = np.where(arrived, tx, ox + ddx * frac)
         ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(np.count_nonzero((nx != u.x[m]) | (ny != u.y[m])))
+        moved = bool(_count((nx != u.x[m]) | (ny != u.y[m])))
         u.x[m] = nx
         u.y[m] = ny
         u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
         self._clamp()
-        if np.count_nonzero(arrived):
+        if _count(arrived):
             moved = True
             ar = m[arrived]
             kind = u.kind
@@ -537,10 +544,12 @@ class World:
             key = (u.version, b"")
         else:
             econ = u.kind == ECON
-            key = (u.version, econ.tobytes() if np.count_nonzero(econ) else b"")
+            key = (u.version, econ.tobytes() if _count(econ) else b"")
         if self._coll_version != key:
             self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
-            self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
+            rc = u.radius[self._coll]
+            self._coll_rmax = float(rc.max()) if len(rc) else 0.0
+            self._coll_r_common = self._coll_rmax if len(rc) and float(rc.min()) == self._coll_rmax else np.nan
             self._coll_version = key
         return self._coll
 
@@ -561,11 +570,24 @@ class World:
         total = int(cnt.sum())
         if total == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        # pair number q of unit i (in x order) is unit i + 1 + q - (pairs of the units before i)
+        first = np.arange(1, k + 1)
+        first -= cnt.cumsum()
+        first += cnt
+        jj = first.repeat(cnt)
+        jj += np.arange(total)
         ii = np.arange(k).repeat(cnt)
-        jj = ii + 1 + np.arange(total) - (cnt.cumsum() - cnt).repeat(cnt)
-        a, b = s[ii], s[jj]
-        near = np.abs(u.y[a] - u.y[b]) <= u.radius[a] + u.radius[b] + extra
-        return a[near], b[near]
+        ys = u.y[s]
+        gap_y = ys[ii]
+        gap_y -= ys[jj]
+        np.abs(gap_y, out=gap_y)
+        if self._coll_r_common == self._coll_r_common:  # one radius: one bound for every pair
+            near = gap_y <= self._coll_r_common + self._coll_r_common + extra
+        else:
+            rs = u.radius[s]
+            near = gap_y <= rs[ii] + rs[jj] + extra
+        near = near.nonzero()[0]
+        return s[ii.take(near)], s[jj.take(near)]
 
     def _near_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs within ``PAIR_SKIN`` of touching, reused across loops (a Verlet list).
@@ -593,7 +615,7 @@ class World:
             moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
             moved -= self._pc_ref_xy
             moved *= moved
-            if float(np.maximum.reduce(moved[:k] + moved[k:])) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
+            if not _count(moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
@@ -653,7 +675,7 @@ class World:
             return False
         d = np.sqrt(d2[act])
         ov = rr - d
-        if not np.count_nonzero(ov > SEPARATION_EPS):
+        if not _count(ov > SEPARATION_EPS):
             return False
         wa, wb = w[a], w[b]
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
@@ -672,7 +694,7 @@ class World:
         fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
-        if np.count_nonzero(same):  # units on one point: split them along a direction fixed by their rows
+        if _count(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
         m2 = len(a)
@@ -687,7 +709,7 @@ class World:
             mov = steer | chasing
             ma, mb = mov[a], mov[b]
             one = ma ^ mb
-            if np.count_nonzero(one):
+            if _count(one):
                 # Where one unit of a pair walks and the other does not: a standing unit in the way of
                 # a mover on its way to a point is passed sideways (perpendicular to the mover's
                 # heading: an idle ally steps aside, a unit that stands its ground is walked round).
@@ -705,7 +727,7 @@ class World:
         # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
         # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
         # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
-        idx = self._pc_idx4.reshape(4, -1)[:, act].reshape(-1)  # (a, a + n, b, b + n) of these pairs
+        idx = self._pc_idx4.reshape(4, -1).take(act, axis=1).reshape(-1)  # (a, a + n, b, b + n) of these pairs
         xy = u.xy
         g = np.empty(4 * m2)
         ga, gb = g[:2 * m2], g[2 * m2:]
@@ -723,6 +745,7 @@ class World:
         share[1, m2:] = fb
         wts = np.empty(4 * m2)
         wts2 = wts.reshape(2, 2 * m2)
+        over = np.empty(m2, dtype=bool)
         for it in range(SEPARATION_ITERATIONS):
             if it:
                 xy.take(idx, out=g)
@@ -732,7 +755,8 @@ class World:
                 np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
                 np.subtract(rr, d, out=ov)
-                if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
+                np.greater(ov, SEPARATION_TOL, out=over)
+                if not _count(over):
                     break
                 np.maximum(ov, 0.0, out=ov)
                 ov /= d
@@ -856,7 +880,7 @@ class World:
         is_mover = np.zeros(len(u), dtype=bool)
         is_mover[m] = True
         k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
-        if not np.count_nonzero(k):
+        if not _count(k):
             return
         src, oth = src[k], oth[k]
         gx, gy = u.tx[src], u.ty[src]
@@ -868,8 +892,10 @@ class World:
         dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
         front = ahead >= 0.5 * dist_o * mine
         stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
-        if np.count_nonzero(stop):
-            u.finish_orders(np.unique(src[stop]))
+        if _count(stop):
+            done = np.zeros(len(u), dtype=bool)  # (ascending and unique, without np.unique's sort)
+            done[src[stop]] = True
+            u.finish_orders(done.nonzero()[0])
 
     def _contact_horizon(self, h: int) -> int:
         """Loops (<= ``h``) before two ground units could touch, moving at full speed; 1 if some
@@ -879,14 +905,14 @@ class World:
         if len(c) < 2:
             return h
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        any_moving = bool(np.count_nonzero(moving[c]))
+        any_moving = bool(_count(moving[c]))
         if any_moving:
             h = min(h, CONTACT_LOOKAHEAD)
         a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
         if len(a) == 0:
             return h
         gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
-        if np.count_nonzero(gap < -SEPARATION_EPS):
+        if _count(gap < -SEPARATION_EPS):
             return 1
         if not any_moving:
             return h
@@ -903,10 +929,10 @@ class World:
         vy[mv] = ddy * sc
         closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
         m = closing > 0
-        if not np.count_nonzero(m):
+        if not _count(m):
             return h
         g = gap[m] - CONTACT_SLOP
-        if np.count_nonzero(g <= 0):
+        if _count(g <= 0):
             return 1
         return max(1, min(h, int(float((g / closing[m]).min()))))
 
@@ -983,9 +1009,8 @@ class World:
             return np.zeros(0, np.int64), np.zeros(0)
         own_r = u.owner[rows]
         if len(u) >= _SUBSET_MIN_UNITS:
-            lo, hi = int(own_r.min()), int(own_r.max())
-            if lo == hi:
-                return self._nearest_of(rows, lo)
+            if not _count(own_r != own_r[0]):
+                return self._nearest_of(rows, int(own_r[0]))
             # several owners (acquisition by both sides, the quiet-horizon check): one smaller
             # matrix per owner; each row's candidates and their order are the same as in the
             # masked matrix over all units, so are the results
@@ -1020,7 +1045,7 @@ class World:
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
-        masked = np.count_nonzero(hits_all[ti[rows]]) < len(rows)
+        masked = _count(hits_all[ti[rows]]) < len(rows)
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         best, dist = self._closest(rows, d2, cols, common)
@@ -1071,7 +1096,7 @@ class World:
         launch = new[4]
         np.add(TYPES.launch_loops[ti], self.loop, out=launch)
         missile = TYPES.has_missile[ti]
-        if np.count_nonzero(missile):
+        if _count(missile):
             flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
             np.maximum(launch + flight, self.loop + 1, out=new[3])
         else:
@@ -1089,7 +1114,7 @@ class World:
         self._p_due = self._pend[3]
         trows = u.rows(tgt)
         ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
-        if np.count_nonzero(ok):
+        if _count(ok):
             trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
 
@@ -1110,7 +1135,7 @@ class World:
         u = self.u
         sh = u.shield
         shielded = (damage > 0) & (sh > 0)
-        if np.count_nonzero(shielded):
+        if _count(shielded):
             s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
@@ -1153,12 +1178,12 @@ class World:
         if n == 0:
             return 1 << 30
         kind = u.kind
-        if np.count_nonzero(_BUSY_LUT[kind]) or np.count_nonzero(u.eng):
+        if _count(_BUSY_LUT[kind]) or _count(u.eng):
             return 1
         speed = u.speed
         h = 1 << 30
         moving = _POINT_LUT[kind] & (speed > 0)
-        any_moving = bool(np.count_nonzero(moving))
+        any_moving = bool(_count(moving))
         if any_moving:
             m = moving.nonzero()[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
@@ -1168,11 +1193,11 @@ class World:
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             _, dist = self._nearest(a)
             gap = dist - self._acquisition_range(a)
-            if np.count_nonzero(gap <= 0):
+            if _count(gap <= 0):
                 return 1
             closing = speed[a] + u.max_speed
             moving_rows = closing > 0
-            if np.count_nonzero(moving_rows):
+            if _count(moving_rows):
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         if h > 1:
             h = self._contact_horizon(h)
@@ -1190,7 +1215,7 @@ class World:
             cand = np.nonzero(~TYPES.neutral[u.ti])[0]
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
-            self._hostile_pairs = bool(np.count_nonzero(valid))
+            self._hostile_pairs = bool(_count(valid))
             self._hostile_version = u.version
         return self._hostile_pairs
 
@@ -1204,7 +1229,7 @@ class World:
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        if np.count_nonzero(moving):
+        if _count(moving):
             self._segment_start = self.loop - h
             self._move_to_points(moving.nonzero()[0], self.loop)
         return _NO_DEATHS
