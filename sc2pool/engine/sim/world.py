@@ -107,6 +107,8 @@ _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
+_SRC_OTHER = np.array([0, 2, 2, 0])
+"""Rows (a, b, b, a) of a pair block (a, a + n, b, b + n): each pair as (source, other) both ways."""
 
 
 @dataclass
@@ -153,11 +155,13 @@ class World:
         self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
-        self._near_now: tuple[int, int, np.ndarray, np.ndarray, np.ndarray] = (
-            -1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-        """(loop, unit-set version, rows a, rows b, their radii summed) of the pairs the last
-        separation looked at."""
-        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (
+            -1, -1, np.zeros((4, 0), np.int64), np.zeros(0))
+        """(loop, unit-set version, indices (a, a + n, b, b + n) into ``u.xy`` as four rows, their
+        radii summed) of the pairs the last separation looked at."""
+        self._touch: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        """The pairs touching as this loop started, both ways round: rows (source, other) and
+        (x, y from the source to the other, half the squared length)."""
         self._pc_version = -1
         self._pc_ref_tags: np.ndarray | None = None
         self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
@@ -316,7 +320,8 @@ class World:
             cur = np.where(explicit | (u.eng != 0), cur, -1)
         auto = u.can_attack & _AUTO_LUT[kind]
         has = cur >= 0
-        tsafe = np.where(has, cur, 0)
+        # (rows without a target index the last unit: their dx, dy, d_edge are never read)
+        tsafe = cur
         dx = x[tsafe] - x
         dy = y[tsafe] - y
         d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
@@ -621,7 +626,8 @@ class World:
         c = self._collidable()
         self._pc_coll = c
         self._pc_a, self._pc_b = a, b
-        self._pc_rr = u.radius[a] + u.radius[b]
+        r = self._coll_r_common
+        self._pc_rr = np.full(len(a), r + r) if r == r else u.radius[a] + u.radius[b]
         reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
         self._pc_reach2 = reach * reach
         self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
@@ -668,9 +674,12 @@ class World:
         # most the overlaps around it, so pairs further apart do not start overlapping.  The next
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
         act = (d2 < self._pc_reach2).nonzero()[0]
-        a, b, dx, dy = a[act], b[act], dx[act], dy[act]
+        idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)  # (a, a + n, b, b + n) of these pairs
+        a, b = idx2[0], idx2[2]
+        dxy = dd.reshape(2, -1).take(act, axis=1)
+        dx, dy = dxy[0], dxy[1]
         rr = self._pc_rr[act]
-        self._near_now = (self.loop, u.version, a, b, rr)
+        self._near_now = (self.loop, u.version, idx2, rr)
         if len(a) == 0:
             return False
         d = np.sqrt(d2[act])
@@ -727,7 +736,7 @@ class World:
         # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
         # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
         # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
-        idx = self._pc_idx4.reshape(4, -1).take(act, axis=1).reshape(-1)  # (a, a + n, b, b + n) of these pairs
+        idx = idx2.reshape(-1)
         xy = u.xy
         g = np.empty(4 * m2)
         ga, gb = g[:2 * m2], g[2 * m2:]
@@ -789,34 +798,42 @@ class World:
             # touching pairs as the loop starts (shared by this loop's movers and chasers); the
             # last loop's separation already listed the pairs near enough to matter
             self._touch_loop, self._touch_version = self.loop, u.version
-            last, version, a, b, rr = self._near_now
+            last, version, idx2, rr = self._near_now
             if last != self.loop - 1 or version != u.version:
-                a, b = self._near_pairs()
-                rr = self._pc_rr
-            p = len(a)
-            g = u.xy.take(np.concatenate((b, b + n, a, a + n)))  # xb, yb, xa, ya
-            dd = g[:2 * p] - g[2 * p:]  # from a to b
+                self._near_pairs()
+                idx2, rr = self._pc_idx4.reshape(4, -1), self._pc_rr
+            p = len(rr)
+            g = u.xy.take(idx2.reshape(-1))  # xa, ya, xb, yb
+            dd = g[:2 * p] - g[2 * p:]  # from b to a
             sq = dd * dd
             s2 = sq[:p] + sq[p:]
             reach = rr + CONTACT_SLOP
             t = (s2 <= reach * reach).nonzero()[0]
-            a, b, dx, dy = a[t], b[t], dd[:p][t], dd[p:][t]
-            half_v2 = s2[t]
-            half_v2 *= 0.5
-            self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
-                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)),  # src -> other
-                           np.concatenate((half_v2, half_v2)))  # half its squared length
-        src, oth, vx, vy, hv2 = self._touch
-        if len(src) == 0:
+            q = len(t)
+            # rows (a, b, b, a) of the touching pairs: (source, other) both ways round
+            rows2 = idx2.take(t, axis=1).take(_SRC_OTHER, axis=0).reshape(2, -1)
+            vec = np.empty((3, 2 * q))  # x, y from source to other; half the squared length
+            ba = dd.reshape(2, -1).take(t, axis=1)  # (from b to a)
+            np.negative(ba, out=vec[:2, :q])
+            vec[:2, q:] = ba
+            np.multiply(s2.take(t), 0.5, out=vec[2, :q])
+            vec[2, q:] = vec[2, :q]
+            self._touch = (rows2, vec)
+        rows2, vec = self._touch
+        if rows2.shape[1] == 0:
             return out
         pos = np.empty(n, dtype=np.int64)
         pos.fill(-1)
         pos[m] = np.arange(len(m))
-        i = pos[src]
+        i = pos.take(rows2[0])
         k = (i >= 0).nonzero()[0]
         if len(k) == 0:
             return out
-        src, oth, vx, vy, hv2, i = src[k], oth[k], vx[k], vy[k], hv2[k], i[k]
+        so = rows2.take(k, axis=1)
+        src, oth = so[0], so[1]
+        vk = vec.take(k, axis=1)
+        vx, vy, hv2 = vk[0], vk[1], vk[2]
+        i = i.take(k)
         hxi, hyi = hx[i], hy[i]
         h2 = hx * hx
         h2 += hy * hy
@@ -836,7 +853,9 @@ class World:
         ahead = ahead.nonzero()[0]
         if len(ahead) == 0:
             return out
-        i, vx, vy, hxi, hyi = i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
+        i, hxi, hyi = i[ahead], hxi[ahead], hyi[ahead]
+        va = vk[:2].take(ahead, axis=1)
+        vx, vy = va[0], va[1]
         out[i] = True
         # the blocker's side of the heading; go round the other way (once per chase)
         away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
@@ -1040,8 +1059,8 @@ class World:
         if len(cols) == 0:
             return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
         x, y, ti = u.x, u.y, u.ti
-        dx = x[cols][None, :] - x[rows][:, None]
-        dy = y[cols][None, :] - y[rows][:, None]
+        dx = np.subtract(x[cols], x[rows][:, None])  # (rows x cols; cheaper than two new axes)
+        dy = np.subtract(y[cols], y[rows][:, None])
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
