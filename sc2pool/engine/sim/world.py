@@ -402,25 +402,30 @@ class World:
 
         # --- movement
         speed = u.speed
-        point_goal = _POINT_LUT[kind] & ~has_t & (speed > 0)
-        chase = has_t & ~in_range & (kind != HOLD) & (speed > 0)
+        mobile = speed > 0
+        hold = kind == HOLD
+        point_goal = _POINT_LUT[kind] & ~has_t & mobile
+        chase = has_t & ~in_range & ~hold & mobile
+        walking = point_goal | chase
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
-        u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
+        u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
         if _count(point_goal):
             pg = point_goal.nonzero()[0]
             hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
-            blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
-            bx, by = x[pg].copy(), y[pg].copy()
-            moved |= self._move_to_points(pg, self.loop)
-            if _count(blocked):  # side-step round the blocker instead of walking into it
+            blocked = self._blocked_ahead(pg, hx, hy, walking, yielding_idle=True)
+            n_blocked = _count(blocked)
+            if n_blocked:
                 b = pg[blocked]
+                bx, by = x[b], y[b]
+            moved |= self._move_to_points(pg, self.loop, clamp=False)
+            if n_blocked:  # side-step round the blocker instead of walking into it
                 hb = np.hypot(hx[blocked], hy[blocked])
                 step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
-                x[b] = bx[blocked] - hy[blocked] * step
-                y[b] = by[blocked] + hx[blocked] * step
+                x[b] = bx - hy[blocked] * step
+                y[b] = by + hx[blocked] * step
                 u.seg[b] = -1
-                self._clamp()
+            self._clamp()
         if _count(chase):
             m = chase.nonzero()[0]
             tm = tsafe[m]
@@ -440,7 +445,7 @@ class World:
                 moved = True
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
+                blocked = self._blocked_ahead(m, mdx, mdy, walking, yielding_idle=False)
                 if _count(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
@@ -452,10 +457,9 @@ class World:
         if len(self._collidable()) > 1:
             w = np.empty(n)
             w.fill(W_IDLE)
-            walking = point_goal | chase
             w[walking] = W_MOVING
             w[in_range] = W_ATTACKING
-            w[(kind == HOLD) | (speed <= 0)] = W_FIXED
+            w[(kind == HOLD) | ~mobile] = W_FIXED  # (arrivals may have started a queued hold)
             steer = None
             if _count(point_goal):
                 steer = np.zeros(n, dtype=bool)
@@ -493,12 +497,13 @@ class World:
             self._static_until = until
         return _NO_DEATHS
 
-    def _move_to_points(self, m: np.ndarray, loop: int) -> bool:
+    def _move_to_points(self, m: np.ndarray, loop: int, clamp: bool = True) -> bool:
         """Place point-goal movers ``m`` where their straight segment puts them at ``loop``;
         finish the orders of those that arrive.  Returns whether anything moved.
 
         Position = origin + (target - origin) * min(k * speed / length, 1) with k the loops since
-        the segment started: the same whether loops are stepped one by one or skipped.
+        the segment started: the same whether loops are stepped one by one or skipped.  With
+        ``clamp`` false the caller clamps the positions to the playable area itself.
         """
         u = self.u
         new = u.seg[m] < 0
@@ -522,7 +527,8 @@ class World:
         u.x[m] = nx
         u.y[m] = ny
         u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
-        self._clamp()
+        if clamp:
+            self._clamp()
         if _count(arrived):
             moved = True
             ar = m[arrived]
@@ -686,21 +692,22 @@ class World:
         ov = rr - d
         if not _count(ov > SEPARATION_EPS):
             return False
-        wa, wb = w[a], w[b]
+        ab = idx2[::2]  # rows a, b
+        wab = w.take(ab)
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
         # between enemies, nobody yields more than a moving unit would.
         if steer is not None:
-            firm = u.owner[a] != u.owner[b]
-            firm |= ~(steer[a] | steer[b])
-            wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
-            wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+            own = u.owner.take(ab)
+            firm = own[0] != own[1]
+            st = steer.take(ab)
+            firm |= ~(st[0] | st[1])
+            wab = np.where(firm, np.minimum(wab, W_MOVING), wab)
         else:  # every pair is firm
-            wa = np.minimum(wa, W_MOVING)
-            wb = np.minimum(wb, W_MOVING)
+            wab = np.minimum(wab, W_MOVING)
+        wa, wb = wab[0], wab[1]
         tot = wa + wb
         some = tot > 0
         fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
-        fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
         if _count(same):  # units on one point: split them along a direction fixed by their rows
@@ -715,9 +722,9 @@ class World:
         np.multiply(dy, k, out=py)
         # (without movers to steer, the sidestep below pushes nobody: skip it)
         if steer is not None:
-            mov = steer | chasing
-            ma, mb = mov[a], mov[b]
-            one = ma ^ mb
+            mab = (steer | chasing).take(ab)
+            ma = mab[0]
+            one = ma ^ mab[1]
             if _count(one):
                 # Where one unit of a pair walks and the other does not: a standing unit in the way of
                 # a mover on its way to a point is passed sideways (perpendicular to the mover's
@@ -749,9 +756,8 @@ class World:
         push2 = push.reshape(2, m2)
         share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
         share[0, :m2] = fa
-        share[0, m2:] = fa
-        share[1, :m2] = fb
-        share[1, m2:] = fb
+        np.subtract(fa, 1.0, out=share[1, :m2])
+        share[:, m2:] = share[:, :m2]
         wts = np.empty(4 * m2)
         wts2 = wts.reshape(2, 2 * m2)
         over = np.empty(m2, dtype=bool)
