@@ -140,6 +140,8 @@ class World:
         self._hits_all = np.zeros(0, dtype=bool)
         self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
         self._common_radius = np.nan
+        self._every_hits_all = False
+        """Whether every unit can hit every targetable type present (cached with _targeting)."""
         self._bounds_version = -1
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
@@ -841,8 +843,8 @@ class World:
         vx, vy, hv2 = vk[0], vk[1], vk[2]
         i = i.take(k)
         hxi, hyi = hx[i], hy[i]
-        h2 = hx * hx
-        h2 += hy * hy
+        h2 = hxi * hxi
+        h2 += hyi * hyi
         dot = vx * hxi
         dot += vy * hyi
         # per unit first (one pass over the units), then per touching pair
@@ -854,7 +856,7 @@ class World:
             idle &= u.eng == 0
             firm &= ~(idle[oth] & (u.owner[oth] == u.owner[src]))
         # within 45 degrees ahead: cos^2 >= 1/2, and in front
-        hv2 *= h2[i]
+        hv2 *= h2
         ahead = firm & (dot * dot >= hv2) & (dot > 0)
         ahead = ahead.nonzero()[0]
         if len(ahead) == 0:
@@ -1000,6 +1002,7 @@ class World:
                 hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
                 self._targeting_by_types[key] = hit
             self._hits_all, self._common_radius = hit
+            self._every_hits_all = _count(self._hits_all[u.ti]) == len(u)
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
@@ -1070,7 +1073,7 @@ class World:
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
-        masked = _count(hits_all[ti[rows]]) < len(rows)
+        masked = not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows)
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         best, dist = self._closest(rows, d2, cols, common)
@@ -1134,11 +1137,12 @@ class World:
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt, _, launch = self._pend.compress(due, axis=1)
+        blk = self._pend.compress(due, axis=1)
+        ti, launch = blk[0], blk[4]
         self._pend = self._pend.compress(~due, axis=1)
         self._p_due = self._pend[3]
-        trows = u.rows(tgt)
-        ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
+        arows, trows = u.rows(blk[1:3])  # attackers and targets, in one lookup
+        ok = (trows >= 0) & ((arows >= 0) | (launch < self.loop))
         if _count(ok):
             trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
