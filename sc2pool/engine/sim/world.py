@@ -157,7 +157,7 @@ class World:
         self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
-        self._near_now: tuple[int, int, np.ndarray, np.ndarray] = (
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray | float] = (
             -1, -1, np.zeros((4, 0), np.int64), np.zeros(0))
         """(loop, unit-set version, indices (a, a + n, b, b + n) into ``u.xy`` as four rows, their
         radii summed) of the pairs the last separation looked at."""
@@ -165,12 +165,17 @@ class World:
         """The pairs touching as this loop started, both ways round: rows (source, other) and
         (x, y from the source to the other, half the squared length)."""
         self._pc_version = -1
-        self._pc_ref_tags: np.ndarray | None = None
-        self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
+        self._pc_tags: np.ndarray | None = None
+        """The tag column when the pair list's rows were last valid (rows are re-found by tag)."""
+        self._pc_a = self._pc_b = np.zeros(0, np.int64)
+        self._pc_ab = np.zeros((2, 0), np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
         self._pc_idx4 = self._pc_ref_idx = np.zeros(0, np.int64)
         self._pc_ref_xy = np.zeros(0)
-        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_reach2 = np.zeros(0)
+        self._pc_rr: np.ndarray | float = np.zeros(0)
+        """The pairs' radii summed (one float when every collidable unit has the same radius)."""
+        self._pc_reach2: np.ndarray | float = np.zeros(0)
+        self._pc_rr_common = False
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self._pend = np.zeros((5, 0), np.int64)
@@ -609,17 +614,22 @@ class World:
         was built; deaths only drop pairs (rows are re-found by tag), a spawn rebuilds it.
         """
         u = self.u
-        if self._pc_next_tag == u.next_tag and self._pc_ref_tags is not None and self._pc_coll is self._collidable():
+        if self._pc_next_tag == u.next_tag and self._pc_tags is not None and self._pc_coll is self._collidable():
             if self._pc_version != u.version:
-                ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
-                ok = (ra >= 0) & (rb >= 0)
-                self._pc_a, self._pc_b = ra[ok], rb[ok]
-                self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]
-                self._pc_ta, self._pc_tb = self._pc_ta[ok], self._pc_tb[ok]
-                rr = u.rows(self._pc_ref_tags)
+                # re-find the rows by their tags (the tag column as it was when they were valid)
+                old = self._pc_tags
+                rab = u.rows(old.take(self._pc_ab))
+                ok = rab[0] >= 0
+                ok &= rab[1] >= 0
+                self._pc_ab = rab.compress(ok, axis=1)
+                self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
+                if not self._pc_rr_common:
+                    self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]  # type: ignore[index]
+                rr = u.rows(old.take(self._pc_ref_rows))
                 ok = rr >= 0
-                self._pc_ref_rows, self._pc_ref_tags = rr[ok], self._pc_ref_tags[ok]
-                self._pc_rx, self._pc_ry = self._pc_rx[ok], self._pc_ry[ok]
+                self._pc_ref_rows = rr[ok]
+                self._pc_ref_xy = self._pc_ref_xy.reshape(2, -1).compress(ok, axis=1).reshape(-1)
+                self._pc_tags = u.tag
                 self._pc_version = u.version
                 self._index_pairs()
             k = len(self._pc_ref_rows)
@@ -633,27 +643,31 @@ class World:
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
         self._pc_coll = c
-        self._pc_a, self._pc_b = a, b
+        self._pc_ab = np.concatenate((a, b)).reshape(2, -1)
+        self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
         r = self._coll_r_common
-        self._pc_rr = np.full(len(a), r + r) if r == r else u.radius[a] + u.radius[b]
+        self._pc_rr_common = r == r
+        if self._pc_rr_common:  # one radius: the pairs' summed radii and reach are scalars
+            self._pc_rr = r + r
+        else:
+            self._pc_rr = u.radius[a] + u.radius[b]
         reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
         self._pc_reach2 = reach * reach
-        self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
-        self._pc_ref_rows, self._pc_ref_tags = c, u.tag[c]
-        self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
+        self._pc_tags = u.tag
+        self._pc_ref_rows = c
         self._pc_next_tag = u.next_tag
         self._pc_version = u.version
         self._index_pairs()
-        return a, b
+        self._pc_ref_xy = u.xy.take(self._pc_ref_idx)
+        return self._pc_a, self._pc_b
 
     def _index_pairs(self) -> None:
         """Gather indices into the flat position view ``u.xy`` for the pair list (xa, ya, xb, yb)
-        and its reference units (x, y), with their reference positions; refreshed with the list."""
+        and its reference units (x, y); refreshed with the list."""
         n = len(self.u)
         a, b, r = self._pc_a, self._pc_b, self._pc_ref_rows
         self._pc_idx4 = np.concatenate((a, a + n, b, b + n))
         self._pc_ref_idx = np.concatenate((r, r + n))
-        self._pc_ref_xy = np.concatenate((self._pc_rx, self._pc_ry))
 
     def _separate(self, w: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> bool:
         """Push overlapping ground units apart; ``w`` is each unit's give-way weight.  ``steer``
@@ -686,7 +700,7 @@ class World:
         a, b = idx2[0], idx2[2]
         dxy = dd.reshape(2, -1).take(act, axis=1)
         dx, dy = dxy[0], dxy[1]
-        rr = self._pc_rr[act]
+        rr = self._pc_rr if self._pc_rr_common else self._pc_rr[act]  # type: ignore[index]
         self._near_now = (self.loop, u.version, idx2, rr)
         if len(a) == 0:
             return False
@@ -810,7 +824,7 @@ class World:
             if last != self.loop - 1 or version != u.version:
                 self._near_pairs()
                 idx2, rr = self._pc_idx4.reshape(4, -1), self._pc_rr
-            p = len(rr)
+            p = idx2.shape[1]
             g = u.xy.take(idx2.reshape(-1))  # xa, ya, xb, yb
             dd = g[:2 * p] - g[2 * p:]  # from b to a
             sq = dd * dd
