@@ -96,6 +96,9 @@ than half of it."""
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
 _SUBSET_MIN_UNITS = 64
+_MIXED_MAX_ROWS = 48
+"""Up to this many rows of several owners, target acquisition builds one masked matrix over the
+non-neutral units instead of one matrix per owner (fewer calls beat less arithmetic)."""
 """From this many units on, target acquisition builds its distance matrix over the hostile units
 only (see World._nearest); below it one masked matrix over all units is cheaper."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
@@ -1053,6 +1056,8 @@ class World:
         if len(u) >= _SUBSET_MIN_UNITS:
             if not _count(own_r != own_r[0]):
                 return self._nearest_of(rows, int(own_r[0]))
+            if len(rows) <= _MIXED_MAX_ROWS:
+                return self._nearest_mixed(rows, own_r)
             # several owners (acquisition by both sides, the quiet-horizon check): one smaller
             # matrix per owner; each row's candidates and their order are the same as in the
             # masked matrix over all units, so are the results
@@ -1074,6 +1079,28 @@ class World:
             valid &= TYPES.can_hit[ti[rows]][:, ti]
         d2[~valid] = np.inf
         return self._closest(rows, d2, None, common)
+
+    def _nearest_mixed(self, rows: np.ndarray, own_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_nearest` for a few rows of several owners: one matrix over the non-neutral
+        units with each row's own side masked out.  Each row's candidates, their order and their
+        distances are those of :meth:`_nearest_of` (which needs a matrix per owner), so are the
+        results."""
+        u = self.u
+        cols = u.targetable_rows  # every non-neutral unit
+        x, y, ti = u.x, u.y, u.ti
+        dx = np.subtract(x[cols], x[rows][:, None])
+        dy = np.subtract(y[cols], y[rows][:, None])
+        d2 = dx * dx
+        d2 += dy * dy
+        hidden = np.equal(u.owner[cols], own_r[:, None])  # (same side: not a candidate)
+        hits_all, common = self._targeting()
+        if not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows):
+            hidden |= ~TYPES.can_hit[ti[rows]][:, ti[cols]]
+        d2[hidden] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if _count(dist == np.inf):
+            best[dist == np.inf] = 0  # nothing to attack: row 0, as documented
+        return best, dist
 
     def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_nearest` for rows that all belong to ``owner``."""
