@@ -48,6 +48,7 @@ from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     ECON,
     EXPLODE,
+    FLOAT_FIELDS,
     FOLLOW,
     HOLD,
     IDLE,
@@ -110,7 +111,11 @@ _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
+_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
+    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy"))
 _SRC_OTHER = np.array([0, 2, 2, 0])
+_AB_BA = np.array([0, 1, 1, 0])
+"""Rows (a, b, b, a) of an (a, b) pair block: each pair as (source, other) both ways."""
 """Rows (a, b, b, a) of a pair block (a, a + n, b, b + n): each pair as (source, other) both ways."""
 
 
@@ -393,7 +398,11 @@ class World:
             f = fire.nonzero()[0]
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
-            if _count(late):  # a damage point or a missile: the hit lands later
+            n_late = _count(late)
+            if n_late == len(f):  # every hit lands later (a damage point or a missile)
+                self._schedule(f, ft, np.sqrt(dx[f] ** 2 + dy[f] ** 2))
+                f_now, t_now = f[:0], ft[:0]
+            elif n_late:
                 fl = f[late]
                 self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
                 f_now, t_now = f[~late], ft[~late]
@@ -516,15 +525,18 @@ class World:
         ``clamp`` false the caller clamps the positions to the playable area itself.
         """
         u = self.u
-        new = u.seg[m] < 0
+        seg = u.seg[m]
+        new = seg < 0
         if _count(new):
             mn = m[new]
             u.ox[mn] = u.x[mn]
             u.oy[mn] = u.y[mn]
             u.seg[mn] = self._segment_start
-        k = (loop - u.seg[m]).astype(np.float64)
-        ox, oy = u.ox[m], u.oy[m]
-        tx, ty = u.tx[m], u.ty[m]
+            seg[new] = self._segment_start
+        k = (loop - seg).astype(np.float64)
+        fm = u.F.take(m, axis=1)  # every float column of the movers in one gather
+        ox, oy = fm[_F_OX], fm[_F_OY]
+        tx, ty = fm[_F_TX], fm[_F_TY]
         ddx = tx - ox
         ddy = ty - oy
         length = np.sqrt(ddx * ddx + ddy * ddy)
@@ -533,10 +545,10 @@ class World:
         frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
         nx = np.where(arrived, tx, ox + ddx * frac)
         ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(_count((nx != u.x[m]) | (ny != u.y[m])))
+        moved = bool(_count((nx != fm[_F_X]) | (ny != fm[_F_Y])))
         u.x[m] = nx
         u.y[m] = ny
-        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
+        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, fm[_F_FACING])
         if clamp:
             self._clamp()
         if _count(arrived):
@@ -917,23 +929,29 @@ class World:
         g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
         dd = g[:2 * p] - g[2 * p:]
         d = np.hypot(dd[:p], dd[p:])
-        t = d <= self._pc_rr + CONTACT_SLOP
-        a, b = a[t], b[t]
-        src = np.concatenate((a, b))
-        oth = np.concatenate((b, a))
+        t = (d <= self._pc_rr + CONTACT_SLOP).nonzero()[0]
+        so = self._pc_ab.take(t, axis=1).take(_AB_BA, axis=0).reshape(2, -1)  # (source, other) both ways
+        src, oth = so[0], so[1]
         is_mover = np.zeros(len(u), dtype=bool)
         is_mover[m] = True
-        k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
+        idle = u.kind == IDLE
+        idle &= u.eng == 0
+        own = u.owner.take(so)
+        k = is_mover.take(src)
+        k &= idle.take(oth)
+        k &= own[0] == own[1]
         if not _count(k):
             return
         src, oth = src[k], oth[k]
-        gx, gy = u.tx[src], u.ty[src]
-        mine = np.hypot(u.x[src] - gx, u.y[src] - gy)
-        theirs = np.hypot(u.x[oth] - gx, u.y[oth] - gy)
+        fs, fo = u.F.take(src, axis=1), u.F.take(oth, axis=1)
+        gx, gy = fs[_F_TX], fs[_F_TY]
+        xs, ys, xo, yo = fs[_F_X], fs[_F_Y], fo[_F_X], fo[_F_Y]
+        mine = np.hypot(xs - gx, ys - gy)
+        theirs = np.hypot(xo - gx, yo - gy)
         # only an ally ahead blocks (within 60 degrees of the way to the goal); one alongside is
         # slid past, so the ball fills in instead of growing branches
-        ahead = (u.x[oth] - u.x[src]) * (gx - u.x[src]) + (u.y[oth] - u.y[src]) * (gy - u.y[src])
-        dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
+        ahead = (xo - xs) * (gx - xs) + (yo - ys) * (gy - ys)
+        dist_o = np.hypot(xo - xs, yo - ys)
         front = ahead >= 0.5 * dist_o * mine
         stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
         if _count(stop):
