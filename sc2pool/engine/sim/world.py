@@ -973,30 +973,54 @@ class World:
         a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
         if len(a) == 0:
             return h
-        gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
-        if _count(gap < -SEPARATION_EPS):
-            return 1
+        xy2 = u.xy.reshape(2, -1)
+        dxy = xy2.take(a, axis=1)
+        dxy -= xy2.take(b, axis=1)
+        dx, dy = dxy[0], dxy[1]
+        r = self._coll_r_common
+        common = r == r
+        rr = r + r if common else u.radius[a] + u.radius[b]
+        # Only pairs closer than their radii less half the tolerance can overlap by more than it
+        # (a margin far above rounding): the exact gap is needed for those alone.
+        sq = dxy * dxy
+        lim = rr - 0.5 * SEPARATION_EPS
+        close = (sq[0] + sq[1] < lim * lim).nonzero()[0]
+        if len(close):
+            if common:
+                gap = np.hypot(dx[close], dy[close]) - r - r
+            else:
+                gap = np.hypot(dx[close], dy[close]) - u.radius[a[close]] - u.radius[b[close]]
+            if _count(gap < -SEPARATION_EPS):
+                return 1
         if not any_moving:
             return h
         # Until the horizon no mover reaches its goal, so velocities are constant: a pair's gap
-        # shrinks by at most the norm of its relative velocity per loop.
-        vx = np.zeros(len(u))
-        vy = np.zeros(len(u))
+        # shrinks by at most the norm of its relative velocity per loop.  Pairs of two units
+        # that do not move keep their gap.
+        k = (moving[a] | moving[b]).nonzero()[0]
+        if len(k) == 0:
+            return h
+        a, b = a[k], b[k]
+        if common:
+            gap = np.hypot(dx[k], dy[k]) - r - r
+        else:
+            gap = np.hypot(dx[k], dy[k]) - u.radius[a] - u.radius[b]
+        v = np.zeros((2, len(u)))
         mv = moving.nonzero()[0]
         ddx = u.tx[mv] - u.x[mv]
         ddy = u.ty[mv] - u.y[mv]
         dist = np.hypot(ddx, ddy)
         sc = np.where(dist > 0, u.speed[mv] / np.where(dist > 0, dist, 1.0), 0.0)
-        vx[mv] = ddx * sc
-        vy[mv] = ddy * sc
-        closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
-        m = closing > 0
-        if not _count(m):
-            return h
-        g = gap[m] - CONTACT_SLOP
+        v[0, mv] = ddx * sc
+        v[1, mv] = ddy * sc
+        dv = v.take(a, axis=1)
+        dv -= v.take(b, axis=1)
+        closing = np.hypot(dv[0], dv[1])
+        closing += 1e-12  # (> 0 for every pair with a mover)
+        g = gap - CONTACT_SLOP
         if _count(g <= 0):
             return 1
-        return max(1, min(h, int(float((g / closing[m]).min()))))
+        return max(1, min(h, int(float((g / closing).min()))))
 
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
