@@ -151,6 +151,8 @@ class World:
         self._every_hits_all = False
         """Whether every unit can hit every targetable type present (cached with _targeting)."""
         self._bounds_version = -1
+        self._r_all_version = -1
+        self._r_all = np.nan
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
@@ -337,9 +339,15 @@ class World:
         has = cur >= 0
         # (rows without a target index the last unit: their dx, dy, d_edge are never read)
         tsafe = cur
-        dx = x[tsafe] - x
-        dy = y[tsafe] - y
-        d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
+        xy2 = u.xy.reshape(2, -1)
+        dxy = xy2.take(tsafe, axis=1)
+        dxy -= xy2
+        dx, dy = dxy[0], dxy[1]
+        r_all = self._radius_of_all()
+        if r_all == r_all:  # one radius for every unit
+            d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
+        else:
+            d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
@@ -448,11 +456,13 @@ class World:
         if _count(chase):
             m = chase.nonzero()[0]
             tm = tsafe[m]
-            mdx = x[tm] - x[m]
-            mdy = y[tm] - y[m]
+            pm = xy2.take(m, axis=1)
+            md = xy2.take(tm, axis=1)
+            md -= pm
+            mdx, mdy = md[0], md[1]
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
-            rr = radius[m] + radius[tm]
+            rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
             stop_at = rng[m] + rr - 0.01
             fm = follow[m]
             if _count(fm):
@@ -468,8 +478,8 @@ class World:
                 if _count(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
-                x[m] += mdx * scale
-                y[m] += mdy * scale
+                x[m] = pm[0] + mdx * scale
+                y[m] = pm[1] + mdy * scale
                 heading = np.arctan2(mdy, mdx) % _TWO_PI
                 u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
                 self._clamp()
@@ -1021,6 +1031,15 @@ class World:
         if _count(g <= 0):
             return 1
         return max(1, min(h, int(float((g / closing).min()))))
+
+    def _radius_of_all(self) -> float:
+        """The radius every unit has, or NaN (cached per unit-set version)."""
+        u = self.u
+        if self._r_all_version != u.version:
+            r = u.radius
+            self._r_all = float(r[0]) if len(r) and not _count(r != r[0]) else np.nan
+            self._r_all_version = u.version
+        return self._r_all
 
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
