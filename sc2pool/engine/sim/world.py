@@ -153,7 +153,7 @@ class World:
         self._bounds_version = -1
         self._r_all_version = -1
         self._r_all = np.nan
-        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
         self._pc_coll: np.ndarray | None = None
@@ -1047,13 +1047,13 @@ class World:
         if self._bounds_version != u.version:
             x0, y0, x1, y1 = self.map.playable
             r = u.radius
-            self._bounds = (x0 + r, x1 - r, y0 + r, y1 - r)
+            # laid out like the flat position view ``u.xy`` (x..., y...): two operations clamp both
+            self._bounds = (np.concatenate((x0 + r, y0 + r)), np.concatenate((x1 - r, y1 - r)))
             self._bounds_version = u.version
-        lox, hix, loy, hiy = self._bounds
-        np.maximum(u.x, lox, out=u.x)
-        np.minimum(u.x, hix, out=u.x)
-        np.maximum(u.y, loy, out=u.y)
-        np.minimum(u.y, hiy, out=u.y)
+        lo, hi = self._bounds
+        xy = u.xy
+        np.maximum(xy, lo, out=xy)
+        np.minimum(xy, hi, out=xy)
 
     def touch(self) -> None:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
