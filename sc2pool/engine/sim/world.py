@@ -439,8 +439,10 @@ class World:
         moved = False
         if _count(point_goal):
             pg = point_goal.nonzero()[0]
-            hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
-            blocked = self._blocked_ahead(pg, hx, hy, walking, yielding_idle=True)
+            hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
+            hxy -= xy2.take(pg, axis=1)
+            hx, hy = hxy[0], hxy[1]
+            blocked = self._blocked_ahead(pg, hxy, walking, yielding_idle=True)
             n_blocked = _count(blocked)
             if n_blocked:
                 b = pg[blocked]
@@ -474,7 +476,7 @@ class World:
                 moved = True
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                blocked = self._blocked_ahead(m, mdx, mdy, walking, yielding_idle=False)
+                blocked = self._blocked_ahead(m, md, walking, yielding_idle=False)
                 if _count(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
@@ -825,9 +827,9 @@ class World:
         u.seg[b] = -1
         return True
 
-    def _blocked_ahead(self, m: np.ndarray, hx: np.ndarray, hy: np.ndarray, walking: np.ndarray,
+    def _blocked_ahead(self, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray,
                        yielding_idle: bool) -> np.ndarray:
-        """For walkers ``m`` heading (``hx``, ``hy``): whether a unit that will not move out of the
+        """For walkers ``m`` (ascending rows) heading ``hxy`` (x and y as two rows): whether a unit that will not move out of the
         way touches it within 45 degrees ahead.  Units walking themselves (and not blocked in
         turn) move on; with ``yielding_idle`` idle allies step aside too (a move passes through
         them), otherwise they block (a chaser goes round them).
@@ -881,11 +883,11 @@ class World:
         vk = vec.take(k, axis=1)
         vx, vy, hv2 = vk[0], vk[1], vk[2]
         i = i.take(k)
-        hxi, hyi = hx[i], hy[i]
-        h2 = hxi * hxi
-        h2 += hyi * hyi
-        dot = vx * hxi
-        dot += vy * hyi
+        hi = hxy.take(i, axis=1)
+        sq = hi * hi
+        h2 = sq[0] + sq[1]
+        pr = vk[:2] * hi
+        dot = pr[0] + pr[1]
         # per unit first (one pass over the units), then per touching pair
         stays = u.slide != 0.0
         stays |= ~walking
@@ -900,9 +902,9 @@ class World:
         ahead = ahead.nonzero()[0]
         if len(ahead) == 0:
             return out
-        i, hxi, hyi = i[ahead], hxi[ahead], hyi[ahead]
-        va = vk[:2].take(ahead, axis=1)
-        vx, vy = va[0], va[1]
+        i = i[ahead]
+        hxi, hyi = hi.take(ahead, axis=1)
+        vx, vy = vk[:2].take(ahead, axis=1)
         out[i] = True
         # the blocker's side of the heading; go round the other way (once per chase)
         away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
