@@ -437,7 +437,8 @@ class World:
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
-        if _count(point_goal):
+        n_pg = _count(point_goal)
+        if n_pg:
             pg = point_goal.nonzero()[0]
             hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
             hxy -= xy2.take(pg, axis=1)
@@ -492,15 +493,16 @@ class World:
             w[in_range] = W_ATTACKING
             w[(kind == HOLD) | ~mobile] = W_FIXED  # (arrivals may have started a queued hold)
             steer = None
-            if _count(point_goal):
+            if n_pg:
                 steer = np.zeros(n, dtype=bool)
                 # movers still on their way (not yet among the crowd at their goal) steer too
-                pg = point_goal.nonzero()[0]
-                far = np.hypot(u.tx[pg] - x[pg], u.ty[pg] - y[pg]) > self._crowd_bound(pg)
+                togo = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)
+                togo -= xy2.take(pg, axis=1)
+                far = np.hypot(togo[0], togo[1]) > self._crowd_bound(pg)
                 steer[pg[far]] = True
             if self._separate(w, steer, chase):
                 moved = True
-                if _count(point_goal):
+                if n_pg:
                     self._arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
 
         # --- damage and deaths
