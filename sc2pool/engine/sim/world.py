@@ -153,6 +153,7 @@ class World:
         self._bounds_version = -1
         self._r_all_version = -1
         self._r_all = np.nan
+        self._any_suicide = False
         self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
@@ -327,14 +328,17 @@ class World:
 
         # --- targets: explicit (attack unit / follow) and automatic, resolved in one pass
         explicit = _EXPLICIT_LUT[kind]
-        want = np.where(explicit, u.ttag, u.eng)
-        cur = u.rows(want)
-        lost = explicit & (cur < 0)
-        if _count(lost):  # the attacked / followed unit is gone: that order is done
-            u.finish_orders(lost.nonzero()[0])
-            kind = u.kind
-            explicit = _EXPLICIT_LUT[kind]
-            cur = np.where(explicit | (u.eng != 0), cur, -1)
+        any_explicit = _count(explicit)  # (none: the explicit-order steps below are no-ops)
+        if any_explicit:
+            cur = u.rows(np.where(explicit, u.ttag, u.eng))
+            lost = explicit & (cur < 0)
+            if _count(lost):  # the attacked / followed unit is gone: that order is done
+                u.finish_orders(lost.nonzero()[0])
+                kind = u.kind
+                explicit = _EXPLICIT_LUT[kind]
+                cur = np.where(explicit | (u.eng != 0), cur, -1)
+        else:
+            cur = u.rows(u.eng)
         auto = u.can_attack & _AUTO_LUT[kind]
         has = cur >= 0
         # (rows without a target index the last unit: their dx, dy, d_edge are never read)
@@ -343,7 +347,7 @@ class World:
         dxy = xy2.take(tsafe, axis=1)
         dxy -= xy2
         dx, dy = dxy[0], dxy[1]
-        r_all = self._radius_of_all()
+        r_all = self._unit_set_facts()[0]
         if r_all == r_all:  # one radius for every unit
             d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
         else:
@@ -356,7 +360,7 @@ class World:
             keep |= kind != HOLD
         keep &= has
         need_mask = auto & ~keep
-        tgt = np.where(explicit | (auto & keep), cur, -1)
+        tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
         if _count(need_mask):
             need = need_mask.nonzero()[0]
             # Units that had no target only look again once a hostile could have come within
@@ -386,15 +390,18 @@ class World:
                     u.scan[sm] = self.loop + wait.astype(np.int64)
         explode = kind == EXPLODE
         has_t = tgt >= 0
-        follow = kind == FOLLOW
-        in_range = has_t & ~follow & (d_edge <= rng)
+        follow = (kind == FOLLOW) if any_explicit else None
+        in_range = has_t & (d_edge <= rng)
+        if follow is not None:
+            in_range &= ~follow
 
         # --- fire
         fire = in_range & (cdn <= 0.0)
         np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
-        blast = (fire & u.suicide) | explode
+        r_all, any_suicide = self._unit_set_facts()
+        blast = ((fire & u.suicide) | explode) if any_suicide else explode
         if _count(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
@@ -467,9 +474,8 @@ class World:
             # chasers stop once in range, followers once touching
             rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
             stop_at = rng[m] + rr - 0.01
-            fm = follow[m]
-            if _count(fm):
-                stop_at = np.where(fm, rr, stop_at)
+            if follow is not None and _count(follow[m]):
+                stop_at = np.where(follow[m], rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
             n_go = _count(go)
@@ -520,7 +526,7 @@ class World:
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
-            ready = in_range & ~(fire & u.suicide)
+            ready = in_range & ~(fire & u.suicide) if any_suicide else in_range
             until = self.loop + (1 << 30)
             if _count(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
@@ -1036,14 +1042,16 @@ class World:
             return 1
         return max(1, min(h, int(float((g / closing).min()))))
 
-    def _radius_of_all(self) -> float:
-        """The radius every unit has, or NaN (cached per unit-set version)."""
+    def _unit_set_facts(self) -> tuple[float, bool]:
+        """(the radius every unit has or NaN, whether any unit explodes on attacking), cached per
+        unit-set version."""
         u = self.u
         if self._r_all_version != u.version:
             r = u.radius
             self._r_all = float(r[0]) if len(r) and not _count(r != r[0]) else np.nan
+            self._any_suicide = bool(_count(u.suicide))
             self._r_all_version = u.version
-        return self._r_all
+        return self._r_all, self._any_suicide
 
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
