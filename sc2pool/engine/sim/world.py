@@ -154,6 +154,7 @@ class World:
         self._r_all_version = -1
         self._r_all = np.nan
         self._any_suicide = False
+        self._any_shields = False
         self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
@@ -400,7 +401,7 @@ class World:
         np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
-        r_all, any_suicide = self._unit_set_facts()
+        r_all, any_suicide, _ = self._unit_set_facts()
         blast = ((fire & u.suicide) | explode) if any_suicide else explode
         if _count(blast):
             damage = np.zeros(n)
@@ -1042,16 +1043,17 @@ class World:
             return 1
         return max(1, min(h, int(float((g / closing).min()))))
 
-    def _unit_set_facts(self) -> tuple[float, bool]:
-        """(the radius every unit has or NaN, whether any unit explodes on attacking), cached per
-        unit-set version."""
+    def _unit_set_facts(self) -> tuple[float, bool, bool]:
+        """(the radius every unit has or NaN, whether any unit explodes on attacking, whether any
+        unit's type has shields), cached per unit-set version."""
         u = self.u
         if self._r_all_version != u.version:
             r = u.radius
             self._r_all = float(r[0]) if len(r) and not _count(r != r[0]) else np.nan
             self._any_suicide = bool(_count(u.suicide))
+            self._any_shields = bool(_count(TYPES.sh_max[u.ti] > 0))
             self._r_all_version = u.version
-        return self._r_all, self._any_suicide
+        return self._r_all, self._any_suicide, self._any_shields
 
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
@@ -1257,8 +1259,10 @@ class World:
         self._p_due = self._pend[3]
         arows, trows = u.rows(blk[1:3])  # attackers and targets, in one lookup
         ok = (trows >= 0) & ((arows >= 0) | (launch < self.loop))
-        if _count(ok):
-            trows, ti = trows[ok], ti[ok]
+        n_ok = _count(ok)
+        if n_ok:
+            if n_ok < len(ok):
+                trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
@@ -1271,14 +1275,16 @@ class World:
         u = self.u
         armor = TYPES.armor[u.ti[trows]]
         # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
-        per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        if self._unit_set_facts()[2]:
+            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        else:  # no unit has shields
+            per = np.maximum(0.5, raw - armor) * attacks
         damage += np.bincount(trows, weights=per, minlength=len(damage))
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
         sh = u.shield
-        shielded = (damage > 0) & (sh > 0)
-        if _count(shielded):
+        if self._unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
             s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
