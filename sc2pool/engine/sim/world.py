@@ -674,7 +674,9 @@ class World:
             moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
             moved -= self._pc_ref_xy
             moved *= moved
-            if not _count(moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
+            # (no coordinate moved by more than half the limit on each axis: within it, exactly)
+            if not _count(moved > 0.125 * PAIR_SKIN * PAIR_SKIN) or not _count(
+                    moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
