@@ -519,7 +519,7 @@ class World:
             if died is not None:
                 dead |= died
             if _count(dead):
-                d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
+                d = Deaths(u.tag[dead], u.unit_id[dead], u.owner[dead])  # (masking copies)
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
@@ -834,8 +834,7 @@ class World:
             xy += np.bincount(idx, wts, minlength=2 * n)
         self._clamp()
         # a straight move restarts from where the push left the unit
-        u.seg[a] = -1
-        u.seg[b] = -1
+        u.seg[ab] = -1
         return True
 
     def _blocked_ahead(self, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray,
