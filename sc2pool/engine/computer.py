@@ -52,11 +52,19 @@ class ComputerAI:
         if len(mine) == 0 or len(foes) == 0:
             return
         world.touch()
-        dx = u.x[foes][None, :] - u.x[mine][:, None]
-        dy = u.y[foes][None, :] - u.y[mine][:, None]
+        dx = np.subtract(u.x[foes], u.x[mine][:, None])  # (mine x foes)
+        dy = np.subtract(u.y[foes], u.y[mine][:, None])
         d = np.hypot(dx, dy)
-        hit = TYPES.can_hit[u.ti[mine]][:, u.ti[foes]]
-        d_hit = np.where(hit, d, np.inf)
+        # per pair of types present first: when every type of mine hits every foe type (a
+        # marine army) no pair needs masking
+        t_mine, t_foes = u.ti[mine], u.ti[foes]
+        n_types = len(TYPES.unit_id)
+        types_hit = TYPES.can_hit[np.bincount(t_mine, minlength=n_types).nonzero()[0]][
+            :, np.bincount(t_foes, minlength=n_types).nonzero()[0]]
+        if np.count_nonzero(types_hit) == types_hit.size:
+            d_hit = d
+        else:
+            d_hit = np.where(TYPES.can_hit[t_mine][:, t_foes], d, np.inf)
         if self.focus_fire:
             edge = d_hit - TYPES.radius[u.ti[mine]][:, None] - TYPES.radius[u.ti[foes]][None, :]
             in_rng = edge <= TYPES.range[u.ti[mine]][:, None]

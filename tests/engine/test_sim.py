@@ -374,9 +374,10 @@ def test_position_view_writes_through_to_x_and_y() -> None:
 @pytest.mark.parametrize("types", [(D.MARINE,), (D.MARINE, D.MARAUDER, D.ROACH, D.ZERGLING, D.LARVA)])
 def test_target_search_per_owner_equals_one_masked_matrix(types: tuple[int, ...],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """From many units on, the nearest-target search splits the rows by owner; it must find the
-    same targets at the same distances as one masked matrix over all units (one radius or mixed
-    radii; with a type that cannot attack, whose rows find nothing)."""
+    """From many units on, the nearest-target search splits the rows by owner (or, for a few rows,
+    masks each row's own side in one matrix over the non-neutral units); both must find the same
+    targets at the same distances as one masked matrix over all units (one radius or mixed radii;
+    with a type that cannot attack, whose rows find nothing)."""
     from sc2pool.engine.sim import world as world_module
     from sc2pool.engine.sim.units import NEUTRAL_OWNER
 
@@ -389,9 +390,12 @@ def test_target_search_per_owner_equals_one_masked_matrix(types: tuple[int, ...]
     w.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [32.0], [32.0])
     assert len(w.u) >= world_module._SUBSET_MIN_UNITS
     rows = (~w.u.neutral).nonzero()[0]
-    best, dist = w._nearest(rows)
+    monkeypatch.setattr(world_module, "_MIXED_MAX_ROWS", 0)
+    best, dist = w._nearest(rows)  # one matrix per owner
+    monkeypatch.setattr(world_module, "_MIXED_MAX_ROWS", 1 << 30)
+    best_mixed, dist_mixed = w._nearest(rows)  # one matrix, own sides masked
     monkeypatch.setattr(world_module, "_SUBSET_MIN_UNITS", 1 << 30)
     best_all, dist_all = w._nearest(rows)
-    assert best.tolist() == best_all.tolist()
-    assert dist.tobytes() == dist_all.tobytes()
+    assert best.tolist() == best_all.tolist() == best_mixed.tolist()
+    assert dist.tobytes() == dist_all.tobytes() == dist_mixed.tobytes()
     assert np.isfinite(dist).sum() >= len(rows) - (per * 3 if D.LARVA in types else 0)

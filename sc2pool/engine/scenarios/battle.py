@@ -23,6 +23,7 @@ from sc2pool.engine.scenarios.base import (
     SetupError,
 )
 from sc2pool.engine.scenarios.skirmish import grid
+from sc2pool.engine.sim.units import UnitStore
 from sc2pool.engine.sim.world import Deaths
 
 SIZE = 100
@@ -43,6 +44,8 @@ class Battle100v100(Scenario):
         self.computers = [] if p2 is not None and p2.type == PARTICIPANT else [
             ComputerAI(2, (p2.difficulty or 3) if p2 else 3)
         ]
+        self._alive_in: tuple[UnitStore | None, int] = (None, -1)
+        """The unit store and its unit-set version in which both sides were last seen alive."""
 
     def setup(self) -> None:
         for pid in (1, 2):
@@ -56,8 +59,12 @@ class Battle100v100(Scenario):
             self.score[1] += int(np.count_nonzero(deaths.owners == 2))
         if 2 in self.score and len(deaths):
             self.score[2] += int(np.count_nonzero(deaths.owners == 1))
+        u = self.world.u
+        if u is self._alive_in[0] and u.version == self._alive_in[1]:  # same units: same sides alive
+            return
         a1, a2 = len(self.units_of(1)) > 0, len(self.units_of(2)) > 0
         if a1 and a2:
+            self._alive_in = (u, u.version)
             return
         res = {1: TIE, 2: TIE} if not (a1 or a2) else {1: VICTORY if a1 else DEFEAT, 2: VICTORY if a2 else DEFEAT}
         self.finish({p: res[p] for p in self.score})

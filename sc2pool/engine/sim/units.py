@@ -189,19 +189,14 @@ class UnitStore:
         F, I = self.F, self.I  # noqa: E741
         # x then y as one flat view (the separation passes gather and push both in one operation)
         self.xy = F[:2].reshape(-1)
-        for k, name in enumerate(FLOAT_FIELDS):
-            setattr(self, name, F[k])
-        for k, name in enumerate(INT_FIELDS):
-            setattr(self, name, I[k])
+        d = self.__dict__  # (one update per block: iterating a block yields its row views)
+        d.update(zip(FLOAT_FIELDS, F, strict=True))
+        d.update(zip(INT_FIELDS, I, strict=True))
         # bumped whenever units are added or removed: caches key on it
         self.version += 1
         ti = self.ti
-        DF = TYPES.fmat[:, ti]
-        for k, name in enumerate(_DERIVED_FLOAT):
-            setattr(self, name, DF[k])
-        DB = TYPES.bmat[:, ti]
-        for k, name in enumerate(_DERIVED_BOOL):
-            setattr(self, name, DB[k])
+        d.update(zip(_DERIVED_FLOAT, TYPES.fmat[:, ti], strict=True))
+        d.update(zip(_DERIVED_BOOL, TYPES.bmat[:, ti], strict=True))
         self.unit_id = TYPES.unit_id[ti]
         self.targetable_rows = np.nonzero(~self.neutral)[0]
         sp = self.speed[self.targetable_rows]
@@ -252,8 +247,8 @@ class UnitStore:
         if n == 0:
             return np.full(tags.shape, -1, dtype=np.int64)
         idx = tag.searchsorted(tags)  # tags are ascending: rows keep their spawn order
-        np.minimum(idx, n - 1, out=idx)
-        return np.where(tag[idx] == tags, idx, -1)
+        # (an index past the end is clipped to the last tag, which is then smaller: not found)
+        return np.where(tag.take(idx, mode="clip") == tags, idx, -1)
 
     def row(self, tag: int) -> int:
         return int(self.rows(np.array([tag]))[0])

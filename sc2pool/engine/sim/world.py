@@ -36,6 +36,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+try:  # the C function behind np.count_nonzero, without its Python dispatch (called ~100 times a loop)
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.units import (
@@ -43,6 +48,7 @@ from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     ECON,
     EXPLODE,
+    FLOAT_FIELDS,
     FOLLOW,
     HOLD,
     IDLE,
@@ -91,6 +97,9 @@ than half of it."""
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
 _SUBSET_MIN_UNITS = 64
+_MIXED_MAX_ROWS = 48
+"""Up to this many rows of several owners, target acquisition builds one masked matrix over the
+non-neutral units instead of one matrix per owner (fewer calls beat less arithmetic)."""
 """From this many units on, target acquisition builds its distance matrix over the hostile units
 only (see World._nearest); below it one masked matrix over all units is cheaper."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
@@ -102,6 +111,12 @@ _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
+_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
+    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy"))
+_SRC_OTHER = np.array([0, 2, 2, 0])
+_AB_BA = np.array([0, 1, 1, 0])
+"""Rows (a, b, b, a) of an (a, b) pair block: each pair as (source, other) both ways."""
+"""Rows (a, b, b, a) of a pair block (a, a + n, b, b + n): each pair as (source, other) both ways."""
 
 
 @dataclass
@@ -133,8 +148,14 @@ class World:
         self._hits_all = np.zeros(0, dtype=bool)
         self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
         self._common_radius = np.nan
+        self._every_hits_all = False
+        """Whether every unit can hit every targetable type present (cached with _targeting)."""
         self._bounds_version = -1
-        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._r_all_version = -1
+        self._r_all = np.nan
+        self._any_suicide = False
+        self._any_shields = False
+        self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
         self._pc_coll: np.ndarray | None = None
@@ -142,22 +163,31 @@ class World:
         self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
+        self._coll_r_common = np.nan
+        """The radius every collidable unit has, or NaN."""
         self._crowd_coll: np.ndarray | None = None
         self._crowd_sqrt_n = np.zeros(0)
         self._pc_next_tag = -1
         self._touch_loop = self._touch_version = -1
-        self._near_now: tuple[int, int, np.ndarray, np.ndarray, np.ndarray] = (
-            -1, -1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-        """(loop, unit-set version, rows a, rows b, their radii summed) of the pairs the last
-        separation looked at."""
-        self._touch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._near_now: tuple[int, int, np.ndarray, np.ndarray | float] = (
+            -1, -1, np.zeros((4, 0), np.int64), np.zeros(0))
+        """(loop, unit-set version, indices (a, a + n, b, b + n) into ``u.xy`` as four rows, their
+        radii summed) of the pairs the last separation looked at."""
+        self._touch: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        """The pairs touching as this loop started, both ways round: rows (source, other) and
+        (x, y from the source to the other, half the squared length)."""
         self._pc_version = -1
-        self._pc_ref_tags: np.ndarray | None = None
-        self._pc_a = self._pc_b = self._pc_ta = self._pc_tb = np.zeros(0, np.int64)
+        self._pc_tags: np.ndarray | None = None
+        """The tag column when the pair list's rows were last valid (rows are re-found by tag)."""
+        self._pc_a = self._pc_b = np.zeros(0, np.int64)
+        self._pc_ab = np.zeros((2, 0), np.int64)
         self._pc_ref_rows = np.zeros(0, np.int64)
         self._pc_idx4 = self._pc_ref_idx = np.zeros(0, np.int64)
         self._pc_ref_xy = np.zeros(0)
-        self._pc_rx = self._pc_ry = self._pc_rr = self._pc_reach2 = np.zeros(0)
+        self._pc_rr: np.ndarray | float = np.zeros(0)
+        """The pairs' radii summed (one float when every collidable unit has the same radius)."""
+        self._pc_reach2: np.ndarray | float = np.zeros(0)
+        self._pc_rr_common = False
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self._pend = np.zeros((5, 0), np.int64)
@@ -299,20 +329,30 @@ class World:
 
         # --- targets: explicit (attack unit / follow) and automatic, resolved in one pass
         explicit = _EXPLICIT_LUT[kind]
-        want = np.where(explicit, u.ttag, u.eng)
-        cur = u.rows(want)
-        lost = explicit & (cur < 0)
-        if np.count_nonzero(lost):  # the attacked / followed unit is gone: that order is done
-            u.finish_orders(lost.nonzero()[0])
-            kind = u.kind
-            explicit = _EXPLICIT_LUT[kind]
-            cur = np.where(explicit | (u.eng != 0), cur, -1)
+        any_explicit = _count(explicit)  # (none: the explicit-order steps below are no-ops)
+        if any_explicit:
+            cur = u.rows(np.where(explicit, u.ttag, u.eng))
+            lost = explicit & (cur < 0)
+            if _count(lost):  # the attacked / followed unit is gone: that order is done
+                u.finish_orders(lost.nonzero()[0])
+                kind = u.kind
+                explicit = _EXPLICIT_LUT[kind]
+                cur = np.where(explicit | (u.eng != 0), cur, -1)
+        else:
+            cur = u.rows(u.eng)
         auto = u.can_attack & _AUTO_LUT[kind]
         has = cur >= 0
-        tsafe = np.where(has, cur, 0)
-        dx = x[tsafe] - x
-        dy = y[tsafe] - y
-        d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
+        # (rows without a target index the last unit: their dx, dy, d_edge are never read)
+        tsafe = cur
+        xy2 = u.xy.reshape(2, -1)
+        dxy = xy2.take(tsafe, axis=1)
+        dxy -= xy2
+        dx, dy = dxy[0], dxy[1]
+        r_all = self._unit_set_facts()[0]
+        if r_all == r_all:  # one radius for every unit
+            d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
+        else:
+            d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
@@ -321,8 +361,8 @@ class World:
             keep |= kind != HOLD
         keep &= has
         need_mask = auto & ~keep
-        tgt = np.where(explicit | (auto & keep), cur, -1)
-        if np.count_nonzero(need_mask):
+        tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
+        if _count(need_mask):
             need = need_mask.nonzero()[0]
             # Units that had no target only look again once a hostile could have come within
             # reach (their scan loop); units that just dropped one look now.
@@ -333,14 +373,14 @@ class World:
                 found, gap = self._acquire(sc)
                 tgt[sc] = found
                 ok = found >= 0
-                if np.count_nonzero(ok):
+                if _count(ok):
                     fr, ft = sc[ok], found[ok]
                     u.eng[fr] = u.tag[ft]
                     tsafe[fr] = ft
                     dx[fr] = x[ft] - x[fr]
                     dy[fr] = y[ft] - y[fr]
                     d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if np.count_nonzero(ok) < len(ok):
+                if _count(ok) < len(ok):
                     miss = ~ok
                     sm = sc[miss]
                     closing = u.speed[sm] + u.max_speed
@@ -351,27 +391,34 @@ class World:
                     u.scan[sm] = self.loop + wait.astype(np.int64)
         explode = kind == EXPLODE
         has_t = tgt >= 0
-        follow = kind == FOLLOW
-        in_range = has_t & ~follow & (d_edge <= rng)
+        follow = (kind == FOLLOW) if any_explicit else None
+        in_range = has_t & (d_edge <= rng)
+        if follow is not None:
+            in_range &= ~follow
 
         # --- fire
         fire = in_range & (cdn <= 0.0)
         np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
-        blast = (fire & u.suicide) | explode
-        if np.count_nonzero(blast):
+        r_all, any_suicide, _ = self._unit_set_facts()
+        blast = ((fire & u.suicide) | explode) if any_suicide else explode
+        if _count(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
             self._explode(blast.nonzero()[0], damage, died)
             fire &= ~u.suicide
-        if np.count_nonzero(fire):
+        if _count(fire):
             if damage is None:
                 damage = np.zeros(n)
             f = fire.nonzero()[0]
             ft = tgt[f]
             late = TYPES.delayed[u.ti[f]]
-            if np.count_nonzero(late):  # a damage point or a missile: the hit lands later
+            n_late = _count(late)
+            if n_late == len(f):  # every hit lands later (a damage point or a missile)
+                self._schedule(f, ft, np.sqrt(dx[f] ** 2 + dy[f] ** 2))
+                f_now, t_now = f[:0], ft[:0]
+            elif n_late:
                 fl = f[late]
                 self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
                 f_now, t_now = f[~late], ft[~late]
@@ -383,77 +430,86 @@ class World:
             jitter = self.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
-        if self._p_due.size and self._p_due.min() <= self.loop:
+        if self._p_due.size and _count(self._p_due <= self.loop):
             if damage is None:
                 damage = np.zeros(n)
             self._land(damage)
 
         # --- movement
         speed = u.speed
-        point_goal = _POINT_LUT[kind] & ~has_t & (speed > 0)
-        chase = has_t & ~in_range & (kind != HOLD) & (speed > 0)
+        mobile = speed > 0
+        hold = kind == HOLD
+        point_goal = _POINT_LUT[kind] & ~has_t & mobile
+        chase = has_t & ~in_range & ~hold & mobile
+        walking = point_goal | chase
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
-        u.slide[~(chase | point_goal)] = 0.0  # going round a blocker lasts while the walk does
+        u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
-        if np.count_nonzero(point_goal):
+        n_pg = _count(point_goal)
+        if n_pg:
             pg = point_goal.nonzero()[0]
-            hx, hy = u.tx[pg] - x[pg], u.ty[pg] - y[pg]
-            blocked = self._blocked_ahead(pg, hx, hy, point_goal | chase, yielding_idle=True)
-            bx, by = x[pg].copy(), y[pg].copy()
-            moved |= self._move_to_points(pg, self.loop)
-            if np.count_nonzero(blocked):  # side-step round the blocker instead of walking into it
+            hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
+            hxy -= xy2.take(pg, axis=1)
+            hx, hy = hxy[0], hxy[1]
+            blocked = self._blocked_ahead(pg, hxy, walking, yielding_idle=True)
+            n_blocked = _count(blocked)
+            if n_blocked:
                 b = pg[blocked]
+                bx, by = x[b], y[b]
+            moved |= self._move_to_points(pg, self.loop, clamp=False)
+            if n_blocked:  # side-step round the blocker instead of walking into it
                 hb = np.hypot(hx[blocked], hy[blocked])
                 step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
-                x[b] = bx[blocked] - hy[blocked] * step
-                y[b] = by[blocked] + hx[blocked] * step
+                x[b] = bx - hy[blocked] * step
+                y[b] = by + hx[blocked] * step
                 u.seg[b] = -1
-                self._clamp()
-        if np.count_nonzero(chase):
+            self._clamp()
+        if _count(chase):
             m = chase.nonzero()[0]
             tm = tsafe[m]
-            mdx = x[tm] - x[m]
-            mdy = y[tm] - y[m]
+            pm = xy2.take(m, axis=1)
+            md = xy2.take(tm, axis=1)
+            md -= pm
+            mdx, mdy = md[0], md[1]
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
-            rr = radius[m] + radius[tm]
+            rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
             stop_at = rng[m] + rr - 0.01
-            fm = follow[m]
-            if np.count_nonzero(fm):
-                stop_at = np.where(fm, rr, stop_at)
+            if follow is not None and _count(follow[m]):
+                stop_at = np.where(follow[m], rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             go = stepd > 1e-9
-            n_go = np.count_nonzero(go)
+            n_go = _count(go)
             if n_go:
                 moved = True
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                blocked = self._blocked_ahead(m, mdx, mdy, chase | point_goal, yielding_idle=False)
-                if np.count_nonzero(blocked):  # blocked chasers side-step round the blocker instead
+                blocked = self._blocked_ahead(m, md, walking, yielding_idle=False)
+                if _count(blocked):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
                     mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
-                x[m] += mdx * scale
-                y[m] += mdy * scale
+                x[m] = pm[0] + mdx * scale
+                y[m] = pm[1] + mdy * scale
                 heading = np.arctan2(mdy, mdx) % _TWO_PI
                 u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
                 self._clamp()
         if len(self._collidable()) > 1:
             w = np.empty(n)
             w.fill(W_IDLE)
-            walking = point_goal | chase
             w[walking] = W_MOVING
             w[in_range] = W_ATTACKING
-            w[(kind == HOLD) | (speed <= 0)] = W_FIXED
+            w[(kind == HOLD) | ~mobile] = W_FIXED  # (arrivals may have started a queued hold)
             steer = None
-            if np.count_nonzero(point_goal):
+            if n_pg:
                 steer = np.zeros(n, dtype=bool)
                 # movers still on their way (not yet among the crowd at their goal) steer too
-                pg = point_goal.nonzero()[0]
-                far = np.hypot(u.tx[pg] - x[pg], u.ty[pg] - y[pg]) > self._crowd_bound(pg)
+                togo = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)
+                togo -= xy2.take(pg, axis=1)
+                far = np.hypot(togo[0], togo[1]) > self._crowd_bound(pg)
                 steer[pg[far]] = True
             if self._separate(w, steer, chase):
                 moved = True
-                if np.count_nonzero(point_goal):
+                if n_pg:
                     self._arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
 
         # --- damage and deaths
@@ -462,18 +518,18 @@ class World:
             dead = (u.hp <= 0.0) & ~u.neutral
             if died is not None:
                 dead |= died
-            if np.count_nonzero(dead):
-                d = Deaths(u.tag[dead].copy(), u.unit_id[dead].copy(), u.owner[dead].copy())
+            if _count(dead):
+                d = Deaths(u.tag[dead], u.unit_id[dead], u.owner[dead])  # (masking copies)
                 u.keep(~dead)
                 self.dead_tags.extend(d.tags.tolist())
                 return d
-        if not moved and not np.count_nonzero(explode):
+        if not moved and not _count(explode):
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
-            ready = in_range & ~(fire & u.suicide)
+            ready = in_range & ~(fire & u.suicide) if any_suicide else in_range
             until = self.loop + (1 << 30)
-            if np.count_nonzero(ready):
+            if _count(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
                 until = self.loop + max(nxt - 1, 0)
             if self._p_due.size:
@@ -481,23 +537,27 @@ class World:
             self._static_until = until
         return _NO_DEATHS
 
-    def _move_to_points(self, m: np.ndarray, loop: int) -> bool:
+    def _move_to_points(self, m: np.ndarray, loop: int, clamp: bool = True) -> bool:
         """Place point-goal movers ``m`` where their straight segment puts them at ``loop``;
         finish the orders of those that arrive.  Returns whether anything moved.
 
         Position = origin + (target - origin) * min(k * speed / length, 1) with k the loops since
-        the segment started: the same whether loops are stepped one by one or skipped.
+        the segment started: the same whether loops are stepped one by one or skipped.  With
+        ``clamp`` false the caller clamps the positions to the playable area itself.
         """
         u = self.u
-        new = u.seg[m] < 0
-        if np.count_nonzero(new):
+        seg = u.seg[m]
+        new = seg < 0
+        if _count(new):
             mn = m[new]
             u.ox[mn] = u.x[mn]
             u.oy[mn] = u.y[mn]
             u.seg[mn] = self._segment_start
-        k = (loop - u.seg[m]).astype(np.float64)
-        ox, oy = u.ox[m], u.oy[m]
-        tx, ty = u.tx[m], u.ty[m]
+            seg[new] = self._segment_start
+        k = (loop - seg).astype(np.float64)
+        fm = u.F.take(m, axis=1)  # every float column of the movers in one gather
+        ox, oy = fm[_F_OX], fm[_F_OY]
+        tx, ty = fm[_F_TX], fm[_F_TY]
         ddx = tx - ox
         ddy = ty - oy
         length = np.sqrt(ddx * ddx + ddy * ddy)
@@ -506,12 +566,13 @@ class World:
         frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
         nx = np.where(arrived, tx, ox + ddx * frac)
         ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(np.count_nonzero((nx != u.x[m]) | (ny != u.y[m])))
+        moved = bool(_count((nx != fm[_F_X]) | (ny != fm[_F_Y])))
         u.x[m] = nx
         u.y[m] = ny
-        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, u.facing[m])
-        self._clamp()
-        if np.count_nonzero(arrived):
+        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, fm[_F_FACING])
+        if clamp:
+            self._clamp()
+        if _count(arrived):
             moved = True
             ar = m[arrived]
             kind = u.kind
@@ -537,10 +598,12 @@ class World:
             key = (u.version, b"")
         else:
             econ = u.kind == ECON
-            key = (u.version, econ.tobytes() if np.count_nonzero(econ) else b"")
+            key = (u.version, econ.tobytes() if _count(econ) else b"")
         if self._coll_version != key:
             self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
-            self._coll_rmax = float(u.radius[self._coll].max()) if len(self._coll) else 0.0
+            rc = u.radius[self._coll]
+            self._coll_rmax = float(rc.max()) if len(rc) else 0.0
+            self._coll_r_common = self._coll_rmax if len(rc) and float(rc.min()) == self._coll_rmax else np.nan
             self._coll_version = key
         return self._coll
 
@@ -561,11 +624,24 @@ class World:
         total = int(cnt.sum())
         if total == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        # pair number q of unit i (in x order) is unit i + 1 + q - (pairs of the units before i)
+        first = np.arange(1, k + 1)
+        first -= cnt.cumsum()
+        first += cnt
+        jj = first.repeat(cnt)
+        jj += np.arange(total)
         ii = np.arange(k).repeat(cnt)
-        jj = ii + 1 + np.arange(total) - (cnt.cumsum() - cnt).repeat(cnt)
-        a, b = s[ii], s[jj]
-        near = np.abs(u.y[a] - u.y[b]) <= u.radius[a] + u.radius[b] + extra
-        return a[near], b[near]
+        ys = u.y[s]
+        gap_y = ys[ii]
+        gap_y -= ys[jj]
+        np.abs(gap_y, out=gap_y)
+        if self._coll_r_common == self._coll_r_common:  # one radius: one bound for every pair
+            near = gap_y <= self._coll_r_common + self._coll_r_common + extra
+        else:
+            rs = u.radius[s]
+            near = gap_y <= rs[ii] + rs[jj] + extra
+        near = near.nonzero()[0]
+        return s[ii.take(near)], s[jj.take(near)]
 
     def _near_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs within ``PAIR_SKIN`` of touching, reused across loops (a Verlet list).
@@ -574,17 +650,22 @@ class World:
         was built; deaths only drop pairs (rows are re-found by tag), a spawn rebuilds it.
         """
         u = self.u
-        if self._pc_next_tag == u.next_tag and self._pc_ref_tags is not None and self._pc_coll is self._collidable():
+        if self._pc_next_tag == u.next_tag and self._pc_tags is not None and self._pc_coll is self._collidable():
             if self._pc_version != u.version:
-                ra, rb = u.rows(self._pc_ta), u.rows(self._pc_tb)
-                ok = (ra >= 0) & (rb >= 0)
-                self._pc_a, self._pc_b = ra[ok], rb[ok]
-                self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]
-                self._pc_ta, self._pc_tb = self._pc_ta[ok], self._pc_tb[ok]
-                rr = u.rows(self._pc_ref_tags)
+                # re-find the rows by their tags (the tag column as it was when they were valid)
+                old = self._pc_tags
+                rab = u.rows(old.take(self._pc_ab))
+                ok = rab[0] >= 0
+                ok &= rab[1] >= 0
+                self._pc_ab = rab.compress(ok, axis=1)
+                self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
+                if not self._pc_rr_common:
+                    self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]  # type: ignore[index]
+                rr = u.rows(old.take(self._pc_ref_rows))
                 ok = rr >= 0
-                self._pc_ref_rows, self._pc_ref_tags = rr[ok], self._pc_ref_tags[ok]
-                self._pc_rx, self._pc_ry = self._pc_rx[ok], self._pc_ry[ok]
+                self._pc_ref_rows = rr[ok]
+                self._pc_ref_xy = self._pc_ref_xy.reshape(2, -1).compress(ok, axis=1).reshape(-1)
+                self._pc_tags = u.tag
                 self._pc_version = u.version
                 self._index_pairs()
             k = len(self._pc_ref_rows)
@@ -593,31 +674,38 @@ class World:
             moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
             moved -= self._pc_ref_xy
             moved *= moved
-            if float(np.maximum.reduce(moved[:k] + moved[k:])) <= 0.25 * PAIR_SKIN * PAIR_SKIN:
+            # (no coordinate moved by more than half the limit on each axis: within it, exactly)
+            if not _count(moved > 0.125 * PAIR_SKIN * PAIR_SKIN) or not _count(
+                    moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
                 return self._pc_a, self._pc_b
         a, b = self._pairs(PAIR_SKIN)
         c = self._collidable()
         self._pc_coll = c
-        self._pc_a, self._pc_b = a, b
-        self._pc_rr = u.radius[a] + u.radius[b]
+        self._pc_ab = np.concatenate((a, b)).reshape(2, -1)
+        self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
+        r = self._coll_r_common
+        self._pc_rr_common = r == r
+        if self._pc_rr_common:  # one radius: the pairs' summed radii and reach are scalars
+            self._pc_rr = r + r
+        else:
+            self._pc_rr = u.radius[a] + u.radius[b]
         reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
         self._pc_reach2 = reach * reach
-        self._pc_ta, self._pc_tb = u.tag[a], u.tag[b]
-        self._pc_ref_rows, self._pc_ref_tags = c, u.tag[c]
-        self._pc_rx, self._pc_ry = u.x[c].copy(), u.y[c].copy()
+        self._pc_tags = u.tag
+        self._pc_ref_rows = c
         self._pc_next_tag = u.next_tag
         self._pc_version = u.version
         self._index_pairs()
-        return a, b
+        self._pc_ref_xy = u.xy.take(self._pc_ref_idx)
+        return self._pc_a, self._pc_b
 
     def _index_pairs(self) -> None:
         """Gather indices into the flat position view ``u.xy`` for the pair list (xa, ya, xb, yb)
-        and its reference units (x, y), with their reference positions; refreshed with the list."""
+        and its reference units (x, y); refreshed with the list."""
         n = len(self.u)
         a, b, r = self._pc_a, self._pc_b, self._pc_ref_rows
         self._pc_idx4 = np.concatenate((a, a + n, b, b + n))
         self._pc_ref_idx = np.concatenate((r, r + n))
-        self._pc_ref_xy = np.concatenate((self._pc_rx, self._pc_ry))
 
     def _separate(self, w: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> bool:
         """Push overlapping ground units apart; ``w`` is each unit's give-way weight.  ``steer``
@@ -646,33 +734,37 @@ class World:
         # most the overlaps around it, so pairs further apart do not start overlapping.  The next
         # loop's walkers look for blockers among the same pairs (_blocked_ahead).
         act = (d2 < self._pc_reach2).nonzero()[0]
-        a, b, dx, dy = a[act], b[act], dx[act], dy[act]
-        rr = self._pc_rr[act]
-        self._near_now = (self.loop, u.version, a, b, rr)
+        idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)  # (a, a + n, b, b + n) of these pairs
+        a, b = idx2[0], idx2[2]
+        dxy = dd.reshape(2, -1).take(act, axis=1)
+        dx, dy = dxy[0], dxy[1]
+        rr = self._pc_rr if self._pc_rr_common else self._pc_rr[act]  # type: ignore[index]
+        self._near_now = (self.loop, u.version, idx2, rr)
         if len(a) == 0:
             return False
         d = np.sqrt(d2[act])
         ov = rr - d
-        if not np.count_nonzero(ov > SEPARATION_EPS):
+        if not _count(ov > SEPARATION_EPS):
             return False
-        wa, wb = w[a], w[b]
+        ab = idx2[::2]  # rows a, b
+        wab = w.take(ab)
         # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
         # between enemies, nobody yields more than a moving unit would.
         if steer is not None:
-            firm = u.owner[a] != u.owner[b]
-            firm |= ~(steer[a] | steer[b])
-            wa = np.where(firm, np.minimum(wa, W_MOVING), wa)
-            wb = np.where(firm, np.minimum(wb, W_MOVING), wb)
+            own = u.owner.take(ab)
+            firm = own[0] != own[1]
+            st = steer.take(ab)
+            firm |= ~(st[0] | st[1])
+            wab = np.where(firm, np.minimum(wab, W_MOVING), wab)
         else:  # every pair is firm
-            wa = np.minimum(wa, W_MOVING)
-            wb = np.minimum(wb, W_MOVING)
+            wab = np.minimum(wab, W_MOVING)
+        wa, wb = wab[0], wab[1]
         tot = wa + wb
         some = tot > 0
         fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
-        fb = fa - 1.0
         n = len(u)
         same = d < 1e-9
-        if np.count_nonzero(same):  # units on one point: split them along a direction fixed by their rows
+        if _count(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
         m2 = len(a)
@@ -684,10 +776,10 @@ class World:
         np.multiply(dy, k, out=py)
         # (without movers to steer, the sidestep below pushes nobody: skip it)
         if steer is not None:
-            mov = steer | chasing
-            ma, mb = mov[a], mov[b]
-            one = ma ^ mb
-            if np.count_nonzero(one):
+            mab = (steer | chasing).take(ab)
+            ma = mab[0]
+            one = ma ^ mab[1]
+            if _count(one):
                 # Where one unit of a pair walks and the other does not: a standing unit in the way of
                 # a mover on its way to a point is passed sideways (perpendicular to the mover's
                 # heading: an idle ally steps aside, a unit that stands its ground is walked round).
@@ -705,7 +797,7 @@ class World:
         # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
         # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
         # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
-        idx = self._pc_idx4.reshape(4, -1)[:, act].reshape(-1)  # (a, a + n, b, b + n) of these pairs
+        idx = idx2.reshape(-1)
         xy = u.xy
         g = np.empty(4 * m2)
         ga, gb = g[:2 * m2], g[2 * m2:]
@@ -718,11 +810,11 @@ class World:
         push2 = push.reshape(2, m2)
         share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
         share[0, :m2] = fa
-        share[0, m2:] = fa
-        share[1, :m2] = fb
-        share[1, m2:] = fb
+        np.subtract(fa, 1.0, out=share[1, :m2])
+        share[:, m2:] = share[:, :m2]
         wts = np.empty(4 * m2)
         wts2 = wts.reshape(2, 2 * m2)
+        over = np.empty(m2, dtype=bool)
         for it in range(SEPARATION_ITERATIONS):
             if it:
                 xy.take(idx, out=g)
@@ -732,7 +824,8 @@ class World:
                 np.sqrt(d, out=d)
                 np.maximum(d, 1e-9, out=d)
                 np.subtract(rr, d, out=ov)
-                if float(np.maximum.reduce(ov)) <= SEPARATION_TOL:
+                np.greater(ov, SEPARATION_TOL, out=over)
+                if not _count(over):
                     break
                 np.maximum(ov, 0.0, out=ov)
                 ov /= d
@@ -741,13 +834,12 @@ class World:
             xy += np.bincount(idx, wts, minlength=2 * n)
         self._clamp()
         # a straight move restarts from where the push left the unit
-        u.seg[a] = -1
-        u.seg[b] = -1
+        u.seg[ab] = -1
         return True
 
-    def _blocked_ahead(self, m: np.ndarray, hx: np.ndarray, hy: np.ndarray, walking: np.ndarray,
+    def _blocked_ahead(self, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray,
                        yielding_idle: bool) -> np.ndarray:
-        """For walkers ``m`` heading (``hx``, ``hy``): whether a unit that will not move out of the
+        """For walkers ``m`` (ascending rows) heading ``hxy`` (x and y as two rows): whether a unit that will not move out of the
         way touches it within 45 degrees ahead.  Units walking themselves (and not blocked in
         turn) move on; with ``yielding_idle`` idle allies step aside too (a move passes through
         them), otherwise they block (a chaser goes round them).
@@ -765,39 +857,47 @@ class World:
             # touching pairs as the loop starts (shared by this loop's movers and chasers); the
             # last loop's separation already listed the pairs near enough to matter
             self._touch_loop, self._touch_version = self.loop, u.version
-            last, version, a, b, rr = self._near_now
+            last, version, idx2, rr = self._near_now
             if last != self.loop - 1 or version != u.version:
-                a, b = self._near_pairs()
-                rr = self._pc_rr
-            p = len(a)
-            g = u.xy.take(np.concatenate((b, b + n, a, a + n)))  # xb, yb, xa, ya
-            dd = g[:2 * p] - g[2 * p:]  # from a to b
+                self._near_pairs()
+                idx2, rr = self._pc_idx4.reshape(4, -1), self._pc_rr
+            p = idx2.shape[1]
+            g = u.xy.take(idx2.reshape(-1))  # xa, ya, xb, yb
+            dd = g[:2 * p] - g[2 * p:]  # from b to a
             sq = dd * dd
             s2 = sq[:p] + sq[p:]
             reach = rr + CONTACT_SLOP
             t = (s2 <= reach * reach).nonzero()[0]
-            a, b, dx, dy = a[t], b[t], dd[:p][t], dd[p:][t]
-            half_v2 = s2[t]
-            half_v2 *= 0.5
-            self._touch = (np.concatenate((a, b)), np.concatenate((b, a)),  # src, other
-                           np.concatenate((dx, -dx)), np.concatenate((dy, -dy)),  # src -> other
-                           np.concatenate((half_v2, half_v2)))  # half its squared length
-        src, oth, vx, vy, hv2 = self._touch
-        if len(src) == 0:
+            q = len(t)
+            # rows (a, b, b, a) of the touching pairs: (source, other) both ways round
+            rows2 = idx2.take(t, axis=1).take(_SRC_OTHER, axis=0).reshape(2, -1)
+            vec = np.empty((3, 2 * q))  # x, y from source to other; half the squared length
+            ba = dd.reshape(2, -1).take(t, axis=1)  # (from b to a)
+            np.negative(ba, out=vec[:2, :q])
+            vec[:2, q:] = ba
+            np.multiply(s2.take(t), 0.5, out=vec[2, :q])
+            vec[2, q:] = vec[2, :q]
+            self._touch = (rows2, vec)
+        rows2, vec = self._touch
+        if rows2.shape[1] == 0:
             return out
         pos = np.empty(n, dtype=np.int64)
         pos.fill(-1)
         pos[m] = np.arange(len(m))
-        i = pos[src]
+        i = pos.take(rows2[0])
         k = (i >= 0).nonzero()[0]
         if len(k) == 0:
             return out
-        src, oth, vx, vy, hv2, i = src[k], oth[k], vx[k], vy[k], hv2[k], i[k]
-        hxi, hyi = hx[i], hy[i]
-        h2 = hx * hx
-        h2 += hy * hy
-        dot = vx * hxi
-        dot += vy * hyi
+        so = rows2.take(k, axis=1)
+        src, oth = so[0], so[1]
+        vk = vec.take(k, axis=1)
+        vx, vy, hv2 = vk[0], vk[1], vk[2]
+        i = i.take(k)
+        hi = hxy.take(i, axis=1)
+        sq = hi * hi
+        h2 = sq[0] + sq[1]
+        pr = vk[:2] * hi
+        dot = pr[0] + pr[1]
         # per unit first (one pass over the units), then per touching pair
         stays = u.slide != 0.0
         stays |= ~walking
@@ -807,12 +907,14 @@ class World:
             idle &= u.eng == 0
             firm &= ~(idle[oth] & (u.owner[oth] == u.owner[src]))
         # within 45 degrees ahead: cos^2 >= 1/2, and in front
-        hv2 *= h2[i]
+        hv2 *= h2
         ahead = firm & (dot * dot >= hv2) & (dot > 0)
         ahead = ahead.nonzero()[0]
         if len(ahead) == 0:
             return out
-        i, vx, vy, hxi, hyi = i[ahead], vx[ahead], vy[ahead], hxi[ahead], hyi[ahead]
+        i = i[ahead]
+        hxi, hyi = hi.take(ahead, axis=1)
+        vx, vy = vk[:2].take(ahead, axis=1)
         out[i] = True
         # the blocker's side of the heading; go round the other way (once per chase)
         away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
@@ -849,27 +951,35 @@ class World:
         g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
         dd = g[:2 * p] - g[2 * p:]
         d = np.hypot(dd[:p], dd[p:])
-        t = d <= self._pc_rr + CONTACT_SLOP
-        a, b = a[t], b[t]
-        src = np.concatenate((a, b))
-        oth = np.concatenate((b, a))
+        t = (d <= self._pc_rr + CONTACT_SLOP).nonzero()[0]
+        so = self._pc_ab.take(t, axis=1).take(_AB_BA, axis=0).reshape(2, -1)  # (source, other) both ways
+        src, oth = so[0], so[1]
         is_mover = np.zeros(len(u), dtype=bool)
         is_mover[m] = True
-        k = is_mover[src] & (u.kind[oth] == IDLE) & (u.owner[src] == u.owner[oth]) & (u.eng[oth] == 0)
-        if not np.count_nonzero(k):
+        idle = u.kind == IDLE
+        idle &= u.eng == 0
+        own = u.owner.take(so)
+        k = is_mover.take(src)
+        k &= idle.take(oth)
+        k &= own[0] == own[1]
+        if not _count(k):
             return
         src, oth = src[k], oth[k]
-        gx, gy = u.tx[src], u.ty[src]
-        mine = np.hypot(u.x[src] - gx, u.y[src] - gy)
-        theirs = np.hypot(u.x[oth] - gx, u.y[oth] - gy)
+        fs, fo = u.F.take(src, axis=1), u.F.take(oth, axis=1)
+        gx, gy = fs[_F_TX], fs[_F_TY]
+        xs, ys, xo, yo = fs[_F_X], fs[_F_Y], fo[_F_X], fo[_F_Y]
+        mine = np.hypot(xs - gx, ys - gy)
+        theirs = np.hypot(xo - gx, yo - gy)
         # only an ally ahead blocks (within 60 degrees of the way to the goal); one alongside is
         # slid past, so the ball fills in instead of growing branches
-        ahead = (u.x[oth] - u.x[src]) * (gx - u.x[src]) + (u.y[oth] - u.y[src]) * (gy - u.y[src])
-        dist_o = np.hypot(u.x[oth] - u.x[src], u.y[oth] - u.y[src])
+        ahead = (xo - xs) * (gx - xs) + (yo - ys) * (gy - ys)
+        dist_o = np.hypot(xo - xs, yo - ys)
         front = ahead >= 0.5 * dist_o * mine
         stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
-        if np.count_nonzero(stop):
-            u.finish_orders(np.unique(src[stop]))
+        if _count(stop):
+            done = np.zeros(len(u), dtype=bool)  # (ascending and unique, without np.unique's sort)
+            done[src[stop]] = True
+            u.finish_orders(done.nonzero()[0])
 
     def _contact_horizon(self, h: int) -> int:
         """Loops (<= ``h``) before two ground units could touch, moving at full speed; 1 if some
@@ -879,36 +989,72 @@ class World:
         if len(c) < 2:
             return h
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        any_moving = bool(np.count_nonzero(moving[c]))
+        any_moving = bool(_count(moving[c]))
         if any_moving:
             h = min(h, CONTACT_LOOKAHEAD)
         a, b = self._pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
         if len(a) == 0:
             return h
-        gap = np.hypot(u.x[a] - u.x[b], u.y[a] - u.y[b]) - u.radius[a] - u.radius[b]
-        if np.count_nonzero(gap < -SEPARATION_EPS):
-            return 1
+        xy2 = u.xy.reshape(2, -1)
+        dxy = xy2.take(a, axis=1)
+        dxy -= xy2.take(b, axis=1)
+        dx, dy = dxy[0], dxy[1]
+        r = self._coll_r_common
+        common = r == r
+        rr = r + r if common else u.radius[a] + u.radius[b]
+        # Only pairs closer than their radii less half the tolerance can overlap by more than it
+        # (a margin far above rounding): the exact gap is needed for those alone.
+        sq = dxy * dxy
+        lim = rr - 0.5 * SEPARATION_EPS
+        close = (sq[0] + sq[1] < lim * lim).nonzero()[0]
+        if len(close):
+            if common:
+                gap = np.hypot(dx[close], dy[close]) - r - r
+            else:
+                gap = np.hypot(dx[close], dy[close]) - u.radius[a[close]] - u.radius[b[close]]
+            if _count(gap < -SEPARATION_EPS):
+                return 1
         if not any_moving:
             return h
         # Until the horizon no mover reaches its goal, so velocities are constant: a pair's gap
-        # shrinks by at most the norm of its relative velocity per loop.
-        vx = np.zeros(len(u))
-        vy = np.zeros(len(u))
+        # shrinks by at most the norm of its relative velocity per loop.  Pairs of two units
+        # that do not move keep their gap.
+        k = (moving[a] | moving[b]).nonzero()[0]
+        if len(k) == 0:
+            return h
+        a, b = a[k], b[k]
+        if common:
+            gap = np.hypot(dx[k], dy[k]) - r - r
+        else:
+            gap = np.hypot(dx[k], dy[k]) - u.radius[a] - u.radius[b]
+        v = np.zeros((2, len(u)))
         mv = moving.nonzero()[0]
         ddx = u.tx[mv] - u.x[mv]
         ddy = u.ty[mv] - u.y[mv]
         dist = np.hypot(ddx, ddy)
         sc = np.where(dist > 0, u.speed[mv] / np.where(dist > 0, dist, 1.0), 0.0)
-        vx[mv] = ddx * sc
-        vy[mv] = ddy * sc
-        closing = np.hypot(vx[a] - vx[b], vy[a] - vy[b]) + 1e-12 * (moving[a] | moving[b])
-        m = closing > 0
-        if not np.count_nonzero(m):
-            return h
-        g = gap[m] - CONTACT_SLOP
-        if np.count_nonzero(g <= 0):
+        v[0, mv] = ddx * sc
+        v[1, mv] = ddy * sc
+        dv = v.take(a, axis=1)
+        dv -= v.take(b, axis=1)
+        closing = np.hypot(dv[0], dv[1])
+        closing += 1e-12  # (> 0 for every pair with a mover)
+        g = gap - CONTACT_SLOP
+        if _count(g <= 0):
             return 1
-        return max(1, min(h, int(float((g / closing[m]).min()))))
+        return max(1, min(h, int(float((g / closing).min()))))
+
+    def _unit_set_facts(self) -> tuple[float, bool, bool]:
+        """(the radius every unit has or NaN, whether any unit explodes on attacking, whether any
+        unit's type has shields), cached per unit-set version."""
+        u = self.u
+        if self._r_all_version != u.version:
+            r = u.radius
+            self._r_all = float(r[0]) if len(r) and not _count(r != r[0]) else np.nan
+            self._any_suicide = bool(_count(u.suicide))
+            self._any_shields = bool(_count(TYPES.sh_max[u.ti] > 0))
+            self._r_all_version = u.version
+        return self._r_all, self._any_suicide, self._any_shields
 
     def _clamp(self) -> None:
         """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
@@ -916,13 +1062,13 @@ class World:
         if self._bounds_version != u.version:
             x0, y0, x1, y1 = self.map.playable
             r = u.radius
-            self._bounds = (x0 + r, x1 - r, y0 + r, y1 - r)
+            # laid out like the flat position view ``u.xy`` (x..., y...): two operations clamp both
+            self._bounds = (np.concatenate((x0 + r, y0 + r)), np.concatenate((x1 - r, y1 - r)))
             self._bounds_version = u.version
-        lox, hix, loy, hiy = self._bounds
-        np.maximum(u.x, lox, out=u.x)
-        np.minimum(u.x, hix, out=u.x)
-        np.maximum(u.y, loy, out=u.y)
-        np.minimum(u.y, hiy, out=u.y)
+        lo, hi = self._bounds
+        xy = u.xy
+        np.maximum(xy, lo, out=xy)
+        np.minimum(xy, hi, out=xy)
 
     def touch(self) -> None:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
@@ -949,6 +1095,7 @@ class World:
                 hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
                 self._targeting_by_types[key] = hit
             self._hits_all, self._common_radius = hit
+            self._every_hits_all = _count(self._hits_all[u.ti]) == len(u)
             self._targeting_version = u.version
         return self._hits_all, self._common_radius
 
@@ -983,9 +1130,10 @@ class World:
             return np.zeros(0, np.int64), np.zeros(0)
         own_r = u.owner[rows]
         if len(u) >= _SUBSET_MIN_UNITS:
-            lo, hi = int(own_r.min()), int(own_r.max())
-            if lo == hi:
-                return self._nearest_of(rows, lo)
+            if not _count(own_r != own_r[0]):
+                return self._nearest_of(rows, int(own_r[0]))
+            if len(rows) <= _MIXED_MAX_ROWS:
+                return self._nearest_mixed(rows, own_r)
             # several owners (acquisition by both sides, the quiet-horizon check): one smaller
             # matrix per owner; each row's candidates and their order are the same as in the
             # masked matrix over all units, so are the results
@@ -1008,6 +1156,28 @@ class World:
         d2[~valid] = np.inf
         return self._closest(rows, d2, None, common)
 
+    def _nearest_mixed(self, rows: np.ndarray, own_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_nearest` for a few rows of several owners: one matrix over the non-neutral
+        units with each row's own side masked out.  Each row's candidates, their order and their
+        distances are those of :meth:`_nearest_of` (which needs a matrix per owner), so are the
+        results."""
+        u = self.u
+        cols = u.targetable_rows  # every non-neutral unit
+        x, y, ti = u.x, u.y, u.ti
+        dx = np.subtract(x[cols], x[rows][:, None])
+        dy = np.subtract(y[cols], y[rows][:, None])
+        d2 = dx * dx
+        d2 += dy * dy
+        hidden = np.equal(u.owner[cols], own_r[:, None])  # (same side: not a candidate)
+        hits_all, common = self._targeting()
+        if not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows):
+            hidden |= ~TYPES.can_hit[ti[rows]][:, ti[cols]]
+        d2[hidden] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if _count(dist == np.inf):
+            best[dist == np.inf] = 0  # nothing to attack: row 0, as documented
+        return best, dist
+
     def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_nearest` for rows that all belong to ``owner``."""
         u = self.u
@@ -1015,12 +1185,12 @@ class World:
         if len(cols) == 0:
             return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
         x, y, ti = u.x, u.y, u.ti
-        dx = x[cols][None, :] - x[rows][:, None]
-        dy = y[cols][None, :] - y[rows][:, None]
+        dx = np.subtract(x[cols], x[rows][:, None])  # (rows x cols; cheaper than two new axes)
+        dy = np.subtract(y[cols], y[rows][:, None])
         d2 = dx * dx
         d2 += dy * dy
         hits_all, common = self._targeting()
-        masked = np.count_nonzero(hits_all[ti[rows]]) < len(rows)
+        masked = not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows)
         if masked:
             d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
         best, dist = self._closest(rows, d2, cols, common)
@@ -1071,7 +1241,7 @@ class World:
         launch = new[4]
         np.add(TYPES.launch_loops[ti], self.loop, out=launch)
         missile = TYPES.has_missile[ti]
-        if np.count_nonzero(missile):
+        if _count(missile):
             flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
             np.maximum(launch + flight, self.loop + 1, out=new[3])
         else:
@@ -1084,13 +1254,16 @@ class World:
         attacker died before the damage point (a missile already launched still lands)."""
         u = self.u
         due = self._p_due <= self.loop
-        ti, att, tgt, _, launch = self._pend.compress(due, axis=1)
+        blk = self._pend.compress(due, axis=1)
+        ti, launch = blk[0], blk[4]
         self._pend = self._pend.compress(~due, axis=1)
         self._p_due = self._pend[3]
-        trows = u.rows(tgt)
-        ok = (trows >= 0) & ((u.rows(att) >= 0) | (launch < self.loop))
-        if np.count_nonzero(ok):
-            trows, ti = trows[ok], ti[ok]
+        arows, trows = u.rows(blk[1:3])  # attackers and targets, in one lookup
+        ok = (trows >= 0) & ((arows >= 0) | (launch < self.loop))
+        n_ok = _count(ok)
+        if n_ok:
+            if n_ok < len(ok):
+                trows, ti = trows[ok], ti[ok]
             self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
@@ -1103,14 +1276,16 @@ class World:
         u = self.u
         armor = TYPES.armor[u.ti[trows]]
         # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
-        per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        if self._unit_set_facts()[2]:
+            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        else:  # no unit has shields
+            per = np.maximum(0.5, raw - armor) * attacks
         damage += np.bincount(trows, weights=per, minlength=len(damage))
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
         sh = u.shield
-        shielded = (damage > 0) & (sh > 0)
-        if np.count_nonzero(shielded):
+        if self._unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
             s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
@@ -1153,12 +1328,12 @@ class World:
         if n == 0:
             return 1 << 30
         kind = u.kind
-        if np.count_nonzero(_BUSY_LUT[kind]) or np.count_nonzero(u.eng):
+        if _count(_BUSY_LUT[kind]) or _count(u.eng):
             return 1
         speed = u.speed
         h = 1 << 30
         moving = _POINT_LUT[kind] & (speed > 0)
-        any_moving = bool(np.count_nonzero(moving))
+        any_moving = bool(_count(moving))
         if any_moving:
             m = moving.nonzero()[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
@@ -1168,11 +1343,11 @@ class World:
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             _, dist = self._nearest(a)
             gap = dist - self._acquisition_range(a)
-            if np.count_nonzero(gap <= 0):
+            if _count(gap <= 0):
                 return 1
             closing = speed[a] + u.max_speed
             moving_rows = closing > 0
-            if np.count_nonzero(moving_rows):
+            if _count(moving_rows):
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         if h > 1:
             h = self._contact_horizon(h)
@@ -1190,7 +1365,7 @@ class World:
             cand = np.nonzero(~TYPES.neutral[u.ti])[0]
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
-            self._hostile_pairs = bool(np.count_nonzero(valid))
+            self._hostile_pairs = bool(_count(valid))
             self._hostile_version = u.version
         return self._hostile_pairs
 
@@ -1204,7 +1379,7 @@ class World:
         if self._static_until >= self.loop:
             return _NO_DEATHS  # a standing fight: only cooldowns change
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
-        if np.count_nonzero(moving):
+        if _count(moving):
             self._segment_start = self.loop - h
             self._move_to_points(moving.nonzero()[0], self.loop)
         return _NO_DEATHS
