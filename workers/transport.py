@@ -261,10 +261,16 @@ class Transport:
             # ZeroMQ's FD only signals changes: after any use of the socket (or when poll says its
             # FD moved) check its event state; otherwise skip that call on the lane's hot path.
             if self._zmq_dirty or lane is None:
-                frames = P.recv_ready(sock)
-                if frames is not None:
-                    self.via_lane = False
-                    return frames  # stays dirty: more may be queued
+                # An option read, not recv_ready's failed receive: a worker finds nothing waiting
+                # on most checks, and the raised Again costs it more CPU than the read.
+                if P.readable(sock):
+                    try:
+                        frames = P.recv_parts(sock, _NOBLOCK)
+                    except zmq.Again:
+                        pass
+                    else:
+                        self.via_lane = False
+                        return frames  # stays dirty: more may be queued
                 self._zmq_dirty = False
             if lane is not None and lane_ready:
                 try:
