@@ -130,6 +130,25 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
             p.wait(timeout=5)
 
 
+def _timed(step: Callable[[], Any], seconds: float, warmup: float) -> tuple[list[float], float, float]:
+    """Call ``step`` for ``warmup`` seconds, then for ``seconds`` more, timing each call. Returns
+    the per-call latencies, the wall time and this process's CPU time (all its threads) of the
+    timed part: the pool and the raw baseline are measured by this one loop."""
+    end = time.perf_counter() + warmup
+    while time.perf_counter() < end:
+        step()
+    lat: list[float] = []
+    cpu0 = time.process_time()
+    w0 = now = time.perf_counter()
+    end = w0 + seconds
+    while now < end:
+        step()
+        t = time.perf_counter()
+        lat.append(t - now)
+        now = t
+    return lat, now - w0, time.process_time() - cpu0
+
+
 def measure(kind: str, n_workers: int, k: int, seconds: float, warmup: float) -> dict[str, Any]:
     """One configuration: ``n_workers`` remote workers of ``k`` envs of ``kind`` over tcp."""
     from sc2pool import RemoteWorkers, Timeouts, ZmqVecEnv
@@ -148,22 +167,7 @@ def measure(kind: str, n_workers: int, k: int, seconds: float, warmup: float) ->
         start_s = time.perf_counter() - t0
         env.reset()
         actions = np.zeros(n_workers * k, dtype=np.int64)
-        end = time.perf_counter() + warmup
-        while time.perf_counter() < end:
-            env.step(actions)
-        lat: list[float] = []
-        cpu0 = time.process_time()
-        w0 = time.perf_counter()
-        end = w0 + seconds
-        now = w0
-        while now < end:
-            env.step_async(actions)
-            env.step_wait()
-            t = time.perf_counter()
-            lat.append(t - now)
-            now = t
-        wall = now - w0
-        cpu = time.process_time() - cpu0
+        lat, wall, cpu = _timed(lambda: env.step(actions), seconds, warmup)
     finally:
         if env is not None:
             env.close()
@@ -205,20 +209,7 @@ def measure_raw(n_peers: int, seconds: float, warmup: float) -> dict[str, Any]:
     with RawZmqPool(n_peers, RAW_REQUEST_NBYTES, RAW_REPLY_NBYTES, header_nbytes=RAW_HEADER_NBYTES,
                     start_timeout=240.0, endpoint="tcp://127.0.0.1:0") as raw:
         start_s = time.perf_counter() - t0
-        end = time.perf_counter() + warmup
-        while time.perf_counter() < end:
-            raw.step()
-        lat: list[float] = []
-        cpu0 = time.process_time()
-        w0 = now = time.perf_counter()
-        end = w0 + seconds
-        while now < end:
-            raw.step()
-            t = time.perf_counter()
-            lat.append(t - now)
-            now = t
-        wall = now - w0
-        cpu = time.process_time() - cpu0
+        lat, wall, cpu = _timed(raw.step, seconds, warmup)
     steps = len(lat)
     arr = np.asarray(lat) * 1000.0
     return {
