@@ -137,7 +137,7 @@ COMPACT_HEAD = 2 + _SEQ.size
 
 def compact_step(seq: int, actions: bytes) -> bytes:
     """A compact STEP: ``seq`` and the raw action bytes (layout: the last full STEP's)."""
-    return COMPACT_STEP + _SEQ.pack(seq) + actions
+    return compact_step_head(seq) + actions
 
 
 def compact_step_head(seq: int) -> bytes:

@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from collections import Counter
-from typing import TYPE_CHECKING
 
 import zmq
 
@@ -27,9 +26,6 @@ from sc2pool.broker.state import PoolState
 from sc2pool.broker.supervision import Supervision
 from sc2pool.broker.transport import Transport, TransportEvents
 from sc2pool.codec import MAX_HEADER_BYTES
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger("sc2pool.broker")
 

@@ -148,12 +148,19 @@ class Transport:
         return self._seq
 
     # ------------------------------------------------------------------------------- sending
+    @staticmethod
+    def _owe(workers: Iterable[WorkerRecord], seq: int) -> None:
+        """Each of ``workers`` now owes the reply ``seq`` (sent now; none received yet)."""
+        now = time.monotonic()
+        for w in workers:
+            w.pending_seq = seq
+            w.reply = None
+            w.sent_at = now
+
     def send(self, w: WorkerRecord, parts: Sequence[Any], seq: int | None = None) -> None:
         """Send one message to ``w``; with ``seq``, it becomes the reply ``w`` owes us."""
         if seq is not None:
-            w.pending_seq = seq
-            w.reply = None
-            w.sent_at = time.monotonic()
+            self._owe((w,), seq)
         try:
             P.send_parts(self.sock, (w.identity, *parts))
         except zmq.ZMQError as exc:
@@ -166,11 +173,7 @@ class Transport:
         """Send one single-frame request to each worker of ``batch`` over ZeroMQ; each then owes
         the reply ``seq``. The lockstep STEP to many remote workers: one clock read and no
         per-message frame list, as :meth:`send_lanes` does for lanes."""
-        now = time.monotonic()
-        for w, _ in batch:
-            w.pending_seq = seq
-            w.reply = None
-            w.sent_at = now
+        self._owe([w for w, _ in batch], seq)
         sock = self.sock
         send = _zsend
         for w, frame in batch:
@@ -200,13 +203,10 @@ class Transport:
         its lane. Every message is framed and every record updated first, so the sends follow each
         other closely and the workers start their steps as close together as the kernel allows (a
         wake-up, not Python, is then what each send costs)."""
-        now = time.monotonic()
+        self._owe([w for w, _ in batch], seq)
         framed = []
         for w, head in batch:
             assert w.lane is not None
-            w.pending_seq = seq
-            w.reply = None
-            w.sent_at = now
             framed.append((w, w.lane, P.Lane.frame(head)))
         for w, lane, data in framed:
             try:
