@@ -643,7 +643,9 @@ class Game:
                 owner = c.owner if c.owner else player_id
                 if owner not in (1, 2, NEUTRAL_OWNER):
                     raise GameError(f"debug create_unit: owner must be 1, 2 or 16, got {owner}")
-                tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y))
+                # units (not structures) appear at the nearest free spots, as in the real game
+                tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y),
+                               free=not D.UNIT_BY_ID[c.unit_type].is_structure)
                 if w.economy is not None:  # economy hook: structures and resources join the economy
                     w.economy.adopt(tags)
             elif cmd.HasField("kill_unit"):

@@ -11,7 +11,7 @@ from test_game_api import command, joined
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios import SCENARIOS
-from sc2pool.engine.sim.units import ECON, HOLD, IDLE, TYPES
+from sc2pool.engine.sim.units import ECON, HOLD, IDLE, NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import SEPARATION_EPS, World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
@@ -69,6 +69,49 @@ def test_no_ground_units_overlap_after_any_step(name: str, seed: int, cmds: list
         assert worst_overlap(g.world) <= OVERLAP_TOL, (name, g.world.loop)
         if g.ended:
             break
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("name", "steps"), [
+    ("DefeatZerglingsAndBanelings", 240),  # a whole episode: the scripted attack clears several waves
+    ("DefeatRoaches", 240),
+    ("FindAndDefeatZerglings", 120),
+    ("Skirmish", 120),
+    ("Battle100v100", 80),  # the armies meet at about loop 200 and fight it out
+])
+def test_no_ground_units_overlap_in_a_scenarios_own_play(name: str, steps: int) -> None:
+    """A scripted agent (every 4 steps: attack-move every own unit to the first enemy unit, as
+    ``benchmarks/bench_sim.py`` does) plays each combat scenario through waves, respawns and a full
+    engagement; after every ``step(8)`` no two ground units overlap beyond the tolerance."""
+    g = joined(f"{name}.SC2Map", *EXTRA_PLAYERS.get(name, ()), seed=1)
+    worst = 0.0
+    for i in range(steps):
+        if g.ended:
+            g.restart()
+        u = g.world.u
+        if i % 4 == 0:
+            own = u.tag[u.owner == 1].tolist()
+            foes = np.nonzero((u.owner != 1) & (u.owner != NEUTRAL_OWNER))[0]
+            if own and len(foes):
+                g.action(1, command(D.ATTACK_ATTACK, own, (float(u.x[foes[0]]), float(u.y[foes[0]]))))
+        g.step(8)
+        worst = max(worst, worst_overlap(g.world))
+        assert worst <= OVERLAP_TOL, (name, i, g.world.loop, worst)
+
+
+def test_units_created_on_a_taken_spot_go_to_the_nearest_free_one() -> None:
+    w = World(ARENA)
+    w.spawn(D.ROACH, 2, [20.0], [20.0])
+    tags = w.spawn(D.MARINE, 1, np.full(6, 20.0), np.full(6, 20.0), free=True)
+    assert worst_overlap(w) <= 1e-9  # nobody on top of anybody
+    u = w.u
+    rows = u.rows(tags)
+    d = np.hypot(u.x[rows] - 20.0, u.y[rows] - 20.0)
+    # the nearest free spots: right next to the roach (0.625 + 0.375), on its edge or the next ring
+    assert np.all(d >= 1.0 - 1e-9) and np.all(d <= 1.0 + 2 * 0.375)
+    assert np.unique(np.round(u.x[rows], 6)).size == 6
+    free = w.spawn(D.MARINE, 1, [40.0], [40.0], free=True)  # a free point is kept as it is
+    assert (u.x[u.row(int(free[0]))], u.y[u.row(int(free[0]))]) == (40.0, 40.0)
 
 
 def test_nine_marines_moved_to_one_point_end_as_a_ball() -> None:

@@ -52,7 +52,7 @@ class Battle100v100(Scenario):
             sx, sy = self.map.start_locations[pid - 1]
             right = pid == 1
             xs, ys = grid(SIZE, sx, sy, 1.0, right)
-            self.world.spawn(D.MARINE, pid, xs, ys, facing=0.0 if right else float(np.pi))
+            self.world.spawn(D.MARINE, pid, xs, ys, facing=0.0 if right else float(np.pi), free=True)
 
     def after_loop(self, deaths: Deaths) -> None:
         if len(deaths) and 1 in self.score:

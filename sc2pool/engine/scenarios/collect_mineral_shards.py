@@ -33,7 +33,7 @@ class CollectMineralShards(Scenario):
 
     def setup(self) -> None:
         pts = self.sample_points(2, 1.0, apart=1.0)
-        self.world.spawn(D.MARINE, 1, [p[0] for p in pts], [p[1] for p in pts])
+        self.world.spawn(D.MARINE, 1, [p[0] for p in pts], [p[1] for p in pts], free=True)
         self._spawn_shards()
 
     def _spawn_shards(self) -> None:

@@ -45,14 +45,14 @@ class FindAndDefeatZerglings(Scenario):
 
     def setup(self) -> None:
         cx, cy = self.map.center
-        self.world.spawn(D.MARINE, 1, [cx - 1.0, cx, cx + 1.0], [cy, cy, cy])
+        self.world.spawn(D.MARINE, 1, [cx - 1.0, cx, cx + 1.0], [cy, cy, cy], free=True)
         c = (cx, cy)
         near = self.sample_points(NEAR, MARGIN, around=c, r_min=NEAR_RING[0], r_max=NEAR_RING[1], apart=APART)
         far = self.sample_points(ZERGLINGS - NEAR, MARGIN, around=c, r_min=FAR_FROM_CENTRE, apart=APART, taken=near)
         self._spawn(near + far)
 
     def _spawn(self, pts: list[tuple[float, float]]) -> None:
-        self.world.spawn(D.ZERGLING, 2, [p[0] for p in pts], [p[1] for p in pts], facing=float(np.pi))
+        self.world.spawn(D.ZERGLING, 2, [p[0] for p in pts], [p[1] for p in pts], facing=float(np.pi), free=True)
 
     def after_loop(self, deaths: Deaths) -> None:
         if len(deaths):

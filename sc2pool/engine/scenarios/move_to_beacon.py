@@ -39,7 +39,7 @@ class MoveToBeacon(Scenario):
 
     def setup(self) -> None:
         (m,) = self.sample_points(1, MARGIN)
-        self.marine_tag = int(self.world.spawn(D.MARINE, 1, [m[0]], [m[1]])[0])
+        self.marine_tag = int(self.world.spawn(D.MARINE, 1, [m[0]], [m[1]], free=True)[0])
         (b,) = self.sample_points(1, MARGIN, away=[m], min_away=START_DISTANCE)
         self.beacon_tag = int(self.world.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [b[0]], [b[1]])[0])
         self._rows_version = -1

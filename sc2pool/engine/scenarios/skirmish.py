@@ -86,7 +86,7 @@ class Skirmish(Scenario):
             xs, ys = grid(sum(k for _, k in army), sx, sy, 1.4, right)
             i = 0
             for uid, k in army:
-                self.world.spawn(uid, p.player_id, xs[i:i + k], ys[i:i + k], facing=facing)
+                self.world.spawn(uid, p.player_id, xs[i:i + k], ys[i:i + k], facing=facing, free=True)
                 i += k
 
     def after_loop(self, deaths: Deaths) -> None:

@@ -3,14 +3,18 @@
 Rules and their sources ((v) a source confirms it, (m) not known from a source, chosen here):
 - arena: the one-screen 24 x 24 arena (:data:`sc2pool.engine.maps.MINIGAME`);
 - the marines (player 1) stand in a vertical line on a random side (v), ``EDGE`` from that edge (m),
-  1 apart (m); the enemy wave (player 2, owned by the map) stands opposite (v), in a vertical line
+  1 apart (m); more marines than fit in one line (after many waves) stand in further lines 1 apart
+  towards the centre (m); the enemy wave (player 2, owned by the map) stands opposite (v), in a vertical line
   1.5 apart (``grouped = False``) or in a compact group (``grouped = True``, v for zerglings and
   banelings; its shape, a hexagonal cluster 1 apart, m); both sides idle: units fight when
   something hostile comes within sight;
 - each enemy death scores ``kill_reward``, each marine death ``marine_penalty`` (v);
 - when the wave is wiped out a new wave spawns, the player gets ``reinforcements`` fresh marines,
   and every unit is put back in the starting formation, survivors keeping their health (v); the
-  side is drawn again for each wave (m: the docs do not say whether it is kept);
+  side is drawn again for each wave (m: the docs do not say whether it is kept); the new marines
+  take the free places of the formation after the survivors (m: where the map's trigger creates
+  them is not known; a trigger-created unit is never placed on top of another, see
+  :meth:`sc2pool.engine.sim.world.World.free_spots`);
 - ends when all marines are dead (Defeat) or at the 120 game-second limit (Tie) (v).
 """
 
@@ -47,9 +51,23 @@ class WaveScenario(Scenario):
 
     def setup(self) -> None:
         self._draw_side()
-        xs, ys = self.column(self.marines, self.marine_x)
-        self.world.spawn(D.MARINE, 1, xs, ys, facing=self.marine_facing)
+        xs, ys = self._marine_formation(self.marines)
+        self.world.spawn(D.MARINE, 1, xs, ys, facing=self.marine_facing, free=True)
         self._spawn_wave()
+
+    def _marine_formation(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` places 1 apart: one vertical line ``EDGE`` from the marines' side while they fit in
+        the arena's height, else as many lines as needed, each further towards the centre."""
+        _, y0, _, y1 = self.map.playable
+        per_line = int(y1 - y0 - 2.0) + 1  # (``column`` keeps 1 apart up to this many)
+        if n <= per_line:
+            return self.column(n, self.marine_x)
+        toward = 1.0 if self.marine_facing == 0.0 else -1.0
+        xs, ys = np.empty(n), np.empty(n)
+        for start in range(0, n, per_line):
+            k = min(per_line, n - start)
+            xs[start:start + k], ys[start:start + k] = self.column(k, self.marine_x + toward * (start // per_line))
+        return xs, ys
 
     def _draw_side(self) -> None:
         x0, _, x1, _ = self.map.playable
@@ -69,7 +87,7 @@ class WaveScenario(Scenario):
         xs, ys = self._enemy_formation(n)
         i = 0
         for unit_id, k in self.wave:
-            self.world.spawn(unit_id, 2, xs[i:i + k], ys[i:i + k], facing=self.enemy_facing)
+            self.world.spawn(unit_id, 2, xs[i:i + k], ys[i:i + k], facing=self.enemy_facing, free=True)
             i += k
 
     def after_loop(self, deaths: Deaths) -> None:
@@ -82,27 +100,23 @@ class WaveScenario(Scenario):
             return
         if len(self.units_of(2)) == 0:
             self._draw_side()
-            self.world.spawn(D.MARINE, 1, np.full(self.reinforcements, self.marine_x),
-                             np.full(self.reinforcements, self.map.center[1]))
+            # survivors back into the formation, the new marines into its places after theirs
+            survivors = self.units_of(1)
+            xs, ys = self._marine_formation(len(survivors) + self.reinforcements)
+            self._reset(survivors, xs, ys, self.marine_facing)
+            k = len(survivors)
+            self.world.spawn(D.MARINE, 1, xs[k:], ys[k:], facing=self.marine_facing, free=True)
             self._spawn_wave()
-            self._reset_positions()
 
-    def _reset_positions(self) -> None:
+    def _reset(self, rows: np.ndarray, xs: np.ndarray, ys: np.ndarray, facing: float) -> None:
+        """Put ``rows`` at the given places, idle, their orders dropped."""
         u = self.world.u
-        for owner in (1, 2):
-            rows = self.units_of(owner)
-            if owner == 1:
-                xs, ys = self.column(len(rows), self.marine_x)
-                facing = self.marine_facing
-            else:
-                xs, ys = self._enemy_formation(len(rows))
-                facing = self.enemy_facing
-            u.x[rows], u.y[rows] = xs, ys
-            u.facing[rows] = facing
-            u.kind[rows] = IDLE
-            u.ability[rows] = 0
-            u.eng[rows] = 0
-            u.slide[rows] = 0.0
-            for t in u.tag[rows].tolist():
-                u.queues.pop(t, None)
+        u.x[rows], u.y[rows] = xs[:len(rows)], ys[:len(rows)]
+        u.facing[rows] = facing
+        u.kind[rows] = IDLE
+        u.ability[rows] = 0
+        u.eng[rows] = 0
+        u.slide[rows] = 0.0
+        for t in u.tag[rows].tolist():
+            u.queues.pop(t, None)
         self.world.touch()

@@ -74,11 +74,20 @@ YOU_CANT_CONTROL_THAT_UNIT = 87
 _INF = np.inf
 RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops."""
-SEPARATION_ITERATIONS = 12
+SEPARATION_ITERATIONS = 8
 """Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
 SEPARATION_EPS = 0.02
 """Overlaps below this are left alone (so a standing fight stays static and skippable)."""
 SEPARATION_TOL = 0.05
+RELAXATION = 0.85
+"""Share of each remaining overlap the passes after the first push apart.  Full pushes overshoot
+where a unit is pressed from several sides (each pair is resolved as if the others stood still)
+and the crowd oscillates instead of settling; this damping settles a pressed crowd in fewer
+passes.  The first pass resolves the overlaps found as the loop starts in full."""
+EXTRA_ROUNDS = 2
+"""Rounds of passes for pairs the first round pushed into overlap (see World._separate)."""
+EXTRA_PASSES = 4
+"""Passes per extra round."""
 """Extra passes in one loop run only while some pair still overlaps by more than this; what is
 left is pushed apart on the next loops."""
 CONTACT_SLOP = 0.05
@@ -187,6 +196,7 @@ class World:
         self._pc_rr: np.ndarray | float = np.zeros(0)
         """The pairs' radii summed (one float when every collidable unit has the same radius)."""
         self._pc_reach2: np.ndarray | float = np.zeros(0)
+        self._pc_over2: np.ndarray | float = np.zeros(0)
         self._pc_rr_common = False
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
@@ -201,13 +211,74 @@ class World:
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
-              facing: float = 0.0) -> np.ndarray:
+              facing: float = 0.0, free: bool = False) -> np.ndarray:
+        """Add units of one type at the given points (clamped to the playable area); returns their
+        tags.  With ``free`` a ground unit whose point is taken goes to the nearest free spot
+        instead (:meth:`free_spots`), as units created by the map's triggers do."""
         xs = np.asarray(xs, dtype=np.float64).copy()
         ys = np.asarray(ys, dtype=np.float64).copy()
         self.map.clamp(xs, ys, float(TYPES.radius[TYPES.row(unit_id)]))
+        if free:
+            xs, ys = self.free_spots(unit_id, xs, ys)
         tags = self.u.add(unit_id, owner, xs, ys, facing)
         self.touch()
         return tags
+
+    def free_spots(self, unit_id: int, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The points where new units of ``unit_id`` wanted at (``xs``, ``ys``) fit: each point
+        itself when no ground unit (nor a new unit placed before it) overlaps a unit there, else the
+        nearest free spot, searched on rings ``radius / 2`` apart round the point (first free one
+        by distance, then by angle: deterministic), inside the playable area.
+
+        The real game places units created by a map trigger (Galaxy ``UnitCreate`` without
+        ``c_unitCreateIgnorePlacement``) at the nearest spot where they fit; the search pattern it
+        uses is not known, this one is the engine's.  Flying units and neutral map objects do not
+        collide and keep their points.
+        """
+        ti = TYPES.row(unit_id)
+        if TYPES.is_flying[ti] or TYPES.neutral[ti] or len(xs) == 0:
+            return xs, ys
+        r = float(TYPES.radius[ti])
+        u = self.u
+        c = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & (u.kind != ECON))[0]
+        ox, oy, orr = u.x[c], u.y[c], u.radius[c] + r
+        eps = 1e-9
+        # fast path: every point is free (the scenarios' formations): nothing moves
+        k = len(xs)
+        d_old = np.hypot(xs[:, None] - ox[None, :], ys[:, None] - oy[None, :]) < orr[None, :] - eps
+        d_new = np.hypot(xs[:, None] - xs[None, :], ys[:, None] - ys[None, :]) < 2 * r - eps
+        d_new &= np.tri(k, k, -1, dtype=bool)  # (only against the points placed before)
+        if not d_old.any() and not d_new.any():
+            return xs, ys
+        x0, y0, x1, y1 = self.map.playable
+        px, py = list(ox), list(oy)
+        pr = list(orr)
+        xs, ys = xs.copy(), ys.copy()
+        step = r / 2.0
+        rings = int(np.ceil(np.hypot(x1 - x0, y1 - y0) / step))
+        for i in range(k):
+            qx, qy, qr = np.array(px), np.array(py), np.array(pr)
+            for ring in range(rings + 1):
+                if ring == 0:
+                    cx, cy = xs[i:i + 1], ys[i:i + 1]
+                else:
+                    m = int(np.ceil(2.0 * np.pi * ring))  # candidates about ``step`` apart on the ring
+                    ang = np.arange(m) * (2.0 * np.pi / m)
+                    cx = xs[i] + ring * step * np.cos(ang)
+                    cy = ys[i] + ring * step * np.sin(ang)
+                    inside = (cx >= x0 + r) & (cx <= x1 - r) & (cy >= y0 + r) & (cy <= y1 - r)
+                    cx, cy = cx[inside], cy[inside]
+                if len(cx) == 0:
+                    continue
+                ok = ~(np.hypot(cx[:, None] - qx[None, :], cy[:, None] - qy[None, :]) < qr[None, :] - eps).any(axis=1)
+                if ok.any():
+                    j = int(ok.argmax())
+                    xs[i], ys[i] = cx[j], cy[j]
+                    break
+            px.append(float(xs[i]))
+            py.append(float(ys[i]))
+            pr.append(2 * r)
+        return xs, ys
 
     def remove_tags(self, tags: np.ndarray | list[int]) -> Deaths:
         """Remove units without a fight (debug kill, collected shards); returns them as deaths."""
@@ -446,12 +517,30 @@ class World:
         u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
         n_pg = _count(point_goal)
-        if n_pg:
+        n_ch = _count(chase)
+        if n_pg or n_ch:
+            # headings of every walker as the loop starts: movers to their goals, chasers to their
+            # targets; who is blocked is decided for all of them at once (one look at the touching
+            # pairs), before anybody moves
             pg = point_goal.nonzero()[0]
             hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
             hxy -= xy2.take(pg, axis=1)
+            if n_ch:
+                m = chase.nonzero()[0]
+                tm = tsafe[m]
+                pm = xy2.take(m, axis=1)
+                md = xy2.take(tm, axis=1)
+                md -= pm
+                if n_pg:
+                    blocked_all = self._blocked_ahead(np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
+                                                      walking, int(n_pg))
+                    blocked, blocked_ch = blocked_all[:n_pg], blocked_all[n_pg:]
+                else:
+                    blocked_ch = self._blocked_ahead(m, md, walking, 0)
+            else:
+                blocked = self._blocked_ahead(pg, hxy, walking, int(n_pg))
+        if n_pg:
             hx, hy = hxy[0], hxy[1]
-            blocked = self._blocked_ahead(pg, hxy, walking, yielding_idle=True)
             n_blocked = _count(blocked)
             if n_blocked:
                 b = pg[blocked]
@@ -464,12 +553,7 @@ class World:
                 y[b] = by + hx[blocked] * step
                 u.seg[b] = -1
             self._clamp()
-        if _count(chase):
-            m = chase.nonzero()[0]
-            tm = tsafe[m]
-            pm = xy2.take(m, axis=1)
-            md = xy2.take(tm, axis=1)
-            md -= pm
+        if n_ch:
             mdx, mdy = md[0], md[1]
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
@@ -484,10 +568,9 @@ class World:
                 moved = True
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                blocked = self._blocked_ahead(m, md, walking, yielding_idle=False)
-                if _count(blocked):  # blocked chasers side-step round the blocker instead
+                if _count(blocked_ch):  # blocked chasers side-step round the blocker instead
                     sl = u.slide[m]
-                    mdx, mdy = np.where(blocked, -sl * mdy, mdx), np.where(blocked, sl * mdx, mdy)
+                    mdx, mdy = np.where(blocked_ch, -sl * mdy, mdx), np.where(blocked_ch, sl * mdx, mdy)
                 x[m] = pm[0] + mdx * scale
                 y[m] = pm[1] + mdy * scale
                 heading = np.arctan2(mdy, mdx) % _TWO_PI
@@ -661,6 +744,7 @@ class World:
                 self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
                 if not self._pc_rr_common:
                     self._pc_rr, self._pc_reach2 = self._pc_rr[ok], self._pc_reach2[ok]  # type: ignore[index]
+                    self._pc_over2 = self._pc_over2[ok]  # type: ignore[index]
                 rr = u.rows(old.take(self._pc_ref_rows))
                 ok = rr >= 0
                 self._pc_ref_rows = rr[ok]
@@ -691,6 +775,8 @@ class World:
             self._pc_rr = u.radius[a] + u.radius[b]
         reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
         self._pc_reach2 = reach * reach
+        over = self._pc_rr - SEPARATION_TOL  # closer than this (squared): overlapping beyond the tolerance
+        self._pc_over2 = over * over
         self._pc_tags = u.tag
         self._pc_ref_rows = c
         self._pc_next_tag = u.next_tag
@@ -714,8 +800,10 @@ class World:
         round units that stand their ground).
 
         Each pass moves both units of every overlapping pair along the line between their centres
-        so that the pair just touches, unit ``a`` taking ``w[a] / (w[a] + w[b])`` of the overlap.
-        Idle units only give way more than a moving unit would to allies walking past them (idle
+        (the first pass so that the pair just touches, later ones by ``RELAXATION`` of what is
+        left: :meth:`_relax`), unit ``a`` taking ``w[a] / (w[a] + w[b])`` of the push.  Pairs that
+        the passes pushed into overlap beyond the tolerance join them for ``EXTRA_ROUNDS`` more
+        rounds (a crowd pressed from behind).  Idle units only give way more than a moving unit would to allies walking past them (idle
         enemies block, they are not shoved aside).  Units on the same point are split along a
         direction fixed by their rows, so the outcome is deterministic.  Returns whether anything
         moved.
@@ -730,9 +818,9 @@ class World:
         sq = dd * dd
         d2 = sq[:p] + sq[p:]
         dx, dy = dd[:p], dd[p:]
-        # The passes look at pairs that overlap or nearly touch now: a pass moves a unit by at
-        # most the overlaps around it, so pairs further apart do not start overlapping.  The next
-        # loop's walkers look for blockers among the same pairs (_blocked_ahead).
+        # The passes look at pairs that overlap or nearly touch now (pairs pushed into overlap
+        # by the passes join them below).  The next loop's walkers look for blockers among the
+        # same pairs (_blocked_ahead).
         act = (d2 < self._pc_reach2).nonzero()[0]
         idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)  # (a, a + n, b, b + n) of these pairs
         a, b = idx2[0], idx2[2]
@@ -747,22 +835,7 @@ class World:
         if not _count(ov > SEPARATION_EPS):
             return False
         ab = idx2[::2]  # rows a, b
-        wab = w.take(ab)
-        # Idle units yield to allies walking past them; among a crowd arriving at its goal, or
-        # between enemies, nobody yields more than a moving unit would.
-        if steer is not None:
-            own = u.owner.take(ab)
-            firm = own[0] != own[1]
-            st = steer.take(ab)
-            firm |= ~(st[0] | st[1])
-            wab = np.where(firm, np.minimum(wab, W_MOVING), wab)
-        else:  # every pair is firm
-            wab = np.minimum(wab, W_MOVING)
-        wa, wb = wab[0], wab[1]
-        tot = wa + wb
-        some = tot > 0
-        fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
-        n = len(u)
+        fa, wa, wb = self._shares(ab, w, steer)
         same = d < 1e-9
         if _count(same):  # units on one point: split them along a direction fixed by their rows
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
@@ -793,10 +866,75 @@ class World:
                 sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
                 px -= hy * sign * ovp
                 py += hx * sign * ovp
-        # The passes work on x and y together, in preallocated buffers (each numpy call on these
-        # small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the
-        # flat position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on
-        # b), whose per-coordinate sums bincount adds in pair order, a's before b's.
+        xy = u.xy
+        self._relax(idx2, rr, fa, push, SEPARATION_ITERATIONS)
+        # A pass can push a unit into a neighbour that was not near it when the loop started (a
+        # crowd pressed from behind): every pair of the list that now overlaps beyond the
+        # tolerance joins the passes, for a few more of them.
+        for _ in range(EXTRA_ROUNDS):
+            g = xy.take(self._pc_idx4)
+            p = len(self._pc_a)
+            dd = g[:2 * p] - g[2 * p:]
+            dd *= dd
+            d2 = dd[:p] + dd[p:]
+            new = (d2 < self._pc_over2).nonzero()[0]
+            if len(new) == 0:
+                break
+            held = np.zeros(p, dtype=bool)
+            held[act] = True
+            if not _count(~held.take(new)):  # (only pairs the passes already hold: nothing to add)
+                break
+            held[new] = True
+            act = held.nonzero()[0]
+            idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)
+            rr = self._pc_rr if self._pc_rr_common else self._pc_rr[act]  # type: ignore[index]
+            ab = idx2[::2]
+            self._relax(idx2, rr, self._shares(ab, w, steer)[0], None, EXTRA_PASSES)
+            self._near_now = (self.loop, u.version, idx2, rr)
+        self._clamp()
+        # a straight move restarts from where the push left the unit
+        u.seg[ab] = -1
+        return True
+
+    def _shares(self, ab: np.ndarray, w: np.ndarray,
+                steer: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Unit a's share of each pair's overlap (rows ``ab``) from the give-way weights ``w``, and
+        the two weights as used.
+
+        Idle units yield to allies walking past them; among a crowd arriving at its goal, or
+        between enemies, nobody yields more than a moving unit would.
+        """
+        wab = w.take(ab)
+        if steer is not None:
+            own = self.u.owner.take(ab)
+            firm = own[0] != own[1]
+            st = steer.take(ab)
+            firm |= ~(st[0] | st[1])
+            wab = np.where(firm, np.minimum(wab, W_MOVING), wab)
+        else:  # every pair is firm
+            wab = np.minimum(wab, W_MOVING)
+        wa, wb = wab[0], wab[1]
+        tot = wa + wb
+        some = tot > 0
+        fa = np.where(some, wa / np.where(some, tot, 1.0), 0.5)
+        return fa, wa, wb
+
+    def _relax(self, idx2: np.ndarray, rr: np.ndarray | float, fa: np.ndarray, push: np.ndarray | None,
+               iters: int) -> int:
+        """Jacobi passes over the pairs ``idx2`` (rows a, a + n, b, b + n into ``u.xy``; radii
+        summed ``rr``; a's share ``fa``): each pass pushes every overlapping pair apart along the
+        line between the centres by ``RELAXATION`` of its overlap.  ``push``: the first pass's
+        pushes in full (x components, then y), or None to compute them.  Stops once no pair
+        overlaps beyond ``SEPARATION_TOL`` or after ``iters`` passes; returns the passes made.
+
+        The passes work on x and y together, in preallocated buffers (each numpy call on these
+        small arrays costs more than its arithmetic): one gather of (xa, ya, xb, yb) from the flat
+        position view, one (dx, dy) block, and weights laid out (pushes on a, pushes on b), whose
+        per-coordinate sums bincount adds in pair order, a's before b's.
+        """
+        u = self.u
+        n = len(u)
+        m2 = idx2.shape[1]
         idx = idx2.reshape(-1)
         xy = u.xy
         g = np.empty(4 * m2)
@@ -807,16 +945,21 @@ class World:
         sqx, sqy = sq[:m2], sq[m2:]
         d = np.empty(m2)
         ov = np.empty(m2)
+        first = push is not None
+        if push is None:
+            push = np.empty(2 * m2)
         push2 = push.reshape(2, m2)
         share = np.empty((2, 2 * m2))  # a's share for both coordinates, then b's
         share[0, :m2] = fa
         np.subtract(fa, 1.0, out=share[1, :m2])
         share[:, m2:] = share[:, :m2]
+        scaled = False
         wts = np.empty(4 * m2)
         wts2 = wts.reshape(2, 2 * m2)
         over = np.empty(m2, dtype=bool)
-        for it in range(SEPARATION_ITERATIONS):
-            if it:
+        it = 0
+        while it < iters:
+            if it or not first:
                 xy.take(idx, out=g)
                 np.subtract(ga, gb, out=dd)
                 np.multiply(dd, dd, out=sq)
@@ -830,19 +973,20 @@ class World:
                 np.maximum(ov, 0.0, out=ov)
                 ov /= d
                 np.multiply(dd2, ov, out=push2)
+            if not scaled and (it or not first):  # (the first pass of a round pushes in full)
+                share *= RELAXATION
+                scaled = True
             np.multiply(push, share, out=wts2)
             xy += np.bincount(idx, wts, minlength=2 * n)
-        self._clamp()
-        # a straight move restarts from where the push left the unit
-        u.seg[ab] = -1
-        return True
+            it += 1
+        return it
 
-    def _blocked_ahead(self, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray,
-                       yielding_idle: bool) -> np.ndarray:
-        """For walkers ``m`` (ascending rows) heading ``hxy`` (x and y as two rows): whether a unit that will not move out of the
-        way touches it within 45 degrees ahead.  Units walking themselves (and not blocked in
-        turn) move on; with ``yielding_idle`` idle allies step aside too (a move passes through
-        them), otherwise they block (a chaser goes round them).
+    def _blocked_ahead(self, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray, n_yield: int) -> np.ndarray:
+        """For walkers ``m`` (distinct rows) heading ``hxy`` (x and y as two rows): whether a unit
+        that will not move out of the way touches it within 45 degrees ahead.  Units walking
+        themselves (and not blocked in turn) move on; for the first ``n_yield`` walkers (movers to
+        a point) idle allies step aside too (a move passes through them), for the others they
+        block (a chaser goes round them).
 
         A blocked walker side-steps (``slide``: +1 to the left of its heading, -1 to the right,
         chosen once, away from the blockers) instead of pressing into the crowd, so pressure does
@@ -902,10 +1046,13 @@ class World:
         stays = u.slide != 0.0
         stays |= ~walking
         firm = stays[oth]
-        if yielding_idle:
+        if n_yield:
             idle = u.kind == IDLE
             idle &= u.eng == 0
-            firm &= ~(idle[oth] & (u.owner[oth] == u.owner[src]))
+            yields = idle[oth] & (u.owner[oth] == u.owner[src])
+            if n_yield < len(m):
+                yields &= i < n_yield
+            firm &= ~yields
         # within 45 degrees ahead: cos^2 >= 1/2, and in front
         hv2 *= h2
         ahead = firm & (dot * dot >= hv2) & (dot > 0)
