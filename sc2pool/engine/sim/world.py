@@ -78,7 +78,7 @@ SEPARATION_ITERATIONS = 8
 """Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
 SEPARATION_EPS = 0.02
 """Overlaps below this are left alone (so a standing fight stays static and skippable)."""
-SEPARATION_TOL = 0.05
+SEPARATION_TOL = 0.07
 RELAXATION = 0.85
 """Share of each remaining overlap the passes after the first push apart.  Full pushes overshoot
 where a unit is pressed from several sides (each pair is resolved as if the others stood still)
