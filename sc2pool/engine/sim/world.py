@@ -75,10 +75,12 @@ _INF = np.inf
 RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops."""
 SEPARATION_ITERATIONS = 8
-"""Relaxation passes per loop: each pass pushes every overlapping pair apart by its overlap."""
+"""Relaxation passes per loop in the first round (see World._relax)."""
 SEPARATION_EPS = 0.02
 """Overlaps below this are left alone (so a standing fight stays static and skippable)."""
 SEPARATION_TOL = 0.07
+"""Extra passes in one loop run only while some pair still overlaps by more than this; what is
+left is pushed apart on the next loops."""
 RELAXATION = 0.85
 """Share of each remaining overlap the passes after the first push apart.  Full pushes overshoot
 where a unit is pressed from several sides (each pair is resolved as if the others stood still)
@@ -88,8 +90,6 @@ EXTRA_ROUNDS = 2
 """Rounds of passes for pairs the first round pushed into overlap (see World._separate)."""
 EXTRA_PASSES = 4
 """Passes per extra round."""
-"""Extra passes in one loop run only while some pair still overlaps by more than this; what is
-left is pushed apart on the next loops."""
 CONTACT_SLOP = 0.05
 """Units this close (edge to edge) count as touching for the arrive-by-crowding rule."""
 CONTACT_LOOKAHEAD = 16
