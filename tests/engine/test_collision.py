@@ -18,7 +18,7 @@ ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 OVERLAP_TOL = 0.15
 """Largest overlap (world units, edge to edge) tolerated after a step, a fifth of a marine's
 diameter: the separation passes resolve overlaps to 0.07 per loop, but a crowd of a hundred pressed
-against a wall or against units holding their ground keeps up to about 0.13 for a loop or two."""
+against units holding their ground keeps up to about 0.12 for a loop or two."""
 EXTRA_PLAYERS: dict[str, tuple[dict[str, int], ...]] = {"Skirmish": ({"type": 2, "race": 2, "difficulty": 3},)}
 
 
