@@ -727,7 +727,7 @@ class Economy:
             x, y = s.x + (goal[0] - s.x) / d * rad, s.y + (goal[1] - s.y) / d * rad
         else:
             x, y = s.x, s.y - rad
-        tag = int(self.w.spawn(uid, s.owner, [x], [y])[0])
+        tag = int(self.w.spawn(uid, s.owner, [x], [y], free=True)[0])  # (beside the last one, if it still stands there)
         self.trained[s.owner][uid] = self.trained[s.owner].get(uid, 0) + 1
         r = self.w.u.row(tag)
         if s.rally_tag and uid == D.SCV and s.rally_tag in self.resources:
