@@ -19,6 +19,7 @@ OVERLAP_TOL = 0.15
 """Largest overlap (world units, edge to edge) tolerated after a step, a fifth of a marine's
 diameter: the separation passes resolve overlaps to 0.07 per loop, but a crowd of a hundred pressed
 against units holding their ground keeps up to about 0.12 for a loop or two."""
+TRAIN_MARINE = 560  # BARRACKSTRAIN_MARINE
 EXTRA_PLAYERS: dict[str, tuple[dict[str, int], ...]] = {"Skirmish": ({"type": 2, "race": 2, "difficulty": 3},)}
 
 
@@ -97,6 +98,24 @@ def test_no_ground_units_overlap_in_a_scenarios_own_play(name: str, steps: int) 
         g.step(8)
         worst = max(worst, worst_overlap(g.world))
         assert worst <= OVERLAP_TOL, (name, i, g.world.loop, worst)
+
+
+def test_trained_units_leave_their_structure_side_by_side() -> None:
+    g = joined("TerranEconomy.SC2Map", seed=1)
+    econ = g.world.economy
+    assert econ is not None
+    barracks = econ.add_structure(D.BARRACKS, 1, 32.5, 26.5)
+    for k in range(3):
+        econ.add_structure(D.SUPPLYDEPOT, 1, 40.0, 20.0 + 3 * k)
+    econ.minerals[1] = 10_000
+    worst = 0.0
+    for _ in range(40):  # no rally: every marine leaves at the same edge of the barracks
+        if len(econ.structures[barracks].queue) < 2:
+            g.action(1, command(TRAIN_MARINE, [barracks]))
+        g.step(64)
+        worst = max(worst, worst_overlap(g.world))
+    assert int(np.count_nonzero(g.world.u.unit_id == D.MARINE)) >= 5
+    assert worst <= 1e-9  # each one beside the last, not on it
 
 
 def test_units_created_on_a_taken_spot_go_to_the_nearest_free_one() -> None:
