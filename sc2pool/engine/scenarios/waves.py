@@ -59,7 +59,7 @@ class WaveScenario(Scenario):
         """``n`` places 1 apart: one vertical line ``EDGE`` from the marines' side while they fit in
         the arena's height, else as many lines as needed, each further towards the centre."""
         _, y0, _, y1 = self.map.playable
-        per_line = int(y1 - y0 - 2.0) + 1  # (``column`` keeps 1 apart up to this many)
+        per_line = int(y1 - y0 - 2.0)  # (``column`` keeps them 1 apart up to this many)
         if n <= per_line:
             return self.column(n, self.marine_x)
         toward = 1.0 if self.marine_facing == 0.0 else -1.0
