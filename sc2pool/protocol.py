@@ -44,7 +44,7 @@ from sc2pool.wire import (
 __all__ = [
     "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE", "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
     "Kind", "Lane", "array_from_buffer", "decode_header", "header", "pack", "peek_version", "readable",
-    "recv_parts", "recv_ready", "send_parts", "unpack",
+    "recv_parts", "recv_ready", "recv_wait", "send_parts", "unpack",
 ]
 
 # ------------------------------------------------------------------------------ zmq hot path
@@ -93,6 +93,25 @@ def recv_ready(sock: Any) -> list[bytes] | None:
     multipart message atomically: once its first frame is here, the rest is too."""
     try:
         frame = _zrecv(sock, _NOBLOCK, False)
+    except _Again:
+        return None
+    parts = [frame.bytes]
+    while frame.more:
+        frame = _zrecv(sock, _NOBLOCK, False)
+        parts.append(frame.bytes)
+    return parts
+
+
+def recv_wait(sock: Any) -> list[bytes] | None:
+    """The next message on ``sock``, waiting for it inside libzmq for at most the socket's
+    ``RCVTIMEO``; None when none came in that time.
+
+    One blocking receive costs less than the poll of ZeroMQ's notification FD plus the event
+    checks that have to surround it (the FD only signals changes, so every wait needs a check of
+    the socket's state before and after), and libzmq sleeps in its own poll with the GIL
+    released. A signal interrupts the wait as ``poll`` would (pyzmq checks for signals)."""
+    try:
+        frame = _zrecv(sock, 0, False)
     except _Again:
         return None
     parts = [frame.bytes]

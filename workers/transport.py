@@ -189,6 +189,9 @@ class Transport:
         sock.setsockopt(zmq.IDENTITY, self.identity)
         sock.setsockopt(zmq.LINGER, 2000)
         sock.setsockopt(zmq.MAXMSGSIZE, P.MAX_HEADER_BYTES)  # dropped before allocation
+        # How long one waiting receive (recv, blocking hosts without a lane) may block before the
+        # event loop gets a turn; every other receive on this socket passes NOBLOCK.
+        sock.setsockopt(zmq.RCVTIMEO, 50)
         if self.curve is not None:
             security.apply_client(sock, self.curve)
         sock.connect(self.endpoint)
@@ -254,6 +257,15 @@ class Transport:
         sock = self.sock
         lane = self.lane
         blocking_ok = self.blocking_ok
+        if blocking_ok and lane is None:
+            # Only the ZeroMQ socket to watch: wait inside libzmq's receive, in RCVTIMEO slices
+            # (see open) between which the event loop runs (signals, cancellation).
+            while True:
+                frames = P.recv_wait(sock)
+                if frames is not None:
+                    self.via_lane = False
+                    return frames
+                await asyncio.sleep(0)
         # In blocking mode the first read is attempted only after poll(2) said the lane is
         # readable: one poll + one recv per request, no EAGAIN round trip.
         lane_ready = not blocking_ok

@@ -97,6 +97,10 @@ class Transport:
         self._outstanding = 0
         self._check_period = min(0.25, heartbeat_interval)
         self._next_check = 0.0
+        # While only ZeroMQ replies are due, gather waits inside libzmq's receive (P.recv_wait) in
+        # slices of this many ms, so liveness checks stay on time. No other receive on this
+        # socket blocks (they all pass NOBLOCK), so the timeout affects nothing else.
+        sock.setsockopt(zmq.RCVTIMEO, max(1, min(20, int(self._check_period * 1000))))
         self._pong = wire.Heartbeat().encode()
 
     def lane_poller(self, lane: P.Lane) -> Any:
@@ -265,14 +269,13 @@ class Transport:
         """
         pending = [w for w in workers if w.reply is None and w.pending_seq >= 0 and w.failed is None]
         self._outstanding = len(pending)
-        zmq_fd = self._zmq_fd
-        zmq_only = self._zmq_poll
         lanes = [w for w in pending if w.lane is not None]
         k = 0  # lanes[k] is the next lane reply to wait for
-        # ZeroMQ's FD only signals changes: check the socket's event state once before waiting
-        # and again whenever poll says its FD moved.
-        zmq_dirty = True
-        while True:
+        # ZeroMQ's FD only signals changes: while lane replies are due (a poll over the lane and
+        # that FD), check the socket's event state once before waiting and again whenever poll
+        # says its FD moved. Once only ZeroMQ replies are due, the receive itself waits.
+        zmq_dirty = bool(lanes)
+        while k < len(lanes):
             if zmq_dirty:
                 self.drain()  # checks the socket's event state itself
                 zmq_dirty = False
@@ -280,25 +283,32 @@ class Transport:
                 return
             # Wait for lane replies in order, as SubprocVecEnv does: one wake-up of this thread
             # per slow worker instead of one per reply (each wake-up steals a core from workers).
-            while k < len(lanes) and (lanes[k].reply is not None or lanes[k].failed is not None):
+            target = lanes[k]
+            if target.reply is not None or target.failed is not None:
                 k += 1
-            if k < len(lanes):
-                target = lanes[k]
-                self._read_lane(target)  # often already there
-                if target.reply is not None or target.failed is not None:
-                    continue
-                poller = target.poll_obj
-            else:
-                poller = zmq_only
+                continue
+            self._read_lane(target)  # often already there
+            if target.reply is not None or target.failed is not None:
+                continue
             now = time.monotonic()
             if now >= self._next_check:
                 self._next_check = now + self._check_period
                 self.events.tick(now)
             timeout_ms = int((self._next_check - now) * 1000) + 1
-            assert poller is not None
-            for fd, _ in poller.poll(timeout_ms):
-                if fd == zmq_fd:
+            for fd, _ in target.poll_obj.poll(timeout_ms):
+                if fd == self._zmq_fd:
                     zmq_dirty = True
+        # Only ZeroMQ replies (if any) are still due: each receive waits up to RCVTIMEO (see
+        # __init__); messages that arrived while lanes were read come first, in order.
+        sock, recv_wait, dispatch = self.sock, P.recv_wait, self._dispatch
+        while self._outstanding > 0:
+            frames = recv_wait(sock)
+            if frames is not None:
+                dispatch(frames)
+            now = time.monotonic()
+            if now >= self._next_check:
+                self._next_check = now + self._check_period
+                self.events.tick(now)
 
     def drain(self) -> None:
         """Route every message waiting on the socket."""
