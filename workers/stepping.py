@@ -13,7 +13,7 @@ and the reply encoded, compact when nothing but rewards and flags need saying.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -27,6 +27,16 @@ from workers.observations import ObsSink
 from workers.recovery import Failure, Recovered, failed_envs, recover
 
 Outcome = list[Any] | Failure  # the reply's frames, or why there is none
+
+
+class Unfinished(NamedTuple):
+    """A STEP that :meth:`Stepper.step_now` could not complete without awaiting: ``results`` are
+    the host's (None: the host is still to be stepped with ``actions``)."""
+
+    seq: Any
+    results: list[Any] | None
+    actions: Any
+    compact_ok: bool
 
 
 def sync_step_of(host: EnvHost) -> Callable[[list[Any]], Any] | None:
@@ -140,29 +150,45 @@ class Stepper:
         """Step every env with ``actions``; the reply goes compact when it can, i.e. when the request
         came over a lane with observations in shared memory, or came compact over ZeroMQ (only a
         broker that sends compact STEPs reads compact RESULTs there)."""
-        host = self.host
+        out = self.step_now(seq, actions, via_lane=via_lane, compact_request=compact_request)
+        if type(out) is Unfinished:
+            return await self.finish(out)
+        return out  # type: ignore[return-value]
+
+    def step_now(self, seq: Any, actions: Any, *, via_lane: bool, compact_request: bool) -> Outcome | Unfinished:
+        """The part of :meth:`step` that needs no await: all of it when the host steps synchronously
+        and the reply can be compact (no episode ended, no info); otherwise an :class:`Unfinished`
+        step for :meth:`finish`. A worker whose loop receives without the event loop calls this
+        directly, so that a lockstep step creates no coroutine."""
         zmq_compact = compact_request and not via_lane
         compact_ok = (via_lane and self.sink.views is not None) or zmq_compact
         step_sync = self.step_sync
-        results: list[Any]
-        if step_sync is not None and compact_ok:
-            # No coroutine and no StepResult: when no episode ended and no info was filled, a
-            # compact reply (then, on ZeroMQ, the observation frames).
+        if step_sync is None or not compact_ok:
+            return Unfinished(seq, None, actions, compact_ok)
+        # No coroutine and no StepResult: when no episode ended and no info was filled, a
+        # compact reply (then, on ZeroMQ, the observation frames).
+        try:
+            obs, rewards, terminated, truncated, infos = step_sync(list(actions))
+        except Exception as exc:
+            return Failure.of(exc, "step")
+        if type(seq) is int and seq >= 0 and not (any(terminated) or any(truncated) or any(infos)):
             try:
-                obs, rewards, terminated, truncated, infos = step_sync(list(actions))
+                frames = self.sink.write(obs)
             except Exception as exc:
-                return Failure.of(exc, "step")
-            if type(seq) is int and seq >= 0 and not (any(terminated) or any(truncated) or any(infos)):
-                try:
-                    frames = self.sink.write(obs)
-                except Exception as exc:
-                    return Failure(exc, "step (observation does not fit the observation space)")
-                self.last_obs = obs
-                return [wire.compact_result(seq, rewards, terminated, truncated), *frames]
-            results = [StepResult(*r) for r in zip(obs, rewards, terminated, truncated, infos, strict=True)]
-        else:
+                return Failure(exc, "step (observation does not fit the observation space)")
+            self.last_obs = obs
+            return [wire.compact_result(seq, rewards, terminated, truncated), *frames]
+        results = [StepResult(*r) for r in zip(obs, rewards, terminated, truncated, infos, strict=True)]
+        return Unfinished(seq, results, actions, compact_ok)
+
+    async def finish(self, step: Unfinished) -> Outcome:
+        """The rest of a step :meth:`step_now` began: the host stepped (if it was not yet), envs
+        recovered, finished episodes auto-reset, the RESULT encoded."""
+        host = self.host
+        results = step.results
+        if results is None:
             try:
-                results = await host.step(list(actions))
+                results = await host.step(list(step.actions))
             except Exception as exc:
                 return Failure.of(exc, "step")
         restarted: dict[int, tuple[Any, dict[str, Any]]] = {}
@@ -171,7 +197,7 @@ class Stepper:
             if isinstance(repaired, Failure):
                 return repaired
             results, restarted = repaired.results, repaired.restarted
-        return await self._finish(seq, results, restarted, compact_ok)
+        return await self._finish(step.seq, results, restarted, step.compact_ok)
 
     async def _finish(self, seq: Any, results: list[Any], restarted: dict[int, tuple[Any, dict[str, Any]]],
                       compact_ok: bool) -> Outcome:
@@ -285,4 +311,4 @@ class Stepper:
         return [wire.CallResult(msg.seq, results).encode()]
 
 
-__all__ = ["ActionDecoder", "EnvFailure", "Failure", "Outcome", "Recovered", "Stepper", "sync_step_of"]
+__all__ = ["ActionDecoder", "EnvFailure", "Failure", "Outcome", "Recovered", "Stepper", "Unfinished", "sync_step_of"]

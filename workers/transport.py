@@ -249,6 +249,22 @@ class Transport:
             log.warning("worker %s: send queue full (broker gone?), message dropped", self.name)
 
     # ------------------------------------------------------------------------------------ recv
+    @property
+    def waits_in_zmq(self) -> bool:
+        """Whether requests are awaited inside libzmq's receive (:meth:`recv_now`): a host that
+        declares ``blocking_poll_ok`` (no background tasks) and no lane, i.e. a remote worker of
+        plain gymnasium envs."""
+        return self.blocking_ok and self.lane is None
+
+    def recv_now(self) -> list[bytes] | None:
+        """The next message from the ZeroMQ socket, waiting for it inside libzmq's receive for at
+        most one RCVTIMEO slice (see :meth:`open`); None when none came (the caller then lets
+        its event loop run). Only where :attr:`waits_in_zmq`."""
+        frames = P.recv_wait(self.sock)
+        if frames is not None:
+            self.via_lane = False
+        return frames
+
     async def recv(self) -> list[bytes]:
         """The next message, from the ZeroMQ socket or the lane (:attr:`via_lane` says which)."""
         if self._lane_pending:
@@ -258,14 +274,9 @@ class Transport:
         lane = self.lane
         blocking_ok = self.blocking_ok
         if blocking_ok and lane is None:
-            # Only the ZeroMQ socket to watch: wait inside libzmq's receive, in RCVTIMEO slices
-            # (see open) between which the event loop runs (signals, cancellation).
-            while True:
-                frames = P.recv_wait(sock)
-                if frames is not None:
-                    self.via_lane = False
-                    return frames
-                await asyncio.sleep(0)
+            while (frames := self.recv_now()) is None:
+                await asyncio.sleep(0)  # the event loop's turn between slices: signals, cancellation
+            return frames
         # In blocking mode the first read is attempted only after poll(2) said the lane is
         # readable: one poll + one recv per request, no EAGAIN round trip.
         lane_ready = not blocking_ok

@@ -40,7 +40,7 @@ from sc2pool.spaces import layout_to_msg, space_to_msg
 from workers.host import EnvHost
 from workers.observations import ObsSink, shm_path_allowed
 from workers.recovery import Failure
-from workers.stepping import Outcome, Stepper, sync_step_of
+from workers.stepping import Outcome, Stepper, Unfinished, sync_step_of
 from workers.transport import Heartbeat, Transport
 
 log = logging.getLogger("sc2pool.worker")
@@ -291,8 +291,17 @@ class Worker:
         transport = self.transport
         recv, reply, decode = transport.recv, self._reply, wire.decode
         Step, Reset, Call, Close = wire.Step, wire.Reset, wire.Call, wire.Close
+        # A remote worker of a synchronous host receives and steps without the event loop: no
+        # coroutine per request; the loop runs between receive slices and for what must await.
+        recv_now = transport.recv_now if getattr(transport, "waits_in_zmq", False) else None
         while True:
-            frames = await recv()
+            if recv_now is not None:
+                frames = recv_now()
+                if frames is None:
+                    await asyncio.sleep(0)  # signals, cancellation
+                    continue
+            else:
+                frames = await recv()
             try:
                 msg = decode(frames[0])
             except wire.MalformedMessage as exc:
@@ -314,8 +323,10 @@ class Worker:
                 except (ProtocolError, KeyError, IndexError, TypeError, ValueError) as exc:
                     self._send_failure(Failure(exc, "step"), msg.seq)
                     continue
-                reply(await stepper.step(msg.seq, actions, via_lane=transport.via_lane,
-                                         compact_request=msg.compact), msg.seq)
+                outcome = stepper.step_now(msg.seq, actions, via_lane=transport.via_lane, compact_request=msg.compact)
+                if type(outcome) is Unfinished:
+                    outcome = await stepper.finish(outcome)
+                reply(outcome, msg.seq)  # type: ignore[arg-type]
             elif type(msg) is Reset:
                 reply(await stepper.reset(msg), msg.seq)
             elif type(msg) is Call:
