@@ -235,9 +235,8 @@ class ZmqVecEnv(VecEnv):
         # assignment, without building an array around it (released again in close).
         self._buf_views = [b.data.cast("B") for b in self._bufs]
         self._frame_specs: dict[int, list[tuple[np.dtype[Any], tuple[int, ...], int, int]]] = {}
-        self._buf_rews = np.zeros((total,), dtype=np.float32)
         # A compact RESULT's rewards are float64 bytes: copied as they are into this staging array,
-        # then converted into the float32 rewards once per step.
+        # then converted into the float32 rewards that step_wait returns.
         self._rews64 = np.zeros((total,), dtype=np.float64)
         self._rews64_view = self._rews64.data.cast("B")
         # terminated and truncated side by side, so that one check covers both after a step
@@ -434,11 +433,13 @@ class ZmqVecEnv(VecEnv):
             start = lo * row
             view[start : start + nbytes] = frame
 
-    def _check_compact_flags(self, stepped: Sequence[WorkerRecord]) -> None:
-        """Raise ProtocolError, naming the worker, if a compact RESULT carried a flag byte other
-        than 0 or 1 (copied into the bool buffers unchecked)."""
-        if not self._flags.tobytes().translate(None, b"\x00\x01"):  # nothing left: all 0 or 1
-            return  # (bytes.translate: far cheaper than numpy's max on arrays this small)
+    def _flags_set(self, stepped: Sequence[WorkerRecord], compact: bool) -> bool:
+        """Whether any env's terminated or truncated flag is set. With ``compact`` (a compact RESULT
+        was copied into the bool buffers unchecked), raise ProtocolError, naming the worker, if a
+        flag byte is neither 0 nor 1. (bytes.translate: far cheaper than numpy on arrays this small.)"""
+        set_bytes = self._flags.tobytes().translate(None, b"\x00")
+        if not set_bytes or not compact or not set_bytes.translate(None, b"\x01"):  # only 0 or 1
+            return bool(set_bytes)
         g = int(np.flatnonzero((self._flags.view(np.uint8) > 1).any(axis=0))[0])
         name = next((w.name for w in stepped if w.lo <= g < w.hi), "?")
         raise ProtocolError(
@@ -508,7 +509,7 @@ class ZmqVecEnv(VecEnv):
         """Write the truncated episode ends of restarted envs into this step's result buffers."""
         raw = self._raw_infos
         for g, (term, cause) in self._lost.items():
-            self._buf_rews[g] = 0.0
+            self._rews64[g] = 0.0
             self._buf_term[g] = False
             self._buf_trunc[g] = True
             raw[g] = {"terminal_observation": term, "sc2pool.restarted": True, "sc2pool.failure": cause}
@@ -647,23 +648,27 @@ class ZmqVecEnv(VecEnv):
                             self._copy_frames(w, frames)
                     except (ValueError, TypeError, IndexError) as exc:
                         raise ProtocolError(f"malformed RESULT from worker {w.name!r}: {exc}") from exc
-                if compact:
-                    self._check_compact_flags(stepped)
+                flags_set = self._flags_set(stepped, compact)
                 # every replying worker's rewards are staged; the rest are lost envs (written below)
-                np.copyto(self._buf_rews, self._rews64, casting="same_kind")
                 # plain attribute reads, not ``needs_repair``: this runs on every step
                 if err is None and (broker.failures or broker.vacancies or self._lost or len(stepped) != len(broker.workers)):
                     self._restore(broker)
                     self._report_lost()
+                    flags_set = True  # (the lost envs' episodes end truncated)
         except PoolError as exc:
             self._die(exc)
         if err is not None:
             self._die(err)
+        n = self.num_envs
+        if not flags_set and raw.count(None) == n:  # the lockstep common case: nothing ended, no infos
+            return self._obs(), self._rews64.astype(np.float32), np.zeros(n, dtype=bool), [
+                {"TimeLimit.truncated": False} for _ in range(n)
+            ]
         term, trunc = self._buf_term, self._buf_trunc
         dones = term | trunc
         timelimit = (trunc & ~term).tolist()
         out_infos: list[dict[str, Any]] = []
-        for g in range(self.num_envs):
+        for g in range(n):
             info = raw[g]
             if info is None:
                 out_infos.append({"TimeLimit.truncated": timelimit[g]})
@@ -671,7 +676,7 @@ class ZmqVecEnv(VecEnv):
                 raw[g] = None
                 info["TimeLimit.truncated"] = timelimit[g]
                 out_infos.append(info)
-        return self._obs(), self._buf_rews.copy(), dones, out_infos
+        return self._obs(), self._rews64.astype(np.float32), dones, out_infos
 
     def reset(self) -> VecEnvObs:
         if self._state is AsyncState.WAITING_STEP:
