@@ -4,6 +4,7 @@ join timeouts, and a broker that keeps serving through malformed traffic."""
 from __future__ import annotations
 
 import logging
+import signal
 import subprocess
 import sys
 import threading
@@ -20,7 +21,7 @@ from helpers.waiting import HANG_S
 from pool_helpers import worker_env
 
 from sc2pool import protocol as P
-from sc2pool.errors import JoinTimeoutError
+from sc2pool.errors import JoinTimeoutError, WorkerDied
 
 SC2POOL = [sys.executable, "-m", "sc2pool"]  # the interpreter running the tests, not a fixed venv
 
@@ -64,6 +65,25 @@ def test_cli_worker_joins_bind_pool(make_pool: Callable[..., Any], procs: list[A
     pool.close()
     code, err = wait_exit(remote, 10)
     assert code == 0, err
+
+
+@pytest.mark.timeout(60)
+def test_remote_worker_waiting_for_a_request_exits_on_sigterm(make_pool: Callable[..., Any], procs: list[Any]) -> None:
+    """A remote worker of plain gym envs waits for requests inside ZeroMQ's receive, outside its
+    event loop: a signal that arrives meanwhile must still end it (the loop's handler runs
+    between receive slices), and the pool must see it gone."""
+    port = portpicker.pick_unused_port()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    remote = start_cli_worker(procs, endpoint, "--env", "pool_envs:make_count", "--envs", "2")
+    pool = make_pool(env="pool_envs:make_count", n_envs=2, bind=endpoint, n_local_workers=0)
+    pool.reset()
+    obs, *_ = pool.step(np.zeros(2, dtype=np.int64))
+    assert np.array_equal(obs, np.full((2, 2), 1, np.float32))
+    remote.send_signal(signal.SIGTERM)  # idle now: waiting for the next request
+    code, err = wait_exit(remote, 10)
+    assert code != 0 and "Traceback" not in err, err
+    with pytest.raises(WorkerDied):  # from the closed connection, or the heartbeats' silence
+        pool.step(np.zeros(2, dtype=np.int64))
 
 
 @pytest.mark.timeout(30)
