@@ -235,6 +235,8 @@ class ZmqVecEnv(VecEnv):
         # assignment, without building an array around it (released again in close).
         self._buf_views = [b.data.cast("B") for b in self._bufs]
         self._frame_specs: dict[int, list[tuple[np.dtype[Any], tuple[int, ...], int, int]]] = {}
+        # (dtype, shape, dtype string, row shape, row bytes) of the last action batch step_async checked
+        self._act_layout: tuple[np.dtype[Any], tuple[int, ...], str, tuple[int, ...], int] | None = None
         # A compact RESULT's rewards are float64 bytes: copied as they are into this staging array,
         # then converted into the float32 rewards that step_wait returns.
         self._rews64 = np.zeros((total,), dtype=np.float64)
@@ -447,7 +449,8 @@ class ZmqVecEnv(VecEnv):
         )
 
     def _obs(self) -> VecEnvObs:
-        arrays = [b.copy() for b in self._bufs]
+        bufs = self._bufs
+        arrays = [bufs[0].copy()] if len(bufs) == 1 else [b.copy() for b in bufs]  # (no comprehension call per step)
         self._last_obs = arrays  # terminal observations of envs whose worker fails later
         return self._layout.assemble(arrays)
 
@@ -555,17 +558,19 @@ class ZmqVecEnv(VecEnv):
             self._step_structured(broker, actions)
             return
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
-        if acts.dtype.kind not in "biuf" or len(acts) != self.num_envs:
-            raise ValueError(
-                f"actions must be a numeric array with one row per env ({self.num_envs}); "
-                f"got dtype {acts.dtype} and shape {acts.shape}"
-            )
-        if not acts.flags.c_contiguous:
-            acts = np.ascontiguousarray(acts)
+        # A batch of the last batch's dtype and shape was checked then (the same layout every step)
+        layout = self._act_layout
+        if layout is None or layout[0] is not acts.dtype or layout[1] != acts.shape:
+            if acts.dtype.kind not in "biuf" or len(acts) != self.num_envs:
+                raise ValueError(
+                    f"actions must be a numeric array with one row per env ({self.num_envs}); "
+                    f"got dtype {acts.dtype} and shape {acts.shape}"
+                )
+            rest = acts.shape[1:]
+            layout = self._act_layout = (acts.dtype, acts.shape, acts.dtype.str, rest, acts.itemsize * math.prod(rest))
+        _, _, dstr, rest, row = layout
         # Every compact STEP is the same head and a byte range of the whole batch: one conversion
-        # to bytes per step, a slice per worker.
-        dstr, rest = acts.dtype.str, acts.shape[1:]
-        row = acts.itemsize * math.prod(rest)
+        # to bytes (C order, whatever the batch's strides) per step, a slice per worker.
         abytes = acts.tobytes()
         try:
             with broker.lock:
@@ -590,7 +595,7 @@ class ZmqVecEnv(VecEnv):
                         remote.append((w, compact_head + abytes[lo * row : hi * row]))
                     else:
                         head = Step(seq, dstr, spec[1]).encode(inline=False)
-                        broker.send(w, (head, acts[lo:hi]), seq)
+                        broker.send(w, (head, np.ascontiguousarray(acts[lo:hi])), seq)
                         if w.compact:  # it knows this layout now: the next STEPs go compact
                             w.lane_spec = spec
                 if remote:
@@ -609,6 +614,11 @@ class ZmqVecEnv(VecEnv):
         err: PoolError | None = None
         rews64, term_view, trunc_view = self._rews64_view, self._term_view, self._trunc_view
         compact = False
+        n = self.num_envs
+        # The common case's dones and infos, built while the workers step rather than after their
+        # replies arrive (dropped if an episode ended or a worker sent infos).
+        no_dones = np.zeros(n, dtype=bool)
+        plain_infos = [{"TimeLimit.truncated": False} for _ in range(n)]
         try:
             with broker.lock:
                 stepped = self._stepped
@@ -659,11 +669,8 @@ class ZmqVecEnv(VecEnv):
             self._die(exc)
         if err is not None:
             self._die(err)
-        n = self.num_envs
         if not flags_set and raw.count(None) == n:  # the lockstep common case: nothing ended, no infos
-            return self._obs(), self._rews64.astype(np.float32), np.zeros(n, dtype=bool), [
-                {"TimeLimit.truncated": False} for _ in range(n)
-            ]
+            return self._obs(), self._rews64.astype(np.float32), no_dones, plain_infos
         term, trunc = self._buf_term, self._buf_trunc
         dones = term | trunc
         timelimit = (trunc & ~term).tolist()

@@ -44,6 +44,7 @@ class ObsSink:
         self.n = num_envs
         self._mmap = mm
         self.views = views  # this worker's rows of the shm arrays (None: observations go as frames)
+        self._frame_shape = (num_envs, *layout.shapes[0]) if layout.kind == "flat" else ()  # a flat one's frame
 
     @classmethod
     def frames_only(cls, space: spaces.Space[Any], num_envs: int) -> ObsSink:
@@ -72,7 +73,7 @@ class ObsSink:
                 for i, obs in enumerate(obs_list):
                     view[i] = obs
                 return []
-            arr = np.empty((self.n, *layout.shapes[0]), dtype=layout.dtypes[0])
+            arr = np.empty(self._frame_shape, dtype=layout.dtypes[0])
             for i, obs in enumerate(obs_list):
                 arr[i] = obs
             return [arr]

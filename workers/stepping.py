@@ -69,14 +69,8 @@ class ActionDecoder:
     def decode(self, step: wire.Step, frames: list[bytes]) -> Any:
         """The actions of ``step`` (``frames``: the whole message; frame 1 holds the actions of a
         full ZeroMQ STEP). Raises :class:`ProtocolError` when they do not match their layout."""
-        if step.compact:  # the lockstep hot path, inline
-            spec = self._compact_spec
-            if spec is None:
-                raise ProtocolError("compact STEP on a lane that has not carried a full STEP yet")
-            data = step.data or b""
-            if len(data) != spec[2]:
-                raise ProtocolError(f"compact STEP action buffer of {len(data)} bytes, expected {spec[2]}")
-            return np.frombuffer(data, dtype=spec[0]).reshape(spec[1]).copy()
+        if step.compact:
+            return self.compact(step.data or b"", 0)
         if step.leaves is not None:
             return self._structured(step.leaves)
         buf = step.data
@@ -99,6 +93,24 @@ class ActionDecoder:
             raise ProtocolError(f"STEP action buffer of {len(buf)} bytes, expected {nbytes}")
         self._compact_spec = spec
         return np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
+
+    def compact(self, frame: bytes, offset: int) -> Any:
+        """The actions of a compact STEP, which are ``frame[offset:]`` (the whole frame of a
+        compact STEP read from ZeroMQ, at ``wire.COMPACT_HEAD``: no copy of the action bytes
+        before the one into the returned array). Raises :class:`ProtocolError` when no full STEP
+        set the layout yet or the size does not match it."""
+        spec = self._compact_spec
+        if spec is None:
+            raise ProtocolError("compact STEP on a lane that has not carried a full STEP yet")
+        size = len(frame) - offset
+        if size != spec[2]:
+            raise ProtocolError(f"compact STEP action buffer of {size} bytes, expected {spec[2]}")
+        actions = np.frombuffer(frame, dtype=spec[0], offset=offset)
+        if len(spec[1]) == 1:
+            # One scalar per env: the host is handed list(actions), whose items are copies, so
+            # this read-only view over the frame needs no copy of its own.
+            return actions
+        return actions.reshape(spec[1]).copy()  # rows are views: each env gets writable rows of its own batch
 
     def _structured(self, leaves: list[Any]) -> list[Any]:
         codec = self._codec

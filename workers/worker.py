@@ -294,11 +294,31 @@ class Worker:
         # A remote worker of a synchronous host receives and steps without the event loop: no
         # coroutine per request; the loop runs between receive slices and for what must await.
         recv_now = transport.recv_now if getattr(transport, "waits_in_zmq", False) else None
+        compact_actions, step_now, send = stepper.actions.compact, stepper.step_now, transport.send
+        COMPACT_STEP, COMPACT_HEAD, seq_of = wire.COMPACT_STEP, wire.COMPACT_HEAD, wire.compact_seq
         while True:
             if recv_now is not None:
                 frames = recv_now()
                 if frames is None:
                     await asyncio.sleep(0)  # signals, cancellation
+                    continue
+                head = frames[0]
+                if head[:2] == COMPACT_STEP and len(head) >= COMPACT_HEAD:
+                    # The lockstep request, read in place: what decode() and ActionDecoder.decode()
+                    # do for it (same checks, same errors) without a Step or a copy of its bytes.
+                    seq = seq_of(head)
+                    try:
+                        actions = compact_actions(head, COMPACT_HEAD)
+                    except ProtocolError as exc:
+                        self._send_failure(Failure(exc, "step"), seq)
+                        continue
+                    outcome = step_now(seq, actions, via_lane=False, compact_request=True)
+                    if type(outcome) is Unfinished:
+                        outcome = await stepper.finish(outcome)
+                    if type(outcome) is list:
+                        send(outcome)
+                    else:
+                        reply(outcome, seq)  # type: ignore[arg-type]
                     continue
             else:
                 frames = await recv()
