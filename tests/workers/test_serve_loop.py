@@ -78,3 +78,43 @@ def test_malformed_non_requests_and_garbage_are_dropped_not_answered() -> None:
     ])
     assert code == EXIT_OK
     assert replies == [replies[0]] and isinstance(replies[0], wire.Result) and replies[0].seq == 9
+
+
+class ZmqWaitingTransport(ScriptedTransport):
+    """A transport whose receive waits inside libzmq (a remote worker of a synchronous host):
+    :meth:`recv_now` hands the loop a message, or None for a receive slice that timed out."""
+
+    waits_in_zmq = True
+
+    def recv_now(self) -> list[bytes] | None:
+        return self.incoming.pop(0) or None
+
+    async def recv(self) -> list[bytes]:
+        raise AssertionError("a worker that waits in libzmq never awaits recv()")
+
+
+def test_compact_steps_read_in_place_are_answered_and_bad_ones_get_an_error() -> None:
+    """The lockstep request as a remote worker reads it, without decoding a message: same replies
+    and same errors as the decoded path."""
+    host = ScriptedHost()
+    worker = Worker(WorkerConfig(endpoint="inproc://unused", make_host=lambda: host, name="w"))
+    acts = np.arange(N, dtype=np.int64)
+    transport = ZmqWaitingTransport([
+        [wire.compact_step(1, acts.tobytes())],  # before any full STEP: no layout yet
+        [wire.Step(2, "<i8", (N,)).encode(inline=False), acts.tobytes()],
+        [],  # a receive slice with nothing in it
+        [wire.compact_step(3, acts.tobytes())],
+        [wire.compact_step(4, acts.tobytes()[:-1])],  # one byte short
+        [wire.COMPACT_STEP + b"\x05"],  # too short to carry a sequence number
+        [wire.Close().encode()],
+    ])
+    worker.transport = transport  # type: ignore[assignment]
+    code = asyncio.run(worker._serve(Stepper(host, ObsSink.frames_only(host.observation_space, N))))
+    assert code == EXIT_OK
+    replies = [wire.decode(parts[0], num_envs=N) for parts in transport.sent]
+    assert [type(m).__name__ for m in replies] == ["Error", "Result", "Result", "Error", "Error"]
+    assert [getattr(m, "seq", None) for m in replies] == [1, 2, 3, 4, None]
+    assert [m.stage for m in replies if isinstance(m, wire.Error)] == ["step", "step", "step"]
+    assert "has not carried a full STEP" in replies[0].message  # type: ignore[union-attr]
+    assert f"{8 * N - 1} bytes, expected {8 * N}" in replies[3].message  # type: ignore[union-attr]
+    assert host.actions == [list(acts), list(acts)]  # the full and the compact STEP reached the host
