@@ -450,7 +450,8 @@ class ZmqVecEnv(VecEnv):
 
     def _obs(self) -> VecEnvObs:
         bufs = self._bufs
-        arrays = [bufs[0].copy()] if len(bufs) == 1 else [b.copy() for b in bufs]  # (no comprehension call per step)
+        # One array (a Box space), the common case, without a comprehension's call per step
+        arrays = [bufs[0].copy()] if len(bufs) == 1 else [b.copy() for b in bufs]
         self._last_obs = arrays  # terminal observations of envs whose worker fails later
         return self._layout.assemble(arrays)
 
