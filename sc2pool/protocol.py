@@ -91,15 +91,7 @@ def recv_ready(sock: Any) -> list[bytes] | None:
     option number through an enum; a non-blocking receive that fails costs less than one of them,
     and a received frame carries its "more" flag, so this reads no option at all. ZeroMQ delivers a
     multipart message atomically: once its first frame is here, the rest is too."""
-    try:
-        frame = _zrecv(sock, _NOBLOCK, False)
-    except _Again:
-        return None
-    parts = [frame.bytes]
-    while frame.more:
-        frame = _zrecv(sock, _NOBLOCK, False)
-        parts.append(frame.bytes)
-    return parts
+    return _recv_message(sock, _NOBLOCK)
 
 
 def recv_wait(sock: Any) -> list[bytes] | None:
@@ -110,8 +102,14 @@ def recv_wait(sock: Any) -> list[bytes] | None:
     checks that have to surround it (the FD only signals changes, so every wait needs a check of
     the socket's state before and after), and libzmq sleeps in its own poll with the GIL
     released. A signal interrupts the wait as ``poll`` would (pyzmq checks for signals)."""
+    return _recv_message(sock, 0)
+
+
+def _recv_message(sock: Any, first_flags: int) -> list[bytes] | None:
+    """One message's frames, its first frame received with ``first_flags`` (None on ``Again``);
+    each frame's own "more" flag says whether another follows, so no option is read."""
     try:
-        frame = _zrecv(sock, 0, False)
+        frame = _zrecv(sock, first_flags, False)
     except _Again:
         return None
     parts = [frame.bytes]
