@@ -293,8 +293,8 @@ class Worker:
         Step, Reset, Call, Close = wire.Step, wire.Reset, wire.Call, wire.Close
         # A remote worker of a synchronous host receives and steps without the event loop: no
         # coroutine per request; the loop runs between receive slices and for what must await.
-        recv_now = transport.recv_now if getattr(transport, "waits_in_zmq", False) else None
-        compact_actions, step_now, send = stepper.actions.compact, stepper.step_now, transport.send
+        recv_now = transport.recv_now if transport.waits_in_zmq else None
+        compact_actions, step_now = stepper.actions.compact, stepper.step_now
         COMPACT_STEP, COMPACT_HEAD, seq_of = wire.COMPACT_STEP, wire.COMPACT_HEAD, wire.compact_seq
         while True:
             if recv_now is not None:
@@ -315,10 +315,7 @@ class Worker:
                     outcome = step_now(seq, actions, via_lane=False, compact_request=True)
                     if type(outcome) is Unfinished:
                         outcome = await stepper.finish(outcome)
-                    if type(outcome) is list:
-                        send(outcome)
-                    else:
-                        reply(outcome, seq)  # type: ignore[arg-type]
+                    reply(outcome, seq)  # type: ignore[arg-type]
                     continue
             else:
                 frames = await recv()

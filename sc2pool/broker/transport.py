@@ -290,10 +290,7 @@ class Transport:
             self._read_lane(target)  # often already there
             if target.reply is not None or target.failed is not None:
                 continue
-            now = time.monotonic()
-            if now >= self._next_check:
-                self._next_check = now + self._check_period
-                self.events.tick(now)
+            now = self._tick_if_due()
             timeout_ms = int((self._next_check - now) * 1000) + 1
             for fd, _ in target.poll_obj.poll(timeout_ms):
                 if fd == self._zmq_fd:
@@ -305,10 +302,15 @@ class Transport:
             frames = recv_wait(sock)
             if frames is not None:
                 dispatch(frames)
-            now = time.monotonic()
-            if now >= self._next_check:
-                self._next_check = now + self._check_period
-                self.events.tick(now)
+            self._tick_if_due()
+
+    def _tick_if_due(self) -> float:
+        """Run the liveness checks (``events.tick``) when their period is up; returns the time now."""
+        now = time.monotonic()
+        if now >= self._next_check:
+            self._next_check = now + self._check_period
+            self.events.tick(now)
+        return now
 
     def drain(self) -> None:
         """Route every message waiting on the socket."""

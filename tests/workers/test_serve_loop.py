@@ -19,6 +19,8 @@ from workers.worker import EXIT_OK, Worker, WorkerConfig
 class ScriptedTransport:
     """Hands the loop ``incoming`` messages one by one and records what it sends."""
 
+    waits_in_zmq = False  # requests are awaited through recv()
+
     def __init__(self, incoming: list[list[bytes]]) -> None:
         self.incoming = list(incoming)
         self.sent: list[list[Any]] = []

@@ -240,7 +240,7 @@ class World:
             return xs, ys
         r = float(TYPES.radius[ti])
         u = self.u
-        c = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & (u.kind != ECON))[0]
+        c = self._collidable()
         ox, oy, orr = u.x[c], u.y[c], u.radius[c] + r
         eps = 1e-9
         # fast path: every point is free (the scenarios' formations): nothing moves
