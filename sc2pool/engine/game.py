@@ -59,6 +59,13 @@ from sc2pool.engine.scenarios.base import (
     PlayerSlot,
     SetupError,
 )
+from sc2pool.engine.sim.commands import (
+    CANT_BUILD_LOCATION_INVALID,
+    ERROR,
+    MUST_TARGET_WALKABLE_LOCATION,
+    NOT_SUPPORTED,
+    SUCCESS,
+)
 from sc2pool.engine.sim.encode import (
     SMALL,
     UNIT_BODY_LEN,
@@ -82,12 +89,10 @@ from sc2pool.engine.sim.units import (
     PATROL,
     TYPES,
 )
-from sc2pool.engine.sim.world import ERROR, NOT_SUPPORTED, SUCCESS, World
+from sc2pool.engine.sim.world import World
 
 _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
-CANT_BUILD_LOCATION_INVALID = 44
-MUST_TARGET_WALKABLE_LOCATION = 85
 MAX_UNITS = 2000
 """Debug-created units are capped: the engine is built for hundreds of units, not millions."""
 _TWO_PI = 2.0 * math.pi

@@ -9,8 +9,9 @@ import pytest
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
+from sc2pool.engine.sim.commands import CANT_TARGET_THAT_UNIT, SUCCESS, YOU_CANT_CONTROL_THAT_UNIT
 from sc2pool.engine.sim.units import ATTACK_MOVE, HOLD, IDLE, MOVE, TYPES
-from sc2pool.engine.sim.world import CANT_TARGET_THAT_UNIT, SUCCESS, YOU_CANT_CONTROL_THAT_UNIT, World
+from sc2pool.engine.sim.world import World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 

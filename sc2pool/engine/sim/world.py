@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
+from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -57,19 +58,11 @@ from sc2pool.engine.sim.units import (
     NEUTRAL_OWNER,
     PATROL,
     TYPES,
-    Order,
     UnitStore,
 )
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.economy import Economy
-
-# ActionResult values (error_pb2.ActionResult).
-SUCCESS, NOT_SUPPORTED, ERROR = 1, 2, 3
-CANT_TARGET_THAT_UNIT = 36
-TECH_REQUIREMENTS_NOT_MET = 79
-MUST_TARGET_UNIT = 81
-YOU_CANT_CONTROL_THAT_UNIT = 87
 
 _INF = np.inf
 RESCAN = 8
@@ -208,6 +201,7 @@ class World:
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
         # --- economy hook: scenarios with workers and production attach one (None: combat only)
         self.economy: Economy | None = None
+        self.commands = CommandPath(self)
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
@@ -295,89 +289,9 @@ class World:
     # ------------------------------------------------------------------ commands
     def command(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
                 target_tag: int, queue: bool) -> int:
-        """Apply one raw unit command; returns an ActionResult value."""
-        self.touch()
-        u = self.u
-        rows = u.rows(np.asarray(tags, dtype=np.int64))
-        rows = rows[rows >= 0]
-        if len(rows) == 0:
-            return ERROR
-        rows = rows[u.owner[rows] == player]
-        if len(rows) == 0:
-            return YOU_CANT_CONTROL_THAT_UNIT
-        trow = -1
-        if target_tag:
-            trow = u.row(target_tag)
-            if trow < 0:
-                return CANT_TARGET_THAT_UNIT
-        hostile_target = trow >= 0 and int(u.owner[trow]) not in (player, NEUTRAL_OWNER)
-        # --- economy hook: gather/return/build/train/rally are the economy's; any other command
-        # takes the units off their economy jobs first
-        if self.economy is not None:
-            res = self.economy.command(player, ability, rows, target_pos, target_tag, queue)
-            if res is not None:
-                return res
-
-        if ability in (D.STOP_STOP, D.STOP):
-            for i in rows.tolist():
-                u.queues.pop(int(u.tag[i]), None)
-            u.kind[rows] = IDLE
-            u.ability[rows] = 0
-            u.ttag[rows] = 0
-            u.eng[rows] = 0
-            return SUCCESS
-        if ability in (D.HOLDPOSITION_HOLD, D.HOLDPOSITION):
-            return self._give(rows, Order(HOLD, D.HOLDPOSITION_HOLD), queue)
-        if ability == D.EXPLODE_EXPLODE:
-            rows = rows[TYPES.suicide[u.ti[rows]]]
-            if len(rows) == 0:
-                return ERROR
-            return self._give(rows, Order(EXPLODE, D.EXPLODE_EXPLODE), False)
-        if ability in (D.EFFECT_STIM_MARINE, D.EFFECT_STIM):
-            return TECH_REQUIREMENTS_NOT_MET
-
-        if target_pos is None and trow < 0:
-            return ERROR
-        if ability == D.SMART:
-            if trow >= 0:
-                ability = D.ATTACK_ATTACK if hostile_target else D.MOVE_MOVE
-            else:
-                ability = D.MOVE_MOVE
-        if ability in (D.MOVE_MOVE, D.MOVE):
-            if trow >= 0:
-                return self._give(rows, Order(FOLLOW, D.MOVE_MOVE, ttag=target_tag), queue)
-            assert target_pos is not None
-            return self._give(rows, Order(MOVE, D.MOVE_MOVE, target_pos[0], target_pos[1]), queue)
-        if ability in (D.ATTACK_ATTACK, D.ATTACK, D.SCAN_MOVE):
-            shown = D.SCAN_MOVE if ability == D.SCAN_MOVE else D.ATTACK_ATTACK
-            if trow >= 0:
-                if not hostile_target and int(u.owner[trow]) == NEUTRAL_OWNER:
-                    return CANT_TARGET_THAT_UNIT
-                ok = rows[TYPES.can_hit[u.ti[rows], u.ti[trow]]]
-                if len(ok) == 0:
-                    return CANT_TARGET_THAT_UNIT
-                return self._give(ok, Order(ATTACK_UNIT, shown, ttag=target_tag), queue)
-            assert target_pos is not None
-            return self._give(rows, Order(ATTACK_MOVE, shown, target_pos[0], target_pos[1]), queue)
-        if ability in (D.PATROL_PATROL, D.PATROL):
-            if target_pos is None:
-                tx, ty = float(u.x[trow]), float(u.y[trow])
-            else:
-                tx, ty = target_pos
-            return self._give(rows, Order(PATROL, D.PATROL_PATROL, tx, ty), queue)
-        return NOT_SUPPORTED
-
-    def _give(self, rows: np.ndarray, order: Order, queue: bool) -> int:
-        u = self.u
-        for i in rows.tolist():
-            tag = int(u.tag[i])
-            if queue and u.kind[i] != IDLE and u.kind[i] != HOLD:
-                u.queues.setdefault(tag, []).append(Order(order.kind, order.ability, order.tx, order.ty,
-                                                          order.ttag))
-            else:
-                u.queues.pop(tag, None)
-                u.set_order(i, order)
-        return SUCCESS
+        """Apply one raw unit command (see :mod:`sc2pool.engine.sim.commands`); returns an
+        ActionResult value."""
+        return self.commands.issue(player, ability, tags, target_pos, target_tag, queue)
 
     # ------------------------------------------------------------------ the game loop
     def step_loop(self) -> Deaths:
