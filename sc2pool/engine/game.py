@@ -201,7 +201,6 @@ class Game:
         self._const_obs: bytes | None = None
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
-        self._explored: dict[int, np.ndarray] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -382,7 +381,7 @@ class Game:
             parts.append(wrap(3, wrap(5, ev.SerializeToString())))
         keep = None
         if self._fog:
-            vis = self._visibility(player_id)
+            vis = w.vision.visibility(player_id)
             img = raw_pb2.ObservationRaw()
             vi = img.map_state.visibility
             vi.bits_per_pixel = 8
@@ -390,35 +389,13 @@ class Game:
             vi.data = vis.tobytes()
             parts.append(wrap(3, wrap(5, img.SerializeToString())))
             if len(u):
-                # enemy units are seen only on visible cells (no snapshots: the scenarios have no
-                # structures)
-                cx = np.clip(u.x.astype(np.int64), 0, scen.map.width - 1)
-                cy = np.clip(u.y.astype(np.int64), 0, scen.map.height - 1)
-                keep = (u.owner == player_id) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
+                keep = w.vision.observed(player_id, vis)
         if econ is not None and econ.inside and len(u):  # economy hook: SCVs inside a refinery are unseen
             hidden = np.isin(u.tag, np.fromiter(econ.inside, dtype=np.int64, count=len(econ.inside)))
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
         return b"".join(parts)
-
-    def _visibility(self, player_id: int) -> np.ndarray:
-        """uint8[height, width]: 2 seen now by one of the player's units, 1 seen before, 0 never."""
-        m = self.scenario.map
-        u = self.world.u
-        seen = np.zeros((m.height, m.width), dtype=bool)
-        for i in np.nonzero((u.owner == player_id) & (u.sight > 0))[0].tolist():
-            s, x, y = float(u.sight[i]), float(u.x[i]), float(u.y[i])
-            x0, x1 = max(0, int(x - s)), min(m.width, int(x + s) + 1)
-            y0, y1 = max(0, int(y - s)), min(m.height, int(y + s) + 1)
-            gx = np.arange(x0, x1) + 0.5 - x
-            gy = np.arange(y0, y1) + 0.5 - y
-            seen[y0:y1, x0:x1] |= gx[None, :] ** 2 + gy[:, None] ** 2 <= s * s
-        explored = self._explored.get(player_id)
-        if explored is None:
-            explored = self._explored[player_id] = np.zeros_like(seen)
-        explored |= seen
-        return np.where(seen, 2, explored.astype(np.uint8)).astype(np.uint8)
 
     def _const_obs_bytes(self) -> bytes:
         """``observation.raw_data`` parts that never change in a game: camera, map state."""

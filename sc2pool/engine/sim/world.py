@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
+from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -202,6 +203,7 @@ class World:
         # --- economy hook: scenarios with workers and production attach one (None: combat only)
         self.economy: Economy | None = None
         self.commands = CommandPath(self)
+        self.vision = Vision(self)
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
