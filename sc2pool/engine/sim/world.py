@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
+from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
@@ -66,8 +67,6 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.economy import Economy
 
 _INF = np.inf
-RESCAN = 8
-"""A unit chasing a target looks for a nearer one every RESCAN loops."""
 SEPARATION_ITERATIONS = 8
 """Relaxation passes per loop in the first round (see World._relax)."""
 SEPARATION_EPS = 0.02
@@ -99,19 +98,9 @@ than half of it."""
 # Give-way weights by state (share of a pair's overlap a unit takes = own / (own + other)).
 W_IDLE, W_MOVING, W_ATTACKING, W_FIXED = 1.0, 0.25, 0.0, 0.0
 _TWO_PI = 2.0 * np.pi
-_SUBSET_MIN_UNITS = 64
-_MIXED_MAX_ROWS = 48
-"""Up to this many rows of several owners, target acquisition builds one masked matrix over the
-non-neutral units instead of one matrix per owner (fewer calls beat less arithmetic)."""
-"""From this many units on, target acquisition builds its distance matrix over the hostile units
-only (see World._nearest); below it one masked matrix over all units is cheaper."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
-_AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
-_AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
 _POINT_LUT = np.zeros(N_KINDS, dtype=bool)
 _POINT_LUT[[MOVE, ATTACK_MOVE, PATROL]] = True
-_EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
-_EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 _F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
@@ -145,25 +134,15 @@ class World:
         self.u = UnitStore()
         self.loop = 0
         self._static_until = 0
-        self._hostile_version = -1
-        self._targeting_version = -1
         self._segment_start = 0
-        self._hits_all = np.zeros(0, dtype=bool)
-        self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
-        self._common_radius = np.nan
-        self._every_hits_all = False
-        """Whether every unit can hit every targetable type present (cached with _targeting)."""
         self._bounds_version = -1
         self._r_all_version = -1
         self._r_all = np.nan
         self._any_suicide = False
         self._any_shields = False
         self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
-        self._hostile_pairs = False
         self._coll_version: tuple[int, bytes] = (-1, b"")
         self._pc_coll: np.ndarray | None = None
-        self._hc_version = -1
-        self._hc: dict[int, np.ndarray] = {}
         self._coll = np.zeros(0, np.int64)
         self._coll_rmax = 0.0
         self._coll_r_common = np.nan
@@ -204,6 +183,7 @@ class World:
         self.economy: Economy | None = None
         self.commands = CommandPath(self)
         self.vision = Vision(self)
+        self.targeting = Targeting(self)
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
@@ -309,86 +289,21 @@ class World:
         # part-way through this loop carries the fraction into its next cooldown.
         was_cooling = u.cd > 0.0
         cdn = u.cd - 1.0
-        kind = u.kind
         x, y = u.x, u.y
         radius = u.radius
         rng = u.range
 
         # --- targets: explicit (attack unit / follow) and automatic, resolved in one pass
-        explicit = _EXPLICIT_LUT[kind]
-        any_explicit = _count(explicit)  # (none: the explicit-order steps below are no-ops)
-        if any_explicit:
-            cur = u.rows(np.where(explicit, u.ttag, u.eng))
-            lost = explicit & (cur < 0)
-            if _count(lost):  # the attacked / followed unit is gone: that order is done
-                u.finish_orders(lost.nonzero()[0])
-                kind = u.kind
-                explicit = _EXPLICIT_LUT[kind]
-                cur = np.where(explicit | (u.eng != 0), cur, -1)
-        else:
-            cur = u.rows(u.eng)
-        auto = u.can_attack & _AUTO_LUT[kind]
-        has = cur >= 0
-        # (rows without a target index the last unit: their dx, dy, d_edge are never read)
-        tsafe = cur
-        xy2 = u.xy.reshape(2, -1)
-        dxy = xy2.take(tsafe, axis=1)
-        dxy -= xy2
-        dx, dy = dxy[0], dxy[1]
-        r_all = self._unit_set_facts()[0]
-        if r_all == r_all:  # one radius for every unit
-            d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
-        else:
-            d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
-        # A target in range is kept.  A chased one is kept too, except on rescan loops (every
-        # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
-        # their range.
-        keep = d_edge <= rng
-        if self.loop % RESCAN != 0:
-            keep |= kind != HOLD
-        keep &= has
-        need_mask = auto & ~keep
-        tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
-        if _count(need_mask):
-            need = need_mask.nonzero()[0]
-            # Units that had no target only look again once a hostile could have come within
-            # reach (their scan loop); units that just dropped one look now.
-            look = has[need] | (u.scan[need] <= self.loop)
-            u.eng[need] = 0
-            sc = need[look]
-            if len(sc):
-                found, gap = self._acquire(sc)
-                tgt[sc] = found
-                ok = found >= 0
-                if _count(ok):
-                    fr, ft = sc[ok], found[ok]
-                    u.eng[fr] = u.tag[ft]
-                    tsafe[fr] = ft
-                    dx[fr] = x[ft] - x[fr]
-                    dy[fr] = y[ft] - y[fr]
-                    d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if _count(ok) < len(ok):
-                    miss = ~ok
-                    sm = sc[miss]
-                    closing = u.speed[sm] + u.max_speed
-                    closes = closing > 0
-                    wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
-                    np.maximum(wait, 1, out=wait)
-                    np.minimum(wait, 1 << 30, out=wait)
-                    u.scan[sm] = self.loop + wait.astype(np.int64)
+        tgt, has_t, in_range, follow, tsafe, xy2, dx, dy = self.targeting.resolve(self.loop)
+        kind = u.kind
         explode = kind == EXPLODE
-        has_t = tgt >= 0
-        follow = (kind == FOLLOW) if any_explicit else None
-        in_range = has_t & (d_edge <= rng)
-        if follow is not None:
-            in_range &= ~follow
 
         # --- fire
         fire = in_range & (cdn <= 0.0)
         np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
-        r_all, any_suicide, _ = self._unit_set_facts()
+        r_all, any_suicide, _ = self.unit_set_facts()
         blast = ((fire & u.suicide) | explode) if any_suicide else explode
         if _count(blast):
             damage = np.zeros(n)
@@ -1107,7 +1022,7 @@ class World:
             return 1
         return max(1, min(h, int(float((g / closing).min()))))
 
-    def _unit_set_facts(self) -> tuple[float, bool, bool]:
+    def unit_set_facts(self) -> tuple[float, bool, bool]:
         """(the radius every unit has or NaN, whether any unit explodes on attacking, whether any
         unit's type has shields), cached per unit-set version."""
         u = self.u
@@ -1140,156 +1055,6 @@ class World:
         self._near_now = (-1, -1, *self._near_now[2:])
         self.u.scan[:] = 0
         self.u.seg[:] = -1
-
-    def _targeting(self) -> tuple[np.ndarray, float]:
-        """(per type: "can hit every targetable unit type present", the common radius of all
-        targetable units or NaN).  Cached per unit-set version."""
-        u = self.u
-        if self._targeting_version != u.version:
-            # both depend only on which types are present (radius is a type column), which
-            # changes far less often than the unit set: keep them per set of types
-            present = np.bincount(u.ti[u.targetable_rows], minlength=len(TYPES.unit_id)) > 0
-            key = present.tobytes()
-            hit = self._targeting_by_types.get(key)
-            if hit is None:
-                cols = present.nonzero()[0]
-                rc = TYPES.radius[cols]
-                common = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
-                hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
-                self._targeting_by_types[key] = hit
-            self._hits_all, self._common_radius = hit
-            self._every_hits_all = _count(self._hits_all[u.ti]) == len(u)
-            self._targeting_version = u.version
-        return self._hits_all, self._common_radius
-
-    def _hostile_cols(self, owner: int) -> np.ndarray:
-        """Rows of the units an ``owner``'s unit may target by alliance (other owner, not neutral),
-        ascending; cached per unit-set version."""
-        u = self.u
-        if self._hc_version != u.version:
-            self._hc = {}
-            self._hc_version = u.version
-        cols = self._hc.get(owner)
-        if cols is None:
-            cols = np.nonzero((u.owner != owner) & ~u.neutral)[0]
-            self._hc[owner] = cols
-        return cols
-
-    def _nearest(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each of ``rows``: the row of the nearest unit it may attack (hostile, targetable,
-        hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
-        then 0).
-
-        From ``_SUBSET_MIN_UNITS`` units on, the rows of each owner get one matrix of squared
-        centre distances to that owner's hostile units only (about half the units in a
-        two-player fight, no masking); with fewer units (where the extra bookkeeping costs more
-        than the matrix) all rows get one matrix over all units with the others masked out.  When
-        every targetable unit has the same radius the nearest centre is the nearest edge, so only
-        the minima need a square root.  Candidates are scanned in ascending row order, so ties go
-        to the lowest row either way.
-        """
-        u = self.u
-        if len(rows) == 0:
-            return np.zeros(0, np.int64), np.zeros(0)
-        own_r = u.owner[rows]
-        if len(u) >= _SUBSET_MIN_UNITS:
-            if not _count(own_r != own_r[0]):
-                return self._nearest_of(rows, int(own_r[0]))
-            if len(rows) <= _MIXED_MAX_ROWS:
-                return self._nearest_mixed(rows, own_r)
-            # several owners (acquisition by both sides, the quiet-horizon check): one smaller
-            # matrix per owner; each row's candidates and their order are the same as in the
-            # masked matrix over all units, so are the results
-            best = np.zeros(len(rows), np.int64)
-            dist = np.empty(len(rows))
-            for owner in np.bincount(own_r).nonzero()[0].tolist():
-                sel = (own_r == owner).nonzero()[0]
-                best[sel], dist[sel] = self._nearest_of(rows[sel], owner)
-            return best, dist
-        # few units: one matrix over all units, the others masked out
-        x, y, ti = u.x, u.y, u.ti
-        dx = x[None, :] - x[rows][:, None]
-        dy = y[None, :] - y[rows][:, None]
-        d2 = dx * dx
-        d2 += dy * dy
-        valid = (own_r[:, None] != u.owner[None, :]) & ~u.neutral[None, :]
-        hits_all, common = self._targeting()
-        if not hits_all[ti[rows]].all():
-            valid &= TYPES.can_hit[ti[rows]][:, ti]
-        d2[~valid] = np.inf
-        return self._closest(rows, d2, None, common)
-
-    def _nearest_mixed(self, rows: np.ndarray, own_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_nearest` for a few rows of several owners: one matrix over the non-neutral
-        units with each row's own side masked out.  Each row's candidates, their order and their
-        distances are those of :meth:`_nearest_of` (which needs a matrix per owner), so are the
-        results."""
-        u = self.u
-        cols = u.targetable_rows  # every non-neutral unit
-        x, y, ti = u.x, u.y, u.ti
-        dx = np.subtract(x[cols], x[rows][:, None])
-        dy = np.subtract(y[cols], y[rows][:, None])
-        d2 = dx * dx
-        d2 += dy * dy
-        hidden = np.equal(u.owner[cols], own_r[:, None])  # (same side: not a candidate)
-        hits_all, common = self._targeting()
-        if not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows):
-            hidden |= ~TYPES.can_hit[ti[rows]][:, ti[cols]]
-        d2[hidden] = np.inf
-        best, dist = self._closest(rows, d2, cols, common)
-        if _count(dist == np.inf):
-            best[dist == np.inf] = 0  # nothing to attack: row 0, as documented
-        return best, dist
-
-    def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_nearest` for rows that all belong to ``owner``."""
-        u = self.u
-        cols = self._hostile_cols(owner)
-        if len(cols) == 0:
-            return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
-        x, y, ti = u.x, u.y, u.ti
-        dx = np.subtract(x[cols], x[rows][:, None])  # (rows x cols; cheaper than two new axes)
-        dy = np.subtract(y[cols], y[rows][:, None])
-        d2 = dx * dx
-        d2 += dy * dy
-        hits_all, common = self._targeting()
-        masked = not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows)
-        if masked:
-            d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
-        best, dist = self._closest(rows, d2, cols, common)
-        if masked:
-            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
-        return best, dist
-
-    def _closest(self, rows: np.ndarray, d2: np.ndarray, cols: np.ndarray | None,
-                 common: float) -> tuple[np.ndarray, np.ndarray]:
-        """Per row of the squared centre distances ``d2`` (to the units ``cols``, or to every
-        unit when None; excluded ones inf): the nearest by edge distance, and that distance."""
-        u = self.u
-        k = np.arange(len(rows))
-        if common == common:  # not NaN: one radius for every candidate
-            bi = d2.argmin(axis=1)
-            dist = np.sqrt(d2[k, bi]) - common
-        else:
-            d = np.sqrt(d2)
-            d -= (u.radius if cols is None else u.radius[cols])[None, :]
-            bi = d.argmin(axis=1)
-            dist = d[k, bi]
-        dist -= u.radius[rows]
-        return (bi if cols is None else cols[bi]), dist
-
-    def _acquisition_range(self, rows: np.ndarray) -> np.ndarray:
-        u = self.u
-        rng = u.range[rows]
-        return np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
-
-    def _acquire(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Nearest hittable hostile within acquisition range (weapon range on hold, sight
-        otherwise) for each of ``rows``: (row or -1, distance beyond the range to the nearest
-        hittable hostile, inf if there is none).  Distances are edge to edge."""
-        best, dist = self._nearest(rows)
-        gap = dist - self._acquisition_range(rows)
-        return np.where(gap <= 0, best, -1), gap
 
     def _schedule(self, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
         """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
@@ -1339,7 +1104,7 @@ class World:
         u = self.u
         armor = TYPES.armor[u.ti[trows]]
         # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
-        if self._unit_set_facts()[2]:
+        if self.unit_set_facts()[2]:
             per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
         else:  # no unit has shields
             per = np.maximum(0.5, raw - armor) * attacks
@@ -1348,7 +1113,7 @@ class World:
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
         sh = u.shield
-        if self._unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
+        if self.unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
             s = shielded.nonzero()[0]
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
@@ -1401,11 +1166,11 @@ class World:
             m = moving.nonzero()[0]
             dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
-        if h > 1 and self._has_hostile_pairs():
+        if h > 1 and self.targeting.has_hostile_pairs():
             # conservative: every hostile closes in at the fastest speed on the map
             a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
-            _, dist = self._nearest(a)
-            gap = dist - self._acquisition_range(a)
+            _, dist = self.targeting.nearest(a)
+            gap = dist - self.targeting.acquisition_range(a)
             if _count(gap <= 0):
                 return 1
             closing = speed[a] + u.max_speed
@@ -1419,18 +1184,6 @@ class World:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
             self._static_until = self.loop + (1 << 30)
         return h
-
-    def _has_hostile_pairs(self) -> bool:
-        """Whether some armed unit could ever target another unit (cached per unit-set version)."""
-        u = self.u
-        if self._hostile_version != u.version:
-            att = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
-            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
-            own = u.owner
-            valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
-            self._hostile_pairs = bool(_count(valid))
-            self._hostile_version = u.version
-        return self._hostile_pairs
 
     def fast_forward(self, h: int) -> Deaths:
         """Advance ``h`` loops of a quiet stretch (see :meth:`quiet_horizon`) in one go."""
