@@ -105,6 +105,21 @@ _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
 
 
+@dataclass
+class Deaths:
+    """Units that died in one loop (all columns aligned)."""
+
+    tags: np.ndarray
+    unit_types: np.ndarray
+    owners: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.tags.shape[0])
+
+
+NO_DEATHS = Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
 class UnitStore:
     """Struct-of-arrays of live units.
 

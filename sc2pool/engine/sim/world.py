@@ -31,7 +31,6 @@ with only straight-line movement or only cooldowns counting down (a standing fig
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,9 +40,9 @@ try:  # the C function behind np.count_nonzero, without its Python dispatch (cal
 except ImportError:  # pragma: no cover - numpy 1.x
     _count = np.count_nonzero
 
-from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
+from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.units import (
@@ -58,8 +57,10 @@ from sc2pool.engine.sim.units import (
     MOVE,
     N_KINDS,
     NEUTRAL_OWNER,
+    NO_DEATHS,
     PATROL,
     TYPES,
+    Deaths,
     UnitStore,
 )
 
@@ -111,21 +112,6 @@ _AB_BA = np.array([0, 1, 1, 0])
 """Rows (a, b, b, a) of a pair block (a, a + n, b, b + n): each pair as (source, other) both ways."""
 
 
-@dataclass
-class Deaths:
-    """Units that died in one loop (all columns aligned)."""
-
-    tags: np.ndarray
-    unit_types: np.ndarray
-    owners: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.tags.shape[0])
-
-
-_NO_DEATHS = Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-
-
 class World:
     """The units on one map and the rules that move them."""
 
@@ -173,10 +159,6 @@ class World:
         self._pc_rr_common = False
         self.rng = np.random.default_rng(0)
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
-        self._pend = np.zeros((5, 0), np.int64)
-        """Hits in flight, one column each: attacker type, attacker tag, target tag, loop it lands,
-        loop the missile leaves (one block, so scheduling and landing cost one operation each)."""
-        self._p_due = self._pend[3]
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
         # --- economy hook: scenarios with workers and production attach one (None: combat only)
@@ -184,6 +166,7 @@ class World:
         self.commands = CommandPath(self)
         self.vision = Vision(self)
         self.targeting = Targeting(self)
+        self.combat = Combat(self)
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
@@ -284,11 +267,7 @@ class World:
         u = self.u
         n = len(u)
         if n == 0:
-            return _NO_DEATHS
-        # Cooldowns: ``cd`` is loops until the weapon is ready (>= 0).  A weapon that becomes ready
-        # part-way through this loop carries the fraction into its next cooldown.
-        was_cooling = u.cd > 0.0
-        cdn = u.cd - 1.0
+            return NO_DEATHS
         x, y = u.x, u.y
         radius = u.radius
         rng = u.range
@@ -296,48 +275,12 @@ class World:
         # --- targets: explicit (attack unit / follow) and automatic, resolved in one pass
         tgt, has_t, in_range, follow, tsafe, xy2, dx, dy = self.targeting.resolve(self.loop)
         kind = u.kind
-        explode = kind == EXPLODE
 
-        # --- fire
-        fire = in_range & (cdn <= 0.0)
-        np.maximum(cdn, 0.0, out=u.cd)
-        damage: np.ndarray | None = None
-        died: np.ndarray | None = None
-        r_all, any_suicide, _ = self.unit_set_facts()
-        blast = ((fire & u.suicide) | explode) if any_suicide else explode
-        if _count(blast):
-            damage = np.zeros(n)
-            died = np.zeros(n, dtype=bool)
-            self._explode(blast.nonzero()[0], damage, died)
-            fire &= ~u.suicide
-        if _count(fire):
-            if damage is None:
-                damage = np.zeros(n)
-            f = fire.nonzero()[0]
-            ft = tgt[f]
-            late = TYPES.delayed[u.ti[f]]
-            n_late = _count(late)
-            if n_late == len(f):  # every hit lands later (a damage point or a missile)
-                self._schedule(f, ft, np.sqrt(dx[f] ** 2 + dy[f] ** 2))
-                f_now, t_now = f[:0], ft[:0]
-            elif n_late:
-                fl = f[late]
-                self._schedule(fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
-                f_now, t_now = f[~late], ft[~late]
-            else:
-                f_now, t_now = f, ft
-            if len(f_now):
-                self._hit(f_now, t_now, damage)
-            carry = cdn[f]
-            jitter = self.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
-            u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
-            u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
-        if self._p_due.size and _count(self._p_due <= self.loop):
-            if damage is None:
-                damage = np.zeros(n)
-            self._land(damage)
+        # --- fire: weapons that are ready fire, hits due land
+        damage, died, fire, explode = self.combat.fire(self.loop, in_range, tgt, dx, dy)
 
         # --- movement
+        r_all = self.unit_set_facts()[0]
         speed = u.speed
         mobile = speed > 0
         hold = kind == HOLD
@@ -428,28 +371,22 @@ class World:
 
         # --- damage and deaths
         if damage is not None:
-            self._apply(damage)
-            dead = (u.hp <= 0.0) & ~u.neutral
-            if died is not None:
-                dead |= died
-            if _count(dead):
-                d = Deaths(u.tag[dead], u.unit_id[dead], u.owner[dead])  # (masking copies)
-                u.keep(~dead)
-                self.dead_tags.extend(d.tags.tolist())
+            d = self.combat.deaths(damage, died)
+            if d is not None:
                 return d
         if not moved and not _count(explode):
             # Nothing moves and nobody died: until the next weapon is ready (or the next hit in
             # flight lands), loops only count cooldowns down.  Remember that so quiet_horizon()
             # can skip them.
-            ready = in_range & ~(fire & u.suicide) if any_suicide else in_range
+            ready = in_range & ~(fire & u.suicide) if self.unit_set_facts()[1] else in_range
             until = self.loop + (1 << 30)
             if _count(ready):
                 nxt = int(np.ceil(float(u.cd[ready].min())))
                 until = self.loop + max(nxt - 1, 0)
-            if self._p_due.size:
-                until = min(until, int(self._p_due.min()) - 1)
+            if self.combat.p_due.size:
+                until = min(until, int(self.combat.p_due.min()) - 1)
             self._static_until = until
-        return _NO_DEATHS
+        return NO_DEATHS
 
     def _move_to_points(self, m: np.ndarray, loop: int, clamp: bool = True) -> bool:
         """Place point-goal movers ``m`` where their straight segment puts them at ``loop``;
@@ -1056,87 +993,6 @@ class World:
         self.u.scan[:] = 0
         self.u.seg[:] = -1
 
-    def _schedule(self, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
-        """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
-        the centre distance for weapons that fire one.  The hit is kept as (attacker type, attacker
-        tag, target tag, loop it lands, loop the missile leaves)."""
-        u = self.u
-        ti = u.ti[att]
-        new = np.empty((5, len(att)), np.int64)
-        new[0] = ti
-        new[1] = u.tag[att]
-        new[2] = u.tag[trows]
-        launch = new[4]
-        np.add(TYPES.launch_loops[ti], self.loop, out=launch)
-        missile = TYPES.has_missile[ti]
-        if _count(missile):
-            flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
-            np.maximum(launch + flight, self.loop + 1, out=new[3])
-        else:
-            np.maximum(launch, self.loop + 1, out=new[3])
-        self._pend = np.concatenate((self._pend, new), axis=1)
-        self._p_due = self._pend[3]
-
-    def _land(self, damage: np.ndarray) -> None:
-        """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
-        attacker died before the damage point (a missile already launched still lands)."""
-        u = self.u
-        due = self._p_due <= self.loop
-        blk = self._pend.compress(due, axis=1)
-        ti, launch = blk[0], blk[4]
-        self._pend = self._pend.compress(~due, axis=1)
-        self._p_due = self._pend[3]
-        arows, trows = u.rows(blk[1:3])  # attackers and targets, in one lookup
-        ok = (trows >= 0) & ((arows >= 0) | (launch < self.loop))
-        n_ok = _count(ok)
-        if n_ok:
-            if n_ok < len(ok):
-                trows, ti = trows[ok], ti[ok]
-            self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
-
-    def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
-        """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
-        ti = self.u.ti
-        a_ti = ti[att]
-        self._accumulate(TYPES.dmg[a_ti, ti[trows]], TYPES.attacks[a_ti], trows, damage)
-
-    def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
-        u = self.u
-        armor = TYPES.armor[u.ti[trows]]
-        # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
-        if self.unit_set_facts()[2]:
-            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
-        else:  # no unit has shields
-            per = np.maximum(0.5, raw - armor) * attacks
-        damage += np.bincount(trows, weights=per, minlength=len(damage))
-
-    def _apply(self, damage: np.ndarray) -> None:
-        u = self.u
-        sh = u.shield
-        if self.unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
-            s = shielded.nonzero()[0]
-            absorbed = np.minimum(sh[s], damage[s])
-            sh[s] -= absorbed
-            over = damage[s] - absorbed
-            armor = TYPES.armor[u.ti[s]]
-            damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
-        u.hp -= damage
-
-    def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
-        """Area damage around each exploding unit; the exploders die."""
-        u = self.u
-        ti = u.ti
-        died[rows] = True
-        own = u.owner
-        valid = (own[rows][:, None] != own[None, :]) & TYPES.can_hit[ti[rows]][:, ti]
-        d = np.hypot(u.x[None, :] - u.x[rows][:, None], u.y[None, :] - u.y[rows][:, None])
-        d -= u.radius[None, :]
-        inside = valid & (d <= TYPES.splash[ti[rows]][:, None])
-        ai, tj = np.nonzero(inside)
-        if len(ai):
-            att_ti = ti[rows[ai]]
-            self._accumulate(TYPES.dmg[att_ti, ti[tj]], TYPES.attacks[att_ti], tj, damage)
-
     # ------------------------------------------------------------------ fast-forwarding quiet stretches
     def quiet_horizon(self) -> int:
         """How many loops can pass with nothing but straight-line movement and cooldowns (>= 1).
@@ -1149,7 +1005,7 @@ class World:
         """
         if self._static_until > self.loop:
             return self._static_until - self.loop
-        if self._p_due.size:
+        if self.combat.p_due.size:
             return 1  # hits in flight: step loop by loop until they land
         u = self.u
         n = len(u)
@@ -1190,12 +1046,12 @@ class World:
         self.loop += h
         u = self.u
         if len(u) == 0:
-            return _NO_DEATHS
+            return NO_DEATHS
         np.maximum(u.cd - h, 0.0, out=u.cd)
         if self._static_until >= self.loop:
-            return _NO_DEATHS  # a standing fight: only cooldowns change
+            return NO_DEATHS  # a standing fight: only cooldowns change
         moving = _POINT_LUT[u.kind] & (u.speed > 0)
         if _count(moving):
             self._segment_start = self.loop - h
             self._move_to_points(moving.nonzero()[0], self.loop)
-        return _NO_DEATHS
+        return NO_DEATHS
