@@ -11,8 +11,9 @@ from test_game_api import command, joined
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios import SCENARIOS
+from sc2pool.engine.sim.systems.collision import SEPARATION_EPS
 from sc2pool.engine.sim.units import ECON, HOLD, IDLE, NEUTRAL_OWNER, TYPES
-from sc2pool.engine.sim.world import SEPARATION_EPS, World
+from sc2pool.engine.sim.world import World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 OVERLAP_TOL = 0.15

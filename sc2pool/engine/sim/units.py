@@ -20,6 +20,9 @@ ECON = 8
 (:mod:`sc2pool.engine.sim.economy`) moves it and reports its orders; the world leaves it alone."""
 N_KINDS = 16
 """Size of the per-kind lookup tables (room for every kind above)."""
+POINT_KINDS = np.zeros(N_KINDS, dtype=bool)
+POINT_KINDS[[MOVE, ATTACK_MOVE, PATROL]] = True
+"""Per order kind: the order walks to a point (move, attack-move, patrol)."""
 NEUTRAL_OWNER = 16
 TAG_BASE = 1 << 32
 """Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""
