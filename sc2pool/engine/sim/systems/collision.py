@@ -445,7 +445,7 @@ class Collision:
             ab = idx2[::2]
             self._relax(idx2, rr, self._shares(ab, wgt, steer)[0], None, EXTRA_PASSES)
             self._near_now = (loop, u.version, idx2, rr)
-        self.w._clamp()
+        self.w.locomotion.clamp()
         # a straight move restarts from where the push left the unit
         u.seg[ab] = -1
         return True
