@@ -57,7 +57,7 @@ def make_economy(seed: int = 1) -> Game:
         econ.add_structure(21, 1, 32.5, 26.5 + 6 * k)
     for k in range(6):
         econ.add_structure(19, 1, 40.0, 20.0 + 3 * k)
-    econ.minerals[1] = 1_000_000
+    g.world.supply.minerals[1] = 1_000_000
     return g
 
 

@@ -364,10 +364,11 @@ class Game:
         econ = w.economy
         if econ is not None:  # economy hook: collected and spent resources in the score details
             sd = score.score_details
-            sd.collected_minerals = econ.collected_minerals.get(player_id, 0)
-            sd.collected_vespene = econ.collected_vespene.get(player_id, 0)
-            sd.spent_minerals = econ.spent_minerals.get(player_id, 0)
-            sd.spent_vespene = econ.spent_vespene.get(player_id, 0)
+            ledger = w.supply
+            sd.collected_minerals = ledger.collected_minerals.get(player_id, 0)
+            sd.collected_vespene = ledger.collected_vespene.get(player_id, 0)
+            sd.spent_minerals = ledger.spent_minerals.get(player_id, 0)
+            sd.spent_vespene = ledger.spent_vespene.get(player_id, 0)
         res = self.results
         if res is not None:
             for s in self._slots:
@@ -415,7 +416,7 @@ class Game:
         """``observation.player_common``; depends only on the set of units, so cached per version."""
         u = self.world.u
         econ = self.world.economy
-        key = (player_id, u.version, econ.revision if econ is not None else 0)
+        key = (player_id, u.version, self.world.supply.revision if econ is not None else 0)
         got = self._pc_cache.get(key)
         if got is not None:
             return got
@@ -430,9 +431,10 @@ class Game:
             pc.food_workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
             pc.army_count = int(np.count_nonzero(army))
         if econ is not None:  # economy hook: resources, supply from structures and queues
-            pc.minerals = econ.minerals.get(player_id, 0)
-            pc.vespene = econ.vespene.get(player_id, 0)
-            pc.food_used, pc.food_cap = econ.food(player_id)
+            ledger = self.world.supply
+            pc.minerals = ledger.minerals.get(player_id, 0)
+            pc.vespene = ledger.vespene.get(player_id, 0)
+            pc.food_used, pc.food_cap = ledger.food(player_id)
             pc.idle_worker_count = econ.idle_workers(player_id)
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:

@@ -77,7 +77,8 @@ class EconomyScenario(Scenario):
         spawn_base(self.econ, 1, *self.centre)
 
     def points(self) -> int:
-        return self.econ.collected_minerals[1] + self.econ.collected_vespene[1]
+        ledger = self.world.supply
+        return ledger.collected_minerals[1] + ledger.collected_vespene[1]
 
     def horizon(self) -> int:
         return 1 << 30

@@ -84,7 +84,6 @@ MINERAL_CONTENTS = {D.MINERALFIELD: 1800, D.MINERALFIELD750: 900}
 """LotV fields: 4 large (1800) and 4 small (900) per base (Liquipedia, "Resources")."""
 GEYSER_CONTENTS = 2250
 QUEUE_LENGTH = 5
-FOOD_LIMIT = 200
 TOWNHALL_MINERAL_GAP, TOWNHALL_GEYSER_GAP = 6.0, 7.0
 CONSTRUCTION_START_LIFE = 0.1
 NEAR_TOWNHALL = 8.0
@@ -235,12 +234,8 @@ class Economy:
 
     def __init__(self, world: World, minerals: int = 50, vespene: int = 0, players: tuple[int, ...] = (1,)) -> None:
         self.w = world
-        self.minerals: dict[int, int] = dict.fromkeys(players, minerals)
-        self.vespene: dict[int, int] = dict.fromkeys(players, vespene)
-        self.collected_minerals: dict[int, int] = dict.fromkeys(players, 0)
-        self.collected_vespene: dict[int, int] = dict.fromkeys(players, 0)
-        self.spent_minerals: dict[int, int] = dict.fromkeys(players, 0)
-        self.spent_vespene: dict[int, int] = dict.fromkeys(players, 0)
+        self.supply = world.supply
+        self.supply.open(players, minerals, vespene)
         self.trained: dict[int, dict[int, int]] = {p: {} for p in players}
         """Units finished by production, per player and type (mini-game scores count them)."""
         self.resources: dict[int, Resource] = {}
@@ -259,8 +254,6 @@ class Economy:
         finished, a trip's cargo dropped off)."""
         self._th_key: tuple[object, ...] = ()
         self._th_map: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        self.revision = 0
-        """Bumped whenever something a player_common shows may have changed."""
         self._version = -1
 
     # ------------------------------------------------------------------ set-up helpers
@@ -279,7 +272,7 @@ class Economy:
         spec = D.UNIT_BY_ID[unit_id]
         self.structures[tag] = Structure(tag, unit_id, owner, x, y, float(spec.build_time),
                                          float(spec.build_time) if ready else 0.0)
-        self.revision += 1
+        self.supply.revision += 1
         return tag
 
     def adopt(self, tags: np.ndarray) -> None:
@@ -298,7 +291,7 @@ class Economy:
                 self.resources[tag] = Resource(tag, uid, x, y, MINERAL_CONTENTS[uid])
             elif uid in GEYSER_TYPES:
                 self.resources[tag] = Resource(tag, uid, x, y, GEYSER_CONTENTS)
-        self.revision += 1
+        self.supply.revision += 1
 
     def gather(self, worker_tag: int, resource_tag: int) -> None:
         """Put a worker to work on a resource now (scenario set-up, rallies)."""
@@ -307,30 +300,9 @@ class Economy:
             self._start_gather(r, worker_tag, resource_tag, self._loop)
 
     # ------------------------------------------------------------------ queries
-    def food(self, player: int) -> tuple[int, int]:
-        """(food_used, food_cap) as the real client reports them."""
-        u = self.w.u
-        mine = u.owner == player
-        used = float(TYPES.food[u.ti[mine]].sum())
-        cap = 0.0
-        for s in self.structures.values():
-            if s.owner == player:
-                if s.ready:
-                    cap += D.UNIT_BY_ID[s.unit_id].food_provided
-                for t in s.queue:
-                    used += D.UNIT_BY_ID[t].food_required
-        return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))
-
     def idle_workers(self, player: int) -> int:
         u = self.w.u
         return int(np.count_nonzero((u.owner == player) & (u.unit_id == D.SCV) & (u.kind == IDLE)))
-
-    def _pay(self, player: int, minerals: int, vespene: int) -> None:
-        """Spend (or, negative, refund) resources; the score details count what was spent."""
-        self.minerals[player] -= minerals
-        self.vespene[player] -= vespene
-        self.spent_minerals[player] = self.spent_minerals.get(player, 0) + minerals
-        self.spent_vespene[player] = self.spent_vespene.get(player, 0) + vespene
 
     def _ready_of(self, player: int, unit_id: int) -> bool:
         return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
@@ -386,7 +358,7 @@ class Economy:
                 self._to_idle(s.builder)
             if s.geyser in self.resources:
                 self.resources[s.geyser].refinery = 0
-            self.revision += 1
+            self.supply.revision += 1
         for tag in [t for t in self.resources if t not in alive]:
             del self.resources[tag]
 
@@ -487,7 +459,7 @@ class Economy:
         if r >= 0:
             u.kind[r] = IDLE
             u.ability[r] = 0
-        self.revision += 1
+        self.supply.revision += 1
         if tag in self._pending and r >= 0:
             self._run_pending(tag, int(u.owner[r]))
 
@@ -601,7 +573,7 @@ class Economy:
             th = self._nearest_townhall(int(u.owner[r]), job.tx, job.ty)
             job.target = th.tag if th is not None else 0
             job.seq = self._push(t + PAUSE_LOOPS, tag)
-            self.revision += 1
+            self.supply.revision += 1
             return
         if job.phase == PAUSE:
             self._go_home(tag, job, t)
@@ -617,14 +589,9 @@ class Economy:
                 job.target = th.tag
                 self._walk(tag, job, job.tx, job.ty, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, t)
                 return
-            if job.carry_gas:
-                self.vespene[owner] = self.vespene.get(owner, 0) + job.carry
-                self.collected_vespene[owner] = self.collected_vespene.get(owner, 0) + job.carry
-            else:
-                self.minerals[owner] = self.minerals.get(owner, 0) + job.carry
-                self.collected_minerals[owner] = self.collected_minerals.get(owner, 0) + job.carry
+            self.supply.earn(owner, job.carry, job.carry_gas)
             job.carry = 0
-            self.revision += 1
+            self.supply.revision += 1
             if job.idle_after or tag in self._pending:
                 self._to_idle(tag)
                 return
@@ -695,14 +662,14 @@ class Economy:
             if s.queue:
                 s.head_start = t
                 self._push(t + int(D.UNIT_BY_ID[s.queue[0]].build_time), s.tag, True)
-            self.revision += 1
+            self.supply.revision += 1
 
     def _complete(self, s: Structure, t: int) -> None:
         u = self.w.u
         r = u.row(s.tag)
         if r >= 0:
             u.hp[r] = TYPES.hp_max[u.ti[r]]
-        self.revision += 1
+        self.supply.revision += 1
         b = s.builder
         s.builder = 0
         if b in self.jobs:
@@ -749,10 +716,10 @@ class Economy:
             ok = res is not None and res.refinery == 0
         else:
             ok = self.placement(job.build, x, y) == SUCCESS
-        if not ok or self.minerals.get(owner, 0) < spec.minerals or self.vespene.get(owner, 0) < spec.vespene:
+        if not ok or self.supply.afford(owner, spec.minerals, spec.vespene) != SUCCESS:
             self._to_idle(tag)  # the real client shows an error and the SCV stops
             return
-        self._pay(owner, spec.minerals, spec.vespene)
+        self.supply.pay(owner, spec.minerals, spec.vespene)
         stag = int(self.w.spawn(uid, owner, [x], [y])[0])
         s = Structure(stag, uid, owner, x, y, float(spec.build_time), 0.0, since=t, builder=tag, geyser=geyser)
         self.structures[stag] = s
@@ -764,7 +731,7 @@ class Economy:
         job.phase = BUILDING
         job.target = stag
         job.seq = 0
-        self.revision += 1
+        self.supply.revision += 1
 
     def placement(self, ability: int, x: float, y: float) -> int:
         """ActionResult of placing the building of ``ability`` centred at (x, y) (snapped to the
@@ -862,7 +829,7 @@ class Economy:
                     self._idle_cargo[tag] = (job.carry, job.carry_gas)
                 u.kind[i] = IDLE
                 u.ability[i] = 0
-                self.revision += 1
+                self.supply.revision += 1
         return None
 
     def _gather_cmd(self, player: int, workers: np.ndarray, target_tag: int, queue: bool) -> int:
@@ -890,7 +857,7 @@ class Economy:
             carry, gas = (job.carry, job.carry_gas) if job is not None else self._idle_cargo.pop(tag, (0, False))
             self._idle_cargo.pop(tag, None)
             self._start_gather(i, tag, res_tag, self._loop, carry=carry, gas=gas)
-        self.revision += 1
+        self.supply.revision += 1
         return SUCCESS
 
     def _return_cmd(self, workers: np.ndarray) -> int:
@@ -931,19 +898,18 @@ class Economy:
             if len(s.queue) >= QUEUE_LENGTH:
                 first_error = first_error or QUEUE_IS_FULL
                 continue
-            if self.minerals.get(player, 0) < spec.minerals:
-                return NOT_ENOUGH_MINERALS
-            if self.vespene.get(player, 0) < spec.vespene:
-                return NOT_ENOUGH_VESPENE
-            used, cap = self.food(player)
+            res = self.supply.afford(player, spec.minerals, spec.vespene)
+            if res != SUCCESS:
+                return res
+            used, cap = self.supply.food(player)
             if used + spec.food_required > cap:
                 return NOT_ENOUGH_FOOD
-            self._pay(player, spec.minerals, spec.vespene)
+            self.supply.pay(player, spec.minerals, spec.vespene)
             s.queue.append(uid)
             if len(s.queue) == 1:
                 s.head_start = self._loop
                 self._push(self._loop + int(spec.build_time), s.tag, True)
-            self.revision += 1
+            self.supply.revision += 1
             return SUCCESS
         return first_error or ERROR
 
@@ -955,8 +921,8 @@ class Economy:
                 continue
             uid = s.queue.pop()
             spec = D.UNIT_BY_ID[uid]
-            self._pay(player, -spec.minerals, -spec.vespene)
-            self.revision += 1
+            self.supply.pay(player, -spec.minerals, -spec.vespene)
+            self.supply.revision += 1
             return SUCCESS
         return ERROR
 
@@ -993,10 +959,9 @@ class Economy:
             res_code = self.placement(ability, *site)
             if res_code != SUCCESS:
                 return res_code
-        if self.minerals.get(player, 0) < spec.minerals:
-            return NOT_ENOUGH_MINERALS
-        if self.vespene.get(player, 0) < spec.vespene:
-            return NOT_ENOUGH_VESPENE
+        res_code = self.supply.afford(player, spec.minerals, spec.vespene)
+        if res_code != SUCCESS:
+            return res_code
         u = self.w.u
         tag = int(u.tag[r])
         old = self.jobs.get(tag)
@@ -1008,7 +973,7 @@ class Economy:
         self._set_order(r, tag, ability)
         rad = FOOTPRINT[uid][0] * math.sqrt(2.0) if uid != D.REFINERY else D.UNIT_BY_ID[D.VESPENEGEYSER].radius
         self._walk(tag, job, float(u.x[r]), float(u.y[r]), site[0], site[1], rad, self._loop, world_event=True)
-        self.revision += 1
+        self.supply.revision += 1
         return SUCCESS
 
     def _resume(self, r: int, s: Structure) -> int:
@@ -1033,7 +998,7 @@ class Economy:
 
         def affordable(t: int) -> bool:
             spec = D.UNIT_BY_ID[t]
-            return self.minerals.get(player, 0) >= spec.minerals and self.vespene.get(player, 0) >= spec.vespene
+            return self.supply.afford(player, spec.minerals, spec.vespene) == SUCCESS
 
         if uid == D.SCV:
             for ab, t in BUILDS.items():
