@@ -16,6 +16,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim import economy as E
+from sc2pool.engine.sim.races.terran import GATHER_SCV, RETURN_SCV
 from sc2pool.engine.sim.world import World
 
 SCV_SPEED = D.UNIT_BY_ID[D.SCV].speed / 16.0
@@ -78,7 +79,7 @@ def test_start_state_as_the_real_client() -> None:
     p = pc(g)
     assert (p.minerals, p.vespene, p.food_used, p.food_cap, p.food_workers, p.idle_worker_count) == (50, 0, 12, 15, 12, 0)
     obs = units(g)
-    assert sum(1 for x in obs if x.unit_type == D.SCV and x.orders[0].ability_id == E.GATHER_SCV) == 12
+    assert sum(1 for x in obs if x.unit_type == D.SCV and x.orders[0].ability_id == GATHER_SCV) == 12
     fields = [x for x in obs if x.unit_type in (D.MINERALFIELD, D.MINERALFIELD750)]
     assert len(fields) == 8 and {x.mineral_contents for x in fields} == {1800, 900}
     assert all(x.alliance == 3 for x in fields)
@@ -93,7 +94,7 @@ def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
     scv = tags_of(g, D.SCV)[0]
     field = min(world.economy.resources.values(), key=lambda r: r.y if r.is_mineral else 1e9)
     cc = tags_of(g, D.COMMANDCENTER)[0]
-    assert act(g, E.GATHER_SCV, [scv], target=field.tag) == 1
+    assert act(g, GATHER_SCV, [scv], target=field.tag) == 1
     start = pos(g, scv)
     w1 = walk_loops(start, (field.x, field.y), 1.125 + 0.375)
     d = math.hypot(field.x - start[0], field.y - start[1])
@@ -102,7 +103,7 @@ def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
     deposit = w1 + E.MINERAL_MINE_LOOPS + E.PAUSE_LOOPS + w2
     g.step(w1 + E.MINERAL_MINE_LOOPS + 1)
     x = unit(g, scv)
-    assert x.orders[0].ability_id == E.RETURN_SCV and x.orders[0].target_unit_tag == cc
+    assert x.orders[0].ability_id == RETURN_SCV and x.orders[0].target_unit_tag == cc
     assert list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
     assert unit(g, field.tag).mineral_contents == field.contents == (1800 if field.unit_id == D.MINERALFIELD else 900) - 5
     g.step(deposit - (w1 + E.MINERAL_MINE_LOOPS + 1) - 1)
@@ -110,7 +111,7 @@ def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
     g.step(1)
     assert pc(g).minerals == 55
     x = unit(g, scv)
-    assert x.orders[0].ability_id == E.GATHER_SCV and x.orders[0].target_unit_tag == field.tag and not x.buff_ids
+    assert x.orders[0].ability_id == GATHER_SCV and x.orders[0].target_unit_tag == field.tag and not x.buff_ids
 
 
 def test_one_worker_per_field_the_second_waits_or_moves_on() -> None:
@@ -121,7 +122,7 @@ def test_one_worker_per_field_the_second_waits_or_moves_on() -> None:
         f.contents = 0
     only = fields[0]
     for t in scvs:
-        act(g, E.GATHER_SCV, [t], target=only.tag)
+        act(g, GATHER_SCV, [t], target=only.tag)
     occupied = 0
     for _ in range(400):
         g.step(1)
@@ -137,7 +138,7 @@ def test_depleted_field_disappears_and_its_worker_moves_on() -> None:
     scv = tags_of(g, D.SCV)[0]
     field = next(r for r in world.economy.resources.values() if r.is_mineral)
     field.contents = 10
-    act(g, E.GATHER_SCV, [scv], target=field.tag)
+    act(g, GATHER_SCV, [scv], target=field.tag)
     for _ in range(100):
         g.step(8)
         if field.tag not in world.economy.resources:
@@ -233,7 +234,7 @@ def test_refinery_then_gas_4_per_trip() -> None:
     world.supply.minerals[1] = 500
     assert act(g, 320, [scv], (geyser.x, geyser.y)) == E.MUST_TARGET_UNIT
     assert act(g, 320, [scv], target=geyser.tag) == 1
-    assert act(g, E.GATHER_SCV, [other], target=geyser.tag) == E.MUST_BUILD_REFINERY_FIRST
+    assert act(g, GATHER_SCV, [other], target=geyser.tag) == E.MUST_BUILD_REFINERY_FIRST
     for _ in range(100):
         g.step(8)
         if world.supply.collected_vespene[1]:
@@ -263,7 +264,7 @@ def test_rally_to_minerals_makes_new_scvs_mine() -> None:
     g.step(273)
     new = max(tags_of(g, D.SCV))
     o = unit(g, new).orders
-    assert o and o[0].ability_id == E.GATHER_SCV and o[0].target_unit_tag == field.tag
+    assert o and o[0].ability_id == GATHER_SCV and o[0].target_unit_tag == field.tag
 
 
 def test_move_command_takes_a_worker_off_mining_and_keeps_its_cargo() -> None:
@@ -278,7 +279,7 @@ def test_move_command_takes_a_worker_off_mining_and_keeps_its_cargo() -> None:
     x = unit(g, scv)
     assert x.orders[0].ability_id == D.MOVE_MOVE and list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
     assert pc(g).idle_worker_count == 0
-    assert act(g, E.RETURN_SCV, [scv]) == 1
+    assert act(g, RETURN_SCV, [scv]) == 1
     g.step(200)
     assert pc(g).minerals == 55 and not unit(g, scv).orders and pc(g).idle_worker_count == 1
 
@@ -334,7 +335,7 @@ def test_abilities_query_lists_what_can_be_afforded() -> None:
         q.abilities.add(unit_tag=tag)
         return {a.ability_id for a in g.query(1, q).abilities[0].abilities}
 
-    assert 524 in abilities(cc) and 319 not in abilities(scv) and E.GATHER_SCV in abilities(scv)
+    assert 524 in abilities(cc) and 319 not in abilities(scv) and GATHER_SCV in abilities(scv)
     world.supply.minerals[1] = 0
     assert 524 not in abilities(cc)
     world.supply.minerals[1] = 500
@@ -347,12 +348,12 @@ def test_shift_queued_gather_after_a_build_runs_when_the_structure_is_done() -> 
     field = next(r for r in world.economy.resources.values() if r.is_mineral)
     world.supply.minerals[1] = 500
     assert act(g, 319, [scv], (30.0, 30.0)) == 1
-    assert act(g, E.GATHER_SCV, [scv], target=field.tag, queue=True) == 1
+    assert act(g, GATHER_SCV, [scv], target=field.tag, queue=True) == 1
     assert unit(g, scv).orders[0].ability_id == 319  # the build goes first
     g.step(620)
     assert tags_of(g, D.SUPPLYDEPOT) and unit(g, tags_of(g, D.SUPPLYDEPOT)[0]).build_progress == 1.0
     o = unit(g, scv).orders
-    assert o and o[0].ability_id == E.GATHER_SCV and o[0].target_unit_tag == field.tag
+    assert o and o[0].ability_id == GATHER_SCV and o[0].target_unit_tag == field.tag
 
 
 def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
@@ -366,7 +367,7 @@ def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
         world.economy.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0 + 3 * k)
     # the gas worker's row comes right after a depot's (rows are in creation order)
     gas = int(g.world.spawn(D.SCV, 1, [geyser.x + 3.0], [geyser.y])[0])
-    act(g, E.GATHER_SCV, [gas], target=ref)
+    act(g, GATHER_SCV, [gas], target=ref)
     for _ in range(200):
         g.step(1)
         if world.economy.inside:
@@ -400,7 +401,7 @@ def test_debug_created_structures_and_fields_join_the_economy() -> None:
     g.debug(1, req)
     field = max(tags_of(g, D.MINERALFIELD))
     assert unit(g, field).mineral_contents == 1800
-    assert act(g, E.GATHER_SCV, [tags_of(g, D.SCV)[0]], target=field) == 1
+    assert act(g, GATHER_SCV, [tags_of(g, D.SCV)[0]], target=field) == 1
 
 
 ECON_ABILITIES = [295, 296, 3666, 3667, 318, 319, 320, 321, 524, 560, 195, 203, 3673, 3690, 3671, 306,

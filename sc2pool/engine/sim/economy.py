@@ -50,6 +50,20 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import TERRAIN_Z
 from sc2pool.engine.sim.encode import varint, wrap
+from sc2pool.engine.sim.races import (
+    BUILDS,
+    CANCEL_LAST,
+    CANCEL_LAST_ABILITIES,
+    GAS_STRUCTURES,
+    GATHER_ABILITIES,
+    PRODUCERS,
+    RALLY_ABILITIES,
+    RETURN_ABILITIES,
+    TOWNHALLS,
+    TRAINS,
+    WORKERS,
+    of_type,
+)
 from sc2pool.engine.sim.units import ECON, IDLE, MOVE, TYPES, Order
 
 if TYPE_CHECKING:
@@ -90,25 +104,15 @@ NEAR_TOWNHALL = 8.0
 """Mineral fields within this distance of a townhall count for its ideal harvesters (2 each)."""
 
 BUFF_CARRY_MINERALS, BUFF_CARRY_GAS = 271, 273
-GATHER_SCV, RETURN_SCV = 295, 296
-GATHER_ABILITIES = {GATHER_SCV, 3666}
-RETURN_ABILITIES = {RETURN_SCV, 3667}
-RALLY_ABILITIES = {195, 203, 3673, 3690}
-CANCEL_LAST_ABILITIES = {3671, 306}
-TOWNHALLS = {D.COMMANDCENTER}
 MINERAL_TYPES = {D.MINERALFIELD, D.MINERALFIELD750}
 GEYSER_TYPES = {D.VESPENEGEYSER}
-TRAINS: dict[int, tuple[int, int]] = {524: (D.COMMANDCENTER, D.SCV), 560: (D.BARRACKS, D.MARINE)}
-"""Train ability -> (producing structure, trained unit)."""
-BUILDS: dict[int, int] = {318: D.COMMANDCENTER, 319: D.SUPPLYDEPOT, 320: D.REFINERY, 321: D.BARRACKS}
-"""SCV build ability -> structure."""
-PRODUCERS = np.array([D.COMMANDCENTER, D.BARRACKS])
-"""Structures whose smart command sets a rally."""
 FOOTPRINT: dict[int, tuple[float, float]] = {
     D.COMMANDCENTER: (2.5, 2.5), D.SUPPLYDEPOT: (1.0, 1.0), D.BARRACKS: (1.5, 1.5), D.REFINERY: (1.5, 1.5),
     D.MINERALFIELD: (1.0, 0.5), D.MINERALFIELD750: (1.0, 0.5), D.VESPENEGEYSER: (1.5, 1.5),
 }
 """Half sizes (x, y) of the footprints, in cells: a mineral field is 2 x 1, a geyser 3 x 3."""
+_WORKER_ARRAY = np.array(sorted(WORKERS))
+_PRODUCER_ARRAY = np.array(sorted(PRODUCERS))
 
 # Worker phases.
 WALK_RES, WAIT, MINE, PAUSE, WALK_HOME, WALK_SITE, BUILDING = range(7)
@@ -200,9 +204,11 @@ class Structure:
 
 @dataclass
 class Job:
-    """What an SCV is doing for the economy."""
+    """What a worker is doing for the economy."""
 
     phase: int
+    worker: int
+    """The worker's unit type (its race's rules say which abilities its orders show)."""
     resource: int = 0
     """The field or refinery it mines (0 for a construction job)."""
     target: int = 0
@@ -302,7 +308,8 @@ class Economy:
     # ------------------------------------------------------------------ queries
     def idle_workers(self, player: int) -> int:
         u = self.w.u
-        return int(np.count_nonzero((u.owner == player) & (u.unit_id == D.SCV) & (u.kind == IDLE)))
+        workers = np.isin(u.unit_id, _WORKER_ARRAY)
+        return int(np.count_nonzero((u.owner == player) & workers & (u.kind == IDLE)))
 
     def _ready_of(self, player: int, unit_id: int) -> bool:
         return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
@@ -415,9 +422,9 @@ class Economy:
         if res is not None and not res.is_mineral:
             target = res.refinery
         self._release(tag)
-        job = Job(WALK_RES, resource=res_tag, target=target, carry=carry, carry_gas=gas)
+        job = Job(WALK_RES, int(self.w.u.unit_id[r]), resource=res_tag, target=target, carry=carry, carry_gas=gas)
         self.jobs[tag] = job
-        self._set_order(r, tag, GATHER_SCV)
+        self._set_order(r, tag, of_type(job.worker).gather_ability)
         if carry:
             self._go_home(tag, job, loop, then=res_tag)
             return
@@ -436,7 +443,7 @@ class Economy:
         job.phase = WALK_HOME
         job.target = th.tag
         job.then_gather = then or job.resource
-        self._set_order(r, tag, RETURN_SCV)
+        self._set_order(r, tag, of_type(job.worker).return_ability)
         self._walk(tag, job, x, y, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, loop)
 
     def _nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
@@ -605,7 +612,7 @@ class Economy:
             job.target = back.tag if back.is_mineral else back.refinery
             job.then_gather = 0
             job.phase = WALK_RES
-            self._set_order(r, tag, GATHER_SCV)
+            self._set_order(r, tag, of_type(job.worker).gather_ability)
             self._walk(tag, job, job.tx, job.ty, back.x, back.y, D.UNIT_BY_ID[back.unit_id].radius, t)
             return
         if job.phase == WALK_SITE:
@@ -674,12 +681,7 @@ class Economy:
         s.builder = 0
         if b in self.jobs:
             self.jobs.pop(b)
-            br = u.row(b)
-            if br >= 0:
-                if s.unit_id == D.REFINERY and s.geyser in self.resources:
-                    self._start_gather(br, b, s.geyser, t)
-                else:
-                    self._to_idle(b)
+            of_type(s.unit_id).on_structure_complete(self.w, s, b, t)
 
     def _emerge(self, s: Structure, uid: int, t: int) -> None:
         """A trained unit leaves its structure at the edge facing the rally (else below it)."""
@@ -697,7 +699,7 @@ class Economy:
         tag = int(self.w.spawn(uid, s.owner, [x], [y], free=True)[0])  # (beside the last one, if it still stands there)
         self.trained[s.owner][uid] = self.trained[s.owner].get(uid, 0) + 1
         r = self.w.u.row(tag)
-        if s.rally_tag and uid == D.SCV and s.rally_tag in self.resources:
+        if s.rally_tag and uid in WORKERS and s.rally_tag in self.resources:
             self._start_gather(r, tag, s.rally_tag, t)
         elif goal is not None:
             self.w.u.set_order(r, Order(MOVE, D.MOVE_MOVE, goal[0], goal[1]))
@@ -710,7 +712,7 @@ class Economy:
         spec = D.UNIT_BY_ID[uid]
         x, y = job.site
         geyser = 0
-        if uid == D.REFINERY:
+        if uid in GAS_STRUCTURES:
             geyser = job.geyser
             res = self.resources.get(geyser)
             ok = res is not None and res.refinery == 0
@@ -741,7 +743,7 @@ class Economy:
             return ERROR
         if not (math.isfinite(x) and math.isfinite(y)):
             return CANT_BUILD_LOCATION_INVALID
-        if uid == D.REFINERY:
+        if uid in GAS_STRUCTURES:
             g = self._geyser_at(x, y)
             return SUCCESS if g is not None and g.refinery == 0 else CANT_BUILD_ON_THAT
         hx, hy = FOOTPRINT[uid]
@@ -763,7 +765,7 @@ class Economy:
                 gap = TOWNHALL_MINERAL_GAP if res.is_mineral else TOWNHALL_GEYSER_GAP
                 if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
                     return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
-        return SUCCESS
+        return of_type(uid).placement(self.w, uid, x, y)
 
     def _geyser_at(self, x: float, y: float) -> Resource | None:
         for res in self.resources.values():
@@ -794,7 +796,7 @@ class Economy:
             return self._rally(rows, target_pos, target_tag)
         if ability in CANCEL_LAST_ABILITIES:
             return self._cancel_last(player, rows)
-        workers = rows[types == D.SCV]
+        workers = rows[np.isin(types, _WORKER_ARRAY)]
         if ability in BUILDS:
             if len(workers) == 0:
                 return ERROR
@@ -806,12 +808,12 @@ class Economy:
         if ability in RETURN_ABILITIES:
             return self._return_cmd(workers)
         if ability == D.SMART:
-            structs = rows[np.isin(types, PRODUCERS)]
+            structs = rows[np.isin(types, _PRODUCER_ARRAY)]
             if len(structs) and len(structs) == len(rows):
                 return self._rally(rows, target_pos, target_tag)
             if trow >= 0 and len(workers) == len(rows):
                 tt = target_tag
-                if tt in self.resources or (tt in self.structures and self.structures[tt].unit_id == D.REFINERY):
+                if tt in self.resources or (tt in self.structures and self.structures[tt].unit_id in GAS_STRUCTURES):
                     return self._gather_cmd(player, workers, tt, queue)
                 s = self.structures.get(tt)
                 if s is not None and s.owner == player:
@@ -837,7 +839,7 @@ class Economy:
             return ERROR
         res_tag = target_tag
         s = self.structures.get(target_tag)
-        if s is not None and s.unit_id == D.REFINERY:
+        if s is not None and s.unit_id in GAS_STRUCTURES:
             if s.owner != player:
                 return CANT_TARGET_THAT_UNIT
             if not s.ready:
@@ -872,7 +874,7 @@ class Economy:
                 done = True
             elif tag in self._idle_cargo:
                 carry, gas = self._idle_cargo.pop(tag)
-                job = Job(WALK_HOME, carry=carry, carry_gas=gas, idle_after=True)
+                job = Job(WALK_HOME, int(u.unit_id[i]), carry=carry, carry_gas=gas, idle_after=True)
                 self.jobs[tag] = job
                 self._go_home(tag, job, self._loop)
                 done = True
@@ -931,7 +933,7 @@ class Economy:
         done = False
         for i in rows.tolist():
             s = self.structures.get(int(u.tag[i]))
-            if s is None or s.unit_id == D.SUPPLYDEPOT or s.unit_id == D.REFINERY:
+            if s is None or s.unit_id not in PRODUCERS:
                 continue
             s.rally_pos = target_pos if not target_tag else None
             s.rally_tag = target_tag
@@ -944,7 +946,7 @@ class Economy:
         spec = D.UNIT_BY_ID[uid]
         if spec.tech_requirement and not self._ready_of(player, spec.tech_requirement):
             return BUILD_TECH_REQUIREMENTS_NOT_MET
-        if uid == D.REFINERY:
+        if uid in GAS_STRUCTURES:
             if not target_tag:
                 return MUST_TARGET_UNIT
             res = self.resources.get(target_tag)
@@ -966,12 +968,12 @@ class Economy:
         tag = int(u.tag[r])
         old = self.jobs.get(tag)
         self._release(tag)
-        job = Job(WALK_SITE, target=target_tag, build=ability, site=site, geyser=target_tag)
+        job = Job(WALK_SITE, int(u.unit_id[r]), target=target_tag, build=ability, site=site, geyser=target_tag)
         if old is not None and old.carry:
             self._idle_cargo[tag] = (old.carry, old.carry_gas)
         self.jobs[tag] = job
         self._set_order(r, tag, ability)
-        rad = FOOTPRINT[uid][0] * math.sqrt(2.0) if uid != D.REFINERY else D.UNIT_BY_ID[D.VESPENEGEYSER].radius
+        rad = FOOTPRINT[uid][0] * math.sqrt(2.0) if uid not in GAS_STRUCTURES else D.UNIT_BY_ID[D.VESPENEGEYSER].radius
         self._walk(tag, job, float(u.x[r]), float(u.y[r]), site[0], site[1], rad, self._loop, world_event=True)
         self.supply.revision += 1
         return SUCCESS
@@ -980,7 +982,8 @@ class Economy:
         u = self.w.u
         tag = int(u.tag[r])
         self._release(tag)
-        job = Job(BUILDING, target=s.tag, build=D.UNIT_BY_ID[s.unit_id].creation_ability, site=(s.x, s.y))
+        job = Job(BUILDING, int(u.unit_id[r]), target=s.tag, build=D.UNIT_BY_ID[s.unit_id].creation_ability,
+                  site=(s.x, s.y))
         self.jobs[tag] = job
         self._set_order(r, tag, job.build)
         s.builder = tag
@@ -1000,28 +1003,29 @@ class Economy:
             spec = D.UNIT_BY_ID[t]
             return self.supply.afford(player, spec.minerals, spec.vespene) == SUCCESS
 
-        if uid == D.SCV:
-            for ab, t in BUILDS.items():
+        if uid in WORKERS:
+            rules = of_type(uid)
+            for ab, t in rules.builds.items():
                 spec = D.UNIT_BY_ID[t]
                 if affordable(t) and (not spec.tech_requirement or self._ready_of(player, spec.tech_requirement)):
-                    out.append((ab, t != D.REFINERY))
-            out.append((GATHER_SCV, False))
+                    out.append((ab, t not in rules.gas_structures))
+            out.append((rules.gather_ability, False))
             job = self.jobs.get(tag)
             if (job is not None and job.carry) or tag in self._idle_cargo:
-                out.append((RETURN_SCV, False))
+                out.append((rules.return_ability, False))
             return out
         s = self.structures.get(tag)
         if s is None or not s.ready:
             return out
-        for ab, (where, t) in TRAINS.items():
+        rules = of_type(uid)
+        for ab, (where, t) in rules.trains.items():
             if where == uid and affordable(t) and len(s.queue) < QUEUE_LENGTH:
                 out.append((ab, False))
-        if uid == D.COMMANDCENTER:
-            out.append((203, False))
-        elif uid == D.BARRACKS:
-            out.append((195, False))
+        rally = rules.rally.get(uid)
+        if rally:
+            out.append((rally, False))
         if s.queue:
-            out.append((3671, False))
+            out.append((CANCEL_LAST, False))
         return out
 
     # ------------------------------------------------------------------ observation
@@ -1061,9 +1065,9 @@ class Economy:
         if job.phase in (WALK_SITE, BUILDING):
             key: tuple[int, ...] = (job.build, job.geyser)
         elif job.phase in (PAUSE, WALK_HOME):
-            key = (RETURN_SCV, job.target)
+            key = (of_type(job.worker).return_ability, job.target)
         else:
-            key = (GATHER_SCV, job.target)
+            key = (of_type(job.worker).gather_ability, job.target)
         key += (job.carry > 0, job.carry_gas)
         if job.cache_key != key:
             if job.phase in (WALK_SITE, BUILDING) and not job.geyser:
@@ -1110,9 +1114,9 @@ class Economy:
                                 progress=min(1.0, (loop - st.head_start) / spec.build_time) if k == 0 else None)
                 if st.ready and st.unit_id in TOWNHALLS:
                     b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
-                elif st.ready and st.unit_id == D.REFINERY:
+                elif st.ready and st.unit_id in GAS_STRUCTURES:
                     b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(3)
-            if st.unit_id == D.REFINERY and st.geyser in self.resources:
+            if st.unit_id in GAS_STRUCTURES and st.geyser in self.resources:
                 b += b"\x98\x01" + varint(max(self.resources[st.geyser].contents, 0))
             if b:
                 tags.append(st.tag)

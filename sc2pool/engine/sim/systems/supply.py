@@ -2,7 +2,8 @@
 
 Rules (real-game facts; sources in ``docs/economy.md``): costs are paid when a unit is queued or
 a structure placed, and refunded when a queue entry is cancelled; ``food_cap`` is the food
-provided by the player's finished structures (Command Center 15, Supply Depot 8), at most 200;
+provided by the player's finished supply providers (the races' rules: Terran's Command Center 15,
+Supply Depot 8), at most 200;
 ``food_used`` counts the player's units alive and in production queues, rounded up.
 
 Every dict is keyed by player id, so each player of a game keeps its own ledger.
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.commands import NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, SUCCESS
+from sc2pool.engine.sim.races import SUPPLY_PROVIDERS
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ class Supply:
         cap = 0.0
         for s in self.w.economy.structures.values():  # type: ignore[union-attr]
             if s.owner == player:
-                if s.ready:
+                if s.ready and s.unit_id in SUPPLY_PROVIDERS:
                     cap += D.UNIT_BY_ID[s.unit_id].food_provided
                 for t in s.queue:
                     used += D.UNIT_BY_ID[t].food_required
