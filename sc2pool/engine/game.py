@@ -60,7 +60,6 @@ from sc2pool.engine.scenarios.base import (
     SetupError,
 )
 from sc2pool.engine.sim.commands import (
-    CANT_BUILD_LOCATION_INVALID,
     ERROR,
     MUST_TARGET_WALKABLE_LOCATION,
     NOT_SUPPORTED,
@@ -561,7 +560,7 @@ class Game:
                 dist = math.hypot(end[0] - start[0], end[1] - start[1])
             resp.pathing.add(distance=dist)
         for bq in req.placements:
-            resp.placements.add(result=self._placement(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
+            resp.placements.add(result=self.world.placement.query(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
         for aq in req.abilities:
             r = u.row(aq.unit_tag)
             entry = resp.abilities.add(unit_tag=aq.unit_tag)
@@ -583,32 +582,6 @@ class Game:
             if TYPES.suicide[u.ti[r]]:
                 entry.abilities.add(ability_id=D.EXPLODE_EXPLODE)
         return resp
-
-    def _placement(self, ability_id: int, x: float, y: float) -> int:
-        econ = self.world.economy
-        if econ is not None:  # economy hook: footprints, resources, the placement grid
-            return econ.placement(ability_id, x, y)
-        spec = D.ABILITY_BY_ID.get(ability_id)
-        if spec is None:
-            return NOT_SUPPORTED
-        if not spec.is_building:
-            return ERROR
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return CANT_BUILD_LOCATION_INVALID
-        r = spec.footprint_radius
-        m = self.scenario.map
-        xa, xb = int(math.floor(x - r + 1e-6)), int(math.ceil(x + r - 1e-6))
-        ya, yb = int(math.floor(y - r + 1e-6)), int(math.ceil(y + r - 1e-6))
-        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
-            return CANT_BUILD_LOCATION_INVALID
-        u = self.world.u
-        if len(u):
-            ur = TYPES.radius[u.ti]
-            ground = ~TYPES.is_flying[u.ti]
-            overlap = ground & (u.x + ur > xa) & (u.x - ur < xb) & (u.y + ur > ya) & (u.y - ur < yb)
-            if overlap.any():
-                return CANT_BUILD_LOCATION_INVALID
-        return SUCCESS
 
     # ------------------------------------------------------------------ debug
     def debug(self, player_id: int, req: sc_pb.RequestDebug) -> None:

@@ -64,6 +64,7 @@ from sc2pool.engine.sim.races import (
     WORKERS,
     of_type,
 )
+from sc2pool.engine.sim.systems.placement import FOOTPRINT, snap
 from sc2pool.engine.sim.units import ECON, IDLE, MOVE, TYPES, Order
 
 if TYPE_CHECKING:
@@ -98,7 +99,6 @@ MINERAL_CONTENTS = {D.MINERALFIELD: 1800, D.MINERALFIELD750: 900}
 """LotV fields: 4 large (1800) and 4 small (900) per base (Liquipedia, "Resources")."""
 GEYSER_CONTENTS = 2250
 QUEUE_LENGTH = 5
-TOWNHALL_MINERAL_GAP, TOWNHALL_GEYSER_GAP = 6.0, 7.0
 CONSTRUCTION_START_LIFE = 0.1
 NEAR_TOWNHALL = 8.0
 """Mineral fields within this distance of a townhall count for its ideal harvesters (2 each)."""
@@ -106,11 +106,6 @@ NEAR_TOWNHALL = 8.0
 BUFF_CARRY_MINERALS, BUFF_CARRY_GAS = 271, 273
 MINERAL_TYPES = {D.MINERALFIELD, D.MINERALFIELD750}
 GEYSER_TYPES = {D.VESPENEGEYSER}
-FOOTPRINT: dict[int, tuple[float, float]] = {
-    D.COMMANDCENTER: (2.5, 2.5), D.SUPPLYDEPOT: (1.0, 1.0), D.BARRACKS: (1.5, 1.5), D.REFINERY: (1.5, 1.5),
-    D.MINERALFIELD: (1.0, 0.5), D.MINERALFIELD750: (1.0, 0.5), D.VESPENEGEYSER: (1.5, 1.5),
-}
-"""Half sizes (x, y) of the footprints, in cells: a mineral field is 2 x 1, a geyser 3 x 3."""
 _WORKER_ARRAY = np.array(sorted(WORKERS))
 _PRODUCER_ARRAY = np.array(sorted(PRODUCERS))
 
@@ -717,7 +712,7 @@ class Economy:
             res = self.resources.get(geyser)
             ok = res is not None and res.refinery == 0
         else:
-            ok = self.placement(job.build, x, y) == SUCCESS
+            ok = self.w.placement.check(job.build, x, y) == SUCCESS
         if not ok or self.supply.afford(owner, spec.minerals, spec.vespene) != SUCCESS:
             self._to_idle(tag)  # the real client shows an error and the SCV stops
             return
@@ -734,44 +729,6 @@ class Economy:
         job.target = stag
         job.seq = 0
         self.supply.revision += 1
-
-    def placement(self, ability: int, x: float, y: float) -> int:
-        """ActionResult of placing the building of ``ability`` centred at (x, y) (snapped to the
-        grid like the real client: odd sizes on cell centres, even sizes on cell corners)."""
-        uid = BUILDS.get(ability)
-        if uid is None:
-            return ERROR
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return CANT_BUILD_LOCATION_INVALID
-        if uid in GAS_STRUCTURES:
-            g = self._geyser_at(x, y)
-            return SUCCESS if g is not None and g.refinery == 0 else CANT_BUILD_ON_THAT
-        hx, hy = FOOTPRINT[uid]
-        x, y = snap(x, hx), snap(y, hy)
-        m = self.w.map
-        xa, xb, ya, yb = int(round(x - hx)), int(round(x + hx)), int(round(y - hy)), int(round(y + hy))
-        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
-            return CANT_BUILD_LOCATION_INVALID
-        for s in self.structures.values():
-            fx, fy = FOOTPRINT[s.unit_id]
-            if abs(s.x - x) < fx + hx - 1e-6 and abs(s.y - y) < fy + hy - 1e-6:
-                return CANT_BUILD_LOCATION_INVALID
-        for res in self.resources.values():
-            fx, fy = FOOTPRINT[res.unit_id]
-            if abs(res.x - x) < fx + hx - 1e-6 and abs(res.y - y) < fy + hy - 1e-6:
-                return CANT_BUILD_LOCATION_INVALID
-        for res in self.resources.values():
-            if uid in TOWNHALLS:
-                gap = TOWNHALL_MINERAL_GAP if res.is_mineral else TOWNHALL_GEYSER_GAP
-                if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
-                    return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
-        return of_type(uid).placement(self.w, uid, x, y)
-
-    def _geyser_at(self, x: float, y: float) -> Resource | None:
-        for res in self.resources.values():
-            if res.unit_id in GEYSER_TYPES and abs(res.x - x) <= 1.5 and abs(res.y - y) <= 1.5:
-                return res
-        return None
 
     # ------------------------------------------------------------------ commands
     def command(self, player: int, ability: int, rows: np.ndarray, target_pos: tuple[float, float] | None,
@@ -958,7 +915,7 @@ class Economy:
                 return ERROR
             hx, hy = FOOTPRINT[uid]
             site = (snap(target_pos[0], hx), snap(target_pos[1], hy))
-            res_code = self.placement(ability, *site)
+            res_code = self.w.placement.check(ability, *site)
             if res_code != SUCCESS:
                 return res_code
         res_code = self.supply.afford(player, spec.minerals, spec.vespene)
@@ -1148,11 +1105,3 @@ def _order(ability: int, pos: tuple[float, float] | None = None, tag: int = 0, p
     if progress is not None:
         body += struct.pack("<Bf", 0x25, progress)
     return wrap(22, body)
-
-
-def snap(v: float, half: float) -> float:
-    """Centre of a footprint of half size ``half`` on the cell grid: odd sizes (half = k + 0.5)
-    sit on cell centres, even sizes on cell corners."""
-    if abs(half - round(half)) < 1e-6:
-        return float(round(v))
-    return math.floor(v) + 0.5

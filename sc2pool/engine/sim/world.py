@@ -45,6 +45,7 @@ from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.locomotion import Locomotion
+from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
@@ -100,6 +101,7 @@ class World:
         self.collision = Collision(self)
         self.locomotion = Locomotion(self)
         self.supply = Supply(self)
+        self.placement = Placement(self)
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
