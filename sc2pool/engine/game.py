@@ -296,11 +296,10 @@ class Game:
                 for c in scen.computers:
                     h = min(h, c.horizon(w.loop))
                 if econ is not None:  # economy hook: stop where a unit is trained/placed/depleted
-                    h = min(h, econ.horizon())
+                    h = min(h, w.events.horizon())
             deaths = w.fast_forward(h) if h > 1 else w.step_loop()
             if econ is not None:
                 econ.advance()
-                econ.flush()
             scen.after_loop(deaths)
             if w.loop >= limit and scen.result is None:
                 scen.time_up()
@@ -390,8 +389,9 @@ class Game:
             parts.append(wrap(3, wrap(5, img.SerializeToString())))
             if len(u):
                 keep = w.vision.observed(player_id, vis)
-        if econ is not None and econ.inside and len(u):  # economy hook: SCVs inside a refinery are unseen
-            hidden = np.isin(u.tag, np.fromiter(econ.inside, dtype=np.int64, count=len(econ.inside)))
+        inside = w.harvest.inside
+        if econ is not None and inside and len(u):  # economy hook: SCVs inside a refinery are unseen
+            hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
@@ -434,7 +434,7 @@ class Game:
             pc.minerals = ledger.minerals.get(player_id, 0)
             pc.vespene = ledger.vespene.get(player_id, 0)
             pc.food_used, pc.food_cap = ledger.food(player_id)
-            pc.idle_worker_count = econ.idle_workers(player_id)
+            pc.idle_worker_count = self.world.workers.idle_workers(player_id)
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()

@@ -15,8 +15,10 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game
-from sc2pool.engine.sim import economy as E
+from sc2pool.engine.sim import commands as C
 from sc2pool.engine.sim.races.terran import GATHER_SCV, RETURN_SCV
+from sc2pool.engine.sim.systems import harvest as H
+from sc2pool.engine.sim.systems import workers as W
 from sc2pool.engine.sim.world import World
 
 SCV_SPEED = D.UNIT_BY_ID[D.SCV].speed / 16.0
@@ -61,16 +63,16 @@ def act(g: Game, *args, **kw) -> int:  # type: ignore[no-untyped-def]
 
 
 def walk_loops(a: tuple[float, float], b: tuple[float, float], stop: float) -> int:
-    return math.ceil(E.leg_loops(math.hypot(b[0] - a[0], b[1] - a[1]) - stop) - 1e-9)
+    return math.ceil(W.leg_loops(math.hypot(b[0] - a[0], b[1] - a[1]) - stop) - 1e-9)
 
 
 def test_scv_legs_accelerate_like_the_measured_real_scv() -> None:
     # a real SCV covers 4 cells from standing to standing in ~37 game ticks (editor measurement);
     # at constant full speed it would take 23
-    assert 36 <= E.leg_loops(4.0) <= 42
-    assert abs(E.leg_loops(20.0) - (20.0 / SCV_SPEED + 18.0)) < 1e-9
-    assert E.leg_travelled(0, 4.0) == 0.0 and E.leg_travelled(50, 4.0) == 4.0
-    xs = [E.leg_travelled(k, 4.0) for k in range(45)]
+    assert 36 <= W.leg_loops(4.0) <= 42
+    assert abs(W.leg_loops(20.0) - (20.0 / SCV_SPEED + 18.0)) < 1e-9
+    assert W.leg_travelled(0, 4.0) == 0.0 and W.leg_travelled(50, 4.0) == 4.0
+    xs = [W.leg_travelled(k, 4.0) for k in range(45)]
     assert all(b >= a for a, b in zip(xs, xs[1:], strict=False))
 
 
@@ -92,7 +94,7 @@ def test_start_state_as_the_real_client() -> None:
 def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
     g, world = eco(keep_scvs=1)
     scv = tags_of(g, D.SCV)[0]
-    field = min(world.economy.resources.values(), key=lambda r: r.y if r.is_mineral else 1e9)
+    field = min(world.harvest.resources.values(), key=lambda r: r.y if r.is_mineral else 1e9)
     cc = tags_of(g, D.COMMANDCENTER)[0]
     assert act(g, GATHER_SCV, [scv], target=field.tag) == 1
     start = pos(g, scv)
@@ -100,13 +102,13 @@ def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
     d = math.hypot(field.x - start[0], field.y - start[1])
     stand = (field.x - (field.x - start[0]) / d * 1.5, field.y - (field.y - start[1]) / d * 1.5)
     w2 = walk_loops(stand, pos(g, cc), 2.75 + 0.375)
-    deposit = w1 + E.MINERAL_MINE_LOOPS + E.PAUSE_LOOPS + w2
-    g.step(w1 + E.MINERAL_MINE_LOOPS + 1)
+    deposit = w1 + H.MINERAL_MINE_LOOPS + H.PAUSE_LOOPS + w2
+    g.step(w1 + H.MINERAL_MINE_LOOPS + 1)
     x = unit(g, scv)
     assert x.orders[0].ability_id == RETURN_SCV and x.orders[0].target_unit_tag == cc
-    assert list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
+    assert list(x.buff_ids) == [W.BUFF_CARRY_MINERALS]
     assert unit(g, field.tag).mineral_contents == field.contents == (1800 if field.unit_id == D.MINERALFIELD else 900) - 5
-    g.step(deposit - (w1 + E.MINERAL_MINE_LOOPS + 1) - 1)
+    g.step(deposit - (w1 + H.MINERAL_MINE_LOOPS + 1) - 1)
     assert pc(g).minerals == 50
     g.step(1)
     assert pc(g).minerals == 55
@@ -117,7 +119,7 @@ def test_one_trip_takes_walk_mine_pause_walk_and_brings_5() -> None:
 def test_one_worker_per_field_the_second_waits_or_moves_on() -> None:
     g, world = eco(keep_scvs=3)
     scvs = tags_of(g, D.SCV)
-    fields = [r for r in world.economy.resources.values() if r.is_mineral]
+    fields = [r for r in world.harvest.resources.values() if r.is_mineral]
     for f in fields[1:]:  # leave a single field: the workers must take turns on it
         f.contents = 0
     only = fields[0]
@@ -126,24 +128,24 @@ def test_one_worker_per_field_the_second_waits_or_moves_on() -> None:
     occupied = 0
     for _ in range(400):
         g.step(1)
-        occupied = max(occupied, sum(1 for j in world.economy.jobs.values() if j.phase == E.MINE))
+        occupied = max(occupied, sum(1 for j in world.workers.jobs.values() if j.phase == W.MINE))
     assert occupied == 1
     # one field, one worker at a time: at most 5 minerals per 45 loops, and it was the bottleneck
     got = world.supply.collected_minerals[1]
-    assert 5 * (400 // (E.MINERAL_MINE_LOOPS + 8)) <= got + 15 and got <= 5 * (400 // E.MINERAL_MINE_LOOPS + 1)
+    assert 5 * (400 // (H.MINERAL_MINE_LOOPS + 8)) <= got + 15 and got <= 5 * (400 // H.MINERAL_MINE_LOOPS + 1)
 
 
 def test_depleted_field_disappears_and_its_worker_moves_on() -> None:
     g, world = eco(keep_scvs=1)
     scv = tags_of(g, D.SCV)[0]
-    field = next(r for r in world.economy.resources.values() if r.is_mineral)
+    field = next(r for r in world.harvest.resources.values() if r.is_mineral)
     field.contents = 10
     act(g, GATHER_SCV, [scv], target=field.tag)
     for _ in range(100):
         g.step(8)
-        if field.tag not in world.economy.resources:
+        if field.tag not in world.harvest.resources:
             break
-    assert field.tag not in tags_of(g, field.unit_id) and field.tag not in world.economy.resources
+    assert field.tag not in tags_of(g, field.unit_id) and field.tag not in world.harvest.resources
     g.step(200)
     assert world.supply.collected_minerals[1] >= 15  # the two trips, then another field
     assert unit(g, scv).orders[0].target_unit_tag != field.tag
@@ -155,7 +157,7 @@ def test_train_scv_costs_supply_queue_and_time() -> None:
     assert act(g, 524, [cc]) == 1
     p = pc(g)
     assert (p.minerals, p.food_used) == (0, 13)
-    assert act(g, 524, [cc]) == E.NOT_ENOUGH_MINERALS
+    assert act(g, 524, [cc]) == C.NOT_ENOUGH_MINERALS
     x = unit(g, cc)
     assert [o.ability_id for o in x.orders] == [524] and x.orders[0].progress == 0.0 and x.is_active
     sd = g.observation(1).observation.score.score_details
@@ -176,17 +178,17 @@ def test_queue_five_deep_and_supply_cap_and_tech_requirement() -> None:
     world.supply.minerals[1] = 10_000
     world.economy.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0)
     assert pc(g).food_cap == 23
-    assert [act(g, 524, [cc]) for _ in range(6)] == [1, 1, 1, 1, 1, E.QUEUE_IS_FULL]
+    assert [act(g, 524, [cc]) for _ in range(6)] == [1, 1, 1, 1, 1, C.QUEUE_IS_FULL]
     assert len(unit(g, cc).orders) == 5 and pc(g).food_used == 17
     assert act(g, 3671, [cc]) == 1
     assert len(unit(g, cc).orders) == 4 and pc(g).minerals == 10_000 - 200
     g2, world2 = eco()
     world2.supply.minerals[1] = 10_000
     cc2 = tags_of(g2, D.COMMANDCENTER)[0]
-    assert [act(g2, 524, [cc2]) for _ in range(4)] == [1, 1, 1, E.NOT_ENOUGH_FOOD]
-    assert act(g2, 560, [cc2]) == E.ERROR  # marines come from barracks
+    assert [act(g2, 524, [cc2]) for _ in range(4)] == [1, 1, 1, C.NOT_ENOUGH_FOOD]
+    assert act(g2, 560, [cc2]) == C.ERROR  # marines come from barracks
     scv = tags_of(g2, D.SCV)[0]
-    assert act(g2, 321, [scv], (40.5, 40.5)) == E.BUILD_TECH_REQUIREMENTS_NOT_MET
+    assert act(g2, 321, [scv], (40.5, 40.5)) == C.BUILD_TECH_REQUIREMENTS_NOT_MET
 
 
 def test_construction_placement_progress_and_supply() -> None:
@@ -198,10 +200,10 @@ def test_construction_placement_progress_and_supply() -> None:
     for x, y in ((20.5, 32.5), (30.0, 30.0), (2.0, 2.0), (61.0, 30.0)):
         q.placements.add(ability_id=319, target_pos=common_pb2.Point2D(x=x, y=y))
     resp = g.query(1, q)
-    assert [r.result for r in resp.placements] == [E.CANT_BUILD_LOCATION_INVALID, 1, E.CANT_BUILD_LOCATION_INVALID,
-                                                   E.CANT_BUILD_LOCATION_INVALID]
-    assert act(g, 319, [scv], (20.5, 32.5)) == E.CANT_BUILD_LOCATION_INVALID  # on the Command Center
-    assert act(g, 318, [scv], (13.0, 32.5)) == E.CANT_BUILD_LOCATION_INVALID  # on the minerals
+    assert [r.result for r in resp.placements] == [C.CANT_BUILD_LOCATION_INVALID, 1, C.CANT_BUILD_LOCATION_INVALID,
+                                                   C.CANT_BUILD_LOCATION_INVALID]
+    assert act(g, 319, [scv], (20.5, 32.5)) == C.CANT_BUILD_LOCATION_INVALID  # on the Command Center
+    assert act(g, 318, [scv], (13.0, 32.5)) == C.CANT_BUILD_LOCATION_INVALID  # on the minerals
     assert act(g, 319, [scv], (30.0, 30.0)) == 1
     assert unit(g, scv).orders[0].ability_id == 319
     assert pc(g).minerals == 1000  # paid when the SCV arrives and places it
@@ -215,7 +217,7 @@ def test_construction_placement_progress_and_supply() -> None:
     d = unit(g, depot)
     assert d.build_progress < 0.05 and d.health < 60 and pc(g).food_cap == 15
     # the query now refuses the spot
-    assert g.query(1, q).placements[1].result == E.CANT_BUILD_LOCATION_INVALID
+    assert g.query(1, q).placements[1].result == C.CANT_BUILD_LOCATION_INVALID
     g.step(240)
     d = unit(g, depot)
     assert 0.45 < d.build_progress < 0.55 and 200 < d.health < 260
@@ -230,11 +232,11 @@ def test_construction_placement_progress_and_supply() -> None:
 def test_refinery_then_gas_4_per_trip() -> None:
     g, world = eco(keep_scvs=2)
     scv, other = tags_of(g, D.SCV)
-    geyser = next(r for r in world.economy.resources.values() if not r.is_mineral)
+    geyser = next(r for r in world.harvest.resources.values() if not r.is_mineral)
     world.supply.minerals[1] = 500
-    assert act(g, 320, [scv], (geyser.x, geyser.y)) == E.MUST_TARGET_UNIT
+    assert act(g, 320, [scv], (geyser.x, geyser.y)) == C.MUST_TARGET_UNIT
     assert act(g, 320, [scv], target=geyser.tag) == 1
-    assert act(g, GATHER_SCV, [other], target=geyser.tag) == E.MUST_BUILD_REFINERY_FIRST
+    assert act(g, GATHER_SCV, [other], target=geyser.tag) == C.MUST_BUILD_REFINERY_FIRST
     for _ in range(100):
         g.step(8)
         if world.supply.collected_vespene[1]:
@@ -244,9 +246,9 @@ def test_refinery_then_gas_4_per_trip() -> None:
     seen_inside = False
     for _ in range(60):
         g.step(1)
-        if world.economy.inside:
+        if world.harvest.inside:
             seen_inside = True
-            assert scv in world.economy.inside and all(x.tag != scv for x in units(g)) and pc(g).food_workers == 2
+            assert scv in world.harvest.inside and all(x.tag != scv for x in units(g)) and pc(g).food_workers == 2
             break
     assert seen_inside
     ref = tags_of(g, D.REFINERY)[0]
@@ -258,7 +260,7 @@ def test_refinery_then_gas_4_per_trip() -> None:
 def test_rally_to_minerals_makes_new_scvs_mine() -> None:
     g, world = eco()
     cc = tags_of(g, D.COMMANDCENTER)[0]
-    field = next(r for r in world.economy.resources.values() if r.is_mineral)
+    field = next(r for r in world.harvest.resources.values() if r.is_mineral)
     assert act(g, 203, [cc], target=field.tag) == 1
     act(g, 524, [cc])
     g.step(273)
@@ -272,12 +274,12 @@ def test_move_command_takes_a_worker_off_mining_and_keeps_its_cargo() -> None:
     scv = tags_of(g, D.SCV)[0]
     for _ in range(40):
         g.step(4)
-        if world.economy.jobs[scv].carry:
+        if world.workers.jobs[scv].carry:
             break
     assert act(g, D.MOVE_MOVE, [scv], (40.0, 40.0)) == 1
     g.step(8)
     x = unit(g, scv)
-    assert x.orders[0].ability_id == D.MOVE_MOVE and list(x.buff_ids) == [E.BUFF_CARRY_MINERALS]
+    assert x.orders[0].ability_id == D.MOVE_MOVE and list(x.buff_ids) == [W.BUFF_CARRY_MINERALS]
     assert pc(g).idle_worker_count == 0
     assert act(g, RETURN_SCV, [scv]) == 1
     g.step(200)
@@ -314,10 +316,10 @@ def test_income_of_16_scvs_on_8_fields_matches_the_real_game() -> None:
     # measured in the real game at normal speed: ~672 minerals per minute with 16 SCVs on an
     # 8-field base (TL.net, "SCV mining rates"); Liquipedia's faster-speed table gives ~857/1.4
     g, world = eco()
-    fields = [r.tag for r in world.economy.resources.values() if r.is_mineral]
+    fields = [r.tag for r in world.harvest.resources.values() if r.is_mineral]
     new = g.world.spawn(D.SCV, 1, [17.0] * 4, [30.0, 31.0, 34.0, 35.0])
     for k, t in enumerate(new.tolist()):
-        world.economy.gather(int(t), fields[2 * k])
+        world.harvest.gather(int(t), fields[2 * k])
     g.step(960)
     before = world.supply.collected_minerals[1]
     g.step(3 * 960)
@@ -345,7 +347,7 @@ def test_abilities_query_lists_what_can_be_afforded() -> None:
 def test_shift_queued_gather_after_a_build_runs_when_the_structure_is_done() -> None:
     g, world = eco()
     scv = tags_of(g, D.SCV)[0]
-    field = next(r for r in world.economy.resources.values() if r.is_mineral)
+    field = next(r for r in world.harvest.resources.values() if r.is_mineral)
     world.supply.minerals[1] = 500
     assert act(g, 319, [scv], (30.0, 30.0)) == 1
     assert act(g, GATHER_SCV, [scv], target=field.tag, queue=True) == 1
@@ -359,7 +361,7 @@ def test_shift_queued_gather_after_a_build_runs_when_the_structure_is_done() -> 
 def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
     # > 24 units: the vectorised encoder, whose row remapping must drop the hidden rows' extras
     g, world = eco()
-    geyser = next(r for r in world.economy.resources.values() if not r.is_mineral)
+    geyser = next(r for r in world.harvest.resources.values() if not r.is_mineral)
     ref = world.economy.add_structure(D.REFINERY, 1, geyser.x, geyser.y)
     world.economy.structures[ref].geyser = geyser.tag
     geyser.refinery = ref
@@ -370,18 +372,18 @@ def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
     act(g, GATHER_SCV, [gas], target=ref)
     for _ in range(200):
         g.step(1)
-        if world.economy.inside:
+        if world.harvest.inside:
             break
-    assert world.economy.inside and len(g.world.u) - len(world.economy.inside) > 24
+    assert world.harvest.inside and len(g.world.u) - len(world.harvest.inside) > 24
     obs = units(g)
-    assert not any(x.tag in world.economy.inside for x in obs)
+    assert not any(x.tag in world.harvest.inside for x in obs)
     for x in obs:
-        if x.tag in world.economy.resources:
-            assert x.mineral_contents + x.vespene_contents == world.economy.resources[x.tag].contents and not x.orders
+        if x.tag in world.harvest.resources:
+            assert x.mineral_contents + x.vespene_contents == world.harvest.resources[x.tag].contents and not x.orders
         if x.unit_type == D.SUPPLYDEPOT:
             assert not x.orders and not x.buff_ids
         if x.unit_type == D.SCV:  # its own order and cargo, not a hidden neighbour's
-            job = world.economy.jobs[x.tag]
+            job = world.workers.jobs[x.tag]
             assert len(x.orders) == 1 and x.orders[0].target_unit_tag == job.target
             assert bool(x.buff_ids) == bool(job.carry)
 
@@ -424,7 +426,7 @@ def test_random_economy_commands_keep_invariants(map_name: str, minerals: int, a
         p = pc(g)
         assert p.minerals >= 0 and p.vespene >= 0 and p.food_used <= max(p.food_cap, 12)
         u = g.world.u
-        assert len(units(g)) == len(u) - len(world.economy.inside)
+        assert len(units(g)) == len(u) - len(world.harvest.inside)
         x0, y0, x1, y1 = g.scenario.map.playable
         assert np.all((u.x >= x0) & (u.x <= x1) & (u.y >= y0) & (u.y <= y1)) and np.all(np.isfinite(u.x))
-        assert all(0 <= r.contents <= 2250 for r in world.economy.resources.values())
+        assert all(0 <= r.contents <= 2250 for r in world.harvest.resources.values())

@@ -48,17 +48,17 @@ def spawn_base(econ: Economy, owner: int, cx: float, cy: float, side: float = -1
     cc = econ.add_structure(D.COMMANDCENTER, owner, cx, cy)
     fields = []
     for dx, dy, uid in MINERAL_LINE:
-        fields.append(econ.add_minerals_field(uid, cx + (dx if side < 0 else -dx), cy + dy))
+        fields.append(econ.w.harvest.add_mineral_field(uid, cx + (dx if side < 0 else -dx), cy + dy))
     if geysers:
         for dx, dy in GEYSERS:
-            econ.add_geyser(cx + (dx if side < 0 else -dx), cy + dy)
+            econ.w.harvest.add_geyser(cx + (dx if side < 0 else -dx), cy + dy)
     if workers:
         edge = D.UNIT_BY_ID[D.COMMANDCENTER].radius + D.UNIT_BY_ID[D.SCV].radius
         ys = cy + (np.arange(workers) - (workers - 1) / 2.0) * 0.75
         xs = np.full(workers, cx + side * edge)
         tags = econ.w.spawn(D.SCV, owner, xs, ys, facing=0.0 if side > 0 else float(np.pi))
         for k, tag in enumerate(tags.tolist()):
-            econ.gather(int(tag), fields[k % len(fields)])
+            econ.w.harvest.gather(int(tag), fields[k % len(fields)])
     return cc
 
 
@@ -97,9 +97,9 @@ class CollectMineralsAndGas(EconomyScenario):
         spawn_base(self.econ, 1, cx, cy, side=-1.0)
         # the second mineral line and geyser pair mirror the first, east of the Command Center
         for dx, dy, uid in MINERAL_LINE:
-            self.econ.add_minerals_field(uid, cx - dx, cy + dy)
+            self.world.harvest.add_mineral_field(uid, cx - dx, cy + dy)
         for dx, dy in GEYSERS:
-            self.econ.add_geyser(cx - dx, cy + dy)
+            self.world.harvest.add_geyser(cx - dx, cy + dy)
 
 
 class BuildMarines(EconomyScenario):

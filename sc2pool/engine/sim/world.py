@@ -31,7 +31,7 @@ with only straight-line movement or only cooldowns counting down (a standing fig
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,13 +42,16 @@ except ImportError:  # pragma: no cover - numpy 1.x
 
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
+from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
+from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
+from sc2pool.engine.sim.systems.workers import Workers
 from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     EXPLODE,
@@ -102,6 +105,12 @@ class World:
         self.locomotion = Locomotion(self)
         self.supply = Supply(self)
         self.placement = Placement(self)
+        self.events = EventQueue()
+        self.workers = Workers(self)
+        self.harvest = Harvest(self)
+        self.construction: Any = None
+        self.production: Any = None
+        """(the economy, until construction and production are systems of their own)"""
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],

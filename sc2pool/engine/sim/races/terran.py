@@ -41,10 +41,10 @@ class TerranRules(RaceRules):
         r = world.u.row(builder)
         if r < 0:
             return
-        if s.unit_id in self.gas_structures and s.geyser in world.economy.resources:  # type: ignore[union-attr]
-            world.economy._start_gather(r, builder, s.geyser, loop)  # type: ignore[union-attr]
+        if s.unit_id in self.gas_structures and s.geyser in world.harvest.resources:
+            world.harvest.start(r, builder, s.geyser, loop)
         else:
-            world.economy._to_idle(builder)  # type: ignore[union-attr]
+            world.workers.to_idle(builder)
 
     def placement(self, world: World, unit_id: int, x: float, y: float) -> int:
         return SUCCESS  # no creep, no power

@@ -27,7 +27,7 @@ from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, TOWNHALLS, of_type
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Resource
+    from sc2pool.engine.sim.systems.harvest import Resource
     from sc2pool.engine.sim.world import World
 
 FOOTPRINT: dict[int, tuple[float, float]] = {
@@ -79,15 +79,15 @@ class Placement:
         xa, xb, ya, yb = int(round(x - hx)), int(round(x + hx)), int(round(y - hy)), int(round(y + hy))
         if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
             return CANT_BUILD_LOCATION_INVALID
-        for s in self.w.economy.structures.values():  # type: ignore[union-attr]
+        for s in self.w.construction.structures.values():
             fx, fy = FOOTPRINT[s.unit_id]
             if abs(s.x - x) < fx + hx - 1e-6 and abs(s.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID
-        for res in self.w.economy.resources.values():  # type: ignore[union-attr]
+        for res in self.w.harvest.resources.values():
             fx, fy = FOOTPRINT[res.unit_id]
             if abs(res.x - x) < fx + hx - 1e-6 and abs(res.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID
-        for res in self.w.economy.resources.values():  # type: ignore[union-attr]
+        for res in self.w.harvest.resources.values():
             if uid in TOWNHALLS:
                 gap = TOWNHALL_MINERAL_GAP if res.is_mineral else TOWNHALL_GEYSER_GAP
                 if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
@@ -96,7 +96,7 @@ class Placement:
 
     def geyser_at(self, x: float, y: float) -> Resource | None:
         """The geyser whose footprint centre is within a cell and a half of (x, y), if any."""
-        for res in self.w.economy.resources.values():  # type: ignore[union-attr]
+        for res in self.w.harvest.resources.values():
             if not res.is_mineral and abs(res.x - x) <= 1.5 and abs(res.y - y) <= 1.5:
                 return res
         return None

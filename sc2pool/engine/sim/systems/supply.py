@@ -54,7 +54,7 @@ class Supply:
         mine = u.owner == player
         used = float(TYPES.food[u.ti[mine]].sum())
         cap = 0.0
-        for s in self.w.economy.structures.values():  # type: ignore[union-attr]
+        for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:
                     cap += D.UNIT_BY_ID[s.unit_id].food_provided
