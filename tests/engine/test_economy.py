@@ -169,7 +169,7 @@ def test_train_scv_costs_supply_queue_and_time() -> None:
     assert len(tags_of(g, D.SCV)) == n
     g.step(1)
     assert len(tags_of(g, D.SCV)) == n + 1 and not unit(g, cc).orders
-    assert world.economy.trained[1][D.SCV] == 1
+    assert world.production.trained[1][D.SCV] == 1
 
 
 def test_queue_five_deep_and_supply_cap_and_tech_requirement() -> None:

@@ -110,7 +110,7 @@ class BuildMarines(EconomyScenario):
         spawn_base(self.econ, 1, *self.centre, geysers=False)
 
     def points(self) -> int:
-        return self.econ.trained[1].get(D.MARINE, 0)
+        return self.world.production.trained[1].get(D.MARINE, 0)
 
 
 class TerranEconomy(EconomyScenario):

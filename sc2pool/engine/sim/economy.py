@@ -49,7 +49,6 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.races import (
     BUILDS,
-    CANCEL_LAST,
     CANCEL_LAST_ABILITIES,
     GAS_STRUCTURES,
     GATHER_ABILITIES,
@@ -63,8 +62,8 @@ from sc2pool.engine.sim.races import (
 )
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.systems.placement import FOOTPRINT, snap
-from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job, order_bytes
-from sc2pool.engine.sim.units import MOVE, TYPES, Order
+from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
+from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
@@ -85,7 +84,6 @@ MUST_TARGET_RESOURCES = 89
 CANT_TARGET_EXHAUSTED_RESOURCES = 200
 CANT_TARGET_THAT_UNIT = 36
 
-QUEUE_LENGTH = 5
 CONSTRUCTION_START_LIFE = 0.1
 _WORKER_ARRAY = np.array(sorted(WORKERS))
 _PRODUCER_ARRAY = np.array(sorted(PRODUCERS))
@@ -127,13 +125,11 @@ class Economy:
         self.w = world
         self.supply = world.supply
         self.supply.open(players, minerals, vespene)
-        self.trained: dict[int, dict[int, int]] = {p: {} for p in players}
-        """Units finished by production, per player and type (mini-game scores count them)."""
+        world.production.open(players)
         self.structures: dict[int, Structure] = {}
         self._version = -1
         world.economy = self
-        world.construction = self  # (until construction and production are systems of their own)
-        world.production = self
+        world.construction = self  # (until construction is a system of its own)
 
     # ------------------------------------------------------------------ set-up helpers
     def add_structure(self, unit_id: int, owner: int, x: float, y: float, ready: bool = True) -> int:
@@ -170,7 +166,7 @@ class Economy:
             s.since = -1
             s.builder = 0
 
-    def _ready_of(self, player: int, unit_id: int) -> bool:
+    def ready_of(self, player: int, unit_id: int) -> bool:
         return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
 
     # ------------------------------------------------------------------ stepping
@@ -219,13 +215,7 @@ class Economy:
             s.done = s.build_loops
             s.since = -1
             self._complete(s, t)
-        if s.ready and s.queue and t >= s.head_start + D.UNIT_BY_ID[s.queue[0]].build_time:
-            uid = s.queue.pop(0)
-            self._emerge(s, uid, t)
-            if s.queue:
-                s.head_start = t
-                self.w.events.push(t + int(D.UNIT_BY_ID[s.queue[0]].build_time), s.tag, True)
-            self.supply.revision += 1
+        self.w.production.on_event(s, t)
 
     def _complete(self, s: Structure, t: int) -> None:
         u = self.w.u
@@ -238,27 +228,6 @@ class Economy:
         if b in self.w.workers.jobs:
             self.w.workers.jobs.pop(b)
             of_type(s.unit_id).on_structure_complete(self.w, s, b, t)
-
-    def _emerge(self, s: Structure, uid: int, t: int) -> None:
-        """A trained unit leaves its structure at the edge facing the rally (else below it)."""
-        rad = D.UNIT_BY_ID[s.unit_id].radius + D.UNIT_BY_ID[uid].radius
-        goal = s.rally_pos
-        if s.rally_tag:
-            rr = self.w.u.row(s.rally_tag)
-            if rr >= 0:
-                goal = (float(self.w.u.x[rr]), float(self.w.u.y[rr]))
-        if goal is not None and (goal[0] - s.x) ** 2 + (goal[1] - s.y) ** 2 > 1e-6:
-            d = math.hypot(goal[0] - s.x, goal[1] - s.y)
-            x, y = s.x + (goal[0] - s.x) / d * rad, s.y + (goal[1] - s.y) / d * rad
-        else:
-            x, y = s.x, s.y - rad
-        tag = int(self.w.spawn(uid, s.owner, [x], [y], free=True)[0])  # (beside the last one, if it still stands there)
-        self.trained[s.owner][uid] = self.trained[s.owner].get(uid, 0) + 1
-        r = self.w.u.row(tag)
-        if s.rally_tag and uid in WORKERS and s.rally_tag in self.w.harvest.resources:
-            self.w.harvest.start(r, tag, s.rally_tag, t)
-        elif goal is not None:
-            self.w.u.set_order(r, Order(MOVE, D.MOVE_MOVE, goal[0], goal[1]))
 
     # ------------------------------------------------------------------ construction
     def arrive(self, r: int, tag: int, job: Job, t: int) -> None:
@@ -309,11 +278,11 @@ class Economy:
             for t in tags:
                 self.w.workers.pending.pop(t, None)
         if ability in TRAINS:
-            return self._train(player, ability, rows)
+            return self.w.production.train(player, ability, rows)
         if ability in RALLY_ABILITIES:
-            return self._rally(rows, target_pos, target_tag)
+            return self.w.production.rally(rows, target_pos, target_tag)
         if ability in CANCEL_LAST_ABILITIES:
-            return self._cancel_last(player, rows)
+            return self.w.production.cancel_last(player, rows)
         workers = rows[np.isin(types, _WORKER_ARRAY)]
         if ability in BUILDS:
             if len(workers) == 0:
@@ -328,7 +297,7 @@ class Economy:
         if ability == D.SMART:
             structs = rows[np.isin(types, _PRODUCER_ARRAY)]
             if len(structs) and len(structs) == len(rows):
-                return self._rally(rows, target_pos, target_tag)
+                return self.w.production.rally(rows, target_pos, target_tag)
             if trow >= 0 and len(workers) == len(rows):
                 tt = target_tag
                 if tt in self.w.harvest.resources or (tt in self.structures and self.structures[tt].unit_id in GAS_STRUCTURES):
@@ -343,71 +312,11 @@ class Economy:
         self.w.workers.leave_jobs(rows)
         return None
 
-    def _train(self, player: int, ability: int, rows: np.ndarray) -> int:
-        where, uid = TRAINS[ability]
-        spec = D.UNIT_BY_ID[uid]
-        u = self.w.u
-        first_error = 0
-        for i in rows.tolist():
-            s = self.structures.get(int(u.tag[i]))
-            if s is None or s.unit_id != where:
-                first_error = first_error or ERROR
-                continue
-            if not s.ready:
-                first_error = first_error or BUILDING_IS_UNDER_CONSTRUCTION
-                continue
-            if spec.tech_requirement and not self._ready_of(player, spec.tech_requirement) \
-                    and spec.tech_requirement != where:
-                first_error = first_error or TECH_REQUIREMENTS_NOT_MET
-                continue
-            if len(s.queue) >= QUEUE_LENGTH:
-                first_error = first_error or QUEUE_IS_FULL
-                continue
-            res = self.supply.afford(player, spec.minerals, spec.vespene)
-            if res != SUCCESS:
-                return res
-            used, cap = self.supply.food(player)
-            if used + spec.food_required > cap:
-                return NOT_ENOUGH_FOOD
-            self.supply.pay(player, spec.minerals, spec.vespene)
-            s.queue.append(uid)
-            if len(s.queue) == 1:
-                s.head_start = self.w.events.now
-                self.w.events.push(self.w.events.now + int(spec.build_time), s.tag, True)
-            self.supply.revision += 1
-            return SUCCESS
-        return first_error or ERROR
-
-    def _cancel_last(self, player: int, rows: np.ndarray) -> int:
-        u = self.w.u
-        for i in rows.tolist():
-            s = self.structures.get(int(u.tag[i]))
-            if s is None or not s.queue:
-                continue
-            uid = s.queue.pop()
-            spec = D.UNIT_BY_ID[uid]
-            self.supply.pay(player, -spec.minerals, -spec.vespene)
-            self.supply.revision += 1
-            return SUCCESS
-        return ERROR
-
-    def _rally(self, rows: np.ndarray, target_pos: tuple[float, float] | None, target_tag: int) -> int:
-        u = self.w.u
-        done = False
-        for i in rows.tolist():
-            s = self.structures.get(int(u.tag[i]))
-            if s is None or s.unit_id not in PRODUCERS:
-                continue
-            s.rally_pos = target_pos if not target_tag else None
-            s.rally_tag = target_tag
-            done = True
-        return SUCCESS if done else ERROR
-
     def _build(self, player: int, ability: int, r: int, target_pos: tuple[float, float] | None,
                target_tag: int) -> int:
         uid = BUILDS[ability]
         spec = D.UNIT_BY_ID[uid]
-        if spec.tech_requirement and not self._ready_of(player, spec.tech_requirement):
+        if spec.tech_requirement and not self.ready_of(player, spec.tech_requirement):
             return BUILD_TECH_REQUIREMENTS_NOT_MET
         if uid in GAS_STRUCTURES:
             if not target_tag:
@@ -470,7 +379,7 @@ class Economy:
             rules = of_type(uid)
             for ab, t in rules.builds.items():
                 spec = D.UNIT_BY_ID[t]
-                if affordable(t) and (not spec.tech_requirement or self._ready_of(player, spec.tech_requirement)):
+                if affordable(t) and (not spec.tech_requirement or self.ready_of(player, spec.tech_requirement)):
                     out.append((ab, t not in rules.gas_structures))
             out.append((rules.gather_ability, False))
             if self.w.harvest.can_return(tag):
@@ -479,15 +388,7 @@ class Economy:
         s = self.structures.get(tag)
         if s is None or not s.ready:
             return out
-        rules = of_type(uid)
-        for ab, (where, t) in rules.trains.items():
-            if where == uid and affordable(t) and len(s.queue) < QUEUE_LENGTH:
-                out.append((ab, False))
-        rally = rules.rally.get(uid)
-        if rally:
-            out.append((rally, False))
-        if s.queue:
-            out.append((CANCEL_LAST, False))
+        self.w.production.available(player, s, out)
         return out
 
     # ------------------------------------------------------------------ observation
@@ -513,15 +414,9 @@ class Economy:
             b = b""
             if not st.ready:
                 b += struct.pack("<Bf", 0x4D, st.progress(loop))
-            if st.owner == player:
-                if st.queue:
-                    b += b"\xb8\x02\x01"  # is_active: producing
-                for k, uid in enumerate(st.queue):
-                    spec = D.UNIT_BY_ID[uid]
-                    b += order_bytes(spec.creation_ability,
-                                     progress=min(1.0, (loop - st.head_start) / spec.build_time) if k == 0 else None)
             if b:
                 parts[st.tag] = b
+        self.w.production.extras(player, parts)
         self.w.harvest.extras(player, parts)
         self.w.workers.extras(player, parts)
         self.w.harvest.cargo_extras(parts)

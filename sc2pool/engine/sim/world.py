@@ -48,6 +48,7 @@ from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.placement import Placement
+from sc2pool.engine.sim.systems.production import Production
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
@@ -108,9 +109,9 @@ class World:
         self.events = EventQueue()
         self.workers = Workers(self)
         self.harvest = Harvest(self)
+        self.production = Production(self)
         self.construction: Any = None
-        self.production: Any = None
-        """(the economy, until construction and production are systems of their own)"""
+        """(the economy, until construction is a system of its own)"""
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
