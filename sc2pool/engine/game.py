@@ -286,20 +286,15 @@ class Game:
         scen = self.scenario
         target = w.loop + count
         limit = scen.time_limit
-        econ = w.economy
         while w.loop < target and not self.ended:
             for c in scen.computers:
                 c.act(w)
             h = min(target - w.loop, limit - w.loop)
             if h > 1:
-                h = min(h, scen.horizon(), w.quiet_horizon())
+                h = min(h, scen.horizon(), w.horizon())
                 for c in scen.computers:
                     h = min(h, c.horizon(w.loop))
-                if econ is not None:  # economy hook: stop where a unit is trained/placed/depleted
-                    h = min(h, w.events.horizon())
-            deaths = w.fast_forward(h) if h > 1 else w.step_loop()
-            if econ is not None:
-                econ.advance()
+            deaths = w.advance(h)
             scen.after_loop(deaths)
             if w.loop >= limit and scen.result is None:
                 scen.time_up()
@@ -359,8 +354,7 @@ class Game:
         score = obs.score
         score.score_type = scen.score_type  # type: ignore[assignment]
         score.score = int(scen.score.get(player_id, 0))
-        econ = w.economy
-        if econ is not None:  # economy hook: collected and spent resources in the score details
+        if w.has_economy:  # collected and spent resources in the score details
             sd = score.score_details
             ledger = w.supply
             sd.collected_minerals = ledger.collected_minerals.get(player_id, 0)
@@ -390,7 +384,7 @@ class Game:
             if len(u):
                 keep = w.vision.observed(player_id, vis)
         inside = w.harvest.inside
-        if econ is not None and inside and len(u):  # economy hook: SCVs inside a refinery are unseen
+        if inside and len(u):  # workers inside a refinery are unseen
             hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
@@ -414,8 +408,8 @@ class Game:
     def _player_common_bytes(self, player_id: int) -> bytes:
         """``observation.player_common``; depends only on the set of units, so cached per version."""
         u = self.world.u
-        econ = self.world.economy
-        key = (player_id, u.version, self.world.supply.revision if econ is not None else 0)
+        w = self.world
+        key = (player_id, u.version, w.supply.revision if w.has_economy else 0)
         got = self._pc_cache.get(key)
         if got is not None:
             return got
@@ -429,12 +423,12 @@ class Game:
             pc.food_army = int(math.ceil(float(food[army].sum())))
             pc.food_workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
             pc.army_count = int(np.count_nonzero(army))
-        if econ is not None:  # economy hook: resources, supply from structures and queues
-            ledger = self.world.supply
+        if w.has_economy:  # resources, supply from structures and queues
+            ledger = w.supply
             pc.minerals = ledger.minerals.get(player_id, 0)
             pc.vespene = ledger.vespene.get(player_id, 0)
             pc.food_used, pc.food_cap = ledger.food(player_id)
-            pc.idle_worker_count = self.world.workers.idle_workers(player_id)
+            pc.idle_worker_count = w.workers.idle_workers(player_id)
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()
@@ -468,9 +462,8 @@ class Game:
             ttag = np.where(idle, u.eng[single], u.ttag[single])
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
-        econ = self.world.economy
-        if econ is not None:  # economy hook: contents, build progress, harvesters, orders, buffs
-            for i, b in econ.unit_extras(player_id).items():
+        if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
+            for i, b in self.world.unit_extras(player_id).items():
                 orders[i] = orders.get(i, b"") + b
         cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
@@ -493,8 +486,7 @@ class Game:
                    u.y.tolist(), u.facing.tolist(), u.radius.tolist(), u.hp.tolist(), u.shield.tolist(),
                    u.cd.tolist(), u.kind.tolist(), u.eng.tolist(), strict=True)
         keep_l = keep.tolist() if keep is not None else None
-        econ = self.world.economy
-        more = econ.unit_extras(player_id) if econ is not None else None  # economy hook
+        more = self.world.unit_extras(player_id) if self.world.has_economy else None
         for i, (t, ti, ut, ow, px, py, fa, ra, hp, sh, cd, k, eng) in enumerate(cols):
             if keep_l is not None and not keep_l[i]:
                 continue
@@ -568,9 +560,8 @@ class Game:
                 continue
             uid = int(TYPES.unit_id[u.ti[r]])
             entry.unit_type_id = uid
-            econ = self.world.economy
-            if econ is not None and int(u.owner[r]) == player_id:  # economy hook: train, build, gather
-                for ab, point in econ.available_abilities(player_id, r):
+            if self.world.has_economy and int(u.owner[r]) == player_id:  # train, build, gather
+                for ab, point in self.world.commands.available(player_id, r):
                     entry.abilities.add(ability_id=ab, requires_point=point)
             if int(u.owner[r]) != player_id or TYPES.neutral[u.ti[r]] or TYPES.speed[u.ti[r]] <= 0:
                 continue
@@ -603,8 +594,8 @@ class Game:
                 # units (not structures) appear at the nearest free spots, as in the real game
                 tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y),
                                free=not D.UNIT_BY_ID[c.unit_type].is_structure)
-                if w.economy is not None:  # economy hook: structures and resources join the economy
-                    w.economy.adopt(tags)
+                if w.has_economy:  # structures and resources join the economy
+                    w.adopt(tags)
             elif cmd.HasField("kill_unit"):
                 deaths = w.remove_tags(list(cmd.kill_unit.tag))
                 if len(deaths):

@@ -104,14 +104,14 @@ def test_no_ground_units_overlap_in_a_scenarios_own_play(name: str, steps: int) 
 def test_trained_units_leave_their_structure_side_by_side() -> None:
     g = joined("TerranEconomy.SC2Map", seed=1)
     world = g.world
-    assert world.economy is not None
-    barracks = world.economy.add_structure(D.BARRACKS, 1, 32.5, 26.5)
+    assert world.has_economy
+    barracks = world.construction.add_structure(D.BARRACKS, 1, 32.5, 26.5)
     for k in range(3):
-        world.economy.add_structure(D.SUPPLYDEPOT, 1, 40.0, 20.0 + 3 * k)
+        world.construction.add_structure(D.SUPPLYDEPOT, 1, 40.0, 20.0 + 3 * k)
     world.supply.minerals[1] = 10_000
     worst = 0.0
     for _ in range(40):  # no rally: every marine leaves at the same edge of the barracks
-        if len(world.economy.structures[barracks].queue) < 2:
+        if len(world.construction.structures[barracks].queue) < 2:
             g.action(1, command(TRAIN_MARINE, [barracks]))
         g.step(64)
         worst = max(worst, worst_overlap(g.world))

@@ -26,7 +26,7 @@ SCV_SPEED = D.UNIT_BY_ID[D.SCV].speed / 16.0
 
 def eco(keep_scvs: int = 12, path: str = "TerranEconomy.SC2Map") -> tuple[Game, World]:
     g = joined(path)
-    assert g.world.economy is not None
+    assert g.world.has_economy
     scvs = tags_of(g, D.SCV)
     if keep_scvs < len(scvs):
         req = sc_pb.RequestDebug()
@@ -176,7 +176,7 @@ def test_queue_five_deep_and_supply_cap_and_tech_requirement() -> None:
     g, world = eco()
     cc = tags_of(g, D.COMMANDCENTER)[0]
     world.supply.minerals[1] = 10_000
-    world.economy.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0)
+    world.construction.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0)
     assert pc(g).food_cap == 23
     assert [act(g, 524, [cc]) for _ in range(6)] == [1, 1, 1, 1, 1, C.QUEUE_IS_FULL]
     assert len(unit(g, cc).orders) == 5 and pc(g).food_used == 17
@@ -362,11 +362,11 @@ def test_hidden_workers_leave_every_other_unit_record_intact() -> None:
     # > 24 units: the vectorised encoder, whose row remapping must drop the hidden rows' extras
     g, world = eco()
     geyser = next(r for r in world.harvest.resources.values() if not r.is_mineral)
-    ref = world.economy.add_structure(D.REFINERY, 1, geyser.x, geyser.y)
-    world.economy.structures[ref].geyser = geyser.tag
+    ref = world.construction.add_structure(D.REFINERY, 1, geyser.x, geyser.y)
+    world.construction.structures[ref].geyser = geyser.tag
     geyser.refinery = ref
     for k in range(2):
-        world.economy.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0 + 3 * k)
+        world.construction.add_structure(D.SUPPLYDEPOT, 1, 40.0, 40.0 + 3 * k)
     # the gas worker's row comes right after a depot's (rows are in creation order)
     gas = int(g.world.spawn(D.SCV, 1, [geyser.x + 3.0], [geyser.y])[0])
     act(g, GATHER_SCV, [gas], target=ref)
@@ -420,7 +420,7 @@ ECON_ABILITIES = [295, 296, 3666, 3667, 318, 319, 320, 321, 524, 560, 195, 203, 
 def test_random_economy_commands_keep_invariants(map_name: str, minerals: int, actions: list) -> None:  # type: ignore[type-arg]
     g = joined(map_name)
     world = g.world
-    assert world.economy is not None
+    assert world.has_economy
     world.supply.minerals[1] = minerals
     for _ in play_random_commands(g, actions):
         p = pc(g)

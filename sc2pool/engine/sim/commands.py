@@ -26,6 +26,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.sim.races import (
+    BUILDS,
+    CANCEL_LAST_ABILITIES,
+    GAS_STRUCTURES,
+    GATHER_ABILITIES,
+    PRODUCERS,
+    RALLY_ABILITIES,
+    RETURN_ABILITIES,
+    TOWNHALLS,
+    TRAINS,
+    WORKERS,
+    of_type,
+)
+from sc2pool.engine.sim.races.base import BUILDER_STAYS
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -60,6 +74,9 @@ MUST_TARGET_WALKABLE_LOCATION = 85
 YOU_CANT_CONTROL_THAT_UNIT = 87
 MUST_TARGET_RESOURCES = 89
 CANT_TARGET_EXHAUSTED_RESOURCES = 200
+
+_WORKER_IDS = np.array(sorted(WORKERS))
+_PRODUCER_IDS = np.array(sorted(PRODUCERS))
 
 log = logging.getLogger(__name__)
 _reported: set[int] = set()
@@ -124,6 +141,13 @@ class CommandPath:
             D.PATROL_PATROL: self._patrol, D.PATROL: self._patrol,
         }
         """Unit orders that need a point or a unit."""
+        self.economic: dict[int, Handler] = {}
+        """The economy's abilities (of every race whose economy is simulated) -> their handler."""
+        for table, handler in ((TRAINS, self._train), (RALLY_ABILITIES, self._rally),
+                               (CANCEL_LAST_ABILITIES, self._cancel_last), (BUILDS, self._build),
+                               (GATHER_ABILITIES, self._gather), (RETURN_ABILITIES, self._return)):
+            for ab in table:
+                self.economic[ab] = handler
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -144,24 +168,119 @@ class CommandPath:
             if trow < 0:
                 return CANT_TARGET_THAT_UNIT
         hostile = trow >= 0 and int(u.owner[trow]) not in (player, NEUTRAL_OWNER)
+        cmd = Command(player, ability, rows, target_pos, target_tag, trow, queue, hostile)
         # the economy's abilities first; any other command takes the units off their economy jobs
-        if w.economy is not None:
-            res = w.economy.command(player, ability, rows, target_pos, target_tag, queue)
+        if w.has_economy:
+            res = self._economy(cmd)
             if res is not None:
                 return res
-        cmd = Command(player, ability, rows, target_pos, target_tag, trow, queue, hostile)
         handler = self.untargeted.get(ability)
         if handler is not None:
             return handler(cmd)
         handler = self.targeted.get(ability)
+        if handler is None:
+            not_simulated(ability, "this game has no economy" if ability in self.economic
+                          else "no system of the engine simulates it")
         if target_pos is None and trow < 0:
-            if handler is None:
-                not_simulated(ability)
             return ERROR
         if handler is None:
-            not_simulated(ability)
             return NOT_SUPPORTED
         return handler(cmd)
+
+    # ------------------------------------------------------------------ the economy's abilities
+    def _economy(self, c: Command) -> int | None:
+        """Carry out an economy command; None when it is none (the units then leave their economy
+        jobs and the command goes on as a unit order).  A command shift-queued behind the
+        economy jobs of all its units waits until they end."""
+        u = self.u
+        workers = self.w.workers
+        tags = [int(t) for t in u.tag[c.rows]]
+        if c.queue and c.ability not in TRAINS and all(t in workers.jobs for t in tags):
+            workers.defer(tags, c.ability, c.pos, c.ttag)
+            return SUCCESS
+        if not c.queue:
+            workers.clear_pending(tags)
+        handler = self.economic.get(c.ability)
+        if handler is not None:
+            return handler(c)
+        if c.ability == D.SMART:
+            res = self._economic_smart(c)
+            if res is not None:
+                return res
+        workers.leave_jobs(c.rows)
+        return None
+
+    def _workers(self, c: Command) -> np.ndarray:
+        """The workers among the commanded units."""
+        return c.rows[np.isin(self.u.unit_id[c.rows], _WORKER_IDS)]
+
+    def _train(self, c: Command) -> int:
+        return self.w.production.train(c.player, c.ability, c.rows)
+
+    def _rally(self, c: Command) -> int:
+        return self.w.production.rally(c.rows, c.pos, c.ttag)
+
+    def _cancel_last(self, c: Command) -> int:
+        return self.w.production.cancel_last(c.player, c.rows)
+
+    def _build(self, c: Command) -> int:
+        workers = self._workers(c)
+        if len(workers) == 0:
+            return ERROR
+        return self.w.construction.build(c.player, c.ability, int(workers[0]), c.pos, c.ttag)
+
+    def _gather(self, c: Command) -> int:
+        workers = self._workers(c)
+        if c.trow < 0:
+            return MUST_TARGET_UNIT
+        return self.w.harvest.gather_cmd(c.player, workers, c.ttag, c.queue)
+
+    def _return(self, c: Command) -> int:
+        return self.w.harvest.return_cmd(self._workers(c))
+
+    def _economic_smart(self, c: Command) -> int | None:
+        """Smart in the economy: producers set their rally; workers on a resource or a gas
+        structure gather, on a finished townhall of their player return cargo, on an unfinished
+        structure left by its builder resume it (a race whose builder stays)."""
+        w = self.w
+        rows = c.rows
+        types = self.u.unit_id[rows]
+        structs = rows[np.isin(types, _PRODUCER_IDS)]
+        if len(structs) and len(structs) == len(rows):
+            return w.production.rally(rows, c.pos, c.ttag)
+        workers = self._workers(c)
+        if c.trow >= 0 and len(workers) == len(rows):
+            tt = c.ttag
+            structures = w.construction.structures
+            if tt in w.harvest.resources or (tt in structures and structures[tt].unit_id in GAS_STRUCTURES):
+                return w.harvest.gather_cmd(c.player, workers, tt, c.queue)
+            s = structures.get(tt)
+            if s is not None and s.owner == c.player:
+                if s.unit_id in TOWNHALLS and s.ready:
+                    return w.harvest.return_cmd(workers)
+                if not s.ready and s.builder == 0 and of_type(s.unit_id).construction == BUILDER_STAYS:
+                    return w.construction.resume(int(workers[0]), s)
+        return None
+
+    def available(self, player: int, r: int) -> list[tuple[int, bool]]:
+        """(ability, requires a point) of the economy the unit of row ``r`` may use now, as the
+        real client's abilities query lists them: what the player can afford and has the tech
+        for."""
+        w = self.w
+        u = self.u
+        uid = int(u.unit_id[r])
+        out: list[tuple[int, bool]] = []
+        if uid in WORKERS:
+            rules = of_type(uid)
+            w.construction.available(player, rules, out)
+            out.append((rules.gather_ability, False))
+            if w.harvest.can_return(int(u.tag[r])):
+                out.append((rules.return_ability, False))
+            return out
+        s = w.construction.structures.get(int(u.tag[r]))
+        if s is not None and s.ready:
+            w.production.available(player, s, out)
+        return out
 
     # ------------------------------------------------------------------ unit orders
     def give(self, rows: np.ndarray, order: Order, queue: bool) -> int:

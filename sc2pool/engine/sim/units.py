@@ -16,8 +16,9 @@ from sc2pool.engine import data as D
 # Order kinds (engine-internal; reported to clients as specific ability ids).
 IDLE, MOVE, FOLLOW, ATTACK_UNIT, ATTACK_MOVE, HOLD, PATROL, EXPLODE = 0, 1, 2, 3, 4, 5, 6, 7
 ECON = 8
-"""A unit doing an economy job (mining, returning cargo, constructing): the economy
-(:mod:`sc2pool.engine.sim.economy`) moves it and reports its orders; the world leaves it alone."""
+"""A unit doing an economy job (mining, returning cargo, constructing): the workers system
+(:mod:`sc2pool.engine.sim.systems.workers`) moves it and reports its orders; targeting,
+locomotion, collision and fast-forwarding leave it alone."""
 N_KINDS = 16
 """Size of the per-kind lookup tables (room for every kind above)."""
 POINT_KINDS = np.zeros(N_KINDS, dtype=bool)

@@ -1,37 +1,27 @@
-"""The vectorised simulation: orders, target acquisition, movement and combat, one game loop at a time.
+"""The World: the unit store of one game and the loop that runs the systems over it.
 
-Model (documented simplifications of the real game):
-- Movement is straight-line at ``movement_speed / 16`` per loop, clamped to the playable area
-  (the engine's arenas are open rectangles).
-- Ground units collide (:meth:`World._separate`): after moving, overlapping ground units are pushed
-  apart along the line between their centres until they touch.  Who gives way follows the real
-  game: idle units yield to moving allies, moving units push harder than they are pushed, units
-  attacking or on hold position stand their ground.  A group moved to one point therefore ends as
-  a ball (a mover stops when it bumps into an idle ally nearer its goal), and melee attackers
-  spread around their target instead of stacking.  Flying units and neutral map objects (beacon,
-  shards) do not collide.
-- A weapon fires once the target's edge is within range and the cooldown is ready; the cooldown is
-  ``speed * 16`` loops plus a random change drawn per attack (``data.RANDOM_DELAY``, seeded), with
-  the fractional part carried over.  The hit lands after the weapon's damage point, plus the
-  missile's flight time for weapons that fire one (roach, stalker, marauder); hits in flight are
-  kept in a small queue (:meth:`World._schedule`).
-- Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
-  damage first (shield armor 0), the overflow is reduced by armor.
-- Idle, attack-moving and patrolling units acquire the nearest hostile within sight and chase
-  it; units on hold position only acquire within weapon range and never move.  A chasing unit
-  looks for a nearer target every ``RESCAN`` loops; a unit that found nothing
-  looks again when a hostile could first have come within reach.
+The World owns the unit store (:mod:`sc2pool.engine.sim.units`), constructs every system
+(:mod:`sc2pool.engine.sim.systems`), and runs them in a fixed order:
 
-Quiet stretches are skipped exactly: :meth:`World.quiet_horizon` bounds how many loops can pass
-with only straight-line movement or only cooldowns counting down (a standing fight), and
-:meth:`World.fast_forward` advances them in one go.
-- Banelings explode on contact (or on ``EXPLODE``): area damage within the splash radius to every
-  hostile ground unit, and they die.
+- :meth:`World.step_loop`, one game loop of the combat systems: targeting (who attacks whom),
+  combat (weapons fire, hits land), locomotion (walkers move, go round blockers), collision
+  (ground units keep apart; a group sent to a point ends as a ball), then combat's damage and
+  deaths;
+- :meth:`World.quiet_horizon` / :meth:`World.fast_forward`: quiet stretches (only straight-line
+  movement, or a standing fight where only cooldowns count down) are skipped exactly;
+- :meth:`World.advance_economy`: the event-driven economy systems (workers, harvest, production,
+  construction) process their events up to the world's loop, in loop order, on one clock
+  (:mod:`sc2pool.engine.sim.events`), then each player's race upkeep runs.
+
+:meth:`World.horizon` and :meth:`World.advance` are what the game calls: a chunk of loops
+bounded by both.  Commands enter through :meth:`World.command` (:mod:`sc2pool.engine.sim.commands`).
+The rules each system simulates are in its own module; the layout and how a command travels
+through it: ``docs/engine.md``, "How the engine is laid out".
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -43,8 +33,10 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
+from sc2pool.engine.sim.races import NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
+from sc2pool.engine.sim.systems.construction import Construction
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.placement import Placement
@@ -56,7 +48,6 @@ from sc2pool.engine.sim.systems.workers import Workers
 from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     EXPLODE,
-    FLOAT_FIELDS,
     FOLLOW,
     N_KINDS,
     NEUTRAL_OWNER,
@@ -68,20 +59,13 @@ from sc2pool.engine.sim.units import (
     UnitStore,
 )
 
-if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Economy
-
-_INF = np.inf
-_TWO_PI = 2.0 * np.pi
-# Lookup tables by order kind (faster than np.isin on small arrays).
+# Order kinds that keep a unit busy every loop (the world steps loop by loop while any has one).
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
-_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
-    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy"))
 
 
 class World:
-    """The units on one map and the rules that move them."""
+    """The units on one map and the systems that move them (see the module docstring)."""
 
     def __init__(self, mapspec: MapSpec) -> None:
         self.map = mapspec
@@ -96,22 +80,26 @@ class World:
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
-        # --- economy hook: scenarios with workers and production attach one (None: combat only)
-        self.economy: Economy | None = None
+        # the systems, each holding its own caches over the shared store
         self.commands = CommandPath(self)
         self.vision = Vision(self)
         self.targeting = Targeting(self)
         self.combat = Combat(self)
         self.collision = Collision(self)
         self.locomotion = Locomotion(self)
-        self.supply = Supply(self)
         self.placement = Placement(self)
+        # the economy (scenarios with workers and production start it: start_economy)
+        self.has_economy = False
+        self.races: dict[int, RaceRules] = {}
+        """The race of each player with an economy (its per-loop upkeep; a unit itself follows
+        its own type's race rules)."""
         self.events = EventQueue()
+        self.supply = Supply(self)
         self.workers = Workers(self)
         self.harvest = Harvest(self)
         self.production = Production(self)
-        self.construction: Any = None
-        """(the economy, until construction is a system of its own)"""
+        self.construction = Construction(self)
+        self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
     def spawn(self, unit_id: int, owner: int, xs: np.ndarray | list[float], ys: np.ndarray | list[float],
@@ -194,7 +182,7 @@ class World:
             self._static_until = until
         return NO_DEATHS
 
-    # ------------------------------------------------------------------ collision
+    # ------------------------------------------------------------------ shared by the systems
     def unit_set_facts(self) -> tuple[float, bool, bool]:
         """(the radius every unit has or NaN, whether any unit explodes on attacking, whether any
         unit's type has shields), cached per unit-set version."""
@@ -214,6 +202,105 @@ class World:
         self.collision.forget_loop()
         self.u.scan[:] = 0
         self.u.seg[:] = -1
+
+    # ------------------------------------------------------------------ the economy
+    def start_economy(self, races: Mapping[int, RaceRules], minerals: int = 50, vespene: int = 0) -> None:
+        """Give the players of ``races`` (player id -> race) an economy with these resources:
+        ledgers, production, construction, harvesting.  Raises NotSimulatedError for a race whose
+        economy the engine does not simulate yet."""
+        for player, rules in races.items():
+            if not rules.economy_simulated:
+                raise NotSimulatedError(f"player {player}: the {rules.name} economy is not simulated yet")
+        players = tuple(races)
+        self.races.update(races)
+        self.supply.open(players, minerals, vespene)
+        self.production.open(players)
+        self.events.now = self.loop
+        self.has_economy = True
+
+    def advance_economy(self) -> None:
+        """Process the economy's events up to the world's loop in loop order (a worker's job
+        event goes to the workers, a structure's to construction then production), place the
+        walking workers, grow structures, run each player's race upkeep, then remove depleted
+        fields."""
+        u = self.u
+        if u.version != self._econ_version:  # units were killed or removed: forget their records
+            self._econ_version = u.version
+            alive = set(u.tag.tolist())
+            self.workers.forget(alive)
+            self.construction.forget(alive)
+            self.harvest.forget(alive)
+        events = self.events
+        jobs = self.workers.jobs
+        structures = self.construction.structures
+        to = self.loop
+        while (e := events.pop_due(to)) is not None:
+            t, seq, tag, _ = e
+            job = jobs.get(tag)
+            if job is not None:
+                if job.seq == seq:  # (a job's earlier events are stale)
+                    events.now = t
+                    self.workers.on_event(tag, job, t)
+                continue
+            s = structures.get(tag)
+            if s is not None:
+                events.now = t
+                self.construction.on_event(s, t)
+                self.production.on_event(s, t)
+        events.now = to
+        self.workers.place_walkers(to)
+        self.construction.life()
+        for player, rules in self.races.items():
+            rules.upkeep(self, player, to)
+        self.harvest.flush()
+
+    def adopt(self, tags: np.ndarray) -> None:
+        """Units created outside the economy (debug create_unit): a structure the economy knows
+        joins it finished (it produces and provides supply), mineral fields and geysers can be
+        mined."""
+        u = self.u
+        for tag, r in zip(tags.tolist(), u.rows(tags).tolist(), strict=True):
+            if r < 0:
+                continue
+            uid = int(u.unit_id[r])
+            x, y = float(u.x[r]), float(u.y[r])
+            if not self.construction.adopt(tag, uid, int(u.owner[r]), x, y):
+                self.harvest.adopt(tag, uid, x, y)
+        self.supply.revision += 1
+
+    def unit_extras(self, player: int) -> dict[int, bytes]:
+        """Extra ``Unit`` field bytes per row, from the economy systems: structures' build
+        progress, production queues, harvester counts, resources' contents, workers' orders and
+        carry buffs.  Appended after the fixed record (a later scalar field wins, so
+        ``build_progress`` overrides the 1.0); each unit's fields in this order."""
+        parts: dict[int, bytes] = {}
+        self.construction.extras(player, parts)
+        self.production.extras(player, parts)
+        self.harvest.extras(player, parts)
+        self.workers.extras(player, parts)
+        self.harvest.cargo_extras(parts)
+        if not parts:
+            return {}
+        rows = self.u.rows(np.fromiter(parts, dtype=np.int64, count=len(parts))).tolist()
+        return {r: b for r, b in zip(rows, parts.values(), strict=True) if r >= 0}
+
+    # ------------------------------------------------------------------ what the game calls
+    def horizon(self) -> int:
+        """Loops the world may advance in one go (>= 1): the combat systems' quiet stretch,
+        bounded by the economy's next event that changes the set of units."""
+        h = self.quiet_horizon()
+        if self.has_economy:
+            h = min(h, self.events.horizon())
+        return h
+
+    def advance(self, h: int) -> Deaths:
+        """Advance ``h`` loops (within :meth:`horizon`): one loop of the combat systems, or a
+        quiet stretch in one go, then the economy up to the new loop.  Returns the units that
+        died in combat."""
+        deaths = self.fast_forward(h) if h > 1 else self.step_loop()
+        if self.has_economy:
+            self.advance_economy()
+        return deaths
 
     # ------------------------------------------------------------------ fast-forwarding quiet stretches
     def quiet_horizon(self) -> int:

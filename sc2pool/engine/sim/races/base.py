@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 BUILDER_STAYS, BUILDER_LEAVES, BUILDER_CONSUMED = "stays", "leaves", "consumed"
@@ -94,9 +94,9 @@ class RaceRules:
         that was building it (0: none)."""
         raise NotSimulatedError(f"{self.name} construction is not simulated yet")
 
-    def placement(self, world: World, unit_id: int, x: float, y: float) -> int:
-        """An ActionResult for the race's own placement rules (creep, power) at (x, y), checked
-        after the footprint rules every race shares; SUCCESS when there are none."""
+    def placement(self, world: World, unit_id: int, x: float, y: float) -> int | None:
+        """The race's own placement rules (creep, power) at (x, y), checked after the footprint
+        rules every race shares: an ActionResult refusing the spot, or None."""
         raise NotSimulatedError(f"{self.name} placement rules (creep, power) are not simulated yet")
 
     def upkeep(self, world: World, player: int, loop: int) -> None:

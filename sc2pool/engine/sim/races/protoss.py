@@ -18,7 +18,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.sim.races.base import BUILDER_LEAVES, QUEUE, MeleeStart, NotSimulatedError, RaceRules
 
 if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 NEXUS, PROBE = 59, 84
@@ -31,7 +31,7 @@ class ProtossRules(RaceRules):
     def on_structure_complete(self, world: World, s: Structure, builder: int, loop: int) -> None:
         raise NotSimulatedError("Protoss construction (a Probe warps the structure in) is not simulated yet")
 
-    def placement(self, world: World, unit_id: int, x: float, y: float) -> int:
+    def placement(self, world: World, unit_id: int, x: float, y: float) -> int | None:
         raise NotSimulatedError("Protoss placement (a Pylon's power field) is not simulated yet")
 
     def upkeep(self, world: World, player: int, loop: int) -> None:

@@ -19,11 +19,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
-from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.races.base import BUILDER_STAYS, QUEUE, MeleeStart, RaceRules
 
 if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 GATHER_SCV, RETURN_SCV = 295, 296
@@ -46,8 +45,8 @@ class TerranRules(RaceRules):
         else:
             world.workers.to_idle(builder)
 
-    def placement(self, world: World, unit_id: int, x: float, y: float) -> int:
-        return SUCCESS  # no creep, no power
+    def placement(self, world: World, unit_id: int, x: float, y: float) -> int | None:
+        return None  # no creep, no power
 
     def upkeep(self, world: World, player: int, loop: int) -> None:
         return None  # nothing Terran happens every loop in the simulated subset

@@ -18,7 +18,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.sim.races.base import BUILDER_CONSUMED, LARVA, MeleeStart, NotSimulatedError, RaceRules
 
 if TYPE_CHECKING:
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 DRONE, OVERLORD = 104, 106
@@ -31,7 +31,7 @@ class ZergRules(RaceRules):
     def on_structure_complete(self, world: World, s: Structure, builder: int, loop: int) -> None:
         raise NotSimulatedError("Zerg construction (a Drone turns into the structure) is not simulated yet")
 
-    def placement(self, world: World, unit_id: int, x: float, y: float) -> int:
+    def placement(self, world: World, unit_id: int, x: float, y: float) -> int | None:
         raise NotSimulatedError("Zerg placement (structures on creep) is not simulated yet")
 
     def upkeep(self, world: World, player: int, loop: int) -> None:

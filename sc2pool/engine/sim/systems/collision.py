@@ -160,7 +160,7 @@ class Collision:
         u = self.u
         # economy hook: workers on an economy job (harvesting, building) pass through units, as
         # harvesting workers do in the real game; the economy places them itself
-        if self.w.economy is None:  # combat only: the set changes with the units alone
+        if not self.w.has_economy:  # combat only: the set changes with the units alone
             if self._coll_version[0] == u.version and not self._coll_version[1]:
                 return self._coll
             econ = np.zeros(len(u), dtype=bool)

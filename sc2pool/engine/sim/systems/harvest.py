@@ -34,7 +34,7 @@ from sc2pool.engine.sim.systems.workers import MINE, PAUSE, WAIT, WALK_HOME, WAL
 if TYPE_CHECKING:
     import numpy as np
 
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 # Timings in game loops (16 per normal-speed second).

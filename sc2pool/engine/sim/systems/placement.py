@@ -55,7 +55,7 @@ class Placement:
     def query(self, ability: int, x: float, y: float) -> int:
         """The answer to a ``RequestQuery.placements`` entry: :meth:`check` in a world with an
         economy, else :meth:`open_arena`."""
-        if self.w.economy is not None:
+        if self.w.has_economy:
             return self.check(ability, x, y)
         return self.open_arena(ability, x, y)
 
@@ -92,7 +92,8 @@ class Placement:
                 gap = TOWNHALL_MINERAL_GAP if res.is_mineral else TOWNHALL_GEYSER_GAP
                 if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
                     return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
-        return of_type(uid).placement(self.w, uid, x, y)
+        refused = of_type(uid).placement(self.w, uid, x, y)
+        return SUCCESS if refused is None else refused
 
     def geyser_at(self, x: float, y: float) -> Resource | None:
         """The geyser whose footprint centre is within a cell and a half of (x, y), if any."""

@@ -29,7 +29,7 @@ from sc2pool.engine.sim.units import MOVE, Order
 if TYPE_CHECKING:
     import numpy as np
 
-    from sc2pool.engine.sim.economy import Structure
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
 QUEUE_LENGTH = 5
