@@ -26,8 +26,9 @@ Game semantics (what a bot sees):
   marine is a Defeat.  ``score.score`` is the
   cumulative reward (Curriculum score); the Skirmish reports a Melee score (value killed).
 - Fog of war only where the mini-game has it (FindAndDefeatZerglings, unless ``disable_fog``):
-  elsewhere every unit is visible.  No collisions between units, open flat arenas (pathing
-  distance = straight line), no economy: the scenarios are fights and mini-games.
+  elsewhere every unit is visible.  Ground units collide; open flat arenas (pathing distance =
+  straight line); the economy scenarios (CollectMineralsAndGas, BuildMarines, TerranEconomy)
+  run a Terran economy, the others are fights and mini-games.
 - Orders are reported with the specific ability ids the real client uses (16 MOVE_MOVE,
   23 ATTACK_ATTACK, 18 HOLDPOSITION_HOLD, 17 PATROL_PATROL, 42 EXPLODE_EXPLODE); an idle unit
   fighting an automatically acquired target shows ATTACK_ATTACK on that target.  Generic ids
