@@ -2,7 +2,8 @@
 
 Measured on python-sc2's 24 real-client captures (docs/engine.md, "Ladder maps"):
 
-* ``start_locations``: the map's StartLoc points other than the player's own.
+* ``start_locations``: the map's StartLoc points other than the player's own (order: see
+  :func:`enemy_start_locations`).
 * ``pathing_grid``: the map's pathable grid less the footprints of the units the player *sees* at
   start (its own townhall and the minerals and geysers of its main, within the townhall's sight
   range, 11) and of the destructible rocks.  Fogged (snapshot) minerals and geysers do not block it.
@@ -80,7 +81,20 @@ def start_raw(m: LadderMap, start: int | tuple[float, float], townhall: str = "C
         terrain_height=common_pb2.ImageData(bits_per_pixel=8, size=size, data=np.ascontiguousarray(m.height_bytes).tobytes()),
         playable_area=common_pb2.RectangleI(p0=common_pb2.PointI(x=x0, y=y0), p1=common_pb2.PointI(x=x1, y=y1)),
     )
-    for j, (x, y) in enumerate(m.start_locations):
-        if j != i:
-            sr.start_locations.add(x=x, y=y)
+    for x, y in enemy_start_locations(m, i):
+        sr.start_locations.add(x=x, y=y)
     return sr
+
+
+def enemy_start_locations(m: LadderMap, start: int | tuple[float, float]) -> list[tuple[float, float]]:
+    """The StartLoc points other than the player's own, in the client's order.
+
+    Measured on the two 4-spawn maps (m: two samples): farthest from the player's own first, ties
+    by larger x.  Frost, own (155.5, 155.5): (28.5, 28.5), (155.5, 28.5), (28.5, 155.5);
+    DarknessSanctuary, own (19.5, 156.5): (156.5, 19.5), (156.5, 156.5), (19.5, 19.5).  Neither the
+    file order nor its rotation fits both.
+    """
+    i = own_start_index(m, start)
+    ox, oy = m.start_locations[i]
+    others = [p for j, p in enumerate(m.start_locations) if j != i]
+    return sorted(others, key=lambda p: (-round(math.hypot(p[0] - ox, p[1] - oy), 6), -p[0], -p[1]))
