@@ -162,13 +162,23 @@ class PathFinder:
         return (min(max(int(math.floor(x)), 0), self.width - 1), min(max(int(math.floor(y)), 0), self.height - 1))
 
     def _line_free(self, free: np.ndarray, ax: float, ay: float, bx: float, by: float) -> bool:
-        n = int(math.hypot(bx - ax, by - ay) * 2) + 2
-        t = np.linspace(0.0, 1.0, n)
-        xs = np.floor(ax + (bx - ax) * t).astype(np.intp)
-        ys = np.floor(ay + (by - ay) * t).astype(np.intp)
-        if xs.min() < 0 or ys.min() < 0 or xs.max() >= self.width or ys.max() >= self.height:
+        """True when every cell the segment touches is free (corners it passes exactly included)."""
+        dx, dy = bx - ax, by - ay
+        ts = [np.array([0.0, 1.0])]
+        if dx:
+            xs = np.arange(math.ceil(min(ax, bx)), math.floor(max(ax, bx)) + 1)
+            ts.append((xs - ax) / dx)
+        if dy:
+            ys = np.arange(math.ceil(min(ay, by)), math.floor(max(ay, by)) + 1)
+            ts.append((ys - ay) / dy)
+        t = np.unique(np.clip(np.concatenate(ts), 0.0, 1.0))
+        # the crossings themselves (a corner lands on the cell above-right of it) and the middles between
+        t = np.concatenate([t, (t[:-1] + t[1:]) / 2])
+        px = np.floor(ax + dx * t).astype(np.intp)
+        py = np.floor(ay + dy * t).astype(np.intp)
+        if px.min() < 0 or py.min() < 0 or px.max() >= self.width or py.max() >= self.height:
             return False
-        return bool(free[ys, xs].all())
+        return bool(free[py, px].all())
 
     def _nearest_in(self, mask: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
         ys, xs = np.nonzero(mask)
