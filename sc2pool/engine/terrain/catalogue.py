@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 #: Capture (client) spellings of bundled maps whose sc2maptool file stem differs (python-sc2's
@@ -61,7 +62,7 @@ def install_names(stem: str) -> list[str]:
     return names
 
 
-def user_maps(maps_dirs: list[str | os.PathLike[str]]) -> dict[str, Path]:
+def user_maps(maps_dirs: Sequence[str | os.PathLike[str]]) -> dict[str, Path]:
     """{stem: path} of the real ``.SC2Map`` files in ``maps_dirs`` and one sub-folder level below."""
     out: dict[str, Path] = {}
     for d in maps_dirs:
@@ -83,22 +84,28 @@ def is_real_map(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def find_map(name: str, maps_dirs: list[str | os.PathLike[str]] = ()) -> Path | None:  # type: ignore[assignment]
+def find_map(name: str, maps_dirs: Sequence[str | os.PathLike[str]] = ()) -> Path | None:
     """The map a request names: a path that exists, else a user map, else a bundled one (loose match)."""
     p = Path(name)
     if p.suffix.lower() == ".sc2map" and p.is_file() and is_real_map(p):
         return p
     key = normalise(name)
-    for table in (user_maps(list(maps_dirs)), bundled_maps()):
+    for table in (user_maps(maps_dirs), bundled_maps()):
         for stem, path in table.items():
             if normalise(stem) == key:
                 return path
     return None
 
 
-def playable_maps(maps_dirs: list[str | os.PathLike[str]] = ()) -> dict[str, Path]:  # type: ignore[assignment]
+def default_maps_dirs() -> list[Path]:
+    """``$SC2PATH/Maps`` when SC2PATH is set (where burnysc2 and the fake install keep maps)."""
+    env = os.environ.get("SC2PATH")
+    return [Path(env) / "Maps"] if env else []
+
+
+def playable_maps(maps_dirs: Sequence[str | os.PathLike[str]] = ()) -> dict[str, Path]:
     """{name: path} of every ladder map the engine can be asked to play (user maps first)."""
-    out = dict(user_maps(list(maps_dirs)))
+    out = dict(user_maps(maps_dirs))
     have = {normalise(k) for k in out}
     for stem, path in bundled_maps().items():
         if normalise(stem) not in have:

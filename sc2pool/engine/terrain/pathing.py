@@ -28,6 +28,7 @@ import numpy as np
 SQRT2 = math.sqrt(2.0)
 RADIUS_STEP = 0.25
 FIELD_CACHE = 64
+PATH_CACHE = 4096
 
 
 class _Layer:
@@ -61,6 +62,8 @@ class _Layer:
         c = np.concatenate(cols)
         self.graph = csr_matrix((np.concatenate(costs), (r, c)), shape=(h * w, h * w))
         self.fields: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        # pulled paths by (start cell, goal cell): units re-path from the same cells to the same goals
+        self.paths: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
 
     def field(self, goal: int) -> tuple[np.ndarray, np.ndarray]:
         """(distance, predecessor) arrays of the shortest paths from every cell to ``goal``."""
@@ -224,6 +227,22 @@ class PathFinder:
             gx, gy = gcx + 0.5, gcy + 0.5
         if self._line_free(free, sx, sy, gx, gy):
             return np.array([[gx, gy]])
+        key = (scy * self.width + scx, gcy * self.width + gcx)
+        cached = layer.paths.get(key)
+        if cached is not None and self._line_free(free, sx, sy, cached[0][0], cached[0][1]):
+            layer.paths.move_to_end(key)
+            out_c = cached.copy()
+            out_c[-1] = (gx, gy)
+            return out_c
+        result = self._pull(layer, free, sx, sy, scx, scy, gcx, gcy, gx, gy)
+        layer.paths[key] = result
+        if len(layer.paths) > PATH_CACHE:
+            layer.paths.popitem(last=False)
+        return result.copy()
+
+    def _pull(self, layer: _Layer, free: np.ndarray, sx: float, sy: float, scx: int, scy: int,
+              gcx: int, gcy: int, gx: float, gy: float) -> np.ndarray:
+        """The cell path down the goal's distance field, pulled taut from (sx, sy)."""
         _, pred = layer.field(gcy * self.width + gcx)
         cells = []
         node = scy * self.width + scx
