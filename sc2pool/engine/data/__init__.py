@@ -26,10 +26,10 @@ same holds for the beacon (317, ``Beacon_Terran``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from s2clientprotocol import data_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine.data import client as _client
 
 # Attribute values (data_pb2.Attribute).
 LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, ROBOTIC, PSIONIC, MASSIVE, STRUCTURE = 1, 2, 3, 4, 5, 6, 7, 8
@@ -355,95 +355,14 @@ UNIT_BY_ID: dict[int, UnitSpec] = {u.unit_id: u for u in UNITS}
 COMMON_UNIT_ABILITIES: tuple[int, ...] = (STOP_STOP, MOVE_MOVE, PATROL_PATROL, HOLDPOSITION_HOLD, ATTACK_ATTACK)
 
 
-def _ability_proto(a: AbilitySpec) -> data_pb2.AbilityData:
-    p = data_pb2.AbilityData(
-        ability_id=a.ability_id,
-        link_name=a.link_name,
-        link_index=a.link_index,
-        button_name=a.button_name,
-        friendly_name=a.friendly_name or a.button_name,
-        hotkey=a.hotkey,
-        available=a.available,
-        target=a.target,  # type: ignore[arg-type]
-        allow_minimap=a.target == T_POINT_OR_UNIT,
-        allow_autocast=a.allow_autocast,
-        is_building=a.is_building,
-    )
-    if a.remaps_to:
-        p.remaps_to_ability_id = a.remaps_to
-    if a.is_building:
-        p.footprint_radius = a.footprint_radius
-    if a.cast_range:
-        p.cast_range = a.cast_range
-    return p
-
-
-def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
-    p = data_pb2.UnitTypeData(
-        unit_id=u.unit_id,
-        name=u.name,
-        available=True,
-        mineral_cost=u.minerals,
-        vespene_cost=u.vespene,
-        food_required=u.food_required,
-        food_provided=u.food_provided,
-        ability_id=u.creation_ability,
-        race=u.race,  # type: ignore[arg-type]
-        build_time=u.build_time,
-        has_vespene=u.has_vespene,
-        has_minerals=u.has_minerals,
-        sight_range=u.sight,
-        attributes=list(u.attributes),  # type: ignore[arg-type]
-        movement_speed=u.speed,
-        armor=u.armor,
-    )
-    if u.cargo_size >= 0:
-        p.cargo_size = u.cargo_size
-    if u.tech_requirement:
-        p.tech_requirement = u.tech_requirement
-        p.require_attached = u.require_attached
-    for w in u.weapons:
-        if not w.reported:
-            continue
-        p.weapons.add(
-            type=w.target,
-            damage=w.damage,
-            attacks=w.attacks,
-            range=w.range,
-            speed=w.cooldown,
-            damage_bonus=[data_pb2.DamageBonus(attribute=a, bonus=b) for a, b in w.bonus],  # type: ignore[arg-type]
-        )
-    return p
-
-
-@lru_cache(maxsize=1)
 def response_data() -> sc_pb.ResponseData:
-    """The whole ``ResponseData`` (all flags): constant for the process lifetime.
-
-    Callers must treat the returned message as read-only (it is shared); the server may cache
-    its serialized bytes.
-    """
-    r = sc_pb.ResponseData()
-    r.abilities.extend(_ability_proto(a) for a in ABILITIES)
-    r.units.extend(_unit_proto(u) for u in UNITS)
-    r.upgrades.extend(
-        data_pb2.UpgradeData(upgrade_id=u.upgrade_id, name=u.name, mineral_cost=u.minerals, vespene_cost=u.vespene,
-                             research_time=u.research_time, ability_id=u.research_ability)
-        for u in UPGRADES
-    )
-    return r
+    """The whole ``ResponseData`` (all flags): the real client's, every race and id
+    (:mod:`sc2pool.engine.data.client`).  Constant for the process lifetime and shared: callers must
+    treat it as read-only; the server caches its serialized bytes."""
+    return _client.response_data()
 
 
-@lru_cache(maxsize=32)
 def response_data_for(ability_id: bool, unit_type_id: bool, upgrade_id: bool, buff_id: bool,
                       effect_id: bool) -> sc_pb.ResponseData:
     """``ResponseData`` restricted to the requested sections (the real client honours the flags)."""
-    full = response_data()
-    r = sc_pb.ResponseData()
-    if ability_id:
-        r.abilities.extend(full.abilities)
-    if unit_type_id:
-        r.units.extend(full.units)
-    if upgrade_id:
-        r.upgrades.extend(full.upgrades)
-    return r
+    return _client.response_data_for(ability_id, unit_type_id, upgrade_id, buff_id, effect_id)
