@@ -1,4 +1,4 @@
-"""``sc2pool engine ...``: install a fake SC2, serve the SC2 API, list scenarios.
+"""``sc2pool engine ...``: install a fake SC2, serve the SC2 API, list scenarios and ladder maps.
 
 ``register`` only builds argparse parsers; the engine is imported inside the handlers so that
 ``sc2pool --help`` stays fast.
@@ -38,6 +38,40 @@ def _scenarios(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _maps(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from sc2pool.engine.terrain.catalogue import bundled_maps, playable_maps
+    from sc2pool.engine.terrain.reader import MapReadError
+
+    dirs = [Path(d) for d in args.dir]
+    if not dirs and os.environ.get("SC2PATH"):
+        dirs = [Path(os.environ["SC2PATH"]) / "Maps"]
+    maps = playable_maps(dirs)
+    if not maps:
+        print("no ladder maps found: pip install 'sc2pool[maps]' (bundled maps) or put .SC2Map files in Maps/")
+        return 1
+    bundled = set(bundled_maps())
+    bad = 0
+    for name, path in maps.items():
+        origin = "bundled" if name in bundled and "sc2maptool" in str(path) else "Maps/"
+        if not args.check:
+            print(f"{name:28s} {origin:8s} {path}")
+            continue
+        from sc2pool.engine.terrain import load_map
+
+        try:
+            m = load_map(path)
+        except MapReadError as e:
+            bad += 1
+            print(f"{name:28s} {origin:8s} UNREADABLE: {e.what}")
+            continue
+        print(f"{name:28s} {origin:8s} {m.width}x{m.height} playable {m.playable} {len(m.start_locations)} starts "
+              f"{sum(n.is_mineral for n in m.neutrals)} minerals {sum(n.is_geyser for n in m.neutrals)} geysers")
+    return 1 if bad else 0
+
+
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "engine",
@@ -61,3 +95,8 @@ def register(sub: Any) -> None:
 
     pl = esub.add_parser("scenarios", help="list the scenarios (map names) the engine plays")
     pl.set_defaults(func=_scenarios)
+
+    pm = esub.add_parser("maps", help="list the real ladder maps the engine plays (bundled and in Maps/ folders)")
+    pm.add_argument("--dir", action="append", default=[], help="a Maps/ folder to search too (default: $SC2PATH/Maps)")
+    pm.add_argument("--check", action="store_true", help="read every map and report its size, or what could not be read")
+    pm.set_defaults(func=_maps)

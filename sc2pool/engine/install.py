@@ -9,6 +9,9 @@ sub-folder level, and only the path relative to ``Maps/`` is sent to the game. S
   (the engine server, which accepts SC2's command line);
 * ``Maps/mini_games/<MiniGame>.SC2Map`` (the pysc2 layout) and ``Maps/<Scenario>.SC2Map`` for the
   other scenarios: placeholders; the engine picks the scenario from the file's basename.
+* ``Maps/<Ladder>.SC2Map``: copies of the real ladder maps sc2maptool ships (``pip install
+  'sc2pool[maps]'``), under sc2maptool's name and, where it differs, the real client's
+  (``16BitLE`` and ``16-BitLE``), so ``maps.get("AcidPlantLE")`` finds them unchanged.
 
 Public API: :func:`write_install` (explicit directory), :func:`ensure_install` (what pool workers
 call: respects an existing ``$SC2PATH``, otherwise creates a per-user default and exports it).
@@ -20,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -78,6 +82,37 @@ def launcher_script(python: str | None = None) -> str:
     )
 
 
+def _copy_atomic(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` unless ``dest`` already is a copy (same size and modification time)."""
+    st = src.stat()
+    try:
+        d = dest.stat()
+        if d.st_size == st.st_size and d.st_mtime_ns == st.st_mtime_ns:
+            return
+    except OSError:
+        pass
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.")
+    os.close(fd)
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def ladder_map_files() -> dict[str, Path]:
+    """{file name in Maps/: source .SC2Map} of every bundled ladder map the install writes."""
+    from sc2pool.engine.terrain.catalogue import bundled_maps, install_names
+
+    out: dict[str, Path] = {}
+    for stem, src in bundled_maps().items():
+        for name in install_names(stem):
+            out[f"{name}.SC2Map"] = src
+    return out
+
+
 def _write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` unless it already holds exactly that (safe under concurrency)."""
     try:
@@ -116,6 +151,8 @@ def write_install(directory: str | os.PathLike[str], *, python: str | None = Non
     _write_atomic(versions / f"Base{BASE_BUILD}" / exe, launcher_script(python).encode(), mode=0o755)
     for rel in map_relative_paths(scenarios):
         _write_atomic(root / "Maps" / rel, _PLACEHOLDER)
+    for name, src in ladder_map_files().items():
+        _copy_atomic(src, root / "Maps" / name)
     return root
 
 

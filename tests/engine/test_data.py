@@ -64,17 +64,18 @@ def test_upgrade_id_and_name_match_burnysc2(spec: D.UpgradeSpec) -> None:
 
 def test_burnysc2_answers_upgrade_questions_as_on_the_real_game() -> None:
     """A bot asking about an upgrade (python-sc2's marine-split example asks about Stimpack every
-    step) gets its cost and "not started", not a KeyError; nothing is researched."""
+    step) gets the real client's cost and research ability, not a KeyError."""
     gd = GameData(D.response_data())
     stim = gd.upgrades[UpgradeId.STIMPACK.value]
     assert (stim.cost.minerals, stim.cost.vespene, stim.cost.time) == (100, 100, 2240)
-    assert stim.research_ability is None  # not researchable on the engine
-    assert set(gd.upgrades) == {u.upgrade_id for u in D.UPGRADES}
+    assert stim.research_ability is not None
+    assert stim.research_ability.exact_id == AbilityId.BARRACKSTECHLABRESEARCH_STIMPACK
+    assert {u.upgrade_id for u in D.UPGRADES} <= set(gd.upgrades)
 
 
 def test_burnysc2_parses_the_data_and_costs_resolve() -> None:
     gd = GameData(D.response_data())
-    assert set(gd.units) == {u.unit_id for u in D.UNITS}
+    assert {u.unit_id for u in D.UNITS} <= set(gd.units)
     assert gd.abilities[16].id == AbilityId.MOVE
     assert gd.abilities[16].exact_id == AbilityId.MOVE_MOVE
     assert gd.abilities[23].id == AbilityId.ATTACK
@@ -92,10 +93,16 @@ def test_burnysc2_parses_the_data_and_costs_resolve() -> None:
 
 
 def test_data_flags_select_sections() -> None:
+    full = D.response_data()
     only_units = D.response_data_for(False, True, False, False, False)
-    assert len(only_units.units) == len(D.UNITS) and not only_units.abilities and not only_units.upgrades
+    assert len(only_units.units) == len(full.units) and not only_units.abilities and not only_units.upgrades
+    assert not only_units.buffs and not only_units.effects
     only_upgrades = D.response_data_for(False, False, True, False, False)
-    assert len(only_upgrades.upgrades) == len(D.UPGRADES) and not only_upgrades.units
+    assert len(only_upgrades.upgrades) == len(full.upgrades) and not only_upgrades.units
+    only_buffs_effects = D.response_data_for(False, False, False, True, True)
+    assert len(only_buffs_effects.buffs) == len(full.buffs) and len(only_buffs_effects.effects) == len(full.effects)
+    assert not only_buffs_effects.units and not only_buffs_effects.abilities
+    assert len(D.response_data_for(False, False, False, False, False).SerializeToString()) == 0
     assert isinstance(D.response_data(), sc_pb.ResponseData)
 
 

@@ -1,14 +1,27 @@
-"""The engine's own game-data tables: unit types, abilities, weapons, upgrades.
+"""The engine's game data: facts, no behaviour.
 
-The engine carries the facts it needs for its scenarios.  What ``ResponseData`` reports (costs,
-build times, supply, sight, speed, armor, weapons, tech requirements, cargo, ability names, links
-and hotkeys) is entered from the real client's answer as captured in python-sc2's test data
-(``test/pickle_data/AltitudeAIE.xz``, the newest capture there); ``tests/engine/client_facts.py``
-holds those facts in this project's form and ``tests/engine/test_client_data.py`` compares this
-table with them.  Hit points, shields and radii, which the API does not report, are public game
-facts.  Ids and names are the ones burnysc2's enums use
-(``tests/engine/test_data.py`` checks every entry against ``sc2.ids``); the engine itself never
-imports burnysc2.
+The package has four parts:
+
+* this module: the tables of the unit types, abilities and upgrades the engine *simulates* today
+  (:data:`UNITS`, :data:`ABILITIES`, :data:`UPGRADES`, their ``*_BY_ID`` indexes and id constants),
+  which the simulation reads (``sim.units.TypeTable`` builds its per-type columns from
+  :data:`UNITS`), plus :func:`response_data` / :func:`response_data_for` and :func:`unit_spec`;
+* :mod:`~sc2pool.engine.data.client`: the real client's whole ``ResponseData`` (every unit type,
+  ability, upgrade, buff and effect of all races), which the engine serves as its own answer;
+* :mod:`~sc2pool.engine.data.units`: engine facts ``ResponseData`` does not carry (hit points,
+  shields, energy, radius, footprint, flying, detection, cloak, cargo, upgrades), for every unit type
+  of the three races and the map's neutral objects;
+* :mod:`~sc2pool.engine.data.tech`: the tech tree (what each ability trains, builds, researches or
+  morphs into, who can use it and what it requires).
+
+The simulated subset's reported fields (costs, build times, supply, sight, speed, armor, weapons,
+tech requirements, cargo, ability names, links and hotkeys) are the real client's
+(``tests/engine/client_facts.py`` holds them in this project's form; ``tests/engine/data`` checks
+the subset against the client data and the engine facts, and lists where they differ on purpose).
+To simulate more unit types, widen :data:`UNITS` with :func:`unit_spec`, which builds a
+:class:`UnitSpec` for any type from the client data and the engine facts.  Ids and names are the
+ones burnysc2's enums use (``tests/engine/test_data.py`` checks the subset against ``sc2.ids``);
+the engine itself never imports burnysc2.
 
 Units of measure follow the real ``ResponseData``: ``movement_speed`` and weapon ``speed``
 (cooldown) are per *normal*-speed game second (16 game loops), ``build_time`` is in game loops.
@@ -18,18 +31,20 @@ The simulation therefore moves a unit ``movement_speed / 16`` per loop and re-ar
 
 Shards: pysc2's CollectMineralShards map uses unit type 1680 (``NaturalMinerals``), which real
 ladder data marks unavailable.  The engine keeps the pysc2 id (so agents that key on 1680 see the
-same type) and lists it as available in its own data, so burnysc2 can resolve ``_type_data``.  A
-neutral non-mineral-field unit lands in burnysc2's ``self.destructables``, as on the real map; the
-same holds for the beacon (317, ``Beacon_Terran``).
+same type) and reports it named and available (:data:`client.DELIBERATE`), so burnysc2 can resolve
+``_type_data``.  A neutral non-mineral-field unit lands in burnysc2's ``self.destructables``, as on
+the real map; the same holds for the beacon (317, ``Beacon_Terran``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
-from s2clientprotocol import data_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine.data import client as _client
+from sc2pool.engine.data import units as _units
 
 # Attribute values (data_pb2.Attribute).
 LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, ROBOTIC, PSIONIC, MASSIVE, STRUCTURE = 1, 2, 3, 4, 5, 6, 7, 8
@@ -355,95 +370,65 @@ UNIT_BY_ID: dict[int, UnitSpec] = {u.unit_id: u for u in UNITS}
 COMMON_UNIT_ABILITIES: tuple[int, ...] = (STOP_STOP, MOVE_MOVE, PATROL_PATROL, HOLDPOSITION_HOLD, ATTACK_ATTACK)
 
 
-def _ability_proto(a: AbilitySpec) -> data_pb2.AbilityData:
-    p = data_pb2.AbilityData(
-        ability_id=a.ability_id,
-        link_name=a.link_name,
-        link_index=a.link_index,
-        button_name=a.button_name,
-        friendly_name=a.friendly_name or a.button_name,
-        hotkey=a.hotkey,
-        available=a.available,
-        target=a.target,  # type: ignore[arg-type]
-        allow_minimap=a.target == T_POINT_OR_UNIT,
-        allow_autocast=a.allow_autocast,
-        is_building=a.is_building,
-    )
-    if a.remaps_to:
-        p.remaps_to_ability_id = a.remaps_to
-    if a.is_building:
-        p.footprint_radius = a.footprint_radius
-    if a.cast_range:
-        p.cast_range = a.cast_range
-    return p
-
-
-def _unit_proto(u: UnitSpec) -> data_pb2.UnitTypeData:
-    p = data_pb2.UnitTypeData(
-        unit_id=u.unit_id,
-        name=u.name,
-        available=True,
-        mineral_cost=u.minerals,
-        vespene_cost=u.vespene,
-        food_required=u.food_required,
-        food_provided=u.food_provided,
-        ability_id=u.creation_ability,
-        race=u.race,  # type: ignore[arg-type]
-        build_time=u.build_time,
-        has_vespene=u.has_vespene,
-        has_minerals=u.has_minerals,
-        sight_range=u.sight,
-        attributes=list(u.attributes),  # type: ignore[arg-type]
-        movement_speed=u.speed,
-        armor=u.armor,
-    )
-    if u.cargo_size >= 0:
-        p.cargo_size = u.cargo_size
-    if u.tech_requirement:
-        p.tech_requirement = u.tech_requirement
-        p.require_attached = u.require_attached
-    for w in u.weapons:
-        if not w.reported:
-            continue
-        p.weapons.add(
-            type=w.target,
-            damage=w.damage,
-            attacks=w.attacks,
-            range=w.range,
-            speed=w.cooldown,
-            damage_bonus=[data_pb2.DamageBonus(attribute=a, bonus=b) for a, b in w.bonus],  # type: ignore[arg-type]
-        )
-    return p
-
-
-@lru_cache(maxsize=1)
 def response_data() -> sc_pb.ResponseData:
-    """The whole ``ResponseData`` (all flags): constant for the process lifetime.
-
-    Callers must treat the returned message as read-only (it is shared); the server may cache
-    its serialized bytes.
-    """
-    r = sc_pb.ResponseData()
-    r.abilities.extend(_ability_proto(a) for a in ABILITIES)
-    r.units.extend(_unit_proto(u) for u in UNITS)
-    r.upgrades.extend(
-        data_pb2.UpgradeData(upgrade_id=u.upgrade_id, name=u.name, mineral_cost=u.minerals, vespene_cost=u.vespene,
-                             research_time=u.research_time, ability_id=u.research_ability)
-        for u in UPGRADES
-    )
-    return r
+    """The whole ``ResponseData`` (all flags): the real client's, every race and id
+    (:mod:`sc2pool.engine.data.client`).  Constant for the process lifetime and shared: callers must
+    treat it as read-only; the server caches its serialized bytes."""
+    return _client.response_data()
 
 
-@lru_cache(maxsize=32)
 def response_data_for(ability_id: bool, unit_type_id: bool, upgrade_id: bool, buff_id: bool,
                       effect_id: bool) -> sc_pb.ResponseData:
     """``ResponseData`` restricted to the requested sections (the real client honours the flags)."""
-    full = response_data()
-    r = sc_pb.ResponseData()
-    if ability_id:
-        r.abilities.extend(full.abilities)
-    if unit_type_id:
-        r.units.extend(full.units)
-    if upgrade_id:
-        r.upgrades.extend(full.upgrades)
-    return r
+    return _client.response_data_for(ability_id, unit_type_id, upgrade_id, buff_id, effect_id)
+
+
+def unit_spec(unit_id: int) -> UnitSpec:
+    """A :class:`UnitSpec` for ANY unit type with engine facts: the simulated subset's own spec from
+    :data:`UNIT_BY_ID` (so the mini-games stay bit-exact), else one built by
+    :func:`unit_spec_from_data`.  Widening :data:`UNITS` is then ``tuple(unit_spec(i) for i in ids)``.
+
+    ``KeyError`` naming the type when the client does not know it or the engine has no facts for it.
+    """
+    spec = UNIT_BY_ID.get(unit_id)
+    return spec if spec is not None else unit_spec_from_data(unit_id)
+
+
+_NEUTRAL_KINDS = frozenset({_units.RESOURCE, _units.TOWER, _units.ZONE, _units.BEACON})
+
+
+@cache
+def unit_spec_from_data(unit_id: int) -> UnitSpec:
+    """A :class:`UnitSpec` built from the client's ``UnitTypeData`` (costs, speed, sight, armor,
+    attributes, weapons, supply, requirements, cargo size) and the engine facts of
+    :mod:`sc2pool.engine.data.units` (hit points, shields, radius, flying, weapon timing).
+
+    Where a fact is unknown the spec says so by a documented choice (m): hit points ``None`` (an
+    object that cannot be attacked) become 0 and the type is ``neutral`` (never targeted); a
+    radius ``None`` becomes half the footprint's longer side, or 0.5; unknown weapon timing is 0
+    (the hit lands when the weapon fires).
+    """
+    ut = _client.unit_type(unit_id)
+    f = _units.facts(unit_id)
+    timing = _units.WEAPON_FACTS.get(unit_id, ())
+    weapons = []
+    for i, w in enumerate(ut.weapons):
+        wf = timing[i] if i < len(timing) else None
+        weapons.append(WeaponSpec(
+            target=int(w.type), damage=w.damage, range=w.range, cooldown=w.speed, attacks=int(w.attacks),
+            bonus=tuple((int(b.attribute), b.bonus) for b in w.damage_bonus),
+            damage_point=(wf.damage_point or 0.0) if wf else 0.0,
+            projectile_speed=(wf.projectile_speed or 0.0) if wf else 0.0,
+        ))
+    radius = f.radius if f.radius is not None else (max(f.fp) / 2.0 if f.fp else 0.5)
+    return UnitSpec(
+        unit_id=unit_id, name=ut.name, race=int(ut.race), hp=f.hp or 0.0, radius=radius,
+        speed=ut.movement_speed, sight=ut.sight_range, armor=ut.armor, shield=f.sh,
+        attributes=tuple(int(a) for a in ut.attributes), weapons=tuple(weapons),
+        minerals=ut.mineral_cost, vespene=ut.vespene_cost, food_required=ut.food_required,
+        food_provided=ut.food_provided, build_time=ut.build_time, creation_ability=ut.ability_id,
+        is_flying=f.flying, neutral=f.kind in _NEUTRAL_KINDS or f.hp is None,
+        tech_requirement=ut.tech_requirement, require_attached=ut.require_attached,
+        cargo_size=ut.cargo_size if ut.HasField("cargo_size") else -1,
+        has_minerals=ut.has_minerals, has_vespene=ut.has_vespene,
+    )

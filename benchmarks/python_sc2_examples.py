@@ -1,0 +1,190 @@
+"""python-sc2's own example bots, unmodified, against the embedded engine on a real ladder map.
+
+python-sc2's CI (``test/run_example_bots_vs_computer.py`` in its repository) plays every example
+bot for 240 game seconds against ``Computer(Race.Protoss, Difficulty.Easy)`` and requires a Tie
+(no exception, no early loss). This script does the same against the engine: it imports each bot
+class from a python-sc2 checkout (its files are not ours to copy, so they are read from wherever
+the user keeps them), swaps in the map given here, and plays ``run_game`` in a child process per
+game (``run_game`` installs a SIGINT handler and must own its main thread). ``--mode main`` plays
+each example's own match-up instead: the Computer race and difficulty written in its ``main()``.
+
+Usage::
+
+    python benchmarks/python_sc2_examples.py --python-sc2 ~/src/python-sc2            # a checkout
+    python benchmarks/python_sc2_examples.py --python-sc2 /path/to/python-sc2.git --only terran
+    python benchmarks/python_sc2_examples.py --python-sc2 ... --map AbyssalReefLE --opponent Terran \\
+        --difficulty Easy --time-limit 240 --json results.json
+
+``--python-sc2`` takes a work tree or a bare git repository (its ``HEAD`` is unpacked to a
+temporary folder). Every game prints one line; the summary counts ties, wins, losses and crashes.
+Exit status 0 when every game ended as the mode expects (``ci``: a Tie; ``main``: a Victory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example bot: where its class lives and the race it plays."""
+
+    module: str
+    cls: str
+    race: str
+    group: str
+
+
+#: The example bots python-sc2's CI plays against the Computer (module, class, race).
+EXAMPLES: tuple[Example, ...] = (
+    Example("examples.protoss.cannon_rush", "CannonRushBot", "Protoss", "protoss"),
+    Example("examples.protoss.find_adept_shades", "FindAdeptShadesBot", "Protoss", "protoss"),
+    Example("examples.protoss.threebase_voidray", "ThreebaseVoidrayBot", "Protoss", "protoss"),
+    Example("examples.protoss.warpgate_push", "WarpGateBot", "Protoss", "protoss"),
+    Example("examples.terran.cyclone_push", "CyclonePush", "Terran", "terran"),
+    Example("examples.terran.mass_reaper", "MassReaperBot", "Terran", "terran"),
+    Example("examples.terran.onebase_battlecruiser", "BCRushBot", "Terran", "terran"),
+    Example("examples.terran.proxy_rax", "ProxyRaxBot", "Terran", "terran"),
+    Example("examples.terran.ramp_wall", "RampWallBot", "Terran", "terran"),
+    Example("examples.zerg.expand_everywhere", "ExpandEverywhere", "Zerg", "zerg"),
+    Example("examples.zerg.hydralisk_push", "Hydralisk", "Zerg", "zerg"),
+    Example("examples.zerg.onebase_broodlord", "BroodlordBot", "Zerg", "zerg"),
+    Example("examples.zerg.zerg_rush", "ZergRushBot", "Zerg", "zerg"),
+    Example("examples.worker_stack_bot", "WorkerStackBot", "Protoss", "other"),
+    Example("examples.worker_rush", "WorkerRushBot", "Zerg", "other"),
+    Example("examples.too_slow_bot", "SlowBot", "Terran", "terran"),
+    Example("examples.distributed_workers", "TerranBot", "Terran", "terran"),
+)
+
+_CHILD = r"""
+import json, sys, time, traceback
+sys.path.insert(0, sys.argv[1])
+spec = json.loads(sys.argv[2])
+out = {"example": spec["module"], "result": None, "error": None}
+try:
+    from loguru import logger
+    logger.remove()
+    errors = []
+    logger.add(lambda m: errors.append(str(m)), level="ERROR")
+    import importlib
+    from sc2 import maps
+    from sc2.data import Difficulty, Race
+    from sc2.main import run_game
+    from sc2.player import Bot, Computer
+    bot = getattr(importlib.import_module(spec["module"]), spec["cls"])()
+    t0 = time.perf_counter()
+    result = run_game(maps.get(spec["map"]),
+                      [Bot(Race[spec["race"]], bot), Computer(Race[spec["opponent"]], Difficulty[spec["difficulty"]])],
+                      realtime=False, game_time_limit=spec["time_limit"])
+    out["wall_s"] = round(time.perf_counter() - t0, 2)
+    out["result"] = getattr(result, "name", str(result))
+    state = getattr(bot, "state", None)
+    if state is not None:
+        out["game_loop"] = state.game_loop
+        out["game_s"] = round(state.game_loop / 22.4, 1)
+    for name in ("workers", "structures", "units"):
+        try:
+            out[name] = len(getattr(bot, name))
+        except Exception:
+            pass
+    out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
+    tb = next((e for e in errors if "Traceback" in e), None)
+    if tb:
+        out["error"] = tb.strip().splitlines()[-1][:500]
+except Exception as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    out["traceback"] = traceback.format_exc()[-2000:]
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+def _checkout(path: Path) -> tuple[Path, Path | None]:
+    """A work tree with ``examples/`` from ``path`` (a work tree, or a bare repo: HEAD unpacked)."""
+    if (path / "examples").is_dir():
+        return path, None
+    if (path / "HEAD").is_file() and (path / "objects").is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix="python-sc2-"))
+        archive = subprocess.run(["git", "--git-dir", str(path), "archive", "HEAD", "examples"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        return tmp, tmp
+    raise SystemExit(f"{path}: neither a python-sc2 work tree (no examples/) nor a bare git repository")
+
+
+def _main_matchup(root: Path, ex: Example) -> tuple[str, str]:
+    """The Computer race and difficulty an example's own ``main()`` plays (first ``Computer(...)``)."""
+    src = (root / (ex.module.replace(".", "/") + ".py")).read_text()
+    m = re.search(r"Computer\(\s*Race\.(\w+)\s*,\s*Difficulty\.(\w+)", src)
+    if m is None:
+        return "Protoss", "Easy"
+    return m.group(1), m.group(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--python-sc2", required=True, type=Path, help="python-sc2 work tree or bare git repository")
+    p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s)")
+    p.add_argument("--mode", choices=("ci", "main"), default="ci",
+                   help="ci: python-sc2's CI procedure (a Tie expected); main: each example's own match-up (a win expected)")
+    p.add_argument("--opponent", default="Protoss", help="Computer race in ci mode (default: %(default)s)")
+    p.add_argument("--difficulty", default="Easy", help="Computer difficulty in ci mode (default: %(default)s)")
+    p.add_argument("--time-limit", type=int, default=240, help="game seconds per game in ci mode (default: %(default)s)")
+    p.add_argument("--only", nargs="*", default=None,
+                   help="groups (terran zerg protoss other) or module names to run (default: all)")
+    p.add_argument("--timeout", type=float, default=900.0, help="wall seconds per game before it is killed")
+    p.add_argument("--json", type=Path, default=None, help="also write every result to this file")
+    args = p.parse_args(argv)
+
+    root, tmp = _checkout(args.python_sc2.expanduser().resolve())
+    chosen = [e for e in EXAMPLES if not args.only or e.group in args.only or e.module in args.only
+              or e.module.rsplit(".", 1)[-1] in args.only]
+    results = []
+    try:
+        from sc2pool.engine.install import ensure_install
+
+        env = dict(os.environ, SC2PATH=str(ensure_install(set_env=False)))
+        for ex in chosen:
+            opp, diff = (args.opponent, args.difficulty) if args.mode == "ci" else _main_matchup(root, ex)
+            spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": args.map, "opponent": opp,
+                    "difficulty": diff, "time_limit": args.time_limit if args.mode == "ci" else None}
+            t0 = time.perf_counter()
+            try:
+                proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), json.dumps(spec)], env=env,
+                                      capture_output=True, text=True, timeout=args.timeout, start_new_session=True)
+                line = next((s for s in proc.stdout.splitlines() if s.startswith("RESULT ")), None)
+                out = json.loads(line[7:]) if line else {"example": ex.module, "result": None,
+                                                          "error": f"no result (exit {proc.returncode}): "
+                                                                   f"{proc.stderr.strip()[-400:]}"}
+            except subprocess.TimeoutExpired:
+                out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
+            out.update(opponent=f"{opp} {diff}", map=args.map, total_s=round(time.perf_counter() - t0, 1))
+            want = "Tie" if args.mode == "ci" else "Victory"
+            out["ok"] = out.get("result") == want and not out.get("error")
+            results.append(out)
+            print(json.dumps(out), flush=True)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    counts: dict[str, int] = {}
+    for r in results:
+        key = "crash" if r.get("error") else str(r.get("result"))
+        counts[key] = counts.get(key, 0) + 1
+    print("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) +
+          f"; {sum(r['ok'] for r in results)}/{len(results)} as expected", flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0 if all(r["ok"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""PathFinder: paths never enter blocked cells, go round structures and up ramps, and change when
+structures appear and leave."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sc2pool.engine.terrain import PathFinder, find_map, footprint_cells, load_map, start_pathing
+
+
+def _walk_cells(start, pts: np.ndarray, step: float = 0.1) -> list[tuple[int, int]]:
+    cells = []
+    cur = np.asarray(start, dtype=float)
+    for p in pts:
+        n = max(int(np.hypot(*(p - cur)) / step), 1)
+        for t in np.linspace(0, 1, n + 1):
+            q = cur + (p - cur) * t
+            cells.append((int(math.floor(q[0])), int(math.floor(q[1]))))
+        cur = p
+    return cells
+
+
+def _assert_walkable(grid: np.ndarray, start, pts: np.ndarray) -> None:
+    for x, y in _walk_cells(start, pts)[3:]:  # the first steps leave the start's own cell
+        assert grid[y, x], f"path enters blocked cell ({x}, {y})"
+
+
+def test_wall_is_walked_round_and_removal_opens_it():
+    g = np.ones((40, 40), dtype=bool)
+    g[0, :] = g[-1, :] = g[:, 0] = g[:, -1] = False
+    pf = PathFinder(g)
+    assert pf.path((5.5, 20.5), (35.5, 20.5)).tolist() == [[35.5, 20.5]], "open ground: one straight leg"
+    pf.set_blocked(1, (slice(5, 39), slice(19, 21)))  # a wall x 19..20, y 5..38
+    p = pf.path((5.5, 20.5), (35.5, 20.5))
+    assert len(p) >= 2 and p[-1].tolist() == [35.5, 20.5]
+    _assert_walkable(pf.pathable, (5.5, 20.5), p)
+    assert min(y for _x, y in p[:-1]) < 5.5, "round the wall's open end"
+    d = pf.distance((5.5, 20.5), (35.5, 20.5))
+    assert d is not None and d > 40
+    pf.set_blocked(1, None)
+    assert pf.path((5.5, 20.5), (35.5, 20.5)).tolist() == [[35.5, 20.5]]
+    assert pf.distance((5.5, 20.5), (35.5, 20.5)) == pytest.approx(30.0)
+
+
+def test_unreachable_goal_gives_the_nearest_reachable_point():
+    g = np.ones((30, 30), dtype=bool)
+    g[:, 15] = False  # a closed wall
+    pf = PathFinder(g)
+    p = pf.path((5.5, 10.5), (25.5, 10.5))
+    assert len(p) and p[-1][0] == pytest.approx(14.5) and p[-1][1] == pytest.approx(10.5)
+    assert pf.distance((5.5, 10.5), (25.5, 10.5)) is None
+    assert pf.nearest_pathable(15.2, 3.3) in ((14.5, 3.5), (16.5, 3.5))
+
+
+def test_big_units_do_not_fit_through_a_narrow_gap():
+    g = np.ones((30, 30), dtype=bool)
+    g[:, 15] = False
+    g[14, 15] = True  # a one-cell gap
+    pf = PathFinder(g)
+    small = pf.path((5.5, 14.5), (25.5, 14.5), radius=0.375)
+    assert small[-1].tolist() == [25.5, 14.5]
+    big = pf.path((5.5, 14.5), (25.5, 14.5), radius=1.0)
+    assert big[-1][0] < 15, "a radius-1 unit stops on its side of the gap"
+
+
+def test_set_blocked_accepts_masks_and_cell_lists():
+    g = np.ones((20, 20), dtype=bool)
+    pf = PathFinder(g)
+    pf.set_blocked(7, np.array([[3, 4], [5, 6]]))
+    assert not pf.pathable[4, 3] and not pf.pathable[6, 5]
+    mask = np.zeros_like(g)
+    mask[10:12, 10:12] = True
+    pf.set_blocked(7, mask)  # replaces key 7's cells
+    assert pf.pathable[4, 3] and not pf.pathable[11, 11]
+    with pytest.raises(ValueError):
+        pf.set_blocked(8, np.zeros((3, 3), dtype=bool))
+
+
+@pytest.mark.parametrize("name", ["AcidPlantLE", "AbyssalReefLE"])
+def test_main_to_main_on_a_ladder_map_stays_on_pathable_ground(name: str):
+    m = load_map(find_map(name))  # type: ignore[arg-type]
+    grid = start_pathing(m, 0)
+    pf = PathFinder(grid)
+    a, b = m.start_locations
+    start = (a[0] + 4.0, a[1])  # beside the townhall
+    goal = (b[0] + 4.0, b[1])
+    p = pf.path(start, goal)
+    assert np.hypot(*(p[-1] - np.array(goal))) < 1.5
+    _assert_walkable(grid, start, p)
+    d = pf.distance(start, goal)
+    straight = math.dist(start, goal)
+    assert d is not None and straight < d < 2 * straight
+    # the path climbs down from the main: it passes through cells of lower cliff level
+    levels = {int(m.level[y, x]) for x, y in _walk_cells(start, p)}
+    assert len(levels) >= 2
+
+
+def test_a_structure_on_a_ladder_map_blocks_its_cells():
+    m = load_map(find_map("AcidPlantLE"))  # type: ignore[arg-type]
+    pf = PathFinder(m.pathable)
+    sx, sy = m.start_locations[0]
+    cells = footprint_cells("CommandCenter", sx, sy)
+    pf.set_blocked(1, cells)
+    assert not pf.pathable[cells[:, 1], cells[:, 0]].any()
+    p = pf.path((sx - 5.5, sy), (sx + 5.5, sy))
+    _assert_walkable(pf.pathable, (sx - 5.5, sy), p)
+    assert len(p) >= 2, "goes round the townhall"
