@@ -88,7 +88,38 @@ class TypeTable:
         return self.row_of[unit_id]
 
 
-TYPES = TypeTable(D.UNITS)
+def melee_specs() -> tuple[D.UnitSpec, ...]:
+    """The types a melee game on a ladder map may hold beyond the scenarios' own (:data:`D.UNITS`,
+    whose rows come first so that the scenarios' type rows never change): the map's neutral
+    objects (every mineral field and geyser variant, rocks, debris, towers) and the races'
+    units and structures whose rules the engine simulates (Terran)."""
+    from sc2pool.engine.data import units as F
+
+    have = {s.unit_id for s in D.UNITS}
+    out = []
+    for f in F.FACTS_TABLE:
+        if f.unit_id in have:
+            continue
+        if f.kind in (F.RESOURCE, F.DESTRUCTIBLE, F.TOWER):
+            pass
+        elif f.kind in (F.UNIT, F.STRUCTURE, F.ADDON, F.MODE, F.SUMMON):
+            try:
+                if D.unit_spec(f.unit_id).race != D.TERRAN:
+                    continue
+            except KeyError:
+                continue
+        else:
+            continue
+        try:
+            out.append(D.unit_spec(f.unit_id))
+        except KeyError:
+            continue
+        have.add(f.unit_id)
+    return tuple(out)
+
+
+TYPES = TypeTable(tuple(D.UNITS) + melee_specs())
+"""Every type a game may hold: the scenarios' types first (rows 0..), then :func:`melee_specs`."""
 
 
 @dataclass

@@ -36,7 +36,7 @@ WALK_RES, WAIT, MINE, PAUSE, WALK_HOME, WALK_SITE, BUILDING = range(7)
 BUFF_CARRY_MINERALS, BUFF_CARRY_GAS = 271, 273
 """Buffs a worker carrying cargo shows (the real client's ids)."""
 _SCV_SPEED = float(TYPES.speed[TYPES.row(D.SCV)])
-_SCV_RADIUS = D.UNIT_BY_ID[D.SCV].radius
+_SCV_RADIUS = D.unit_spec(D.SCV).radius
 SCV_ACCELERATION = 2.5 / 256.0
 """Cells per loop squared: 2.5 per normal second squared, for speeding up and for slowing down
 (sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
