@@ -51,13 +51,12 @@ def make(name: str, extra: list[dict[str, int]], seed: int = 1) -> Game:
 def make_economy(seed: int = 1) -> Game:
     """TerranEconomy plus two ready barracks and depots (supply for the whole run)."""
     g = make("TerranEconomy", [], seed)
-    econ = g.world.economy
-    assert econ is not None
+    econ = g.world.construction
     for k in range(2):
         econ.add_structure(21, 1, 32.5, 26.5 + 6 * k)
     for k in range(6):
         econ.add_structure(19, 1, 40.0, 20.0 + 3 * k)
-    econ.minerals[1] = 1_000_000
+    g.world.supply.minerals[1] = 1_000_000
     return g
 
 

@@ -26,8 +26,9 @@ Game semantics (what a bot sees):
   marine is a Defeat.  ``score.score`` is the
   cumulative reward (Curriculum score); the Skirmish reports a Melee score (value killed).
 - Fog of war only where the mini-game has it (FindAndDefeatZerglings, unless ``disable_fog``):
-  elsewhere every unit is visible.  No collisions between units, open flat arenas (pathing
-  distance = straight line), no economy: the scenarios are fights and mini-games.
+  elsewhere every unit is visible.  Ground units collide; open flat arenas (pathing distance =
+  straight line); the economy scenarios (CollectMineralsAndGas, BuildMarines, TerranEconomy)
+  run a Terran economy, the others are fights and mini-games.
 - Orders are reported with the specific ability ids the real client uses (16 MOVE_MOVE,
   23 ATTACK_ATTACK, 18 HOLDPOSITION_HOLD, 17 PATROL_PATROL, 42 EXPLODE_EXPLODE); an idle unit
   fighting an automatically acquired target shows ATTACK_ATTACK on that target.  Generic ids
@@ -59,6 +60,12 @@ from sc2pool.engine.scenarios.base import (
     PlayerSlot,
     SetupError,
 )
+from sc2pool.engine.sim.commands import (
+    ERROR,
+    MUST_TARGET_WALKABLE_LOCATION,
+    NOT_SUPPORTED,
+    SUCCESS,
+)
 from sc2pool.engine.sim.encode import (
     SMALL,
     UNIT_BODY_LEN,
@@ -82,12 +89,10 @@ from sc2pool.engine.sim.units import (
     PATROL,
     TYPES,
 )
-from sc2pool.engine.sim.world import ERROR, NOT_SUPPORTED, SUCCESS, World
+from sc2pool.engine.sim.world import World
 
 _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
-CANT_BUILD_LOCATION_INVALID = 44
-MUST_TARGET_WALKABLE_LOCATION = 85
 MAX_UNITS = 2000
 """Debug-created units are capped: the engine is built for hundreds of units, not millions."""
 _TWO_PI = 2.0 * math.pi
@@ -196,7 +201,6 @@ class Game:
         self._const_obs: bytes | None = None
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
-        self._explored: dict[int, np.ndarray] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -283,21 +287,15 @@ class Game:
         scen = self.scenario
         target = w.loop + count
         limit = scen.time_limit
-        econ = w.economy
         while w.loop < target and not self.ended:
             for c in scen.computers:
                 c.act(w)
             h = min(target - w.loop, limit - w.loop)
             if h > 1:
-                h = min(h, scen.horizon(), w.quiet_horizon())
+                h = min(h, scen.horizon(), w.horizon())
                 for c in scen.computers:
                     h = min(h, c.horizon(w.loop))
-                if econ is not None:  # economy hook: stop where a unit is trained/placed/depleted
-                    h = min(h, econ.horizon())
-            deaths = w.fast_forward(h) if h > 1 else w.step_loop()
-            if econ is not None:
-                econ.advance()
-                econ.flush()
+            deaths = w.advance(h)
             scen.after_loop(deaths)
             if w.loop >= limit and scen.result is None:
                 scen.time_up()
@@ -357,13 +355,13 @@ class Game:
         score = obs.score
         score.score_type = scen.score_type  # type: ignore[assignment]
         score.score = int(scen.score.get(player_id, 0))
-        econ = w.economy
-        if econ is not None:  # economy hook: collected and spent resources in the score details
+        if w.has_economy:  # collected and spent resources in the score details
             sd = score.score_details
-            sd.collected_minerals = econ.collected_minerals.get(player_id, 0)
-            sd.collected_vespene = econ.collected_vespene.get(player_id, 0)
-            sd.spent_minerals = econ.spent_minerals.get(player_id, 0)
-            sd.spent_vespene = econ.spent_vespene.get(player_id, 0)
+            ledger = w.supply
+            sd.collected_minerals = ledger.collected_minerals.get(player_id, 0)
+            sd.collected_vespene = ledger.collected_vespene.get(player_id, 0)
+            sd.spent_minerals = ledger.spent_minerals.get(player_id, 0)
+            sd.spent_vespene = ledger.spent_vespene.get(player_id, 0)
         res = self.results
         if res is not None:
             for s in self._slots:
@@ -377,7 +375,7 @@ class Game:
             parts.append(wrap(3, wrap(5, ev.SerializeToString())))
         keep = None
         if self._fog:
-            vis = self._visibility(player_id)
+            vis = w.vision.visibility(player_id)
             img = raw_pb2.ObservationRaw()
             vi = img.map_state.visibility
             vi.bits_per_pixel = 8
@@ -385,35 +383,14 @@ class Game:
             vi.data = vis.tobytes()
             parts.append(wrap(3, wrap(5, img.SerializeToString())))
             if len(u):
-                # enemy units are seen only on visible cells (no snapshots: the scenarios have no
-                # structures)
-                cx = np.clip(u.x.astype(np.int64), 0, scen.map.width - 1)
-                cy = np.clip(u.y.astype(np.int64), 0, scen.map.height - 1)
-                keep = (u.owner == player_id) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
-        if econ is not None and econ.inside and len(u):  # economy hook: SCVs inside a refinery are unseen
-            hidden = np.isin(u.tag, np.fromiter(econ.inside, dtype=np.int64, count=len(econ.inside)))
+                keep = w.vision.observed(player_id, vis)
+        inside = w.harvest.inside
+        if inside and len(u):  # workers inside a refinery are unseen
+            hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
         return b"".join(parts)
-
-    def _visibility(self, player_id: int) -> np.ndarray:
-        """uint8[height, width]: 2 seen now by one of the player's units, 1 seen before, 0 never."""
-        m = self.scenario.map
-        u = self.world.u
-        seen = np.zeros((m.height, m.width), dtype=bool)
-        for i in np.nonzero((u.owner == player_id) & (u.sight > 0))[0].tolist():
-            s, x, y = float(u.sight[i]), float(u.x[i]), float(u.y[i])
-            x0, x1 = max(0, int(x - s)), min(m.width, int(x + s) + 1)
-            y0, y1 = max(0, int(y - s)), min(m.height, int(y + s) + 1)
-            gx = np.arange(x0, x1) + 0.5 - x
-            gy = np.arange(y0, y1) + 0.5 - y
-            seen[y0:y1, x0:x1] |= gx[None, :] ** 2 + gy[:, None] ** 2 <= s * s
-        explored = self._explored.get(player_id)
-        if explored is None:
-            explored = self._explored[player_id] = np.zeros_like(seen)
-        explored |= seen
-        return np.where(seen, 2, explored.astype(np.uint8)).astype(np.uint8)
 
     def _const_obs_bytes(self) -> bytes:
         """``observation.raw_data`` parts that never change in a game: camera, map state."""
@@ -432,8 +409,8 @@ class Game:
     def _player_common_bytes(self, player_id: int) -> bytes:
         """``observation.player_common``; depends only on the set of units, so cached per version."""
         u = self.world.u
-        econ = self.world.economy
-        key = (player_id, u.version, econ.revision if econ is not None else 0)
+        w = self.world
+        key = (player_id, u.version, w.supply.revision if w.has_economy else 0)
         got = self._pc_cache.get(key)
         if got is not None:
             return got
@@ -447,11 +424,12 @@ class Game:
             pc.food_army = int(math.ceil(float(food[army].sum())))
             pc.food_workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
             pc.army_count = int(np.count_nonzero(army))
-        if econ is not None:  # economy hook: resources, supply from structures and queues
-            pc.minerals = econ.minerals.get(player_id, 0)
-            pc.vespene = econ.vespene.get(player_id, 0)
-            pc.food_used, pc.food_cap = econ.food(player_id)
-            pc.idle_worker_count = econ.idle_workers(player_id)
+        if w.has_economy:  # resources, supply from structures and queues
+            ledger = w.supply
+            pc.minerals = ledger.minerals.get(player_id, 0)
+            pc.vespene = ledger.vespene.get(player_id, 0)
+            pc.food_used, pc.food_cap = ledger.food(player_id)
+            pc.idle_worker_count = w.workers.idle_workers(player_id)
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()
@@ -485,9 +463,8 @@ class Game:
             ttag = np.where(idle, u.eng[single], u.ttag[single])
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
-        econ = self.world.economy
-        if econ is not None:  # economy hook: contents, build progress, harvesters, orders, buffs
-            for i, b in econ.unit_extras(player_id).items():
+        if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
+            for i, b in self.world.unit_extras(player_id).items():
                 orders[i] = orders.get(i, b"") + b
         cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
@@ -510,8 +487,7 @@ class Game:
                    u.y.tolist(), u.facing.tolist(), u.radius.tolist(), u.hp.tolist(), u.shield.tolist(),
                    u.cd.tolist(), u.kind.tolist(), u.eng.tolist(), strict=True)
         keep_l = keep.tolist() if keep is not None else None
-        econ = self.world.economy
-        more = econ.unit_extras(player_id) if econ is not None else None  # economy hook
+        more = self.world.unit_extras(player_id) if self.world.has_economy else None
         for i, (t, ti, ut, ow, px, py, fa, ra, hp, sh, cd, k, eng) in enumerate(cols):
             if keep_l is not None and not keep_l[i]:
                 continue
@@ -577,7 +553,7 @@ class Game:
                 dist = math.hypot(end[0] - start[0], end[1] - start[1])
             resp.pathing.add(distance=dist)
         for bq in req.placements:
-            resp.placements.add(result=self._placement(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
+            resp.placements.add(result=self.world.placement.query(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
         for aq in req.abilities:
             r = u.row(aq.unit_tag)
             entry = resp.abilities.add(unit_tag=aq.unit_tag)
@@ -585,9 +561,8 @@ class Game:
                 continue
             uid = int(TYPES.unit_id[u.ti[r]])
             entry.unit_type_id = uid
-            econ = self.world.economy
-            if econ is not None and int(u.owner[r]) == player_id:  # economy hook: train, build, gather
-                for ab, point in econ.available_abilities(player_id, r):
+            if self.world.has_economy and int(u.owner[r]) == player_id:  # train, build, gather
+                for ab, point in self.world.commands.available(player_id, r):
                     entry.abilities.add(ability_id=ab, requires_point=point)
             if int(u.owner[r]) != player_id or TYPES.neutral[u.ti[r]] or TYPES.speed[u.ti[r]] <= 0:
                 continue
@@ -599,32 +574,6 @@ class Game:
             if TYPES.suicide[u.ti[r]]:
                 entry.abilities.add(ability_id=D.EXPLODE_EXPLODE)
         return resp
-
-    def _placement(self, ability_id: int, x: float, y: float) -> int:
-        econ = self.world.economy
-        if econ is not None:  # economy hook: footprints, resources, the placement grid
-            return econ.placement(ability_id, x, y)
-        spec = D.ABILITY_BY_ID.get(ability_id)
-        if spec is None:
-            return NOT_SUPPORTED
-        if not spec.is_building:
-            return ERROR
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return CANT_BUILD_LOCATION_INVALID
-        r = spec.footprint_radius
-        m = self.scenario.map
-        xa, xb = int(math.floor(x - r + 1e-6)), int(math.ceil(x + r - 1e-6))
-        ya, yb = int(math.floor(y - r + 1e-6)), int(math.ceil(y + r - 1e-6))
-        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
-            return CANT_BUILD_LOCATION_INVALID
-        u = self.world.u
-        if len(u):
-            ur = TYPES.radius[u.ti]
-            ground = ~TYPES.is_flying[u.ti]
-            overlap = ground & (u.x + ur > xa) & (u.x - ur < xb) & (u.y + ur > ya) & (u.y - ur < yb)
-            if overlap.any():
-                return CANT_BUILD_LOCATION_INVALID
-        return SUCCESS
 
     # ------------------------------------------------------------------ debug
     def debug(self, player_id: int, req: sc_pb.RequestDebug) -> None:
@@ -646,8 +595,8 @@ class Game:
                 # units (not structures) appear at the nearest free spots, as in the real game
                 tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y),
                                free=not D.UNIT_BY_ID[c.unit_type].is_structure)
-                if w.economy is not None:  # economy hook: structures and resources join the economy
-                    w.economy.adopt(tags)
+                if w.has_economy:  # structures and resources join the economy
+                    w.adopt(tags)
             elif cmd.HasField("kill_unit"):
                 deaths = w.remove_tags(list(cmd.kill_unit.tag))
                 if len(deaths):

@@ -240,7 +240,7 @@ UNIT_FACTS: dict[int, dict[str, object]] = {
         "weapons": (),
     },  # Beacon_Terran
     1680: {"name": "", "available": False, "attributes": (), "weapons": ()},  # NaturalMinerals
-    # economy (sc2pool.engine.sim.economy), same source
+    # economy (sc2pool.engine.sim.systems), same source
     19: {
         "name": "SupplyDepot",
         "available": True,
@@ -603,7 +603,7 @@ ABILITY_FACTS: dict[int, dict[str, object]] = {
         "allow_minimap": False,
         "allow_autocast": False,
     },
-    # economy (sc2pool.engine.sim.economy), same source
+    # economy (sc2pool.engine.sim.systems), same source
     295: {
         "link_name": "SCVHarvest",
         "link_index": 0,

@@ -11,8 +11,9 @@ from test_game_api import command, joined
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios import SCENARIOS
+from sc2pool.engine.sim.systems.collision import SEPARATION_EPS
 from sc2pool.engine.sim.units import ECON, HOLD, IDLE, NEUTRAL_OWNER, TYPES
-from sc2pool.engine.sim.world import SEPARATION_EPS, World
+from sc2pool.engine.sim.world import World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 OVERLAP_TOL = 0.15
@@ -102,15 +103,15 @@ def test_no_ground_units_overlap_in_a_scenarios_own_play(name: str, steps: int) 
 
 def test_trained_units_leave_their_structure_side_by_side() -> None:
     g = joined("TerranEconomy.SC2Map", seed=1)
-    econ = g.world.economy
-    assert econ is not None
-    barracks = econ.add_structure(D.BARRACKS, 1, 32.5, 26.5)
+    world = g.world
+    assert world.has_economy
+    barracks = world.construction.add_structure(D.BARRACKS, 1, 32.5, 26.5)
     for k in range(3):
-        econ.add_structure(D.SUPPLYDEPOT, 1, 40.0, 20.0 + 3 * k)
-    econ.minerals[1] = 10_000
+        world.construction.add_structure(D.SUPPLYDEPOT, 1, 40.0, 20.0 + 3 * k)
+    world.supply.minerals[1] = 10_000
     worst = 0.0
     for _ in range(40):  # no rally: every marine leaves at the same edge of the barracks
-        if len(econ.structures[barracks].queue) < 2:
+        if len(world.construction.structures[barracks].queue) < 2:
             g.action(1, command(TRAIN_MARINE, [barracks]))
         g.step(64)
         worst = max(worst, worst_overlap(g.world))

@@ -261,7 +261,7 @@ def test_fogged_observation_encodes_only_visible_enemies(monkeypatch: pytest.Mon
     monkeypatch.setattr(game_mod, "SMALL", 0)
     monkeypatch.setattr(encode, "SMALL", 0)
     g._dead_cursor.clear()
-    g._explored.clear()
+    g.world.vision.explored.clear()
     assert g.observation_bytes(1) == small
     obs = sc_pb.ResponseObservation.FromString(small).observation
     enemies = [u for u in obs.raw_data.units if u.alliance == 4]

@@ -9,8 +9,9 @@ import pytest
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
+from sc2pool.engine.sim.commands import CANT_TARGET_THAT_UNIT, SUCCESS, YOU_CANT_CONTROL_THAT_UNIT
 from sc2pool.engine.sim.units import ATTACK_MOVE, HOLD, IDLE, MOVE, TYPES
-from sc2pool.engine.sim.world import CANT_TARGET_THAT_UNIT, SUCCESS, YOU_CANT_CONTROL_THAT_UNIT, World
+from sc2pool.engine.sim.world import World
 
 ARENA = MapSpec("Test", 64, 64, (0, 0, 64, 64))
 
@@ -378,24 +379,24 @@ def test_target_search_per_owner_equals_one_masked_matrix(types: tuple[int, ...]
     masks each row's own side in one matrix over the non-neutral units); both must find the same
     targets at the same distances as one masked matrix over all units (one radius or mixed radii;
     with a type that cannot attack, whose rows find nothing)."""
-    from sc2pool.engine.sim import world as world_module
+    from sc2pool.engine.sim.systems import targeting as targeting_module
     from sc2pool.engine.sim.units import NEUTRAL_OWNER
 
     rng = np.random.default_rng(5)
     w = world()
-    per = max(8, world_module._SUBSET_MIN_UNITS // (3 * len(types)) + 1)
+    per = max(8, targeting_module._SUBSET_MIN_UNITS // (3 * len(types)) + 1)
     for owner in (1, 2, 3):
         for t in types:
             w.spawn(t, owner, rng.uniform(1, 63, per), rng.uniform(1, 63, per))
     w.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [32.0], [32.0])
-    assert len(w.u) >= world_module._SUBSET_MIN_UNITS
+    assert len(w.u) >= targeting_module._SUBSET_MIN_UNITS
     rows = (~w.u.neutral).nonzero()[0]
-    monkeypatch.setattr(world_module, "_MIXED_MAX_ROWS", 0)
-    best, dist = w._nearest(rows)  # one matrix per owner
-    monkeypatch.setattr(world_module, "_MIXED_MAX_ROWS", 1 << 30)
-    best_mixed, dist_mixed = w._nearest(rows)  # one matrix, own sides masked
-    monkeypatch.setattr(world_module, "_SUBSET_MIN_UNITS", 1 << 30)
-    best_all, dist_all = w._nearest(rows)
+    monkeypatch.setattr(targeting_module, "_MIXED_MAX_ROWS", 0)
+    best, dist = w.targeting.nearest(rows)  # one matrix per owner
+    monkeypatch.setattr(targeting_module, "_MIXED_MAX_ROWS", 1 << 30)
+    best_mixed, dist_mixed = w.targeting.nearest(rows)  # one matrix, own sides masked
+    monkeypatch.setattr(targeting_module, "_SUBSET_MIN_UNITS", 1 << 30)
+    best_all, dist_all = w.targeting.nearest(rows)
     assert best.tolist() == best_all.tolist() == best_mixed.tolist()
     assert dist.tobytes() == dist_all.tobytes() == dist_mixed.tobytes()
     assert np.isfinite(dist).sum() >= len(rows) - (per * 3 if D.LARVA in types else 0)

@@ -24,8 +24,8 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.scenarios.base import GAME_SECOND, Scenario
-from sc2pool.engine.sim.economy import Economy
-from sc2pool.engine.sim.world import Deaths
+from sc2pool.engine.sim.races import TERRAN
+from sc2pool.engine.sim.world import Deaths, World
 
 ECONOMY_MAP = MapSpec("Economy", 64, 64, (4, 4, 60, 60))
 """An open 64 x 64 map: one base in the west half, room for a dozen structures."""
@@ -41,24 +41,26 @@ GEYSERS: tuple[tuple[float, float], ...] = ((-3.0, 7.0), (-3.0, -7.0))
 """Offsets of the two geysers (3 x 3, 7.6 from the townhall centre)."""
 
 
-def spawn_base(econ: Economy, owner: int, cx: float, cy: float, side: float = -1.0, geysers: bool = True,
-               workers: int = 12) -> int:
-    """A Command Center at (cx, cy) with its mineral line on ``side`` (-1 west, +1 east), its
-    geysers, and ``workers`` SCVs mining; returns the Command Center's tag."""
-    cc = econ.add_structure(D.COMMANDCENTER, owner, cx, cy)
+def spawn_base(world: World, owner: int, cx: float, cy: float, side: float = -1.0, geysers: bool = True,
+               workers: int = TERRAN.start.workers) -> int:
+    """A Terran melee start's Command Center at (cx, cy) with its mineral line on ``side``
+    (-1 west, +1 east), its geysers, and ``workers`` SCVs mining; returns the Command Center's
+    tag."""
+    start = TERRAN.start
+    cc = world.construction.add_structure(start.townhall, owner, cx, cy)
     fields = []
     for dx, dy, uid in MINERAL_LINE:
-        fields.append(econ.add_minerals_field(uid, cx + (dx if side < 0 else -dx), cy + dy))
+        fields.append(world.harvest.add_mineral_field(uid, cx + (dx if side < 0 else -dx), cy + dy))
     if geysers:
         for dx, dy in GEYSERS:
-            econ.add_geyser(cx + (dx if side < 0 else -dx), cy + dy)
+            world.harvest.add_geyser(cx + (dx if side < 0 else -dx), cy + dy)
     if workers:
-        edge = D.UNIT_BY_ID[D.COMMANDCENTER].radius + D.UNIT_BY_ID[D.SCV].radius
+        edge = D.UNIT_BY_ID[start.townhall].radius + D.UNIT_BY_ID[start.worker].radius
         ys = cy + (np.arange(workers) - (workers - 1) / 2.0) * 0.75
         xs = np.full(workers, cx + side * edge)
-        tags = econ.w.spawn(D.SCV, owner, xs, ys, facing=0.0 if side > 0 else float(np.pi))
+        tags = world.spawn(start.worker, owner, xs, ys, facing=0.0 if side > 0 else float(np.pi))
         for k, tag in enumerate(tags.tolist()):
-            econ.gather(int(tag), fields[k % len(fields)])
+            world.harvest.gather(int(tag), fields[k % len(fields)])
     return cc
 
 
@@ -69,15 +71,15 @@ class EconomyScenario(Scenario):
     centre: tuple[float, float] = (20.5, 32.5)
 
     def setup(self) -> None:
-        self.econ = Economy(self.world, minerals=50)
-        self.world.economy = self.econ
+        self.world.start_economy({1: TERRAN}, minerals=TERRAN.start.minerals)
         self.build_bases()
 
     def build_bases(self) -> None:
-        spawn_base(self.econ, 1, *self.centre)
+        spawn_base(self.world, 1, *self.centre)
 
     def points(self) -> int:
-        return self.econ.collected_minerals[1] + self.econ.collected_vespene[1]
+        ledger = self.world.supply
+        return ledger.collected_minerals[1] + ledger.collected_vespene[1]
 
     def horizon(self) -> int:
         return 1 << 30
@@ -93,12 +95,12 @@ class CollectMineralsAndGas(EconomyScenario):
 
     def build_bases(self) -> None:
         cx, cy = self.centre
-        spawn_base(self.econ, 1, cx, cy, side=-1.0)
+        spawn_base(self.world, 1, cx, cy, side=-1.0)
         # the second mineral line and geyser pair mirror the first, east of the Command Center
         for dx, dy, uid in MINERAL_LINE:
-            self.econ.add_minerals_field(uid, cx - dx, cy + dy)
+            self.world.harvest.add_mineral_field(uid, cx - dx, cy + dy)
         for dx, dy in GEYSERS:
-            self.econ.add_geyser(cx - dx, cy + dy)
+            self.world.harvest.add_geyser(cx - dx, cy + dy)
 
 
 class BuildMarines(EconomyScenario):
@@ -106,10 +108,10 @@ class BuildMarines(EconomyScenario):
     time_limit = 900 * GAME_SECOND
 
     def build_bases(self) -> None:
-        spawn_base(self.econ, 1, *self.centre, geysers=False)
+        spawn_base(self.world, 1, *self.centre, geysers=False)
 
     def points(self) -> int:
-        return self.econ.trained[1].get(D.MARINE, 0)
+        return self.world.production.trained[1].get(D.MARINE, 0)
 
 
 class TerranEconomy(EconomyScenario):

@@ -14,7 +14,7 @@ Rules and their sources ((v) a source confirms it, (m) not known from a source, 
   side is drawn again for each wave (m: the docs do not say whether it is kept); the new marines
   take the free places of the formation after the survivors (m: where the map's trigger creates
   them is not known; a trigger-created unit is never placed on top of another, see
-  :meth:`sc2pool.engine.sim.world.World.free_spots`);
+  :meth:`sc2pool.engine.sim.systems.collision.Collision.free_spots`);
 - ends when all marines are dead (Defeat) or at the 120 game-second limit (Tie) (v).
 """
 

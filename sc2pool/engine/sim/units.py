@@ -16,10 +16,14 @@ from sc2pool.engine import data as D
 # Order kinds (engine-internal; reported to clients as specific ability ids).
 IDLE, MOVE, FOLLOW, ATTACK_UNIT, ATTACK_MOVE, HOLD, PATROL, EXPLODE = 0, 1, 2, 3, 4, 5, 6, 7
 ECON = 8
-"""A unit doing an economy job (mining, returning cargo, constructing): the economy
-(:mod:`sc2pool.engine.sim.economy`) moves it and reports its orders; the world leaves it alone."""
+"""A unit doing an economy job (mining, returning cargo, constructing): the workers system
+(:mod:`sc2pool.engine.sim.systems.workers`) moves it and reports its orders; targeting,
+locomotion, collision and fast-forwarding leave it alone."""
 N_KINDS = 16
 """Size of the per-kind lookup tables (room for every kind above)."""
+POINT_KINDS = np.zeros(N_KINDS, dtype=bool)
+POINT_KINDS[[MOVE, ATTACK_MOVE, PATROL]] = True
+"""Per order kind: the order walks to a point (move, attack-move, patrol)."""
 NEUTRAL_OWNER = 16
 TAG_BASE = 1 << 32
 """Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""
@@ -103,6 +107,21 @@ FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx",
 INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
+
+
+@dataclass
+class Deaths:
+    """Units that died in one loop (all columns aligned)."""
+
+    tags: np.ndarray
+    unit_types: np.ndarray
+    owners: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.tags.shape[0])
+
+
+NO_DEATHS = Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 
 class UnitStore:

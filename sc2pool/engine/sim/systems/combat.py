@@ -1,0 +1,197 @@
+"""Combat: weapons fire, hits land, damage is dealt, units die.
+
+A weapon fires when its target's edge is within range and its cooldown is ready.  The cooldown is
+``speed * 16`` loops plus a random change drawn per attack from the world's generator
+(``data.RANDOM_DELAY``, seeded per episode), with the fraction of the loop in which the weapon
+became ready carried over.  A weapon with a damage point or a missile schedules its hit: it
+lands after the damage point plus the flight over the centre distance (:meth:`Combat._schedule`);
+a hit whose target died is lost, so is a swing whose attacker died before the damage point.
+Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
+damage first (shield armor 0), the overflow is reduced by armor.  Banelings explode on contact
+(or on ``EXPLODE``): area damage within the splash radius to every hostile ground unit, and
+they die.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.sim.units import EXPLODE, TYPES, Deaths
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+_TWO_PI = 2.0 * np.pi
+
+
+class Combat:
+    """Weapons and damage; holds the hits in flight."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.u = world.u
+        self._pend = np.zeros((5, 0), np.int64)
+        """Hits in flight, one column each: attacker type, attacker tag, target tag, loop it lands,
+        loop the missile leaves (one block, so scheduling and landing cost one operation each)."""
+        self.p_due = self._pend[3]
+        """The loop each hit in flight lands (the world steps loop by loop while there are any)."""
+
+    def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
+             dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
+        """Cooldowns count down; every unit whose target (row ``tgt``, at offset ``dx``, ``dy``) is
+        ``in_range`` with its weapon ready fires: its hit is dealt now or scheduled (damage point,
+        missile), suicide attackers and units ordered to explode blast; hits due by ``loop`` land.
+
+        Returns (damage per row this loop or None, rows that die regardless of damage (the
+        exploders) or None, who fired, who was ordered to explode).
+        """
+        u = self.u
+        n = len(u)
+        # Cooldowns: ``cd`` is loops until the weapon is ready (>= 0).  A weapon that becomes ready
+        # part-way through this loop carries the fraction into its next cooldown.
+        was_cooling = u.cd > 0.0
+        cdn = u.cd - 1.0
+        explode = u.kind == EXPLODE
+        fire = in_range & (cdn <= 0.0)
+        np.maximum(cdn, 0.0, out=u.cd)
+        damage: np.ndarray | None = None
+        died: np.ndarray | None = None
+        any_suicide = self.w.unit_set_facts()[1]
+        blast = ((fire & u.suicide) | explode) if any_suicide else explode
+        if _count(blast):
+            damage = np.zeros(n)
+            died = np.zeros(n, dtype=bool)
+            self._explode(blast.nonzero()[0], damage, died)
+            fire &= ~u.suicide
+        if _count(fire):
+            if damage is None:
+                damage = np.zeros(n)
+            f = fire.nonzero()[0]
+            ft = tgt[f]
+            late = TYPES.delayed[u.ti[f]]
+            n_late = _count(late)
+            if n_late == len(f):  # every hit lands later (a damage point or a missile)
+                self._schedule(loop, f, ft, np.sqrt(dx[f] ** 2 + dy[f] ** 2))
+                f_now, t_now = f[:0], ft[:0]
+            elif n_late:
+                fl = f[late]
+                self._schedule(loop, fl, ft[late], np.sqrt(dx[fl] ** 2 + dy[fl] ** 2))
+                f_now, t_now = f[~late], ft[~late]
+            else:
+                f_now, t_now = f, ft
+            if len(f_now):
+                self._hit(f_now, t_now, damage)
+            carry = cdn[f]
+            jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
+            u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
+            u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
+        if self.p_due.size and _count(self.p_due <= loop):
+            if damage is None:
+                damage = np.zeros(n)
+            self._land(damage, loop)
+
+        return damage, died, fire, explode
+
+    def deaths(self, damage: np.ndarray, died: np.ndarray | None) -> Deaths | None:
+        """Apply this loop's ``damage`` (shields first); units left without hit points and those
+        in ``died`` are removed.  Returns them (None when nobody died)."""
+        u = self.u
+        self._apply(damage)
+        dead = (u.hp <= 0.0) & ~u.neutral
+        if died is not None:
+            dead |= died
+        if _count(dead):
+            d = Deaths(u.tag[dead], u.unit_id[dead], u.owner[dead])  # (masking copies)
+            u.keep(~dead)
+            self.w.dead_tags.extend(d.tags.tolist())
+            return d
+        return None
+
+    def _schedule(self, loop: int, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
+        """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
+        the centre distance for weapons that fire one.  The hit is kept as (attacker type, attacker
+        tag, target tag, loop it lands, loop the missile leaves)."""
+        u = self.u
+        ti = u.ti[att]
+        new = np.empty((5, len(att)), np.int64)
+        new[0] = ti
+        new[1] = u.tag[att]
+        new[2] = u.tag[trows]
+        launch = new[4]
+        np.add(TYPES.launch_loops[ti], loop, out=launch)
+        missile = TYPES.has_missile[ti]
+        if _count(missile):
+            flight = np.where(missile, np.ceil(dist / TYPES.proj_speed_or_1[ti]), 0).astype(np.int64)
+            np.maximum(launch + flight, loop + 1, out=new[3])
+        else:
+            np.maximum(launch, loop + 1, out=new[3])
+        self._pend = np.concatenate((self._pend, new), axis=1)
+        self.p_due = self._pend[3]
+
+    def _land(self, damage: np.ndarray, loop: int) -> None:
+        """Apply the scheduled hits due by now.  A hit whose target died is lost; so is one whose
+        attacker died before the damage point (a missile already launched still lands)."""
+        u = self.u
+        due = self.p_due <= loop
+        blk = self._pend.compress(due, axis=1)
+        ti, launch = blk[0], blk[4]
+        self._pend = self._pend.compress(~due, axis=1)
+        self.p_due = self._pend[3]
+        arows, trows = u.rows(blk[1:3])  # attackers and targets, in one lookup
+        ok = (trows >= 0) & ((arows >= 0) | (launch < loop))
+        n_ok = _count(ok)
+        if n_ok:
+            if n_ok < len(ok):
+                trows, ti = trows[ok], ti[ok]
+            self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
+
+    def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+        """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
+        ti = self.u.ti
+        a_ti = ti[att]
+        self._accumulate(TYPES.dmg[a_ti, ti[trows]], TYPES.attacks[a_ti], trows, damage)
+
+    def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+        u = self.u
+        armor = TYPES.armor[u.ti[trows]]
+        # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
+        if self.w.unit_set_facts()[2]:
+            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
+        else:  # no unit has shields
+            per = np.maximum(0.5, raw - armor) * attacks
+        damage += np.bincount(trows, weights=per, minlength=len(damage))
+
+    def _apply(self, damage: np.ndarray) -> None:
+        u = self.u
+        sh = u.shield
+        if self.w.unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
+            s = shielded.nonzero()[0]
+            absorbed = np.minimum(sh[s], damage[s])
+            sh[s] -= absorbed
+            over = damage[s] - absorbed
+            armor = TYPES.armor[u.ti[s]]
+            damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
+        u.hp -= damage
+
+    def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
+        """Area damage around each exploding unit; the exploders die."""
+        u = self.u
+        ti = u.ti
+        died[rows] = True
+        own = u.owner
+        valid = (own[rows][:, None] != own[None, :]) & TYPES.can_hit[ti[rows]][:, ti]
+        d = np.hypot(u.x[None, :] - u.x[rows][:, None], u.y[None, :] - u.y[rows][:, None])
+        d -= u.radius[None, :]
+        inside = valid & (d <= TYPES.splash[ti[rows]][:, None])
+        ai, tj = np.nonzero(inside)
+        if len(ai):
+            att_ti = ti[rows[ai]]
+            self._accumulate(TYPES.dmg[att_ti, ti[tj]], TYPES.attacks[att_ti], tj, damage)

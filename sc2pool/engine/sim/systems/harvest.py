@@ -1,0 +1,450 @@
+"""Harvest: workers' trips to minerals and gas.
+
+Rules (real-game facts; sources in ``docs/economy.md``): a trip is walk to the resource, wait
+while another worker occupies it, occupy it for the mining time (minerals 2.786 normal seconds,
+rounded up to 45 loops; vespene 1.981 s = 32 loops, inferred), take 5 minerals (4 vespene), pause
+0.5 s (8 loops: the next worker may start during the pause), walk to the nearest ready townhall
+and drop the cargo there, walk back.  One worker per field or refinery at a time; a worker that
+finds its field occupied moves to a free field of the same group if there is one, else waits for
+it.  Fields and geysers deplete; a depleted mineral field disappears.  A worker inside a
+refinery is left out of the observation, as the real client does.  A worker that leaves its job
+while carrying keeps the cargo (and shows the carry buff) until it returns it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sc2pool.engine import data as D
+from sc2pool.engine.sim.commands import (
+    BUILDING_IS_UNDER_CONSTRUCTION,
+    CANT_TARGET_EXHAUSTED_RESOURCES,
+    CANT_TARGET_THAT_UNIT,
+    ERROR,
+    MUST_BUILD_REFINERY_FIRST,
+    MUST_TARGET_RESOURCES,
+    SUCCESS,
+)
+from sc2pool.engine.sim.encode import varint
+from sc2pool.engine.sim.races import GAS_STRUCTURES, TOWNHALLS, of_type
+from sc2pool.engine.sim.systems.workers import MINE, PAUSE, WAIT, WALK_HOME, WALK_RES, Job, carry_buff_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sc2pool.engine.sim.systems.construction import Structure
+    from sc2pool.engine.sim.world import World
+
+# Timings in game loops (16 per normal-speed second).
+MINERAL_MINE_LOOPS = 45
+"""Mineral field occupation: 2.786 normal seconds (Liquipedia, "Resources"), rounded up to a loop."""
+GAS_MINE_LOOPS = 32
+"""Time inside a refinery: 1.981 normal seconds (inferred from the editor value quoted by players
+and from the measured ~114 gas/min of a saturated geyser at normal speed; not confirmed)."""
+PAUSE_LOOPS = 8
+"""After mining a worker pauses 0.5 normal seconds before it walks back (Liquipedia)."""
+MINERALS_PER_TRIP, GAS_PER_TRIP = 5, 4
+MINERAL_TYPES = frozenset({D.MINERALFIELD, D.MINERALFIELD750})
+GEYSER_TYPES = frozenset({D.VESPENEGEYSER})
+MINERAL_CONTENTS = {D.MINERALFIELD: 1800, D.MINERALFIELD750: 900}
+"""LotV fields: 4 large (1800) and 4 small (900) per base (Liquipedia, "Resources")."""
+GEYSER_CONTENTS = 2250
+NEAR_TOWNHALL = 8.0
+"""Mineral fields within this distance of a townhall count for its ideal harvesters (2 each)."""
+GAS_HARVESTERS = 3
+"""A refinery's ideal harvesters."""
+NEUTRAL = 16
+
+
+@dataclass
+class Resource:
+    """A mineral field, or a vespene geyser (``refinery`` is the tag of the gas structure on it)."""
+
+    tag: int
+    unit_id: int
+    x: float
+    y: float
+    contents: int
+    occupant: int = 0
+    free_at: int = 0
+    waiting: list[int] = field(default_factory=list)
+    refinery: int = 0
+
+    @property
+    def is_mineral(self) -> bool:
+        return self.unit_id in MINERAL_TYPES
+
+
+class Harvest:
+    """Resources, the workers' trips, and cargo kept by workers off their trips."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.resources: dict[int, Resource] = {}
+        self.inside: set[int] = set()
+        """Workers inside a refinery: the real client does not report them while they are."""
+        self.cargo: dict[int, tuple[int, bool]] = {}
+        """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
+        self._depleted: list[int] = []
+        self._th: dict[int, tuple[tuple[object, ...], tuple[dict[int, int], dict[int, int]]]] = {}
+        """Per player: (key, the townhall map) of :meth:`townhall_map`."""
+
+    # ------------------------------------------------------------------ set-up
+    def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
+        tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
+        self.resources[tag] = Resource(tag, unit_id, x, y, MINERAL_CONTENTS[unit_id] if contents is None else contents)
+        return tag
+
+    def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS) -> int:
+        tag = int(self.w.spawn(D.VESPENEGEYSER, NEUTRAL, [x], [y])[0])
+        self.resources[tag] = Resource(tag, D.VESPENEGEYSER, x, y, contents)
+        return tag
+
+    def adopt(self, tag: int, unit_id: int, x: float, y: float) -> bool:
+        """A unit created outside the economy (debug create_unit): a mineral field or geyser can
+        be mined.  Returns whether it is one."""
+        if unit_id in MINERAL_TYPES:
+            self.resources[tag] = Resource(tag, unit_id, x, y, MINERAL_CONTENTS[unit_id])
+        elif unit_id in GEYSER_TYPES:
+            self.resources[tag] = Resource(tag, unit_id, x, y, GEYSER_CONTENTS)
+        else:
+            return False
+        return True
+
+    def gather(self, worker_tag: int, resource_tag: int) -> None:
+        """Put a worker to work on a resource now (scenario set-up, rallies)."""
+        r = self.w.u.row(worker_tag)
+        if r >= 0:
+            self.start(r, worker_tag, resource_tag, self.w.events.now)
+
+    def forget(self, alive: set[int]) -> None:
+        """Drop resources whose unit is gone."""
+        for tag in [t for t in self.resources if t not in alive]:
+            del self.resources[tag]
+
+    # ------------------------------------------------------------------ trips
+    def start(self, r: int, tag: int, res_tag: int, loop: int, carry: int = 0, gas: bool = False) -> None:
+        """The worker of row ``r`` starts harvesting ``res_tag`` (first returning ``carry``)."""
+        workers = self.w.workers
+        res = self.resources.get(res_tag)
+        target = res_tag
+        if res is not None and not res.is_mineral:
+            target = res.refinery
+        workers.release(tag)
+        job = Job(WALK_RES, int(self.w.u.unit_id[r]), resource=res_tag, target=target, carry=carry, carry_gas=gas)
+        workers.jobs[tag] = job
+        workers.set_order(r, tag, of_type(job.worker).gather_ability)
+        if carry:
+            self.go_home(tag, job, loop, then=res_tag)
+            return
+        x, y = float(self.w.u.x[r]), float(self.w.u.y[r])
+        rad = D.UNIT_BY_ID[res.unit_id].radius if res is not None else 0.0
+        workers.walk(tag, job, x, y, res.x if res else x, res.y if res else y, rad, loop)
+
+    def go_home(self, tag: int, job: Job, loop: int, then: int = 0) -> None:
+        """The worker walks its cargo to the nearest ready townhall (then back to ``then``)."""
+        u = self.w.u
+        r = u.row(tag)
+        x, y = float(u.x[r]), float(u.y[r])
+        th = self.nearest_townhall(int(u.owner[r]), x, y)
+        if th is None:  # nowhere to drop the cargo: stand still, keep it
+            self.w.workers.to_idle(tag)
+            return
+        job.phase = WALK_HOME
+        job.target = th.tag
+        job.then_gather = then or job.resource
+        self.w.workers.set_order(r, tag, of_type(job.worker).return_ability)
+        self.w.workers.walk(tag, job, x, y, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, loop)
+
+    def nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
+        best, bd = None, math.inf
+        for s in self.w.construction.structures.values():
+            if s.owner == player and s.unit_id in TOWNHALLS and s.ready:
+                d = (s.x - x) ** 2 + (s.y - y) ** 2
+                if d < bd:
+                    best, bd = s, d
+        return best
+
+    def leave(self, tag: int, job: Job | None) -> None:
+        """A worker leaves its job: it no longer occupies or waits for a resource."""
+        self.inside.discard(tag)
+        if job is None:
+            return
+        for res in self.resources.values():
+            if res.occupant == tag:
+                res.occupant = 0
+            if tag in res.waiting:
+                res.waiting.remove(tag)
+
+    def keep_cargo(self, tag: int, job: Job) -> None:
+        """A worker leaving ``job`` keeps the cargo it carries (and the buff)."""
+        if job.carry:
+            self.cargo[tag] = (job.carry, job.carry_gas)
+
+    def resource_for(self, res_tag: int) -> Resource | None:
+        """The resource a trip may work now: a mineral field, or a geyser with a finished gas
+        structure on it."""
+        res = self.resources.get(res_tag)
+        if res is None:
+            return None
+        if not res.is_mineral:
+            s = self.w.construction.structures.get(res.refinery)
+            if s is None or not s.ready:
+                return None
+        return res
+
+    def on_trip(self, r: int, tag: int, job: Job, t: int) -> None:
+        """The next phase of a trip at loop ``t`` (the worker stands at its walk's end point)."""
+        u = self.w.u
+        workers = self.w.workers
+        push = self.w.events.push
+        if job.phase == WALK_RES or job.phase == WAIT:
+            res = self.resource_for(job.resource)
+            if res is None:
+                res = self._other_field(int(u.owner[r]), job.resource, job.tx, job.ty)
+                if res is None:
+                    workers.to_idle(tag)
+                    return
+                job.resource = res.tag
+                job.target = res.tag
+                job.phase = WALK_RES
+                workers.walk(tag, job, job.tx, job.ty, res.x, res.y, D.UNIT_BY_ID[res.unit_id].radius, t)
+                return
+            if res.contents <= 0:
+                workers.to_idle(tag)
+                return
+            if res.occupant == 0 and res.free_at <= t and (not res.waiting or res.waiting[0] == tag):
+                if res.waiting and res.waiting[0] == tag:
+                    res.waiting.pop(0)
+                res.occupant = tag
+                res.free_at = t + (MINERAL_MINE_LOOPS if res.is_mineral else GAS_MINE_LOOPS)
+                if not res.is_mineral:
+                    self.inside.add(tag)
+                job.phase = MINE
+                job.seq = push(res.free_at, tag)
+                return
+            if job.phase == WALK_RES and res.is_mineral:
+                alt = self._free_field(res, job.tx, job.ty, t)
+                if alt is not None:
+                    job.resource = job.target = alt.tag
+                    workers.walk(tag, job, job.tx, job.ty, alt.x, alt.y, D.UNIT_BY_ID[alt.unit_id].radius, t)
+                    return
+            job.phase = WAIT
+            if tag not in res.waiting:
+                res.waiting.append(tag)
+            job.seq = push(max(res.free_at, t + 1), tag)
+            return
+        if job.phase == MINE:
+            res = self.resources.get(job.resource)
+            if res is None:
+                workers.to_idle(tag)
+                return
+            take = min(MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP, res.contents)
+            res.contents -= take
+            res.occupant = 0
+            self.inside.discard(tag)
+            job.carry = take
+            job.carry_gas = not res.is_mineral
+            if res.waiting:  # the next worker may start during this one's pause
+                nxt = res.waiting[0]
+                nj = workers.jobs.get(nxt)
+                if nj is not None:
+                    nj.seq = push(t, nxt)
+            if res.contents <= 0 and res.is_mineral:
+                self._deplete(res)
+            job.phase = PAUSE
+            th = self.nearest_townhall(int(u.owner[r]), job.tx, job.ty)
+            job.target = th.tag if th is not None else 0
+            job.seq = push(t + PAUSE_LOOPS, tag)
+            self.w.supply.revision += 1
+            return
+        if job.phase == PAUSE:
+            self.go_home(tag, job, t)
+            return
+        if job.phase == WALK_HOME:
+            th = self.w.construction.structures.get(job.target)
+            owner = int(u.owner[r])
+            if th is None or not th.ready:
+                th = self.nearest_townhall(owner, job.tx, job.ty)
+                if th is None:
+                    workers.to_idle(tag)
+                    return
+                job.target = th.tag
+                workers.walk(tag, job, job.tx, job.ty, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, t)
+                return
+            self.w.supply.earn(owner, job.carry, job.carry_gas)
+            job.carry = 0
+            self.w.supply.revision += 1
+            if job.idle_after or tag in workers.pending:
+                workers.to_idle(tag)
+                return
+            back = self.resource_for(job.then_gather or job.resource)
+            if back is None:
+                back = self._other_field(owner, job.then_gather or job.resource, th.x, th.y)
+            if back is None:
+                workers.to_idle(tag)
+                return
+            job.resource = back.tag
+            job.target = back.tag if back.is_mineral else back.refinery
+            job.then_gather = 0
+            job.phase = WALK_RES
+            workers.set_order(r, tag, of_type(job.worker).gather_ability)
+            workers.walk(tag, job, job.tx, job.ty, back.x, back.y, D.UNIT_BY_ID[back.unit_id].radius, t)
+            return
+
+    def _free_field(self, busy: Resource, x: float, y: float, t: int) -> Resource | None:
+        """A free mineral field near an occupied one (workers look for another patch)."""
+        best, bd = None, math.inf
+        for res in self.resources.values():
+            if res is busy or not res.is_mineral or res.contents <= 0:
+                continue
+            if res.occupant or res.free_at > t or res.waiting:
+                continue
+            if (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 > 9.0:
+                continue
+            d = (res.x - x) ** 2 + (res.y - y) ** 2
+            if d < bd:
+                best, bd = res, d
+        return best
+
+    def _other_field(self, player: int, gone: int, x: float, y: float) -> Resource | None:
+        """The nearest mineral field within reach of a townhall, when the worked one is gone."""
+        best, bd = None, math.inf
+        for res in self.resources.values():
+            if not res.is_mineral or res.contents <= 0:
+                continue
+            d = (res.x - x) ** 2 + (res.y - y) ** 2
+            if d < bd and d <= 144.0:
+                best, bd = res, d
+        return best
+
+    def _deplete(self, res: Resource) -> None:
+        self.w.events.push(self.w.events.now, res.tag, True)
+        self._depleted.append(res.tag)
+
+    def flush(self) -> None:
+        """Remove depleted fields (after the economy's events; they change the set of units)."""
+        if self._depleted:
+            gone, self._depleted = self._depleted, []
+            for tag in gone:
+                self.resources.pop(tag, None)
+            self.w.remove_tags(gone)
+
+    # ------------------------------------------------------------------ commands
+    def gather_cmd(self, player: int, workers: np.ndarray, target_tag: int, queue: bool) -> int:
+        """Gather from a mineral field, or from a player's finished gas structure (or its geyser)."""
+        if len(workers) == 0:
+            return ERROR
+        res_tag = target_tag
+        s = self.w.construction.structures.get(target_tag)
+        if s is not None and s.unit_id in GAS_STRUCTURES:
+            if s.owner != player:
+                return CANT_TARGET_THAT_UNIT
+            if not s.ready:
+                return BUILDING_IS_UNDER_CONSTRUCTION
+            res_tag = s.geyser
+        res = self.resources.get(res_tag)
+        if res is None:
+            return MUST_TARGET_RESOURCES
+        if not res.is_mineral and res.refinery == 0:
+            return MUST_BUILD_REFINERY_FIRST
+        if res.contents <= 0:
+            return CANT_TARGET_EXHAUSTED_RESOURCES
+        u = self.w.u
+        jobs = self.w.workers.jobs
+        now = self.w.events.now
+        for i in workers.tolist():
+            tag = int(u.tag[i])
+            job = jobs.get(tag)
+            carry, gas = (job.carry, job.carry_gas) if job is not None else self.cargo.pop(tag, (0, False))
+            self.cargo.pop(tag, None)
+            self.start(i, tag, res_tag, now, carry=carry, gas=gas)
+        self.w.supply.revision += 1
+        return SUCCESS
+
+    def return_cmd(self, workers: np.ndarray) -> int:
+        """Return the cargo now (a worker without a trip then stands idle)."""
+        u = self.w.u
+        jobs = self.w.workers.jobs
+        now = self.w.events.now
+        done = False
+        for i in workers.tolist():
+            tag = int(u.tag[i])
+            job = jobs.get(tag)
+            if job is not None and job.carry:
+                if job.phase != WALK_HOME:
+                    self.go_home(tag, job, now)
+                done = True
+            elif tag in self.cargo:
+                carry, gas = self.cargo.pop(tag)
+                job = Job(WALK_HOME, int(u.unit_id[i]), carry=carry, carry_gas=gas, idle_after=True)
+                jobs[tag] = job
+                self.go_home(tag, job, now)
+                done = True
+        return SUCCESS if done else ERROR
+
+    def can_return(self, tag: int) -> bool:
+        """Whether the worker carries cargo (on a trip or kept off one)."""
+        job = self.w.workers.jobs.get(tag)
+        return (job is not None and job.carry > 0) or tag in self.cargo
+
+    # ------------------------------------------------------------------ observation
+    def townhall_map(self, player: int) -> tuple[dict[int, int], dict[int, int]]:
+        """(mineral field -> the townhall it counts for, townhall -> ideal harvesters), cached
+        while the set of units and of finished townhalls stays the same."""
+        ready = tuple(t for t, s in self.w.construction.structures.items()
+                      if s.owner == player and s.unit_id in TOWNHALLS and s.ready)
+        key = (self.w.u.version, ready)
+        hit = self._th.get(player)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        owner: dict[int, int] = {}
+        ideal: dict[int, int] = dict.fromkeys(ready, 0)
+        for res in self.resources.values():
+            if not res.is_mineral:
+                continue
+            th = self.nearest_townhall(player, res.x, res.y)
+            if th is not None and (th.x - res.x) ** 2 + (th.y - res.y) ** 2 <= NEAR_TOWNHALL ** 2 + 1:
+                owner[res.tag] = th.tag
+                ideal[th.tag] += 2
+        self._th[player] = (key, (owner, ideal))
+        return owner, ideal
+
+    def extras(self, player: int, parts: dict[int, bytes]) -> None:
+        """Append to ``parts`` (tag -> ``Unit`` field bytes): resources' contents, the player's
+        townhalls' and gas structures' assigned and ideal harvesters, gas structures' contents."""
+        field_owner, ideal = self.townhall_map(player)
+        assigned: dict[int, int] = {}
+        for job in self.w.workers.jobs.values():
+            if job.resource and job.phase in _TRIP:
+                th = field_owner.get(job.resource)
+                if th is None:
+                    res = self.resources.get(job.resource)
+                    th = res.refinery if res is not None and not res.is_mineral else None
+                if th:
+                    assigned[th] = assigned.get(th, 0) + 1
+        for res in self.resources.values():
+            parts[res.tag] = parts.get(res.tag, b"") + \
+                (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
+        for st in self.w.construction.structures.values():
+            b = b""
+            if st.owner == player and st.ready:
+                if st.unit_id in TOWNHALLS:
+                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
+                elif st.unit_id in GAS_STRUCTURES:
+                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(GAS_HARVESTERS)
+            if st.unit_id in GAS_STRUCTURES and st.geyser in self.resources:
+                b += b"\x98\x01" + varint(max(self.resources[st.geyser].contents, 0))
+            if b:
+                parts[st.tag] = parts.get(st.tag, b"") + b
+
+    def cargo_extras(self, parts: dict[int, bytes]) -> None:
+        """Append the carry buff of workers keeping cargo off a trip to ``parts``."""
+        for tag, (_, gas) in self.cargo.items():
+            parts[tag] = parts.get(tag, b"") + carry_buff_bytes(gas)
+
+
+_TRIP = (WALK_RES, WAIT, MINE, PAUSE, WALK_HOME)
+"""Job phases of a harvesting trip (the others are construction)."""

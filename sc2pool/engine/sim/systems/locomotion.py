@@ -1,0 +1,325 @@
+"""Locomotion: how units walk.
+
+Movement is straight at ``movement_speed / 16`` per loop, clamped to the playable area (the
+engine's arenas are open rectangles).  A straight move to a point is computed from where the
+segment started (``ox``, ``oy`` at loop ``seg``), so a position after k loops does not depend on
+how the loops were stepped (:meth:`Locomotion.move_to_points` serves the world's fast-forward
+too).  Chasers walk to weapon range of their target, followers to touching.  A walker touching,
+within 45 degrees ahead, a unit that will not make way side-steps round it (``slide``), and a
+mover finishes its move when it bumps into an idle ally nearer its goal while within the radius
+of a loose ball of its owner's ground units: a group sent to one point ends as a ball.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine.sim.units import FLOAT_FIELDS, HOLD, IDLE, NEUTRAL_OWNER, PATROL, POINT_KINDS
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+_TWO_PI = 2.0 * np.pi
+_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
+    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy"))
+_NO_ROWS = np.zeros(0, np.int64)
+
+
+class Locomotion:
+    """Walking, going round blockers and arriving as a ball, with their caches (the playable
+    bounds per unit set, the crowd bound's square roots per collidable set)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.u = world.u
+        self._bounds_version = -1
+        self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
+        self._crowd_coll: np.ndarray | None = None
+        self._crowd_sqrt_n = np.zeros(0)
+
+    def move(self, loop: int, has_t: np.ndarray, in_range: np.ndarray, follow: np.ndarray | None, tsafe: np.ndarray,
+             xy2: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Move this loop's walkers: units with a point goal and no target walk their straight
+        segment (finishing orders on arrival), units with a target out of range chase it (to
+        weapon range, followers to touching); a walker blocked by a unit that will not make way
+        side-steps round it.  ``has_t``, ``in_range``, ``follow``, ``tsafe``, ``xy2``: what
+        targeting resolved this loop.
+
+        Returns (whether anything moved, walkers, point-goal movers (mask and rows: empty
+        when nobody walks), chasers, mobile units).
+        """
+        u = self.u
+        kind = u.kind
+        x, y = u.x, u.y
+        radius = u.radius
+        rng = u.range
+        r_all = self.w.unit_set_facts()[0]
+        speed = u.speed
+        mobile = speed > 0
+        hold = kind == HOLD
+        point_goal = POINT_KINDS[kind] & ~has_t & mobile
+        chase = has_t & ~in_range & ~hold & mobile
+        walking = point_goal | chase
+        u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
+        u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
+        moved = False
+        n_pg = _count(point_goal)
+        n_ch = _count(chase)
+        if n_pg or n_ch:
+            # headings of every walker as the loop starts: movers to their goals, chasers to their
+            # targets; who is blocked is decided for all of them at once (one look at the touching
+            # pairs), before anybody moves
+            pg = point_goal.nonzero()[0]
+            hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
+            hxy -= xy2.take(pg, axis=1)
+            if n_ch:
+                m = chase.nonzero()[0]
+                tm = tsafe[m]
+                pm = xy2.take(m, axis=1)
+                md = xy2.take(tm, axis=1)
+                md -= pm
+                if n_pg:
+                    blocked_all = self._blocked_ahead(loop, np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
+                                                      walking, int(n_pg))
+                    blocked, blocked_ch = blocked_all[:n_pg], blocked_all[n_pg:]
+                else:
+                    blocked_ch = self._blocked_ahead(loop, m, md, walking, 0)
+            else:
+                blocked = self._blocked_ahead(loop, pg, hxy, walking, int(n_pg))
+        if n_pg:
+            hx, hy = hxy[0], hxy[1]
+            n_blocked = _count(blocked)
+            if n_blocked:
+                b = pg[blocked]
+                bx, by = x[b], y[b]
+            moved |= self.move_to_points(pg, loop, loop - 1, clamp=False)
+            if n_blocked:  # side-step round the blocker instead of walking into it
+                hb = np.hypot(hx[blocked], hy[blocked])
+                step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
+                x[b] = bx - hy[blocked] * step
+                y[b] = by + hx[blocked] * step
+                u.seg[b] = -1
+            self.clamp()
+        if n_ch:
+            mdx, mdy = md[0], md[1]
+            dist = np.sqrt(mdx * mdx + mdy * mdy)
+            # chasers stop once in range, followers once touching
+            rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
+            stop_at = rng[m] + rr - 0.01
+            if follow is not None and _count(follow[m]):
+                stop_at = np.where(follow[m], rr, stop_at)
+            stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
+            go = stepd > 1e-9
+            n_go = _count(go)
+            if n_go:
+                moved = True
+                every = n_go == len(m)  # (the common case: no masking needed)
+                scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+                if _count(blocked_ch):  # blocked chasers side-step round the blocker instead
+                    sl = u.slide[m]
+                    mdx, mdy = np.where(blocked_ch, -sl * mdy, mdx), np.where(blocked_ch, sl * mdx, mdy)
+                x[m] = pm[0] + mdx * scale
+                y[m] = pm[1] + mdy * scale
+                heading = np.arctan2(mdy, mdx) % _TWO_PI
+                u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
+                self.clamp()
+        if not (n_pg or n_ch):
+            pg = _NO_ROWS
+        return moved, walking, point_goal, pg, chase, mobile
+
+    def move_to_points(self, m: np.ndarray, loop: int, start: int, clamp: bool = True) -> bool:
+        """Place point-goal movers ``m`` where their straight segment puts them at ``loop``
+        (a segment not yet started starts at loop ``start``, where the mover stands);
+        finish the orders of those that arrive.  Returns whether anything moved.
+
+        Position = origin + (target - origin) * min(k * speed / length, 1) with k the loops since
+        the segment started: the same whether loops are stepped one by one or skipped.  With
+        ``clamp`` false the caller clamps the positions to the playable area itself.
+        """
+        u = self.u
+        seg = u.seg[m]
+        new = seg < 0
+        if _count(new):
+            mn = m[new]
+            u.ox[mn] = u.x[mn]
+            u.oy[mn] = u.y[mn]
+            u.seg[mn] = start
+            seg[new] = start
+        k = (loop - seg).astype(np.float64)
+        fm = u.F.take(m, axis=1)  # every float column of the movers in one gather
+        ox, oy = fm[_F_OX], fm[_F_OY]
+        tx, ty = fm[_F_TX], fm[_F_TY]
+        ddx = tx - ox
+        ddy = ty - oy
+        length = np.sqrt(ddx * ddx + ddy * ddy)
+        travel = k * u.speed[m]
+        arrived = travel >= length
+        frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
+        nx = np.where(arrived, tx, ox + ddx * frac)
+        ny = np.where(arrived, ty, oy + ddy * frac)
+        moved = bool(_count((nx != fm[_F_X]) | (ny != fm[_F_Y])))
+        u.x[m] = nx
+        u.y[m] = ny
+        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, fm[_F_FACING])
+        if clamp:
+            self.clamp()
+        if _count(arrived):
+            moved = True
+            ar = m[arrived]
+            kind = u.kind
+            pat = ar[kind[ar] == PATROL]
+            if len(pat):  # patrol: turn around
+                o_x, o_y = u.px[pat].copy(), u.py[pat].copy()
+                u.px[pat], u.py[pat] = u.tx[pat], u.ty[pat]
+                u.tx[pat], u.ty[pat] = o_x, o_y
+                u.seg[pat] = -1
+            u.finish_orders(ar[kind[ar] != PATROL])
+        return moved
+
+    def _blocked_ahead(self, loop: int, m: np.ndarray, hxy: np.ndarray, walking: np.ndarray, n_yield: int) -> np.ndarray:
+        """For walkers ``m`` (distinct rows) heading ``hxy`` (x and y as two rows): whether a unit
+        that will not move out of the way touches it within 45 degrees ahead.  Units walking
+        themselves (and not blocked in turn) move on; for the first ``n_yield`` walkers (movers to
+        a point) idle allies step aside too (a move passes through them), for the others they
+        block (a chaser goes round them).
+
+        A blocked walker side-steps (``slide``: +1 to the left of its heading, -1 to the right,
+        chosen once, away from the blockers) instead of pressing into the crowd, so pressure does
+        not build up through a queue of walkers and a unit standing its ground is walked round.
+        """
+        u = self.u
+        n = len(u)
+        out = np.zeros(len(m), dtype=bool)
+        touching = self.w.collision.touching(loop)
+        if touching is None:
+            return out
+        rows2, vec = touching
+        if rows2.shape[1] == 0:
+            return out
+        pos = np.empty(n, dtype=np.int64)
+        pos.fill(-1)
+        pos[m] = np.arange(len(m))
+        i = pos.take(rows2[0])
+        k = (i >= 0).nonzero()[0]
+        if len(k) == 0:
+            return out
+        so = rows2.take(k, axis=1)
+        src, oth = so[0], so[1]
+        vk = vec.take(k, axis=1)
+        vx, vy, hv2 = vk[0], vk[1], vk[2]
+        i = i.take(k)
+        hi = hxy.take(i, axis=1)
+        sq = hi * hi
+        h2 = sq[0] + sq[1]
+        pr = vk[:2] * hi
+        dot = pr[0] + pr[1]
+        # per unit first (one pass over the units), then per touching pair
+        stays = u.slide != 0.0
+        stays |= ~walking
+        firm = stays[oth]
+        if n_yield:
+            idle = u.kind == IDLE
+            idle &= u.eng == 0
+            yields = idle[oth] & (u.owner[oth] == u.owner[src])
+            if n_yield < len(m):
+                yields &= i < n_yield
+            firm &= ~yields
+        # within 45 degrees ahead: cos^2 >= 1/2, and in front
+        hv2 *= h2
+        ahead = firm & (dot * dot >= hv2) & (dot > 0)
+        ahead = ahead.nonzero()[0]
+        if len(ahead) == 0:
+            return out
+        i = i[ahead]
+        hxi, hyi = hi.take(ahead, axis=1)
+        vx, vy = vk[:2].take(ahead, axis=1)
+        out[i] = True
+        # the blocker's side of the heading; go round the other way (once per chase)
+        away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
+        pull = np.bincount(i, away, minlength=len(m))
+        fresh = out & (u.slide[m] == 0.0)
+        u.slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
+        return out
+
+    def steering(self, pg: np.ndarray, xy2: np.ndarray) -> np.ndarray:
+        """Per row: a mover (of the rows ``pg``) still on its way to its goal, not yet among the
+        crowd there (:meth:`_crowd_bound`); allies step aside off its path."""
+        u = self.u
+        steer = np.zeros(len(u), dtype=bool)
+        togo = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)
+        togo -= xy2.take(pg, axis=1)
+        far = np.hypot(togo[0], togo[1]) > self._crowd_bound(pg)
+        steer[pg[far]] = True
+        return steer
+
+    def _crowd_bound(self, rows: np.ndarray) -> np.ndarray:
+        """How far from its goal a mover may stop against allies already there: the radius of a
+        loose ball of all its owner's ground units (``2 r sqrt(n)``: packing density 1/4)."""
+        u = self.u
+        c = self.w.collision.collidable()
+        if self._crowd_coll is not c:  # per collidable set: the square roots of the counts
+            self._crowd_coll = c
+            self._crowd_sqrt_n = np.sqrt(np.bincount(u.owner[c], minlength=NEUTRAL_OWNER + 1))
+        return 2.0 * u.radius[rows] * self._crowd_sqrt_n[u.owner[rows]]
+
+    def arrive_by_crowding(self, m: np.ndarray) -> None:
+        """Movers ``m`` whose goal is taken by idle allies stop on bumping into them.
+
+        A mover finishes its order when it touches an idle ally ahead of it that is nearer its goal
+        than itself while within :meth:`_crowd_bound` of the goal: a group sent to one point ends
+        as a ball around it instead of pressing into one spot.
+        """
+        u = self.u
+        if len(m) == 0:
+            return
+        so = self.w.collision.touching_now()  # (source, other) rows of the touching pairs, both ways
+        if so is None:
+            return
+        src, oth = so[0], so[1]
+        is_mover = np.zeros(len(u), dtype=bool)
+        is_mover[m] = True
+        idle = u.kind == IDLE
+        idle &= u.eng == 0
+        own = u.owner.take(so)
+        k = is_mover.take(src)
+        k &= idle.take(oth)
+        k &= own[0] == own[1]
+        if not _count(k):
+            return
+        src, oth = src[k], oth[k]
+        fs, fo = u.F.take(src, axis=1), u.F.take(oth, axis=1)
+        gx, gy = fs[_F_TX], fs[_F_TY]
+        xs, ys, xo, yo = fs[_F_X], fs[_F_Y], fo[_F_X], fo[_F_Y]
+        mine = np.hypot(xs - gx, ys - gy)
+        theirs = np.hypot(xo - gx, yo - gy)
+        # only an ally ahead blocks (within 60 degrees of the way to the goal); one alongside is
+        # slid past, so the ball fills in instead of growing branches
+        ahead = (xo - xs) * (gx - xs) + (yo - ys) * (gy - ys)
+        dist_o = np.hypot(xo - xs, yo - ys)
+        front = ahead >= 0.5 * dist_o * mine
+        stop = front & (theirs < mine) & (mine <= self._crowd_bound(src))
+        if _count(stop):
+            done = np.zeros(len(u), dtype=bool)  # (ascending and unique, without np.unique's sort)
+            done[src[stop]] = True
+            u.finish_orders(done.nonzero()[0])
+
+    def clamp(self) -> None:
+        """Keep unit centres inside the playable area (in place; bounds cached per unit set)."""
+        u = self.u
+        if self._bounds_version != u.version:
+            x0, y0, x1, y1 = self.w.map.playable
+            r = u.radius
+            # laid out like the flat position view ``u.xy`` (x..., y...): two operations clamp both
+            self._bounds = (np.concatenate((x0 + r, y0 + r)), np.concatenate((x1 - r, y1 - r)))
+            self._bounds_version = u.version
+        lo, hi = self._bounds
+        xy = u.xy
+        np.maximum(xy, lo, out=xy)
+        np.minimum(xy, hi, out=xy)

@@ -1,0 +1,87 @@
+"""Supply: each player's ledger (minerals, vespene, what was collected and spent, food).
+
+Rules (real-game facts; sources in ``docs/economy.md``): costs are paid when a unit is queued or
+a structure placed, and refunded when a queue entry is cancelled; ``food_cap`` is the food
+provided by the player's finished supply providers (the races' rules: Terran's Command Center 15,
+Supply Depot 8), at most 200;
+``food_used`` counts the player's units alive and in production queues, rounded up.
+
+Every dict is keyed by player id, so each player of a game keeps its own ledger.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from sc2pool.engine import data as D
+from sc2pool.engine.sim.commands import NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, SUCCESS
+from sc2pool.engine.sim.races import SUPPLY_PROVIDERS
+from sc2pool.engine.sim.units import TYPES
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+FOOD_LIMIT = 200
+
+
+class Supply:
+    """The players' ledgers; ``revision`` changes whenever something ``player_common`` shows may
+    have changed (observations cache it by this)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.minerals: dict[int, int] = {}
+        self.vespene: dict[int, int] = {}
+        self.collected_minerals: dict[int, int] = {}
+        self.collected_vespene: dict[int, int] = {}
+        self.spent_minerals: dict[int, int] = {}
+        self.spent_vespene: dict[int, int] = {}
+        self.revision = 0
+        """Bumped whenever something a player_common shows may have changed."""
+
+    def open(self, players: tuple[int, ...], minerals: int, vespene: int) -> None:
+        """Start the ledgers of ``players`` with these resources."""
+        for p in players:
+            self.minerals[p] = minerals
+            self.vespene[p] = vespene
+            self.collected_minerals[p] = self.collected_vespene[p] = 0
+            self.spent_minerals[p] = self.spent_vespene[p] = 0
+
+    def food(self, player: int) -> tuple[int, int]:
+        """(food_used, food_cap) as the real client reports them."""
+        u = self.w.u
+        mine = u.owner == player
+        used = float(TYPES.food[u.ti[mine]].sum())
+        cap = 0.0
+        for s in self.w.construction.structures.values():
+            if s.owner == player:
+                if s.ready and s.unit_id in SUPPLY_PROVIDERS:
+                    cap += D.UNIT_BY_ID[s.unit_id].food_provided
+                for t in s.queue:
+                    used += D.UNIT_BY_ID[t].food_required
+        return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))
+
+    def afford(self, player: int, minerals: int, vespene: int) -> int:
+        """SUCCESS when the player has the resources, else what it lacks first."""
+        if self.minerals.get(player, 0) < minerals:
+            return NOT_ENOUGH_MINERALS
+        if self.vespene.get(player, 0) < vespene:
+            return NOT_ENOUGH_VESPENE
+        return SUCCESS
+
+    def pay(self, player: int, minerals: int, vespene: int) -> None:
+        """Spend (or, negative, refund) resources; the score details count what was spent."""
+        self.minerals[player] -= minerals
+        self.vespene[player] -= vespene
+        self.spent_minerals[player] = self.spent_minerals.get(player, 0) + minerals
+        self.spent_vespene[player] = self.spent_vespene.get(player, 0) + vespene
+
+    def earn(self, player: int, amount: int, gas: bool) -> None:
+        """Cargo dropped off at a townhall."""
+        if gas:
+            self.vespene[player] = self.vespene.get(player, 0) + amount
+            self.collected_vespene[player] = self.collected_vespene.get(player, 0) + amount
+        else:
+            self.minerals[player] = self.minerals.get(player, 0) + amount
+            self.collected_minerals[player] = self.collected_minerals.get(player, 0) + amount

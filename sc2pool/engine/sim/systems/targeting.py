@@ -1,0 +1,317 @@
+"""Targeting: who attacks whom.
+
+Each loop every unit's target is resolved in one pass over the whole store
+(:meth:`Targeting.resolve`): an explicit order (attack unit, follow) keeps its target while it
+lives; idle, attack-moving and patrolling units acquire the nearest hostile within sight, units
+on hold position only within weapon range.  A chased target is kept, except every ``RESCAN``
+loops where a nearer hostile may replace it; a unit that found nothing looks again when a hostile
+could first have come within reach (its ``scan`` loop).  The nearest-target search builds one
+distance matrix per owner against that owner's hostile units (or one masked matrix for a few
+rows): see :meth:`Targeting.nearest`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine.sim.units import (
+    ATTACK_MOVE,
+    ATTACK_UNIT,
+    FOLLOW,
+    HOLD,
+    IDLE,
+    N_KINDS,
+    NEUTRAL_OWNER,
+    PATROL,
+    TYPES,
+)
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+RESCAN = 8
+"""A unit chasing a target looks for a nearer one every RESCAN loops."""
+_SUBSET_MIN_UNITS = 64
+"""From this many units on, target acquisition builds its distance matrix over the hostile units
+only (see Targeting.nearest); below it one masked matrix over all units is cheaper."""
+_MIXED_MAX_ROWS = 48
+"""Up to this many rows of several owners, target acquisition builds one masked matrix over the
+non-neutral units instead of one matrix per owner (fewer calls beat less arithmetic)."""
+# Lookup tables by order kind (faster than np.isin on small arrays).
+_AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
+_AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
+_EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
+_EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
+
+
+class Targeting:
+    """Target resolution and the nearest-hostile search, with their caches (per unit-set version:
+    which types can hit every type present, the common radius, each owner's hostile columns,
+    whether any hostile pair exists)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.u = world.u
+        self._targeting_version = -1
+        self._targeting_by_types: dict[bytes, tuple[np.ndarray, float]] = {}
+        self._hits_all = np.zeros(0, dtype=bool)
+        self._common_radius = np.nan
+        self._every_hits_all = False
+        """Whether every unit can hit every targetable type present (cached with _targeting)."""
+        self._hc_version = -1
+        self._hc: dict[int, np.ndarray] = {}
+        self._hostile_version = -1
+        self._hostile_pairs = False
+
+    def resolve(self, loop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray,
+                                          np.ndarray, np.ndarray, np.ndarray]:
+        """This loop's target of every unit: explicit ones (attack unit, follow; an order whose
+        target is gone is done) and automatic ones (kept while in range, replaced on rescan loops,
+        acquired by the units that need one and may look now).
+
+        Returns (``tgt``: row of each unit's target or -1, ``tgt >= 0``, ``in_range``: the target
+        is within weapon range (never for a follow order), ``follow``: follow orders, None when
+        there are no explicit orders, ``tsafe``: the target rows with rows without one pointing
+        anywhere, ``xy2``: the (2, n) position view, ``dx``, ``dy``: from each unit to its target).
+        """
+        u = self.u
+        kind = u.kind
+        x, y = u.x, u.y
+        radius = u.radius
+        rng = u.range
+        explicit = _EXPLICIT_LUT[kind]
+        any_explicit = _count(explicit)  # (none: the explicit-order steps below are no-ops)
+        if any_explicit:
+            cur = u.rows(np.where(explicit, u.ttag, u.eng))
+            lost = explicit & (cur < 0)
+            if _count(lost):  # the attacked / followed unit is gone: that order is done
+                u.finish_orders(lost.nonzero()[0])
+                kind = u.kind
+                explicit = _EXPLICIT_LUT[kind]
+                cur = np.where(explicit | (u.eng != 0), cur, -1)
+        else:
+            cur = u.rows(u.eng)
+        auto = u.can_attack & _AUTO_LUT[kind]
+        has = cur >= 0
+        # (rows without a target index the last unit: their dx, dy, d_edge are never read)
+        tsafe = cur
+        xy2 = u.xy.reshape(2, -1)
+        dxy = xy2.take(tsafe, axis=1)
+        dxy -= xy2
+        dx, dy = dxy[0], dxy[1]
+        r_all = self.w.unit_set_facts()[0]
+        if r_all == r_all:  # one radius for every unit
+            d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
+        else:
+            d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
+        # A target in range is kept.  A chased one is kept too, except on rescan loops (every
+        # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
+        # their range.
+        keep = d_edge <= rng
+        if loop % RESCAN != 0:
+            keep |= kind != HOLD
+        keep &= has
+        need_mask = auto & ~keep
+        tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
+        if _count(need_mask):
+            need = need_mask.nonzero()[0]
+            # Units that had no target only look again once a hostile could have come within
+            # reach (their scan loop); units that just dropped one look now.
+            look = has[need] | (u.scan[need] <= loop)
+            u.eng[need] = 0
+            sc = need[look]
+            if len(sc):
+                found, gap = self.acquire(sc)
+                tgt[sc] = found
+                ok = found >= 0
+                if _count(ok):
+                    fr, ft = sc[ok], found[ok]
+                    u.eng[fr] = u.tag[ft]
+                    tsafe[fr] = ft
+                    dx[fr] = x[ft] - x[fr]
+                    dy[fr] = y[ft] - y[fr]
+                    d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
+                if _count(ok) < len(ok):
+                    miss = ~ok
+                    sm = sc[miss]
+                    closing = u.speed[sm] + u.max_speed
+                    closes = closing > 0
+                    wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
+                    np.maximum(wait, 1, out=wait)
+                    np.minimum(wait, 1 << 30, out=wait)
+                    u.scan[sm] = loop + wait.astype(np.int64)
+        has_t = tgt >= 0
+        follow = (kind == FOLLOW) if any_explicit else None
+        in_range = has_t & (d_edge <= rng)
+        if follow is not None:
+            in_range &= ~follow
+        return tgt, has_t, in_range, follow, tsafe, xy2, dx, dy
+
+    def acquisition_range(self, rows: np.ndarray) -> np.ndarray:
+        u = self.u
+        rng = u.range[rows]
+        return np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
+
+    def acquire(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest hittable hostile within acquisition range (weapon range on hold, sight
+        otherwise) for each of ``rows``: (row or -1, distance beyond the range to the nearest
+        hittable hostile, inf if there is none).  Distances are edge to edge."""
+        best, dist = self.nearest(rows)
+        gap = dist - self.acquisition_range(rows)
+        return np.where(gap <= 0, best, -1), gap
+
+    def nearest(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``rows``: the row of the nearest unit it may attack (hostile, targetable,
+        hittable by its weapon; edge-to-edge distance) and that distance (inf if none; the row is
+        then 0).
+
+        From ``_SUBSET_MIN_UNITS`` units on, the rows of each owner get one matrix of squared
+        centre distances to that owner's hostile units only (about half the units in a
+        two-player fight, no masking); with fewer units (where the extra bookkeeping costs more
+        than the matrix) all rows get one matrix over all units with the others masked out.  When
+        every targetable unit has the same radius the nearest centre is the nearest edge, so only
+        the minima need a square root.  Candidates are scanned in ascending row order, so ties go
+        to the lowest row either way.
+        """
+        u = self.u
+        if len(rows) == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        own_r = u.owner[rows]
+        if len(u) >= _SUBSET_MIN_UNITS:
+            if not _count(own_r != own_r[0]):
+                return self._nearest_of(rows, int(own_r[0]))
+            if len(rows) <= _MIXED_MAX_ROWS:
+                return self._nearest_mixed(rows, own_r)
+            # several owners (acquisition by both sides, the quiet-horizon check): one smaller
+            # matrix per owner; each row's candidates and their order are the same as in the
+            # masked matrix over all units, so are the results
+            best = np.zeros(len(rows), np.int64)
+            dist = np.empty(len(rows))
+            for owner in np.bincount(own_r).nonzero()[0].tolist():
+                sel = (own_r == owner).nonzero()[0]
+                best[sel], dist[sel] = self._nearest_of(rows[sel], owner)
+            return best, dist
+        # few units: one matrix over all units, the others masked out
+        x, y, ti = u.x, u.y, u.ti
+        dx = x[None, :] - x[rows][:, None]
+        dy = y[None, :] - y[rows][:, None]
+        d2 = dx * dx
+        d2 += dy * dy
+        valid = (own_r[:, None] != u.owner[None, :]) & ~u.neutral[None, :]
+        hits_all, common = self._targeting()
+        if not hits_all[ti[rows]].all():
+            valid &= TYPES.can_hit[ti[rows]][:, ti]
+        d2[~valid] = np.inf
+        return self._closest(rows, d2, None, common)
+
+    def _nearest_mixed(self, rows: np.ndarray, own_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`nearest` for a few rows of several owners: one matrix over the non-neutral
+        units with each row's own side masked out.  Each row's candidates, their order and their
+        distances are those of :meth:`_nearest_of` (which needs a matrix per owner), so are the
+        results."""
+        u = self.u
+        cols = u.targetable_rows  # every non-neutral unit
+        x, y, ti = u.x, u.y, u.ti
+        dx = np.subtract(x[cols], x[rows][:, None])
+        dy = np.subtract(y[cols], y[rows][:, None])
+        d2 = dx * dx
+        d2 += dy * dy
+        hidden = np.equal(u.owner[cols], own_r[:, None])  # (same side: not a candidate)
+        hits_all, common = self._targeting()
+        if not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows):
+            hidden |= ~TYPES.can_hit[ti[rows]][:, ti[cols]]
+        d2[hidden] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if _count(dist == np.inf):
+            best[dist == np.inf] = 0  # nothing to attack: row 0, as documented
+        return best, dist
+
+    def _nearest_of(self, rows: np.ndarray, owner: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`nearest` for rows that all belong to ``owner``."""
+        u = self.u
+        cols = self._hostile_cols(owner)
+        if len(cols) == 0:
+            return np.zeros(len(rows), np.int64), np.full(len(rows), np.inf)
+        x, y, ti = u.x, u.y, u.ti
+        dx = np.subtract(x[cols], x[rows][:, None])  # (rows x cols; cheaper than two new axes)
+        dy = np.subtract(y[cols], y[rows][:, None])
+        d2 = dx * dx
+        d2 += dy * dy
+        hits_all, common = self._targeting()
+        masked = not self._every_hits_all and _count(hits_all[ti[rows]]) < len(rows)
+        if masked:
+            d2[~TYPES.can_hit[ti[rows]][:, ti[cols]]] = np.inf
+        best, dist = self._closest(rows, d2, cols, common)
+        if masked:
+            best[dist == np.inf] = 0  # nothing hittable: row 0, as documented
+        return best, dist
+
+    def _closest(self, rows: np.ndarray, d2: np.ndarray, cols: np.ndarray | None,
+                 common: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the squared centre distances ``d2`` (to the units ``cols``, or to every
+        unit when None; excluded ones inf): the nearest by edge distance, and that distance."""
+        u = self.u
+        k = np.arange(len(rows))
+        if common == common:  # not NaN: one radius for every candidate
+            bi = d2.argmin(axis=1)
+            dist = np.sqrt(d2[k, bi]) - common
+        else:
+            d = np.sqrt(d2)
+            d -= (u.radius if cols is None else u.radius[cols])[None, :]
+            bi = d.argmin(axis=1)
+            dist = d[k, bi]
+        dist -= u.radius[rows]
+        return (bi if cols is None else cols[bi]), dist
+
+    def _targeting(self) -> tuple[np.ndarray, float]:
+        """(per type: "can hit every targetable unit type present", the common radius of all
+        targetable units or NaN).  Cached per unit-set version."""
+        u = self.u
+        if self._targeting_version != u.version:
+            # both depend only on which types are present (radius is a type column), which
+            # changes far less often than the unit set: keep them per set of types
+            present = np.bincount(u.ti[u.targetable_rows], minlength=len(TYPES.unit_id)) > 0
+            key = present.tobytes()
+            hit = self._targeting_by_types.get(key)
+            if hit is None:
+                cols = present.nonzero()[0]
+                rc = TYPES.radius[cols]
+                common = float(rc[0]) if len(rc) and float(rc.min()) == float(rc.max()) else np.nan
+                hit = (np.asarray(TYPES.can_hit[:, cols].all(axis=1)), common)
+                self._targeting_by_types[key] = hit
+            self._hits_all, self._common_radius = hit
+            self._every_hits_all = _count(self._hits_all[u.ti]) == len(u)
+            self._targeting_version = u.version
+        return self._hits_all, self._common_radius
+
+    def _hostile_cols(self, owner: int) -> np.ndarray:
+        """Rows of the units an ``owner``'s unit may target by alliance (other owner, not neutral),
+        ascending; cached per unit-set version."""
+        u = self.u
+        if self._hc_version != u.version:
+            self._hc = {}
+            self._hc_version = u.version
+        cols = self._hc.get(owner)
+        if cols is None:
+            cols = np.nonzero((u.owner != owner) & ~u.neutral)[0]
+            self._hc[owner] = cols
+        return cols
+
+    def has_hostile_pairs(self) -> bool:
+        """Whether some armed unit could ever target another unit (cached per unit-set version)."""
+        u = self.u
+        if self._hostile_version != u.version:
+            att = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
+            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
+            own = u.owner
+            valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
+            self._hostile_pairs = bool(_count(valid))
+            self._hostile_version = u.version
+        return self._hostile_pairs

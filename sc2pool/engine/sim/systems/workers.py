@@ -1,0 +1,298 @@
+"""Workers: the economy jobs of workers (harvesting trips, construction), their walks and orders.
+
+A worker on an economy job carries the order kind :data:`~sc2pool.engine.sim.units.ECON`, which
+targeting, locomotion, collision and fast-forwarding leave alone: this system places it.  A job
+is a chain of events on the economy's clock (:mod:`sc2pool.engine.sim.events`): the harvest
+system runs the trips' phases, the construction system the walk to a site and the building.
+
+Rules (real-game facts; sources in ``docs/economy.md``): walking is straight to the edge of the
+target, accelerating at 2.5 cells per normal second squared up to the SCV's speed (2.8125 per
+normal second) and decelerating alike before it stops (a real SCV measured in the editor, tick by
+tick); workers on a job do not collide (a documented simplification).  Commands shift-queued
+behind an economy job run when the job ends (a build finished, a trip's cargo dropped off).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.maps import TERRAIN_Z
+from sc2pool.engine.sim.commands import SUCCESS
+from sc2pool.engine.sim.encode import varint, wrap
+from sc2pool.engine.sim.races import WORKERS, of_type
+from sc2pool.engine.sim.units import ECON, IDLE, TYPES
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+# Job phases.
+WALK_RES, WAIT, MINE, PAUSE, WALK_HOME, WALK_SITE, BUILDING = range(7)
+BUFF_CARRY_MINERALS, BUFF_CARRY_GAS = 271, 273
+"""Buffs a worker carrying cargo shows (the real client's ids)."""
+_SCV_SPEED = float(TYPES.speed[TYPES.row(D.SCV)])
+_SCV_RADIUS = D.UNIT_BY_ID[D.SCV].radius
+SCV_ACCELERATION = 2.5 / 256.0
+"""Cells per loop squared: 2.5 per normal second squared, for speeding up and for slowing down
+(sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
+_ACC_DIST = _SCV_SPEED * _SCV_SPEED / (2.0 * SCV_ACCELERATION)
+_WORKER_ARRAY = np.array(sorted(WORKERS))
+_WALKING = (WALK_RES, WALK_HOME, WALK_SITE)
+
+
+def leg_loops(dist: float) -> float:
+    """Loops an SCV needs to walk ``dist`` from standing to standing (trapezoidal speed profile;
+    triangular when it never reaches full speed)."""
+    if dist <= 0.0:
+        return 0.0
+    if dist >= 2.0 * _ACC_DIST:
+        return dist / _SCV_SPEED + _SCV_SPEED / SCV_ACCELERATION
+    return 2.0 * math.sqrt(dist / SCV_ACCELERATION)
+
+
+def leg_travelled(k: float, dist: float) -> float:
+    """Distance covered ``k`` loops into a leg of length ``dist`` (see :func:`leg_loops`)."""
+    total = leg_loops(dist)
+    if k >= total:
+        return dist
+    if k <= 0.0:
+        return 0.0
+    a = SCV_ACCELERATION
+    if dist >= 2.0 * _ACC_DIST:
+        t_acc = _SCV_SPEED / a
+        if k < t_acc:
+            return 0.5 * a * k * k
+        if k < total - t_acc:
+            return _ACC_DIST + _SCV_SPEED * (k - t_acc)
+    elif k < total / 2.0:
+        return 0.5 * a * k * k
+    r = total - k
+    return dist - 0.5 * a * r * r
+
+
+@dataclass
+class Job:
+    """What a worker is doing for the economy."""
+
+    phase: int
+    worker: int
+    """The worker's unit type (its race's rules say which abilities its orders show)."""
+    resource: int = 0
+    """The field or refinery it mines (0 for a construction job)."""
+    target: int = 0
+    """The unit it walks to or waits at (field, refinery, townhall or structure)."""
+    carry: int = 0
+    carry_gas: bool = False
+    ox: float = 0.0
+    oy: float = 0.0
+    tx: float = 0.0
+    ty: float = 0.0
+    t0: int = 0
+    t1: int = 0
+    seq: int = 0
+    build: int = 0
+    """Build ability of a construction job."""
+    site: tuple[float, float] = (0.0, 0.0)
+    then_gather: int = 0
+    """After returning cargo, gather here (a gather order given to a carrying worker)."""
+    geyser: int = 0
+    """The geyser of a refinery construction job."""
+    idle_after: bool = False
+    """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
+    cache_key: tuple[int, ...] = ()
+    cache_bytes: bytes = b""
+
+
+def order_bytes(ability: int, pos: tuple[float, float] | None = None, tag: int = 0,
+                progress: float | None = None) -> bytes:
+    """One ``Unit.orders`` entry (field 22): ability, a point (z on the arena floor) or a unit
+    target, and the progress of a production order."""
+    body = b"\x08" + varint(ability)
+    if pos is not None:
+        body += b"\x12\x0f" + struct.pack("<BfBfBf", 0x0D, pos[0], 0x15, pos[1], 0x1D, TERRAIN_Z)
+    elif tag:
+        body += b"\x18" + varint(tag)
+    if progress is not None:
+        body += struct.pack("<Bf", 0x25, progress)
+    return wrap(22, body)
+
+
+def carry_buff_bytes(gas: bool) -> bytes:
+    """The ``Unit.buff_ids`` entry of a worker carrying minerals or gas."""
+    return b"\xd8\x01" + varint(BUFF_CARRY_GAS if gas else BUFF_CARRY_MINERALS)
+
+
+class Workers:
+    """Every worker's economy job, keyed by the worker's tag, and the commands queued behind."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.jobs: dict[int, Job] = {}
+        self.pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
+        """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
+        finished, a trip's cargo dropped off)."""
+
+    # ------------------------------------------------------------------ orders and walks
+    def set_order(self, r: int, tag: int, ability: int) -> None:
+        """The worker of row ``r`` is on an economy job whose order shows ``ability``."""
+        u = self.w.u
+        u.queues.pop(tag, None)
+        u.kind[r] = ECON
+        u.ability[r] = ability
+        u.ttag[r] = 0
+        u.eng[r] = 0
+
+    def walk(self, tag: int, job: Job, x0: float, y0: float, tx: float, ty: float, rad: float, loop: int,
+             world_event: bool = False) -> None:
+        """Walk from (x0, y0) to the edge of a circle of radius ``rad`` around (tx, ty); the
+        arrival is the job's next event."""
+        dx, dy = tx - x0, ty - y0
+        d = math.hypot(dx, dy)
+        stop = rad + _SCV_RADIUS
+        if d > stop:
+            ex, ey = tx - dx / d * stop, ty - dy / d * stop
+            dist = d - stop
+        else:
+            ex, ey, dist = x0, y0, 0.0
+        job.ox, job.oy, job.tx, job.ty = x0, y0, ex, ey
+        job.t0 = loop
+        job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
+        job.seq = self.w.events.push(job.t1, tag, world_event)
+        r = self.w.u.row(tag)
+        if r >= 0 and d > 1e-9:
+            self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
+
+    def place_walkers(self, loop: int) -> None:
+        """Write the walking workers' positions at ``loop`` into the unit store."""
+        u = self.w.u
+        walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
+        if not walking:
+            return
+        rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking)))
+        for (_, j), r in zip(walking, rows.tolist(), strict=True):
+            if r < 0:
+                continue
+            length = math.hypot(j.tx - j.ox, j.ty - j.oy)
+            f = 1.0 if length <= 0 else leg_travelled(loop - j.t0, length) / length
+            u.x[r] = j.ox + (j.tx - j.ox) * f
+            u.y[r] = j.oy + (j.ty - j.oy) * f
+
+    # ------------------------------------------------------------------ leaving jobs
+    def release(self, tag: int) -> None:
+        """Forget the worker's job (the resource it occupied or waited for, the construction it
+        was doing); the unit keeps its row."""
+        job = self.jobs.pop(tag, None)
+        self.w.harvest.leave(tag, job)
+        if job is not None and job.phase == BUILDING:
+            self.w.construction.builder_left(tag, job)
+
+    def drop(self, tag: int) -> None:
+        """Forget everything about a worker that is gone."""
+        self.release(tag)
+        self.w.harvest.cargo.pop(tag, None)
+        self.pending.pop(tag, None)
+
+    def to_idle(self, tag: int) -> None:
+        """The worker's job ends: it stands idle (keeping any cargo) or starts the command queued
+        behind the job."""
+        job = self.jobs.get(tag)
+        if job is not None:
+            self.release(tag)
+            self.w.harvest.keep_cargo(tag, job)
+        u = self.w.u
+        r = u.row(tag)
+        if r >= 0:
+            u.kind[r] = IDLE
+            u.ability[r] = 0
+        self.w.supply.revision += 1
+        if tag in self.pending and r >= 0:
+            self.run_pending(tag, int(u.owner[r]))
+
+    def run_pending(self, tag: int, player: int) -> None:
+        """Start the next queued command of an idle worker (the first one the game accepts)."""
+        queue = self.pending.pop(tag, [])
+        while queue:
+            ability, pos, target = queue.pop(0)
+            if self.w.command(player, ability, [tag], pos, target, False) == SUCCESS:
+                break
+        if queue:
+            self.pending[tag] = queue
+
+    def defer(self, tags: list[int], ability: int, pos: tuple[float, float] | None, target: int) -> None:
+        """Queue a command behind the economy jobs of ``tags`` (a shift-queued command)."""
+        for t in tags:
+            self.pending.setdefault(t, []).append((ability, pos, target))
+
+    def clear_pending(self, tags: list[int]) -> None:
+        for t in tags:
+            self.pending.pop(t, None)
+
+    def leave_jobs(self, rows: np.ndarray) -> None:
+        """The units of ``rows`` got a command that is no economy job: they leave their jobs
+        (keeping any cargo) and take it as idle units."""
+        u = self.w.u
+        for i in rows.tolist():
+            tag = int(u.tag[i])
+            job = self.jobs.get(tag)
+            if job is not None:
+                self.release(tag)
+                self.w.harvest.keep_cargo(tag, job)
+                u.kind[i] = IDLE
+                u.ability[i] = 0
+                self.w.supply.revision += 1
+
+    def forget(self, alive: set[int]) -> None:
+        """Drop the jobs of workers that are gone (killed, debug-removed)."""
+        for tag in [t for t in self.jobs if t not in alive]:
+            self.drop(tag)
+
+    # ------------------------------------------------------------------ events
+    def on_event(self, tag: int, job: Job, t: int) -> None:
+        """The job's event at loop ``t``: a walk arrived, a wait or a phase ended."""
+        u = self.w.u
+        r = u.row(tag)
+        if r < 0:
+            self.drop(tag)
+            return
+        if job.phase in _WALKING:  # arrived: stand exactly at the end point
+            u.x[r], u.y[r] = job.tx, job.ty
+        if job.phase == WALK_SITE:
+            self.w.construction.arrive(r, tag, job, t)
+        elif job.phase != BUILDING:
+            self.w.harvest.on_trip(r, tag, job, t)
+
+    # ------------------------------------------------------------------ observation
+    def idle_workers(self, player: int) -> int:
+        u = self.w.u
+        workers = np.isin(u.unit_id, _WORKER_ARRAY)
+        return int(np.count_nonzero((u.owner == player) & workers & (u.kind == IDLE)))
+
+    def job_bytes(self, job: Job) -> bytes:
+        """The worker's order (and carry buff) as ``Unit`` field bytes, cached on the job."""
+        if job.phase in (WALK_SITE, BUILDING):
+            key: tuple[int, ...] = (job.build, job.geyser)
+        elif job.phase in (PAUSE, WALK_HOME):
+            key = (of_type(job.worker).return_ability, job.target)
+        else:
+            key = (of_type(job.worker).gather_ability, job.target)
+        key += (job.carry > 0, job.carry_gas)
+        if job.cache_key != key:
+            if job.phase in (WALK_SITE, BUILDING) and not job.geyser:
+                b = order_bytes(job.build, pos=job.site)
+            else:
+                b = order_bytes(key[0], tag=key[1])
+            if job.carry:
+                b += carry_buff_bytes(job.carry_gas)
+            job.cache_key = key
+            job.cache_bytes = b
+        return job.cache_bytes
+
+    def extras(self, player: int, parts: dict[int, bytes]) -> None:
+        """Append every working worker's order bytes to ``parts`` (tag -> bytes)."""
+        for tag, job in self.jobs.items():
+            parts[tag] = parts.get(tag, b"") + self.job_bytes(job)
