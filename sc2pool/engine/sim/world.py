@@ -106,7 +106,7 @@ class World:
               facing: float = 0.0, free: bool = False) -> np.ndarray:
         """Add units of one type at the given points (clamped to the playable area); returns their
         tags.  With ``free`` a ground unit whose point is taken goes to the nearest free spot
-        instead (:meth:`free_spots`), as units created by the map's triggers do."""
+        instead (:meth:`Collision.free_spots`), as units created by the map's triggers do."""
         xs = np.asarray(xs, dtype=np.float64).copy()
         ys = np.asarray(ys, dtype=np.float64).copy()
         self.map.clamp(xs, ys, float(TYPES.radius[TYPES.row(unit_id)]))
