@@ -228,8 +228,10 @@ class Game:
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
         self._chat: dict[int, list[tuple[int, str]]] = {}
+        self._action_errors: dict[int, list[tuple[int, int, int]]] = {}
+        """Commands refused since a player's last observation: (unit tag, ability, ActionResult)."""
         """Chat each player has not observed yet: (sender, message)."""
-        self._info_key: dict[int, tuple[int, int]] = {}
+        self._info_key: dict[int, int] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -374,8 +376,11 @@ class Game:
                             continue
                         pos = (min(max(p.x, x0 + 0.5), x1 - 0.5), min(max(p.y, y0 + 0.5), y1 - 0.5))
                     ttag = uc.target_unit_tag if uc.HasField("target_unit_tag") else 0
-                    results.append(self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag,
-                                                      uc.queue_command))
+                    res = self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag, uc.queue_command)
+                    results.append(res)
+                    if res != SUCCESS and m.has_terrain and uc.unit_tags:
+                        # the real client reports a refused command in the next observation
+                        self._action_errors.setdefault(player_id, []).append((uc.unit_tags[0], uc.ability_id, res))
                 elif raw.HasField("camera_move") or raw.HasField("toggle_autocast"):
                     results.append(SUCCESS)
                 else:
@@ -427,6 +432,10 @@ class Game:
         if chat:
             for sender, message in chat:
                 resp.chat.add(player_id=sender, message=message)
+        errors = self._action_errors.pop(player_id, None)
+        if errors:
+            for tag, ability, result in errors[-64:]:
+                resp.action_errors.add(unit_tag=tag, ability_id=ability, result=result)  # type: ignore[arg-type]
         parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes(player_id)]
         cur = self._dead_cursor.get(player_id, 0)
         if cur < len(w.dead_tags):

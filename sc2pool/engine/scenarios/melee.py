@@ -34,7 +34,16 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import LadderSpec
-from sc2pool.engine.scenarios.base import COMPUTER, DEFEAT, MELEE, TIE, VICTORY, PlayerSlot, Scenario, SetupError
+from sc2pool.engine.scenarios.base import (
+    COMPUTER,
+    DEFEAT,
+    MELEE,
+    TIE,
+    VICTORY,
+    PlayerSlot,
+    Scenario,
+    SetupError,
+)
 from sc2pool.engine.sim.races import RACES, TERRAN, RaceRules
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES

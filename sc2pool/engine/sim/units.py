@@ -277,6 +277,13 @@ class UnitStore:
         self._bind()
         return tags
 
+    def retype(self, rows: np.ndarray | list[int], unit_id: int) -> None:
+        """Turn the units of ``rows`` into ``unit_id`` in place (a morph: lowering a supply depot,
+        a Command Center becoming an Orbital); their tag, position and orders stay.  Bumps the
+        version, as the set of types changed."""
+        self.ti[np.asarray(rows, dtype=np.int64)] = TYPES.row(unit_id)
+        self._bind()
+
     def keep(self, mask: np.ndarray) -> None:
         """Keep only rows where ``mask`` is true (order preserving)."""
         if mask.all():

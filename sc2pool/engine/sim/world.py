@@ -39,6 +39,7 @@ from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
+from sc2pool.engine.sim.systems.morph import Morph
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.production import Production
 from sc2pool.engine.sim.systems.supply import Supply
@@ -88,6 +89,7 @@ class World:
         self.collision = Collision(self)
         self.locomotion = Locomotion(self)
         self.placement = Placement(self)
+        self.morph = Morph(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
         self.races: dict[int, RaceRules] = {}
@@ -230,6 +232,7 @@ class World:
             self.workers.forget(alive)
             self.construction.forget(alive)
             self.harvest.forget(alive)
+            self.placement.forget(alive)
         events = self.events
         jobs = self.workers.jobs
         structures = self.construction.structures

@@ -127,6 +127,7 @@ class Vision:
     def pathing_grid(self, player: int) -> np.ndarray:
         """bool[height, width]: the pathing grid the player's ``game_info`` reports now (see the
         module docstring)."""
+        from sc2pool.engine.sim.races.terran import WALKABLE_STRUCTURES
         from sc2pool.engine.sim.systems.placement import half_size
         from sc2pool.engine.terrain import has_footprint, stamp
 
@@ -147,6 +148,8 @@ class Vision:
                     if explored is None or not explored[cy, cx]:
                         continue
             elif owner != player and tag not in known:
+                continue
+            if int(u.unit_id[i]) in WALKABLE_STRUCTURES:
                 continue
             name = TYPES.specs[int(u.ti[i])].name
             if has_footprint(name):
