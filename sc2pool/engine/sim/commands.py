@@ -190,7 +190,7 @@ class CommandPath:
         handler = self.untargeted.get(ability)
         if handler is not None:
             return handler(cmd)
-        if ability in self.modes:
+        if ability in self.modes and w.morph.can(ability, rows):
             return w.morph.mode(player, ability, rows)
         handler = self.targeted.get(ability)
         if handler is None:
@@ -351,7 +351,7 @@ class CommandPath:
         shown = D.SCAN_MOVE if (ability or c.ability) == D.SCAN_MOVE else D.ATTACK_ATTACK
         trow = c.trow
         if trow >= 0:
-            if not c.hostile and int(u.owner[trow]) == NEUTRAL_OWNER and TYPES.neutral[u.ti[trow]]:
+            if not c.hostile and int(u.owner[trow]) == NEUTRAL_OWNER and not TYPES.destructible[u.ti[trow]]:
                 return CANT_TARGET_THAT_UNIT  # (destructible rocks may be attacked; minerals may not)
             ok = c.rows[TYPES.can_hit[u.ti[c.rows], u.ti[trow]]]
             if len(ok) == 0:

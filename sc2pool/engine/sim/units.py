@@ -29,6 +29,13 @@ TAG_BASE = 1 << 32
 """Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""
 
 
+def _destructible(unit_id: int) -> bool:
+    from sc2pool.engine.data import units as F
+
+    f = F.FACTS.get(unit_id)
+    return f is not None and f.kind == F.DESTRUCTIBLE
+
+
 class TypeTable:
     """Per-type columns built once from :mod:`sc2pool.engine.data`, indexed by type row ``ti``."""
 
@@ -51,6 +58,8 @@ class TypeTable:
         self.is_flying = col(lambda s: s.is_flying, bool)
         self.neutral = col(lambda s: s.neutral, bool)
         self.structure = col(lambda s: s.is_structure, bool)
+        self.destructible = np.array([_destructible(s.unit_id) for s in specs], dtype=bool)
+        """Neutral obstacles units may destroy (rocks, debris): attackable though neutral-owned."""
         w = [s.weapons[0] if s.weapons else None for s in specs]
         self.can_attack = np.array([x is not None for x in w], dtype=bool)
         self.range = np.array([x.range if x else 0.0 for x in w])

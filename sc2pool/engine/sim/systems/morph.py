@@ -46,6 +46,10 @@ class Morph:
     def __init__(self, world: World) -> None:
         self.w = world
 
+    def can(self, ability: int, rows: np.ndarray) -> bool:
+        """Whether any of ``rows`` is of a type ``ability`` morphs."""
+        return bool(np.isin(self.w.u.unit_id[rows], np.array(tech.MORPH[ability].sources)).any())
+
     def mode(self, player: int, ability: int, rows: np.ndarray) -> int:
         """Morph the commanded units that can use ``ability`` into its product."""
         spec = tech.MORPH[ability]
