@@ -189,7 +189,9 @@ class _Field:
         self.pred = pred
         self.limit = limit
         self.epoch = epoch  # the layer's change count when it was solved
-        self.taut: dict[int, list[tuple[float, float]]] = {}  # node -> waypoints from its centre to the goal
+        # node -> waypoints from its centre to the goal; tuples, which the cyclic garbage collector
+        # stops tracking, so thousands of kept paths do not lengthen its pauses
+        self.taut: dict[int, tuple[tuple[float, float], ...]] = {}
         self.box: dict[int, tuple[float, float, float, float]] = {}  # node -> bounding box of that path
         # structures placed since the field was solved, repaired on its next use: (closed nodes,
         # nodes around them, their box)
@@ -413,7 +415,7 @@ class _Layer:
         return f
 
 
-def _crosses(pts: list[tuple[float, float]], cell: int, width: int, box: tuple[int, int, int, int]) -> bool:
+def _crosses(pts: tuple[tuple[float, float], ...], cell: int, width: int, box: tuple[int, int, int, int]) -> bool:
     """True when the polyline from ``cell``'s centre through ``pts`` may touch the cells of ``box``."""
     x0, y0, x1, y1 = box
     px, py = cell % width + 0.5, cell // width + 0.5
@@ -632,7 +634,7 @@ class PathFinder:
                 return pts[i:]
         return [(scx + 0.5, scy + 0.5), *pts]  # via its cell's centre, which sees the first waypoint
 
-    def _taut(self, layer: _Layer, f: _Field, node: int, goal: int) -> list[tuple[float, float]]:
+    def _taut(self, layer: _Layer, f: _Field, node: int, goal: int) -> tuple[tuple[float, float], ...]:
         """Waypoints from ``node``'s centre to the goal's centre, pulled taut; kept per node."""
         hit = f.taut.get(node)
         if hit is not None:
@@ -644,9 +646,9 @@ class PathFinder:
         while cur != goal and cur not in f.taut:
             cur = pred(cur)
             if cur < 0:
-                return []
+                return ()
             chain.append(cur)
-        tail = f.taut.get(cur, []) if cur != goal else []
+        tail = list(f.taut.get(cur, ())) if cur != goal else []
         cells = g.cells
         pts = [(int(cells[c]) % w + 0.5, int(cells[c]) // w + 0.5) for c in chain[1:]] + tail
         m = len(chain) - 1  # pts[:m] are cell centres down the field, pts[m:] an already taut path
@@ -672,13 +674,14 @@ class PathFinder:
         xs = [p[0] for p in out]
         ys = [p[1] for p in out]
         box = (min(xs + [cx0]), min(ys + [cy0]), max(xs + [cx0]), max(ys + [cy0]))
-        f.taut[node] = out
+        kept = tuple(out)
+        f.taut[node] = kept
         f.box[node] = box
         for k, j in enumerate(at):  # every waypoint on the field's cells starts a taut path too
             if j < m - 1 and chain[j + 1] not in f.taut:
-                f.taut[chain[j + 1]] = out[k + 1:]
+                f.taut[chain[j + 1]] = kept[k + 1:]
                 f.box[chain[j + 1]] = box  # the whole path's box holds its tail's
-        return out
+        return kept
 
     def distance(self, start: tuple[float, float], goal: tuple[float, float], radius: float = 0.375) -> float | None:
         """Length of the path from ``start`` to ``goal``; None when the goal's cell cannot be reached.
