@@ -82,9 +82,14 @@ def ramp_side_cells(width: int, height: int, ramps: tuple[Ramp, ...] | list[Ramp
     Ramps of other shapes get no side cells (m: none on the measured maps).
     """
     out = np.zeros((height, width), dtype=bool)
-    ys, xs = np.mgrid[0:height, 0:width]
     for r in ramps:
         f = r.base
+        reach = int(math.ceil(f.w + 2 * r.mid.h)) + 3  # the ramp and its sides lie within this of base.c
+        y0, y1 = max(int(f.cy) - reach, 0), min(int(f.cy) + reach + 1, height)
+        x0, x1 = max(int(f.cx) - reach, 0), min(int(f.cx) + reach + 1, width)
+        if y0 >= y1 or x0 >= x1:
+            continue
+        ys, xs = np.mgrid[y0:y1, x0:x1]
         px, py = xs + 0.5 - f.cx, ys + 0.5 - f.cy
         a = -(px * f.ux + py * f.uy)
         d = np.abs(px * f.rx + py * f.ry) - f.w
@@ -92,9 +97,9 @@ def ramp_side_cells(width: int, height: int, ramps: tuple[Ramp, ...] | list[Ramp
             i, j = a / _HALF_DIAGONAL, d / _HALF_DIAGONAL
             on_lattice = (np.abs(i - np.rint(i)) < 1e-3) & (np.abs(j - np.rint(j)) < 1e-3)
             ij = np.rint(i) + np.rint(j)
-            out |= on_lattice & (np.rint(j) >= 0) & (np.rint(j) <= 2) & (ij >= 3) & (ij <= 7)
+            out[y0:y1, x0:x1] |= on_lattice & (np.rint(j) >= 0) & (np.rint(j) <= 2) & (ij >= 3) & (ij <= 7)
         elif r.dir < 4 and abs(r.mid.h - 2.0) < 1e-3:
-            out |= (np.abs(d + 0.5) < 1e-3) & (np.abs(a - 1.5) < 1.0 + 1e-3) & (np.abs(a - np.rint(a - 0.5) - 0.5) < 1e-3)
+            out[y0:y1, x0:x1] |= (np.abs(d + 0.5) < 1e-3) & (np.abs(a - 1.5) < 1.0 + 1e-3) & (np.abs(a - np.rint(a - 0.5) - 0.5) < 1e-3)
     return out
 
 
