@@ -173,6 +173,26 @@ def test_burnysc2_finds_the_same_main_ramp(name: str):
         assert [(round(x, 6), round(y, 6)) for x, y in ramp[k]] == [(round(x, 6), round(y, 6)) for x, y in v], k
 
 
+def _square(x: float, y: float, w: int) -> list[tuple[int, int]]:
+    """The cells of a w x w footprint centred on (x, y)."""
+    x0, y0 = int(round(x - w / 2)), int(round(y - w / 2))
+    return [(x0 + i, y0 + j) for i in range(w) for j in range(w)]
+
+
+@pytest.mark.parametrize("name", MAP_NAMES)
+def test_the_ramp_wall_can_be_built_where_burnysc2_puts_it(name: str):
+    """python-sc2's ramp_wall bot builds its depots and barracks (with the add-on beside it) on the
+    main ramp's points: those cells are placeable in the engine's grid, as in the client's."""
+    f, m = case(name)
+    cells = [c for x, y in f.ramp["corner_depots"] + f.ramp["depot_in_middle"] for c in _square(x, y, 2)]
+    for x, y in f.ramp["barracks_correct_placement"]:
+        cells += _square(x, y, 3) + _square(x + 2.5, y - 0.5, 2)
+    assert cells
+    client = [bool(f.placement[y, x]) for x, y in cells]
+    assert all(client), "the client lets the wall be built"
+    assert [bool(m.placeable[y, x]) for x, y in cells] == client
+
+
 @pytest.mark.parametrize("name", MAP_NAMES)
 def test_unit_z_is_the_terrain_height(name: str):
     f, m = case(name)
