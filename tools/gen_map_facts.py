@@ -13,7 +13,8 @@ holds what tests/engine/terrain/test_ladder_maps.py compares the engine against:
   mineral and vespene contents as reported);
 * ``expansion`` lines: burnysc2 7.3.0's ``expansion_locations_list`` computed on the capture;
 * ``ramp`` lines: burnysc2's ``main_base_ramp`` on the capture: top_center, upper, lower,
-  corner_depots, barracks_correct_placement (points sorted).
+  upper2_for_ramp_wall, corner_depots, depot_in_middle, barracks_in_middle,
+  barracks_correct_placement (points sorted).
 
 Usage:  python tools/gen_map_facts.py [--mirror DIR] [--out tests/engine/terrain/map_facts]
 """
@@ -28,8 +29,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests/engine/terrain"))
 
 from capture_io import CAPTURED_MAPS, DEFAULT_MIRROR, Capture, load_capture  # noqa: E402
+from map_facts_io import burny_answers as map_facts_burny_answers  # noqa: E402  (reader and writer share it)
 
 
 def rle_bits(grid: np.ndarray) -> str:
@@ -52,30 +55,10 @@ def rle_bytes(grid: np.ndarray) -> str:
 
 def burny_answers(cap: Capture):
     """(expansions, ramp) burnysc2 finds on the capture, as python-sc2's own tests build the bot."""
-    from s2clientprotocol import sc2api_pb2 as sc
-    from sc2.bot_ai import BotAI
-    from sc2.client import Client
-    from sc2.game_data import GameData
-    from sc2.game_info import GameInfo
-    from sc2.game_state import GameState
-
-    bot = BotAI()
-    bot._initialize_variables()
-    bot._prepare_start(client=Client(True), player_id=1, game_info=GameInfo(cap.game_info), game_data=GameData(cap.data))
-    bot._prepare_step(state=GameState(cap.observation), proto_game_info=sc.Response(game_info=cap.game_info))
-    bot._prepare_first_step()
-    exps = sorted((float(p.x), float(p.y)) for p in bot.expansion_locations_list)
-    ramp = bot.main_base_ramp
-    pts = lambda s: sorted((float(p.x), float(p.y)) for p in s)  # noqa: E731
-    r = {
-        "top_center": [(float(ramp.top_center.x), float(ramp.top_center.y))],
-        "upper": pts(ramp.upper),
-        "lower": pts(ramp.lower),
-        "corner_depots": pts(ramp.corner_depots),
-        "barracks_correct_placement": [(float(ramp.barracks_correct_placement.x), float(ramp.barracks_correct_placement.y))]
-        if ramp.barracks_correct_placement is not None else [],
-    }
-    return exps, r
+    exps, ramp = map_facts_burny_answers(cap.game_info, cap.observation, cap.data)
+    if ramp is None:
+        raise RuntimeError(f"{cap.name}: burnysc2 finds no main ramp on the real client's capture")
+    return exps, ramp
 
 
 def facts_text(cap: Capture) -> str:

@@ -8,6 +8,7 @@ computation once per machine.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -19,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from sc2pool.engine.terrain import footprint_data, grids
+from sc2pool.engine.terrain import footprint_data, footprints, grids, reader
 from sc2pool.engine.terrain.footprints import CRITTER_TYPES, GEYSER_TYPES, MINERAL_TYPES, doodad_blocks
 from sc2pool.engine.terrain.reader import MapReadError, RawMap, read_raw
 
-#: Bump when a rule changes what load_map computes (the disk cache keys on it and on the table).
-RULES_VERSION = 1
+#: Bump when what load_map computes changes outside the modules the disk cache already keys on.
+RULES_VERSION = 2
 
 #: Default contents of a resource (real client, visible units at game start in python-sc2's
 #: captures: LabMineralField 1800, LabMineralField750 900, Purifier likewise; geysers 2250 gas).
@@ -166,8 +167,11 @@ def cache_dir() -> Path:
     return Path(base) / "sc2pool" / "maps"
 
 
+@functools.cache
 def _rules_key() -> str:
-    src = Path(footprint_data.__file__).read_bytes()
+    """A digest of the code and tables that decide the grids, so a changed rule never reads a stale cache."""
+    files = [Path(str(mod.__file__)) for mod in (footprint_data, footprints, grids, reader)] + [Path(__file__)]
+    src = b"".join(f.read_bytes() for f in files)
     return hashlib.sha1(src + f"rules={RULES_VERSION}".encode()).hexdigest()[:12]
 
 

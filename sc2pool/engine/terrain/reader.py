@@ -2,8 +2,8 @@
 
 Only what the grids and neutral objects need is decoded: ``MapInfo`` (size, camera bounds),
 ``t3SyncHeightMap`` (vertex heights and cliff levels), ``t3SyncCliffLevel`` (cell cliff levels,
-ramps in between), the ``CellAttribute_*`` paint layers and the ``Objects`` XML (units, doodads,
-points).  The layouts are the ones measured in ``docs/engine.md`` ("Ladder maps").  Every failure
+ramps in between), the ramps of ``t3Terrain.xml`` (where each ramp lies), the ``CellAttribute_*``
+paint layers and the ``Objects`` XML (units, doodads, points).  The layouts are the ones measured in ``docs/engine.md`` ("Ladder maps").  Every failure
 raises :class:`MapReadError` naming the file and the part that could not be read, so a bad map in
 ``Maps/`` is reported to the player instead of crashing the game process.
 """
@@ -11,6 +11,7 @@ raises :class:`MapReadError` naming the file and the part that could not be read
 from __future__ import annotations
 
 import os
+import re
 import struct
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -46,6 +47,37 @@ class MapObject:
 
 
 @dataclass(frozen=True)
+class RampFrame:
+    """One frame of a ``<ramp>`` entry: a point ``c``, unit vectors ``u`` and ``r``, extents ``w``, ``h``."""
+
+    ux: float
+    uy: float
+    rx: float
+    ry: float
+    cx: float
+    cy: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class Ramp:
+    """A ramp of ``t3Terrain.xml`` (its ``dir``, the cliff levels it joins and its frames).
+
+    Measured meaning (docs/engine.md, "Ladder maps"): ``base.c`` is the middle of the ramp's upper
+    edge, ``-base.u`` points down the ramp and ``base.r`` across it; ``base.w`` is half the ramp's
+    width and ``2 * mid.h`` its length (``mid.c`` is its middle).  ``dir`` 4..7 are the diagonal
+    ramps, 0..3 the axis-aligned ones.
+    """
+
+    dir: int
+    hi: int
+    lo: int
+    base: RampFrame
+    mid: RampFrame
+
+
+@dataclass(frozen=True)
 class RawMap:
     """The decoded layers; grids are indexed [y, x] with row 0 at world y = 0."""
 
@@ -57,6 +89,7 @@ class RawMap:
     cliff: np.ndarray  # uint16[h, w], cliff level x 64, ramps in between
     attributes: dict[str, np.ndarray]  # CellAttribute_XXX -> bool[h, w] (nonzero = on)
     objects: tuple[MapObject, ...]
+    ramps: tuple[Ramp, ...] = ()
 
 
 def _u32(buf: bytes, off: int) -> int:
@@ -170,6 +203,33 @@ def _parse_objects(path: Path, buf: bytes) -> tuple[MapObject, ...]:
     return tuple(out)
 
 
+_FRAME = re.compile(
+    r"u\(\s*(\S+?),\s*(\S+?)\)\s*r\(\s*(\S+?),\s*(\S+?)\)\s*c=\(\s*(\S+?),\s*(\S+?)\)\s*w=(\S+)\s+h=(\S+)"
+)
+
+
+def _parse_frame(text: str) -> RampFrame:
+    m = _FRAME.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"frame {text!r} is not 'u(x, y) r(x, y) c=(x, y) w=.. h=..'")
+    return RampFrame(*(float(g) for g in m.groups()))
+
+
+def _parse_ramps(path: Path, buf: bytes) -> tuple[Ramp, ...]:
+    try:
+        root = ET.fromstring(buf)
+    except ET.ParseError as e:
+        raise MapReadError(path, f"t3Terrain.xml: not valid XML ({e})") from None
+    out: list[Ramp] = []
+    for el in root.iter("ramp"):
+        a = el.attrib
+        try:
+            out.append(Ramp(int(a["dir"]), int(a["hi"]), int(a["lo"]), _parse_frame(a["base"]), _parse_frame(a["mid"])))
+        except (KeyError, ValueError) as e:
+            raise MapReadError(path, f"t3Terrain.xml: bad <ramp> entry ({type(e).__name__}: {e})") from None
+    return tuple(out)
+
+
 def read_raw(path: str | os.PathLike[str]) -> RawMap:
     """Decode the layers of the ``.SC2Map`` at ``path``; :class:`MapReadError` on anything unreadable."""
     p = Path(path)
@@ -210,6 +270,8 @@ def read_raw(path: str | os.PathLike[str]) -> RawMap:
         objects = read("Objects")
         assert objects is not None
         objs = _parse_objects(p, objects)
+        terrain = read("t3Terrain.xml", required=False)  # a map without it has no ramps to shape
+        ramps = _parse_ramps(p, terrain) if terrain is not None else ()
     finally:
         archive.file.close()
-    return RawMap(w, h, camera, heights, levels, cliff, attributes, objs)
+    return RawMap(w, h, camera, heights, levels, cliff, attributes, objs, ramps)

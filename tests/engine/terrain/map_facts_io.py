@@ -141,21 +141,28 @@ def burny_answers(game_info: sc.ResponseGameInfo, observation: sc.ResponseObserv
     exps = sorted((float(p.x), float(p.y)) for p in bot.expansion_locations_list)
     try:
         ramp = bot.main_base_ramp
+        return exps, ramp_answers(ramp)
     except (AssertionError, ValueError):  # burnysc2 trips on a ramp it cannot take apart
         return exps, None
 
-    def pts(s):
+
+def ramp_answers(ramp) -> dict[str, list[tuple[float, float]]]:
+    """The main ramp's points that python-sc2's wall-in bots use (each a sorted list of points);
+    tools/gen_map_facts.py writes the client's with this same function."""
+
+    def pts(s) -> list[tuple[float, float]]:
         return sorted((float(p.x), float(p.y)) for p in s)
 
-    try:
-        bcp = ramp.barracks_correct_placement
-        depots = pts(ramp.corner_depots)
-    except (AssertionError, ValueError):
-        return exps, None
-    return exps, {
-        "top_center": [(float(ramp.top_center.x), float(ramp.top_center.y))],
+    def one(p) -> list[tuple[float, float]]:
+        return [] if p is None else [(float(p.x), float(p.y))]
+
+    return {
+        "top_center": one(ramp.top_center),
         "upper": pts(ramp.upper),
         "lower": pts(ramp.lower),
-        "corner_depots": depots,
-        "barracks_correct_placement": [(float(bcp.x), float(bcp.y))] if bcp is not None else [],
+        "upper2_for_ramp_wall": pts(ramp.upper2_for_ramp_wall),
+        "corner_depots": pts(ramp.corner_depots),
+        "depot_in_middle": one(ramp.depot_in_middle),
+        "barracks_in_middle": one(ramp.barracks_in_middle),
+        "barracks_correct_placement": one(ramp.barracks_correct_placement),
     }
