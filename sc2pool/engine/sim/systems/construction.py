@@ -14,6 +14,7 @@ structures (their construction and production state).
 from __future__ import annotations
 
 import math
+from functools import cache
 import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -71,6 +72,13 @@ class Structure:
         return self.done >= self.build_loops
 
 
+@cache
+def _counts_as(unit_id: int) -> frozenset[int]:
+    from sc2pool.engine.data import tech
+
+    return frozenset(tech.satisfies(unit_id))
+
+
 class Construction:
     """The economy's structures, keyed by tag; building them."""
 
@@ -109,8 +117,11 @@ class Construction:
             self.w.supply.revision += 1
 
     def ready_of(self, player: int, unit_id: int) -> bool:
-        """Whether the player has a finished structure of ``unit_id`` (a tech requirement)."""
-        return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
+        """Whether the player has a finished structure that counts as ``unit_id`` for a tech
+        requirement: one of that type, or of a type the client says stands for it (a lowered
+        supply depot for a depot, an Orbital Command for a Command Center)."""
+        counts = _counts_as(unit_id)
+        return any(s.owner == player and s.unit_id in counts and s.ready for s in self.structures.values())
 
     # ------------------------------------------------------------------ commands
     def available(self, player: int, rules: RaceRules, out: list[tuple[int, bool]]) -> None:
