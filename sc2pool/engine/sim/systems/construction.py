@@ -14,9 +14,9 @@ structures (their construction and production state).
 from __future__ import annotations
 
 import math
-from functools import cache
 import struct
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
