@@ -2,82 +2,422 @@
 
 How a query is answered (measured in docs/engine.md, "Ladder maps", pathfinding):
 
-1. The grid a unit of radius ``r`` may stand on: cells whose centre is at least ``r`` from every
-   blocked cell (a distance transform, per radius class of a quarter cell, recomputed lazily
-   after structures change).
-2. A straight line the unit fits along (sampled every half cell) is the whole path: the common
-   case in open ground, and the cheapest.
-3. Otherwise a distance field to the goal cell (Dijkstra over the 8-connected cell graph, in C via
-   ``scipy.sparse.csgraph``) is computed once and cached, so every unit sent to the same goal (an
-   attack point, a rally, a mineral line) reuses it; the cell path down the field is then pulled
-   taut (each waypoint is the farthest one still in a straight line), which makes it any-angle.
+1. The cells a unit of radius ``r`` may stand on: those whose centre is at least ``r`` from every
+   blocked cell (a capped distance transform, one layer per radius class of a quarter cell).
+2. A straight segment the unit fits along is the whole path: the common case in open ground.
+   Segments are tested against a summed-area table of the blocked cells, so a long segment
+   through open ground costs a few table lookups.
+3. Otherwise a distance field to the goal (Dijkstra over the 8-connected free cells, in C via
+   ``scipy.sparse.csgraph``) is computed once and kept, so every unit sent to the same goal (an
+   attack point, a rally, a mineral line) shares it; a short move gets a field searched only
+   around its goal.  The cell path down the field is pulled taut (each waypoint is the farthest
+   one still in a straight line), and the taut path is kept per start cell and per waypoint: the
+   next unit from the same cell, or whose cell path runs into an already pulled one, pays for a
+   few segment tests.
 4. A goal the unit cannot reach (blocked, or walled off) is replaced by the reachable cell nearest
    to it, so a path always ends somewhere sensible.
 
-Structures: :meth:`PathFinder.set_blocked` adds (cells) or removes (None) one structure's cells by
-a key; the grids and caches it touches are rebuilt on the next query.
+Structures (:meth:`PathFinder.set_blocked`) change only what they touch: the distance transform,
+the free cells and the graph's edge weights are updated in a window around the structure (every
+layer's graph is built once).  A kept field is repaired when next used: only the cells whose
+shortest path ran through the structure are solved again, from the cells around them, and only
+the taut paths that pass it are pulled again.  A structure that leaves makes the fields stale
+(paths may be shorter anywhere); they are solved again when next used.
 """
 
 from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
 SQRT2 = math.sqrt(2.0)
 RADIUS_STEP = 0.25
-FIELD_CACHE = 64
-PATH_CACHE = 4096
+FIELD_CACHE = 32  # full distance fields kept per radius class
+LOCAL_CACHE = 64  # bounded (short-move) fields kept per radius class
+CLEAR_CAP = 6.0  # clearance is exact up to here: radius classes above it rebuild the whole grid on changes
+SHORT_MOVE = 12.0  # a move shorter than this searches a bounded neighbourhood of its goal first,
+SHORT_BOUND = 30.0  # this far along the grid (a detour of 2.5 times the longest such move)
+_UNREACHED = -9999  # scipy's predecessor of a node it did not reach
+
+
+def _supercover_free(rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
+    """True when every cell the segment touches is free (plain Python; for short pieces).
+
+    The cells are those under the points where the segment crosses a grid line and halfway
+    between consecutive crossings; where it passes exactly through a grid corner, all four cells
+    round the corner, so nothing squeezes between two blocked cells that touch at a corner (as
+    the real game's walls of diagonal depots hold).
+    """
+    dx, dy = bx - ax, by - ay
+    ts = [0.0, 1.0]
+    if dx:
+        lo, hi = (ax, bx) if ax < bx else (bx, ax)
+        ts += [(k - ax) / dx for k in range(math.ceil(lo), math.floor(hi) + 1)]
+    if dy:
+        lo, hi = (ay, by) if ay < by else (by, ay)
+        ts += [(k - ay) / dy for k in range(math.ceil(lo), math.floor(hi) + 1)]
+    ts.sort()
+    prev = -1.0
+    for t in ts:
+        t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+        if prev >= 0.0:
+            if t == prev:
+                continue
+            m = (prev + t) * 0.5
+            x, y = math.floor(ax + dx * m), math.floor(ay + dy * m)
+            if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
+                return False
+        px, py = ax + dx * t, ay + dy * t
+        x, y = math.floor(px), math.floor(py)
+        if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
+            return False
+        if 0.0 < t < 1.0:
+            kx, ky = round(px), round(py)
+            if abs(px - kx) < 1e-9 and abs(py - ky) < 1e-9:  # through a corner: the cells beside it too
+                if kx < 1 or ky < 1 or kx >= w or ky >= h or not (rows[ky - 1][kx - 1] and rows[ky - 1][kx] and rows[ky][kx - 1] and rows[ky][kx]):
+                    return False
+        prev = t
+    return True
+
+
+def _segment_free(sat: np.ndarray, rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
+    """True when every cell the segment touches is free (see :func:`_supercover_free`).
+
+    ``sat`` is the summed-area table of the blocked cells: a piece of the segment whose bounding
+    box holds no blocked cell is free at once, one that does is halved until it is a few cells
+    long and then tested cell by cell.  In open ground a long segment costs a handful of table
+    lookups instead of a walk over every cell it crosses.
+    """
+    stack = [(ax, ay, bx, by)]
+    while stack:
+        ax, ay, bx, by = stack.pop()
+        x0, x1 = (math.floor(ax), math.floor(bx)) if ax < bx else (math.floor(bx), math.floor(ax))
+        y0, y1 = (math.floor(ay), math.floor(by)) if ay < by else (math.floor(by), math.floor(ay))
+        if x0 < 0 or y0 < 0 or x1 >= w or y1 >= h:
+            return False
+        if sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0] == 0:
+            continue
+        if x1 - x0 + y1 - y0 <= 3:
+            if not _supercover_free(rows, w, h, ax, ay, bx, by):
+                return False
+            continue
+        mx, my = (ax + bx) * 0.5, (ay + by) * 0.5
+        if abs(mx - round(mx)) < 1e-9 and abs(my - round(my)) < 1e-9:  # not on a corner: a piece's ends
+            mx, my = ax + (bx - ax) * 0.515625, ay + (by - ay) * 0.515625  # are not tested for it
+        stack.append((mx, my, bx, by))
+        stack.append((ax, ay, mx, my))
+    return True
+
+
+def _blocked_sat(free: np.ndarray) -> np.ndarray:
+    """int32[h+1, w+1]: sat[y, x] = number of blocked cells in [0:y, 0:x]."""
+    h, w = free.shape
+    sat = np.zeros((h + 1, w + 1), dtype=np.int32)
+    np.cumsum(np.cumsum(~free, axis=0, dtype=np.int32), axis=1, out=sat[1:, 1:])
+    return sat
+
+
+class _Graph:
+    """The 8-neighbour edges between the base grid's pathable cells, shared by every radius class.
+
+    Nodes are the pathable cells (row-major order); each radius class gives the edges its own
+    weights (infinite where a cell is not free for it), so a structure changes weights in place and
+    never rebuilds the sparse structure.  A diagonal edge needs both cells beside it free (no
+    corner cutting).
+    """
+
+    def __init__(self, base: np.ndarray) -> None:
+        h, w = base.shape
+        self.shape = (h, w)
+        cells = np.flatnonzero(base)
+        self.n = int(cells.size)
+        self.cells = cells  # node -> flat cell
+        self.node = np.full(h * w, -1, dtype=np.int64)
+        self.node[cells] = np.arange(self.n)
+        node2 = self.node.reshape(h, w)
+        flat = np.arange(h * w).reshape(h, w)
+        src, dst, cost, side_a, side_b = [], [], [], [], []
+        for dy, dx, c in ((0, 1, 1.0), (1, 0, 1.0), (1, 1, SQRT2), (1, -1, SQRT2), (0, -1, 1.0), (-1, 0, 1.0), (-1, -1, SQRT2), (-1, 1, SQRT2)):
+            ys, yd = slice(max(0, -dy), h - max(0, dy)), slice(max(0, dy), h + min(0, dy))
+            xs, xd = slice(max(0, -dx), w - max(0, dx)), slice(max(0, dx), w + min(0, dx))
+            ok = base[ys, xs] & base[yd, xd]
+            src.append(node2[ys, xs][ok])
+            dst.append(node2[yd, xd][ok])
+            cost.append(np.full(int(ok.sum()), c))
+            if dx and dy:  # the two cells beside a diagonal step: (x+dx, y) and (x, y+dy)
+                side_a.append(flat[ys, xd][ok])
+                side_b.append(flat[yd, xs][ok])
+            else:
+                side_a.append(np.full(int(ok.sum()), -1))
+                side_b.append(np.full(int(ok.sum()), -1))
+        s, d = np.concatenate(src), np.concatenate(dst)
+        order = np.lexsort((d, s))
+        self.src, self.dst = s[order], d[order]
+        self.cost = np.concatenate(cost)[order]
+        self.side_a, self.side_b = np.concatenate(side_a)[order], np.concatenate(side_b)[order]
+        self.indptr = np.searchsorted(self.src, np.arange(self.n + 1)).astype(np.int64)
+        self.degree = np.diff(self.indptr)
+        self.indices = self.dst.astype(np.int32)
+
+    def weights(self, free_flat: np.ndarray, edges: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Edge weights for a radius class whose free cells are ``free_flat`` (bool[h*w])."""
+        s, d = self.cells[self.src[edges]], self.cells[self.dst[edges]]
+        ok = free_flat[s] & free_flat[d]
+        sa, sb = self.side_a[edges], self.side_b[edges]
+        diag = sa >= 0
+        ok[diag] &= free_flat[sa[diag]] & free_flat[sb[diag]]
+        return np.where(ok, self.cost[edges], np.inf)
+
+    def edges_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The edge positions (in CSR order) of the edges leaving ``nodes``."""
+        starts, ends = self.indptr[nodes], self.indptr[nodes + 1]
+        counts = ends - starts
+        if counts.sum() == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+
+
+class _Field:
+    """Shortest paths from every node to one goal node, and the taut paths pulled from it so far."""
+
+    def __init__(self, dist: np.ndarray, pred: np.ndarray, limit: float, epoch: int) -> None:
+        self.dist = dist
+        self.pred = pred
+        self.limit = limit
+        self.epoch = epoch  # the layer's change count when it was solved
+        self.taut: dict[int, list[tuple[float, float]]] = {}  # node -> waypoints from its centre to the goal
+        self.box: dict[int, tuple[float, float, float, float]] = {}  # node -> bounding box of that path
+        # structures placed since the field was solved, repaired on its next use: (closed nodes,
+        # nodes around them, their box)
+        self.pending: list[tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]] = []
 
 
 class _Layer:
-    """One radius class on one version of the blocked grid: free cells, graph, components, fields."""
+    """One radius class: its free cells, edge weights, components and distance fields."""
 
-    def __init__(self, free: np.ndarray) -> None:
-        from scipy import ndimage
+    def __init__(self, pf: PathFinder, need: float) -> None:
         from scipy.sparse import csr_matrix
 
-        self.free = free
-        h, w = free.shape
-        self.shape = (h, w)
-        self.labels, _ = ndimage.label(free, structure=np.ones((3, 3), dtype=bool))
-        idx = np.arange(h * w).reshape(h, w)
-        rows, cols, costs = [], [], []
-        # edges between 8-neighbours, both free; diagonals only when both side cells are free (no corner cutting)
-        for dy, dx, cost in ((0, 1, 1.0), (1, 0, 1.0), (1, 1, SQRT2), (1, -1, SQRT2)):
-            ys = slice(0, h - dy)
-            yd = slice(dy, h)
-            xs = slice(max(0, -dx), w - max(0, dx))
-            xd = slice(max(0, dx), w + min(0, dx))
-            ok = free[ys, xs] & free[yd, xd]
-            if dx and dy:
-                ok &= free[ys, xd] & free[yd, xs]
-            a = idx[ys, xs][ok]
-            b = idx[yd, xd][ok]
-            rows += [a, b]
-            cols += [b, a]
-            costs.append(np.full(2 * a.size, cost))
-        r = np.concatenate(rows)
-        c = np.concatenate(cols)
-        self.graph = csr_matrix((np.concatenate(costs), (r, c)), shape=(h * w, h * w))
-        self.fields: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        # pulled paths by (start cell, goal cell): units re-path from the same cells to the same goals
-        self.paths: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+        self.pf = pf
+        self.need = need
+        self.free = pf._free_for(need)
+        self.rows: list[list[bool]] = self.free.tolist()
+        self.sat = _blocked_sat(self.free)
+        g = pf._graph
+        self.matrix = csr_matrix((g.weights(self.free.ravel()), g.indices, g.indptr), shape=(g.n, g.n))
+        self._labels: np.ndarray | None = None
+        self.fields: OrderedDict[int, _Field] = OrderedDict()
+        self.local: OrderedDict[int, _Field] = OrderedDict()
+        # changes to the free cells so far, and the last one that opened cells: a field solved
+        # before an opening is stale (shorter paths may exist anywhere), a bounded one before any
+        # change is stale; both are found out when next used, so a change frees nothing at once
+        self.epoch = 0
+        self.opened_at = 0
+        self.near_goal: dict[tuple[int, int], int] = {}  # (component, goal cell) -> reachable cell
 
-    def field(self, goal: int) -> tuple[np.ndarray, np.ndarray]:
-        """(distance, predecessor) arrays of the shortest paths from every cell to ``goal``."""
-        hit = self.fields.get(goal)
-        if hit is not None:
-            self.fields.move_to_end(goal)
-            return hit
+    @property
+    def labels(self) -> np.ndarray:
+        """int[h, w]: the connected component of each free cell as the graph connects them (-1 elsewhere)."""
+        if self._labels is None:
+            from scipy.sparse.csgraph import connected_components
+
+            m = self.matrix.copy()
+            m.data[~np.isfinite(m.data)] = 0
+            m.eliminate_zeros()
+            _, comp = connected_components(m, directed=False)
+            g = self.pf._graph
+            lab = np.full(self.free.size, -1, dtype=np.int64)
+            lab[g.cells] = comp
+            lab[~self.free.ravel()] = -1
+            self._labels = lab.reshape(self.free.shape)
+        return self._labels
+
+    def segment_free(self, ax: float, ay: float, bx: float, by: float) -> bool:
+        return _segment_free(self.sat, self.rows, self.pf.width, self.pf.height, ax, ay, bx, by)
+
+    def update(self, y0: int, y1: int, x0: int, x1: int) -> None:
+        """Re-derive the free cells of the window [y0:y1, x0:x1] after the clearance changed there."""
+        pf = self.pf
+        new = pf._free_for(self.need, (slice(y0, y1), slice(x0, x1)))
+        old = self.free[y0:y1, x0:x1]
+        closed, opened = old & ~new, new & ~old
+        if not (closed.any() or opened.any()):
+            return
+        self.free[y0:y1, x0:x1] = new
+        for y in range(y0, y1):
+            self.rows[y][x0:x1] = new[y - y0].tolist()
+        self.sat = _blocked_sat(self.free)
+        # the weights of every edge touching a changed cell or passing beside one
+        g = pf._graph
+        ty0, tx0 = max(y0 - 1, 0), max(x0 - 1, 0)
+        ty1, tx1 = min(y1 + 1, pf.height), min(x1 + 1, pf.width)
+        changed = np.zeros((ty1 - ty0, tx1 - tx0), dtype=bool)
+        changed[y0 - ty0:y1 - ty0, x0 - tx0:x1 - tx0] = closed | opened
+        touched = changed.copy()  # the changed cells and their 8 neighbours
+        touched[1:] |= changed[:-1]
+        touched[:-1] |= changed[1:]
+        grown = touched.copy()
+        touched[:, 1:] |= grown[:, :-1]
+        touched[:, :-1] |= grown[:, 1:]
+        ty, tx = np.nonzero(touched)
+        near = g.node[(ty + ty0) * pf.width + tx + tx0]
+        near = near[near >= 0]
+        edges = g.edges_of(near)
+        self.matrix.data[edges] = g.weights(self.free.ravel(), edges)
+        self._labels = None
+        self.near_goal.clear()
+        self.epoch += 1
+        if opened.any():
+            self.opened_at = self.epoch
+            return
+        cy, cx = np.nonzero(closed)
+        blocked = g.node[(cy + y0) * pf.width + (cx + x0)]
+        blocked = blocked[blocked >= 0]
+        box = (x0 + int(cx.min()) - 1, y0 + int(cy.min()) - 1, x0 + int(cx.max()) + 2, y0 + int(cy.max()) + 2)
+        for f in (*self.fields.values(), *self.local.values()):  # repaired when next used: a goal no
+            f.pending.append((blocked, near, box))  # unit asks for again costs nothing
+
+    def _bad_steps(self, pred: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """The nodes among ``nodes`` whose step to ``pred`` is no longer an edge (a cell closed, a corner cut)."""
+        p = pred[nodes]
+        has = p >= 0
+        g, w = self.pf._graph, self.pf.width
+        a, b = g.cells[nodes[has]], g.cells[p[has]]
+        ay, ax, by, bx = a // w, a % w, b // w, b % w
+        free = self.free.ravel()
+        ok = free[a] & free[b] & free[ay * w + bx] & free[by * w + ax]  # the two cells beside a diagonal step
+        return nodes[has][~ok]
+
+    def _repair(self, f: _Field) -> bool:
+        """Bring ``f`` up to date with the structures placed since; False when recomputing it is cheaper.
+
+        Only the nodes whose shortest path ran through a closed cell or a closed step (the subtrees
+        below them) can change; they are solved again from the unchanged nodes around them.
+        """
+        from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import dijkstra
 
-        dist, pred = dijkstra(self.graph, directed=False, indices=goal, return_predecessors=True)
-        self.fields[goal] = (dist, pred)
+        g = self.pf._graph
+        n = g.n
+        blocked = np.concatenate([b for b, _, _ in f.pending])
+        near = np.unique(np.concatenate([nb for _, nb, _ in f.pending]))
+        boxes = [box for _, _, box in f.pending]
+        f.pending = []
+        roots = np.concatenate([blocked, self._bad_steps(f.pred, near)])
+        if roots.size == 0:
+            return True
+        # every node below a root in the shortest-path forest (pointer jumping)
+        jump = np.append(np.where(f.pred >= 0, f.pred, n), n)
+        hit = np.zeros(n + 1, dtype=bool)
+        hit[roots] = True
+        while True:
+            hit |= hit[jump]
+            nxt = jump[jump]
+            if np.array_equal(nxt, jump):
+                break
+            jump = nxt
+        affected = hit[:n]
+        count = int(affected.sum())
+        if count > n // 4:
+            return False
+        f.dist[blocked] = np.inf
+        f.pred[blocked] = _UNREACHED
+        todo = np.flatnonzero(affected & self.free.ravel()[g.cells])
+        if todo.size:
+            local = np.full(n, -1, dtype=np.int64)
+            local[todo] = np.arange(todo.size)
+            e = g.edges_of(todo)
+            src, dst, wt = np.repeat(np.arange(todo.size), g.degree[todo]), g.indices[e], self.matrix.data[e]
+            keep = np.isfinite(wt)
+            src, dst, wt = src[keep], dst[keep], wt[keep]
+            inside = affected[dst]
+            # entry points: an unchanged neighbour's distance plus the step
+            out = ~inside & np.isfinite(f.dist[dst])
+            cand, s_loc, via = f.dist[dst[out]] + wt[out], src[out], dst[out]
+            order = np.lexsort((cand, s_loc))
+            first = np.ones(order.size, dtype=bool)
+            first[1:] = s_loc[order][1:] != s_loc[order][:-1]
+            entry_loc, entry_cost, entry_via = s_loc[order][first], cand[order][first], via[order][first]
+            # the sub-graph in CSR form directly (rows are already grouped by node): the affected
+            # nodes, then a virtual source (row k) with an edge to each entry point
+            k = todo.size
+            counts = np.bincount(src[inside], minlength=k)
+            indptr = np.zeros(k + 2, dtype=np.int64)
+            np.cumsum(counts, out=indptr[1:k + 1])
+            indptr[k + 1] = indptr[k] + entry_loc.size
+            sub = csr_matrix((np.concatenate([wt[inside], entry_cost]),
+                              np.concatenate([local[dst[inside]], entry_loc]).astype(np.int32), indptr), shape=(k + 1, k + 1))
+            d, p = dijkstra(sub, directed=True, indices=k, return_predecessors=True)
+            via_of = np.full(k, _UNREACHED, dtype=np.int64)
+            via_of[entry_loc] = entry_via
+            pl = p[:k].astype(np.int64)
+            f.dist[todo] = d[:k]
+            f.pred[todo] = np.where(pl == k, via_of, np.where(pl >= 0, todo[np.clip(pl, 0, k - 1)], _UNREACHED))
+            if math.isfinite(f.limit):  # beyond its bound a path may have left the searched area: unknown
+                over = todo[d[:k] > f.limit]
+                f.dist[over] = np.inf
+                f.pred[over] = _UNREACHED
+        # taut paths from changed nodes, or passing by a new structure, are pulled again
+        w = self.pf.width
+        drop = []
+        for v, (ax0, ay0, ax1, ay1) in f.box.items():
+            if affected[v] or any(ax0 < bx1 and ax1 >= bx0 and ay0 < by1 and ay1 >= by0 and _crosses(f.taut[v], int(g.cells[v]), w, (bx0, by0, bx1, by1))
+                                  for bx0, by0, bx1, by1 in boxes):
+                drop.append(v)
+        for v in drop:
+            del f.taut[v], f.box[v]
+        return True
+
+    def _valid(self, f: _Field | None) -> bool:
+        """True when ``f`` is up to date (repaired now if structures were placed since)."""
+        return f is not None and f.epoch >= self.opened_at and (not f.pending or self._repair(f))
+
+    def field(self, goal: int, start: int, bound: float | None = None) -> _Field:
+        """The distance field to ``goal``, reaching ``start`` if anything does.
+
+        With ``bound`` (a short move), a field searched only that far from the goal is tried first;
+        bounded fields are kept apart from the full ones, so many one-off short moves do not push
+        out the fields of the goals whole armies are walking to.
+        """
+        from scipy.sparse.csgraph import dijkstra
+
+        f = self.fields.get(goal)
+        if self._valid(f):
+            assert f is not None
+            self.fields.move_to_end(goal)
+            return f
+        if bound is not None:
+            lf = self.local.get(goal)
+            if not (self._valid(lf) and lf is not None and (lf.limit >= bound or math.isfinite(lf.dist[start]))):
+                dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True, limit=bound)
+                lf = _Field(dist, pred, bound, self.epoch)
+                self.local[goal] = lf
+                if len(self.local) > LOCAL_CACHE:
+                    self.local.popitem(last=False)
+            self.local.move_to_end(goal)
+            if math.isfinite(lf.dist[start]):
+                return lf
+        dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True)
+        f = _Field(dist, pred, math.inf, self.epoch)
+        self.fields[goal] = f
+        self.fields.move_to_end(goal)
         if len(self.fields) > FIELD_CACHE:
             self.fields.popitem(last=False)
-        return dist, pred
+        return f
+
+
+def _crosses(pts: list[tuple[float, float]], cell: int, width: int, box: tuple[int, int, int, int]) -> bool:
+    """True when the polyline from ``cell``'s centre through ``pts`` may touch the cells of ``box``."""
+    x0, y0, x1, y1 = box
+    px, py = cell % width + 0.5, cell // width + 0.5
+    for qx, qy in pts:
+        if min(px, qx) < x1 and max(px, qx) >= x0 and min(py, qy) < y1 and max(py, qy) >= y0:
+            return True
+        px, py = qx, qy
+    return False
 
 
 class PathFinder:
@@ -86,13 +426,19 @@ class PathFinder:
     def __init__(self, pathable: np.ndarray) -> None:
         if pathable.ndim != 2:
             raise ValueError(f"pathable must be a 2-D grid, got shape {pathable.shape}")
+        # scipy's modules are imported here, with the map, not by a game's first move order
+        import scipy.sparse.csgraph  # noqa: F401
+        from scipy import ndimage
+
         self.base = np.array(pathable, dtype=bool, copy=True)
         self.height, self.width = self.base.shape
         self._blocks: dict[int, np.ndarray] = {}  # key -> flat cell indices
         self._blocked_count = np.zeros(self.base.size, dtype=np.int32)
-        self._version = 0
-        self._layers: dict[tuple[int, int], _Layer] = {}
-        self._clearance: tuple[int, np.ndarray] | None = None
+        self._pathable = self.base.copy()
+        self._clearance = self._clear(self._pathable, ndimage)
+        self._graph = _Graph(self.base)
+        self._layers: dict[int, _Layer] = {}
+        self._layer(0.375)  # the small units' layer: the first query does not pay for building it
 
     # ---- structures --------------------------------------------------------------------------
 
@@ -103,6 +449,7 @@ class PathFinder:
         array of (x, y) cells.
         """
         old = self._blocks.pop(key, None)
+        touched = [old] if old is not None else []
         if old is not None:
             np.subtract.at(self._blocked_count, old, 1)
         if cells is not None:
@@ -110,15 +457,55 @@ class PathFinder:
             if flat.size:
                 self._blocks[key] = flat
                 np.add.at(self._blocked_count, flat, 1)
-        if old is not None or cells is not None:
-            self._version += 1
-            self._layers.clear()
-            self._clearance = None
+                touched.append(flat)
+        if not touched:
+            return
+        cand = np.unique(np.concatenate(touched))
+        now = self.base.ravel()[cand] & (self._blocked_count[cand] == 0)
+        flips = now != self._pathable.ravel()[cand]
+        if flips.any():
+            self._pathable.ravel()[cand[flips]] = now[flips]
+            self._refresh(cand[flips])
+
+    def _refresh(self, flip: np.ndarray) -> None:
+        """Update the clearance and every layer around the cells whose pathability flipped."""
+        from scipy import ndimage
+
+        ys, xs = flip // self.width, flip % self.width
+        pad = int(math.ceil(CLEAR_CAP)) + 2
+        iy0, iy1 = max(int(ys.min()) - pad, 0), min(int(ys.max()) + pad + 1, self.height)
+        ix0, ix1 = max(int(xs.min()) - pad, 0), min(int(xs.max()) + pad + 1, self.width)
+        wy0, wy1, wx0, wx1 = max(iy0 - pad, 0), min(iy1 + pad, self.height), max(ix0 - pad, 0), min(ix1 + pad, self.width)
+        window = self._clear(self._pathable[wy0:wy1, wx0:wx1], ndimage)
+        # the window's border sees no blocked cell beyond it; inside by `pad` the capped value is exact
+        self._clearance[iy0:iy1, ix0:ix1] = window[iy0 - wy0:iy1 - wy0, ix0 - wx0:ix1 - wx0]
+        for rc, layer in list(self._layers.items()):
+            if layer.need > CLEAR_CAP:  # beyond the exact cap: rebuilt on its next use
+                del self._layers[rc]
+            else:
+                layer.update(iy0, iy1, ix0, ix1)
+
+    def _free_for(self, need: float, window: tuple[slice, slice] = (slice(None), slice(None))) -> np.ndarray:
+        """bool: the cells (of ``window``) whose centre is at least ``need`` from every blocked cell's edge."""
+        if need <= 0:
+            return self._pathable[window].copy()
+        if need <= CLEAR_CAP:
+            return self._clearance[window] >= need
+        from scipy import ndimage  # a radius beyond the capped clearance: measure it on the whole grid
+
+        return ((ndimage.distance_transform_edt(self._pathable) - 0.5 >= need) & self._pathable)[window]
+
+    @staticmethod
+    def _clear(free: np.ndarray, ndimage: Any) -> np.ndarray:
+        """float32: distance from each free cell's centre to the nearest blocked cell's edge, capped; -1 if blocked."""
+        d = ndimage.distance_transform_edt(free) - 0.5
+        return np.where(free, np.minimum(d, CLEAR_CAP + 1.0), -1.0).astype(np.float32)
 
     def _flat(self, cells: tuple[slice, slice] | np.ndarray) -> np.ndarray:
-        idx = np.arange(self.base.size).reshape(self.base.shape)
         if isinstance(cells, tuple):
-            return np.unique(idx[cells].ravel())
+            ys = np.arange(self.height)[cells[0]]
+            xs = np.arange(self.width)[cells[1]]
+            return (ys[:, None] * self.width + xs[None, :]).ravel()
         arr = np.asarray(cells)
         if arr.dtype == bool:
             if arr.shape != self.base.shape:
@@ -133,28 +520,18 @@ class PathFinder:
     @property
     def pathable(self) -> np.ndarray:
         """bool[h, w]: the base grid less every structure's cells (what the client's pathing_grid shows)."""
-        return self.base & (self._blocked_count.reshape(self.base.shape) == 0)
+        return self._pathable.copy()
 
     # ---- grids per radius ----------------------------------------------------------------------
 
-    def _clear(self) -> np.ndarray:
-        """float[h, w]: distance from each cell centre to the nearest blocked cell's edge."""
-        if self._clearance is None or self._clearance[0] != self._version:
-            from scipy import ndimage
-
-            free = self.pathable
-            d = ndimage.distance_transform_edt(free) - 0.5
-            self._clearance = (self._version, np.where(free, d, -1.0))
-        return self._clearance[1]
-
     def _layer(self, radius: float) -> _Layer:
+        if not math.isfinite(radius):
+            raise ValueError(f"radius {radius} is not finite")
         rc = max(0, int(math.ceil((radius - 0.5) / RADIUS_STEP - 1e-9)))  # radius <= 0.5 fits any free cell
-        key = (self._version, rc)
-        layer = self._layers.get(key)
+        layer = self._layers.get(rc)
         if layer is None:
-            need = 0.5 + rc * RADIUS_STEP if rc else 0.0
-            layer = _Layer(self._clear() >= need)
-            self._layers[key] = layer
+            layer = _Layer(self, 0.5 + rc * RADIUS_STEP if rc else 0.0)
+            self._layers[rc] = layer
         return layer
 
     # ---- queries -------------------------------------------------------------------------------
@@ -164,26 +541,21 @@ class PathFinder:
             raise ValueError(f"point ({x}, {y}) is not finite")
         return (min(max(int(math.floor(x)), 0), self.width - 1), min(max(int(math.floor(y)), 0), self.height - 1))
 
-    def _line_free(self, free: np.ndarray, ax: float, ay: float, bx: float, by: float) -> bool:
-        """True when every cell the segment touches is free (corners it passes exactly included)."""
-        dx, dy = bx - ax, by - ay
-        ts = [np.array([0.0, 1.0])]
-        if dx:
-            xs = np.arange(math.ceil(min(ax, bx)), math.floor(max(ax, bx)) + 1)
-            ts.append((xs - ax) / dx)
-        if dy:
-            ys = np.arange(math.ceil(min(ay, by)), math.floor(max(ay, by)) + 1)
-            ts.append((ys - ay) / dy)
-        t = np.unique(np.clip(np.concatenate(ts), 0.0, 1.0))
-        # the crossings themselves (a corner lands on the cell above-right of it) and the middles between
-        t = np.concatenate([t, (t[:-1] + t[1:]) / 2])
-        px = np.floor(ax + dx * t).astype(np.intp)
-        py = np.floor(ay + dy * t).astype(np.intp)
-        if px.min() < 0 or py.min() < 0 or px.max() >= self.width or py.max() >= self.height:
-            return False
-        return bool(free[py, px].all())
+    def _nearest_free(self, free: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
+        """The free cell whose centre is nearest to (x, y): a small window first, else the whole grid."""
+        cx, cy = self._cell(x, y)
+        r = 4
+        y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, self.height), max(cx - r, 0), min(cx + r + 1, self.width)
+        ys, xs = np.nonzero(free[y0:y1, x0:x1])
+        if xs.size:
+            d2 = (xs + x0 + 0.5 - x) ** 2 + (ys + y0 + 0.5 - y) ** 2
+            i = int(np.argmin(d2))
+            if d2[i] <= (r - 0.5) ** 2:  # nothing outside the window can be nearer
+                return int(xs[i] + x0), int(ys[i] + y0)
+        return self._nearest_in(free, x, y)
 
-    def _nearest_in(self, mask: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
+    @staticmethod
+    def _nearest_in(mask: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
         ys, xs = np.nonzero(mask)
         if xs.size == 0:
             return None
@@ -196,7 +568,7 @@ class PathFinder:
         cx, cy = self._cell(x, y)
         if layer.free[cy, cx] and 0 <= x < self.width and 0 <= y < self.height:
             return (float(x), float(y))
-        near = self._nearest_in(layer.free, x, y)
+        near = self._nearest_free(layer.free, x, y)
         if near is None:
             raise ValueError("the grid has no pathable cell")
         return (near[0] + 0.5, near[1] + 0.5)
@@ -206,74 +578,103 @@ class PathFinder:
 
         An empty array means the unit cannot move at all (its own cell is enclosed).
         """
-        layer = self._layer(radius)
-        free = layer.free
-        sx, sy = float(start[0]), float(start[1])
-        gx, gy = float(goal[0]), float(goal[1])
+        pts = self._waypoints(self._layer(radius), float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))
+        return np.array(pts, dtype=float).reshape(-1, 2)
+
+    def _waypoints(self, layer: _Layer, sx: float, sy: float, gx: float, gy: float) -> list[tuple[float, float]]:
+        free, w = layer.free, self.width
         scx, scy = self._cell(sx, sy)
         if not free[scy, scx]:
-            near = self._nearest_in(free, sx, sy)
+            near = self._nearest_free(free, sx, sy)
             if near is None:
-                return np.zeros((0, 2))
+                return []
             scx, scy = near
-        comp = layer.labels[scy, scx]
         gcx, gcy = self._cell(gx, gy)
-        inside = 0 <= gx < self.width and 0 <= gy < self.height
-        if not (inside and free[gcy, gcx] and layer.labels[gcy, gcx] == comp):
-            near = self._nearest_in(layer.labels == comp, gx, gy)
+        if not (0 <= gx < w and 0 <= gy < self.height and free[gcy, gcx]):
+            near = self._nearest_free(free, gx, gy)
             if near is None:
-                return np.zeros((0, 2))
+                return []
             gcx, gcy = near
             gx, gy = gcx + 0.5, gcy + 0.5
-        if self._line_free(free, sx, sy, gx, gy):
-            return np.array([[gx, gy]])
-        key = (scy * self.width + scx, gcy * self.width + gcx)
-        cached = layer.paths.get(key)
-        if cached is not None and self._line_free(free, sx, sy, cached[0][0], cached[0][1]):
-            layer.paths.move_to_end(key)
-            out_c = cached.copy()
-            out_c[-1] = (gx, gy)
-            return out_c
-        result = self._pull(layer, free, sx, sy, scx, scy, gcx, gcy, gx, gy)
-        layer.paths[key] = result
-        if len(layer.paths) > PATH_CACHE:
-            layer.paths.popitem(last=False)
-        return result.copy()
+        if (scx, scy) == (gcx, gcy) or layer.segment_free(sx, sy, gx, gy):
+            return [(gx, gy)]
+        g = self._graph
+        snode, gnode = int(g.node[scy * w + scx]), int(g.node[gcy * w + gcx])
+        straight = math.hypot(gx - sx, gy - sy)
+        f = layer.field(gnode, snode, SHORT_BOUND if straight < SHORT_MOVE else None)
+        if not math.isfinite(f.dist[snode]):
+            # walled off from the goal: go to the reachable cell nearest to it
+            comp = int(layer.labels[scy, scx])
+            near_cell = layer.near_goal.get((comp, gcy * w + gcx))
+            if near_cell is None:
+                near = self._nearest_in(layer.labels == comp, gx, gy)
+                if near is None:
+                    return []
+                near_cell = near[1] * w + near[0]
+                layer.near_goal[(comp, gcy * w + gcx)] = near_cell
+            return self._waypoints(layer, sx, sy, near_cell % w + 0.5, near_cell // w + 0.5)
+        pts = list(self._taut(layer, f, snode, gnode))
+        if not pts:
+            return []
+        # end on the goal point itself rather than its cell's centre, straight if the last leg allows
+        before = pts[-2] if len(pts) > 1 else (scx + 0.5, scy + 0.5)
+        if layer.segment_free(before[0], before[1], gx, gy):
+            pts[-1] = (gx, gy)
+        elif pts[-1] != (gx, gy):
+            pts.append((gx, gy))
+        # from the unit's own point the pulled path may skip its first waypoints
+        for i in range(len(pts) - 2, -1, -1):
+            if layer.segment_free(sx, sy, pts[i][0], pts[i][1]):
+                return pts[i:]
+        return [(scx + 0.5, scy + 0.5), *pts]  # via its cell's centre, which sees the first waypoint
 
-    def _pull(self, layer: _Layer, free: np.ndarray, sx: float, sy: float, scx: int, scy: int,
-              gcx: int, gcy: int, gx: float, gy: float) -> np.ndarray:
-        """The cell path down the goal's distance field, pulled taut from (sx, sy)."""
-        _, pred = layer.field(gcy * self.width + gcx)
-        cells = []
-        node = scy * self.width + scx
-        goal_node = gcy * self.width + gcx
-        while node != goal_node and node >= 0:
-            node = int(pred[node])
-            cells.append(node)
-        if not cells or cells[-1] != goal_node:
-            return np.zeros((0, 2))
-        pts = [(c % self.width + 0.5, c // self.width + 0.5) for c in cells[:-1]] + [(gx, gy)]
-        # pull the string: from the current point jump to the farthest waypoint in straight sight
+    def _taut(self, layer: _Layer, f: _Field, node: int, goal: int) -> list[tuple[float, float]]:
+        """Waypoints from ``node``'s centre to the goal's centre, pulled taut; kept per node."""
+        hit = f.taut.get(node)
+        if hit is not None:
+            return hit
+        g, w = self._graph, self.width
+        pred = f.pred.item  # one node at a time: the walk stops at the first cell already pulled
+        chain = [node]
+        cur = node
+        while cur != goal and cur not in f.taut:
+            cur = pred(cur)
+            if cur < 0:
+                return []
+            chain.append(cur)
+        tail = f.taut.get(cur, []) if cur != goal else []
+        cells = g.cells
+        pts = [(int(cells[c]) % w + 0.5, int(cells[c]) // w + 0.5) for c in chain[1:]] + tail
+        m = len(chain) - 1  # pts[:m] are cell centres down the field, pts[m:] an already taut path
         out: list[tuple[float, float]] = []
-        cur = (sx, sy)
-        i = 0
-        n = len(pts)
+        at: list[int] = []  # for each waypoint, its index in pts
+        cx, cy = cx0, cy0 = int(cells[node]) % w + 0.5, int(cells[node]) // w + 0.5
+        i, n = 0, len(pts)
         while i < n:
-            j = n - 1
-            lo = i
-            # binary search on the farthest visible waypoint, then walk down if the search overshot
-            hi = n - 1
-            while lo < hi:
+            lo, hi = i, n - 1
+            while lo < hi:  # the farthest waypoint still in a straight line
                 mid = (lo + hi + 1) // 2
-                if self._line_free(free, cur[0], cur[1], pts[mid][0], pts[mid][1]):
+                if layer.segment_free(cx, cy, pts[mid][0], pts[mid][1]):
                     lo = mid
                 else:
                     hi = mid - 1
-            j = lo
-            out.append(pts[j])
-            cur = pts[j]
-            i = j + 1
-        return np.array(out, dtype=float)
+            out.append(pts[lo])
+            at.append(lo)
+            if lo >= m:  # reached the taut tail: the rest is already pulled
+                out.extend(pts[lo + 1:])
+                break
+            cx, cy = pts[lo]
+            i = lo + 1
+        xs = [p[0] for p in out]
+        ys = [p[1] for p in out]
+        box = (min(xs + [cx0]), min(ys + [cy0]), max(xs + [cx0]), max(ys + [cy0]))
+        f.taut[node] = out
+        f.box[node] = box
+        for k, j in enumerate(at):  # every waypoint on the field's cells starts a taut path too
+            if j < m - 1 and chain[j + 1] not in f.taut:
+                f.taut[chain[j + 1]] = out[k + 1:]
+                f.box[chain[j + 1]] = box  # the whole path's box holds its tail's
+        return out
 
     def distance(self, start: tuple[float, float], goal: tuple[float, float], radius: float = 0.375) -> float | None:
         """Length of the path from ``start`` to ``goal``; None when the goal's cell cannot be reached.
@@ -287,7 +688,7 @@ class PathFinder:
         sx, sy = float(start[0]), float(start[1])
         scx, scy = self._cell(sx, sy)
         if not layer.free[scy, scx]:
-            near = self._nearest_in(layer.free, sx, sy)
+            near = self._nearest_free(layer.free, sx, sy)
             if near is None:
                 return None
             scx, scy = near

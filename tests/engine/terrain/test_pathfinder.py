@@ -108,3 +108,76 @@ def test_a_structure_on_a_ladder_map_blocks_its_cells():
     p = pf.path((sx - 5.5, sy), (sx + 5.5, sy))
     _assert_walkable(pf.pathable, (sx - 5.5, sy), p)
     assert len(p) >= 2, "goes round the townhall"
+
+
+def _inflated(grid: np.ndarray, radius: float) -> np.ndarray:
+    """The cells a unit of ``radius`` may stand on, computed afresh (as PathFinder defines them)."""
+    from scipy import ndimage
+
+    rc = max(0, math.ceil((radius - 0.5) / 0.25 - 1e-9))
+    if rc == 0:
+        return grid.copy()
+    return grid & (ndimage.distance_transform_edt(grid) - 0.5 >= 0.5 + 0.25 * rc)
+
+
+def _length(start, pts: np.ndarray) -> float:
+    a = np.vstack([[start], pts])
+    return float(np.hypot(*np.diff(a, axis=0).T).sum())
+
+
+def test_structures_change_paths_as_a_fresh_pathfinder_would():
+    """Structures placed and removed one by one (the grids and fields are updated in place) give
+    the paths a PathFinder built afresh on the resulting grid gives."""
+    m = load_map(find_map("AcidPlantLE"))  # type: ignore[arg-type]
+    grid = start_pathing(m, 0)
+    pf = PathFinder(grid)
+    rng = np.random.default_rng(3)
+    ys, xs = np.nonzero(grid)
+    (ax, ay), (bx, by) = m.start_locations[:2]
+    queries = [((xs[i] + 0.5, ys[i] + 0.5), (xs[j] + 0.5, ys[j] + 0.5)) for i, j in rng.integers(xs.size, size=(12, 2))]
+    queries += [((ax + 4.0, ay), (bx, by)), ((ax + 4.0, ay), (ax - 9.0, ay + 3.0))]
+    for r in (0.375, 1.25):  # fields and taut paths exist before the structures come
+        for s, g in queries:
+            pf.path(s, g, r)
+    # depots and barracks round the main and on the way out of it, one taken down again
+    for k in range(8):
+        x, y = int(ax) + int(rng.integers(-12, 12)), int(ay) + int(rng.integers(-12, 12))
+        pf.set_blocked(k, (slice(y, y + 3), slice(x, x + 3)))
+    pf.set_blocked(3, None)
+    fresh = PathFinder(pf.pathable)
+    for r in (0.375, 1.25):
+        free = _inflated(pf.pathable, r)
+        for s, g in queries:
+            got, want = pf.path(s, g, r), fresh.path(s, g, r)
+            assert got[-1].tolist() == pytest.approx(want[-1].tolist()), (s, g, r)
+            assert _length(s, got) == pytest.approx(_length(s, want), rel=0.03), (s, g, r)
+            if free[int(s[1]), int(s[0])]:
+                _assert_walkable(free, s, got)
+
+
+def test_a_diagonal_gap_is_no_way_through():
+    """Units do not cut corners: two free cells touching only at a corner do not connect, so the
+    goal beyond is unreachable and the path ends at the nearest cell this side."""
+    g = np.zeros((10, 10), dtype=bool)
+    g[1:5, 1:5] = True
+    g[5:9, 5:9] = True
+    pf = PathFinder(g)
+    p = pf.path((2.5, 2.5), (7.5, 7.5))
+    assert p[-1].tolist() == [4.5, 4.5]
+    assert pf.distance((2.5, 2.5), (7.5, 7.5)) is None
+
+
+def test_short_moves_round_a_wall_and_long_ones_share_a_field():
+    g = np.ones((60, 60), dtype=bool)
+    g[0, :] = g[-1, :] = g[:, 0] = g[:, -1] = False
+    g[20:40, 30] = False  # a wall across the middle
+    pf = PathFinder(g)
+    short = pf.path((28.5, 30.5), (32.5, 30.5))  # a short move round the wall's end
+    assert len(short) >= 2 and short[-1].tolist() == [32.5, 30.5]
+    _assert_walkable(pf.pathable, (28.5, 30.5), short)
+    # a squad from the same spot: the first unit's taut path serves the others
+    paths = [pf.path((10.5 + 0.1 * k, 30.5), (50.5, 30.5)) for k in range(10)]
+    for k, p in enumerate(paths):
+        _assert_walkable(pf.pathable, (10.5 + 0.1 * k, 30.5), p)
+        assert p[-1].tolist() == [50.5, 30.5]
+        assert len(p) == len(paths[0])
