@@ -35,11 +35,12 @@ import numpy as np
 
 SQRT2 = math.sqrt(2.0)
 RADIUS_STEP = 0.25
-FIELD_CACHE = 32  # full distance fields kept per radius class
-LOCAL_CACHE = 64  # bounded (short-move) fields kept per radius class
+FIELD_CACHE = 16  # full distance fields kept per radius class (about 200 kB each on a ladder map)
+LOCAL_CACHE = 24  # bounded (short-move) fields kept per radius class
 CLEAR_CAP = 6.0  # clearance is exact up to here: radius classes above it rebuild the whole grid on changes
 SHORT_MOVE = 12.0  # a move shorter than this searches a bounded neighbourhood of its goal first,
 SHORT_BOUND = 30.0  # this far along the grid (a detour of 2.5 times the longest such move)
+MAX_PENDING = 32  # structures a kept field is repaired for at its next use; more and it is solved again
 _UNREACHED = -9999  # scipy's predecessor of a node it did not reach
 
 
@@ -278,7 +279,10 @@ class _Layer:
         blocked = blocked[blocked >= 0]
         box = (x0 + int(cx.min()) - 1, y0 + int(cy.min()) - 1, x0 + int(cx.max()) + 2, y0 + int(cy.max()) + 2)
         for f in (*self.fields.values(), *self.local.values()):  # repaired when next used: a goal no
-            f.pending.append((blocked, near, box))  # unit asks for again costs nothing
+            if len(f.pending) < MAX_PENDING:  # unit asks for again costs nothing
+                f.pending.append((blocked, near, box))
+            else:  # long unused: solving it again will be cheaper than the repairs
+                f.epoch = -1
 
     def _bad_steps(self, pred: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """The nodes among ``nodes`` whose step to ``pred`` is no longer an edge (a cell closed, a corner cut)."""
@@ -373,7 +377,7 @@ class _Layer:
 
     def _valid(self, f: _Field | None) -> bool:
         """True when ``f`` is up to date (repaired now if structures were placed since)."""
-        return f is not None and f.epoch >= self.opened_at and (not f.pending or self._repair(f))
+        return f is not None and f.epoch >= self.opened_at and f.epoch >= 0 and (not f.pending or self._repair(f))
 
     def field(self, goal: int, start: int, bound: float | None = None) -> _Field:
         """The distance field to ``goal``, reaching ``start`` if anything does.
