@@ -51,6 +51,9 @@ class TypeTable:
         self.is_flying = col(lambda s: s.is_flying, bool)
         self.neutral = col(lambda s: s.neutral, bool)
         self.structure = col(lambda s: s.is_structure, bool)
+        self.passive = np.array([_destructible(s.unit_id) for s in specs], dtype=bool)
+        """The map's destructible rocks and debris: units attack them only when ordered to, never
+        on their own (Liquipedia, "Destructible Rocks")."""
         w = [s.weapons[0] if s.weapons else None for s in specs]
         self.can_attack = np.array([x is not None for x in w], dtype=bool)
         self.range = np.array([x.range if x else 0.0 for x in w])
@@ -86,6 +89,13 @@ class TypeTable:
 
     def row(self, unit_id: int) -> int:
         return self.row_of[unit_id]
+
+
+def _destructible(unit_id: int) -> bool:
+    from sc2pool.engine.data import units as F
+
+    f = F.FACTS.get(unit_id)
+    return f is not None and f.kind == F.DESTRUCTIBLE
 
 
 def melee_specs() -> tuple[D.UnitSpec, ...]:
@@ -211,6 +221,8 @@ class UnitStore:
     cd_loops: np.ndarray
     unit_id: np.ndarray
     neutral: np.ndarray
+    no_auto: np.ndarray
+    """Units nobody acquires as a target on its own: neutral types and the map's destructibles."""
     targetable_rows: np.ndarray
     max_speed: float
 
@@ -248,7 +260,8 @@ class UnitStore:
         d.update(zip(_DERIVED_FLOAT, TYPES.fmat[:, ti], strict=True))
         d.update(zip(_DERIVED_BOOL, TYPES.bmat[:, ti], strict=True))
         self.unit_id = TYPES.unit_id[ti]
-        self.targetable_rows = np.nonzero(~self.neutral)[0]
+        self.no_auto = self.neutral | TYPES.passive[ti]
+        self.targetable_rows = np.nonzero(~self.no_auto)[0]
         sp = self.speed[self.targetable_rows]
         self.max_speed = float(sp.max()) if len(sp) else 0.0
 
