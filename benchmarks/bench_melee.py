@@ -58,7 +58,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", type=int, default=0, help="cProfile the game; print this many functions")
     ap.add_argument("--json", default="")
+    ap.add_argument("--paths", action="store_true",
+                    help="count the PathFinder's path queries and time them (a wrapper round PathFinder.path)")
     args = ap.parse_args(argv)
+    path_calls: list[float] = []
+    if args.paths:
+        try:
+            from sc2pool.engine.terrain import PathFinder
+        except ImportError:  # (a tree without ladder maps)
+            PathFinder = None  # type: ignore[assignment,misc]
+        if PathFinder is not None:
+            inner = PathFinder.path
+
+            def timed(self, *a, **k):  # type: ignore[no-untyped-def]
+                t = time.perf_counter()
+                out = inner(self, *a, **k)
+                path_calls.append(time.perf_counter() - t)
+                return out
+
+            PathFinder.path = timed  # type: ignore[method-assign]
 
     t0 = time.perf_counter()
     g = make_game(args.map, args.seed, args.difficulty, args.opponent)
@@ -110,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         "units_max": int(max(units)), "busy_mean": float(np.mean(walkers)), "busy_max": int(max(walkers)),
         "load": os.getloadavg()[0],
     }
+    if args.paths:
+        pc = np.array(path_calls or [0.0]) * 1e3
+        out["paths"] = {"calls": len(path_calls), "per_step": len(path_calls) / max(len(ms), 1),
+                        "total_ms": float(pc.sum()), "share_of_wall": float(pc.sum() / ms.sum()),
+                        "median_ms": float(np.median(pc)), "p99_ms": float(np.percentile(pc, 99)),
+                        "max_ms": float(pc.max())}
     print(json.dumps(out, indent=1))
     if args.json:
         with open(args.json, "w") as f:

@@ -75,6 +75,9 @@ SHARED_PER_GOAL = 4
 SHARED_GOALS = 64
 """Paths kept per point units were sent to lately (for other units sent there: a group's order),
 and points kept."""
+MOVED_GOAL = 4.0
+"""A unit sent again to a point this close (in x plus y) to its path's point keeps its path and
+changes only the last leg, when that leg is free (a defender sent at an enemy that moved)."""
 SKIP = 1.0
 """A mover this close to its waypoint walks on to the next one as soon as it sees it (a group
 rounding a corner does not have to squeeze through the corner's one point)."""
@@ -415,10 +418,14 @@ class Pathing:
                 key = (tx, ty, rad)
                 got = None
                 old = self.paths.get(tag)
-                if old is not None and self._targets.get(tag) == (tx, ty):
+                was = self._targets.get(tag)
+                if old is not None and was is not None and abs(was[0] - tx) + abs(was[1] - ty) <= MOVED_GOAL:
                     j = self._resume(old, x, y, rad)
                     if j is not None:
-                        got = (old, j)
+                        if was != (tx, ty):  # the point moved a little: its last leg goes there instead
+                            old = self._retarget(old, j, x, y, tx, ty, rad)
+                        if old is not None:
+                            got = (old, j)
                 if got is None:
                     for other in reversed(shared.get(key, ())):
                         j = self._resume(other, x, y, rad)
@@ -444,6 +451,17 @@ class Pathing:
             u.wx[r], u.wy[r] = pts[i]
             u.ex[r], u.ey[r] = pts[-1]
             u.seg[r] = -1
+
+    def _retarget(self, pts: np.ndarray, j: int, x: float, y: float, tx: float, ty: float, radius: float
+                  ) -> np.ndarray | None:
+        """``pts`` (walked from index ``j``, at (x, y)) with its last point moved to (tx, ty),
+        where the leg to it from the waypoint before (or from (x, y)) is free; else None."""
+        before = (float(pts[-2, 0]), float(pts[-2, 1])) if len(pts) - 1 > j else (x, y)
+        if not _sees(self.finder, radius, before[0], before[1], tx, ty):
+            return None
+        out = pts.copy()
+        out[-1] = (tx, ty)
+        return out
 
     def _resume(self, pts: np.ndarray, x: float, y: float, radius: float) -> int | None:
         """The index of the waypoint of ``pts`` nearest to (x, y), or the one after it, that
