@@ -105,7 +105,7 @@ def _pristine(m: MapSpec) -> PathFinder:
 @cache
 def _blocker_types() -> np.ndarray:
     """bool per type row: units of the type block cells while they stand (structures on the
-    ground, resources and obstacles with a footprint)."""
+    ground; resources, towers, rocks and debris with a measured or a placement footprint)."""
     from sc2pool.engine.sim.systems.placement import has_footprint as placed
     from sc2pool.engine.terrain import has_footprint
 
@@ -113,7 +113,8 @@ def _blocker_types() -> np.ndarray:
     for i, s in enumerate(TYPES.specs):
         if s.unit_id == SUPPLYDEPOTLOWERED or TYPES.is_flying[i]:
             continue
-        if TYPES.structure[i] or has_footprint(s.name) or (TYPES.neutral[i] and placed(s.unit_id)):
+        if TYPES.structure[i] or has_footprint(s.name) or \
+                ((TYPES.neutral[i] or TYPES.passive[i]) and placed(s.unit_id)):
             out[i] = True
     return out
 
