@@ -623,15 +623,22 @@ class Game:
         m = self.scenario.map
         for pq in req.pathing:
             dist = 0.0
+            radius = 0.375  # (a point to a point: as a small ground unit walks it)
             if pq.HasField("unit_tag") and pq.unit_tag:
                 r = u.row(pq.unit_tag)
                 start = (float(u.x[r]), float(u.y[r])) if r >= 0 else None
+                if r >= 0:
+                    radius = float(u.radius[r])
             elif pq.HasField("start_pos"):
                 start = (pq.start_pos.x, pq.start_pos.y)
             else:
                 start = None
             end = (pq.end_pos.x, pq.end_pos.y)
-            if start is not None and m.is_pathable(*start) and m.is_pathable(*end):
+            if start is not None and m.has_terrain:
+                # the path's length round cliffs and what stands (0: unreachable, as the client)
+                if all(math.isfinite(v) for v in (*start, *end)):
+                    dist = self.world.pathing.distance(start, end, radius)
+            elif start is not None and m.is_pathable(*start) and m.is_pathable(*end):
                 # open arenas: the straight line is the shortest path
                 dist = math.hypot(end[0] - start[0], end[1] - start[1])
             resp.pathing.add(distance=dist)

@@ -13,8 +13,9 @@ On a ladder map (terrain):
   where not seen (the real client's first observation: every neutral outside the start's vision
   is a snapshot, python-sc2's captures);
 - *the pathing grid* the player's ``game_info`` reports: the map's own (terrain, doodads) less the
-  footprints of the structures the player knows of (its own, enemy ones seen), of standing rocks
-  and of resources on cells it has explored (at loop 0: exactly the real client's start grid,
+  footprints of the blockers the pathing system holds (:mod:`sc2pool.engine.sim.systems.pathing`)
+  that the player knows of: its own structures, enemy ones seen, standing rocks and resources on
+  cells it has explored (at loop 0: exactly the real client's start grid,
   :func:`sc2pool.engine.terrain.start_pathing`; later the structures' rule is the engine's (m)).
 
 What a unit is is decided at its centre cell (a structure half in sight counts as seen only if
@@ -126,40 +127,31 @@ class Vision:
 
     def pathing_grid(self, player: int) -> np.ndarray:
         """bool[height, width]: the pathing grid the player's ``game_info`` reports now (see the
-        module docstring)."""
-        from sc2pool.engine.sim.races.terran import WALKABLE_STRUCTURES
-        from sc2pool.engine.sim.systems.placement import half_size
-        from sc2pool.engine.terrain import has_footprint, stamp
-
+        module docstring): the blockers the pathing system holds (:meth:`Pathing.blocked_cells`),
+        those the player knows of."""
         w = self.w
         m = w.map
-        grid = np.array(m.pathable, dtype=bool, copy=True)
+        grid = np.array(m.pathable, dtype=bool, copy=True).reshape(-1)
+        blockers = w.pathing.blocked_cells()
+        if not blockers:
+            return grid.reshape(m.height, m.width)
         u = w.u
         explored = self.explored.get(player)
         known = self.known.get(player, set())
         resources = w.harvest.resources
-        for i in np.nonzero(TYPES.structure[u.ti] | (u.owner == NEUTRAL_OWNER))[0].tolist():
-            tag = int(u.tag[i])
-            owner = int(u.owner[i])
-            x, y = float(u.x[i]), float(u.y[i])
+        tags = np.fromiter(blockers, dtype=np.int64, count=len(blockers))
+        rows = u.rows(tags)
+        for tag, r, cells in zip(tags.tolist(), rows.tolist(), blockers.values(), strict=True):
+            if r < 0:
+                continue
+            owner = int(u.owner[r])
             if owner == NEUTRAL_OWNER:
-                if tag in resources:
-                    cx, cy = min(max(int(x), 0), m.width - 1), min(max(int(y), 0), m.height - 1)
+                if tag in resources:  # a resource blocks once the player has explored its cell
+                    cx = min(max(int(u.x[r]), 0), m.width - 1)
+                    cy = min(max(int(u.y[r]), 0), m.height - 1)
                     if explored is None or not explored[cy, cx]:
                         continue
             elif owner != player and tag not in known:
                 continue
-            if int(u.unit_id[i]) in WALKABLE_STRUCTURES:
-                continue
-            name = TYPES.specs[int(u.ti[i])].name
-            if has_footprint(name):
-                stamp(grid, name, x, y)
-                continue
-            try:
-                hx, hy = half_size(int(u.unit_id[i]))
-            except KeyError:
-                continue
-            xa, xb = max(int(round(x - hx)), 0), min(int(round(x + hx)), m.width)
-            ya, yb = max(int(round(y - hy)), 0), min(int(round(y + hy)), m.height)
-            grid[ya:yb, xa:xb] = False
-        return grid
+            grid[cells] = False
+        return grid.reshape(m.height, m.width)
