@@ -101,6 +101,9 @@ _POINT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _POINT_ORDER[[MOVE, ATTACK_MOVE, PATROL]] = True
 _UNIT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _UNIT_ORDER[[ATTACK_UNIT, FOLLOW]] = True
+_SNAPSHOT = b"\x08\x02\x90\x01\x00\x98\x01\x00"
+"""Unit fields of a snapshot, after the record: display_type Snapshot, mineral and vespene
+contents 0 (the real client reports no contents for resources it does not see)."""
 
 
 class GameError(Exception):
@@ -125,14 +128,37 @@ def _map_basename(path: str) -> str:
 
 
 def _scenario_class(path: str) -> type[Scenario]:
+    """The scenario a map path names: an engine scenario by its basename, else a real ladder map
+    (the file itself, or one found in ``$SC2PATH/Maps`` or the bundled maps by name) played as a
+    melee game."""
     name = _map_basename(path)
     cls = SCENARIOS.get(name)
     if cls is None:
         lowered = {k.lower(): v for k, v in SCENARIOS.items()}
         cls = lowered.get(name.lower())
-    if cls is None:
-        raise GameError(f"Unknown map {path!r}: the engine plays {', '.join(SCENARIOS)}", code=_RCG.InvalidMapPath)
-    return cls
+    if cls is not None:
+        return cls
+    from sc2pool.engine.scenarios.melee import melee_scenario
+    from sc2pool.engine.terrain import MapReadError, find_map
+    from sc2pool.engine.terrain.catalogue import default_maps_dirs
+
+    dirs = default_maps_dirs()
+    real = None
+    rel = PurePosixPath(path.replace("\\", "/"))
+    for d in dirs:  # burnysc2 sends the path relative to $SC2PATH/Maps
+        candidate = d / rel
+        if candidate.is_file():
+            real = find_map(str(candidate), dirs)
+            break
+    if real is None:
+        real = find_map(path, dirs)
+    if real is None:
+        raise GameError(f"Unknown map {path!r}: the engine plays the scenarios {', '.join(SCENARIOS)} and real "
+                        "ladder maps (.SC2Map files; `sc2pool engine maps` lists them)", code=_RCG.InvalidMapPath)
+    try:
+        return melee_scenario(str(real), name=name)
+    except MapReadError as exc:
+        raise GameError(str(exc), code=_RCG.InvalidMapData) from exc
 
 
 def _next_seed(base: int, episode: int) -> int:
@@ -198,9 +224,14 @@ class Game:
         self._dead_cursor: dict[int, int] = {}
         self._game_info: dict[int, sc_pb.ResponseGameInfo] = {}
         self._left = set()
-        self._const_obs: bytes | None = None
+        self._const_obs: dict[int, bytes] = {}
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
+        self._chat: dict[int, list[tuple[int, str]]] = {}
+        self._action_errors: dict[int, list[tuple[int, int, int]]] = {}
+        """Commands refused since a player's last observation: (unit tag, ability, ActionResult)."""
+        """Chat each player has not observed yet: (sender, message)."""
+        self._info_key: dict[int, int] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -218,7 +249,13 @@ class Game:
                 self._joined.append(s.player_id)
                 if req.race in (D.TERRAN, D.ZERG, D.PROTOSS) and req.race != s.race:
                     self._slots[i] = dataclasses.replace(s, race=req.race)
-                    self._reset(self.seed)
+                    try:
+                        self._reset(self.seed)
+                    except SetupError as e:
+                        self._joined.remove(s.player_id)
+                        self._slots[i] = s
+                        self._reset(self.seed)
+                        raise GameError(str(e), code=_RJG.FeatureUnsupported) from e
                 return s.player_id
         raise GameError("All participant slots are taken", code=_RJG.GameFull)
 
@@ -254,28 +291,47 @@ class Game:
     def _race_actual(self, slot: PlayerSlot) -> int:
         return self.scenario.race_actual(slot.player_id)
 
+    def game_info_version(self, player_id: int) -> int:
+        """Changes whenever :meth:`game_info` would answer differently (on ladder maps the
+        pathing grid follows the structures and resources that stand): a server caches per
+        version."""
+        if not self.scenario.map.has_terrain:
+            return 0
+        return self.world.u.version
+
     def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
+        key = self.game_info_version(player_id)
         cached = self._game_info.get(player_id)
-        if cached is not None:
+        if cached is not None and self._info_key.get(player_id) == key:
             return cached
         m = self.scenario.map
+        melee = m.has_terrain
         gi = sc_pb.ResponseGameInfo(map_name=self.scenario.name, local_map_path=self.map_path)
         for s in self._slots:
-            pi = gi.player_info.add(player_id=s.player_id, type=s.type, race_requested=s.race,
-                                    race_actual=self._race_actual(s))
+            pi = gi.player_info.add(player_id=s.player_id, type=s.type, race_requested=s.race)
+            if not melee or s.player_id == player_id:  # (the real client hides the others' actual race)
+                pi.race_actual = self._race_actual(s)  # type: ignore[assignment]
             if s.name:
                 pi.player_name = s.name
             if s.type == COMPUTER:
                 pi.difficulty = s.difficulty
                 pi.ai_build = s.ai_build
-        gi.start_raw.CopyFrom(m.start_raw)
-        for i, (x, y) in enumerate(m.start_locations, start=1):
-            if i != player_id and any(s.player_id == i for s in self._slots):
-                gi.start_raw.start_locations.add(x=x, y=y)
+        if melee:
+            own = getattr(self.scenario, "starts", {}).get(player_id)
+            gi.start_raw.CopyFrom(m.start_raw_for(own))
+            if self.world.loop > 0 or own is None:
+                grid = self.world.vision.pathing_grid(player_id)
+                gi.start_raw.pathing_grid.data = np.packbits(grid.reshape(-1)).tobytes()
+        else:
+            gi.start_raw.CopyFrom(m.start_raw)
+            for i, (x, y) in enumerate(m.start_locations, start=1):
+                if i != player_id and any(s.player_id == i for s in self._slots):
+                    gi.start_raw.start_locations.add(x=x, y=y)
         gi.options.raw = True
         gi.options.score = True
         gi.options.raw_crop_to_playable_area = False
         self._game_info[player_id] = gi
+        self._info_key[player_id] = key
         return gi
 
     # ------------------------------------------------------------------ stepping
@@ -320,13 +376,19 @@ class Game:
                             continue
                         pos = (min(max(p.x, x0 + 0.5), x1 - 0.5), min(max(p.y, y0 + 0.5), y1 - 0.5))
                     ttag = uc.target_unit_tag if uc.HasField("target_unit_tag") else 0
-                    results.append(self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag,
-                                                      uc.queue_command))
+                    res = self.world.command(player_id, uc.ability_id, list(uc.unit_tags), pos, ttag, uc.queue_command)
+                    results.append(res)
+                    if res != SUCCESS and m.has_terrain and uc.unit_tags:
+                        # the real client reports a refused command in the next observation
+                        self._action_errors.setdefault(player_id, []).append((uc.unit_tags[0], uc.ability_id, res))
                 elif raw.HasField("camera_move") or raw.HasField("toggle_autocast"):
                     results.append(SUCCESS)
                 else:
                     results.append(ERROR)
             elif act.HasField("action_chat"):
+                # the real client shows a player's chat to every player, the sender included
+                for sl in self._slots:
+                    self._chat.setdefault(sl.player_id, []).append((player_id, act.action_chat.message))
                 results.append(SUCCESS)
             else:
                 results.append(NOT_SUPPORTED)
@@ -366,7 +428,15 @@ class Game:
         if res is not None:
             for s in self._slots:
                 resp.player_result.add(player_id=s.player_id, result=res.get(s.player_id, sc_pb.Tie))
-        parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes()]
+        chat = self._chat.pop(player_id, None)
+        if chat:
+            for sender, message in chat:
+                resp.chat.add(player_id=sender, message=message)
+        errors = self._action_errors.pop(player_id, None)
+        if errors:
+            for tag, ability, result in errors[-64:]:
+                resp.action_errors.add(unit_tag=tag, ability_id=ability, result=result)  # type: ignore[arg-type]
+        parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes(player_id)]
         cur = self._dead_cursor.get(player_id, 0)
         if cur < len(w.dead_tags):
             ev = raw_pb2.ObservationRaw()
@@ -374,6 +444,7 @@ class Game:
             self._dead_cursor[player_id] = len(w.dead_tags)
             parts.append(wrap(3, wrap(5, ev.SerializeToString())))
         keep = None
+        snapshot = None
         if self._fog:
             vis = w.vision.visibility(player_id)
             img = raw_pb2.ObservationRaw()
@@ -383,28 +454,33 @@ class Game:
             vi.data = vis.tobytes()
             parts.append(wrap(3, wrap(5, img.SerializeToString())))
             if len(u):
-                keep = w.vision.observed(player_id, vis)
+                if scen.map.has_terrain:  # structures seen before and unseen neutrals stay as snapshots
+                    keep, snapshot = w.vision.observed_with_snapshots(player_id, vis)
+                else:
+                    keep = w.vision.observed(player_id, vis)
         inside = w.harvest.inside
         if inside and len(u):  # workers inside a refinery are unseen
             hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
-            parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep))))
+            parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
         return b"".join(parts)
 
-    def _const_obs_bytes(self) -> bytes:
-        """``observation.raw_data`` parts that never change in a game: camera, map state."""
-        if self._const_obs is None:
+    def _const_obs_bytes(self, player_id: int) -> bytes:
+        """``observation.raw_data`` parts that never change in a game: camera (the map's centre; on
+        a ladder map the player's own start, as the real client), map state."""
+        got = self._const_obs.get(player_id)
+        if got is None:
             scen = self.scenario
             raw = raw_pb2.ObservationRaw()
-            cx, cy = scen.map.center
+            cx, cy = getattr(scen, "starts", {}).get(player_id, scen.map.center)
             raw.player.camera.x = cx
             raw.player.camera.y = cy
             if not self._fog:
                 raw.map_state.visibility.CopyFrom(scen.map.visibility_all)
             raw.map_state.creep.CopyFrom(scen.map.creep_none)
-            self._const_obs = wrap(3, wrap(5, raw.SerializeToString()))
-        return self._const_obs
+            got = self._const_obs[player_id] = wrap(3, wrap(5, raw.SerializeToString()))
+        return got
 
     def _player_common_bytes(self, player_id: int) -> bytes:
         """``observation.player_common``; depends only on the set of units, so cached per version."""
@@ -436,13 +512,15 @@ class Game:
         self._pc_cache[key] = got
         return got
 
-    def _encode_units(self, player_id: int, mine: np.ndarray, keep: np.ndarray | None = None) -> bytes:
-        """``ObservationRaw.units`` bytes of every unit (or only the rows where ``keep``)."""
+    def _encode_units(self, player_id: int, mine: np.ndarray, keep: np.ndarray | None = None,
+                      snapshot: np.ndarray | None = None) -> bytes:
+        """``ObservationRaw.units`` bytes of every unit (or only the rows where ``keep``); rows
+        where ``snapshot`` are reported as snapshots (display_type Snapshot, no contents)."""
         u = self.world.u
         if keep is not None and keep.all():
             keep = None
         n = len(u) if keep is None else int(np.count_nonzero(keep))
-        if n <= SMALL:
+        if n <= SMALL and snapshot is None:
             return self._encode_units_small(player_id, keep)
         ti = u.ti
         owner = u.owner
@@ -466,6 +544,9 @@ class Game:
         if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
             for i, b in self.world.unit_extras(player_id).items():
                 orders[i] = orders.get(i, b"") + b
+        if snapshot is not None:  # (appended last: a later scalar field wins)
+            for i in np.nonzero(snapshot)[0].tolist():
+                orders[i] = orders.get(i, b"") + _SNAPSHOT
         cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
         if keep is not None:
@@ -473,7 +554,9 @@ class Game:
             pos = np.cumsum(keep) - 1
             orders = {int(pos[i]): b for i, b in orders.items() if keep[i]}
         (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
-        return encode_units(tag, al, uid, own, x, y, TERRAIN_Z, facing, radius, hp, hp_max, sh, sh_max, cd, orders)
+        m = self.scenario.map
+        z = m.z(x, y) if m.has_terrain else TERRAIN_Z
+        return encode_units(tag, al, uid, own, x, y, z, facing, radius, hp, hp_max, sh, sh_max, cd, orders)
 
     def _encode_units_small(self, player_id: int, keep: np.ndarray | None = None) -> bytes:
         """Few units: plain Python per unit beats a dozen numpy calls (same bytes as the numpy path)."""
@@ -540,15 +623,22 @@ class Game:
         m = self.scenario.map
         for pq in req.pathing:
             dist = 0.0
+            radius = 0.375  # (a point to a point: as a small ground unit walks it)
             if pq.HasField("unit_tag") and pq.unit_tag:
                 r = u.row(pq.unit_tag)
                 start = (float(u.x[r]), float(u.y[r])) if r >= 0 else None
+                if r >= 0:
+                    radius = float(u.radius[r])
             elif pq.HasField("start_pos"):
                 start = (pq.start_pos.x, pq.start_pos.y)
             else:
                 start = None
             end = (pq.end_pos.x, pq.end_pos.y)
-            if start is not None and m.is_pathable(*start) and m.is_pathable(*end):
+            if start is not None and m.has_terrain:
+                # the path's length round cliffs and what stands (0: unreachable, as the client)
+                if all(math.isfinite(v) for v in (*start, *end)):
+                    dist = self.world.pathing.distance(start, end, radius)
+            elif start is not None and m.is_pathable(*start) and m.is_pathable(*end):
                 # open arenas: the straight line is the shortest path
                 dist = math.hypot(end[0] - start[0], end[1] - start[1])
             resp.pathing.add(distance=dist)

@@ -1,8 +1,8 @@
 """Run unmodified ``sc2.main.run_game`` against the fake install; one JSON line per game.
 
 Usage: ``SC2PATH=<fake install> python run_game_script.py GAME [GAME...]`` where GAME is
-``<bot>:<map>[:<opponent race>:<difficulty>]`` or ``<bot>:<map>:vs:<bot>`` (bot vs bot, Terran vs
-Zerg; bots: beacon, fight, idle, resign, victory, surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
+``<bot>:<map>[:<opponent race>:<difficulty>]`` or ``<bot>:<map>:vs:<bot>[:<race>]`` (bot vs bot, Terran vs
+Zerg unless the race is given; bots: beacon, fight, idle, resign, victory, surrender, probe). ``run_game`` installs a SIGINT handler, so it must run in a main thread: that is
 why the tests call this script in a subprocess. Finally it prints ``{"children": [...]}``: the
 processes still alive below this one (must be empty: the engine exits on quit). Each game's line
 counts the ``terminate()`` calls burnysc2's cleanup made (0 when the engine had exited on quit).
@@ -69,7 +69,7 @@ def main(specs: list[str]) -> int:
         other: RecordingBot | None = None
         if len(parts) >= 4 and parts[2] == "vs":  # bot vs bot: two engine processes
             other = BOTS[parts[3]]()  # type: ignore[operator]
-            players.append(Bot(Race.Zerg, other))
+            players.append(Bot(Race[parts[4]] if len(parts) > 4 else Race.Zerg, other))
         elif len(parts) >= 4:
             players.append(Computer(Race[parts[2]], Difficulty[parts[3]]))
         t0 = time.perf_counter()

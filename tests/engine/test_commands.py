@@ -32,7 +32,7 @@ def test_an_ability_not_simulated_is_refused_and_logged_by_name(fresh_log: None,
         assert w.command(1, 99999, [tag], (20.0, 20.0), 0, False) == NOT_SUPPORTED
     lines = [r.getMessage() for r in caplog.records]
     assert lines == ["ability 1152 (ZERGBUILD_HATCHERY) is not simulated: no system of the engine simulates it",
-                     "ability 99999 (<ability 99999: not in the engine's data>) is not simulated: no system of "
+                     "ability 99999 (<ability 99999: not in the client's data>) is not simulated: no system of "
                      "the engine simulates it"]  # once per ability
     assert w.command(1, D.MOVE_MOVE, [tag], (20.0, 20.0), 0, False) == SUCCESS
 

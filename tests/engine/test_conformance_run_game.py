@@ -32,6 +32,8 @@ def test_run_game_through_fake_install(tmp_path: Path, process_tree: ProcessTree
         "victory:DefeatRoaches",
         "resign:CollectMineralShards",
         "fight:Skirmish:vs:fight",
+        "resign:AbyssalReefLE:Terran:VeryEasy",
+        "idle:AcidPlantLE:vs:resign:Terran",
     ]
     env = {**os.environ, "SC2PATH": str(root)}
     done = process_tree.run(
@@ -58,12 +60,18 @@ def test_run_game_through_fake_install(tmp_path: Path, process_tree: ProcessTree
     assert [bvb["bot"]["result"], bvb["bot"]["other"]["result"]] == bvb["run_game_result"]
     assert bvb["bot"]["final_loop"] == bvb["bot"]["other"]["final_loop"], "both saw the same end"
 
+    # a real ladder map, against the Computer and bot against bot (two engine processes)
+    assert games["resign:AbyssalReefLE:Terran:VeryEasy"]["run_game_result"] == "Defeat"
+    ladder_bvb = games["idle:AcidPlantLE:vs:resign:Terran"]
+    assert ladder_bvb["run_game_result"] == ["Victory", "Defeat"], ladder_bvb
+    assert ladder_bvb["bot"]["final_loop"] == ladder_bvb["bot"]["other"]["final_loop"]
+
     assert games["victory:DefeatRoaches"]["run_game_result"] == "Victory"
     assert games["resign:CollectMineralShards"]["run_game_result"] == "Defeat"
 
     # the engine exits on quit, before burnysc2's cleanup looks: it never needs terminate() (which
     # it follows with a 0.5 s sleep)
     for g in games.values():
-        if g is not bvb:  # (two bots: the first to finish kills both engines; burnysc2's KillSwitch)
+        if g is not bvb and g is not ladder_bvb:  # (two bots: the first to finish kills both engines; burnysc2's KillSwitch)
             assert g["teardown_s"] is not None and g["terminated"] == 0, g
     assert lines[-1] == {"children": []}, "no process left below the bot"

@@ -22,13 +22,13 @@ engine's data has no Overlord or Nexus yet."""
 def test_terran_tables_agree_with_the_data() -> None:
     t = R.TERRAN
     for ability, (producer, unit) in t.trains.items():
-        spec = D.UNIT_BY_ID[unit]
+        spec = D.unit_spec(unit)
         assert spec.creation_ability == ability and spec.race == D.TERRAN
-        assert producer in t.rally and D.UNIT_BY_ID[producer].is_structure
+        assert producer in t.rally and D.unit_spec(producer).is_structure
     for ability, structure in t.builds.items():
-        assert D.UNIT_BY_ID[structure].creation_ability == ability and D.UNIT_BY_ID[structure].is_structure
+        assert D.unit_spec(structure).creation_ability == ability and D.unit_spec(structure).is_structure
     for provider in t.supply_providers:
-        assert D.UNIT_BY_ID[provider].food_provided > 0
+        assert D.unit_spec(provider).food_provided > 0
     assert R.of_type(D.SCV) is t and R.of_type(D.MARINE) is t and R.of_type(D.ROACH) is R.ZERG
     assert R.TRAINS == dict(t.trains) and R.BUILDS == dict(t.builds)  # the only simulated economy so far
 

@@ -85,10 +85,19 @@ would otherwise flood the log)."""
 
 
 def ability_name(ability: int) -> str:
-    """The ability's name in the client's data (burnysc2's ``AbilityId`` member), or a note that
-    the engine's data does not list it."""
+    """The ability's name: burnysc2's ``AbilityId`` member for the ones the engine lists, else the
+    client's own name for it (its ``friendly_name``), else a note that the client knows no such
+    ability."""
     spec = D.ABILITY_BY_ID.get(ability)
-    return spec.name if spec is not None else f"<ability {ability}: not in the engine's data>"
+    if spec is not None:
+        return spec.name
+    from sc2pool.engine.data import client
+
+    try:
+        data = client.ability(ability)
+    except KeyError:
+        return f"<ability {ability}: not in the client's data>"
+    return data.friendly_name or data.link_name or f"<ability {ability}>"
 
 
 def not_simulated(ability: int, why: str = "no system of the engine simulates it") -> None:
@@ -143,6 +152,10 @@ class CommandPath:
         """Unit orders that need a point or a unit."""
         self.economic: dict[int, Handler] = {}
         """The economy's abilities (of every race whose economy is simulated) -> their handler."""
+        from sc2pool.engine.sim.systems.morph import simulated_modes
+
+        self.modes = simulated_modes()
+        """Mode morphs the engine simulates (lower/raise a supply depot, ...)."""
         for table, handler in ((TRAINS, self._train), (RALLY_ABILITIES, self._rally),
                                (CANCEL_LAST_ABILITIES, self._cancel_last), (BUILDS, self._build),
                                (GATHER_ABILITIES, self._gather), (RETURN_ABILITIES, self._return)):
@@ -177,6 +190,8 @@ class CommandPath:
         handler = self.untargeted.get(ability)
         if handler is not None:
             return handler(cmd)
+        if ability in self.modes and w.morph.can(ability, rows):
+            return w.morph.mode(player, ability, rows)
         handler = self.targeted.get(ability)
         if handler is None:
             not_simulated(ability, "this game has no economy" if ability in self.economic
@@ -336,8 +351,8 @@ class CommandPath:
         shown = D.SCAN_MOVE if (ability or c.ability) == D.SCAN_MOVE else D.ATTACK_ATTACK
         trow = c.trow
         if trow >= 0:
-            if not c.hostile and int(u.owner[trow]) == NEUTRAL_OWNER:
-                return CANT_TARGET_THAT_UNIT
+            if not c.hostile and int(u.owner[trow]) == NEUTRAL_OWNER and not TYPES.destructible[u.ti[trow]]:
+                return CANT_TARGET_THAT_UNIT  # (destructible rocks may be attacked; minerals may not)
             ok = c.rows[TYPES.can_hit[u.ti[c.rows], u.ti[trow]]]
             if len(ok) == 0:
                 return CANT_TARGET_THAT_UNIT

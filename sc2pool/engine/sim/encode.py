@@ -103,7 +103,7 @@ def pad2(v: int) -> int:
 
 
 def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
-                  x: np.ndarray, y: np.ndarray, z: float, facing: np.ndarray, radius: np.ndarray,
+                  x: np.ndarray, y: np.ndarray, z: float | np.ndarray, facing: np.ndarray, radius: np.ndarray,
                   health: np.ndarray, health_max: np.ndarray, shield: np.ndarray, shield_max: np.ndarray,
                   cooldown: np.ndarray, orders: dict[int, bytes] | None) -> bytes:
     pack = UNIT_RECORD.pack
@@ -111,7 +111,10 @@ def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, 
     cols = zip(tag.tolist(), alliance.tolist(), unit_type.tolist(), owner.tolist(), x.tolist(), y.tolist(),
                facing.tolist(), radius.tolist(), health.tolist(), health_max.tolist(), shield.tolist(),
                shield_max.tolist(), cooldown.tolist(), strict=True)
+    zs = np.asarray(z).tolist() if np.ndim(z) else None
     for i, (t, al, ut, ow, px, py, fa, ra, hp, hm, sh, sm, cd) in enumerate(cols):
+        if zs is not None:
+            z = zs[i]
         if t >= TAG_LIMIT:
             raise OverflowError("unit tag beyond the 5-byte varint range")
         extra = orders.get(i) if orders else None
@@ -125,12 +128,13 @@ def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, 
 
 
 def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
-                 x: np.ndarray, y: np.ndarray, z: float, facing: np.ndarray, radius: np.ndarray,
+                 x: np.ndarray, y: np.ndarray, z: float | np.ndarray, facing: np.ndarray, radius: np.ndarray,
                  health: np.ndarray, health_max: np.ndarray, shield: np.ndarray, shield_max: np.ndarray,
                  cooldown: np.ndarray, orders: dict[int, bytes] | None = None) -> bytes:
     """Wire bytes of ``len(tag)`` ``ObservationRaw.units`` entries.
 
-    ``orders`` maps a row index to the already encoded ``Unit.orders`` entries of that unit.
+    ``orders`` maps a row index to the already encoded ``Unit.orders`` entries of that unit; ``z``
+    is one height for every unit (a flat arena) or one per unit.
     """
     n = len(tag)
     if n == 0:

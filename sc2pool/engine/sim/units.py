@@ -29,6 +29,13 @@ TAG_BASE = 1 << 32
 """Tags start above 2**32 like real ones (index << 18 | recycle in the real game); always > 0."""
 
 
+def _destructible(unit_id: int) -> bool:
+    from sc2pool.engine.data import units as F
+
+    f = F.FACTS.get(unit_id)
+    return f is not None and f.kind == F.DESTRUCTIBLE
+
+
 class TypeTable:
     """Per-type columns built once from :mod:`sc2pool.engine.data`, indexed by type row ``ti``."""
 
@@ -51,6 +58,9 @@ class TypeTable:
         self.is_flying = col(lambda s: s.is_flying, bool)
         self.neutral = col(lambda s: s.neutral, bool)
         self.structure = col(lambda s: s.is_structure, bool)
+        self.destructible = np.array([_destructible(s.unit_id) for s in specs], dtype=bool)
+        """The map's destructible rocks and debris: attackable though neutral-owned, but units
+        attack them only when ordered to, never on their own (Liquipedia, "Destructible Rocks")."""
         w = [s.weapons[0] if s.weapons else None for s in specs]
         self.can_attack = np.array([x is not None for x in w], dtype=bool)
         self.range = np.array([x.range if x else 0.0 for x in w])
@@ -88,7 +98,38 @@ class TypeTable:
         return self.row_of[unit_id]
 
 
-TYPES = TypeTable(D.UNITS)
+def melee_specs() -> tuple[D.UnitSpec, ...]:
+    """The types a melee game on a ladder map may hold beyond the scenarios' own (:data:`D.UNITS`,
+    whose rows come first so that the scenarios' type rows never change): the map's neutral
+    objects (every mineral field and geyser variant, rocks, debris, towers) and the races'
+    units and structures whose rules the engine simulates (Terran)."""
+    from sc2pool.engine.data import units as F
+
+    have = {s.unit_id for s in D.UNITS}
+    out = []
+    for f in F.FACTS_TABLE:
+        if f.unit_id in have:
+            continue
+        if f.kind in (F.RESOURCE, F.DESTRUCTIBLE, F.TOWER):
+            pass
+        elif f.kind in (F.UNIT, F.STRUCTURE, F.ADDON, F.MODE, F.SUMMON):
+            try:
+                if D.unit_spec(f.unit_id).race != D.TERRAN:
+                    continue
+            except KeyError:
+                continue
+        else:
+            continue
+        try:
+            out.append(D.unit_spec(f.unit_id))
+        except KeyError:
+            continue
+        have.add(f.unit_id)
+    return tuple(out)
+
+
+TYPES = TypeTable(tuple(D.UNITS) + melee_specs())
+"""Every type a game may hold: the scenarios' types first (rows 0..), then :func:`melee_specs`."""
 
 
 @dataclass
@@ -103,8 +144,10 @@ class Order:
 
 
 FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx", "ty", "px", "py", "ox", "oy",
-                                 "slide")
-INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg")
+                                 "slide", "wx", "wy", "ex", "ey")
+N_FLAT_FLOAT = 13
+"""The float fields the flat arenas use (the ones before ``wx``): movers gather only these there."""
+INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg", "wp")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
 
@@ -169,6 +212,17 @@ class UnitStore:
     """Straight moves to a point are computed from where they started (``ox``, ``oy`` at loop
     ``seg``; -1: no segment yet), so a position after k loops does not depend on how the loops
     were stepped."""
+    wx: np.ndarray
+    wy: np.ndarray
+    """On a ladder map: the waypoint a point mover's straight segment ends at (the flat arenas
+    walk straight to ``tx``, ``ty`` and leave these alone)."""
+    ex: np.ndarray
+    ey: np.ndarray
+    """On a ladder map: where a point mover's walk ends (its order's point, or the reachable point
+    nearest to it)."""
+    wp: np.ndarray
+    """On a ladder map: index of the waypoint ``wx``, ``wy`` in the mover's path
+    (:mod:`sc2pool.engine.sim.systems.pathing`); -1: a new order, not planned yet."""
 
     # per-unit copies of type columns, refreshed whenever the set of units changes
     radius: np.ndarray
@@ -180,6 +234,8 @@ class UnitStore:
     cd_loops: np.ndarray
     unit_id: np.ndarray
     neutral: np.ndarray
+    no_auto: np.ndarray
+    """Units nobody acquires as a target on its own: neutral types and the map's destructibles."""
     targetable_rows: np.ndarray
     max_speed: float
 
@@ -217,7 +273,8 @@ class UnitStore:
         d.update(zip(_DERIVED_FLOAT, TYPES.fmat[:, ti], strict=True))
         d.update(zip(_DERIVED_BOOL, TYPES.bmat[:, ti], strict=True))
         self.unit_id = TYPES.unit_id[ti]
-        self.targetable_rows = np.nonzero(~self.neutral)[0]
+        self.no_auto = self.neutral | TYPES.destructible[ti]
+        self.targetable_rows = np.nonzero(~self.no_auto)[0]
         sp = self.speed[self.targetable_rows]
         self.max_speed = float(sp.max()) if len(sp) else 0.0
 
@@ -241,10 +298,18 @@ class UnitStore:
         I[1] = ti
         I[2] = owner
         I[INT_FIELDS.index("seg")] = -1
+        I[INT_FIELDS.index("wp")] = -1
         self.F = np.concatenate((self.F, F), axis=1)
         self.I = np.concatenate((self.I, I), axis=1)
         self._bind()
         return tags
+
+    def retype(self, rows: np.ndarray | list[int], unit_id: int) -> None:
+        """Turn the units of ``rows`` into ``unit_id`` in place (a morph: lowering a supply depot,
+        a Command Center becoming an Orbital); their tag, position and orders stay.  Bumps the
+        version, as the set of types changed."""
+        self.ti[np.asarray(rows, dtype=np.int64)] = TYPES.row(unit_id)
+        self._bind()
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only rows where ``mask`` is true (order preserving)."""
@@ -273,6 +338,8 @@ class UnitStore:
         return int(self.rows(np.array([tag]))[0])
 
     def set_order(self, i: int, o: Order) -> None:
+        # (the same point order again keeps a ladder map mover's path: ``wp``)
+        same = self.kind[i] == o.kind and self.tx[i] == o.tx and self.ty[i] == o.ty
         self.kind[i] = o.kind
         self.ability[i] = o.ability
         self.tx[i] = o.tx
@@ -283,6 +350,8 @@ class UnitStore:
             self.py[i] = self.y[i]
         self.eng[i] = 0
         self.seg[i] = -1
+        if not same:
+            self.wp[i] = -1
 
     def current_order(self, i: int) -> Order | None:
         k = int(self.kind[i])

@@ -39,6 +39,8 @@ from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
+from sc2pool.engine.sim.systems.morph import Morph
+from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.production import Production
 from sc2pool.engine.sim.systems.supply import Supply
@@ -82,12 +84,14 @@ class World:
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
         # the systems, each holding its own caches over the shared store
         self.commands = CommandPath(self)
+        self.pathing = Pathing(self)
         self.vision = Vision(self)
         self.targeting = Targeting(self)
         self.combat = Combat(self)
         self.collision = Collision(self)
         self.locomotion = Locomotion(self)
         self.placement = Placement(self)
+        self.morph = Morph(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
         self.races: dict[int, RaceRules] = {}
@@ -106,10 +110,15 @@ class World:
               facing: float = 0.0, free: bool = False) -> np.ndarray:
         """Add units of one type at the given points (clamped to the playable area); returns their
         tags.  With ``free`` a ground unit whose point is taken goes to the nearest free spot
-        instead (:meth:`Collision.free_spots`), as units created by the map's triggers do."""
+        instead (:meth:`Collision.free_spots`), as units created by the map's triggers do; on a
+        ladder map a ground unit always appears on a free cell (the nearest one to its point)."""
         xs = np.asarray(xs, dtype=np.float64).copy()
         ys = np.asarray(ys, dtype=np.float64).copy()
-        self.map.clamp(xs, ys, float(TYPES.radius[TYPES.row(unit_id)]))
+        ti = TYPES.row(unit_id)
+        self.map.clamp(xs, ys, float(TYPES.radius[ti]))
+        if self.pathing.active and TYPES.speed[ti] > 0 and not (TYPES.is_flying[ti] or TYPES.structure[ti]
+                                                                or TYPES.neutral[ti]):
+            xs, ys = self.pathing.free_points(xs, ys)  # ground units stand on free cells
         if free:
             xs, ys = self.collision.free_spots(unit_id, xs, ys)
         tags = self.u.add(unit_id, owner, xs, ys, facing)
@@ -162,6 +171,10 @@ class World:
                 moved = True
                 if len(pg):
                     self.locomotion.arrive_by_crowding((point_goal & (u.kind != PATROL)).nonzero()[0])
+
+        # --- terrain: nobody ends the loop on a blocked cell (pushed, gone round, built over)
+        if self.pathing.active and self.pathing.project():
+            moved = True
 
         # --- damage and deaths
         if damage is not None:
@@ -230,6 +243,7 @@ class World:
             self.workers.forget(alive)
             self.construction.forget(alive)
             self.harvest.forget(alive)
+            self.placement.forget(alive)
         events = self.events
         jobs = self.workers.jobs
         structures = self.construction.structures
@@ -312,6 +326,9 @@ class World:
         unit's acquisition range (closing at both units' full speed) or a moving unit could reach
         its goal.  Within that bound :meth:`fast_forward` equals stepping loop by loop.
         """
+        terrain = self.pathing.active
+        if terrain and _count(self.pathing.pending()):
+            return 1  # new orders' paths are planned by the next loop's walkers (locomotion)
         if self._static_until > self.loop:
             return self._static_until - self.loop
         if self.combat.p_due.size:
@@ -329,7 +346,10 @@ class World:
         any_moving = bool(_count(moving))
         if any_moving:
             m = moving.nonzero()[0]
-            dist = np.hypot(u.tx[m] - u.x[m], u.ty[m] - u.y[m])
+            st = self.locomotion.steer  # (a segment ends at the mover's waypoint on a ladder map)
+            dist = np.hypot(u.F[st][m] - u.x[m], u.F[st + 1][m] - u.y[m])
+            if terrain:  # (and before it comes near enough to head for the next one)
+                dist = np.maximum(dist - SKIP, 0.0)
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self.targeting.has_hostile_pairs():
             # conservative: every hostile closes in at the fastest speed on the map
@@ -344,11 +364,21 @@ class World:
                 h = min(h, int(min(float((gap[moving_rows] / closing[moving_rows]).min()), float(1 << 30))))
         if h > 1:
             h = self.collision.contact_horizon(h)
+        if h > 1 and terrain and (len(self.pathing.violators()) or
+                                  (any_moving and not self.pathing.segments_free(m))):
+            h = 1  # somebody stands on a blocked cell or walks into one: loop by loop
         h = max(1, h)
         if not any_moving and h > 1:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
             self._static_until = self.loop + (1 << 30)
         return h
+
+    def pathing_point(self, x: float, y: float) -> tuple[float, float]:
+        """(x, y), or on a ladder map the nearest point a ground unit can stand on (a rally
+        point on a cliff)."""
+        if self.pathing.active:
+            return self.pathing.nearest_point(x, y)
+        return (x, y)
 
     def fast_forward(self, h: int) -> Deaths:
         """Advance ``h`` loops of a quiet stretch (see :meth:`quiet_horizon`) in one go."""

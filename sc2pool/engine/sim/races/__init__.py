@@ -41,7 +41,7 @@ CANCEL_LAST_ABILITIES: frozenset[int] = frozenset({CANCEL_LAST}).union(*(r.cance
 def of_type(unit_id: int) -> RaceRules:
     """The rules a unit of type ``unit_id`` follows (its race's); raises NotSimulatedError for a
     type of no race (resources, map objects)."""
-    rules = RACES.get(D.UNIT_BY_ID[unit_id].race)
+    rules = RACES.get(D.unit_spec(unit_id).race)
     if rules is None:
         raise NotSimulatedError(f"unit type {unit_id} belongs to no race: no race rules apply to it")
     return rules

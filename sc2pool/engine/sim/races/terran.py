@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 GATHER_SCV, RETURN_SCV = 295, 296
+SUPPLYDEPOTLOWERED = 47
+"""A lowered Supply Depot: it still provides supply; ground units walk over it (Liquipedia,
+"Supply Depot")."""
+WALKABLE_STRUCTURES = frozenset({SUPPLYDEPOTLOWERED})
+"""Structures that do not block ground units."""
 RALLY_BUILDING, RALLY_COMMANDCENTER, CANCEL_QUEUE5 = 195, 203, 306
 
 
@@ -59,7 +64,7 @@ TERRAN = TerranRules(
     production=QUEUE, construction=BUILDER_STAYS,
     workers=frozenset({D.SCV}),
     townhalls=frozenset({D.COMMANDCENTER}),
-    supply_providers=frozenset({D.COMMANDCENTER, D.SUPPLYDEPOT}),
+    supply_providers=frozenset({D.COMMANDCENTER, D.SUPPLYDEPOT, SUPPLYDEPOTLOWERED}),
     gas_structures=frozenset({D.REFINERY}),
     trains={524: (D.COMMANDCENTER, D.SCV), 560: (D.BARRACKS, D.MARINE)},
     builds={318: D.COMMANDCENTER, 319: D.SUPPLYDEPOT, 320: D.REFINERY, 321: D.BARRACKS},

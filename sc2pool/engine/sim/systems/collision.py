@@ -123,7 +123,9 @@ class Collision:
         d_old = np.hypot(xs[:, None] - ox[None, :], ys[:, None] - oy[None, :]) < orr[None, :] - eps
         d_new = np.hypot(xs[:, None] - xs[None, :], ys[:, None] - ys[None, :]) < 2 * r - eps
         d_new &= np.tri(k, k, -1, dtype=bool)  # (only against the points placed before)
-        if not d_old.any() and not d_new.any():
+        pathing = self.w.pathing
+        terrain = pathing.active
+        if not d_old.any() and not d_new.any() and (not terrain or pathing.free_at(xs, ys).all()):
             return xs, ys
         x0, y0, x1, y1 = self.w.map.playable
         px, py = list(ox), list(oy)
@@ -136,12 +138,17 @@ class Collision:
             for ring in range(rings + 1):
                 if ring == 0:
                     cx, cy = xs[i:i + 1], ys[i:i + 1]
+                    if terrain:  # (on a ladder map only free cells)
+                        on = pathing.free_at(cx, cy)
+                        cx, cy = cx[on], cy[on]
                 else:
                     m = int(np.ceil(2.0 * np.pi * ring))  # candidates about ``step`` apart on the ring
                     ang = np.arange(m) * (2.0 * np.pi / m)
                     cx = xs[i] + ring * step * np.cos(ang)
                     cy = ys[i] + ring * step * np.sin(ang)
                     inside = (cx >= x0 + r) & (cx <= x1 - r) & (cy >= y0 + r) & (cy <= y1 - r)
+                    if terrain:
+                        inside &= pathing.free_at(cx, cy)
                     cx, cy = cx[inside], cy[inside]
                 if len(cx) == 0:
                     continue
@@ -156,7 +163,9 @@ class Collision:
         return xs, ys
 
     def collidable(self) -> np.ndarray:
-        """Rows of units that collide (ground, not neutral), cached per unit-set version."""
+        """Rows of units that collide (ground, not neutral; on a ladder map not structures either:
+        their footprints block the pathing grid, :mod:`sc2pool.engine.sim.systems.pathing`),
+        cached per unit-set version."""
         u = self.u
         # economy hook: workers on an economy job (harvesting, building) pass through units, as
         # harvesting workers do in the real game; the economy places them itself
@@ -169,7 +178,10 @@ class Collision:
             econ = u.kind == ECON
             key = (u.version, econ.tobytes() if _count(econ) else b"")
         if self._coll_version != key:
-            self._coll = np.nonzero(~TYPES.is_flying[u.ti] & ~u.neutral & ~econ)[0]
+            keep = ~TYPES.is_flying[u.ti] & ~u.neutral & ~econ
+            if self.w.pathing.active:  # structures block their cells on a ladder map instead
+                keep &= ~TYPES.structure[u.ti]
+            self._coll = np.nonzero(keep)[0]
             rc = u.radius[self._coll]
             self._coll_rmax = float(rc.max()) if len(rc) else 0.0
             self._coll_r_common = self._coll_rmax if len(rc) and float(rc.min()) == self._coll_rmax else np.nan
@@ -583,8 +595,9 @@ class Collision:
             gap = np.hypot(dx[k], dy[k]) - u.radius[a] - u.radius[b]
         v = np.zeros((2, len(u)))
         mv = moving.nonzero()[0]
-        ddx = u.tx[mv] - u.x[mv]
-        ddy = u.ty[mv] - u.y[mv]
+        st = self.w.locomotion.steer  # (towards the end of the mover's segment)
+        ddx = u.F[st][mv] - u.x[mv]
+        ddy = u.F[st + 1][mv] - u.y[mv]
         dist = np.hypot(ddx, ddy)
         sc = np.where(dist > 0, u.speed[mv] / np.where(dist > 0, dist, 1.0), 0.0)
         v[0, mv] = ddx * sc

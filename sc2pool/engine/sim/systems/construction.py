@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
@@ -28,7 +29,7 @@ from sc2pool.engine.sim.commands import (
 )
 from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, of_type
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
-from sc2pool.engine.sim.systems.placement import FOOTPRINT, snap
+from sc2pool.engine.sim.systems.placement import half_size, has_footprint, snap
 from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
 from sc2pool.engine.sim.units import TYPES
 
@@ -71,6 +72,13 @@ class Structure:
         return self.done >= self.build_loops
 
 
+@cache
+def _counts_as(unit_id: int) -> frozenset[int]:
+    from sc2pool.engine.data import tech
+
+    return frozenset(tech.satisfies(unit_id))
+
+
 class Construction:
     """The economy's structures, keyed by tag; building them."""
 
@@ -82,7 +90,7 @@ class Construction:
     def add_structure(self, unit_id: int, owner: int, x: float, y: float, ready: bool = True) -> int:
         """A structure placed by a scenario (finished, or with no progress yet)."""
         tag = int(self.w.spawn(unit_id, owner, [x], [y])[0])
-        spec = D.UNIT_BY_ID[unit_id]
+        spec = D.unit_spec(unit_id)
         self.structures[tag] = Structure(tag, unit_id, owner, x, y, float(spec.build_time),
                                          float(spec.build_time) if ready else 0.0)
         self.w.supply.revision += 1
@@ -91,8 +99,8 @@ class Construction:
     def adopt(self, tag: int, unit_id: int, owner: int, x: float, y: float) -> bool:
         """A unit created outside the economy (debug create_unit): a structure the economy knows
         (one with a footprint) joins it finished.  Returns whether it did."""
-        if unit_id in FOOTPRINT and unit_id not in MINERAL_TYPES and unit_id not in GEYSER_TYPES:
-            bt = float(D.UNIT_BY_ID[unit_id].build_time)
+        if has_footprint(unit_id) and unit_id not in MINERAL_TYPES and unit_id not in GEYSER_TYPES:
+            bt = float(D.unit_spec(unit_id).build_time)
             self.structures[tag] = Structure(tag, unit_id, owner, x, y, bt, bt)
             return True
         return False
@@ -109,8 +117,11 @@ class Construction:
             self.w.supply.revision += 1
 
     def ready_of(self, player: int, unit_id: int) -> bool:
-        """Whether the player has a finished structure of ``unit_id`` (a tech requirement)."""
-        return any(s.owner == player and s.unit_id == unit_id and s.ready for s in self.structures.values())
+        """Whether the player has a finished structure that counts as ``unit_id`` for a tech
+        requirement: one of that type, or of a type the client says stands for it (a lowered
+        supply depot for a depot, an Orbital Command for a Command Center)."""
+        counts = _counts_as(unit_id)
+        return any(s.owner == player and s.unit_id in counts and s.ready for s in self.structures.values())
 
     # ------------------------------------------------------------------ commands
     def available(self, player: int, rules: RaceRules, out: list[tuple[int, bool]]) -> None:
@@ -118,7 +129,7 @@ class Construction:
         has the tech for (a gas structure targets a geyser, the others a point)."""
         supply = self.w.supply
         for ab, t in rules.builds.items():
-            spec = D.UNIT_BY_ID[t]
+            spec = D.unit_spec(t)
             if supply.afford(player, spec.minerals, spec.vespene) == SUCCESS and \
                     (not spec.tech_requirement or self.ready_of(player, spec.tech_requirement)):
                 out.append((ab, t not in rules.gas_structures))
@@ -128,7 +139,7 @@ class Construction:
         """The worker of row ``r`` goes to build the structure of ``ability`` at ``target_pos``
         (a gas structure: on the geyser ``target_tag``)."""
         uid = BUILDS[ability]
-        spec = D.UNIT_BY_ID[uid]
+        spec = D.unit_spec(uid)
         if spec.tech_requirement and not self.ready_of(player, spec.tech_requirement):
             return BUILD_TECH_REQUIREMENTS_NOT_MET
         if uid in GAS_STRUCTURES:
@@ -141,7 +152,7 @@ class Construction:
         else:
             if target_pos is None:
                 return ERROR
-            hx, hy = FOOTPRINT[uid]
+            hx, hy = half_size(uid)
             site = (snap(target_pos[0], hx), snap(target_pos[1], hy))
             res_code = self.w.placement.check(ability, *site)
             if res_code != SUCCESS:
@@ -159,7 +170,7 @@ class Construction:
             self.w.harvest.keep_cargo(tag, old)
         workers.jobs[tag] = job
         workers.set_order(r, tag, ability)
-        rad = FOOTPRINT[uid][0] * math.sqrt(2.0) if uid not in GAS_STRUCTURES else D.UNIT_BY_ID[D.VESPENEGEYSER].radius
+        rad = half_size(uid)[0] * math.sqrt(2.0) if uid not in GAS_STRUCTURES else D.unit_spec(D.VESPENEGEYSER).radius
         workers.walk(tag, job, float(u.x[r]), float(u.y[r]), site[0], site[1], rad, self.w.events.now,
                      world_event=True)
         self.w.supply.revision += 1
@@ -172,7 +183,7 @@ class Construction:
         now = self.w.events.now
         tag = int(u.tag[r])
         workers.release(tag)
-        job = Job(BUILDING, int(u.unit_id[r]), target=s.tag, build=D.UNIT_BY_ID[s.unit_id].creation_ability,
+        job = Job(BUILDING, int(u.unit_id[r]), target=s.tag, build=D.unit_spec(s.unit_id).creation_ability,
                   site=(s.x, s.y))
         workers.jobs[tag] = job
         workers.set_order(r, tag, job.build)
@@ -189,7 +200,7 @@ class Construction:
         u = w.u
         owner = int(u.owner[r])
         uid = BUILDS[job.build]
-        spec = D.UNIT_BY_ID[uid]
+        spec = D.unit_spec(uid)
         x, y = job.site
         geyser = 0
         if uid in GAS_STRUCTURES:

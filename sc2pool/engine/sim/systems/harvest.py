@@ -46,11 +46,49 @@ and from the measured ~114 gas/min of a saturated geyser at normal speed; not co
 PAUSE_LOOPS = 8
 """After mining a worker pauses 0.5 normal seconds before it walks back (Liquipedia)."""
 MINERALS_PER_TRIP, GAS_PER_TRIP = 5, 4
-MINERAL_TYPES = frozenset({D.MINERALFIELD, D.MINERALFIELD750})
-GEYSER_TYPES = frozenset({D.VESPENEGEYSER})
+RICH_MINERALS_PER_TRIP, RICH_GAS_PER_TRIP = 7, 8
+"""A rich mineral field gives 7 minerals a trip, a rich geyser 8 vespene (Liquipedia, "Minerals",
+"Vespene Gas")."""
+
+
+def _resource_types(minerals: bool) -> frozenset[int]:
+    """Every mineral field (or geyser) variant the client's data knows: the engine facts' resources
+    whose ``UnitTypeData`` says they hold minerals (vespene)."""
+    from sc2pool.engine.data import units as F
+
+    out = set()
+    for f in F.FACTS_TABLE:
+        if f.kind != F.RESOURCE:
+            continue
+        try:
+            spec = D.unit_spec(f.unit_id)
+        except KeyError:
+            continue
+        if (spec.has_minerals if minerals else spec.has_vespene):
+            out.add(f.unit_id)
+    return frozenset(out)
+
+
+MINERAL_TYPES = _resource_types(True) | {D.MINERALFIELD, D.MINERALFIELD750}
+GEYSER_TYPES = _resource_types(False) | {D.VESPENEGEYSER}
+RICH_TYPES = frozenset(t for t in MINERAL_TYPES | GEYSER_TYPES if "Rich" in D.unit_spec(t).name)
 MINERAL_CONTENTS = {D.MINERALFIELD: 1800, D.MINERALFIELD750: 900}
-"""LotV fields: 4 large (1800) and 4 small (900) per base (Liquipedia, "Resources")."""
+"""LotV fields: 4 large (1800) and 4 small (900) per base (Liquipedia, "Resources"); every other
+variant's default is its engine fact (:func:`default_contents`)."""
 GEYSER_CONTENTS = 2250
+
+
+def default_contents(unit_id: int) -> int:
+    """What a mineral field or geyser of ``unit_id`` holds when the map says nothing else."""
+    got = MINERAL_CONTENTS.get(unit_id)
+    if got is not None:
+        return got
+    from sc2pool.engine.data import units as F
+
+    f = F.FACTS.get(unit_id)
+    if f is not None and f.contents:
+        return int(f.contents)
+    return GEYSER_CONTENTS if unit_id in GEYSER_TYPES else 1800
 NEAR_TOWNHALL = 8.0
 """Mineral fields within this distance of a townhall count for its ideal harvesters (2 each)."""
 GAS_HARVESTERS = 3
@@ -94,21 +132,19 @@ class Harvest:
     # ------------------------------------------------------------------ set-up
     def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
-        self.resources[tag] = Resource(tag, unit_id, x, y, MINERAL_CONTENTS[unit_id] if contents is None else contents)
+        self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id) if contents is None else contents)
         return tag
 
-    def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS) -> int:
-        tag = int(self.w.spawn(D.VESPENEGEYSER, NEUTRAL, [x], [y])[0])
-        self.resources[tag] = Resource(tag, D.VESPENEGEYSER, x, y, contents)
+    def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS, unit_id: int = D.VESPENEGEYSER) -> int:
+        tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
+        self.resources[tag] = Resource(tag, unit_id, x, y, contents)
         return tag
 
     def adopt(self, tag: int, unit_id: int, x: float, y: float) -> bool:
         """A unit created outside the economy (debug create_unit): a mineral field or geyser can
         be mined.  Returns whether it is one."""
-        if unit_id in MINERAL_TYPES:
-            self.resources[tag] = Resource(tag, unit_id, x, y, MINERAL_CONTENTS[unit_id])
-        elif unit_id in GEYSER_TYPES:
-            self.resources[tag] = Resource(tag, unit_id, x, y, GEYSER_CONTENTS)
+        if unit_id in MINERAL_TYPES or unit_id in GEYSER_TYPES:
+            self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id))
         else:
             return False
         return True
@@ -140,7 +176,7 @@ class Harvest:
             self.go_home(tag, job, loop, then=res_tag)
             return
         x, y = float(self.w.u.x[r]), float(self.w.u.y[r])
-        rad = D.UNIT_BY_ID[res.unit_id].radius if res is not None else 0.0
+        rad = D.unit_spec(res.unit_id).radius if res is not None else 0.0
         workers.walk(tag, job, x, y, res.x if res else x, res.y if res else y, rad, loop)
 
     def go_home(self, tag: int, job: Job, loop: int, then: int = 0) -> None:
@@ -156,7 +192,7 @@ class Harvest:
         job.target = th.tag
         job.then_gather = then or job.resource
         self.w.workers.set_order(r, tag, of_type(job.worker).return_ability)
-        self.w.workers.walk(tag, job, x, y, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, loop)
+        self.w.workers.walk(tag, job, x, y, th.x, th.y, D.unit_spec(th.unit_id).radius, loop)
 
     def nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
         best, bd = None, math.inf
@@ -210,7 +246,7 @@ class Harvest:
                 job.resource = res.tag
                 job.target = res.tag
                 job.phase = WALK_RES
-                workers.walk(tag, job, job.tx, job.ty, res.x, res.y, D.UNIT_BY_ID[res.unit_id].radius, t)
+                workers.walk(tag, job, job.tx, job.ty, res.x, res.y, D.unit_spec(res.unit_id).radius, t)
                 return
             if res.contents <= 0:
                 workers.to_idle(tag)
@@ -229,7 +265,7 @@ class Harvest:
                 alt = self._free_field(res, job.tx, job.ty, t)
                 if alt is not None:
                     job.resource = job.target = alt.tag
-                    workers.walk(tag, job, job.tx, job.ty, alt.x, alt.y, D.UNIT_BY_ID[alt.unit_id].radius, t)
+                    workers.walk(tag, job, job.tx, job.ty, alt.x, alt.y, D.unit_spec(alt.unit_id).radius, t)
                     return
             job.phase = WAIT
             if tag not in res.waiting:
@@ -241,7 +277,11 @@ class Harvest:
             if res is None:
                 workers.to_idle(tag)
                 return
-            take = min(MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP, res.contents)
+            if res.unit_id in RICH_TYPES:
+                per_trip = RICH_MINERALS_PER_TRIP if res.is_mineral else RICH_GAS_PER_TRIP
+            else:
+                per_trip = MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP
+            take = min(per_trip, res.contents)
             res.contents -= take
             res.occupant = 0
             self.inside.discard(tag)
@@ -272,7 +312,7 @@ class Harvest:
                     workers.to_idle(tag)
                     return
                 job.target = th.tag
-                workers.walk(tag, job, job.tx, job.ty, th.x, th.y, D.UNIT_BY_ID[th.unit_id].radius, t)
+                workers.walk(tag, job, job.tx, job.ty, th.x, th.y, D.unit_spec(th.unit_id).radius, t)
                 return
             self.w.supply.earn(owner, job.carry, job.carry_gas)
             job.carry = 0
@@ -291,7 +331,7 @@ class Harvest:
             job.then_gather = 0
             job.phase = WALK_RES
             workers.set_order(r, tag, of_type(job.worker).gather_ability)
-            workers.walk(tag, job, job.tx, job.ty, back.x, back.y, D.UNIT_BY_ID[back.unit_id].radius, t)
+            workers.walk(tag, job, job.tx, job.ty, back.x, back.y, D.unit_spec(back.unit_id).radius, t)
             return
 
     def _free_field(self, busy: Resource, x: float, y: float, t: int) -> Resource | None:

@@ -1,10 +1,12 @@
 """Locomotion: how units walk.
 
-Movement is straight at ``movement_speed / 16`` per loop, clamped to the playable area (the
-engine's arenas are open rectangles).  A straight move to a point is computed from where the
-segment started (``ox``, ``oy`` at loop ``seg``), so a position after k loops does not depend on
-how the loops were stepped (:meth:`Locomotion.move_to_points` serves the world's fast-forward
-too).  Chasers walk to weapon range of their target, followers to touching.  A walker touching,
+Movement is straight at ``movement_speed / 16`` per loop, clamped to the playable area.  On the
+scenarios' flat arenas a move to a point is one straight segment to it; on a ladder map a ground
+unit walks its path (:mod:`sc2pool.engine.sim.systems.pathing`) one straight segment per
+waypoint, and a chaser whose straight way to its target is blocked heads down a path too.  A
+straight segment is computed from where it started (``ox``, ``oy`` at loop ``seg``), so a
+position after k loops does not depend on how the loops were stepped
+(:meth:`Locomotion.move_to_points` serves the world's fast-forward too).  Chasers walk to weapon range of their target, followers to touching.  A walker touching,
 within 45 degrees ahead, a unit that will not make way side-steps round it (``slide``), and a
 mover finishes its move when it bumps into an idle ally nearer its goal while within the radius
 of a loose ball of its owner's ground units: a group sent to one point ends as a ball.
@@ -16,7 +18,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2pool.engine.sim.units import FLOAT_FIELDS, HOLD, IDLE, NEUTRAL_OWNER, PATROL, POINT_KINDS
+from sc2pool.engine.sim.units import (
+    FLOAT_FIELDS,
+    HOLD,
+    IDLE,
+    N_FLAT_FLOAT,
+    NEUTRAL_OWNER,
+    PATROL,
+    POINT_KINDS,
+)
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
     from numpy._core.multiarray import count_nonzero as _count
@@ -27,8 +37,8 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 _TWO_PI = 2.0 * np.pi
-_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY = (
-    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy"))
+_F_X, _F_Y, _F_FACING, _F_TX, _F_TY, _F_OX, _F_OY, _F_WX, _F_EX = (
+    FLOAT_FIELDS.index(f) for f in ("x", "y", "facing", "tx", "ty", "ox", "oy", "wx", "ex"))
 _NO_ROWS = np.zeros(0, np.int64)
 
 
@@ -43,6 +53,14 @@ class Locomotion:
         self._bounds: tuple[np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
         self._crowd_coll: np.ndarray | None = None
         self._crowd_sqrt_n = np.zeros(0)
+        self.terrain = bool(world.map.has_terrain)
+        """On a ladder map movers walk their paths (:mod:`sc2pool.engine.sim.systems.pathing`)."""
+        # The float rows movers read: a segment ends at ``steer`` (x, y rows), a walk ends at
+        # ``goal``: the order's point on the flat arenas, a path's waypoint and end on a ladder map
+        # (which also has more float columns to gather).
+        self.steer = _F_WX if self.terrain else _F_TX
+        self.goal = _F_EX if self.terrain else _F_TX
+        self._nf = len(FLOAT_FIELDS) if self.terrain else N_FLAT_FLOAT
 
     def move(self, loop: int, has_t: np.ndarray, in_range: np.ndarray, follow: np.ndarray | None, tsafe: np.ndarray,
              xy2: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -67,6 +85,11 @@ class Locomotion:
         point_goal = POINT_KINDS[kind] & ~has_t & mobile
         chase = has_t & ~in_range & ~hold & mobile
         walking = point_goal | chase
+        terrain = self.terrain
+        cap: np.ndarray | None = None
+        if terrain:  # new orders get their paths; attack-movers that chase plan again afterwards
+            self.w.pathing.plan()
+            u.wp[chase & POINT_KINDS[kind] & (u.wp >= 0)] = -1
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
@@ -77,7 +100,10 @@ class Locomotion:
             # targets; who is blocked is decided for all of them at once (one look at the touching
             # pairs), before anybody moves
             pg = point_goal.nonzero()[0]
-            hxy = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)  # from each mover to its goal
+            if terrain:
+                self.w.pathing.skip_ahead(pg)
+            st = self.steer
+            hxy = u.F[st:st + 2].take(pg, axis=1)  # from each mover to the end of its segment
             hxy -= xy2.take(pg, axis=1)
             if n_ch:
                 m = chase.nonzero()[0]
@@ -85,6 +111,11 @@ class Locomotion:
                 pm = xy2.take(m, axis=1)
                 md = xy2.take(tm, axis=1)
                 md -= pm
+                if terrain:  # a chaser whose straight way is blocked heads down a path instead
+                    stop_t = rng[m] + radius[m] + radius[tm] - 0.01
+                    if follow is not None:
+                        stop_t = np.where(follow[m], radius[m] + radius[tm], stop_t)
+                    md, cap = self.w.pathing.chase(loop, m, tm, md, stop_t)
                 if n_pg:
                     blocked_all = self._blocked_ahead(loop, np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
                                                       walking, int(n_pg))
@@ -116,6 +147,8 @@ class Locomotion:
             if follow is not None and _count(follow[m]):
                 stop_at = np.where(follow[m], rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
+            if terrain and cap is not None:  # (no further than the path's next waypoint)
+                stepd = np.minimum(stepd, cap)
             go = stepd > 1e-9
             n_go = _count(go)
             if n_go:
@@ -153,9 +186,10 @@ class Locomotion:
             u.seg[mn] = start
             seg[new] = start
         k = (loop - seg).astype(np.float64)
-        fm = u.F.take(m, axis=1)  # every float column of the movers in one gather
+        fm = u.F[:self._nf].take(m, axis=1)  # every float column of the movers in one gather
         ox, oy = fm[_F_OX], fm[_F_OY]
-        tx, ty = fm[_F_TX], fm[_F_TY]
+        st = self.steer
+        tx, ty = fm[st], fm[st + 1]
         ddx = tx - ox
         ddy = ty - oy
         length = np.sqrt(ddx * ddx + ddy * ddy)
@@ -173,6 +207,8 @@ class Locomotion:
         if _count(arrived):
             moved = True
             ar = m[arrived]
+            if self.terrain:  # a waypoint reached: on to the next one, unless the walk ends here
+                ar = self.w.pathing.next_waypoints(ar, (travel - length)[arrived], loop)
             kind = u.kind
             pat = ar[kind[ar] == PATROL]
             if len(pat):  # patrol: turn around
@@ -180,6 +216,8 @@ class Locomotion:
                 u.px[pat], u.py[pat] = u.tx[pat], u.ty[pat]
                 u.tx[pat], u.ty[pat] = o_x, o_y
                 u.seg[pat] = -1
+                if self.terrain:
+                    u.wp[pat] = -1
             u.finish_orders(ar[kind[ar] != PATROL])
         return moved
 
@@ -253,7 +291,8 @@ class Locomotion:
         crowd there (:meth:`_crowd_bound`); allies step aside off its path."""
         u = self.u
         steer = np.zeros(len(u), dtype=bool)
-        togo = u.F[_F_TX:_F_TY + 1].take(pg, axis=1)
+        g = self.goal
+        togo = u.F[g:g + 2].take(pg, axis=1)
         togo -= xy2.take(pg, axis=1)
         far = np.hypot(togo[0], togo[1]) > self._crowd_bound(pg)
         steer[pg[far]] = True
@@ -294,8 +333,10 @@ class Locomotion:
         if not _count(k):
             return
         src, oth = src[k], oth[k]
-        fs, fo = u.F.take(src, axis=1), u.F.take(oth, axis=1)
-        gx, gy = fs[_F_TX], fs[_F_TY]
+        nf = self._nf
+        fs, fo = u.F[:nf].take(src, axis=1), u.F[:nf].take(oth, axis=1)
+        g = self.goal
+        gx, gy = fs[g], fs[g + 1]
         xs, ys, xo, yo = fs[_F_X], fs[_F_Y], fo[_F_X], fo[_F_Y]
         mine = np.hypot(xs - gx, ys - gy)
         theirs = np.hypot(xo - gx, yo - gy)

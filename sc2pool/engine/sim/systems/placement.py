@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.commands import (
     CANT_BUILD_LOCATION_INVALID,
@@ -34,8 +36,31 @@ FOOTPRINT: dict[int, tuple[float, float]] = {
     D.COMMANDCENTER: (2.5, 2.5), D.SUPPLYDEPOT: (1.0, 1.0), D.BARRACKS: (1.5, 1.5), D.REFINERY: (1.5, 1.5),
     D.MINERALFIELD: (1.0, 0.5), D.MINERALFIELD750: (1.0, 0.5), D.VESPENEGEYSER: (1.5, 1.5),
 }
-"""Half sizes (x, y) of the footprints, in cells: a mineral field is 2 x 1, a geyser 3 x 3."""
+"""Half sizes (x, y) of the footprints, in cells: a mineral field is 2 x 1, a geyser 3 x 3.  Other
+types: :func:`half_size` (their placement footprint in the engine facts)."""
 TOWNHALL_MINERAL_GAP, TOWNHALL_GEYSER_GAP = 6.0, 7.0
+
+
+def half_size(unit_id: int) -> tuple[float, float]:
+    """Half sizes (x, y) of a structure's or resource's footprint: :data:`FOOTPRINT`, else the
+    engine facts' placement footprint (``KeyError`` for a type that is not placed on the grid)."""
+    hs = FOOTPRINT.get(unit_id)
+    if hs is None:
+        from sc2pool.engine.data import units as F
+
+        fp = F.facts(unit_id).fp
+        if fp is None:
+            raise KeyError(f"unit type {unit_id} has no placement footprint")
+        hs = FOOTPRINT[unit_id] = (fp[0] / 2.0, fp[1] / 2.0)
+    return hs
+
+
+def has_footprint(unit_id: int) -> bool:
+    try:
+        half_size(unit_id)
+    except KeyError:
+        return False
+    return True
 
 
 def snap(v: float, half: float) -> float:
@@ -51,6 +76,35 @@ class Placement:
 
     def __init__(self, world: World) -> None:
         self.w = world
+        self.obstacles: dict[int, np.ndarray] = {}
+        """Neutral obstacles that are neither structures nor resources (rocks, debris): tag ->
+        the flat indices of the cells they cover."""
+        self._blocked: np.ndarray | None = None
+
+    def add_obstacle(self, tag: int, cells: np.ndarray) -> None:
+        """A neutral obstacle (destructible rocks) covering ``cells`` (flat indices into the map's
+        grid): nothing may be built there while it stands."""
+        self.obstacles[tag] = cells
+        self._blocked = None
+
+    def forget(self, alive: set[int]) -> None:
+        """Obstacles whose unit is gone (destroyed rocks) free their cells."""
+        gone = [t for t in self.obstacles if t not in alive]
+        for t in gone:
+            del self.obstacles[t]
+        if gone:
+            self._blocked = None
+
+    @property
+    def blocked(self) -> np.ndarray:
+        """bool[height, width]: cells covered by an obstacle."""
+        if self._blocked is None:
+            m = self.w.map
+            grid = np.zeros(m.width * m.height, dtype=bool)
+            for cells in self.obstacles.values():
+                grid[cells] = True
+            self._blocked = grid.reshape(m.height, m.width)
+        return self._blocked
 
     def query(self, ability: int, x: float, y: float) -> int:
         """The answer to a ``RequestQuery.placements`` entry: :meth:`check` in a world with an
@@ -73,18 +127,20 @@ class Placement:
         if uid in GAS_STRUCTURES:
             g = self.geyser_at(x, y)
             return SUCCESS if g is not None and g.refinery == 0 else CANT_BUILD_ON_THAT
-        hx, hy = FOOTPRINT[uid]
+        hx, hy = half_size(uid)
         x, y = snap(x, hx), snap(y, hy)
         m = self.w.map
         xa, xb, ya, yb = int(round(x - hx)), int(round(x + hx)), int(round(y - hy)), int(round(y + hy))
-        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.pathable[ya:yb, xa:xb].all():
+        if xa < 0 or ya < 0 or xb > m.width or yb > m.height or not m.placeable[ya:yb, xa:xb].all():
+            return CANT_BUILD_LOCATION_INVALID
+        if self.obstacles and self.blocked[ya:yb, xa:xb].any():
             return CANT_BUILD_LOCATION_INVALID
         for s in self.w.construction.structures.values():
-            fx, fy = FOOTPRINT[s.unit_id]
+            fx, fy = half_size(s.unit_id)
             if abs(s.x - x) < fx + hx - 1e-6 and abs(s.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID
         for res in self.w.harvest.resources.values():
-            fx, fy = FOOTPRINT[res.unit_id]
+            fx, fy = half_size(res.unit_id)
             if abs(res.x - x) < fx + hx - 1e-6 and abs(res.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID
         for res in self.w.harvest.resources.values():

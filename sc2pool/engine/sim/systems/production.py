@@ -51,7 +51,7 @@ class Production:
     def train(self, player: int, ability: int, rows: np.ndarray) -> int:
         """Queue the unit of ``ability`` in the first of ``rows`` that can take it."""
         where, uid = TRAINS[ability]
-        spec = D.UNIT_BY_ID[uid]
+        spec = D.unit_spec(uid)
         u = self.w.u
         supply = self.w.supply
         structures = self.w.construction.structures
@@ -96,7 +96,7 @@ class Production:
             if s is None or not s.queue:
                 continue
             uid = s.queue.pop()
-            spec = D.UNIT_BY_ID[uid]
+            spec = D.unit_spec(uid)
             self.w.supply.pay(player, -spec.minerals, -spec.vespene)
             self.w.supply.revision += 1
             return SUCCESS
@@ -122,7 +122,7 @@ class Production:
         rules = of_type(s.unit_id)
         supply = self.w.supply
         for ab, (where, t) in rules.trains.items():
-            spec = D.UNIT_BY_ID[t]
+            spec = D.unit_spec(t)
             if where == s.unit_id and supply.afford(player, spec.minerals, spec.vespene) == SUCCESS \
                     and len(s.queue) < QUEUE_LENGTH:
                 out.append((ab, False))
@@ -135,18 +135,18 @@ class Production:
     # ------------------------------------------------------------------ events
     def on_event(self, s: Structure, t: int) -> None:
         """The structure's event at loop ``t``: the unit at the head of its queue may be done."""
-        if s.ready and s.queue and t >= s.head_start + D.UNIT_BY_ID[s.queue[0]].build_time:
+        if s.ready and s.queue and t >= s.head_start + D.unit_spec(s.queue[0]).build_time:
             uid = s.queue.pop(0)
             self._emerge(s, uid, t)
             if s.queue:
                 s.head_start = t
-                self.w.events.push(t + int(D.UNIT_BY_ID[s.queue[0]].build_time), s.tag, True)
+                self.w.events.push(t + int(D.unit_spec(s.queue[0]).build_time), s.tag, True)
             self.w.supply.revision += 1
 
     def _emerge(self, s: Structure, uid: int, t: int) -> None:
         """A trained unit leaves its structure at the edge facing the rally (else below it)."""
         w = self.w
-        rad = D.UNIT_BY_ID[s.unit_id].radius + D.UNIT_BY_ID[uid].radius
+        rad = D.unit_spec(s.unit_id).radius + D.unit_spec(uid).radius
         goal = s.rally_pos
         if s.rally_tag:
             rr = w.u.row(s.rally_tag)
@@ -176,7 +176,7 @@ class Production:
                 continue
             b = b"\xb8\x02\x01"  # is_active: producing
             for k, uid in enumerate(st.queue):
-                spec = D.UNIT_BY_ID[uid]
+                spec = D.unit_spec(uid)
                 b += order_bytes(spec.creation_ability,
                                  progress=min(1.0, (loop - st.head_start) / spec.build_time) if k == 0 else None)
             parts[st.tag] = parts.get(st.tag, b"") + b

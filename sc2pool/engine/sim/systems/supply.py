@@ -57,9 +57,9 @@ class Supply:
         for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:
-                    cap += D.UNIT_BY_ID[s.unit_id].food_provided
+                    cap += D.unit_spec(s.unit_id).food_provided
                 for t in s.queue:
-                    used += D.UNIT_BY_ID[t].food_required
+                    used += D.unit_spec(t).food_required
         return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))
 
     def afford(self, player: int, minerals: int, vespene: int) -> int:

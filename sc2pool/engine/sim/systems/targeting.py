@@ -204,7 +204,7 @@ class Targeting:
         dy = y[None, :] - y[rows][:, None]
         d2 = dx * dx
         d2 += dy * dy
-        valid = (own_r[:, None] != u.owner[None, :]) & ~u.neutral[None, :]
+        valid = (own_r[:, None] != u.owner[None, :]) & ~u.no_auto[None, :]
         hits_all, common = self._targeting()
         if not hits_all[ti[rows]].all():
             valid &= TYPES.can_hit[ti[rows]][:, ti]
@@ -292,15 +292,16 @@ class Targeting:
         return self._hits_all, self._common_radius
 
     def _hostile_cols(self, owner: int) -> np.ndarray:
-        """Rows of the units an ``owner``'s unit may target by alliance (other owner, not neutral),
-        ascending; cached per unit-set version."""
+        """Rows of the units an ``owner``'s unit may target on its own (other owner, not a neutral
+        type, not the map's destructible rocks: ``TYPES.destructible``), ascending; cached per unit-set
+        version."""
         u = self.u
         if self._hc_version != u.version:
             self._hc = {}
             self._hc_version = u.version
         cols = self._hc.get(owner)
         if cols is None:
-            cols = np.nonzero((u.owner != owner) & ~u.neutral)[0]
+            cols = np.nonzero((u.owner != owner) & ~u.no_auto)[0]
             self._hc[owner] = cols
         return cols
 
@@ -309,7 +310,7 @@ class Targeting:
         u = self.u
         if self._hostile_version != u.version:
             att = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
-            cand = np.nonzero(~TYPES.neutral[u.ti])[0]
+            cand = u.targetable_rows
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
             self._hostile_pairs = bool(_count(valid))

@@ -36,7 +36,7 @@ WALK_RES, WAIT, MINE, PAUSE, WALK_HOME, WALK_SITE, BUILDING = range(7)
 BUFF_CARRY_MINERALS, BUFF_CARRY_GAS = 271, 273
 """Buffs a worker carrying cargo shows (the real client's ids)."""
 _SCV_SPEED = float(TYPES.speed[TYPES.row(D.SCV)])
-_SCV_RADIUS = D.UNIT_BY_ID[D.SCV].radius
+_SCV_RADIUS = D.unit_spec(D.SCV).radius
 SCV_ACCELERATION = 2.5 / 256.0
 """Cells per loop squared: 2.5 per normal second squared, for speeding up and for slowing down
 (sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
@@ -75,6 +75,21 @@ def leg_travelled(k: float, dist: float) -> float:
     return dist - 0.5 * a * r * r
 
 
+def _along(j: Job, loop: int) -> tuple[float, float]:
+    """Where a worker walking the path of ``j`` stands at ``loop``."""
+    cum, pts = j.cum, j.path
+    assert cum is not None and pts is not None
+    s = leg_travelled(loop - j.t0, float(cum[-1]))
+    i = int(cum.searchsorted(s))
+    if i >= len(cum):
+        return float(pts[-1, 0]), float(pts[-1, 1])
+    a = (j.ox, j.oy) if i == 0 else (float(pts[i - 1, 0]), float(pts[i - 1, 1]))
+    start = 0.0 if i == 0 else float(cum[i - 1])
+    seg = float(cum[i]) - start
+    f = (s - start) / seg if seg > 0 else 1.0
+    return a[0] + (float(pts[i, 0]) - a[0]) * f, a[1] + (float(pts[i, 1]) - a[1]) * f
+
+
 @dataclass
 class Job:
     """What a worker is doing for the economy."""
@@ -102,6 +117,11 @@ class Job:
     """After returning cargo, gather here (a gather order given to a carrying worker)."""
     geyser: int = 0
     """The geyser of a refinery construction job."""
+    path: np.ndarray | None = None
+    """On a ladder map, a walk that cannot go straight: the (k, 2) points after (ox, oy), the
+    last one (tx, ty); None for a straight walk."""
+    cum: np.ndarray | None = None
+    """Length of the walk up to each point of ``path``."""
     idle_after: bool = False
     """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
     cache_key: tuple[int, ...] = ()
@@ -150,7 +170,9 @@ class Workers:
     def walk(self, tag: int, job: Job, x0: float, y0: float, tx: float, ty: float, rad: float, loop: int,
              world_event: bool = False) -> None:
         """Walk from (x0, y0) to the edge of a circle of radius ``rad`` around (tx, ty); the
-        arrival is the job's next event."""
+        arrival is the job's next event.  On a ladder map a walk the straight line does not
+        allow follows a path round what is in the way (:meth:`Pathing.walk`), with the same speed
+        profile over the path's length."""
         dx, dy = tx - x0, ty - y0
         d = math.hypot(dx, dy)
         stop = rad + _SCV_RADIUS
@@ -159,6 +181,17 @@ class Workers:
             dist = d - stop
         else:
             ex, ey, dist = x0, y0, 0.0
+        job.path = job.cum = None
+        pathing = self.w.pathing
+        if pathing.active and dist > 0:
+            got = pathing.walk(x0, y0, ex, ey, tx, ty, stop, _SCV_RADIUS)
+            if got is not None:
+                pts, dist = got
+                ex, ey = float(pts[-1, 0]), float(pts[-1, 1])
+                seg = np.diff(np.vstack(([[x0, y0]], pts)), axis=0)
+                job.path, job.cum = pts, np.hypot(seg[:, 0], seg[:, 1]).cumsum()
+                dx, dy = float(pts[0, 0]) - x0, float(pts[0, 1]) - y0
+                d = math.hypot(dx, dy)
         job.ox, job.oy, job.tx, job.ty = x0, y0, ex, ey
         job.t0 = loop
         job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
@@ -176,6 +209,9 @@ class Workers:
         rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking)))
         for (_, j), r in zip(walking, rows.tolist(), strict=True):
             if r < 0:
+                continue
+            if j.path is not None:
+                u.x[r], u.y[r] = _along(j, loop)
                 continue
             length = math.hypot(j.tx - j.ox, j.ty - j.oy)
             f = 1.0 if length <= 0 else leg_travelled(loop - j.t0, length) / length

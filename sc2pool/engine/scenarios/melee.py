@@ -1,0 +1,217 @@
+"""The 1v1 melee game on a real ladder map: two players, their races' starts, the map's resources.
+
+Rules (LotV melee; sources in brackets):
+
+- Each player starts at one of the map's start locations, drawn at random per game (the real
+  game's 2-spawn maps draw the spawns; which player gets which is not fixed (m: the draw is the
+  engine's own, seeded)), with its race's melee start (:class:`sc2pool.engine.sim.races.MeleeStart`:
+  for Terran a Command Center, 12 SCVs, 50 minerals, 12/15 supply; the real client's first
+  observation in python-sc2's captures).
+- The workers stand on the cells 3 from the townhall's centre nearest its mineral line and start
+  mining at once (every SCV reports a gather order at loop 0 in the captures; which 12 cells and
+  which field they are first sent to are the engine's choice (m), the captures show them on that
+  ring facing the minerals).
+- The map's neutral units (:mod:`sc2pool.engine.terrain`): every mineral field and geyser with its
+  contents (rich fields give 7 minerals, rich geysers 8 vespene a trip), destructible rocks and
+  debris (obstacles that block building until destroyed), Xel'Naga towers.
+- A player with no structures left loses, the others win (both at once: a Tie) [Liquipedia,
+  "Melee"]; leaving or surrendering gives the other side the Victory (the game's own rule);
+  there is no time limit (burnysc2's ``game_time_limit`` ends a game as a Tie on the client's side).
+- Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
+- Races: the engine simulates the Terran economy; a Random player plays Terran (the only race
+  simulated so far; the real game draws among the three) and a Zerg or Protoss player is refused
+  with an error naming that limit (the next issues add them).
+- Score (Melee score type): minerals and vespene collected (the real client's melee score is a
+  weighted sum of several parts; this is the engine's choice (m)).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.maps import LadderSpec
+from sc2pool.engine.scenarios.base import (
+    COMPUTER,
+    DEFEAT,
+    MELEE,
+    TIE,
+    VICTORY,
+    PlayerSlot,
+    Scenario,
+    SetupError,
+)
+from sc2pool.engine.sim.races import RACES, TERRAN, RaceRules
+from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
+from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.world import Deaths
+from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
+
+NO_TIME_LIMIT = 1 << 40
+RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
+WORKER_RING = 3
+"""Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
+MAIN_RADIUS = 12.0
+"""Mineral fields within this distance of a start location form its main mineral line."""
+
+
+@cache
+def type_of(name: str) -> int:
+    """The unit type id of a map object's type name (the client's ``UnitTypeData.name``)."""
+    for spec in TYPES.specs:
+        if spec.name == name:
+            return int(spec.unit_id)
+    raise KeyError(f"the map places a {name!r}, a unit type the engine does not know")
+
+
+def worker_spots(sx: float, sy: float, fields: list[tuple[float, float]], n: int) -> list[tuple[float, float]]:
+    """The ``n`` cells on the ring round a townhall at (sx, sy) nearest its mineral line."""
+    if fields:
+        mx = float(np.mean([f[0] for f in fields]))
+        my = float(np.mean([f[1] for f in fields]))
+    else:
+        mx, my = sx - 1.0, sy
+    ring = [(dx, dy) for dx in range(-WORKER_RING, WORKER_RING + 1) for dy in range(-WORKER_RING, WORKER_RING + 1)
+            if max(abs(dx), abs(dy)) == WORKER_RING]
+    ring.sort(key=lambda d: ((sx + d[0] - mx) ** 2 + (sy + d[1] - my) ** 2, d[0], d[1]))
+    return [(sx + dx, sy + dy) for dx, dy in ring[:n]]
+
+
+class Melee(Scenario):
+    """A melee game on one ladder map; :func:`melee_scenario` makes the class for a map."""
+
+    name = "Melee"
+    map: LadderSpec
+    time_limit = NO_TIME_LIMIT
+    score_type = MELEE
+    single_player = False
+    fog = True
+
+    def __init__(self, players: list[PlayerSlot]) -> None:
+        super().__init__(players)
+        spawns = len(self.map.start_locations)
+        if not 1 <= len(players) <= spawns:
+            raise SetupError(f"{self.name} has {spawns} start locations: give 1 to {spawns} players, not {len(players)}")
+        self.rules: dict[int, RaceRules] = {}
+        for p in players:
+            # a participant's race arrives with join_game (burnysc2 leaves it unset in create_game)
+            race = TERRAN.race if p.race in (D.RANDOM, D.NO_RACE) else p.race
+            rules = RACES.get(race)
+            who = "Computer" if p.type == COMPUTER else "Participant"
+            if rules is None or not rules.economy_simulated:
+                raise SetupError(
+                    f"player {p.player_id} ({who}, {RACE_NAMES.get(p.race, p.race)}): the sc2pool engine plays the "
+                    f"melee game as Terran only so far; {RACE_NAMES.get(p.race, p.race)} is not simulated yet "
+                    "(give Race.Terran or Race.Random)")
+            self.rules[p.player_id] = rules
+        self.starts: dict[int, tuple[float, float]] = {}
+        self.townhalls: dict[int, int] = {}
+
+    @property
+    def ladder(self) -> LadderMap:
+        assert self.map.ladder is not None
+        return self.map.ladder
+
+    def race_actual(self, player_id: int) -> int:
+        return self.rules[player_id].race
+
+    def setup(self) -> None:
+        w = self.world
+        lm = self.ladder
+        order = self.rng.permutation(len(lm.start_locations))
+        self.starts = {p.player_id: lm.start_locations[int(order[k])] for k, p in enumerate(self.players)}
+        first = next(iter(self.rules.values())).start
+        w.start_economy(self.rules, minerals=first.minerals, vespene=first.vespene)
+        self.spawn_neutrals(lm)
+        for pid, (sx, sy) in self.starts.items():
+            self.townhalls[pid] = self.spawn_start(pid, self.rules[pid], sx, sy)
+        from sc2pool.engine.computer.melee import MeleeComputer
+
+        self.computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)  # type: ignore[misc]
+                          for p in self.players if p.type == COMPUTER]
+
+    def spawn_neutrals(self, lm: LadderMap) -> None:
+        """The map's minerals, geysers, rocks and towers."""
+        w = self.world
+        for n in lm.neutrals:
+            uid = type_of(n.type_name)
+            if uid in MINERAL_TYPES:
+                w.harvest.add_mineral_field(uid, n.x, n.y, n.contents)
+            elif uid in GEYSER_TYPES:
+                w.harvest.add_geyser(n.x, n.y, n.contents if n.contents is not None else 2250, unit_id=uid)
+            else:
+                tag = int(w.spawn(uid, NEUTRAL_OWNER, [n.x], [n.y], facing=n.facing)[0])
+                if has_footprint(n.type_name):
+                    cells = footprint_cells(n.type_name, n.x, n.y)
+                    w.placement.add_obstacle(tag, self._flat(cells))
+
+    def _flat(self, cells: np.ndarray) -> np.ndarray:
+        """Flat grid indices of an (k, 2) array of (x, y) cells, inside the map."""
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        inside = (c[:, 0] >= 0) & (c[:, 0] < self.map.width) & (c[:, 1] >= 0) & (c[:, 1] < self.map.height)
+        c = c[inside]
+        return c[:, 1] * self.map.width + c[:, 0]
+
+    def spawn_start(self, player: int, rules: RaceRules, sx: float, sy: float) -> int:
+        """A race's melee start at (sx, sy); returns the townhall's tag."""
+        w = self.world
+        start = rules.start
+        th = w.construction.add_structure(start.townhall, player, sx, sy)
+        fields = [(r.x, r.y, t) for t, r in w.harvest.resources.items()
+                  if r.is_mineral and math.hypot(r.x - sx, r.y - sy) <= MAIN_RADIUS]
+        spots = worker_spots(sx, sy, [(x, y) for x, y, _ in fields], start.workers)
+        if fields:
+            mx = float(np.mean([f[0] for f in fields]))
+            my = float(np.mean([f[1] for f in fields]))
+            facing = math.atan2(my - sy, mx - sx) % (2 * math.pi)
+        else:
+            facing = 0.0
+        xs = np.array([p[0] for p in spots])
+        ys = np.array([p[1] for p in spots])
+        tags = w.spawn(start.worker, player, xs, ys, facing=facing)
+        for uid, k in start.extras:
+            w.spawn(uid, player, np.full(k, sx), np.full(k, sy - 4.0), free=True)
+        if fields:
+            first = min(fields, key=lambda f: (f[0] - sx) ** 2 + (f[1] - sy) ** 2)[2]
+            for tag in tags.tolist():
+                w.harvest.gather(int(tag), first)
+        return th
+
+    def horizon(self) -> int:
+        return 1 << 30
+
+    def after_loop(self, deaths: Deaths) -> None:
+        ledger = self.world.supply
+        for p in self.score:
+            self.score[p] = ledger.collected_minerals.get(p, 0) + ledger.collected_vespene.get(p, 0)
+        if not len(deaths) or not TYPES.structure[[TYPES.row(int(t)) for t in deaths.unit_types]].any():
+            return
+        u = self.world.u
+        structure = TYPES.structure[u.ti]
+        alive = {p.player_id: bool(np.count_nonzero(structure & (u.owner == p.player_id))) for p in self.players}
+        if all(alive.values()) or len(alive) < 2:
+            if len(alive) == 1 and not any(alive.values()):
+                self.finish(dict.fromkeys(alive, DEFEAT))
+            return
+        if not any(alive.values()):
+            self.finish(dict.fromkeys(alive, TIE))
+        else:
+            self.finish({p: VICTORY if a else DEFEAT for p, a in alive.items()})
+
+
+_CLASSES: dict[str, type[Melee]] = {}
+
+
+def melee_scenario(path: str, name: str | None = None) -> type[Melee]:
+    """The :class:`Melee` scenario class of the ladder map at ``path`` (read once per process;
+    :class:`sc2pool.engine.terrain.MapReadError` names the file and what could not be read)."""
+    cls = _CLASSES.get(path)
+    if cls is None:
+        lm = load_map(path, name=name)
+        spec = LadderSpec.from_ladder(lm)
+        cls = type(f"Melee_{lm.name}", (Melee,), {"name": lm.name, "map": spec})
+        _CLASSES[path] = cls
+    return cls

@@ -1,0 +1,702 @@
+"""Pathing: where ground units may stand and walk on a ladder map, and the paths they follow.
+
+The single owner of "which cells are blocked now": the map's pathable grid (terrain, doodads)
+less the footprints of every standing structure (every player's, finished or not; a lowered
+supply depot and a flying structure block nothing), mineral field, geyser (and the gas structure
+on it) and destructible rock.  The set follows the unit store: a blocker blocks from the loop it
+appears and stops when it dies, depletes or is removed (:meth:`Pathing.sync`).  One
+:class:`~sc2pool.engine.terrain.PathFinder` per game answers the paths on that grid.
+
+What the other systems ask of it (every step is skipped on the scenarios' flat arenas, which
+have no terrain: ``active`` is false there and nothing here runs):
+
+- *point movers* (move, attack-move, patrol) walk their path one straight segment at a time:
+  the store's ``wx``/``wy`` is the waypoint the segment ends at, ``ex``/``ey`` where the walk ends
+  (the order's point, or the reachable point nearest to it), ``wp`` the waypoint's index in
+  :attr:`Pathing.paths` (-1: a new order, planned at the start of the next loop: :meth:`plan`);
+- *chasers* (attack unit, acquired targets, follow) walk straight at their target while the way
+  ahead is free, and down a path to it where it is not (:meth:`chase`);
+- *every ground unit* ends each loop on a free cell: one pushed into a blocked cell (collision,
+  going round, a structure placed on it) is put back on the nearest free point (:meth:`project`);
+  new units appear on free cells (:meth:`free_points`, :meth:`free_at`);
+- *workers on an economy walk* follow a polyline whose length gives the walk's duration
+  (:meth:`walk`);
+- *fast-forwarding* stays exact: a quiet stretch needs every mover's current segment free
+  (:meth:`segments_free`) and nobody on a blocked cell (:meth:`violators`), so stepping the same
+  loops one by one would project nobody either;
+- ``RequestQuery.pathing`` distances and game_info's pathing grid (:meth:`distance`,
+  :meth:`blocked_cells`).
+
+Rules and measurements: ``docs/engine.md``, "Terrain in the simulation".
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine.sim.units import ECON, POINT_KINDS, TYPES
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.maps import MapSpec
+    from sc2pool.engine.sim.world import World
+    from sc2pool.engine.terrain import PathFinder
+
+SUPPLYDEPOTLOWERED = 47
+"""A lowered supply depot lets units walk over it (Liquipedia, "Supply Depot")."""
+LOOKAHEAD = 4.0
+"""A chaser looks this far ahead along its straight line to its target for a blocked cell."""
+SAMPLE = 0.25
+"""Spacing of the points the look-ahead tests (a quarter cell: a unit crossing a blocked cell's
+corner by less than this is not caught, and no unit stands there at the end of a loop:
+:meth:`Pathing.project`)."""
+CHASE_REPLAN = 16
+"""A chaser following a path plans it again after this many loops (its target moves), or when it
+reached the path's end and its way is still blocked."""
+DROP_EVERY = 4
+"""A chaser following a path looks whether its straight way is free again every this many loops."""
+CHASING = -3
+"""``wp`` of a chaser following a path (``wx``, ``wy``: its waypoint; an attack-mover among them
+plans its own path again once it walks on)."""
+WAYPOINT_REACHED = 0.25
+"""A chaser this close to its waypoint heads for the next one."""
+SHARED_PER_GOAL = 4
+SHARED_GOALS = 64
+"""Paths kept per point units were sent to lately (for other units sent there: a group's order),
+and points kept."""
+MOVED_GOAL = 4.0
+"""A unit sent again to a point this close (in x plus y) to its path's point keeps its path and
+changes only the last leg, when that leg is free (a defender sent at an enemy that moved)."""
+SKIP = 1.0
+"""A mover this close to its waypoint walks on to the next one as soon as it sees it (a group
+rounding a corner does not have to squeeze through the corner's one point)."""
+INSET = 0.01
+"""A unit put back on a free cell stands this far inside it."""
+WINDOW = 3
+"""The nearest free point of a unit on a blocked cell is searched within this many cells first."""
+_OFF = np.stack(np.meshgrid(np.arange(-WINDOW, WINDOW + 1), np.arange(-WINDOW, WINDOW + 1)), axis=0).reshape(2, -1)
+_OFF1 = np.stack(np.meshgrid(np.arange(-1, 2), np.arange(-1, 2)), axis=0).reshape(2, -1)
+_PRISTINE: dict[tuple[str, int, int], PathFinder] = {}
+"""One PathFinder per ladder map without any blocker (a game copies it: building one takes about
+a second, a copy a few ms)."""
+
+
+def _pristine(m: MapSpec) -> PathFinder:
+    from sc2pool.engine.terrain import PathFinder
+
+    key = (m.name, m.width, m.height)
+    pf = _PRISTINE.get(key)
+    if pf is None:
+        pf = _PRISTINE[key] = PathFinder(m.pathable)
+    return pf
+
+
+@cache
+def _blocker_types() -> np.ndarray:
+    """bool per type row: units of the type block cells while they stand (structures on the
+    ground; resources, towers, rocks and debris with a measured or a placement footprint)."""
+    from sc2pool.engine.sim.systems.placement import has_footprint as placed
+    from sc2pool.engine.terrain import has_footprint
+
+    out = np.zeros(len(TYPES.specs), dtype=bool)
+    for i, s in enumerate(TYPES.specs):
+        if s.unit_id == SUPPLYDEPOTLOWERED or TYPES.is_flying[i]:
+            continue
+        if TYPES.structure[i] or has_footprint(s.name) or \
+                ((TYPES.neutral[i] or TYPES.destructible[i]) and placed(s.unit_id)):
+            out[i] = True
+    return out
+
+
+def blocker_cells(type_row: int, x: float, y: float, width: int, height: int) -> np.ndarray:
+    """Flat indices (y * width + x) of the cells a unit of ``type_row`` at (x, y) blocks: its
+    measured footprint (:mod:`sc2pool.engine.terrain.footprints`: townhalls, resources, rocks),
+    else its placement footprint (a rectangle of whole cells, centred as the client centres it)."""
+    from sc2pool.engine.sim.systems.placement import half_size
+    from sc2pool.engine.terrain import footprint_cells, has_footprint
+
+    name = TYPES.specs[type_row].name
+    if has_footprint(name):
+        c = footprint_cells(name, x, y)
+        xs, ys = c[:, 0], c[:, 1]
+    else:
+        try:
+            hx, hy = half_size(int(TYPES.unit_id[type_row]))
+        except KeyError:
+            return np.zeros(0, np.int64)
+        xa, xb = max(int(round(x - hx)), 0), min(int(round(x + hx)), width)
+        ya, yb = max(int(round(y - hy)), 0), min(int(round(y + hy)), height)
+        if xb <= xa or yb <= ya:
+            return np.zeros(0, np.int64)
+        gy, gx = np.mgrid[ya:yb, xa:xb]
+        xs, ys = gx.ravel(), gy.ravel()
+    ok = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    return (ys[ok] * width + xs[ok]).astype(np.int64)
+
+
+def _sees(finder: PathFinder, radius: float, ax: float, ay: float, bx: float, by: float) -> bool:
+    """Whether a unit of ``radius`` fits along the straight segment from (ax, ay) to (bx, by) on
+    the finder's grid (its exact cell test, the one its paths are pulled with)."""
+    return bool(finder._layer(radius).segment_free(ax, ay, bx, by))
+
+
+@dataclass
+class _Chase:
+    """A chaser's path to its target (kept while the straight way is blocked)."""
+
+    target: int
+    """The target's tag."""
+    pts: np.ndarray
+    i: int
+    """The waypoint it heads for (the store's ``wx``, ``wy``)."""
+    loop: int
+    """When the path was planned."""
+
+
+class Pathing:
+    """The blocked cells of one game, its PathFinder and the paths its units follow."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.u = world.u
+        m = world.map
+        self.active = bool(m.has_terrain)
+        """Whether the map has terrain (a ladder map); on the flat arenas nothing here runs."""
+        self.width, self.height = m.width, m.height
+        self._finder: PathFinder | None = None
+        self.blockers: dict[int, np.ndarray] = {}
+        """Tag -> flat indices of the cells the unit blocks, for every blocker standing."""
+        self._blocker_tags = np.zeros(0, np.int64)
+        self._version = -1
+        self._count = np.zeros(0, np.int32)
+        self.free = np.zeros(0, dtype=bool)
+        """bool[height * width]: cells a ground unit may stand on now (flat, row y * width + x)."""
+        self.paths: dict[int, np.ndarray] = {}
+        """Tag -> (k, 2) waypoints of a point mover's walk (the store's ``wp`` indexes it)."""
+        self.chases: dict[int, _Chase] = {}
+        """Tag -> a chaser's path to its target, while it follows one (``wp`` ``CHASING``)."""
+        self._targets: dict[int, tuple[float, float]] = {}
+        """Tag -> the order's point a mover's path in ``paths`` was planned for."""
+        self._verified: dict[int, tuple[float, float, float, float]] = {}
+        """Tag -> (origin, waypoint) of the last segment found free (quiet stretches ask again)."""
+        self._shared: OrderedDict[tuple[float, float, float], list[np.ndarray]] = OrderedDict()
+        """(point, radius) -> the paths planned to it lately (forgotten when a blocker appears or
+        goes)."""
+        self._ground_version = -1
+        self._ground = np.zeros(0, dtype=bool)
+        if self.active:
+            base = np.asarray(m.pathable, dtype=bool)
+            self._base = base.ravel().copy()
+            self._count = np.zeros(base.size, np.int32)
+            self.free = self._base.copy()
+            self._cell_tag = np.zeros(base.size, np.int64)
+            """Per cell: the tag of the (last) blocker standing on it, 0 for none."""
+
+    # ------------------------------------------------------------------ the blocked cells
+    @property
+    def finder(self) -> PathFinder:
+        """The game's PathFinder (a copy of the map's, made on first use), kept in step with the
+        blockers."""
+        if self._finder is None:
+            self._finder = copy.deepcopy(_pristine(self.w.map))
+            for tag, cells in self.blockers.items():
+                if len(cells):
+                    self._finder.set_blocked(tag, self._xy(cells))
+        return self._finder
+
+    def sync(self) -> None:
+        """Bring the blocked cells in line with the units standing (after spawns and deaths):
+        a new blocker blocks its cells, a gone one frees them."""
+        u = self.u
+        if self._version == u.version:
+            return
+        self._version = u.version
+        if len(self.paths) + len(self.chases) + len(self._verified) > 3 * len(u) + 64:
+            live = set(u.tag.tolist())  # (tags are never reused: stale records only cost memory)
+            for d in (self.paths, self.chases, self._verified, self._targets):
+                for t in [t for t in d if t not in live]:
+                    del d[t]  # type: ignore[attr-defined]
+        tags = u.tag[_blocker_types()[u.ti]]
+        if len(tags) == len(self._blocker_tags) and not _count(tags != self._blocker_tags):
+            return
+        old = self._blocker_tags
+        self._blocker_tags = tags.copy()
+        gone = np.setdiff1d(old, tags, assume_unique=True)
+        new = np.setdiff1d(tags, old, assume_unique=True)
+        touched = []
+        for t in gone.tolist():
+            cells = self.blockers.pop(t)
+            self._count[cells] -= 1
+            mine = cells[self._cell_tag[cells] == t]
+            self._cell_tag[mine] = 0
+            touched.append(cells)
+            if self._finder is not None:
+                self._finder.set_blocked(t, None)
+        if len(new):
+            rows = u.rows(new)
+            for t, r in zip(new.tolist(), rows.tolist(), strict=True):
+                cells = blocker_cells(int(u.ti[r]), float(u.x[r]), float(u.y[r]), self.width, self.height)
+                self.blockers[t] = cells
+                self._count[cells] += 1
+                self._cell_tag[cells] = t
+                touched.append(cells)
+                if self._finder is not None and len(cells):
+                    self._finder.set_blocked(t, self._xy(cells))
+        if touched:
+            self._shared.clear()
+            c = np.concatenate(touched)
+            self.free[c] = self._base[c] & (self._count[c] == 0)
+
+    def _xy(self, cells: np.ndarray) -> np.ndarray:
+        """(n, 2) (x, y) cells of flat indices (the PathFinder's form)."""
+        return np.stack((cells % self.width, cells // self.width), axis=1)
+
+    def blocked_cells(self) -> dict[int, np.ndarray]:
+        """Tag -> flat cells of every blocker standing now (game_info's pathing grid filters them
+        by what each player knows)."""
+        self.sync()
+        return self.blockers
+
+    def free_at(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """bool per point: its cell is free (inside the map, pathable, no blocker on it)."""
+        self.sync()
+        xi = np.floor(x).astype(np.int64)
+        yi = np.floor(y).astype(np.int64)
+        inside = (xi >= 0) & (xi < self.width) & (yi >= 0) & (yi < self.height)
+        idx = np.where(inside, yi * self.width + xi, 0)
+        return inside & self.free[idx]
+
+    def free_points(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The points themselves where their cell is free, else the nearest point of a free cell."""
+        ok = self.free_at(xs, ys)
+        if _count(ok) == len(ok):
+            return xs, ys
+        xs, ys = xs.copy(), ys.copy()
+        bad = (~ok).nonzero()[0]
+        xs[bad], ys[bad] = self._nearest_free(xs[bad], ys[bad])
+        return xs, ys
+
+    def _nearest_free(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The nearest point inside a free cell to each point (``INSET`` inside the cell's edge):
+        among the 8 cells round its own first (a unit pushed a little into a blocked cell), then
+        within ``WINDOW`` cells, then anywhere."""
+        ox, oy = px.copy(), py.copy()
+        todo = np.arange(len(px))
+        for off, reach in ((_OFF1, 1.0), (_OFF, float(WINDOW))):
+            qx, qy, found = self._nearest_in(px[todo], py[todo], off, reach)
+            ox[todo[found]] = qx[found]
+            oy[todo[found]] = qy[found]
+            todo = todo[~found]
+            if not len(todo):
+                return ox, oy
+        free = self.free.reshape(self.height, self.width)
+        ys, xs = np.nonzero(free)
+        if len(xs) == 0:
+            raise ValueError("the map has no pathable cell")
+        for i in todo.tolist():  # nothing free within the window: search the whole grid
+            bx = np.clip(px[i], xs + INSET, xs + 1 - INSET)
+            by = np.clip(py[i], ys + INSET, ys + 1 - INSET)
+            b = int(((bx - px[i]) ** 2 + (by - py[i]) ** 2).argmin())
+            ox[i], oy[i] = bx[b], by[b]
+        return ox, oy
+
+    def _nearest_in(self, px: np.ndarray, py: np.ndarray, off: np.ndarray, reach: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each point: the nearest point of a free cell among its cell's offsets ``off`` (two
+        rows, x and y: the cells within ``reach`` - 1 of its own), and whether it is the nearest
+        of the whole grid (found within ``reach``: every cell further off is further away)."""
+        cx = px.astype(np.int64)[:, None] + off[0]
+        cy = py.astype(np.int64)[:, None] + off[1]
+        inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
+        ok = inside & self.free[np.where(inside, cy * self.width + cx, 0)]
+        qx = np.minimum(np.maximum(px[:, None], cx + INSET), cx + (1 - INSET))
+        qy = np.minimum(np.maximum(py[:, None], cy + INSET), cy + (1 - INSET))
+        d2 = (qx - px[:, None]) ** 2 + (qy - py[:, None]) ** 2
+        d2[~ok] = np.inf
+        j = d2.argmin(axis=1)
+        k = np.arange(len(px))
+        return qx[k, j], qy[k, j], d2[k, j] <= reach * reach
+
+    def nearest_point(self, x: float, y: float) -> tuple[float, float]:
+        """(x, y) where its cell is free, else the nearest point of a free cell (a rally point
+        on a cliff becomes the nearest point a unit can stand on)."""
+        xs, ys = self.free_points(np.array([float(x)]), np.array([float(y)]))
+        return float(xs[0]), float(ys[0])
+
+    # ------------------------------------------------------------------ standing on free cells
+    def _ground_rows(self) -> np.ndarray:
+        """bool per row: mobile ground units (not structures, not neutral, not flying), cached per
+        unit set."""
+        u = self.u
+        if self._ground_version != u.version:
+            ti = u.ti
+            self._ground = ~TYPES.is_flying[ti] & ~TYPES.structure[ti] & ~u.neutral & (u.speed > 0)
+            self._ground_version = u.version
+        return self._ground
+
+    def violators(self) -> np.ndarray:
+        """Rows of the ground units (off economy jobs) whose centre is on a blocked cell."""
+        self.sync()
+        u = self.u
+        g = self._ground_rows()
+        if not len(g):
+            return np.zeros(0, np.int64)
+        idx = u.y.astype(np.int64)
+        idx *= self.width
+        idx += u.x.astype(np.int64)  # (positions are inside the map: truncation is the floor)
+        bad = ~self.free.take(idx)
+        bad &= g
+        if not _count(bad):
+            return np.zeros(0, np.int64)
+        bad &= u.kind != ECON  # workers on a job walk their own paths (:meth:`walk`)
+        return bad.nonzero()[0]
+
+    def project(self) -> bool:
+        """Put every ground unit standing on a blocked cell back on the nearest free point; returns
+        whether anybody moved.  A point mover whose way to its waypoint is no longer free plans
+        its path again on the next loop."""
+        rows = self.violators()
+        if not len(rows):
+            return False
+        u = self.u
+        nx, ny = self._nearest_free(u.x[rows], u.y[rows])
+        u.x[rows] = nx
+        u.y[rows] = ny
+        u.seg[rows] = -1
+        finder = self.finder
+        for r in rows.tolist():
+            if u.wp[r] >= 0 and not _sees(finder, 0.0, float(u.x[r]), float(u.y[r]), float(u.wx[r]), float(u.wy[r])):
+                u.wp[r] = -1
+        return True
+
+    # ------------------------------------------------------------------ point movers
+    def pending(self) -> np.ndarray:
+        """bool per row: point movers walking (no target) whose order has no path yet (``wp``
+        -1: a new order, or an attack-move that chased a target)."""
+        u = self.u
+        need = POINT_KINDS[u.kind]
+        need &= u.wp < 0
+        need &= u.speed > 0
+        need &= u.eng == 0
+        return need
+
+    def plan(self) -> None:
+        """Give every point mover with a new order (``wp`` -1) its path: ``wx``/``wy`` the first
+        waypoint, ``ex``/``ey`` the end (the reachable point nearest to the order's point).
+
+        A unit sent to the point of its last path again resumes it where it sees the waypoint
+        nearest to it (or the one after); else it joins a path another unit was given to the same
+        point lately, where it sees one of its waypoints (a group given one order plans once);
+        else the PathFinder plans its own.  Flying units fly straight."""
+        u = self.u
+        need = self.pending()
+        if not _count(need):
+            return
+        rows = need.nonzero()[0]
+        self.sync()
+        finder = self.finder
+        flying = TYPES.is_flying[u.ti[rows]]
+        shared = self._shared
+        for r, fly in zip(rows.tolist(), flying.tolist(), strict=True):
+            tag = int(u.tag[r])
+            x, y, tx, ty = float(u.x[r]), float(u.y[r]), float(u.tx[r]), float(u.ty[r])
+            i = 0
+            if fly:
+                pts = np.array([[tx, ty]])
+            else:
+                rad = float(u.radius[r])
+                key = (tx, ty, rad)
+                got = None
+                old = self.paths.get(tag)
+                was = self._targets.get(tag)
+                if old is not None and was is not None and abs(was[0] - tx) + abs(was[1] - ty) <= MOVED_GOAL:
+                    j = self._resume(old, x, y, rad)
+                    if j is not None:
+                        if was != (tx, ty):  # the point moved a little: its last leg goes there instead
+                            old = self._retarget(old, j, x, y, tx, ty, rad)
+                        if old is not None:
+                            got = (old, j)
+                if got is None:
+                    for other in reversed(shared.get(key, ())):
+                        j = self._resume(other, x, y, rad)
+                        if j is not None:
+                            got = (other, j)
+                            break
+                if got is not None:
+                    pts, i = got
+                else:
+                    pts = finder.path((x, y), (tx, ty), rad)
+                    if len(pts) == 0:  # enclosed: stays where it is
+                        pts = np.array([[x, y]])
+                    kept = shared.setdefault(key, [])
+                    shared.move_to_end(key)
+                    kept.append(pts)
+                    if len(kept) > SHARED_PER_GOAL:
+                        del kept[0]
+                    if len(shared) > SHARED_GOALS:
+                        shared.popitem(last=False)
+            self.paths[tag] = pts
+            self._targets[tag] = (tx, ty)
+            u.wp[r] = i
+            u.wx[r], u.wy[r] = pts[i]
+            u.ex[r], u.ey[r] = pts[-1]
+            u.seg[r] = -1
+
+    def _retarget(self, pts: np.ndarray, j: int, x: float, y: float, tx: float, ty: float, radius: float
+                  ) -> np.ndarray | None:
+        """``pts`` (walked from index ``j``, at (x, y)) with its last point moved to (tx, ty),
+        where the leg to it from the waypoint before (or from (x, y)) is free; else None."""
+        before = (float(pts[-2, 0]), float(pts[-2, 1])) if len(pts) - 1 > j else (x, y)
+        if not _sees(self.finder, radius, before[0], before[1], tx, ty):
+            return None
+        out = pts.copy()
+        out[-1] = (tx, ty)
+        return out
+
+    def _resume(self, pts: np.ndarray, x: float, y: float, radius: float) -> int | None:
+        """The index of the waypoint of ``pts`` nearest to (x, y), or the one after it, that
+        (x, y) sees along a free line (the later one first); None when it sees neither."""
+        d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
+        finder = self.finder
+        i = int(d.argmin())
+        for j in (i + 1, i):
+            if j < len(pts) and _sees(finder, radius, x, y, float(pts[j, 0]), float(pts[j, 1])):
+                return j
+        return None
+
+    def skip_ahead(self, rows: np.ndarray) -> None:
+        """Point movers ``rows`` within ``SKIP`` of a waypoint that is not their last head for the
+        next one where the straight way to it is free (for their radius)."""
+        u = self.u
+        if not len(rows):
+            return
+        wx, wy = u.wx[rows], u.wy[rows]
+        dx, dy = wx - u.x[rows], wy - u.y[rows]
+        near = dx * dx + dy * dy < SKIP * SKIP
+        near &= u.wp[rows] >= 0
+        near &= (wx != u.ex[rows]) | (wy != u.ey[rows])
+        if not _count(near):
+            return
+        finder = self.finder
+        for r in rows[near].tolist():
+            pts = self.paths.get(int(u.tag[r]))
+            i = int(u.wp[r]) + 1
+            if pts is None or i >= len(pts):
+                continue
+            nx, ny = float(pts[i, 0]), float(pts[i, 1])
+            if _sees(finder, float(u.radius[r]), float(u.x[r]), float(u.y[r]), nx, ny):
+                u.wp[r] = i
+                u.wx[r], u.wy[r] = nx, ny
+                u.seg[r] = -1
+
+    def next_waypoints(self, rows: np.ndarray, extra: np.ndarray, loop: int) -> np.ndarray:
+        """Point movers ``rows`` reached their waypoint at ``loop`` with ``extra`` distance of this
+        loop's step left: those with another waypoint walk on towards it (the rest of the step
+        taken along the new segment, which starts at this loop); returns the rows that reached
+        the end of their walk."""
+        u = self.u
+        done = []
+        for r, e in zip(rows.tolist(), extra.tolist(), strict=True):
+            pts = self.paths.get(int(u.tag[r]))
+            i = int(u.wp[r]) + 1
+            if pts is None or u.wp[r] < 0 or i >= len(pts):
+                done.append(r)
+                continue
+            wx, wy = float(u.wx[r]), float(u.wy[r])
+            nx, ny = float(pts[i, 0]), float(pts[i, 1])
+            dx, dy = nx - wx, ny - wy
+            length = math.hypot(dx, dy)
+            f = min(e, length) / length if length > 0 else 0.0
+            u.wp[r] = i
+            u.wx[r], u.wy[r] = nx, ny
+            u.x[r] = u.ox[r] = wx + dx * f
+            u.y[r] = u.oy[r] = wy + dy * f
+            u.seg[r] = loop
+            if length > 0:
+                u.facing[r] = math.atan2(dy, dx) % (2.0 * math.pi)
+        return np.array(done, dtype=np.int64)
+
+    def segments_free(self, rows: np.ndarray) -> bool:
+        """Whether every mover of ``rows`` walks a free segment to its waypoint (from where its
+        current segment started, or from where it stands when none has): then a quiet stretch
+        puts nobody on a blocked cell.  Found-free segments are remembered per unit."""
+        u = self.u
+        if not len(rows):
+            return True
+        finder = self.finder
+        fly = TYPES.is_flying[u.ti[rows]]
+        started = u.seg[rows] >= 0
+        ox = np.where(started, u.ox[rows], u.x[rows]).tolist()
+        oy = np.where(started, u.oy[rows], u.y[rows]).tolist()
+        wx, wy = u.wx[rows].tolist(), u.wy[rows].tolist()
+        tags = u.tag[rows].tolist()
+        verified = self._verified
+        for k, t in enumerate(tags):
+            if fly[k]:
+                continue
+            key = (ox[k], oy[k], wx[k], wy[k])
+            if verified.get(t) == key:
+                continue
+            if not _sees(finder, 0.0, *key):
+                return False
+            verified[t] = key
+        return True
+
+    # ------------------------------------------------------------------ chasers
+    def chase(self, loop: int, m: np.ndarray, tm: np.ndarray, md: np.ndarray, stop_at: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Headings of chasers ``m`` (targets ``tm``, ``md`` from each to its target, x and y as
+        two rows, ``stop_at`` the distance each stops at): straight at the target while the next
+        ``LOOKAHEAD`` cells of that line are free (the target's own cells do not count; flyers
+        always go straight), else towards the next waypoint of a path to the target (``wp`` is
+        ``CHASING``, ``wx``/``wy`` the waypoint), planned again every ``CHASE_REPLAN`` loops, for
+        a new target, or at the path's end, and left once the straight line to where the chaser
+        stops is free (looked at every ``DROP_EVERY`` loops).
+
+        Returns the headings (same length as the line to the target, so that the caller's step
+        towards the target's range is kept) and the most each chaser may step this loop (its
+        waypoint's distance; None when every chaser goes straight).
+        """
+        u = self.u
+        self.sync()
+        k = len(m)
+        dist = np.sqrt(md[0] * md[0] + md[1] * md[1])
+        ground = ~TYPES.is_flying[u.ti[m]]
+        look = np.minimum(np.maximum(dist - stop_at, 0.0), LOOKAHEAD) - 0.05
+        test = ground & (look > 0)
+        blocked = np.zeros(k, dtype=bool)
+        if _count(test):
+            ti = test.nonzero()[0]
+            n_s = int(math.ceil(float(look[ti].max()) / SAMPLE)) + 1
+            s = np.minimum(np.arange(n_s)[None, :] * SAMPLE, look[ti][:, None])  # (rows, samples)
+            di = dist[ti]
+            px = u.x[m[ti]][:, None] + (md[0][ti] / di)[:, None] * s
+            py = u.y[m[ti]][:, None] + (md[1][ti] / di)[:, None] * s
+            cx = px.astype(np.int64)
+            cy = py.astype(np.int64)
+            inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
+            idx = np.where(inside, cy * self.width + cx, 0)
+            bad = ~(inside & self.free[idx])
+            if bad.any():  # (a structure or rock chased: its own cells do not count)
+                bad &= self._cell_tag[idx] != u.tag[tm[ti]][:, None]
+                blocked[ti] = bad.any(axis=1)
+        wp = u.wp[m]
+        following = wp == CHASING
+        if not _count(blocked) and not _count(following):
+            return md, None
+        chases = self.chases
+        finder = self.finder
+        tags = u.tag[m]
+        ttags = u.tag[tm]
+        # a follower whose way is free again goes straight (looked at every DROP_EVERY loops)
+        free_again = following & ~blocked & ((tags + loop) % DROP_EVERY == 0)
+        for i in free_again.nonzero()[0].tolist():
+            r = int(m[i])
+            x, y = float(u.x[r]), float(u.y[r])
+            reach = min(max(float(dist[i] - stop_at[i]), 0.0), 3.0 * LOOKAHEAD) - 0.05
+            f = reach / float(dist[i]) if dist[i] > 0 else 0.0
+            if reach <= 0 or _sees(finder, float(u.radius[r]), x, y, x + float(md[0, i]) * f, y + float(md[1, i]) * f):
+                following[i] = False
+                u.wp[r] = -1
+                chases.pop(int(tags[i]), None)
+        # plan: newly blocked, another target, the plan's age, the path's end reached
+        plan = blocked & ~following
+        if _count(following):
+            fi = following.nonzero()[0]
+            got = [chases.get(t) for t in tags[fi].tolist()]
+            old = np.fromiter((c is None or c.target != t or loop - c.loop >= CHASE_REPLAN
+                               for c, t in zip(got, ttags[fi].tolist(), strict=True)), dtype=bool, count=len(fi))
+            plan[fi[old]] = True
+        wx, wy = u.wx, u.wy
+        for i in plan.nonzero()[0].tolist():
+            r, t = int(m[i]), int(tm[i])
+            pts = finder.path((float(u.x[r]), float(u.y[r])), (float(u.x[t]), float(u.y[t])), float(u.radius[r]))
+            if len(pts) == 0:
+                pts = np.array([[float(u.x[r]), float(u.y[r])]])
+            chases[int(tags[i])] = _Chase(int(ttags[i]), pts, 0, loop)
+            u.wp[r] = CHASING
+            wx[r], wy[r] = pts[0]
+        on = following | plan
+        rows = m[on]
+        hx = wx[rows] - u.x[rows]
+        hy = wy[rows] - u.y[rows]
+        hd = np.sqrt(hx * hx + hy * hy)
+        near = hd < WAYPOINT_REACHED
+        if _count(near):  # on to the next waypoint (planned again at the path's end)
+            for q in near.nonzero()[0].tolist():
+                r = int(rows[q])
+                c = chases.get(int(u.tag[r]))
+                if c is None:
+                    continue
+                if c.i < len(c.pts) - 1:
+                    c.i += 1
+                else:
+                    c.loop = -CHASE_REPLAN  # (planned again next loop)
+                wx[r], wy[r] = c.pts[c.i]
+            hx = wx[rows] - u.x[rows]
+            hy = wy[rows] - u.y[rows]
+            hd = np.sqrt(hx * hx + hy * hy)
+        md = md.copy()
+        cap = np.full(k, np.inf)
+        oi = on.nonzero()[0]
+        some = hd > 1e-9
+        scale = np.where(some, dist[oi] / np.where(some, hd, 1.0), 0.0)
+        md[0, oi] = hx * scale
+        md[1, oi] = hy * scale
+        cap[oi] = hd
+        return md, cap
+
+    # ------------------------------------------------------------------ economy walks and queries
+    def walk(self, x0: float, y0: float, ex: float, ey: float, cx: float, cy: float, stop: float,
+             radius: float) -> tuple[np.ndarray, float] | None:
+        """An economy walk from (x0, y0) to (ex, ey), the point ``stop`` from its target's centre
+        (cx, cy) on the straight line: None when that line is free (the walk stays straight),
+        else (the polyline's points after the start, its length): the path towards (ex, ey), cut
+        where it first comes within ``stop`` of the centre."""
+        self.sync()
+        finder = self.finder
+        if _sees(finder, radius, x0, y0, ex, ey):
+            return None
+        pts = finder.path((x0, y0), (ex, ey), radius)
+        if len(pts) == 0:
+            return np.array([[x0, y0]]), 0.0
+        out = []
+        px, py = x0, y0
+        total = 0.0
+        for qx, qy in pts.tolist():
+            # the first point of this leg within ``stop`` of the centre ends the walk
+            dx, dy = qx - px, qy - py
+            a = dx * dx + dy * dy
+            b = 2.0 * (dx * (px - cx) + dy * (py - cy))
+            c = (px - cx) ** 2 + (py - cy) ** 2 - stop * stop
+            disc = b * b - 4 * a * c
+            if a > 0 and disc >= 0 and c > 0:
+                t = (-b - math.sqrt(disc)) / (2 * a)
+                if 0.0 <= t <= 1.0:
+                    qx, qy = px + dx * t, py + dy * t
+                    total += math.hypot(qx - px, qy - py)
+                    out.append((qx, qy))
+                    return np.array(out), total
+            total += math.hypot(dx, dy)
+            out.append((qx, qy))
+            px, py = qx, qy
+        return np.array(out), total
+
+    def distance(self, start: tuple[float, float], goal: tuple[float, float], radius: float) -> float:
+        """Length of the shortest path from ``start`` to ``goal`` for a unit of ``radius``; 0 when
+        the goal cannot be reached (the real client's answer to ``RequestQuery.pathing``)."""
+        self.sync()
+        d = self.finder.distance(start, goal, radius)
+        return 0.0 if d is None else float(d)
+

@@ -1,0 +1,291 @@
+"""The 1v1 melee game on real ladder maps, through the Game API (the calls the server makes) and
+through unmodified burnysc2 bots."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from game_helpers import command
+from s2clientprotocol import debug_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine import data as D
+from sc2pool.engine.game import Game, GameError
+from sc2pool.engine.terrain import find_map, load_map, start_raw
+
+MAP = "AbyssalReefLE.SC2Map"
+TERRAN, ZERG, PROTOSS, RANDOM = 1, 2, 3, 4
+VISIBLE, SNAPSHOT = 1, 2
+SELF, NEUTRAL, ENEMY = 1, 3, 4
+LOWER_DEPOT, RAISE_DEPOT, BUILD_FACTORY = 556, 558, 328
+NOT_SUPPORTED = 2
+
+
+def melee(*, computer: dict[str, int] | None = None, seed: int = 5, second: dict[str, int] | None = None,
+          map_path: str = MAP) -> Game:
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=map_path), random_seed=seed)
+    req.player_setup.add(type=sc_pb.Participant)
+    if second is not None:
+        req.player_setup.add(type=sc_pb.Participant, **second)
+    else:
+        req.player_setup.add(type=sc_pb.Computer, **(computer or {"race": TERRAN, "difficulty": 3}))
+    return Game.create(req)
+
+
+def joined(**kw: Any) -> Game:
+    g = melee(**kw)
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+    return g
+
+
+def own(g: Game, player: int = 1) -> list[Any]:
+    return [u for u in g.observation(player).observation.raw_data.units if u.alliance == SELF]
+
+
+def test_a_ladder_map_is_played_as_a_melee_game_with_both_players_at_start_locations() -> None:
+    g = joined()
+    lm = load_map(find_map("AbyssalReefLE"))
+    starts = g.scenario.starts  # type: ignore[attr-defined]
+    assert sorted(starts.values()) == sorted(lm.start_locations)
+    gi = g.game_info(1)
+    assert gi.map_name == "AbyssalReefLE"
+    assert [(p.x, p.y) for p in gi.start_raw.start_locations] == [starts[2]]
+    # at game start the grids are the real client's (terrain.start_raw is measured against it)
+    assert gi.start_raw.SerializeToString() == start_raw(lm, starts[1]).SerializeToString()
+    # the player's own actual race shows, the opponent's does not (as the real client)
+    info = {p.player_id: p for p in gi.player_info}
+    assert info[1].race_actual == TERRAN and not info[2].HasField("race_actual")
+    assert info[2].type == sc_pb.Computer and info[2].difficulty == 3
+
+
+def test_each_player_starts_with_its_race_start_and_its_workers_mining() -> None:
+    g = joined()
+    obs = g.observation(1).observation
+    pc = obs.player_common
+    assert (pc.minerals, pc.vespene, pc.food_used, pc.food_cap, pc.food_workers) == (50, 0, 12, 15, 12)
+    units = own(g)
+    assert Counter(u.unit_type for u in units) == {D.COMMANDCENTER: 1, D.SCV: 12}
+    cc = next(u for u in units if u.unit_type == D.COMMANDCENTER)
+    assert (cc.pos.x, cc.pos.y) == g.scenario.starts[1]  # type: ignore[attr-defined]
+    for scv in (u for u in units if u.unit_type == D.SCV):
+        assert max(abs(scv.pos.x - cc.pos.x), abs(scv.pos.y - cc.pos.y)) == pytest.approx(3.0)
+        assert [o.ability_id for o in scv.orders] == [295]  # HARVEST_GATHER_SCV, as in the captures
+    for _ in range(100):
+        g.step(16)
+    assert g.observation(1).observation.player_common.minerals > 400
+
+
+def test_fog_hides_the_enemy_and_unseen_neutrals_are_snapshots() -> None:
+    g = joined()
+    units = g.observation(1).observation.raw_data.units
+    assert not [u for u in units if u.alliance == ENEMY]
+    lm = load_map(find_map("AbyssalReefLE"))
+    neutrals = [u for u in units if u.alliance == NEUTRAL]
+    assert len(neutrals) == len(lm.neutrals)
+    sx, sy = g.scenario.starts[1]  # type: ignore[attr-defined]
+    for u in neutrals:
+        near = math.hypot(u.pos.x - sx, u.pos.y - sy) < 9
+        far = math.hypot(u.pos.x - sx, u.pos.y - sy) > 14
+        if far:
+            assert u.display_type == SNAPSHOT and u.mineral_contents == 0 and u.vespene_contents == 0
+        if near and u.mineral_contents:
+            assert u.display_type == VISIBLE
+    own_minerals = [u for u in neutrals if u.display_type == VISIBLE and u.mineral_contents]
+    assert len(own_minerals) == 8 and {u.mineral_contents for u in own_minerals} == {1800, 900}
+    # units stand on the terrain: z is the ground's height there
+    cc = next(u for u in own(g) if u.unit_type == D.COMMANDCENTER)
+    assert cc.pos.z == pytest.approx(lm.z(cc.pos.x, cc.pos.y), abs=0.6)
+
+
+def test_an_enemy_structure_seen_once_stays_as_a_snapshot() -> None:
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    enemy_cc = next(u for u in own(g, 2) if u.unit_type == D.COMMANDCENTER)
+    scout = next(u for u in own(g, 1) if u.unit_type == D.SCV)
+    req = sc_pb.RequestDebug()
+    req.debug.add().unit_value.CopyFrom(debug_pb2.DebugSetUnitValue(unit_value=debug_pb2.DebugSetUnitValue.Life,
+                                                                    value=45, unit_tag=scout.tag))
+    # put the scout next to the enemy main, look, then take it away
+    g.world.u.x[g.world.u.row(scout.tag)] = enemy_cc.pos.x - 6
+    g.world.u.y[g.world.u.row(scout.tag)] = enemy_cc.pos.y
+    g.world.touch()
+    seen = {u.tag: u.display_type for u in g.observation(1).observation.raw_data.units if u.alliance == ENEMY}
+    assert seen.get(enemy_cc.tag) == VISIBLE
+    g.debug(1, _kill(scout.tag))
+    g.step(1)
+    later = {u.tag: u.display_type for u in g.observation(1).observation.raw_data.units if u.alliance == ENEMY}
+    assert later == {enemy_cc.tag: SNAPSHOT}
+
+
+def _kill(*tags: int) -> sc_pb.RequestDebug:
+    req = sc_pb.RequestDebug()
+    req.debug.add().kill_unit.tag.extend(tags)
+    return req
+
+
+def test_a_player_with_no_structures_left_loses() -> None:
+    g = joined()
+    theirs = [int(t) for t, o, s in zip(g.world.u.tag, g.world.u.owner, g.world.u.unit_id, strict=True)
+              if o == 2 and s == D.COMMANDCENTER]
+    g.debug(1, _kill(*theirs))
+    g.step(1)
+    assert g.ended and g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+    obs = g.observation(1)
+    assert {r.player_id: r.result for r in obs.player_result} == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+
+
+def test_leaving_gives_the_other_player_the_victory() -> None:
+    g = joined()
+    g.leave(1)
+    assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
+
+
+def test_random_plays_terran_and_unsimulated_races_are_refused_by_name() -> None:
+    g = melee(computer={"race": RANDOM, "difficulty": 2})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+    assert g.scenario.race_actual(2) == TERRAN
+    with pytest.raises(GameError, match="Zerg is not simulated yet") as err:
+        melee(computer={"race": ZERG, "difficulty": 2})
+    assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+    g = melee()
+    with pytest.raises(GameError, match="Protoss is not simulated yet") as err:
+        g.join(sc_pb.RequestJoinGame(race=PROTOSS))
+    assert err.value.code == sc_pb.ResponseJoinGame.FeatureUnsupported
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1  # the slot is still free
+
+
+def test_unknown_and_unreadable_maps_are_clear_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(GameError, match="Unknown map") as err:
+        melee(map_path="NoSuchMapLE.SC2Map")
+    assert err.value.code == sc_pb.ResponseCreateGame.InvalidMapPath
+    broken = tmp_path / "Maps" / "BrokenLE.SC2Map"
+    broken.parent.mkdir()
+    broken.write_bytes(b"MPQ\x1a" + b"\x00" * 64)
+    monkeypatch.setenv("SC2PATH", str(tmp_path))
+    with pytest.raises(GameError, match="BrokenLE") as err:
+        melee(map_path="BrokenLE.SC2Map")
+    assert err.value.code == sc_pb.ResponseCreateGame.InvalidMapData
+
+
+def test_chat_is_echoed_to_every_player() -> None:
+    g = joined(second={"race": TERRAN})
+    g.join(sc_pb.RequestJoinGame(race=TERRAN))
+    req = sc_pb.RequestAction()
+    req.actions.add().action_chat.message = "gl hf"
+    g.action(1, req)
+    for player in (1, 2):
+        chat = g.observation(player).chat
+        assert [(c.player_id, c.message) for c in chat] == [(1, "gl hf")]
+        assert not g.observation(player).chat  # once
+
+
+def test_a_supply_depot_lowers_and_rises_and_keeps_its_supply() -> None:
+    g = joined()
+    sx, sy = g.scenario.starts[1]  # type: ignore[attr-defined]
+    tag = g.world.construction.add_structure(D.SUPPLYDEPOT, 1, sx + 6, sy + 6)
+    assert g.observation(1).observation.player_common.food_cap == 23
+    assert g.action(1, command(LOWER_DEPOT, [tag])).result == [1]
+    depot = next(u for u in own(g) if u.tag == tag)
+    assert depot.unit_type == 47  # SupplyDepotLowered
+    assert g.observation(1).observation.player_common.food_cap == 23
+    grid = g.world.vision.pathing_grid(1)
+    assert grid[int(sy + 6), int(sx + 6)]  # walkable while lowered
+    assert g.action(1, command(RAISE_DEPOT, [tag])).result == [1]
+    assert next(u for u in own(g) if u.tag == tag).unit_type == D.SUPPLYDEPOT
+    assert not g.world.vision.pathing_grid(1)[int(sy + 6), int(sx + 6)]
+
+
+def test_an_ability_the_engine_does_not_simulate_is_refused_and_reported() -> None:
+    g = joined()
+    scv = next(u for u in own(g) if u.unit_type == D.SCV)
+    sx, sy = g.scenario.starts[1]  # type: ignore[attr-defined]
+    assert g.action(1, command(BUILD_FACTORY, [scv.tag], pos=(sx + 8, sy + 8))).result == [NOT_SUPPORTED]
+    errors = g.observation(1).action_errors
+    assert [(e.unit_tag, e.ability_id, e.result) for e in errors] == [(scv.tag, BUILD_FACTORY, NOT_SUPPORTED)]
+
+
+def test_destructible_rocks_can_be_attacked_and_free_their_ground_when_destroyed() -> None:
+    g = joined()
+    w = g.world
+    u = w.u
+    rocks = [r for r in range(len(u)) if u.owner[r] == 16 and "Destructible" in D.unit_spec(int(u.unit_id[r])).name
+             and w.placement.obstacles.get(int(u.tag[r])) is not None]
+    assert rocks
+    r = rocks[0]
+    tag, x, y = int(u.tag[r]), float(u.x[r]), float(u.y[r])
+    marine = int(w.spawn(D.MARINE, 1, [x + 6], [y])[0])
+    assert g.action(1, command(23, [marine], target=tag)).result == [1]
+    assert w.placement.blocked.reshape(-1)[w.placement.obstacles[tag]].all()
+    g.debug(1, _kill(tag))
+    g.step(1)
+    assert tag not in w.placement.obstacles and not w.placement.blocked[int(y), int(x)]
+
+
+def test_the_computer_plays_an_economy() -> None:
+    g = joined(computer={"race": TERRAN, "difficulty": 4})
+    for _ in range(350):  # 2800 loops, about 2 game minutes at faster speed
+        g.step(8)
+    u = g.world.u
+    theirs = Counter(int(t) for t, o in zip(u.unit_id, u.owner, strict=True) if o == 2)
+    assert theirs[D.SCV] > 16 and theirs[D.SUPPLYDEPOT] >= 1 and theirs[D.BARRACKS] >= 1
+
+
+# ---------------------------------------------------------------------------- through burnysc2
+pytest.importorskip("sc2")
+import sc2.main  # noqa: E402,F401  (resets loguru; quieten it below)
+from engine_harness import play_bot  # noqa: E402
+from loguru import logger  # noqa: E402
+from sc2.bot_ai import BotAI  # noqa: E402
+from sc2.data import Difficulty, Race, Result  # noqa: E402
+from sc2.ids.unit_typeid import UnitTypeId  # noqa: E402
+from sc2.player import Computer  # noqa: E402
+
+logger.remove()
+logger.add(sys.stderr, level="WARNING")
+
+
+class LadderBot(BotAI):
+    """A small macro bot: what burnysc2 finds on the map, then workers, a depot, a barracks."""
+
+    def __init__(self, leave_at: float = 60.0) -> None:
+        super().__init__()
+        self.leave_at = leave_at
+        self.facts: dict[str, Any] = {}
+
+    async def on_step(self, iteration: int) -> None:
+        if iteration == 0:
+            self.facts["expansions"] = len(self.expansion_locations_list)
+            self.facts["ramp"] = self.main_base_ramp.top_center
+            self.facts["enemy_start"] = self.enemy_start_locations[0]
+            self.facts["enemy_race"] = self.enemy_race
+        await self.distribute_workers()
+        cc = self.townhalls.first
+        if self.can_afford(UnitTypeId.SCV) and cc.is_idle and self.supply_workers < 20:
+            cc.train(UnitTypeId.SCV)
+        if self.supply_left < 3 and self.can_afford(UnitTypeId.SUPPLYDEPOT) and \
+                not self.already_pending(UnitTypeId.SUPPLYDEPOT):
+            await self.build(UnitTypeId.SUPPLYDEPOT, near=cc.position.towards(self.game_info.map_center, 6))
+        if self.structures(UnitTypeId.SUPPLYDEPOT).ready and self.can_afford(UnitTypeId.BARRACKS) and \
+                not self.structures(UnitTypeId.BARRACKS) and not self.already_pending(UnitTypeId.BARRACKS):
+            await self.build(UnitTypeId.BARRACKS, near=cc.position.towards(self.game_info.map_center, 9))
+        if self.time > self.leave_at:
+            self.facts["minerals_collected"] = self.state.score.collected_minerals
+            self.facts["structures"] = Counter(s.type_id for s in self.structures)
+            await self.client.leave()
+
+
+def test_a_burnysc2_bot_plays_a_ladder_map_against_the_computer() -> None:
+    bot = LadderBot(leave_at=150.0)
+    result, _ = play_bot("AbyssalReefLE", bot, opponent=Computer(Race.Terran, Difficulty.Easy))
+    assert result == Result.Defeat  # it left
+    assert bot.facts["expansions"] == 16
+    assert bot.facts["enemy_race"] == Race.Terran
+    assert bot.facts["minerals_collected"] > 1000
+    assert bot.facts["structures"][UnitTypeId.SUPPLYDEPOT] >= 1
+    assert bot.facts["structures"][UnitTypeId.BARRACKS] == 1
+
