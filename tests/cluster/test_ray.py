@@ -77,7 +77,7 @@ def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> 
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from sc2pool.train import make_vec_env
+    from sc2pool.training.train import make_vec_env
 
     extra = ray_cluster.add_node(num_cpus=2)  # the node to kill; the head keeps room for its bundle
     launcher = RayLauncher(ray_cluster.address, n_workers=2, cpus_per_worker=1, strategy="STRICT_SPREAD")

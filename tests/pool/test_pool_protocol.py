@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from sc2pool import protocol as P
 from sc2pool.errors import EncodeError, ProtocolError, SpaceError
-from sc2pool.spaces import ObsLayout, space_from_msg, space_to_msg, spaces_equal
+from sc2pool.pool import protocol as P
+from sc2pool.pool.spaces import ObsLayout, space_from_msg, space_to_msg, spaces_equal
 
 
 def test_codec_roundtrip_preserves_numpy_and_tuples() -> None:

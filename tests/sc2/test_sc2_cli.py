@@ -162,7 +162,7 @@ def test_remote_options_are_checked(cli: Callable[..., subprocess.CompletedProce
 def test_remote_worker_command() -> None:
     import socket
 
-    from sc2pool.train import remote_worker_command
+    from sc2pool.training.train import remote_worker_command
 
     cmd = remote_worker_command("tcp://0.0.0.0:5555", "MoveToBeacon", 2)
     assert cmd == f"sc2pool worker --connect tcp://{socket.gethostname()}:5555 --task MoveToBeacon --envs 2"

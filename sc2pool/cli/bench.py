@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from sc2pool.cli_args import positive_float, positive_int
+from sc2pool.cli.args import positive_float, positive_int
 
 DEFAULT_OUT = "bench-results"
 

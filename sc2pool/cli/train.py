@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from sc2pool.cli_args import json_object, non_negative_int, positive_float, positive_int
+from sc2pool.cli.args import json_object, non_negative_int, positive_float, positive_int
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -143,7 +143,7 @@ def _pool_error_text(exc: BaseException) -> str:
 def _train(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
     from sc2pool.options import RemoteWorkers, Timeouts
-    from sc2pool.train import format_curve, remote_worker_command, train
+    from sc2pool.training.train import format_curve, remote_worker_command, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
     n_workers = args.workers or 4
@@ -234,7 +234,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
-    from sc2pool.train import evaluate, summarize_eval
+    from sc2pool.training.train import evaluate, summarize_eval
 
     policy = args.policy or ("model" if args.model else None)
     if policy is None:

@@ -294,8 +294,8 @@ def train(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
             )
         if video_every is not None:
-            from sc2pool.video import DEFAULT_SPEEDUP
-            from sc2pool.video_callback import VideoCallback
+            from sc2pool.training.video import DEFAULT_SPEEDUP
+            from sc2pool.training.video_callback import VideoCallback
 
             fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
             callbacks.append(VideoCallback(video_every, out / "videos", fps, video_length))
@@ -475,7 +475,7 @@ def evaluate(
         obs = env.reset()
         clips: list[list[np.ndarray]] = []
         if video is not None:
-            from sc2pool.video import DEFAULT_SPEEDUP, VideoWriter
+            from sc2pool.training.video import DEFAULT_SPEEDUP, VideoWriter
 
             fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
             writer = VideoWriter(video, fps)

@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from sc2pool import affinity, options, security
+from sc2pool import options
 from sc2pool.broker import Broker, WorkerInfo, WorkerRecord
 from sc2pool.errors import (
     AlreadyPendingCallError,
@@ -38,12 +38,13 @@ from sc2pool.errors import (
     PoolError,
     ProtocolError,
 )
-from sc2pool.launcher import PrivateDir, spawn_worker
 from sc2pool.launchers.base import Launcher, LaunchPlan
+from sc2pool.launchers.local import PrivateDir, spawn_worker
 from sc2pool.options import FailurePolicy, LocalTuning, RemoteWorkers, Timeouts
-from sc2pool.planning import WorkerPlan, plan_workers
-from sc2pool.spaces import ObsLayout, StructuredActions
-from sc2pool.wire import Call, CallResult, CompactResult, Error, Reset, Result, Step, compact_step_head
+from sc2pool.pool import affinity, security
+from sc2pool.pool.planning import WorkerPlan, plan_workers
+from sc2pool.pool.spaces import ObsLayout, StructuredActions
+from sc2pool.pool.wire import Call, CallResult, CompactResult, Error, Reset, Result, Step, compact_step_head
 from workers.host import HostSpec
 
 log = logging.getLogger("sc2pool.vec_env")
@@ -152,7 +153,7 @@ class ZmqVecEnv(VecEnv):
     :param n_envs: total number of envs (required with ``host``/``env``).
     :param n_workers: number of local worker processes (default: one per env, or none when remote
         workers may join). Envs are split into contiguous, even chunks (see
-        :func:`sc2pool.planning.plan_workers`).
+        :func:`sc2pool.pool.planning.plan_workers`).
     :param env: shorthand for ``host=HostSpec("workers.gym_host:make_host", {"env": env, ...})``:
         ``"module:factory"`` or a registered gymnasium id; ``env_kwargs`` are msgpack-encoded.
     :param host: the :class:`~workers.host.HostSpec` (import path of an ``EnvHost`` factory) each
@@ -528,7 +529,7 @@ class ZmqVecEnv(VecEnv):
     # ---------------------------------------------------------------------------------- step
     def _step_structured(self, broker: Broker, actions: Any) -> None:
         """Send Dict/Tuple actions: each env's action split into one array per leaf of the
-        action space (see :class:`~sc2pool.spaces.StructuredActions`), in the STEP header."""
+        action space (see :class:`~sc2pool.pool.spaces.StructuredActions`), in the STEP header."""
         assert self._act_codec is not None
         arrays = self._act_codec.encode(actions, self.num_envs)  # ValueError before anything is sent
         try:

@@ -1,13 +1,13 @@
 """The sc2pool transport: ZeroMQ multipart without pyzmq's Python overhead, and the local lane.
 
-The wire is in three layers: :mod:`sc2pool.codec` encodes values (bounded, never pickled),
-:mod:`sc2pool.wire` defines the messages (kinds, fields, full and compact forms, the only place
+The wire is in three layers: :mod:`sc2pool.pool.codec` encodes values (bounded, never pickled),
+:mod:`sc2pool.pool.wire` defines the messages (kinds, fields, full and compact forms, the only place
 that reads or writes a header key), and this module moves their bytes.
 
 It also re-exports a few names of the other two (the protocol version, the message kinds, raw
 header encoding and decoding, the value codec) for code that builds or inspects raw headers on
 purpose, such as tests that play a hostile or outdated peer; the trainer and the worker use
-:mod:`sc2pool.wire`'s typed messages instead.
+:mod:`sc2pool.pool.wire`'s typed messages instead.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import Any
 import zmq
 from zmq.backend import Socket as _ZmqSocket
 
-from sc2pool.codec import (
+from sc2pool.errors import ProtocolError
+from sc2pool.pool.codec import (
     EXT_NDARRAY,
     EXT_NPSCALAR,
     EXT_TUPLE,
@@ -31,8 +32,7 @@ from sc2pool.codec import (
     pack,
     unpack,
 )
-from sc2pool.errors import ProtocolError
-from sc2pool.wire import (
+from sc2pool.pool.wire import (
     HEARTBEAT_SUFFIX,
     PROTOCOL_VERSION,
     Kind,
@@ -127,7 +127,7 @@ def readable(sock: Any) -> bool:
 # ------------------------------------------------------------------------------ local fast lane
 # Local workers exchange STEP/RESET and their replies over a private Unix socketpair instead of
 # the ZeroMQ socket (observations are in shared memory, so these messages are tiny). The bytes
-# are the same msgpack headers, length-prefixed, or the compact forms of :mod:`sc2pool.wire`;
+# are the same msgpack headers, length-prefixed, or the compact forms of :mod:`sc2pool.pool.wire`;
 # ZeroMQ's I/O threads cost four thread wake-ups per round trip, most of a small env's step
 # when cores are few.
 _LEN = struct.Struct("<I")

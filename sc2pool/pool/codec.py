@@ -14,7 +14,7 @@ Decoding is bounded: message size, string/array/map lengths and the bytes of an 
 checked against limits and against the declared dtype/shape, and object/void dtypes are refused, so a
 malformed or hostile message raises :class:`~sc2pool.errors.ProtocolError` instead of allocating
 without bound or executing anything. The message schema built on this codec is
-:mod:`sc2pool.wire`.
+:mod:`sc2pool.pool.wire`.
 """
 
 from __future__ import annotations

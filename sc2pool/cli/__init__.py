@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 # module path -> provides register(subparsers); order is the order shown in --help.
 _COMMAND_MODULES: tuple[str, ...] = (
-    "sc2pool.train_cli",  # train, eval
-    "sc2pool.replay_cli",  # replay
-    "sc2pool.worker_cli",  # worker
-    "sc2pool.bench_cli",  # bench
+    "sc2pool.cli.train",  # train, eval
+    "sc2pool.cli.replay",  # replay
+    "sc2pool.cli.worker",  # worker
+    "sc2pool.cli.bench",  # bench
     "sc2pool.engine.cli",  # engine install|serve
-    "sc2pool.keygen_cli",  # keygen
+    "sc2pool.cli.keygen",  # keygen
 )
 
 
