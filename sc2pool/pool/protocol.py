@@ -24,8 +24,10 @@ from zmq.backend import Socket as _ZmqSocket
 
 from sc2pool.errors import ProtocolError
 from sc2pool.pool.codec import (
+    EXT_ENVSPEC,
     EXT_NDARRAY,
     EXT_NPSCALAR,
+    EXT_SPACE,
     EXT_TUPLE,
     MAX_HEADER_BYTES,
     array_from_buffer,
@@ -42,7 +44,8 @@ from sc2pool.pool.wire import (
 )
 
 __all__ = [
-    "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE", "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
+    "EXT_ENVSPEC", "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_SPACE", "EXT_TUPLE", "HEARTBEAT_SUFFIX",
+    "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
     "Kind", "Lane", "array_from_buffer", "decode_header", "header", "pack", "peek_version", "readable",
     "recv_parts", "recv_ready", "recv_wait", "send_parts", "unpack",
 ]
