@@ -1,5 +1,6 @@
-"""Argument types shared by the sub-commands, so every command rejects bad input the same way:
-argparse prints the flag and what was wrong, and exits with status 2."""
+"""What the sub-commands share: argument types, so every command rejects bad input the same way
+(argparse prints the flag and what was wrong, and exits with status 2), and the help format, so
+every command's ``--help`` shows every default."""
 
 from __future__ import annotations
 
@@ -45,3 +46,35 @@ def json_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
     return value
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """``--help`` with every option's default, as ``argparse.ArgumentDefaultsHelpFormatter`` does,
+    but only where the help does not say it already and there is a value to show: a flag's
+    ``False`` or an unset ``None`` (whose meaning the help text explains) would only be noise."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            not action.option_strings
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or "default" in text.lower()
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)".lstrip()
+
+
+class RawDescriptionDefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter, DefaultsHelpFormatter):
+    """:class:`DefaultsHelpFormatter` for a command whose description is laid out by hand."""
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of every sub-command (and theirs): :class:`DefaultsHelpFormatter` unless the
+    command picks another formatter."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)

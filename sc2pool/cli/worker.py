@@ -19,13 +19,15 @@ import argparse
 import json
 from typing import Any
 
+from sc2pool.cli.args import RawDescriptionDefaultsHelpFormatter
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "worker",
         help="run a worker process that joins a ZmqVecEnv over the network",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionDefaultsHelpFormatter,
     )
     p.add_argument("--connect", required=True, help="broker endpoint, e.g. tcp://trainer-host:5555")
     what = p.add_mutually_exclusive_group(required=True)

@@ -238,3 +238,24 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
         assert wait_gone(children) == [], "workers and games must exit with the trainer"
     finally:
         _kill_group(trainer)
+
+
+
+def test_help_shows_every_default() -> None:
+    """``--help`` of train and eval states the value of every option that has one."""
+    from sc2pool import cli
+
+    def help_of(command: str) -> str:
+        sub = cli.build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        return " ".join(sub.format_help().split())  # as one line: argparse wraps at the terminal width
+
+    train = help_of("train")
+    for option, default in (("--workers WORKERS", 4), ("--envs-per-worker ENVS_PER_WORKER", 2), ("--seed SEED", 0),
+                            ("--timesteps TIMESTEPS", 100000), ("--render-size PX", 256), ("--join-timeout S", 600.0)):
+        assert re.search(rf"{option} [^-]*\(default: {default}\)", train), (option, train)
+    evaluate = help_of("eval")
+    for option, default in (("--workers WORKERS", 1), ("--seed SEED", 12345), ("--episodes EPISODES", 10)):
+        assert re.search(rf"{option} [^-]*\(default: {default}\)", evaluate), (option, evaluate)
+    # and the parsed values are those defaults, not a None resolved later
+    args = cli.build_parser().parse_args(["train"])
+    assert (args.workers, args.envs_per_worker, args.seed, args.timesteps) == (4, 2, 0, 100000)
