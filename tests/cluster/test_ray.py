@@ -7,13 +7,13 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers.interrupt import python_module, sigint_ignored
 from helpers.waiting import HANG_S
 
 from sc2pool import ZmqVecEnv
@@ -130,16 +130,19 @@ def _checkpointed(out: Path, trainer: subprocess.Popen[str]) -> bool:
 def test_train_ray_cli_ctrl_c_and_a_killed_trainer_leave_no_worker(ray_cluster: RayCluster, tmp_path: Path) -> None:
     """`sc2pool train --ray ADDRESS`: one command, no hand-started worker. Ctrl-C ends it with the
     model saved and every worker gone; a trainer killed with SIGKILL takes its actors (and so the
-    workers) with it, through Ray's ownership and the workers' parent-death signal."""
+    workers) with it, through Ray's ownership and the workers' parent-death signal. The trainer
+    gets Python's Ctrl-C handler even where this test process inherited SIGINT ignored (a
+    backgrounded run of the suite), which is made so here: otherwise it trains on, whatever the load."""
     for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)):
         out = tmp_path / sig.name
         cmd = [
-            sys.executable, "-m", "sc2pool", "train", "--ray", ray_cluster.address, "--task", "MoveToBeacon",
+            *python_module("sc2pool"), "train", "--ray", ray_cluster.address, "--task", "MoveToBeacon",
             "--workers", "2", "--envs-per-worker", "1", "--engine", "inprocess", "--timesteps", "100000",
             "--checkpoint-every", "64", "--no-progress", "--out", str(out), "--join-timeout", "120",
             "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
         ]
-        trainer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with sigint_ignored():
+            trainer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             started = functools.partial(_checkpointed, out, trainer)
             assert wait_until(started, 180, 0.2)

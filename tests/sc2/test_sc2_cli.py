@@ -209,20 +209,17 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
     import time
 
     import psutil
+    from helpers.interrupt import python_module, sigint_ignored
     from sc2_helpers import wait_gone
 
     out = tmp_path / "run"
-    # Python's own Ctrl-C handler, even if whoever started pytest left SIGINT ignored.
-    launcher = (
-        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from sc2pool.cli import main; sys.exit(main(sys.argv[1:]))"
-    )
-    trainer = process_tree.popen(
-        [sys.executable, "-c", launcher, "train", "--task", "MoveToBeacon", "--workers", "2",
-         "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
-         "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-    )  # fmt: skip
+    with sigint_ignored():  # as a backgrounded run of the suite inherits it; the trainer must not
+        trainer = process_tree.popen(
+            [*python_module("sc2pool"), "train", "--task", "MoveToBeacon", "--workers", "2",
+             "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
+             "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+        )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints").is_dir() or not any((out / "checkpoints").iterdir()):
@@ -238,7 +235,6 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
         assert wait_gone(children) == [], "workers and games must exit with the trainer"
     finally:
         _kill_group(trainer)
-
 
 
 def test_help_shows_every_default() -> None:
