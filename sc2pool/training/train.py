@@ -16,6 +16,7 @@ import csv
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,66 @@ class TrainResult:
             if rs:
                 out.append((int(hi), float(np.mean(rs)), len(rs)))
         return out
+
+
+class ProgressLines:
+    """Training progress as plain lines, for output that is not a terminal (a log file, a pipe, a
+    batch job): SB3's progress bar redraws one line in place, which a file only shows at the end,
+    so such a run would say nothing for minutes. One line per ``fraction`` of the run, like SB3's
+    logger and tqdm do when they are not on a terminal::
+
+        progress  10%  10240/100000 timesteps  41 episodes  mean reward 12.4  1385 steps/s
+
+    The mean is over the last 100 episodes (SB3's ``ep_rew_mean``); steps/s over the whole run.
+    An SB3 callback (built by :meth:`callback`, so that this module imports SB3 only when used).
+    """
+
+    def __init__(
+        self, total: int, episodes: list[tuple[int, float, int]], stream: Any = None, fraction: float = 0.1
+    ) -> None:
+        if not 0 < fraction <= 1:
+            raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+        self.total = int(total)
+        self.episodes = episodes  # (timestep, return, length), appended to as episodes end
+        self.stream = stream
+        self.fraction = fraction
+        self._marks = 0  # lines printed
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._marks = 0
+        self._t0 = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        """``done`` timesteps of this run so far: print the lines of every mark it passed."""
+        last = math.ceil(1 / self.fraction)
+        while self._marks < last and done >= min(self.total, math.ceil((self._marks + 1) * self.fraction * self.total)):
+            self._marks += 1
+            print(self.line(done), file=self.stream or sys.stdout, flush=True)
+
+    def line(self, done: int) -> str:
+        recent = [r for _, r, _ in self.episodes[-100:]]
+        mean = f"mean reward {np.mean(recent):.1f}" if recent else "mean reward -"
+        rate = done / max(time.perf_counter() - self._t0, 1e-9)
+        pct = 100 * min(done, self.total) // max(self.total, 1)
+        return (f"progress {pct:3d}%  {done}/{self.total} timesteps  {len(self.episodes)} episodes  "
+                f"{mean}  {rate:.0f} steps/s")
+
+    def callback(self) -> Any:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        lines = self
+
+        class _Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                self.first = int(self.num_timesteps)  # a resumed model counts on from its checkpoint
+                lines.start()
+
+            def _on_step(self) -> bool:
+                lines.update(int(self.num_timesteps) - self.first)
+                return True
+
+        return _Callback()
 
 
 def host_spec(task: str, engine: str, task_kwargs: dict[str, Any] | None = None, **extra: Any) -> Any:
@@ -219,7 +280,9 @@ def train(
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
 
-    ``bind``/``local_workers``: workers on other machines (see :func:`make_vec_env`);
+    ``progress_bar``: SB3's progress bar when stdout is a terminal, else a plain line every 10% of
+    the run (:class:`ProgressLines`). ``bind``/``local_workers``: workers on other machines (see
+    :func:`make_vec_env`);
     ``pool_kwargs``: more ``ZmqVecEnv`` arguments, e.g. ``{"timeouts": Timeouts(join=120),
     "remote": RemoteWorkers(curve="keys/")}`` (:mod:`sc2pool.options`).
     ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
@@ -289,6 +352,9 @@ def train(
                 **params,
             )
         callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
+        bar = progress_bar and sys.stdout.isatty()  # a bar only draws on a terminal
+        if progress_bar and not bar:
+            callbacks.append(ProgressLines(int(timesteps), episodes).callback())
         if checkpoint_every is not None:
             callbacks.append(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
@@ -305,7 +371,7 @@ def train(
             model.learn(
                 total_timesteps=int(timesteps),
                 callback=callbacks,
-                progress_bar=progress_bar,
+                progress_bar=bar,
                 tb_log_name=task,
                 reset_num_timesteps=resume is None,
             )

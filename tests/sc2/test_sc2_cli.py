@@ -237,6 +237,40 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
         _kill_group(trainer)
 
 
+@pytest.mark.timeout(240)
+def test_train_prints_progress_lines_as_it_goes_when_stdout_is_not_a_terminal(
+    tmp_path: Path, process_tree: ProcessTree
+) -> None:
+    """Output redirected to a file or a pipe: SB3's bar would draw only at the end, so ``train``
+    prints a plain line every 10% of the run (timesteps, episodes, mean reward, steps/s), each
+    as it happens."""
+    err_file = tmp_path / "stderr.txt"
+    with err_file.open("w") as err:  # a file, not a pipe: nothing blocks while stdout is read line by line
+        trainer = process_tree.popen(
+            [sys.executable, "-m", "sc2pool", "train", "--task", "MoveToBeacon", "--workers", "1",
+             "--envs-per-worker", "2", "--timesteps", "1280", "--engine", "inprocess", "--out", str(tmp_path / "run"),
+             "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=ENV,
+        )  # fmt: skip
+    try:
+        assert trainer.stdout is not None
+        first = trainer.stdout.readline()  # returns when the first line is flushed
+        running_at_first_line = trainer.poll() is None
+        rest, _ = trainer.communicate(timeout=180)
+    finally:
+        _kill_group(trainer)
+    assert trainer.returncode == 0, err_file.read_text()[-3000:]
+    lines = [ln for ln in (first + rest).splitlines() if ln.startswith("progress")]
+    assert first.startswith("progress") and running_at_first_line, "the first progress line came only at the end"
+    pattern = r"progress +(\d+)%  (\d+)/1280 timesteps  (\d+) episodes  mean reward (-|-?[\d.]+)  \d+ steps/s"
+    parsed = [re.fullmatch(pattern, ln) for ln in lines]
+    assert all(parsed), lines
+    pcts = [int(m.group(1)) for m in parsed if m]
+    assert pcts == list(range(10, 101, 10)), lines
+    steps = [int(m.group(2)) for m in parsed if m]
+    assert steps == sorted(steps) and steps[-1] >= 1280
+
+
 def test_help_shows_every_default() -> None:
     """``--help`` of train and eval states the value of every option that has one."""
     from sc2pool import cli
