@@ -107,6 +107,11 @@ def register(sub: Any) -> None:
         help="CPUs reserved for each worker",
     )
     cluster.add_argument(
+        "--cluster-timeout", type=positive_float, default=30.0, metavar="S",
+        help="seconds to join the Ray cluster, or for SLURM to start the workers' job step, before a "
+        "ClusterUnavailableError/ClusterResourcesError saying why (Ctrl-C ends the wait at once)",
+    )
+    cluster.add_argument(
         "--advertise-host", default=None, metavar="HOST",
         help="the address workers connect to (default: Ray's node address / this host's name)",
     )
@@ -161,12 +166,12 @@ def _train(args: argparse.Namespace) -> int:
             from sc2pool.launchers.ray_launcher import RayLauncher
 
             launcher = RayLauncher(args.ray, n_workers=n_workers, cpus_per_worker=args.cpus_per_worker,
-                                   bind_host=args.advertise_host)
+                                   bind_host=args.advertise_host, connect_timeout=args.cluster_timeout)
         else:
             from sc2pool.launchers.slurm import SlurmLauncher
 
             launcher = SlurmLauncher(n_workers, cpus_per_worker=args.cpus_per_worker,
-                                     advertise_host=args.advertise_host)
+                                     advertise_host=args.advertise_host, start_timeout=args.cluster_timeout)
         pool_kwargs = {
             "remote": RemoteWorkers(launcher=launcher, curve=args.curve),
             "timeouts": Timeouts(join=args.join_timeout),
@@ -226,6 +231,9 @@ def _train(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # while connecting or starting (during learn(), train() saves the model and returns)
+        print("sc2pool train: interrupted (Ctrl-C); whatever it had started is stopped", file=sys.stderr)
+        return 130
     print(format_curve(res))
     if res.interrupted:
         print(f"interrupted (Ctrl-C) after {res.timesteps} timesteps; the model so far is saved")
