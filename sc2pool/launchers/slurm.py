@@ -10,6 +10,8 @@ CPUs each::
 Each task picks its own :class:`~sc2pool.launchers.base.WorkerRecipe` (name, env count, fresh
 CurveZMQ keys) from ``srun``'s stdin by ``SLURM_PROCID`` and runs the ordinary worker program,
 which connects back over tcp. Nothing secret is on a command line; observations never touch SLURM.
+While other steps hold the allocation's CPUs, ``srun`` waits for them without a word;
+``start()`` waits at most ``start_timeout`` for ``squeue`` to list the step, then cancels it.
 
 Restarts: a step whose task died is killed whole by SLURM (``--kill-on-bad-exit``); with
 ``on_failure="restart"`` the launcher starts a new step for it, whose workers join as the
@@ -155,12 +157,8 @@ class SlurmLauncher(Launcher):
         deadline = time.monotonic() + self.start_timeout
         try:
             while not self._step_ids(step.job_name):
-                code = step.proc.poll()
-                if code is not None:
-                    raise LauncherError(
-                        f"job step {step.job_name} ended before it ran: srun {describe_exit_code(code)} "
-                        "(see its message above)"
-                    )
+                if step.proc.poll() is not None:
+                    return  # not waiting any more: poll() reports or replaces an ended step, as always
                 if time.monotonic() >= deadline:
                     raise ClusterResourcesError(
                         f"the workers' job step ({len(step.names)} tasks x {self.cpus_per_worker} CPUs) did not start "
