@@ -249,7 +249,7 @@ class MeleeComputer:
         for r in workers.tolist():
             tag = int(u.tag[r])
             job = jobs.get(tag)
-            if job is not None and getattr(job, "build", 0):
+            if job is not None and getattr(job, "build", None):
                 continue
             d = (float(u.x[r]) - spot[0]) ** 2 + (float(u.y[r]) - spot[1]) ** 2
             if d < bd:
