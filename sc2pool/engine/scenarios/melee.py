@@ -34,7 +34,16 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import LadderSpec
-from sc2pool.engine.scenarios.base import COMPUTER, DEFEAT, MELEE, TIE, VICTORY, PlayerSlot, Scenario, SetupError
+from sc2pool.engine.scenarios.base import (
+    COMPUTER,
+    DEFEAT,
+    MELEE,
+    TIE,
+    VICTORY,
+    PlayerSlot,
+    Scenario,
+    SetupError,
+)
 from sc2pool.engine.sim.races import RACES, TERRAN, RaceRules
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
@@ -121,8 +130,12 @@ class Melee(Scenario):
             self.townhalls[pid] = self.spawn_start(pid, self.rules[pid], sx, sy)
         from sc2pool.engine.computer.melee import MeleeComputer
 
-        self.computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)  # type: ignore[misc]
-                          for p in self.players if p.type == COMPUTER]
+        computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)
+                     for p in self.players if p.type == COMPUTER]
+        for c in computers:  # the resource cheats' income (the levels and their source: computer/levels.py)
+            if c.level.extra_income:
+                w.harvest.income_bonus[c.player_id] = c.level.extra_income
+        self.computers = computers
 
     def spawn_neutrals(self, lm: LadderMap) -> None:
         """The map's minerals, geysers, rocks and towers."""
