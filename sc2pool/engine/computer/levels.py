@@ -72,7 +72,10 @@ class Level:
     retreat: bool
     """A wave that meets a stronger army walks back home; lower levels fight to the last unit."""
     wave_scale: float
-    """Multiplies its build's wave sizes."""
+    """Multiplies its build's wave sizes: the lower levels attack with smaller waves, which the
+    enemy's army at home beats, so that fewer units are left to defend (m)."""
+    attack_scale: float
+    """Multiplies its build's first attack time (the lower levels attack sooner, with less) (m)."""
     extra_income: int = 0
     """Minerals or vespene more per trip (the resource cheats)."""
     sees_all: bool = False
@@ -80,26 +83,27 @@ class Level:
 
 
 _CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barracks=10, max_bases=4, own_build=True,
-              scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True, wave_scale=1.0)
+              scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True, wave_scale=1.0,
+              attack_scale=1.0)
 
 LEVELS: dict[int, Level] = {
     VERY_EASY: Level(period=96, income=2 / 5, gas_income=1 / 4, max_workers=16, max_barracks=1, max_bases=1,
                      own_build=False, scout=0, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
-                     wave_scale=0.7),
+                     wave_scale=0.7, attack_scale=0.75),
     EASY: Level(period=64, income=3 / 5, gas_income=2 / 4, max_workers=22, max_barracks=2, max_bases=2,
                 own_build=False, scout=1, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
-                wave_scale=0.85),
-    MEDIUM: Level(period=40, income=4 / 5, gas_income=3 / 4, max_workers=32, max_barracks=3, max_bases=2,
+                wave_scale=0.85, attack_scale=0.85),
+    MEDIUM: Level(period=40, income=4 / 5, gas_income=3 / 4, max_workers=32, max_barracks=4, max_bases=2,
                   own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
-                  wave_scale=1.0),
+                  wave_scale=0.5, attack_scale=0.8),
     MEDIUM_HARD: Level(period=28, income=1.0, gas_income=1.0, max_workers=40, max_barracks=4, max_bases=2,
-                       own_build=True, scout=1, pull_workers=True, focus_fire=False, group_up=True, retreat=False,
-                       wave_scale=1.0),
+                       own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
+                       wave_scale=0.75, attack_scale=0.9),
     HARD: Level(period=20, income=1.0, gas_income=1.0, max_workers=50, max_barracks=6, max_bases=3, own_build=True,
-                scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0),
+                scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0, attack_scale=1.0),
     HARDER: Level(period=14, income=1.0, gas_income=1.0, max_workers=60, max_barracks=8, max_bases=3,
                   own_build=True, scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True,
-                  wave_scale=1.0),
+                  wave_scale=1.0, attack_scale=1.0),
     VERY_HARD: Level(**_CHEAT),  # type: ignore[arg-type]
     CHEAT_VISION: Level(**_CHEAT, sees_all=True),  # type: ignore[arg-type]
     CHEAT_MONEY: Level(**_CHEAT, extra_income=1),  # type: ignore[arg-type]

@@ -637,7 +637,7 @@ class MeleeComputer:
                 world.command(self.player_id, STOP, [self.scout], None, 0, False)  # back to mining
                 self.scout = -1
         if self.level.scout >= 2 and self.enemy_main is not None and world.loop >= self.rescout_at and \
-                world.loop / LOOPS_PER_SECOND > self.build.first_attack_s:
+                world.loop / LOOPS_PER_SECOND > self.build.first_attack_s * self.level.attack_scale:
             self.rescout_at = world.loop + int(RESCOUT_S * LOOPS_PER_SECOND)
             army = self.army_rows
             wave = self.wave
@@ -678,10 +678,10 @@ class MeleeComputer:
             return
         u = world.u
         t_s = world.loop / LOOPS_PER_SECOND
-        if t_s < self.build.first_attack_s:
+        if t_s < self.build.first_attack_s * self.level.attack_scale:
             return
         size = self.build.first_wave + self.waves * self.build.wave_growth
-        size = min(int(size * self.level.wave_scale), 120)
+        size = max(2, min(int(size * self.level.wave_scale), 120))
         supply = float(TYPES.food[u.ti[home_army]].sum())
         if supply < size:
             self.gather_since = -1
