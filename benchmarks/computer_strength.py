@@ -218,13 +218,15 @@ def main(argv: list[str] | None = None) -> int:
         if lv not in LEVEL_NAMES:
             ap.error(f"unknown level {lv!r}: one of {', '.join(LEVEL_NAMES)}")
     maps = [x for x in args.maps.split(",") if x]
-    if args.run_game:
+    install = None
+    if args.run_game:  # a fake SC2 install whose binary is the engine's server (removed at the end)
         import os
         import tempfile
 
         from sc2pool.engine.install import write_install
 
-        os.environ["SC2PATH"] = str(write_install(Path(tempfile.mkdtemp()) / "StarCraftII"))
+        install = tempfile.TemporaryDirectory(prefix="sc2pool-strength-")
+        os.environ["SC2PATH"] = str(write_install(Path(install.name) / "StarCraftII"))
     jobs = [(lv, m, args.seed + g, args.build, args.limit, args.attack_at, args.run_game)
             for g in range(args.games) for m in maps for lv in levels]
     results: list[GameResult] = []
@@ -241,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             results.append(r)
             print(f"{r.level:12s} {r.map_name:22s} seed {r.seed}: bot {r.result:8s} at {r.game_s / 60:5.1f} min "
                   f"({r.wall_s:5.1f} s)", flush=True)
+    if install is not None:
+        install.cleanup()
     text, ok = report(results)
     print(f"\n{len(results)} games in {time.perf_counter() - t0:.0f} s; build {args.build}, maps {', '.join(maps)}\n")
     print(text)

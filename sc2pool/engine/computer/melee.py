@@ -53,7 +53,7 @@ from sc2pool.engine.computer.levels import (
     Build,
     Level,
 )
-from sc2pool.engine.computer.sites import BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.sites import MapPlan, base_spots, map_plan
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.races import BUILDS as BUILDS_UNIT
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
@@ -96,7 +96,6 @@ LOOK_FAR = 48
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
-"""Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 
 
 def _strength(rows: np.ndarray, u: object) -> float:
@@ -155,14 +154,16 @@ class MeleeComputer:
         self.spots: dict[tuple[int, int], list[tuple[float, float]]] = {}
         """(base index, structure size) -> building spots left (best first)."""
         self.known = np.zeros(0, dtype=np.int64)
+        """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
+        """Minerals and vespene its workers on their way to build will pay on arrival."""
         self.economy_at = 0
+        self.look_far_at = 0
+        self.site_array = np.zeros((0, 2))
+        # this decision's view of its own units
         self.workers = np.zeros(0, dtype=np.int64)
         self.army_rows = np.zeros(0, dtype=np.int64)
         self.structs: list[Structure] = []
-        self.look_far_at = 0
-        self.site_array = np.zeros((0, 2))
-        """Minerals and vespene its workers on their way to build will pay on arrival."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -287,7 +288,9 @@ class MeleeComputer:
         n_workers = len(workers) + sum(s.queue.count(D.SCV) for s in townhalls)
         t_s = world.loop / LOOPS_PER_SECOND
         expand = self.build.expand_s
-        soon = bases < self.level.max_bases and bases - 1 < len(expand) and t_s >= expand[bases - 1] - 60.0
+        # (from when it may start its next townhall; none left: at once)
+        expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
+        soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
         for th in ready_th:
@@ -313,8 +316,8 @@ class MeleeComputer:
                 continue
             return  # keep the money for it
         # expansions
-        if bases < self.level.max_bases and bases - 1 < len(expand) and t_s >= expand[bases - 1] \
-                and not building.get(BUILD_CC) and all(s.ready for s in townhalls):
+        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
+                and all(s.ready for s in townhalls):
             if not self.expand(world):
                 return
         if self.step < len(opener):
@@ -382,16 +385,13 @@ class MeleeComputer:
 
     def send_scout(self, world: World, workers: np.ndarray) -> None:
         """An SCV walks to every start location the enemy may have (nearest first)."""
-        u = world.u
         tag = self.builder(world, workers, self.home)
         if not tag:
             return
         hx, hy = self.home
         self.scout_targets = sorted(self.candidates, key=lambda c: (c[0] - hx) ** 2 + (c[1] - hy) ** 2)
         self.scout = tag
-        target = self.scout_targets[0]
-        world.command(self.player_id, MOVE_CMD, [tag], target, 0, False)
-        del u  # (the walk is checked in army())
+        world.command(self.player_id, MOVE_CMD, [tag], self.scout_targets[0], 0, False)
 
     def builder(self, world: World, workers: np.ndarray, spot: tuple[float, float]) -> int:
         """The mining worker nearest to ``spot`` (0: none), not carrying if one is as near."""
@@ -789,4 +789,4 @@ class MeleeComputer:
             world.command(self.player_id, ATTACK_UNIT_CMD, group, None, t, False)
 
 
-__all__ = ["BASE_RADIUS", "LEVELS", "MeleeComputer"]
+__all__ = ["LEVELS", "MeleeComputer"]
