@@ -87,13 +87,14 @@ class ReferenceBot(BotAI):
                 m.attack(target)
 
     def target(self, at: Point2) -> Point2:
-        """The nearest enemy structure it knows of, else the enemy's start, else the expansion
-        locations in turn (the next one once its marines reached the current one)."""
+        """The nearest enemy structure it knows of, else the enemy's start locations, else the
+        expansion locations in turn (the next one once the current one is in sight and empty)."""
         if self.enemy_structures:
             return self.enemy_structures.closest_to(at).position
         spots = [*self.enemy_start_locations, *self.expansion_locations_list]
-        spot = spots[self.search % len(spots)]
-        if at.distance_to(spot) < 6:
-            self.search += 1
+        for _ in range(len(spots)):
             spot = spots[self.search % len(spots)]
-        return spot
+            if not self.is_visible(spot):
+                return spot
+            self.search += 1
+        return spots[self.search % len(spots)]
