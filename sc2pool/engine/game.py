@@ -231,7 +231,7 @@ class Game:
         self._action_errors: dict[int, list[tuple[int, int, int]]] = {}
         """Commands refused since a player's last observation: (unit tag, ability, ActionResult)."""
         """Chat each player has not observed yet: (sender, message)."""
-        self._info_key: dict[int, int] = {}
+        self._info_key: dict[int, object] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -291,13 +291,16 @@ class Game:
     def _race_actual(self, slot: PlayerSlot) -> int:
         return self.scenario.race_actual(slot.player_id)
 
-    def game_info_version(self, player_id: int) -> int:
+    def game_info_version(self, player_id: int) -> object:
         """Changes whenever :meth:`game_info` would answer differently (on ladder maps the
-        pathing grid follows the structures and resources that stand): a server caches per
-        version."""
+        pathing grid follows the blockers the player knows of: :meth:`Vision.pathing_grid_key`;
+        at loop 0 it is the real client's start grid): a server caches its bytes per version."""
         if not self.scenario.map.has_terrain:
             return 0
-        return self.world.u.version
+        w = self.world
+        if w.loop == 0:
+            return 0
+        return w.vision.pathing_grid_key(player_id)
 
     def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
         key = self.game_info_version(player_id)

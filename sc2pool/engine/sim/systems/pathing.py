@@ -178,6 +178,9 @@ class Pathing:
         self.blockers: dict[int, np.ndarray] = {}
         """Tag -> flat indices of the cells the unit blocks, for every blocker standing."""
         self._blocker_tags = np.zeros(0, np.int64)
+        self.blockers_version = 0
+        """Changes whenever a blocker appears or goes (after :meth:`sync`): game_info's pathing
+        grid is cached per version."""
         self._version = -1
         self._count = np.zeros(0, np.int32)
         self.free = np.zeros(0, dtype=bool)
@@ -254,6 +257,7 @@ class Pathing:
                 if self._finder is not None and len(cells):
                     self._finder.set_blocked(t, self._xy(cells))
         if touched:
+            self.blockers_version += 1
             self._shared.clear()
             c = np.concatenate(touched)
             self.free[c] = self._base[c] & (self._count[c] == 0)

@@ -53,6 +53,7 @@ class Vision:
         self._level: np.ndarray | None = None
         self._seen: dict[int, tuple[tuple[int, int], np.ndarray]] = {}
         self._fields: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._resource_cells: tuple[int, np.ndarray] | None = None
 
     def _levels(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
@@ -192,6 +193,31 @@ class Vision:
         snapshot = (neutral & ~here) | remembered
         keep = own | neutral | (enemy & here) | remembered
         return keep, snapshot
+
+    def pathing_grid_key(self, player: int) -> tuple[int, int, int]:
+        """Changes whenever :meth:`pathing_grid` would answer differently: a blocker appeared or
+        went, the player saw an enemy structure for the first time, or explored the cell of a
+        resource (cheap: game_info is asked for every step by burnysc2, the grid changes rarely)."""
+        w = self.w
+        pathing = w.pathing
+        blockers = pathing.blocked_cells()  # (brings the blockers up to date)
+        known = self.known.get(player)
+        explored = self.explored.get(player)
+        seen_resources = 0
+        if explored is not None and blockers:
+            cached = self._resource_cells
+            if cached is None or cached[0] != pathing.blockers_version:
+                u = w.u
+                resources = w.harvest.resources
+                tags = np.array([t for t in blockers if t in resources], dtype=np.int64)
+                rows = u.rows(tags)
+                rows = rows[rows >= 0]
+                m = w.map
+                cx = np.minimum(np.maximum(u.x[rows].astype(np.int64), 0), m.width - 1)
+                cy = np.minimum(np.maximum(u.y[rows].astype(np.int64), 0), m.height - 1)
+                cached = self._resource_cells = (pathing.blockers_version, cy * m.width + cx)
+            seen_resources = int(np.count_nonzero(explored.reshape(-1)[cached[1]]))
+        return (pathing.blockers_version, len(known) if known else 0, seen_resources)
 
     def pathing_grid(self, player: int) -> np.ndarray:
         """bool[height, width]: the pathing grid the player's ``game_info`` reports now (see the
