@@ -116,10 +116,12 @@ class Resource:
     free_at: int = 0
     waiting: list[int] = field(default_factory=list)
     refinery: int = 0
+    is_mineral: bool = field(init=False)
+    """A mineral field (else a geyser): fixed by the type, so kept rather than looked up on every
+    read (the trips and observations read it hundreds of times a step)."""
 
-    @property
-    def is_mineral(self) -> bool:
-        return self.unit_id in MINERAL_TYPES
+    def __post_init__(self) -> None:
+        self.is_mineral = self.unit_id in MINERAL_TYPES
 
 
 class Harvest:
@@ -133,6 +135,8 @@ class Harvest:
         self.cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
+        self._contents_bytes: dict[int, tuple[int, bytes]] = {}
+        """Per resource tag: (contents, the ``Unit`` field bytes reporting them)."""
         self._th: dict[int, tuple[tuple[object, ...], tuple[dict[int, int], dict[int, int]]]] = {}
         """Per player: (key, the townhall map) of :meth:`townhall_map`."""
         self.income_bonus: dict[int, int] = {}
@@ -475,9 +479,13 @@ class Harvest:
                     th = res.refinery if res is not None and not res.is_mineral else None
                 if th:
                     assigned[th] = assigned.get(th, 0) + 1
+        cache = self._contents_bytes
         for res in self.resources.values():
-            parts[res.tag] = parts.get(res.tag, b"") + \
-                (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
+            tag, c = res.tag, res.contents
+            hit = cache.get(tag)
+            if hit is None or hit[0] != c:  # (contents change on a trip's mining only)
+                hit = cache[tag] = (c, (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(c, 0)))
+            parts[tag] = parts.get(tag, b"") + hit[1]
         for st in self.w.construction.structures.values():
             b = b""
             if st.owner == player and st.ready:

@@ -75,6 +75,24 @@ def leg_travelled(k: float, dist: float) -> float:
     return dist - 0.5 * a * r * r
 
 
+def _travelled(k: np.ndarray, dist: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """:func:`leg_travelled` of arrays (``total``: each leg's :func:`leg_loops`), element by
+    element the same operations as the scalar function, so the same floats."""
+    a = SCV_ACCELERATION
+    t_acc = _SCV_SPEED / a
+    full = dist >= 2.0 * _ACC_DIST
+    r = total - k
+    out = dist - 0.5 * a * r * r  # slowing down
+    accel = np.where(full, k < t_acc, k < total / 2.0)
+    out[accel] = (0.5 * a * k * k)[accel]
+    cruise = full & ~accel & (k < total - t_acc)
+    out[cruise] = (_ACC_DIST + _SCV_SPEED * (k - t_acc))[cruise]
+    out[k <= 0.0] = 0.0
+    done = k >= total
+    out[done] = dist[done]
+    return out
+
+
 def _along(j: Job, loop: int) -> tuple[float, float]:
     """Where a worker walking the path of ``j`` stands at ``loop``."""
     cum, pts = j.cum, j.path
@@ -122,6 +140,11 @@ class Job:
     last one (tx, ty); None for a straight walk."""
     cum: np.ndarray | None = None
     """Length of the walk up to each point of ``path``."""
+    length: float = 0.0
+    """Length of a straight walk from (ox, oy) to (tx, ty)."""
+    total: float = 0.0
+    """:func:`leg_loops` of ``length`` (both fixed when the walk starts: placing the walkers every
+    loop reads them instead of computing them again)."""
     idle_after: bool = False
     """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
     cache_key: tuple[int, ...] = ()
@@ -194,6 +217,8 @@ class Workers:
                 d = math.hypot(dx, dy)
         job.ox, job.oy, job.tx, job.ty = x0, y0, ex, ey
         job.t0 = loop
+        job.length = length = math.hypot(ex - x0, ey - y0)
+        job.total = leg_loops(length)
         job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
         job.seq = self.w.events.push(job.t1, tag, world_event)
         r = self.w.u.row(tag)
@@ -201,22 +226,34 @@ class Workers:
             self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
 
     def place_walkers(self, loop: int) -> None:
-        """Write the walking workers' positions at ``loop`` into the unit store."""
+        """Write the walking workers' positions at ``loop`` into the unit store: the straight
+        walks in one go (:func:`leg_travelled`'s arithmetic on arrays, the same operations in the
+        same order, so the same floats), the walks along paths one by one."""
         u = self.w.u
         walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
         if not walking:
             return
-        rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking)))
-        for (_, j), r in zip(walking, rows.tolist(), strict=True):
+        rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
+        straight: list[tuple[float, float, float, float, float, float, float]] = []
+        at: list[int] = []
+        for (_, j), r in zip(walking, rows, strict=True):
             if r < 0:
                 continue
             if j.path is not None:
                 u.x[r], u.y[r] = _along(j, loop)
                 continue
-            length = math.hypot(j.tx - j.ox, j.ty - j.oy)
-            f = 1.0 if length <= 0 else leg_travelled(loop - j.t0, length) / length
-            u.x[r] = j.ox + (j.tx - j.ox) * f
-            u.y[r] = j.oy + (j.ty - j.oy) * f
+            straight.append((j.ox, j.oy, j.tx, j.ty, loop - j.t0, j.length, j.total))
+            at.append(r)
+        if not straight:
+            return
+        ox, oy, tx, ty, k, dist, total = np.array(straight, dtype=np.float64).T
+        f = _travelled(k, dist, total)
+        long = dist > 0
+        f[long] /= dist[long]
+        f[~long] = 1.0
+        idx = np.array(at, dtype=np.int64)
+        u.x[idx] = ox + (tx - ox) * f
+        u.y[idx] = oy + (ty - oy) * f
 
     # ------------------------------------------------------------------ leaving jobs
     def release(self, tag: int) -> None:
