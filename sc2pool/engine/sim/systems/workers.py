@@ -75,22 +75,23 @@ def leg_travelled(k: float, dist: float) -> float:
     return dist - 0.5 * a * r * r
 
 
-def _travelled(k: np.ndarray, dist: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """:func:`leg_travelled` of arrays (``total``: each leg's :func:`leg_loops`), element by
-    element the same operations as the scalar function, so the same floats."""
+def _travelled(k: float, dist: float, total: float) -> float:
+    """:func:`leg_travelled` given the leg's :func:`leg_loops` ``total`` (the same operations)."""
+    if k >= total:
+        return dist
+    if k <= 0.0:
+        return 0.0
     a = SCV_ACCELERATION
-    t_acc = _SCV_SPEED / a
-    full = dist >= 2.0 * _ACC_DIST
+    if dist >= 2.0 * _ACC_DIST:
+        t_acc = _SCV_SPEED / a
+        if k < t_acc:
+            return 0.5 * a * k * k
+        if k < total - t_acc:
+            return _ACC_DIST + _SCV_SPEED * (k - t_acc)
+    elif k < total / 2.0:
+        return 0.5 * a * k * k
     r = total - k
-    out = dist - 0.5 * a * r * r  # slowing down
-    accel = np.where(full, k < t_acc, k < total / 2.0)
-    out[accel] = (0.5 * a * k * k)[accel]
-    cruise = full & ~accel & (k < total - t_acc)
-    out[cruise] = (_ACC_DIST + _SCV_SPEED * (k - t_acc))[cruise]
-    out[k <= 0.0] = 0.0
-    done = k >= total
-    out[done] = dist[done]
-    return out
+    return dist - 0.5 * a * r * r
 
 
 def _along(j: Job, loop: int) -> tuple[float, float]:
@@ -226,34 +227,31 @@ class Workers:
             self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
 
     def place_walkers(self, loop: int) -> None:
-        """Write the walking workers' positions at ``loop`` into the unit store: the straight
-        walks in one go (:func:`leg_travelled`'s arithmetic on arrays, the same operations in the
-        same order, so the same floats), the walks along paths one by one."""
+        """Write the walking workers' positions at ``loop`` into the unit store (one write per
+        column; a straight walk's length and duration were fixed when it started)."""
         u = self.w.u
         walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
         if not walking:
             return
         rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
-        straight: list[tuple[float, float, float, float, float, float, float]] = []
         at: list[int] = []
+        xs: list[float] = []
+        ys: list[float] = []
         for (_, j), r in zip(walking, rows, strict=True):
             if r < 0:
                 continue
             if j.path is not None:
-                u.x[r], u.y[r] = _along(j, loop)
-                continue
-            straight.append((j.ox, j.oy, j.tx, j.ty, loop - j.t0, j.length, j.total))
+                px, py = _along(j, loop)
+            else:
+                length = j.length
+                f = 1.0 if length <= 0 else _travelled(loop - j.t0, length, j.total) / length
+                px = j.ox + (j.tx - j.ox) * f
+                py = j.oy + (j.ty - j.oy) * f
             at.append(r)
-        if not straight:
-            return
-        ox, oy, tx, ty, k, dist, total = np.array(straight, dtype=np.float64).T
-        f = _travelled(k, dist, total)
-        long = dist > 0
-        f[long] /= dist[long]
-        f[~long] = 1.0
-        idx = np.array(at, dtype=np.int64)
-        u.x[idx] = ox + (tx - ox) * f
-        u.y[idx] = oy + (ty - oy) * f
+            xs.append(px)
+            ys.append(py)
+        u.x[at] = xs
+        u.y[at] = ys
 
     # ------------------------------------------------------------------ leaving jobs
     def release(self, tag: int) -> None:
