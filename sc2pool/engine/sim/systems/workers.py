@@ -42,6 +42,8 @@ SCV_ACCELERATION = 2.5 / 256.0
 (sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
 _ACC_DIST = _SCV_SPEED * _SCV_SPEED / (2.0 * SCV_ACCELERATION)
 _WORKER_ARRAY = np.array(sorted(WORKERS))
+_IS_WORKER = np.isin(TYPES.unit_id, _WORKER_ARRAY)
+"""bool per type row: the type is a worker."""
 _WALKING = (WALK_RES, WALK_HOME, WALK_SITE)
 
 
@@ -340,7 +342,7 @@ class Workers:
     # ------------------------------------------------------------------ observation
     def idle_workers(self, player: int) -> int:
         u = self.w.u
-        workers = np.isin(u.unit_id, _WORKER_ARRAY)
+        workers = _IS_WORKER[u.ti]  # (a per-type table: np.isin sorts on every observation)
         return int(np.count_nonzero((u.owner == player) & workers & (u.kind == IDLE)))
 
     def job_bytes(self, job: Job) -> bytes:
