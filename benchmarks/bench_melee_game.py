@@ -4,7 +4,7 @@ Issue 23, item 8: a melee game of a burnysc2 bot against the built-in Computer, 
 websocket, runs at least 50 times faster than real time on one core, and one engine game process
 stays within 200 MB.  This runs ``sc2.main.run_game`` unmodified (realtime off) with the
 benchmark's Terran bot (``benchmarks/melee_bot.py``) against ``Computer(Terran, <difficulty>)``
-on a ladder map, through a fake install (:func:`sc2pool.engine.install.ensure_install`), so the
+on a ladder map, through a private fake install (:func:`sc2pool.engine.install.write_install`), so the
 engine runs in its own server process exactly as burnysc2 launches it.  It reports the wall time
 of the whole ``run_game`` (launch, connect, create, join, every step, leave), the game seconds
 played, their ratio (times real time), the CPU time of this process (the bot and burnysc2) and
@@ -74,20 +74,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
 
-    from loguru import logger
-
-    from sc2pool.engine.install import ensure_install
-
-    ensure_install()  # (sets SC2PATH to the fake install unless it is set)
-    logger.remove()
     import logging
+    import tempfile
 
-    logging.disable(logging.WARNING)
+    from sc2pool.engine.install import write_install
+
+    # a private fake install: its launcher runs the sc2pool this script imports (the default
+    # per-user install may have been written by another checkout)
+    tmp = tempfile.TemporaryDirectory(prefix="sc2pool-bench-")
+    os.environ["SC2PATH"] = str(write_install(tmp.name))
+    from loguru import logger
     from melee_bot import MarineBot  # type: ignore[import-not-found]
     from sc2 import maps
     from sc2.data import Difficulty, Race
     from sc2.main import run_game
     from sc2.player import Bot, Computer
+
+    logger.remove()
+    logging.disable(logging.WARNING)
 
     random.seed(args.seed)
     bot = MarineBot()
@@ -111,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_marines": bot.max_marines, "affinity": sorted(os.sched_getaffinity(0)),
         "load": [round(x, 2) for x in os.getloadavg()],
     }
+    tmp.cleanup()
     print(json.dumps(out, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
