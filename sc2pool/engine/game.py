@@ -463,7 +463,9 @@ class Game:
                     keep = w.vision.observed(player_id, vis)
         inside = w.harvest.inside
         if inside and len(u):  # workers inside a refinery are unseen
-            hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
+            rows = u.rows(np.fromiter(inside, dtype=np.int64, count=len(inside)))
+            hidden = np.zeros(len(u), dtype=bool)
+            hidden[rows[rows >= 0]] = True  # (np.isin would sort both every observation)
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
@@ -545,8 +547,12 @@ class Game:
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
         if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
-            for i, b in self.world.unit_extras(player_id).items():
-                orders[i] = orders.get(i, b"") + b
+            extras = self.world.unit_extras(player_id)
+            if orders.keys().isdisjoint(extras):  # (the usual case: one C-level merge)
+                orders.update(extras)
+            else:
+                for i, b in extras.items():
+                    orders[i] = orders.get(i, b"") + b
         if snapshot is not None:  # (appended last: a later scalar field wins)
             for i in np.nonzero(snapshot)[0].tolist():
                 orders[i] = orders.get(i, b"") + _SNAPSHOT
@@ -554,8 +560,9 @@ class Game:
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
         if keep is not None:
             cols = tuple(c[keep] for c in cols)
-            pos = np.cumsum(keep) - 1
-            orders = {int(pos[i]): b for i, b in orders.items() if keep[i]}
+            pos = (np.cumsum(keep) - 1).tolist()  # (lists: hundreds of lookups per observation)
+            kept = keep.tolist()
+            orders = {pos[i]: b for i, b in orders.items() if kept[i]}
         (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
         m = self.scenario.map
         z = m.z(x, y) if m.has_terrain else TERRAIN_Z

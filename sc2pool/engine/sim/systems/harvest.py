@@ -135,8 +135,11 @@ class Harvest:
         self.cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
-        self._contents_bytes: dict[int, tuple[int, bytes]] = {}
-        """Per resource tag: (contents, the ``Unit`` field bytes reporting them)."""
+        self._contents_bytes: dict[int, bytes] | None = None
+        """Per resource tag (in :attr:`resources`' order): the ``Unit`` field bytes reporting its
+        contents; None after a resource came or went (built again on the next observation)."""
+        self._contents_dirty: set[int] = set()
+        """Resources whose contents changed since those bytes were made (a trip's mining)."""
         self._th: dict[int, tuple[tuple[object, ...], tuple[dict[int, int], dict[int, int]]]] = {}
         """Per player: (key, the townhall map) of :meth:`townhall_map`."""
         self.income_bonus: dict[int, int] = {}
@@ -147,11 +150,13 @@ class Harvest:
     def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id) if contents is None else contents)
+        self._contents_bytes = None
         return tag
 
     def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS, unit_id: int = D.VESPENEGEYSER) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, contents)
+        self._contents_bytes = None
         return tag
 
     def adopt(self, tag: int, unit_id: int, x: float, y: float) -> bool:
@@ -159,6 +164,7 @@ class Harvest:
         be mined.  Returns whether it is one."""
         if unit_id in MINERAL_TYPES or unit_id in GEYSER_TYPES:
             self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id))
+            self._contents_bytes = None
         else:
             return False
         return True
@@ -173,6 +179,7 @@ class Harvest:
         """Drop resources whose unit is gone."""
         for tag in [t for t in self.resources if t not in alive]:
             del self.resources[tag]
+            self._contents_bytes = None
 
     # ------------------------------------------------------------------ trips
     def start(self, r: int, tag: int, res_tag: int, loop: int, carry: int = 0, gas: bool = False) -> None:
@@ -297,6 +304,7 @@ class Harvest:
                 per_trip = MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP
             take = min(per_trip, res.contents)
             res.contents -= take
+            self._contents_dirty.add(res.tag)
             res.occupant = 0
             self.inside.discard(tag)
             job.carry = take
@@ -384,6 +392,7 @@ class Harvest:
             gone, self._depleted = self._depleted, []
             for tag in gone:
                 self.resources.pop(tag, None)
+            self._contents_bytes = None
             self.w.remove_tags(gone)
 
     # ------------------------------------------------------------------ commands
@@ -479,13 +488,21 @@ class Harvest:
                     th = res.refinery if res is not None and not res.is_mineral else None
                 if th:
                     assigned[th] = assigned.get(th, 0) + 1
-        cache = self._contents_bytes
-        for res in self.resources.values():
-            tag, c = res.tag, res.contents
-            hit = cache.get(tag)
-            if hit is None or hit[0] != c:  # (contents change on a trip's mining only)
-                hit = cache[tag] = (c, (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(c, 0)))
-            parts[tag] = parts.get(tag, b"") + hit[1]
+        got = self._contents_bytes
+        if got is None:
+            got = self._contents_bytes = {res.tag: _contents_bytes(res) for res in self.resources.values()}
+            self._contents_dirty.clear()
+        elif self._contents_dirty:  # (contents change on a trip's mining only)
+            for tag in self._contents_dirty:
+                res = self.resources.get(tag)
+                if res is not None:
+                    got[tag] = _contents_bytes(res)
+            self._contents_dirty.clear()
+        if parts.keys().isdisjoint(got):  # (resources are no structures: the usual case)
+            parts.update(got)
+        else:
+            for tag, b in got.items():
+                parts[tag] = parts.get(tag, b"") + b
         for st in self.w.construction.structures.values():
             b = b""
             if st.owner == player and st.ready:
@@ -505,4 +522,9 @@ class Harvest:
 
 
 _TRIP = (WALK_RES, WAIT, MINE, PAUSE, WALK_HOME)
+
+
+def _contents_bytes(res: Resource) -> bytes:
+    """The ``Unit`` field of a resource's contents (mineral or vespene)."""
+    return (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
 """Job phases of a harvesting trip (the others are construction)."""

@@ -188,8 +188,8 @@ class Vision:
         neutral ones, and others standing on a cell seen now)."""
         m = self.w.map
         u = self.w.u
-        cx = np.clip(u.x.astype(np.int64), 0, m.width - 1)
-        cy = np.clip(u.y.astype(np.int64), 0, m.height - 1)
+        cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
+        cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         return (u.owner == player) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
 
     def observed_with_snapshots(self, player: int, vis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,8 +198,8 @@ class Vision:
         snapshots (neutrals and remembered structures not seen now)."""
         m = self.w.map
         u = self.w.u
-        cx = np.clip(u.x.astype(np.int64), 0, m.width - 1)
-        cy = np.clip(u.y.astype(np.int64), 0, m.height - 1)
+        cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
+        cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         here = vis[cy, cx] == 2
         own = u.owner == player
         neutral = u.owner == NEUTRAL_OWNER
@@ -211,7 +211,10 @@ class Vision:
             known.update(u.tag[seen_structures].tolist())
         remembered = enemy & ~here & structure
         if np.count_nonzero(remembered) and known:
-            remembered &= np.isin(u.tag, np.fromiter(known, dtype=np.int64, count=len(known)))
+            rows = u.rows(np.fromiter(known, dtype=np.int64, count=len(known)))
+            mask = np.zeros(len(u), dtype=bool)
+            mask[rows[rows >= 0]] = True  # (the rows of the known tags: np.isin sorts both)
+            remembered &= mask
         else:
             remembered[:] = False
         snapshot = (neutral & ~here) | remembered

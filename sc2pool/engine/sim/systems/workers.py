@@ -151,6 +151,7 @@ class Job:
     idle_after: bool = False
     """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
     cache_key: tuple[int, ...] = ()
+    cache_src: tuple[int, ...] = ()
     cache_bytes: bytes = b""
 
 
@@ -182,10 +183,16 @@ class Workers:
         self.pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
         """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
         finished, a trip's cargo dropped off)."""
+        self.revision = 0
+        """Changes whenever a job starts a walk, changes its order or ends outside an event
+        (:meth:`place_walkers` keeps its list of walkers while this, the economy's events and the
+        unit set stay the same)."""
+        self._walkers: tuple[tuple[int, ...], list[tuple[int, Job]]] | None = None
 
     # ------------------------------------------------------------------ orders and walks
     def set_order(self, r: int, tag: int, ability: int) -> None:
         """The worker of row ``r`` is on an economy job whose order shows ``ability``."""
+        self.revision += 1
         u = self.w.u
         u.queues.pop(tag, None)
         u.kind[r] = ECON
@@ -208,6 +215,7 @@ class Workers:
         else:
             ex, ey, dist = x0, y0, 0.0
         job.path = job.cum = None
+        self.revision += 1
         pathing = self.w.pathing
         if pathing.active and dist > 0:
             got = pathing.walk(x0, y0, ex, ey, tx, ty, stop, _SCV_RADIUS)
@@ -232,16 +240,22 @@ class Workers:
         """Write the walking workers' positions at ``loop`` into the unit store (one write per
         column; a straight walk's length and duration were fixed when it started)."""
         u = self.w.u
-        walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
-        if not walking:
+        events = self.w.events
+        key = (self.revision, events.seq, events.popped, u.version, len(self.jobs))
+        cached = self._walkers
+        if cached is not None and cached[0] == key:
+            walkers = cached[1]
+        else:  # a phase changes only in an event, a walk or an order (each changes the key)
+            walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
+            rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
+            walkers = [(r, j) for (_, j), r in zip(walking, rows, strict=True) if r >= 0]
+            self._walkers = (key, walkers)
+        if not walkers:
             return
-        rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
         at: list[int] = []
         xs: list[float] = []
         ys: list[float] = []
-        for (_, j), r in zip(walking, rows, strict=True):
-            if r < 0:
-                continue
+        for r, j in walkers:
             if j.path is not None:
                 px, py = _along(j, loop)
             else:
@@ -260,6 +274,7 @@ class Workers:
         """Forget the worker's job (the resource it occupied or waited for, the construction it
         was doing); the unit keeps its row."""
         job = self.jobs.pop(tag, None)
+        self.revision += 1
         self.w.harvest.leave(tag, job)
         if job is not None and job.phase == BUILDING:
             self.w.construction.builder_left(tag, job)
@@ -347,6 +362,10 @@ class Workers:
 
     def job_bytes(self, job: Job) -> bytes:
         """The worker's order (and carry buff) as ``Unit`` field bytes, cached on the job."""
+        src = (job.phase, job.target, job.build, job.geyser, job.carry > 0, job.carry_gas, job.worker)
+        if job.cache_src == src:  # (everything the key below is made of: the same key)
+            return job.cache_bytes
+        job.cache_src = src
         if job.phase in (WALK_SITE, BUILDING):
             key: tuple[int, ...] = (job.build, job.geyser)
         elif job.phase in (PAUSE, WALK_HOME):
