@@ -139,6 +139,8 @@ class Harvest:
         """Per resource tag (in :attr:`resources`' order): the ``Unit`` field bytes reporting its
         contents; None after a resource came or went (built again on the next observation)."""
         self._contents_dirty: set[int] = set()
+        self._near: dict[int, tuple[Resource, list[Resource]]] = {}
+        """Per mineral field: (it, the other fields within 3 of it) (:meth:`_neighbours`)."""
         """Resources whose contents changed since those bytes were made (a trip's mining)."""
         self._th: dict[int, tuple[tuple[object, ...], tuple[dict[int, int], dict[int, int]]]] = {}
         """Per player: (key, the townhall map) of :meth:`townhall_map`."""
@@ -150,13 +152,13 @@ class Harvest:
     def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id) if contents is None else contents)
-        self._contents_bytes = None
+        self._resources_changed()
         return tag
 
     def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS, unit_id: int = D.VESPENEGEYSER) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, contents)
-        self._contents_bytes = None
+        self._resources_changed()
         return tag
 
     def adopt(self, tag: int, unit_id: int, x: float, y: float) -> bool:
@@ -164,7 +166,7 @@ class Harvest:
         be mined.  Returns whether it is one."""
         if unit_id in MINERAL_TYPES or unit_id in GEYSER_TYPES:
             self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id))
-            self._contents_bytes = None
+            self._resources_changed()
         else:
             return False
         return True
@@ -179,7 +181,7 @@ class Harvest:
         """Drop resources whose unit is gone."""
         for tag in [t for t in self.resources if t not in alive]:
             del self.resources[tag]
-            self._contents_bytes = None
+            self._resources_changed()
 
     # ------------------------------------------------------------------ trips
     def start(self, r: int, tag: int, res_tag: int, loop: int, carry: int = 0, gas: bool = False) -> None:
@@ -359,17 +361,28 @@ class Harvest:
     def _free_field(self, busy: Resource, x: float, y: float, t: int) -> Resource | None:
         """A free mineral field near an occupied one (workers look for another patch)."""
         best, bd = None, math.inf
-        for res in self.resources.values():
-            if res is busy or not res.is_mineral or res.contents <= 0:
-                continue
-            if res.occupant or res.free_at > t or res.waiting:
-                continue
-            if (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 > 9.0:
+        for res in self._neighbours(busy):
+            if res.contents <= 0 or res.occupant or res.free_at > t or res.waiting:
                 continue
             d = (res.x - x) ** 2 + (res.y - y) ** 2
             if d < bd:
                 best, bd = res, d
         return best
+
+    def _neighbours(self, busy: Resource) -> list[Resource]:
+        """The other mineral fields within 3 of ``busy``, in :attr:`resources`' order (fields do
+        not move: kept until a resource comes or goes, instead of a look at every resource)."""
+        got = self._near.get(busy.tag)
+        if got is None or got[0] is not busy:
+            near = [res for res in self.resources.values()
+                    if res is not busy and res.is_mineral and (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 <= 9.0]
+            got = self._near[busy.tag] = (busy, near)
+        return got[1]
+
+    def _resources_changed(self) -> None:
+        """A resource came or went: what is kept about the set of resources is made again."""
+        self._contents_bytes = None
+        self._near.clear()
 
     def _other_field(self, player: int, gone: int, x: float, y: float) -> Resource | None:
         """The nearest mineral field within reach of a townhall, when the worked one is gone."""
@@ -392,7 +405,7 @@ class Harvest:
             gone, self._depleted = self._depleted, []
             for tag in gone:
                 self.resources.pop(tag, None)
-            self._contents_bytes = None
+            self._resources_changed()
             self.w.remove_tags(gone)
 
     # ------------------------------------------------------------------ commands
