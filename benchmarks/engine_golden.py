@@ -98,6 +98,12 @@ CASES: tuple[Case, ...] = (
     Case("TerranEconomy-scripted", "TerranEconomy", 1, 700, "macro", step_size=16),
     Case("TerranEconomy-random", "TerranEconomy", 2, 400, "random"),
     Case("TerranEconomy-burnysc2-macro-bot", "TerranEconomy", 3, 0, "burnysc2"),
+    # the melee game on real ladder maps: random commands against the Computer, and a burnysc2 bot
+    # that builds and fights (benchmarks/melee_bot.py) against a Hard Computer for 8 game minutes
+    Case("Melee-AbyssalReefLE-random-vs-computer", "AbyssalReefLE", 2, 300, "random",
+         [{"type": 2, "race": 1, "difficulty": 5}]),
+    Case("Melee-AcidPlantLE-burnysc2-bot-vs-hard", "AcidPlantLE", 1, 0, "burnysc2-melee",
+         [{"type": 2, "race": 1, "difficulty": 5}]),
 )
 
 
@@ -351,7 +357,7 @@ class RandomDriver:
 
 # ---------------------------------------------------------------------------------------------- runs
 def run_case(case: Case) -> tuple[str, int]:
-    if case.driver == "burnysc2":
+    if case.driver.startswith("burnysc2"):
         return run_burnysc2(case)
     rec = Recorder()
     g, pids = new_game(case)
@@ -393,16 +399,17 @@ def run_case(case: Case) -> tuple[str, int]:
 
 
 def run_burnysc2(case: Case) -> tuple[str, int]:
-    """python-sc2's BotAI macro bot, in process; every response the engine sends is hashed."""
+    """python-sc2's BotAI macro bot (on a ladder map: the melee benchmark's bot against the
+    Computer), in process; every response the engine sends is hashed."""
     import asyncio
     import logging
     import random
 
     from loguru import logger
     from sc2.controller import Controller
-    from sc2.data import Race
+    from sc2.data import Difficulty, Race
     from sc2.main import GameMatch, run_match
-    from sc2.player import Bot
+    from sc2.player import Bot, Computer
 
     from sc2pool.engine.transport import InProcessTransport
 
@@ -422,9 +429,20 @@ def run_burnysc2(case: Case) -> tuple[str, int]:
     from sc2.maps import Map
 
     random.seed(case.seed)
-    bot = MacroBot(target=12)
+    bot: Any
+    if case.driver == "burnysc2-melee":
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from melee_bot import MarineBot  # type: ignore[import-not-found]
+
+        bot = MarineBot()
+        players = [Bot(Race.Terran, bot), Computer(Race.Terran, Difficulty(case.extra[0]["difficulty"]))]
+        limit: int | None = 8 * 60
+    else:
+        bot = MacroBot(target=12)
+        players = [Bot(Race.Terran, bot)]
+        limit = None
     t = Recording()
-    match = GameMatch(Map(Path(f"{case.map_name}.SC2Map")), [Bot(Race.Terran, bot)], random_seed=case.seed)
+    match = GameMatch(Map(Path(f"{case.map_name}.SC2Map")), players, random_seed=case.seed, game_time_limit=limit)
     asyncio.run(run_match([Controller(t, None)], match, close_ws=False))  # type: ignore[arg-type]
     rec.add(b"marines", str(bot.max_marines).encode())
     return rec.h.hexdigest(), rec.parts

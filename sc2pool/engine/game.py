@@ -231,7 +231,7 @@ class Game:
         self._action_errors: dict[int, list[tuple[int, int, int]]] = {}
         """Commands refused since a player's last observation: (unit tag, ability, ActionResult)."""
         """Chat each player has not observed yet: (sender, message)."""
-        self._info_key: dict[int, int] = {}
+        self._info_key: dict[int, object] = {}
 
     def restart(self) -> None:
         """Same map and players, fresh state; the seed follows a deterministic sequence."""
@@ -291,13 +291,16 @@ class Game:
     def _race_actual(self, slot: PlayerSlot) -> int:
         return self.scenario.race_actual(slot.player_id)
 
-    def game_info_version(self, player_id: int) -> int:
+    def game_info_version(self, player_id: int) -> object:
         """Changes whenever :meth:`game_info` would answer differently (on ladder maps the
-        pathing grid follows the structures and resources that stand): a server caches per
-        version."""
+        pathing grid follows the blockers the player knows of: :meth:`Vision.pathing_grid_key`;
+        at loop 0 it is the real client's start grid): a server caches its bytes per version."""
         if not self.scenario.map.has_terrain:
             return 0
-        return self.world.u.version
+        w = self.world
+        if w.loop == 0:
+            return 0
+        return w.vision.pathing_grid_key(player_id)
 
     def game_info(self, player_id: int) -> sc_pb.ResponseGameInfo:
         key = self.game_info_version(player_id)
@@ -460,7 +463,9 @@ class Game:
                     keep = w.vision.observed(player_id, vis)
         inside = w.harvest.inside
         if inside and len(u):  # workers inside a refinery are unseen
-            hidden = np.isin(u.tag, np.fromiter(inside, dtype=np.int64, count=len(inside)))
+            rows = u.rows(np.fromiter(inside, dtype=np.int64, count=len(inside)))
+            hidden = np.zeros(len(u), dtype=bool)
+            hidden[rows[rows >= 0]] = True  # (np.isin would sort both every observation)
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
@@ -542,8 +547,12 @@ class Game:
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
             orders.update(zip(single.tolist(), pieces, strict=True))
         if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
-            for i, b in self.world.unit_extras(player_id).items():
-                orders[i] = orders.get(i, b"") + b
+            extras = self.world.unit_extras(player_id)
+            if orders.keys().isdisjoint(extras):  # (the usual case: one C-level merge)
+                orders.update(extras)
+            else:
+                for i, b in extras.items():
+                    orders[i] = orders.get(i, b"") + b
         if snapshot is not None:  # (appended last: a later scalar field wins)
             for i in np.nonzero(snapshot)[0].tolist():
                 orders[i] = orders.get(i, b"") + _SNAPSHOT
@@ -551,8 +560,9 @@ class Game:
                 TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
         if keep is not None:
             cols = tuple(c[keep] for c in cols)
-            pos = np.cumsum(keep) - 1
-            orders = {int(pos[i]): b for i, b in orders.items() if keep[i]}
+            pos = (np.cumsum(keep) - 1).tolist()  # (lists: hundreds of lookups per observation)
+            kept = keep.tolist()
+            orders = {pos[i]: b for i, b in orders.items() if kept[i]}
         (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
         m = self.scenario.map
         z = m.z(x, y) if m.has_terrain else TERRAIN_Z

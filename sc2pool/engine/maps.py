@@ -179,8 +179,8 @@ class LadderSpec(MapSpec):
 
     def z(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray | float:
         """World z of the ground at (x, y): the terrain mesh, at the cell's centre."""
-        xi = np.clip(np.asarray(x, dtype=np.float64).astype(np.int64), 0, self.width - 1)
-        yi = np.clip(np.asarray(y, dtype=np.float64).astype(np.int64), 0, self.height - 1)
+        xi = np.minimum(np.maximum(np.asarray(x, dtype=np.float64).astype(np.int64), 0), self.width - 1)
+        yi = np.minimum(np.maximum(np.asarray(y, dtype=np.float64).astype(np.int64), 0), self.height - 1)
         out = self._cell_z[yi, xi]
         return float(out) if np.ndim(out) == 0 else out
 

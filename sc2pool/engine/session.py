@@ -190,7 +190,8 @@ class Room:
         self.members: set[EngineSession] = set()
         self.players: dict[int, EngineSession] = {}
         self.gone: set[int] = set()
-        self.game_info_bytes: dict[int, bytes] = {}
+        self.game_info_bytes: dict[int, tuple[object, bytes]] = {}
+        """Per player: (the game's ``game_info_version``, the serialized answer)."""
         self.t0 = time.monotonic()
         self._pending: dict[int, list[Any]] = {}  # player_id -> [loops still to go, future]
         self._all_joined: Any = None  # future: every participant slot taken
@@ -590,11 +591,13 @@ class EngineSession:
     def _game_info(self, _req: sc_pb.RequestGameInfo) -> bytes:
         self._require(IN_GAME, ENDED, what="game_info")
         room = self._require_room()
+        version = getattr(room.game, "game_info_version", None)  # optional: the answer may change
+        key = version(self.player_id) if version is not None else 0
         cached = room.game_info_bytes.get(self.player_id)
-        if cached is None:
-            cached = room.game.game_info(self.player_id).SerializeToString()
+        if cached is None or cached[0] != key:
+            cached = (key, room.game.game_info(self.player_id).SerializeToString())
             room.game_info_bytes[self.player_id] = cached
-        return cached
+        return cached[1]
 
     def _observation(self, req: sc_pb.RequestObservation) -> bytes:
         self._require(IN_GAME, ENDED, what="observation")

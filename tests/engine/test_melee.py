@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from game_helpers import command
 from s2clientprotocol import debug_pb2
@@ -289,3 +290,67 @@ def test_a_burnysc2_bot_plays_a_ladder_map_against_the_computer() -> None:
     assert bot.facts["structures"][UnitTypeId.SUPPLYDEPOT] >= 1
     assert bot.facts["structures"][UnitTypeId.BARRACKS] == 1
 
+
+def test_game_info_over_the_session_follows_structures_and_is_rebuilt_only_when_the_grid_changes() -> None:
+    """burnysc2 asks for game_info every step: the session answers the current pathing grid (a
+    structure placed shows blocked) and reuses its bytes while nothing in the grid changed."""
+    from sc2pool.engine.session import EngineSession
+
+    session = EngineSession()
+
+    def ask(**kw: Any) -> sc_pb.Response:
+        resp = sc_pb.Response.FromString(session.handle(sc_pb.Request(**kw).SerializeToString()))
+        assert not resp.error, resp.error
+        return resp
+
+    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=MAP), random_seed=4)
+    create.player_setup.add(type=sc_pb.Participant, race=TERRAN)
+    create.player_setup.add(type=sc_pb.Computer, race=TERRAN, difficulty=3)
+    ask(create_game=create)
+    ask(join_game=sc_pb.RequestJoinGame(race=TERRAN, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    room_game = session.game  # (the session's recording wrapper round the Game)
+    g = getattr(room_game, "_game", room_game)
+    w = g.world
+
+    def grid() -> Any:
+        gi = ask(game_info=sc_pb.RequestGameInfo()).game_info
+        return np.unpackbits(np.frombuffer(gi.start_raw.pathing_grid.data, dtype=np.uint8)).reshape(
+            w.map.height, w.map.width).astype(bool)
+
+    ask(step=sc_pb.RequestStep(count=8))
+    ask(observation=sc_pb.RequestObservation())
+    before = grid()
+
+    calls = []
+    inner = room_game.game_info
+
+    def counted(player_id: int) -> Any:
+        calls.append(player_id)
+        return inner(player_id)
+
+    room_game.game_info = counted  # type: ignore[method-assign,union-attr]
+    for _ in range(5):  # SCVs trained and mining change the unit set, not the grid
+        ask(step=sc_pb.RequestStep(count=8))
+        ask(observation=sc_pb.RequestObservation())
+        assert np.array_equal(grid(), before)
+    assert not calls
+    sx, sy = g.scenario.starts[1]
+    x, y = sx, sy + 8.0  # (a 3x3 structure stands on a cell centre, as the start location)
+    req = sc_pb.RequestDebug()
+    cu = req.debug.add().create_unit
+    cu.unit_type, cu.owner, cu.quantity = D.BARRACKS, 1, 1
+    cu.pos.x, cu.pos.y = x, y
+    ask(debug=req)
+    built = w.u.tag[w.u.unit_id == D.BARRACKS].tolist()
+    assert built
+    ask(step=sc_pb.RequestStep(count=8))
+    ask(observation=sc_pb.RequestObservation())
+    after = grid()
+    assert calls == [1]
+    r = w.u.row(built[0])
+    bx, by = float(w.u.x[r]), float(w.u.y[r])
+    assert before[int(by), int(bx)] and not after[int(by), int(bx)]
+    cells = w.pathing.blocked_cells()[built[0]]
+    assert len(cells) == 9  # the Barracks' 3x3 cells: those that were free are blocked now
+    assert set(np.flatnonzero(before & ~after).tolist()) == set(cells[before.reshape(-1)[cells]].tolist())
+    assert not np.count_nonzero(after & ~before)

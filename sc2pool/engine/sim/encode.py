@@ -166,9 +166,9 @@ def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, o
     rec["shield_max"] = shield_max
     rec["cooldown"] = cooldown
     lens = np.full(n, UNIT_BODY_LEN, dtype=np.int64)
-    if orders:
-        for i, ob in orders.items():
-            lens[i] += len(ob)
+    if orders:  # (a dict's keys are distinct rows: one fancy-indexed add)
+        lens[np.fromiter(orders, dtype=np.int64, count=len(orders))] += np.fromiter(
+            map(len, orders.values()), dtype=np.int64, count=len(orders))
     if int(lens.max()) >= 1 << 14:
         raise OverflowError("unit record too long")
     rec["len"][:, 0] = (lens & 0x7F) | 0x80

@@ -335,7 +335,11 @@ class UnitStore:
         return np.where(tag.take(idx, mode="clip") == tags, idx, -1)
 
     def row(self, tag: int) -> int:
-        return int(self.rows(np.array([tag]))[0])
+        """Row of one tag, -1 when it is not alive (:meth:`rows` without its arrays: the systems
+        ask this for single units many times a loop)."""
+        t = self.tag
+        i = int(t.searchsorted(tag))
+        return i if i < len(t) and int(t[i]) == tag else -1
 
     def set_order(self, i: int, o: Order) -> None:
         # (the same point order again keeps a ladder map mover's path: ``wp``)

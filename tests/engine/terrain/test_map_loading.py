@@ -137,7 +137,7 @@ def test_install_writes_the_ladder_maps_for_burnysc2(tmp_path: Path):
 
 def test_cli_maps_lists_and_checks(tmp_path: Path):
     (tmp_path / "Bad.SC2Map").write_bytes(b"MPQ\x1a broken")
-    out = subprocess.run([sys.executable, "-m", "sc2pool.cli", "engine", "maps", "--check", "--dir", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "sc2pool", "engine", "maps", "--check", "--dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1, "an unreadable map is reported and fails the check"
     assert "Bad" in out.stdout and "UNREADABLE" in out.stdout

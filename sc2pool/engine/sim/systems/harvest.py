@@ -116,10 +116,12 @@ class Resource:
     free_at: int = 0
     waiting: list[int] = field(default_factory=list)
     refinery: int = 0
+    is_mineral: bool = field(init=False)
+    """A mineral field (else a geyser): fixed by the type, so kept rather than looked up on every
+    read (the trips and observations read it hundreds of times a step)."""
 
-    @property
-    def is_mineral(self) -> bool:
-        return self.unit_id in MINERAL_TYPES
+    def __post_init__(self) -> None:
+        self.is_mineral = self.unit_id in MINERAL_TYPES
 
 
 class Harvest:
@@ -133,6 +135,13 @@ class Harvest:
         self.cargo: dict[int, tuple[int, bool]] = {}
         """Cargo of workers that left their job while carrying (they keep it, and the buff)."""
         self._depleted: list[int] = []
+        self._contents_bytes: dict[int, bytes] | None = None
+        """Per resource tag (in :attr:`resources`' order): the ``Unit`` field bytes reporting its
+        contents; None after a resource came or went (built again on the next observation)."""
+        self._contents_dirty: set[int] = set()
+        self._near: dict[int, tuple[Resource, list[Resource]]] = {}
+        """Per mineral field: (it, the other fields within 3 of it) (:meth:`_neighbours`)."""
+        """Resources whose contents changed since those bytes were made (a trip's mining)."""
         self._th: dict[int, tuple[tuple[object, ...], tuple[dict[int, int], dict[int, int]]]] = {}
         """Per player: (key, the townhall map) of :meth:`townhall_map`."""
         self.income_bonus: dict[int, int] = {}
@@ -143,11 +152,13 @@ class Harvest:
     def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id) if contents is None else contents)
+        self._resources_changed()
         return tag
 
     def add_geyser(self, x: float, y: float, contents: int = GEYSER_CONTENTS, unit_id: int = D.VESPENEGEYSER) -> int:
         tag = int(self.w.spawn(unit_id, NEUTRAL, [x], [y])[0])
         self.resources[tag] = Resource(tag, unit_id, x, y, contents)
+        self._resources_changed()
         return tag
 
     def adopt(self, tag: int, unit_id: int, x: float, y: float) -> bool:
@@ -155,6 +166,7 @@ class Harvest:
         be mined.  Returns whether it is one."""
         if unit_id in MINERAL_TYPES or unit_id in GEYSER_TYPES:
             self.resources[tag] = Resource(tag, unit_id, x, y, default_contents(unit_id))
+            self._resources_changed()
         else:
             return False
         return True
@@ -169,6 +181,7 @@ class Harvest:
         """Drop resources whose unit is gone."""
         for tag in [t for t in self.resources if t not in alive]:
             del self.resources[tag]
+            self._resources_changed()
 
     # ------------------------------------------------------------------ trips
     def start(self, r: int, tag: int, res_tag: int, loop: int, carry: int = 0, gas: bool = False) -> None:
@@ -293,6 +306,7 @@ class Harvest:
                 per_trip = MINERALS_PER_TRIP if res.is_mineral else GAS_PER_TRIP
             take = min(per_trip, res.contents)
             res.contents -= take
+            self._contents_dirty.add(res.tag)
             res.occupant = 0
             self.inside.discard(tag)
             job.carry = take
@@ -347,17 +361,28 @@ class Harvest:
     def _free_field(self, busy: Resource, x: float, y: float, t: int) -> Resource | None:
         """A free mineral field near an occupied one (workers look for another patch)."""
         best, bd = None, math.inf
-        for res in self.resources.values():
-            if res is busy or not res.is_mineral or res.contents <= 0:
-                continue
-            if res.occupant or res.free_at > t or res.waiting:
-                continue
-            if (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 > 9.0:
+        for res in self._neighbours(busy):
+            if res.contents <= 0 or res.occupant or res.free_at > t or res.waiting:
                 continue
             d = (res.x - x) ** 2 + (res.y - y) ** 2
             if d < bd:
                 best, bd = res, d
         return best
+
+    def _neighbours(self, busy: Resource) -> list[Resource]:
+        """The other mineral fields within 3 of ``busy``, in :attr:`resources`' order (fields do
+        not move: kept until a resource comes or goes, instead of a look at every resource)."""
+        got = self._near.get(busy.tag)
+        if got is None or got[0] is not busy:
+            near = [res for res in self.resources.values()
+                    if res is not busy and res.is_mineral and (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 <= 9.0]
+            got = self._near[busy.tag] = (busy, near)
+        return got[1]
+
+    def _resources_changed(self) -> None:
+        """A resource came or went: what is kept about the set of resources is made again."""
+        self._contents_bytes = None
+        self._near.clear()
 
     def _other_field(self, player: int, gone: int, x: float, y: float) -> Resource | None:
         """The nearest mineral field within reach of a townhall, when the worked one is gone."""
@@ -380,6 +405,7 @@ class Harvest:
             gone, self._depleted = self._depleted, []
             for tag in gone:
                 self.resources.pop(tag, None)
+            self._resources_changed()
             self.w.remove_tags(gone)
 
     # ------------------------------------------------------------------ commands
@@ -475,9 +501,21 @@ class Harvest:
                     th = res.refinery if res is not None and not res.is_mineral else None
                 if th:
                     assigned[th] = assigned.get(th, 0) + 1
-        for res in self.resources.values():
-            parts[res.tag] = parts.get(res.tag, b"") + \
-                (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
+        got = self._contents_bytes
+        if got is None:
+            got = self._contents_bytes = {res.tag: _contents_bytes(res) for res in self.resources.values()}
+            self._contents_dirty.clear()
+        elif self._contents_dirty:  # (contents change on a trip's mining only)
+            for tag in self._contents_dirty:
+                res = self.resources.get(tag)
+                if res is not None:
+                    got[tag] = _contents_bytes(res)
+            self._contents_dirty.clear()
+        if parts.keys().isdisjoint(got):  # (resources are no structures: the usual case)
+            parts.update(got)
+        else:
+            for tag, b in got.items():
+                parts[tag] = parts.get(tag, b"") + b
         for st in self.w.construction.structures.values():
             b = b""
             if st.owner == player and st.ready:
@@ -497,4 +535,9 @@ class Harvest:
 
 
 _TRIP = (WALK_RES, WAIT, MINE, PAUSE, WALK_HOME)
+
+
+def _contents_bytes(res: Resource) -> bytes:
+    """The ``Unit`` field of a resource's contents (mineral or vespene)."""
+    return (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
 """Job phases of a harvesting trip (the others are construction)."""

@@ -178,6 +178,9 @@ class Pathing:
         self.blockers: dict[int, np.ndarray] = {}
         """Tag -> flat indices of the cells the unit blocks, for every blocker standing."""
         self._blocker_tags = np.zeros(0, np.int64)
+        self.blockers_version = 0
+        """Changes whenever a blocker appears or goes (after :meth:`sync`): game_info's pathing
+        grid is cached per version."""
         self._version = -1
         self._count = np.zeros(0, np.int32)
         self.free = np.zeros(0, dtype=bool)
@@ -193,6 +196,11 @@ class Pathing:
         self._shared: OrderedDict[tuple[float, float, float], list[np.ndarray]] = OrderedDict()
         """(point, radius) -> the paths planned to it lately (forgotten when a blocker appears or
         goes)."""
+        self._straight: dict[tuple[float, float, float, float, float], bool] = {}
+        """(start, end, radius) -> whether an economy walk's straight line is free: workers walk
+        the same legs trip after trip (the grid's test is exact, so kept while no blocker
+        appears or goes)."""
+        self._straight_version = -1
         self._ground_version = -1
         self._ground = np.zeros(0, dtype=bool)
         if self.active:
@@ -254,6 +262,7 @@ class Pathing:
                 if self._finder is not None and len(cells):
                     self._finder.set_blocked(t, self._xy(cells))
         if touched:
+            self.blockers_version += 1
             self._shared.clear()
             c = np.concatenate(touched)
             self.free[c] = self._base[c] & (self._count[c] == 0)
@@ -666,7 +675,14 @@ class Pathing:
         where it first comes within ``stop`` of the centre."""
         self.sync()
         finder = self.finder
-        if _sees(finder, radius, x0, y0, ex, ey):
+        if self._straight_version != self.blockers_version or len(self._straight) > 4096:
+            self._straight.clear()
+            self._straight_version = self.blockers_version
+        key = (x0, y0, ex, ey, radius)
+        free = self._straight.get(key)
+        if free is None:
+            free = self._straight[key] = _sees(finder, radius, x0, y0, ex, ey)
+        if free:
             return None
         pts = finder.path((x0, y0), (ex, ey), radius)
         if len(pts) == 0:

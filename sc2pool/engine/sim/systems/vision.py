@@ -34,6 +34,13 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 
+_FIELD_BITS = 16
+"""Each cliff level's count of covering units in one 16-bit field of an int64 (see :meth:`Vision.seen_now`)."""
+_MAX_FIELDS = 64 // _FIELD_BITS
+_EDGE = 1e-9
+"""Margin of the first guess at a row's span of seen cells (the exact test then settles each end)."""
+
+
 class Vision:
     """Per-player visibility grids; keeps each player's explored cells for the episode."""
 
@@ -45,6 +52,8 @@ class Vision:
         """Per player: tags of the enemy structures it has seen (kept as snapshots)."""
         self._level: np.ndarray | None = None
         self._seen: dict[int, tuple[tuple[int, int], np.ndarray]] = {}
+        self._fields: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._resource_cells: tuple[int, np.ndarray] | None = None
 
     def _levels(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
@@ -55,29 +64,89 @@ class Vision:
             self._level = np.asarray(m.ladder.level, dtype=np.int8)  # type: ignore[attr-defined]
         return self._level
 
+    def _level_fields(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(per cell: the bit shift of its level's field; the level of each field, ascending;
+        per field of a unit's own level: the weight a ground unit standing on it adds)."""
+        if self._fields is None:
+            m = self.w.map
+            level = self._levels()
+            if level is None:
+                values = np.zeros(1, dtype=np.int64)
+                shift = np.zeros(m.height * m.width, dtype=np.int64)
+            else:
+                values = np.unique(level).astype(np.int64)
+                if len(values) > _MAX_FIELDS:
+                    raise ValueError(f"vision: {len(values)} cliff levels on {m.name}; at most {_MAX_FIELDS} are handled")
+                shift = (_FIELD_BITS * np.searchsorted(values, level.reshape(-1))).astype(np.int64)
+            # a unit on field j counts for the cells of fields 0..j (levels not above its own)
+            weight = np.cumsum(np.left_shift(1, _FIELD_BITS * np.arange(len(values), dtype=np.int64)))
+            self._fields = (shift, values, weight.astype(np.int64))
+        return self._fields
+
     def seen_now(self, player: int) -> np.ndarray:
-        """bool[height, width]: the cells the player's units see now (cached per loop and unit set)."""
+        """bool[height, width]: the cells the player's units see now (cached per loop and unit set).
+
+        The rule is the one of the module docstring, cell by cell: the centre of cell (cx, cy) is
+        within sight s of a unit at (x, y) when ``(cx + 0.5 - x) ** 2 + (cy + 0.5 - y) ** 2 <= s * s``
+        (float64, in that order), and a ground unit's cell is seen only where its cliff level is not
+        above the level of the unit's own cell.  It is evaluated without a Python loop over units:
+        each row of each unit's disc is one span of cells, found from the square root and settled
+        at both ends by that exact test (so the spans are the cells the test accepts, bit for bit);
+        the spans go into one difference array whose running sum counts the units covering each
+        cell, per cliff level in 16-bit fields of an int64 (a ground unit counts for the fields of
+        the levels up to its own, a flying unit for all), and a cell is seen when its own level's
+        field is not zero.
+        """
         u = self.w.u
         key = (self.w.loop, u.version)
         got = self._seen.get(player)
         if got is not None and got[0] == key and not self.w.has_economy:
             return got[1]
         m = self.w.map
+        h, w = m.height, m.width
+        rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
+        if not len(rows):
+            seen = np.zeros((h, w), dtype=bool)
+            self._seen[player] = (key, seen)
+            return seen
+        shift, values, weight = self._level_fields()
+        x, y, s = u.x[rows], u.y[rows], u.sight[rows]
+        yi = y.astype(np.int64)
         level = self._levels()
-        seen = np.zeros((m.height, m.width), dtype=bool)
-        rows = np.nonzero((u.owner == player) & (u.sight > 0))[0]
-        flying = TYPES.is_flying[u.ti[rows]] if level is not None else None
-        for k, i in enumerate(rows.tolist()):
-            s, x, y = float(u.sight[i]), float(u.x[i]), float(u.y[i])
-            x0, x1 = max(0, int(x - s)), min(m.width, int(x + s) + 1)
-            y0, y1 = max(0, int(y - s)), min(m.height, int(y + s) + 1)
-            gx = np.arange(x0, x1) + 0.5 - x
-            gy = np.arange(y0, y1) + 0.5 - y
-            disc = gx[None, :] ** 2 + gy[:, None] ** 2 <= s * s
-            if level is not None and not flying[k]:  # type: ignore[index]
-                own = level[min(max(int(y), 0), m.height - 1), min(max(int(x), 0), m.width - 1)]
-                disc &= level[y0:y1, x0:x1] <= own
-            seen[y0:y1, x0:x1] |= disc
+        if level is None:
+            wgt = weight[np.zeros(len(rows), dtype=np.int64)]
+        else:
+            xi = x.astype(np.int64)
+            own = level[np.minimum(np.maximum(yi, 0), h - 1), np.minimum(np.maximum(xi, 0), w - 1)]
+            field = np.searchsorted(values, own)
+            field[TYPES.is_flying[u.ti[rows]]] = len(values) - 1  # flying units see every level
+            wgt = weight[field]
+        reach = int(np.ceil(float(s.max()))) + 1
+        cy = yi[:, None] + np.arange(-reach, reach + 1)  # (units, rows of their discs)
+        xc = x[:, None]
+        gy = (cy + 0.5) - y[:, None]
+        gy2 = gy * gy
+        ss = (s * s)[:, None]
+        rem = ss - gy2
+        ok = (rem >= 0) & (cy >= 0) & (cy < h)
+        r = np.sqrt(np.maximum(rem, 0.0))
+        lo = np.ceil((xc - 0.5 - r) - _EDGE)  # the first cell of the span, or the one before it
+        hi = np.floor((xc - 0.5 + r) + _EDGE)  # the last one, or the one after it
+        g = (lo + 0.5) - xc
+        lo += g * g + gy2 > ss
+        g = (hi + 0.5) - xc
+        hi -= g * g + gy2 > ss
+        lo = np.maximum(lo, 0.0)
+        hi = np.minimum(hi, w - 1.0)
+        ok &= lo <= hi
+        stride = w + 1
+        base = (cy * stride)[ok]
+        wk = np.broadcast_to(wgt[:, None], ok.shape)[ok]
+        diff = np.zeros(h * stride + 1, dtype=np.int64)
+        np.add.at(diff, base + lo[ok].astype(np.int64), wk)
+        np.add.at(diff, base + hi[ok].astype(np.int64) + 1, -wk)
+        cover = diff[:-1].cumsum().reshape(h, stride)[:, :w].reshape(-1)
+        seen = (np.right_shift(cover, shift) & ((1 << _FIELD_BITS) - 1)).astype(bool).reshape(h, w)
         self._seen[player] = (key, seen)
         return seen
 
@@ -112,15 +181,15 @@ class Vision:
         if explored is None:
             explored = self.explored[player] = np.zeros_like(seen)
         explored |= seen
-        return np.where(seen, 2, explored.astype(np.uint8)).astype(np.uint8)
+        return explored.view(np.uint8) + seen.view(np.uint8)
 
     def observed(self, player: int, vis: np.ndarray) -> np.ndarray:
         """bool per row: the units ``player`` observes with the visibility grid ``vis`` (its own,
         neutral ones, and others standing on a cell seen now)."""
         m = self.w.map
         u = self.w.u
-        cx = np.clip(u.x.astype(np.int64), 0, m.width - 1)
-        cy = np.clip(u.y.astype(np.int64), 0, m.height - 1)
+        cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
+        cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         return (u.owner == player) | (u.owner == NEUTRAL_OWNER) | (vis[cy, cx] == 2)
 
     def observed_with_snapshots(self, player: int, vis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,8 +198,8 @@ class Vision:
         snapshots (neutrals and remembered structures not seen now)."""
         m = self.w.map
         u = self.w.u
-        cx = np.clip(u.x.astype(np.int64), 0, m.width - 1)
-        cy = np.clip(u.y.astype(np.int64), 0, m.height - 1)
+        cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
+        cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         here = vis[cy, cx] == 2
         own = u.owner == player
         neutral = u.owner == NEUTRAL_OWNER
@@ -142,12 +211,40 @@ class Vision:
             known.update(u.tag[seen_structures].tolist())
         remembered = enemy & ~here & structure
         if np.count_nonzero(remembered) and known:
-            remembered &= np.isin(u.tag, np.fromiter(known, dtype=np.int64, count=len(known)))
+            rows = u.rows(np.fromiter(known, dtype=np.int64, count=len(known)))
+            mask = np.zeros(len(u), dtype=bool)
+            mask[rows[rows >= 0]] = True  # (the rows of the known tags: np.isin sorts both)
+            remembered &= mask
         else:
             remembered[:] = False
         snapshot = (neutral & ~here) | remembered
         keep = own | neutral | (enemy & here) | remembered
         return keep, snapshot
+
+    def pathing_grid_key(self, player: int) -> tuple[int, int, int]:
+        """Changes whenever :meth:`pathing_grid` would answer differently: a blocker appeared or
+        went, the player saw an enemy structure for the first time, or explored the cell of a
+        resource (cheap: game_info is asked for every step by burnysc2, the grid changes rarely)."""
+        w = self.w
+        pathing = w.pathing
+        blockers = pathing.blocked_cells()  # (brings the blockers up to date)
+        known = self.known.get(player)
+        explored = self.explored.get(player)
+        seen_resources = 0
+        if explored is not None and blockers:
+            cached = self._resource_cells
+            if cached is None or cached[0] != pathing.blockers_version:
+                u = w.u
+                resources = w.harvest.resources
+                tags = np.array([t for t in blockers if t in resources], dtype=np.int64)
+                rows = u.rows(tags)
+                rows = rows[rows >= 0]
+                m = w.map
+                cx = np.minimum(np.maximum(u.x[rows].astype(np.int64), 0), m.width - 1)
+                cy = np.minimum(np.maximum(u.y[rows].astype(np.int64), 0), m.height - 1)
+                cached = self._resource_cells = (pathing.blockers_version, cy * m.width + cx)
+            seen_resources = int(np.count_nonzero(explored.reshape(-1)[cached[1]]))
+        return (pathing.blockers_version, len(known) if known else 0, seen_resources)
 
     def pathing_grid(self, player: int) -> np.ndarray:
         """bool[height, width]: the pathing grid the player's ``game_info`` reports now (see the

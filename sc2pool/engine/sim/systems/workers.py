@@ -42,6 +42,8 @@ SCV_ACCELERATION = 2.5 / 256.0
 (sc2math.wordpress.com, "SCV Acceleration": an SCV's position measured every game tick)."""
 _ACC_DIST = _SCV_SPEED * _SCV_SPEED / (2.0 * SCV_ACCELERATION)
 _WORKER_ARRAY = np.array(sorted(WORKERS))
+_IS_WORKER = np.isin(TYPES.unit_id, _WORKER_ARRAY)
+"""bool per type row: the type is a worker."""
 _WALKING = (WALK_RES, WALK_HOME, WALK_SITE)
 
 
@@ -58,6 +60,25 @@ def leg_loops(dist: float) -> float:
 def leg_travelled(k: float, dist: float) -> float:
     """Distance covered ``k`` loops into a leg of length ``dist`` (see :func:`leg_loops`)."""
     total = leg_loops(dist)
+    if k >= total:
+        return dist
+    if k <= 0.0:
+        return 0.0
+    a = SCV_ACCELERATION
+    if dist >= 2.0 * _ACC_DIST:
+        t_acc = _SCV_SPEED / a
+        if k < t_acc:
+            return 0.5 * a * k * k
+        if k < total - t_acc:
+            return _ACC_DIST + _SCV_SPEED * (k - t_acc)
+    elif k < total / 2.0:
+        return 0.5 * a * k * k
+    r = total - k
+    return dist - 0.5 * a * r * r
+
+
+def _travelled(k: float, dist: float, total: float) -> float:
+    """:func:`leg_travelled` given the leg's :func:`leg_loops` ``total`` (the same operations)."""
     if k >= total:
         return dist
     if k <= 0.0:
@@ -122,9 +143,15 @@ class Job:
     last one (tx, ty); None for a straight walk."""
     cum: np.ndarray | None = None
     """Length of the walk up to each point of ``path``."""
+    length: float = 0.0
+    """Length of a straight walk from (ox, oy) to (tx, ty)."""
+    total: float = 0.0
+    """:func:`leg_loops` of ``length`` (both fixed when the walk starts: placing the walkers every
+    loop reads them instead of computing them again)."""
     idle_after: bool = False
     """Return cargo, then stand idle (a return order given to an idle carrying worker)."""
     cache_key: tuple[int, ...] = ()
+    cache_src: tuple[int, ...] = ()
     cache_bytes: bytes = b""
 
 
@@ -156,10 +183,16 @@ class Workers:
         self.pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
         """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
         finished, a trip's cargo dropped off)."""
+        self.revision = 0
+        """Changes whenever a job starts a walk, changes its order or ends outside an event
+        (:meth:`place_walkers` keeps its list of walkers while this, the economy's events and the
+        unit set stay the same)."""
+        self._walkers: tuple[tuple[int, ...], list[tuple[int, Job]]] | None = None
 
     # ------------------------------------------------------------------ orders and walks
     def set_order(self, r: int, tag: int, ability: int) -> None:
         """The worker of row ``r`` is on an economy job whose order shows ``ability``."""
+        self.revision += 1
         u = self.w.u
         u.queues.pop(tag, None)
         u.kind[r] = ECON
@@ -182,6 +215,7 @@ class Workers:
         else:
             ex, ey, dist = x0, y0, 0.0
         job.path = job.cum = None
+        self.revision += 1
         pathing = self.w.pathing
         if pathing.active and dist > 0:
             got = pathing.walk(x0, y0, ex, ey, tx, ty, stop, _SCV_RADIUS)
@@ -194,6 +228,8 @@ class Workers:
                 d = math.hypot(dx, dy)
         job.ox, job.oy, job.tx, job.ty = x0, y0, ex, ey
         job.t0 = loop
+        job.length = length = math.hypot(ex - x0, ey - y0)
+        job.total = leg_loops(length)
         job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
         job.seq = self.w.events.push(job.t1, tag, world_event)
         r = self.w.u.row(tag)
@@ -201,28 +237,44 @@ class Workers:
             self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
 
     def place_walkers(self, loop: int) -> None:
-        """Write the walking workers' positions at ``loop`` into the unit store."""
+        """Write the walking workers' positions at ``loop`` into the unit store (one write per
+        column; a straight walk's length and duration were fixed when it started)."""
         u = self.w.u
-        walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
-        if not walking:
+        events = self.w.events
+        key = (self.revision, events.seq, events.popped, u.version, len(self.jobs))
+        cached = self._walkers
+        if cached is not None and cached[0] == key:
+            walkers = cached[1]
+        else:  # a phase changes only in an event, a walk or an order (each changes the key)
+            walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
+            rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
+            walkers = [(r, j) for (_, j), r in zip(walking, rows, strict=True) if r >= 0]
+            self._walkers = (key, walkers)
+        if not walkers:
             return
-        rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking)))
-        for (_, j), r in zip(walking, rows.tolist(), strict=True):
-            if r < 0:
-                continue
+        at: list[int] = []
+        xs: list[float] = []
+        ys: list[float] = []
+        for r, j in walkers:
             if j.path is not None:
-                u.x[r], u.y[r] = _along(j, loop)
-                continue
-            length = math.hypot(j.tx - j.ox, j.ty - j.oy)
-            f = 1.0 if length <= 0 else leg_travelled(loop - j.t0, length) / length
-            u.x[r] = j.ox + (j.tx - j.ox) * f
-            u.y[r] = j.oy + (j.ty - j.oy) * f
+                px, py = _along(j, loop)
+            else:
+                length = j.length
+                f = 1.0 if length <= 0 else _travelled(loop - j.t0, length, j.total) / length
+                px = j.ox + (j.tx - j.ox) * f
+                py = j.oy + (j.ty - j.oy) * f
+            at.append(r)
+            xs.append(px)
+            ys.append(py)
+        u.x[at] = xs
+        u.y[at] = ys
 
     # ------------------------------------------------------------------ leaving jobs
     def release(self, tag: int) -> None:
         """Forget the worker's job (the resource it occupied or waited for, the construction it
         was doing); the unit keeps its row."""
         job = self.jobs.pop(tag, None)
+        self.revision += 1
         self.w.harvest.leave(tag, job)
         if job is not None and job.phase == BUILDING:
             self.w.construction.builder_left(tag, job)
@@ -305,11 +357,15 @@ class Workers:
     # ------------------------------------------------------------------ observation
     def idle_workers(self, player: int) -> int:
         u = self.w.u
-        workers = np.isin(u.unit_id, _WORKER_ARRAY)
+        workers = _IS_WORKER[u.ti]  # (a per-type table: np.isin sorts on every observation)
         return int(np.count_nonzero((u.owner == player) & workers & (u.kind == IDLE)))
 
     def job_bytes(self, job: Job) -> bytes:
         """The worker's order (and carry buff) as ``Unit`` field bytes, cached on the job."""
+        src = (job.phase, job.target, job.build, job.geyser, job.carry > 0, job.carry_gas, job.worker)
+        if job.cache_src == src:  # (everything the key below is made of: the same key)
+            return job.cache_bytes
+        job.cache_src = src
         if job.phase in (WALK_SITE, BUILDING):
             key: tuple[int, ...] = (job.build, job.geyser)
         elif job.phase in (PAUSE, WALK_HOME):
