@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from sc2pool import bench_cli
+    from sc2pool.cli import bench as bench_cli
 
     parser = argparse.ArgumentParser(
         prog="bench_pool.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

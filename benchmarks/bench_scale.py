@@ -18,7 +18,7 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
-    from sc2pool import bench_cli
+    from sc2pool.cli import bench as bench_cli
 
     parser = argparse.ArgumentParser(prog="bench_scale.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

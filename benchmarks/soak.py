@@ -245,7 +245,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def make_env(args: argparse.Namespace, restart: bool) -> Any:
     from sc2pool.options import FailurePolicy, Timeouts
-    from sc2pool.vec_env import ZmqVecEnv
+    from sc2pool.pool.vec_env import ZmqVecEnv
 
     kwargs: dict[str, Any] = {
         "n_envs": args.envs,
@@ -253,7 +253,7 @@ def make_env(args: argparse.Namespace, restart: bool) -> Any:
         "timeouts": Timeouts(heartbeat=args.heartbeat_timeout),
     }
     if args.task:
-        from sc2pool.train import host_spec
+        from sc2pool.training.train import host_spec
 
         extra = {"on_game_crash": "relaunch"} if restart else {}
         kwargs["host"] = host_spec(args.task, "subprocess", **extra)

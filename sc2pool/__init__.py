@@ -11,14 +11,14 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ZmqVecEnv": "sc2pool.vec_env",
+    "ZmqVecEnv": "sc2pool.pool.vec_env",
     "HostSpec": "workers.host",
     "FailurePolicy": "sc2pool.options",
     "Timeouts": "sc2pool.options",
     "RemoteWorkers": "sc2pool.options",
     "LocalTuning": "sc2pool.options",
-    "WorkerPlan": "sc2pool.planning",
-    "plan_workers": "sc2pool.planning",
+    "WorkerPlan": "sc2pool.pool.planning",
+    "plan_workers": "sc2pool.pool.planning",
     "PoolError": "sc2pool.errors",
     "PoolClosedError": "sc2pool.errors",
     "EnvError": "sc2pool.errors",

@@ -32,7 +32,8 @@ class ProtocolError(PoolError):
 
 
 class EncodeError(ValueError):
-    """A value cannot travel on the wire (only msgpack types, numpy arrays/scalars and tuples can).
+    """A value cannot travel on the wire (only msgpack types, numpy arrays/scalars, tuples,
+    gymnasium spaces and env specs can).
 
     The message names the offending path, e.g. ``info['frames'][2]``.
     """

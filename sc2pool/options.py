@@ -1,4 +1,4 @@
-"""Option objects for :class:`~sc2pool.vec_env.ZmqVecEnv`: the knobs beyond "which envs, how many
+"""Option objects for :class:`~sc2pool.pool.vec_env.ZmqVecEnv`: the knobs beyond "which envs, how many
 workers", grouped by the question they answer.
 
 * :class:`FailurePolicy`: what happens when a worker dies or hangs.
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sc2pool import security
+from sc2pool.pool import security
 
 if TYPE_CHECKING:
     from sc2pool.launchers.base import Launcher
@@ -145,7 +145,7 @@ class RemoteWorkers:
         local_envs: how many of the pool's envs the local workers host (default: one per local
             worker); remote workers fill the rest, in the order they join. Needs ``bind`` or
             ``launcher``.
-        curve: CurveZMQ for the broker: a :class:`~sc2pool.security.BrokerCurveConfig` or a keys
+        curve: CurveZMQ for the broker: a :class:`~sc2pool.pool.security.BrokerCurveConfig` or a keys
             directory made by ``sc2pool keygen DIR``. Only workers presenting an authorised key
             complete the handshake; everyone else is refused before any message.
         allow_insecure: allow a plain tcp ``bind`` on a non-loopback interface without ``curve``
@@ -159,7 +159,7 @@ class RemoteWorkers:
 
     Raises:
         ValueError / TypeError: naming the field;
-        :class:`~sc2pool.security.InsecureBindError` (a ``ValueError``): a non-loopback ``bind`` with nothing securing it.
+        :class:`~sc2pool.pool.security.InsecureBindError` (a ``ValueError``): a non-loopback ``bind`` with nothing securing it.
     """
 
     bind: str | None = None
@@ -208,7 +208,7 @@ class LocalTuning:
         cpu_affinity: ``"auto"``: each local worker pinned to one core, round-robin over the
             cores the trainer may use, so lockstep hand-overs stay on one core (its game processes
             inherit the core); ``None``: the OS places them; a sequence of core numbers:
-            round-robin over those. The trainer is never pinned. See :mod:`sc2pool.affinity`.
+            round-robin over those. The trainer is never pinned. See :mod:`sc2pool.pool.affinity`.
         disable_aslr: start local workers with address-space layout randomisation **off**
             (Linux), a security trade-off for speed: sibling workers then map the same code at the
             same addresses, so the CPU's branch predictors stay warm across the constant switches

@@ -14,7 +14,7 @@ import logging
 import sys
 from typing import Any
 
-from sc2pool import affinity, security
+from sc2pool.pool import affinity, security
 from workers import layout
 from workers.host import EnvHost, HostSpec
 from workers.stepping import sync_step_of as _sync_step_of

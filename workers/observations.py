@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from sc2pool.spaces import ObsLayout
+from sc2pool.pool.spaces import ObsLayout
 
 log = logging.getLogger("sc2pool.worker")
 

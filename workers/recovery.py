@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sc2pool import wire
+from sc2pool.pool import wire
 from workers.host import EnvFailure, EnvHost, StepResult
 
 log = logging.getLogger("sc2pool.worker")

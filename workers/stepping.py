@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from sc2pool import wire
-from sc2pool.codec import array_from_buffer, pack
 from sc2pool.errors import EncodeError, ProtocolError
-from sc2pool.spaces import StructuredActions
+from sc2pool.pool import wire
+from sc2pool.pool.codec import array_from_buffer, pack
+from sc2pool.pool.spaces import StructuredActions
 from workers.host import EnvFailure, EnvHost, StepResult
 from workers.observations import ObsSink
 from workers.recovery import Failure, Recovered, failed_envs, recover

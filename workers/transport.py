@@ -1,7 +1,7 @@
 """How a worker talks to the broker: its DEALER socket, the local lane, and the heartbeat thread.
 
 Requests arrive on the ZeroMQ DEALER or, for a local worker, on a private Unix socketpair (the
-*lane*, see :class:`sc2pool.protocol.Lane`); a reply goes back the way its request came.
+*lane*, see :class:`sc2pool.pool.protocol.Lane`); a reply goes back the way its request came.
 
 Heartbeats run on a separate *thread* with its own DEALER socket (identity = main identity +
 ``~hb``): the thread pings the broker every ``interval`` and the broker answers each ping. A
@@ -27,8 +27,8 @@ from typing import Any
 
 import zmq
 
-from sc2pool import protocol as P
-from sc2pool import security, wire
+from sc2pool.pool import protocol as P
+from sc2pool.pool import security, wire
 
 log = logging.getLogger("sc2pool.worker")
 _NOBLOCK = int(zmq.NOBLOCK)

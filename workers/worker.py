@@ -11,7 +11,7 @@ through burnysc2) and plain gymnasium hosts look the same. The parts it drives e
 :mod:`workers.transport` (socket, lane, heartbeat thread), :mod:`workers.stepping` (what a request
 does to the envs), :mod:`workers.recovery` (envs repaired in place, failures as values) and
 :mod:`workers.observations` (shared memory or frames). Messages are the typed ones of
-:mod:`sc2pool.wire`.
+:mod:`sc2pool.pool.wire`.
 
 When the heartbeat thread reports the broker lost, the worker cancels the message loop (closing
 the host and its game processes) and, if the loop is stuck in a blocking env call, kills its
@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sc2pool import security, wire
 from sc2pool.errors import ProtocolError, WorkerRefusedError
-from sc2pool.spaces import layout_to_msg, space_to_msg
+from sc2pool.pool import security, wire
+from sc2pool.pool.spaces import layout_to_msg, space_to_msg
 from workers.host import EnvHost
 from workers.observations import ObsSink, shm_path_allowed
 from workers.recovery import Failure

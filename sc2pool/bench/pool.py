@@ -313,7 +313,7 @@ class _Driver:
                 self._venv = SubprocVecEnv(fns)  # type: ignore[arg-type]
             else:
                 from sc2pool.options import LocalTuning
-                from sc2pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
+                from sc2pool.pool.vec_env import ZmqVecEnv  # type: ignore[import-not-found,unused-ignore]
 
                 tuning = LocalTuning(
                     shared_memory=self.impl.shm,

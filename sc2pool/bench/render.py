@@ -3,7 +3,7 @@
 For each scenario a game of the embedded engine is played a few hundred loops by a scripted agent
 while its observations are kept; then, on the same observations:
 
-* ``render``  - :class:`sc2pool.render.FrameRenderer` (the frames ``render_mode="rgb_array"`` gives);
+* ``render``  - :class:`sc2pool.training.render.FrameRenderer` (the frames ``render_mode="rgb_array"`` gives);
 * ``pillow``  - a peer: the same picture drawn the obvious way with Pillow's ``ImageDraw`` (a filled
   ellipse and two bar rectangles per unit on a copied background, no anti-aliasing, no text);
 * ``step``    - the engine's own cost of the agent step those frames show (``observation`` bytes +
@@ -96,7 +96,7 @@ class PillowPeer:
     def render(self, obs: sc_pb.ResponseObservation) -> np.ndarray:
         from PIL import ImageDraw
 
-        from sc2pool.render import ALLIANCE_COLORS, NEUTRAL_COLOR
+        from sc2pool.training.render import ALLIANCE_COLORS, NEUTRAL_COLOR
 
         img = self.background.copy()
         draw = ImageDraw.Draw(img)
@@ -121,7 +121,7 @@ def _per_frame(fn: Any, observations: list[Any]) -> float:
 
 
 def measure(scenarios: list[str], sizes: list[int], steps: int, repeats: int) -> list[dict[str, Any]]:
-    from sc2pool.render import FrameRenderer
+    from sc2pool.training.render import FrameRenderer
 
     rows = []
     for name in scenarios:

@@ -105,7 +105,7 @@ def _tree_cpu() -> dict[int, float]:
 
 def bench_pool(task: str, games: int, engine: str, seconds: float, warmup: int) -> dict[str, Any]:
     from sc2pool import ZmqVecEnv
-    from sc2pool.train import host_spec
+    from sc2pool.training.train import host_spec
 
     workers = min(games, 4)
     while games % workers:
@@ -382,7 +382,7 @@ def main(args: argparse.Namespace) -> int:
     nice = int(getattr(args, "nice", None) or 0)
     restore: int | None = None
     if nice:
-        from sc2pool.bench_cli import _set_autogroup_nice
+        from sc2pool.cli.bench import _set_autogroup_nice
 
         try:
             os.nice(nice)

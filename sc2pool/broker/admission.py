@@ -1,6 +1,6 @@
 """HELLO admission: whether a worker that says HELLO joins the pool, waits as a spare or is refused.
 
-:func:`admit` is a pure function of the typed HELLO (:class:`sc2pool.wire.Hello`) and a :class:`PoolView` (plain data: the
+:func:`admit` is a pure function of the typed HELLO (:class:`sc2pool.pool.wire.Hello`) and a :class:`PoolView` (plain data: the
 pool's size, state, joined workers, local reservations, vacancies and spaces), so every rule can be
 tested without sockets or processes. The registry (:mod:`sc2pool.broker.registry`) builds the view,
 calls :func:`admit_frame` (which reads the HELLO frame, then calls :func:`admit`) and carries the decision out (WELCOME, REFUSE, or a place among the spares).
@@ -14,9 +14,9 @@ from typing import Any
 
 from gymnasium import spaces
 
-from sc2pool import security, wire
 from sc2pool.errors import PoolError, ProtocolError, SpaceError, SpaceMismatchError, WorkerRefusedError
-from sc2pool.spaces import ObsLayout, check_layout, space_from_msg, spaces_equal
+from sc2pool.pool import security, wire
+from sc2pool.pool.spaces import ObsLayout, check_layout, space_from_msg, spaces_equal
 
 # Remote workers waiting as spares at most: a bound on what strangers can make the broker hold.
 MAX_SPARES = 64

@@ -16,7 +16,6 @@ from collections import Counter
 
 import zmq
 
-from sc2pool import security, wire
 from sc2pool.broker.processes import reap_processes
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.registry import Registry
@@ -25,14 +24,15 @@ from sc2pool.broker.service import ServiceThread
 from sc2pool.broker.state import PoolState
 from sc2pool.broker.supervision import Supervision
 from sc2pool.broker.transport import Transport, TransportEvents
-from sc2pool.codec import MAX_HEADER_BYTES
+from sc2pool.pool import security, wire
+from sc2pool.pool.codec import MAX_HEADER_BYTES
 
 log = logging.getLogger("sc2pool.broker")
 
 
 class Broker(PoolState):
     """The trainer's end of the pool, assembled from its parts. Used by
-    :class:`~sc2pool.vec_env.ZmqVecEnv`.
+    :class:`~sc2pool.pool.vec_env.ZmqVecEnv`.
 
     The broker is the pool's shared state (:class:`PoolState`: the worker table, failures, life
     cycle) and owns the ROUTER socket, CURVE and the service thread. Its parts are objects with one

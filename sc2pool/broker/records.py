@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sc2pool import protocol as P
-from sc2pool import wire
 from sc2pool.errors import PoolError, ProtocolError
+from sc2pool.pool import protocol as P
+from sc2pool.pool import wire
 
 # A reply ``gather`` filed for a pending request: the typed message (a RESULT, a CALL_RESULT or an
 # ERROR; or the ProtocolError of a reply that echoed the request but could not be read, which the

@@ -18,14 +18,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sc2pool import protocol as P
-from sc2pool import security, wire
 from sc2pool.broker import admission
 from sc2pool.broker.admission import Admit, Joined, Opening, PoolView, Refuse, Reservation, Spare
 from sc2pool.broker.records import LocalSlot, Spawner, WorkerInfo, WorkerRecord
 from sc2pool.broker.state import PoolState
 from sc2pool.broker.transport import Transport
 from sc2pool.errors import EnvError, JoinTimeoutError, env_error_class
+from sc2pool.pool import protocol as P
+from sc2pool.pool import security, wire
 
 log = logging.getLogger("sc2pool.broker")
 

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from sc2pool.broker.records import Vacancy, WorkerRecord
 from sc2pool.broker.restart_policy import RestartPolicy
 from sc2pool.errors import PoolError
-from sc2pool.spaces import ObsLayout
+from sc2pool.pool.spaces import ObsLayout
 
 if TYPE_CHECKING:
     from sc2pool.launchers.base import Launcher

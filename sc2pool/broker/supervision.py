@@ -15,7 +15,6 @@ import signal
 import subprocess
 import time
 
-from sc2pool import wire
 from sc2pool.broker.processes import blocked_in, describe_exit, kill_and_reap, kill_group
 from sc2pool.broker.records import Vacancy, WorkerRecord
 from sc2pool.broker.registry import Registry
@@ -23,6 +22,7 @@ from sc2pool.broker.restart_policy import AfterFailure, GiveUp, RespawnStuck
 from sc2pool.broker.state import PoolState
 from sc2pool.broker.transport import Transport
 from sc2pool.errors import PoolError, WorkerDied, WorkerTimeout
+from sc2pool.pool import wire
 
 log = logging.getLogger("sc2pool.broker")
 

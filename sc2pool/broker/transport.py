@@ -26,11 +26,11 @@ from typing import Any
 import zmq
 from zmq.backend import Socket as ZmqSocket
 
-from sc2pool import protocol as P
-from sc2pool import wire
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.errors import PoolError, ProtocolError, WorkerTimeout
-from sc2pool.wire import Kind
+from sc2pool.pool import protocol as P
+from sc2pool.pool import wire
+from sc2pool.pool.wire import Kind
 
 log = logging.getLogger("sc2pool.broker")
 
@@ -239,7 +239,7 @@ class Transport:
                 self._dispatch([ident, data])
 
     def _compact_reply(self, w: WorkerRecord, data: bytes, frames: list[bytes] | None = None) -> None:
-        """A compact RESULT (see :mod:`sc2pool.wire`) from a lane, or from ZeroMQ with the
+        """A compact RESULT (see :mod:`sc2pool.pool.wire`) from a lane, or from ZeroMQ with the
         observation ``frames`` after it."""
         msg: wire.Result | ProtocolError
         try:

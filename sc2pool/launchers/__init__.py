@@ -1,4 +1,6 @@
-"""Cluster launchers: the pool's control plane on a cluster (see :mod:`sc2pool.launchers.base`).
+"""How workers start. :mod:`sc2pool.launchers.local` starts the pool's own worker processes on
+this machine; the cluster launchers are the pool's control plane on a cluster (see
+:mod:`sc2pool.launchers.base`).
 
 ``RayLauncher`` (``pip install 'sc2pool[ray]'``) and ``SlurmLauncher`` (inside an allocation)
 start, restart and tear down remote workers; observations stay on ZeroMQ. Each is imported only

@@ -21,13 +21,20 @@ Ray is an optional extra (``pip install 'sc2pool[ray]'``); this module imports i
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import signal
 import socket
+import subprocess
+import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from sc2pool.errors import ClusterResourcesError, ClusterUnavailableError, LauncherError
-from sc2pool.launchers.base import Launcher, LaunchPlan, WorkerRecipe, describe_exit_code
+from sc2pool.launchers.base import Launcher, LaunchPlan, WorkerRecipe, _die_with_parent, describe_exit_code
 
 log = logging.getLogger("sc2pool.launchers.ray")
 
@@ -77,7 +84,8 @@ class RayLauncher(Launcher):
     :param cpus_per_worker: CPUs each worker reserves (its games run on them).
     :param strategy: the placement group strategy (``SPREAD``, ``PACK``, ``STRICT_SPREAD``...).
     :param bind_host: the address the broker listens on; default: this node's Ray address.
-    :param connect_timeout: seconds to reach the cluster before :class:`ClusterUnavailableError`.
+    :param connect_timeout: seconds to join the cluster (``sc2pool train --cluster-timeout``) before
+        :class:`ClusterUnavailableError`, which names the addresses the cluster advertised.
     :param placement_timeout: seconds for the placement group before :class:`ClusterResourcesError`.
     """
 
@@ -121,7 +129,9 @@ class RayLauncher(Launcher):
             ) from None
         self._ray = ray
         if not ray.is_initialized():
-            self._check_reachable()
+            deadline = time.monotonic() + self.connect_timeout
+            self._check_reachable(deadline)
+            self._probe(deadline)  # joined from a child first: bounded, and Ctrl-C is seen at once
             try:
                 ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
                          configure_logging=False)
@@ -135,21 +145,98 @@ class RayLauncher(Launcher):
             raise
         self._actor_cls = ray.remote(_WorkerActor)
 
-    def _check_reachable(self) -> None:
-        """Fail fast, with the reason, when nothing listens at ``HOST:PORT`` (``ray.init`` would
-        otherwise retry for minutes)."""
+    def _check_reachable(self, deadline: float) -> None:
+        """Fail fast, with the reason, when nothing listens at ``HOST:PORT``."""
         if self.address in ("auto", "local") or "://" in self.address:
             return
         host, _, port = self.address.rpartition(":")
         if not host or not port.isdigit():
             raise ClusterUnavailableError(f"Ray address {self.address!r} is not HOST:PORT (e.g. 10.0.0.1:6379)")
         try:
-            socket.create_connection((host, int(port)), timeout=self.connect_timeout).close()
+            socket.create_connection((host, int(port)), timeout=max(0.1, deadline - time.monotonic())).close()
         except OSError as exc:
             raise ClusterUnavailableError(
                 f"no Ray cluster reachable at {self.address}: {exc} (start one with `ray start --head`, "
                 "or pass the GCS address it printed)"
             ) from None
+
+    def _probe(self, deadline: float) -> None:
+        """Join the cluster from a child process (:mod:`sc2pool.launchers.ray_probe`) before this
+        process does. ``ray.init`` blocks for minutes, partly in C++ where a Ctrl-C waits until
+        the call returns, when the cluster answers on its port but cannot be joined from here;
+        the child can be killed at the deadline or on Ctrl-C (KeyboardInterrupt, raised here while
+        waiting), and what it saw of the cluster names the problem."""
+        if self.address in ("auto", "local"):
+            return  # ray.init finds the address itself; nothing to probe ahead of it
+        cmd = [sys.executable, "-m", "sc2pool.launchers.ray_probe", self.address]
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            # its own session: a Ctrl-C in the terminal reaches the trainer only, which kills it
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True, preexec_fn=_die_with_parent)
+            try:
+                while proc.poll() is None and time.monotonic() < deadline:
+                    try:
+                        proc.wait(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+                    except subprocess.TimeoutExpired:
+                        pass
+            finally:
+                if proc.poll() is None:  # the deadline, or a KeyboardInterrupt on its way up
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    proc.wait()
+            out.seek(0)
+            err.seek(0)
+            events: dict[str, dict[str, Any]] = {}
+            for line in out.read().decode(errors="replace").splitlines():
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(event, dict) and isinstance(event.get("event"), str):
+                    events[event["event"]] = event
+            if proc.returncode == 0 and "connected" in events:
+                return
+            log.debug("Ray probe of %s ended %s; its stderr:\n%s", self.address,
+                      describe_exit_code(proc.returncode), err.read().decode(errors="replace")[-4000:])
+        raise ClusterUnavailableError(self._why_unavailable(events))
+
+    def _why_unavailable(self, events: dict[str, dict[str, Any]]) -> str:
+        """What the probe saw, said as the problem and its fix."""
+        gcs, error = events.get("gcs"), events.get("error")
+        failed = (
+            f"{error.get('type')}: {str(error.get('message', '')).splitlines()[0] if error.get('message') else ''}"
+            if error is not None
+            else f"no connection within --cluster-timeout / connect_timeout={self.connect_timeout:g} s"
+        )
+        if gcs is None:
+            return (
+                f"cannot join the Ray cluster at {self.address}: something accepts connections there but no Ray "
+                f"GCS answered ({failed}). Pass the GCS address that `ray start --head` printed (port 6379 by "
+                "default) and check that the head is up"
+            )
+        nodes = [n for n in gcs.get("nodes", []) if isinstance(n, dict)]
+        shown = ", ".join(
+            f"{n.get('address')}:{n.get('port')}" + (" (head)" if n.get("head") else "") + ("" if n.get("alive") else " (dead)")
+            for n in nodes
+        ) or "no node at all"
+        alive = {n.get("id") for n in nodes if n.get("alive")}
+        here = alive & set(gcs.get("local_raylets", []))
+        if not alive:
+            reason = "none of them is alive"
+        elif not here:
+            reason = (f"none of them runs on this machine (address {gcs.get('node_ip')} as Ray sees it), and a Ray "
+                      "driver such as the trainer must run on a node of the cluster")
+        else:
+            reason = "the one on this machine does not answer at that address"
+        return (
+            f"cannot join the Ray cluster at {self.address}: its GCS answers and advertises its nodes at {shown}, "
+            f"but {reason} ({failed}). Run the trainer on a node of the cluster (on this machine: `ray start "
+            f"--address={self.address}` first); start a head that has several addresses with the one the trainer "
+            "and the other nodes reach (`ray start --head --node-ip-address=ADDR`); on a single machine, start Ray "
+            "and the trainer with the same RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER setting"
+        )
 
     def _reserve(self) -> None:
         ray = self._ray

@@ -10,6 +10,8 @@ CPUs each::
 Each task picks its own :class:`~sc2pool.launchers.base.WorkerRecipe` (name, env count, fresh
 CurveZMQ keys) from ``srun``'s stdin by ``SLURM_PROCID`` and runs the ordinary worker program,
 which connects back over tcp. Nothing secret is on a command line; observations never touch SLURM.
+While other steps hold the allocation's CPUs, ``srun`` waits for them without a word;
+``start()`` waits at most ``start_timeout`` for ``squeue`` to list the step, then cancels it.
 
 Restarts: a step whose task died is killed whole by SLURM (``--kill-on-bad-exit``); with
 ``on_failure="restart"`` the launcher starts a new step for it, whose workers join as the
@@ -72,6 +74,9 @@ class SlurmLauncher(Launcher):
     :param advertise_host: the address workers connect to (default this node's host name).
     :param srun: the ``srun`` command (default: found on ``PATH``).
     :param srun_args: more ``srun`` options (e.g. ``["--exclusive"]``).
+    :param start_timeout: seconds for SLURM to start the workers' job step (``sc2pool train
+        --cluster-timeout``): inside a busy allocation ``srun`` waits, silently, for other steps to
+        free their CPUs; past this, :class:`ClusterResourcesError` says so.
     """
 
     def __init__(
@@ -83,11 +88,15 @@ class SlurmLauncher(Launcher):
         advertise_host: str | None = None,
         srun: str | None = None,
         srun_args: list[str] | None = None,
+        start_timeout: float = 30.0,
     ) -> None:
         if n_workers < 1:
             raise ValueError(f"n_workers must be >= 1, got {n_workers}")
         if cpus_per_worker < 1:
             raise ValueError(f"cpus_per_worker must be >= 1, got {cpus_per_worker}")
+        if not start_timeout > 0:
+            raise ValueError(f"start_timeout must be > 0 seconds, got {start_timeout}")
+        self.start_timeout = start_timeout
         self.n_workers = n_workers
         self.cpus_per_worker = cpus_per_worker
         self.bind_host = bind_host
@@ -134,7 +143,34 @@ class SlurmLauncher(Launcher):
         if len(plan.worker_envs) != self.n_workers:
             raise ValueError(f"plan for {len(plan.worker_envs)} workers, launcher for {self.n_workers}")
         self._plan = plan
-        self._steps.append(self._launch(list(range(self.n_workers)), 0))
+        step = self._launch(list(range(self.n_workers)), 0)
+        self._steps.append(step)
+        self._await_start(step)
+
+    def _await_start(self, step: _Step) -> None:
+        """Wait until SLURM runs the step (``squeue`` lists it), at most ``start_timeout``. A
+        Ctrl-C here (KeyboardInterrupt) or the deadline cancels the step before going on up, so a
+        step that would start later cannot outlive the trainer's decision."""
+        if shutil.which("squeue") is None:
+            log.warning("squeue is not on PATH: not waiting for job step %s to start", step.job_name)
+            return
+        deadline = time.monotonic() + self.start_timeout
+        try:
+            while not self._step_ids(step.job_name):
+                if step.proc.poll() is not None:
+                    return  # not waiting any more: poll() reports or replaces an ended step, as always
+                if time.monotonic() >= deadline:
+                    raise ClusterResourcesError(
+                        f"the workers' job step ({len(step.names)} tasks x {self.cpus_per_worker} CPUs) did not start "
+                        f"within {self.start_timeout:g} s (--cluster-timeout): allocation {self.job_id} has no free "
+                        f"CPUs for it, other job steps hold them (`squeue -s -j {self.job_id}`); let them end, or "
+                        "ask sbatch/salloc for more CPUs"
+                    )
+                time.sleep(0.2)
+        except BaseException:
+            self._cancel(step)
+            self._steps.remove(step)
+            raise
 
     def _launch(self, positions: list[int], generation: int) -> _Step:
         assert self._plan is not None and self.srun is not None

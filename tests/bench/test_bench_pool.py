@@ -16,10 +16,11 @@ import numpy as np
 import psutil
 import pytest
 
-from sc2pool import bench_cli, cli
+from sc2pool import cli
 from sc2pool.bench import envs, report
 from sc2pool.bench.envs import EnvFactory
 from sc2pool.bench.pool import BenchConfig, Impl, Scenario, run_benchmark, select_scenarios
+from sc2pool.cli import bench as bench_cli
 
 ALL_IMPLS = (
     Impl("inproc"),

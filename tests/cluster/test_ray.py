@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
 import signal
 import socket
 import subprocess
-import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers.interrupt import python_module, sigint_ignored
+from helpers.proctree import ProcessTree
 from helpers.waiting import HANG_S
 
 from sc2pool import ZmqVecEnv
 from sc2pool.errors import ClusterResourcesError, ClusterUnavailableError, JoinTimeoutError
 from sc2pool.launchers import RayLauncher
 
-from .conftest import RayCluster, wait_until
+from .conftest import RayCluster, marked_pids, wait_until
 
 
 @pytest.mark.timeout(150)
@@ -69,6 +74,98 @@ def test_unreachable_cluster_too_few_cpus_and_a_worker_that_never_joins(ray_clus
     assert wait_until(lambda: not ray_cluster.workers(), 10.0), "workers of a failed pool are stopped"
 
 
+@pytest.fixture
+def silent_gcs() -> Iterator[str]:
+    """HOST:PORT on 127.0.0.1 where connections are accepted and never answered: what a Ray
+    driver meets at a port that answers but is no usable GCS (a hung head, another service, an
+    address behind which the cluster is not reachable). ``ray.init`` retries there for minutes,
+    inside C++ calls that see a Ctrl-C only when they return."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+@pytest.mark.timeout(150)
+def test_a_silent_gcs_is_a_typed_error_at_the_deadline_and_ctrl_c_ends_the_connect_at_once(
+    silent_gcs: str, process_tree: ProcessTree, tmp_path: Path
+) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(ClusterUnavailableError, match=f"at {silent_gcs}: something accepts connections there but no Ray GCS"):
+        ZmqVecEnv(env="CartPole-v1", n_envs=2, launcher=RayLauncher(silent_gcs, n_workers=1, connect_timeout=5))
+    assert time.monotonic() - t0 < 30  # 5 s, and the set-up around it on a loaded machine
+
+    cmd = [*python_module("sc2pool"), "train", "--ray", silent_gcs, "--workers", "1", "--envs-per-worker", "1",
+           "--out", str(tmp_path / "run"), "--cluster-timeout", "5"]  # fmt: skip
+    done = process_tree.run(cmd, timeout=90, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert f"sc2pool train: ClusterUnavailableError: cannot join the Ray cluster at {silent_gcs}" in done.stderr
+    assert "rpc_client" not in done.stdout + done.stderr  # Ray's own retry warnings stay out of the way
+
+    cmd[cmd.index("--cluster-timeout") + 1] = "600"
+    with sigint_ignored():  # as a backgrounded suite inherits it; the trainer gets its handler back
+        trainer = process_tree.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def probing() -> bool:
+        import psutil
+
+        kids = psutil.Process(trainer.pid).children(recursive=True)
+        return any("sc2pool.launchers.ray_probe" in " ".join(p.cmdline()) for p in kids) or trainer.poll() is not None
+
+    assert wait_until(probing, 60, 0.1) and trainer.poll() is None, trainer.communicate()
+    sent = time.monotonic()
+    trainer.send_signal(signal.SIGINT)
+    _, err = trainer.communicate(timeout=60)
+    assert trainer.returncode == 130, err
+    assert "interrupted (Ctrl-C)" in err and time.monotonic() - sent < 15, (time.monotonic() - sent, err)
+    # nothing left: the autouse process_tree fixture fails the test on any process of its tree
+
+
+@pytest.mark.timeout(150)
+def test_a_cluster_whose_nodes_do_not_answer_names_the_addresses_they_advertise(ray_cluster: RayCluster) -> None:
+    """The GCS answers but no node does (raylets stopped, as if the address they advertise led
+    nowhere): ray.init would wait for minutes; the launcher gives up at its deadline and names
+    the addresses."""
+    raylets = marked_pids(ray_cluster.token, "raylet")
+    assert len(raylets) == 2, raylets
+    for pid in raylets:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ClusterUnavailableError) as info:
+            ZmqVecEnv(env="CartPole-v1", n_envs=2,
+                      launcher=RayLauncher(ray_cluster.address, n_workers=1, connect_timeout=10))
+        assert time.monotonic() - t0 < 40
+    finally:
+        for pid in raylets:
+            os.kill(pid, signal.SIGCONT)
+    message = str(info.value)
+    assert re.search(r"its GCS answers and advertises its nodes at 127\.0\.0\.1:\d+ \(head\), 127\.0\.0\.1:\d+", message) \
+        or re.search(r"advertises its nodes at 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+ \(head\)", message), message
+    assert "--node-ip-address" in message
+    import ray
+
+    assert not ray.is_initialized(), "this process never joined"
+
+
 @pytest.mark.timeout(240)
 def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> None:
     """PPO through Ray-placed workers; the raylet of a node hosting a worker is killed mid-training:
@@ -77,7 +174,7 @@ def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> 
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from sc2pool.train import make_vec_env
+    from sc2pool.training.train import make_vec_env
 
     extra = ray_cluster.add_node(num_cpus=2)  # the node to kill; the head keeps room for its bundle
     launcher = RayLauncher(ray_cluster.address, n_workers=2, cpus_per_worker=1, strategy="STRICT_SPREAD")
@@ -130,16 +227,19 @@ def _checkpointed(out: Path, trainer: subprocess.Popen[str]) -> bool:
 def test_train_ray_cli_ctrl_c_and_a_killed_trainer_leave_no_worker(ray_cluster: RayCluster, tmp_path: Path) -> None:
     """`sc2pool train --ray ADDRESS`: one command, no hand-started worker. Ctrl-C ends it with the
     model saved and every worker gone; a trainer killed with SIGKILL takes its actors (and so the
-    workers) with it, through Ray's ownership and the workers' parent-death signal."""
+    workers) with it, through Ray's ownership and the workers' parent-death signal. The trainer
+    gets Python's Ctrl-C handler even where this test process inherited SIGINT ignored (a
+    backgrounded run of the suite), which is made so here: otherwise it trains on, whatever the load."""
     for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)):
         out = tmp_path / sig.name
         cmd = [
-            sys.executable, "-m", "sc2pool", "train", "--ray", ray_cluster.address, "--task", "MoveToBeacon",
+            *python_module("sc2pool"), "train", "--ray", ray_cluster.address, "--task", "MoveToBeacon",
             "--workers", "2", "--envs-per-worker", "1", "--engine", "inprocess", "--timesteps", "100000",
             "--checkpoint-every", "64", "--no-progress", "--out", str(out), "--join-timeout", "120",
             "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1}),
         ]
-        trainer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with sigint_ignored():
+            trainer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             started = functools.partial(_checkpointed, out, trainer)
             assert wait_until(started, 180, 0.2)

@@ -139,8 +139,8 @@ def test_save_replay_through_the_session_after_a_restart() -> None:
 @pytest.mark.timeout(60)
 def test_replay_cli_writes_a_video(saved_game: tuple[Path, list[bytes]], tmp_path: Path) -> None:
     from sc2pool.cli import main
-    from sc2pool.render import FrameRenderer
-    from sc2pool.video import read_video_info
+    from sc2pool.training.render import FrameRenderer
+    from sc2pool.training.video import read_video_info
 
     path, seen = saved_game
     out = tmp_path / "beacon.mp4"

@@ -247,8 +247,8 @@ class LaneSaboteurEnv(CountEnv):
         import socket
         import sys
 
-        from sc2pool import protocol as P
-        from sc2pool import wire
+        from sc2pool.pool import protocol as P
+        from sc2pool.pool import wire
 
         fd = int(sys.argv[sys.argv.index("--lane-fd") + 1])
         raw = socket.socket(fileno=os.dup(fd))

@@ -10,9 +10,9 @@ import numpy as np
 import pool_envs
 import pytest
 
-from sc2pool import protocol as P
-from sc2pool import wire
 from sc2pool.errors import ProtocolError
+from sc2pool.pool import protocol as P
+from sc2pool.pool import wire
 
 
 def test_compact_result_round_trip_and_refusals() -> None:
@@ -57,7 +57,7 @@ def lone_broker() -> Iterator[Any]:
     import cloudpickle
 
     from sc2pool.broker import Broker
-    from sc2pool.launcher import PrivateDir, spawn_worker
+    from sc2pool.launchers.local import PrivateDir, spawn_worker
 
     pdir = PrivateDir()
     broker = Broker(

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import zmq
 
-from sc2pool import protocol as P
+from sc2pool.pool import protocol as P
 
 
 @pytest.fixture

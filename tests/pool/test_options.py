@@ -17,7 +17,7 @@ import pytest
 
 from sc2pool import FailurePolicy, LocalTuning, RemoteWorkers, Timeouts, ZmqVecEnv, options
 from sc2pool.errors import JoinTimeoutError
-from sc2pool.security import BrokerCurveConfig, InsecureBindError
+from sc2pool.pool.security import BrokerCurveConfig, InsecureBindError
 
 # ------------------------------------------------------------------------ the objects' checks
 

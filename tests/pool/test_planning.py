@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sc2pool.planning import WorkerPlan, plan_workers, split_evenly
+from sc2pool.pool.planning import WorkerPlan, plan_workers, split_evenly
 
 
 def test_split_evenly_puts_the_remainder_first() -> None:

@@ -14,7 +14,7 @@ import portpicker
 import pytest
 from pool_helpers import worker_env
 
-from sc2pool import affinity
+from sc2pool.pool import affinity
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from sc2pool import protocol as P
 from sc2pool.errors import EncodeError, ProtocolError, SpaceError
-from sc2pool.spaces import ObsLayout, space_from_msg, space_to_msg, spaces_equal
+from sc2pool.pool import protocol as P
+from sc2pool.pool.spaces import ObsLayout, space_from_msg, space_to_msg, spaces_equal
 
 
 def test_codec_roundtrip_preserves_numpy_and_tuples() -> None:
@@ -115,6 +115,69 @@ def test_unsupported_space_is_a_clear_error() -> None:
         space_to_msg(spaces.Text(5))
     with pytest.raises(SpaceError):
         space_from_msg({"type": "Box"})
+
+
+@pytest.mark.parametrize("space", ALL_SPACES, ids=lambda s: type(s).__name__)
+def test_a_space_value_travels_as_the_space_itself(space: spaces.Space) -> None:
+    """What get_attr("observation_space") sends back: the real space object, not its description."""
+    back = P.unpack(P.pack({"space": space, "pair": (space, 1)}))
+    assert type(back["space"]) is type(space) and spaces_equal(back["space"], space)
+    assert isinstance(back["pair"], tuple) and spaces_equal(back["pair"][0], space)
+
+
+def _entry(**kwargs: Any) -> Any:
+    import gymnasium as gym
+
+    return gym.make("CartPole-v1", **kwargs)
+
+
+def test_an_env_spec_value_travels_as_an_env_spec() -> None:
+    import gymnasium as gym
+    from gymnasium.envs.registration import EnvSpec
+
+    spec = gym.make("CartPole-v1", max_episode_steps=50).spec
+    assert spec is not None
+    back = P.unpack(P.pack(spec))
+    assert isinstance(back, EnvSpec) and back == spec  # EnvSpec is a dataclass: field by field
+    assert back.name == "CartPole" and back.version == 1  # parsed again from the id
+    # a callable entry point travels as its import path, which gymnasium accepts as well
+    called = EnvSpec("Mine-v0", entry_point=_entry, kwargs={"render_mode": None, "arr": np.arange(2)})
+    back = P.unpack(P.pack(called))
+    assert back.entry_point == f"{__name__}:_entry" and np.array_equal(back.kwargs["arr"], np.arange(2))
+
+
+def test_spaces_and_specs_that_cannot_travel_are_clear_errors() -> None:
+    from gymnasium.envs.registration import EnvSpec
+
+    with pytest.raises(EncodeError, match=r"value\['s'\] \(space type Text is not supported"):
+        P.pack({"s": spaces.Text(5)})
+    with pytest.raises(EncodeError, match=r"value\.spec\['kwargs'\]\['f'\] \(type builtins.object\)"):
+        P.pack(EnvSpec("Mine-v0", entry_point="x:y", kwargs={"f": object()}))
+
+
+@pytest.mark.parametrize(
+    "ext",
+    [
+        msgpack.ExtType(P.EXT_SPACE, msgpack.packb({"type": "Nope"})),
+        msgpack.ExtType(P.EXT_SPACE, msgpack.packb({"type": "Box", "low": 0})),
+        msgpack.ExtType(P.EXT_SPACE, msgpack.packb([1, 2])),
+        msgpack.ExtType(P.EXT_ENVSPEC, msgpack.packb({"id": "X-v0", "not_a_field": 1})),
+        msgpack.ExtType(P.EXT_ENVSPEC, msgpack.packb({"entry_point": "x:y"})),
+        msgpack.ExtType(P.EXT_ENVSPEC, msgpack.packb({"id": "bad id with spaces!"})),
+        msgpack.ExtType(P.EXT_ENVSPEC, msgpack.packb({"id": "X-v0", "additional_wrappers": [{"x": 1}]})),
+    ],
+)
+def test_malformed_space_or_spec_extensions_raise_protocol_error(ext: msgpack.ExtType) -> None:
+    with pytest.raises(ProtocolError, match="malformed"):
+        P.unpack(msgpack.packb(ext))
+
+
+def test_nested_space_extensions_are_bounded() -> None:
+    data = msgpack.packb(None)
+    for _ in range(200):  # each level re-enters the C unpacker: refused before the stack runs out
+        data = msgpack.packb(msgpack.ExtType(P.EXT_SPACE, data))
+    with pytest.raises(ProtocolError, match="nested deeper"):
+        P.unpack(data)
 
 
 def test_obs_layout_allocates_aligned_views() -> None:

@@ -20,8 +20,8 @@ import zmq
 from helpers.waiting import HANG_S
 from pool_helpers import worker_env
 
-from sc2pool import protocol as P
 from sc2pool.errors import JoinTimeoutError, WorkerDied
+from sc2pool.pool import protocol as P
 
 SC2POOL = [sys.executable, "-m", "sc2pool"]  # the interpreter running the tests, not a fixed venv
 

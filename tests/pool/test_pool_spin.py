@@ -14,8 +14,8 @@ from typing import Any
 import pool_envs
 import pytest
 
-from sc2pool import affinity
-from sc2pool import protocol as P
+from sc2pool.pool import affinity
+from sc2pool.pool import protocol as P
 from workers.main import ReplyGap, spin_read
 
 ALLOWED = sorted(os.sched_getaffinity(0))

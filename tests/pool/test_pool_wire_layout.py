@@ -25,9 +25,9 @@ from pool_helpers import worker_env
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from sc2pool import ZmqVecEnv
-from sc2pool import protocol as P
-from sc2pool import spaces as S
 from sc2pool.errors import PoolError, SpaceMismatchError
+from sc2pool.pool import protocol as P
+from sc2pool.pool import spaces as S
 
 N_ENVS = 3
 STEPS = 12

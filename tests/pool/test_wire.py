@@ -1,4 +1,4 @@
-"""The typed wire schema (``sc2pool.wire``): every kind round-trips, writes exactly the keys of
+"""The typed wire schema (``sc2pool.pool.wire``): every kind round-trips, writes exactly the keys of
 protocol version 2 (so a peer that reads raw headers still understands it), takes its compact form
 where one exists, and refuses bad fields with a typed error naming the field."""
 
@@ -10,8 +10,8 @@ import msgpack
 import numpy as np
 import pytest
 
-from sc2pool import wire
 from sc2pool.errors import EncodeError, ProtocolError
+from sc2pool.pool import wire
 
 V, K = wire.PROTOCOL_VERSION, wire.Kind
 

@@ -1,6 +1,6 @@
 """Envs built from a plain JSON spec of their spaces, for the wire-layout tests.
 
-The spec is deliberately *not* sc2pool's own space description (``sc2pool.spaces.space_to_msg``):
+The spec is deliberately *not* sc2pool's own space description (``sc2pool.pool.spaces.space_to_msg``):
 an env built from it must not inherit a bug of the code under test. A leaf is
 ``["box", dtype, shape]``, ``["discrete", n, start]``, ``["multidiscrete", nvec, dtype]`` or
 ``["multibinary", shape]``; a container is ``["dict", [[key, sub], ...]]`` (kept in that order, as

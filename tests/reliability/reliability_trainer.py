@@ -48,7 +48,7 @@ def main() -> int:
     p.add_argument("--allow-insecure-remote", action="store_true")
     args = p.parse_args()
 
-    from sc2pool.vec_env import ZmqVecEnv
+    from sc2pool.pool.vec_env import ZmqVecEnv
 
     kwargs: dict[str, Any] = {
         "env": args.env,

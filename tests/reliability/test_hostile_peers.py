@@ -22,8 +22,8 @@ import pytest
 import zmq
 from helpers.waiting import HANG_S
 
-from sc2pool import protocol as P
-from sc2pool.spaces import space_to_msg
+from sc2pool.pool import protocol as P
+from sc2pool.pool.spaces import space_to_msg
 
 from .reliability_helpers import TrainerProc, free_port, kill_group, wait_for
 

@@ -19,10 +19,10 @@ import pytest
 import zmq
 from helpers.waiting import HANG_S
 
-from sc2pool import protocol as P
 from sc2pool.cli import main as cli_main
-from sc2pool.security import InsecureBindError
-from sc2pool.vec_env import ZmqVecEnv
+from sc2pool.pool import protocol as P
+from sc2pool.pool.security import InsecureBindError
+from sc2pool.pool.vec_env import ZmqVecEnv
 
 from .reliability_helpers import free_port, kill_group, wait_for
 

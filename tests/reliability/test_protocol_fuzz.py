@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sc2pool import protocol as P
 from sc2pool.errors import ProtocolError
+from sc2pool.pool import protocol as P
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -238,7 +238,7 @@ def test_size_and_nesting_bombs_fail_fast_without_allocating(bomb: bytes) -> Non
 
 _NESTED_TUPLE_CHILD = """
 import msgpack, sys
-from sc2pool import protocol as P
+from sc2pool.pool import protocol as P
 from sc2pool.errors import ProtocolError
 blob = P.pack(())
 for _ in range(int(sys.argv[1])):

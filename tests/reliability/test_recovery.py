@@ -25,7 +25,7 @@ from helpers.proctree import ProcessTree
 from helpers.waiting import HANG_S
 
 from sc2pool.errors import ReplacementTimeout, RestartLimitError
-from sc2pool.vec_env import ZmqVecEnv
+from sc2pool.pool.vec_env import ZmqVecEnv
 from workers.host import HostSpec
 
 from .reliability_helpers import free_port, kill_group, wait_for

@@ -18,8 +18,8 @@ import zmq
 import zmq.auth
 from helpers.waiting import HANG_S
 
-from sc2pool import security as sec
 from sc2pool.cli import main as cli_main
+from sc2pool.pool import security as sec
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -239,7 +239,7 @@ def _received(sock: zmq.Socket[Any], token: bytes) -> bool:
 def test_unknown_key_is_refused_logged_and_counted(
     keys: Path, server: Server, client_ctx: zmq.Context[Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="sc2pool.security")
+    caplog.set_level(logging.WARNING, logger="sc2pool.pool.security")
     good = _dealer(
         client_ctx,
         server.endpoint,
@@ -326,7 +326,7 @@ def test_authorising_a_key_takes_effect_without_restart(
 def test_refusal_logging_is_rate_limited_but_counting_is_not(
     keys: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="sc2pool.security")
+    caplog.set_level(logging.WARNING, logger="sc2pool.pool.security")
     ctx: zmq.Context[Any] = zmq.Context()
     auth = sec.CurveAuthenticator(ctx, sec.BrokerCurveConfig.from_directory(keys), log_interval_s=60.0)
     for _ in range(50):
@@ -421,7 +421,7 @@ def test_remote_binds_need_curve(endpoint: str, caplog: pytest.LogCaptureFixture
     with pytest.raises(sec.InsecureBindError, match="without CurveZMQ"):
         sec.check_bind_address(endpoint, curve_enabled=False)
     sec.check_bind_address(endpoint, curve_enabled=True)
-    caplog.set_level(logging.WARNING, logger="sc2pool.security")
+    caplog.set_level(logging.WARNING, logger="sc2pool.pool.security")
     sec.check_bind_address(endpoint, curve_enabled=False, allow_insecure_remote=True)
     assert any("WITHOUT CurveZMQ" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
 

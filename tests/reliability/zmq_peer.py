@@ -38,7 +38,7 @@ def router(endpoint: str, curve_keys: str | None) -> None:
     s.linger = 0
     auth = None
     if curve_keys:
-        from sc2pool import security
+        from sc2pool.pool import security
 
         cfg = security.BrokerCurveConfig.from_directory(curve_keys)
         auth = security.CurveAuthenticator(ctx, cfg).start()
@@ -70,7 +70,7 @@ def dealer(endpoint: str, name: str, secret: str | None, server_key: str | None)
     s = ctx.socket(zmq.DEALER)
     s.linger = 0
     if secret and server_key:
-        from sc2pool import security
+        from sc2pool.pool import security
 
         security.apply_client(s, security.WorkerCurveConfig.from_files(secret, server_key))
     s.connect(endpoint)

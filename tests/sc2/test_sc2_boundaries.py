@@ -14,7 +14,7 @@ def _loaded_after(imports: str, module: str) -> bool:
 
 
 def test_trainer_side_does_not_import_burnysc2() -> None:
-    imports = "import sc2pool.train, sc2pool.train_cli, sc2pool.bench.sc2\nfrom sc2pool.train import make_vec_env, evaluate"
+    imports = "import sc2pool.training.train, sc2pool.cli.train, sc2pool.bench.sc2\nfrom sc2pool.training.train import make_vec_env, evaluate"
     assert not _loaded_after(imports, "sc2")
     assert not _loaded_after(imports, "sc2.main")
 

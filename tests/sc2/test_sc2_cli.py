@@ -162,7 +162,7 @@ def test_remote_options_are_checked(cli: Callable[..., subprocess.CompletedProce
 def test_remote_worker_command() -> None:
     import socket
 
-    from sc2pool.train import remote_worker_command
+    from sc2pool.training.train import remote_worker_command
 
     cmd = remote_worker_command("tcp://0.0.0.0:5555", "MoveToBeacon", 2)
     assert cmd == f"sc2pool worker --connect tcp://{socket.gethostname()}:5555 --task MoveToBeacon --envs 2"
@@ -209,20 +209,17 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
     import time
 
     import psutil
+    from helpers.interrupt import python_module, sigint_ignored
     from sc2_helpers import wait_gone
 
     out = tmp_path / "run"
-    # Python's own Ctrl-C handler, even if whoever started pytest left SIGINT ignored.
-    launcher = (
-        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from sc2pool.cli import main; sys.exit(main(sys.argv[1:]))"
-    )
-    trainer = process_tree.popen(
-        [sys.executable, "-c", launcher, "train", "--task", "MoveToBeacon", "--workers", "2",
-         "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
-         "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-    )  # fmt: skip
+    with sigint_ignored():  # as a backgrounded run of the suite inherits it; the trainer must not
+        trainer = process_tree.popen(
+            [*python_module("sc2pool"), "train", "--task", "MoveToBeacon", "--workers", "2",
+             "--envs-per-worker", "1", "--timesteps", "1000000", "--checkpoint-every", "128", "--no-progress",
+             "--out", str(out), "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+        )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints").is_dir() or not any((out / "checkpoints").iterdir()):
@@ -238,3 +235,57 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
         assert wait_gone(children) == [], "workers and games must exit with the trainer"
     finally:
         _kill_group(trainer)
+
+
+@pytest.mark.timeout(240)
+def test_train_prints_progress_lines_as_it_goes_when_stdout_is_not_a_terminal(
+    tmp_path: Path, process_tree: ProcessTree
+) -> None:
+    """Output redirected to a file or a pipe: SB3's bar would draw only at the end, so ``train``
+    prints a plain line every 10% of the run (timesteps, episodes, mean reward, steps/s), each
+    as it happens."""
+    err_file = tmp_path / "stderr.txt"
+    with err_file.open("w") as err:  # a file, not a pipe: nothing blocks while stdout is read line by line
+        trainer = process_tree.popen(
+            [sys.executable, "-m", "sc2pool", "train", "--task", "MoveToBeacon", "--workers", "1",
+             "--envs-per-worker", "2", "--timesteps", "1280", "--engine", "inprocess", "--out", str(tmp_path / "run"),
+             "--ppo", json.dumps({"n_steps": 64, "batch_size": 64, "n_epochs": 1})],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=ENV,
+        )  # fmt: skip
+    try:
+        assert trainer.stdout is not None
+        first = trainer.stdout.readline()  # returns when the first line is flushed
+        running_at_first_line = trainer.poll() is None
+        rest, _ = trainer.communicate(timeout=180)
+    finally:
+        _kill_group(trainer)
+    assert trainer.returncode == 0, err_file.read_text()[-3000:]
+    lines = [ln for ln in (first + rest).splitlines() if ln.startswith("progress")]
+    assert first.startswith("progress") and running_at_first_line, "the first progress line came only at the end"
+    pattern = r"progress +(\d+)%  (\d+)/1280 timesteps  (\d+) episodes  mean reward (-|-?[\d.]+)  \d+ steps/s"
+    parsed = [re.fullmatch(pattern, ln) for ln in lines]
+    assert all(parsed), lines
+    pcts = [int(m.group(1)) for m in parsed if m]
+    assert pcts == list(range(10, 101, 10)), lines
+    steps = [int(m.group(2)) for m in parsed if m]
+    assert steps == sorted(steps) and steps[-1] >= 1280
+
+
+def test_help_shows_every_default() -> None:
+    """``--help`` of train and eval states the value of every option that has one."""
+    from sc2pool import cli
+
+    def help_of(command: str) -> str:
+        sub = cli.build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        return " ".join(sub.format_help().split())  # as one line: argparse wraps at the terminal width
+
+    train = help_of("train")
+    for option, default in (("--workers WORKERS", 4), ("--envs-per-worker ENVS_PER_WORKER", 2), ("--seed SEED", 0),
+                            ("--timesteps TIMESTEPS", 100000), ("--render-size PX", 256), ("--join-timeout S", 600.0)):
+        assert re.search(rf"{option} [^-]*\(default: {default}\)", train), (option, train)
+    evaluate = help_of("eval")
+    for option, default in (("--workers WORKERS", 1), ("--seed SEED", 12345), ("--episodes EPISODES", 10)):
+        assert re.search(rf"{option} [^-]*\(default: {default}\)", evaluate), (option, evaluate)
+    # and the parsed values are those defaults, not a None resolved later
+    args = cli.build_parser().parse_args(["train"])
+    assert (args.workers, args.envs_per_worker, args.seed, args.timesteps) == (4, 2, 0, 100000)

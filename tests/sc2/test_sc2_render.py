@@ -14,7 +14,7 @@ import pytest
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.game import Game
-from sc2pool.render import ALLIANCE_COLORS, BEACON_COLOR, ENEMY, MINERAL_COLOR, SELF, FrameRenderer
+from sc2pool.training.render import ALLIANCE_COLORS, BEACON_COLOR, ENEMY, MINERAL_COLOR, SELF, FrameRenderer
 from workers.host import HostSpec
 from workers.sc2.host import SC2EnvHost
 

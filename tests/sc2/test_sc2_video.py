@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sc2pool.video import VideoWriter, read_video_info
+from sc2pool.training.video import VideoWriter, read_video_info
 
 ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
 
@@ -21,7 +21,7 @@ def _beacon_wh(size: int) -> tuple[int, int]:
     from s2clientprotocol import sc2api_pb2 as sc_pb
 
     from sc2pool.engine.game import Game
-    from sc2pool.render import FrameRenderer
+    from sc2pool.training.render import FrameRenderer
 
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map"), random_seed=1)
     req.player_setup.add(type=sc_pb.Participant, race=1)
@@ -92,14 +92,14 @@ def test_video_writer_checks_its_frames(tmp_path: Path) -> None:
 
 
 def test_remote_worker_command_carries_rendering() -> None:
-    from sc2pool.train import remote_worker_command
+    from sc2pool.training.train import remote_worker_command
 
     cmd = remote_worker_command("tcp://10.0.0.1:7", "MoveToBeacon", 2, render_size=128)
     assert cmd.endswith("--task MoveToBeacon --envs 2 --render --render-size 128")
 
 
 def test_a_frame_that_cannot_be_had_drops_the_video_not_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from sc2pool.video_callback import VideoCallback
+    from sc2pool.training.video_callback import VideoCallback
 
     cb = VideoCallback(every=100, folder=tmp_path, fps=10)
 

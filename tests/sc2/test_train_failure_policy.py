@@ -9,7 +9,7 @@ import signal
 import numpy as np
 import pytest
 
-from sc2pool.train import make_vec_env
+from sc2pool.training.train import make_vec_env
 
 
 @pytest.mark.timeout(90)

@@ -10,7 +10,7 @@ import msgpack
 import numpy as np
 from scripted_host import N, ScriptedHost
 
-from sc2pool import wire
+from sc2pool.pool import wire
 from workers.observations import ObsSink
 from workers.stepping import Stepper
 from workers.worker import EXIT_OK, Worker, WorkerConfig

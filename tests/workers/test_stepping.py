@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scripted_host import N, ScriptedHost
 
-from sc2pool import wire
 from sc2pool.errors import EncodeError, ProtocolError
+from sc2pool.pool import wire
 from workers.host import EnvFailure, StepResult
 from workers.observations import ObsSink
 from workers.recovery import Failure, Recovered, recover

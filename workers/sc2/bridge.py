@@ -368,7 +368,7 @@ class GameEnv:
         """A top-down picture (uint8 ``(H, W, 3)``) of the bot's latest observation, the terminal
         one included; None before the first observation. Drawn from the raw protobufs burnysc2
         keeps (``GameInfo._proto``, ``GameState.response_observation``)."""
-        from sc2pool.render import FrameRenderer
+        from sc2pool.training.render import FrameRenderer
 
         bot = self.bot
         state = getattr(bot, "state", None)

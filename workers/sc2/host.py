@@ -27,7 +27,7 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
                     (``EnvHost.recover``): the worker reports the broken episode as truncated with
                     ``info["sc2pool.restarted"]`` and the worker's other games carry on
 ``render_mode``     ``None`` (default) or ``"rgb_array"``: ``render()`` / ``VecEnv.get_images()``
-                    return a top-down picture of each game (:mod:`sc2pool.render`), drawn from
+                    return a top-down picture of each game (:mod:`sc2pool.training.render`), drawn from
                     the observation burnysc2 received; the step that ends an episode carries
                     its last picture in ``info["terminal_frame"]`` (the env is reset by then)
 ``render_size``     pixels on the long side of those pictures (default 256)

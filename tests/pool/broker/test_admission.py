@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from sc2pool import protocol as P
 from sc2pool.broker.admission import (
     MAX_SPARES,
     Admit,
@@ -21,7 +20,8 @@ from sc2pool.broker.admission import (
     admit_frame,
 )
 from sc2pool.errors import SpaceMismatchError, WorkerRefusedError
-from sc2pool.spaces import layout_to_msg, space_to_msg
+from sc2pool.pool import protocol as P
+from sc2pool.pool.spaces import layout_to_msg, space_to_msg
 
 OBS = spaces.Box(-1.0, 1.0, (4,), np.float32)
 ACT = spaces.Discrete(2)

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import pytest
 import zmq
 
-from sc2pool import wire
 from sc2pool.broker import Broker
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.registry import Registry
 from sc2pool.broker.supervision import Supervision
 from sc2pool.broker.transport import Transport
 from sc2pool.errors import WorkerTimeout
+from sc2pool.pool import wire
 
 
 @pytest.fixture

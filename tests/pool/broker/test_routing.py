@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import zmq
 
-from sc2pool import wire
 from sc2pool.broker import Broker
 from sc2pool.broker.records import WorkerRecord
 from sc2pool.broker.transport import Transport, TransportEvents
-from sc2pool.codec import pack
 from sc2pool.errors import ProtocolError
+from sc2pool.pool import wire
+from sc2pool.pool.codec import pack
 
 
 @pytest.fixture

@@ -103,7 +103,7 @@ def spawn_worker(
 
     ``recipe`` is ``{"kind": "fns", "fns": <cloudpickled list of env factories>}`` or
     ``{"kind": "spec", "target": "module:factory", "kwargs": {...}, "num_envs": k}``.
-    ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.affinity`).
+    ``cpus``: the cores the worker pins itself to at start-up (see :mod:`sc2pool.pool.affinity`).
     ``disable_aslr``: start it through ``workers.layout`` (Linux): address-space layout
     randomisation off, so sibling workers share one layout (see that module for why and for the
     security trade-off).

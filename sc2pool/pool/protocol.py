@@ -1,13 +1,13 @@
 """The sc2pool transport: ZeroMQ multipart without pyzmq's Python overhead, and the local lane.
 
-The wire is in three layers: :mod:`sc2pool.codec` encodes values (bounded, never pickled),
-:mod:`sc2pool.wire` defines the messages (kinds, fields, full and compact forms, the only place
+The wire is in three layers: :mod:`sc2pool.pool.codec` encodes values (bounded, never pickled),
+:mod:`sc2pool.pool.wire` defines the messages (kinds, fields, full and compact forms, the only place
 that reads or writes a header key), and this module moves their bytes.
 
 It also re-exports a few names of the other two (the protocol version, the message kinds, raw
 header encoding and decoding, the value codec) for code that builds or inspects raw headers on
 purpose, such as tests that play a hostile or outdated peer; the trainer and the worker use
-:mod:`sc2pool.wire`'s typed messages instead.
+:mod:`sc2pool.pool.wire`'s typed messages instead.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ from typing import Any
 import zmq
 from zmq.backend import Socket as _ZmqSocket
 
-from sc2pool.codec import (
+from sc2pool.errors import ProtocolError
+from sc2pool.pool.codec import (
+    EXT_ENVSPEC,
     EXT_NDARRAY,
     EXT_NPSCALAR,
+    EXT_SPACE,
     EXT_TUPLE,
     MAX_HEADER_BYTES,
     array_from_buffer,
     pack,
     unpack,
 )
-from sc2pool.errors import ProtocolError
-from sc2pool.wire import (
+from sc2pool.pool.wire import (
     HEARTBEAT_SUFFIX,
     PROTOCOL_VERSION,
     Kind,
@@ -42,7 +44,8 @@ from sc2pool.wire import (
 )
 
 __all__ = [
-    "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_TUPLE", "HEARTBEAT_SUFFIX", "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
+    "EXT_ENVSPEC", "EXT_NDARRAY", "EXT_NPSCALAR", "EXT_SPACE", "EXT_TUPLE", "HEARTBEAT_SUFFIX",
+    "MAX_HEADER_BYTES", "PROTOCOL_VERSION",
     "Kind", "Lane", "array_from_buffer", "decode_header", "header", "pack", "peek_version", "readable",
     "recv_parts", "recv_ready", "recv_wait", "send_parts", "unpack",
 ]
@@ -127,7 +130,7 @@ def readable(sock: Any) -> bool:
 # ------------------------------------------------------------------------------ local fast lane
 # Local workers exchange STEP/RESET and their replies over a private Unix socketpair instead of
 # the ZeroMQ socket (observations are in shared memory, so these messages are tiny). The bytes
-# are the same msgpack headers, length-prefixed, or the compact forms of :mod:`sc2pool.wire`;
+# are the same msgpack headers, length-prefixed, or the compact forms of :mod:`sc2pool.pool.wire`;
 # ZeroMQ's I/O threads cost four thread wake-ups per round trip, most of a small env's step
 # when cores are few.
 _LEN = struct.Struct("<I")

@@ -1,4 +1,5 @@
-"""The value codec of the sc2pool wire: msgpack with numpy arrays, numpy scalars and tuples.
+"""The value codec of the sc2pool wire: msgpack with numpy arrays, numpy scalars, tuples,
+gymnasium spaces and env specs.
 
 Nothing is pickled: values that are not plain msgpack types travel as msgpack extension types:
 
@@ -8,18 +9,27 @@ code  python type         payload
 1     ``numpy.ndarray``   msgpack ``[dtype.str, shape, raw bytes]`` (C order)
 2     numpy scalar        msgpack ``[dtype.str, raw bytes]``
 3     ``tuple``           msgpack array of the items
+4     gymnasium ``Space`` the space's description (:func:`sc2pool.pool.spaces.space_to_msg`,
+                          as in HELLO): Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple
+5     ``EnvSpec``         msgpack map of the spec's constructor fields; a callable entry
+                          point travels as its import path ``"module:qualname"``
 ====  ==================  ==========================================================
+
+Spaces and env specs travel so that ``get_attr("observation_space")``, ``"action_space"`` and
+``"spec"`` answer what ``SubprocVecEnv`` answers, as real objects, without pickling (a space comes
+back unseeded: its random generator stays in the worker).
 
 Decoding is bounded: message size, string/array/map lengths and the bytes of an embedded array are
 checked against limits and against the declared dtype/shape, and object/void dtypes are refused, so a
 malformed or hostile message raises :class:`~sc2pool.errors.ProtocolError` instead of allocating
 without bound or executing anything. The message schema built on this codec is
-:mod:`sc2pool.wire`.
+:mod:`sc2pool.pool.wire`.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +51,56 @@ _SAFE_KINDS = frozenset("biufcSUmM")
 EXT_NDARRAY = 1
 EXT_NPSCALAR = 2
 EXT_TUPLE = 3
+EXT_SPACE = 4
+EXT_ENVSPEC = 5
+
+
+def _sub_pack(obj: Any) -> bytes:
+    # a fresh packer: this runs inside the thread's packer (re-entrancy would corrupt it)
+    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+
+
+def _entry_point(value: Any) -> Any:
+    """An env spec's entry point as data: a callable becomes its import path (gymnasium accepts
+    ``"module:attr"`` strings wherever it takes a callable)."""
+    if callable(value):
+        return f"{getattr(value, '__module__', '?')}:{getattr(value, '__qualname__', repr(value))}"
+    return value
+
+
+def _env_spec_fields(spec: Any) -> dict[str, Any]:
+    """The constructor fields of a gymnasium ``EnvSpec`` (``name``, ``namespace`` and ``version``
+    are parsed from ``id`` again on the other side)."""
+    import dataclasses
+
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.init}
+    fields["entry_point"] = _entry_point(fields["entry_point"])
+    fields["vector_entry_point"] = _entry_point(fields.get("vector_entry_point"))
+    fields["additional_wrappers"] = [
+        {"name": w.name, "entry_point": _entry_point(w.entry_point), "kwargs": w.kwargs}
+        for w in fields.get("additional_wrappers", ())
+    ]
+    return fields
+
+
+def _gymnasium_ext(obj: Any) -> msgpack.ExtType | None:
+    """A gymnasium space or env spec as an extension (None for anything else)."""
+    if "gymnasium" not in sys.modules:  # then obj cannot be one: no import on the hot path
+        return None
+    from gymnasium import spaces
+    from gymnasium.envs.registration import EnvSpec
+
+    if isinstance(obj, spaces.Space):
+        from sc2pool.errors import SpaceError
+        from sc2pool.pool.spaces import space_to_msg
+
+        try:
+            return msgpack.ExtType(EXT_SPACE, _sub_pack(space_to_msg(obj)))
+        except SpaceError as exc:
+            raise TypeError(str(exc)) from None
+    if isinstance(obj, EnvSpec):
+        return msgpack.ExtType(EXT_ENVSPEC, _sub_pack(_env_spec_fields(obj)))
+    return None
 
 
 def _default(obj: Any) -> Any:
@@ -58,10 +118,7 @@ def _default(obj: Any) -> Any:
             raise TypeError(f"numpy scalar of dtype {obj.dtype} cannot be sent")
         return msgpack.ExtType(EXT_NPSCALAR, msgpack.packb([obj.dtype.str, obj.tobytes()], use_bin_type=True))
     if isinstance(obj, tuple):
-        # a fresh packer: this runs inside the thread's packer (re-entrancy would corrupt it)
-        return msgpack.ExtType(
-            EXT_TUPLE, msgpack.packb(list(obj), default=_default, strict_types=True, use_bin_type=True)
-        )
+        return msgpack.ExtType(EXT_TUPLE, _sub_pack(list(obj)))
     if isinstance(obj, dict):  # OrderedDict and other dict subclasses travel as plain dicts
         return dict(obj)
     if isinstance(obj, list):
@@ -70,6 +127,9 @@ def _default(obj: Any) -> Any:
         for base in (bool, int, float, str, bytes):
             if isinstance(obj, base):
                 return base(obj)  # type: ignore[call-arg, arg-type]
+    ext = _gymnasium_ext(obj)
+    if ext is not None:
+        return ext
     raise TypeError(f"cannot encode object of type {type(obj).__module__}.{type(obj).__qualname__}")
 
 
@@ -145,20 +205,54 @@ def _ext_hook(code: int, data: bytes) -> Any:
             raise ProtocolError("numpy scalar size mismatch")
         return np.frombuffer(parts[1], dtype=dt)[0]
     if code == EXT_TUPLE:
-        # Each nesting level re-enters msgpack's C unpacker (tens of KB of C stack): without a
-        # bound a ~1 KB message of nested tuples overflows the stack (SIGSEGV).
-        depth = getattr(_TLS, "tuple_depth", 0)
-        if depth >= MAX_TUPLE_DEPTH:
-            raise ProtocolError(f"tuples nested deeper than {MAX_TUPLE_DEPTH}")
-        _TLS.tuple_depth = depth + 1
-        try:
-            items = unpack(data)
-        finally:
-            _TLS.tuple_depth = depth
+        items = _nested_unpack(data, "tuples")
         if not isinstance(items, list):
             raise ProtocolError("malformed tuple extension")
         return tuple(items)
+    if code == EXT_SPACE:
+        return _space_from_ext(_nested_unpack(data, "spaces"))
+    if code == EXT_ENVSPEC:
+        return _env_spec_from_ext(_nested_unpack(data, "env specs"))
     raise ProtocolError(f"unknown msgpack extension code {code}")
+
+
+def _nested_unpack(data: bytes, what: str) -> Any:
+    """Unpack an extension's payload, which may hold more extensions. Each nesting level re-enters
+    msgpack's C unpacker (tens of KB of C stack): without a bound a ~1 KB message of nested
+    extensions overflows the stack (SIGSEGV)."""
+    depth = getattr(_TLS, "tuple_depth", 0)
+    if depth >= MAX_TUPLE_DEPTH:
+        raise ProtocolError(f"{what} nested deeper than {MAX_TUPLE_DEPTH}")
+    _TLS.tuple_depth = depth + 1
+    try:
+        return unpack(data)
+    finally:
+        _TLS.tuple_depth = depth
+
+
+def _space_from_ext(msg: Any) -> Any:
+    from sc2pool.errors import SpaceError
+    from sc2pool.pool.spaces import space_from_msg
+
+    try:
+        return space_from_msg(msg)
+    except SpaceError as exc:
+        raise ProtocolError(f"malformed space extension: {exc}") from None
+
+
+def _env_spec_from_ext(fields: Any) -> Any:
+    import dataclasses
+
+    from gymnasium.envs.registration import EnvSpec, WrapperSpec
+
+    allowed = {f.name for f in dataclasses.fields(EnvSpec) if f.init}
+    if not isinstance(fields, dict) or not isinstance(fields.get("id"), str) or not set(fields) <= allowed:
+        raise ProtocolError("malformed env spec extension")
+    try:
+        wrappers = tuple(WrapperSpec(**w) for w in fields.get("additional_wrappers", []))
+        return EnvSpec(**{**fields, "additional_wrappers": wrappers})
+    except Exception as exc:  # TypeError for odd fields, gymnasium's Error for a bad id
+        raise ProtocolError(f"malformed env spec extension: {type(exc).__name__}: {exc}") from None
 
 
 def _find_unencodable(obj: Any, path: str) -> str | None:
@@ -181,11 +275,26 @@ def _find_unencodable(obj: Any, path: str) -> str | None:
             if bad is not None:
                 return bad
         return None
+    if "gymnasium" in sys.modules:
+        from gymnasium import spaces
+        from gymnasium.envs.registration import EnvSpec
+
+        if isinstance(obj, spaces.Space):
+            from sc2pool.pool.spaces import space_to_msg
+
+            try:
+                space_to_msg(obj)
+            except ValueError as exc:
+                return f"{path} ({exc})"
+            return None
+        if isinstance(obj, EnvSpec):
+            return _find_unencodable(_env_spec_fields(obj), f"{path}.spec")
     return f"{path} (type {type(obj).__module__}.{type(obj).__qualname__})"
 
 
 def pack(obj: Any, what: str = "value") -> bytes:
-    """Encode ``obj`` (msgpack types, numpy arrays and scalars, tuples) to bytes.
+    """Encode ``obj`` (msgpack types, numpy arrays and scalars, tuples, gymnasium spaces and env
+    specs) to bytes.
 
     Raises :class:`EncodeError` naming the first offending path (``what`` is its root name).
     """
@@ -195,7 +304,8 @@ def pack(obj: Any, what: str = "value") -> bytes:
         bad = _find_unencodable(obj, what)
         raise EncodeError(
             f"{bad or what} cannot be sent between processes: only msgpack types (None, bool, int, "
-            f"float, str, bytes, list, dict), tuples and numpy arrays/scalars travel on the wire ({exc})"
+            f"float, str, bytes, list, dict), tuples, numpy arrays/scalars, gymnasium spaces and env "
+            f"specs travel on the wire ({exc})"
         ) from None
 
 

@@ -19,13 +19,15 @@ import argparse
 import json
 from typing import Any
 
+from sc2pool.cli.args import RawDescriptionDefaultsHelpFormatter
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "worker",
         help="run a worker process that joins a ZmqVecEnv over the network",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionDefaultsHelpFormatter,
     )
     p.add_argument("--connect", required=True, help="broker endpoint, e.g. tcp://trainer-host:5555")
     what = p.add_mutually_exclusive_group(required=True)
@@ -127,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.envs < 1:
         raise SystemExit("sc2pool worker: --envs must be >= 1")
     if args.cpus is not None:
-        from sc2pool import affinity
+        from sc2pool.pool import affinity
 
         try:
             affinity.pin_self(affinity.parse_cpu_list(args.cpus))
@@ -144,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
             {"env": args.env, "env_kwargs": _json_obj(args.env_kwargs, "--env-kwargs")},
         )
     elif args.task:
-        from sc2pool.train import SC2_HOST
+        from sc2pool.training.train import SC2_HOST
 
         spec = HostSpec(SC2_HOST, _task_host_kwargs(args))
     else:
@@ -153,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.curve_secret or args.curve_server_key:
         if not (args.curve_secret and args.curve_server_key):
             raise SystemExit("sc2pool worker: --curve-secret and --curve-server-key go together")
-        from sc2pool.security import SecurityError, WorkerCurveConfig
+        from sc2pool.pool.security import SecurityError, WorkerCurveConfig
 
         try:
             curve = WorkerCurveConfig.from_files(args.curve_secret, args.curve_server_key)

@@ -4,7 +4,7 @@ This module defines the header keys, once. Every ZeroMQ message is multipart:
 frame 0 is a msgpack *header* (a map that always carries the protocol version ``v`` and the kind
 ``k``), frames 1..n are raw numpy buffers whose dtype and shape both ends know (from the spaces
 exchanged in HELLO, or from the header). Values inside a header use the bounded codec of
-:mod:`sc2pool.codec` (never pickle).
+:mod:`sc2pool.pool.codec` (never pickle).
 
 Two messages also have a *compact* form, a fixed binary layout used for the lockstep STEP and its
 common reply, on a local lane and over ZeroMQ to a worker that announced it reads them (HELLO's
@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sc2pool.codec import _packer_pack, pack, unpack
 from sc2pool.errors import ProtocolError
+from sc2pool.pool.codec import _packer_pack, pack, unpack
 
 PROTOCOL_VERSION = 2
 

@@ -12,14 +12,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from sc2pool.cli.args import Parser
+
 # module path -> provides register(subparsers); order is the order shown in --help.
 _COMMAND_MODULES: tuple[str, ...] = (
-    "sc2pool.train_cli",  # train, eval
-    "sc2pool.replay_cli",  # replay
-    "sc2pool.worker_cli",  # worker
-    "sc2pool.bench_cli",  # bench
+    "sc2pool.cli.train",  # train, eval
+    "sc2pool.cli.replay",  # replay
+    "sc2pool.cli.worker",  # worker
+    "sc2pool.cli.bench",  # bench
     "sc2pool.engine.cli",  # engine install|serve
-    "sc2pool.keygen_cli",  # keygen
+    "sc2pool.cli.keygen",  # keygen
 )
 
 
@@ -28,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sc2pool",
         description="ZeroMQ vectorized environment pool for stable-baselines3 and StarCraft II.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # every sub-command's parser (and their sub-commands', which inherit the class) shows its defaults
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from sc2pool.cli_args import positive_float, positive_int
+from sc2pool.cli.args import RawDescriptionDefaultsHelpFormatter, positive_float, positive_int
 
 DEFAULT_OUT = "bench-results"
 
@@ -129,7 +129,7 @@ def register(sub: Any) -> None:
         "bench",
         help="benchmark ZmqVecEnv against SubprocVecEnv/DummyVecEnv/AsyncVectorEnv (or SC2 tasks)",
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionDefaultsHelpFormatter,
     )
     add_arguments(p)
     p.set_defaults(func=run)

@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from sc2pool.cli_args import positive_float, positive_int
+from sc2pool.cli.args import positive_float, positive_int
 
 
 def register(sub: Any) -> None:
@@ -33,8 +33,8 @@ def _replay(args: argparse.Namespace) -> int:
     from s2clientprotocol import sc2api_pb2 as sc_pb
 
     from sc2pool.engine.replay import EngineReplay, Event, Playback, ReplayError
-    from sc2pool.render import LOOPS_PER_SECOND, FrameRenderer
-    from sc2pool.video import DEFAULT_SPEEDUP, VideoWriter
+    from sc2pool.training.render import LOOPS_PER_SECOND, FrameRenderer
+    from sc2pool.training.video import DEFAULT_SPEEDUP, VideoWriter
 
     try:
         replay = EngineReplay.load(args.file)

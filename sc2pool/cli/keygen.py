@@ -1,6 +1,6 @@
 """``sc2pool keygen``: create CurveZMQ key pairs for a remote pool.
 
-Typical setup (see :mod:`sc2pool.security`)::
+Typical setup (see :mod:`sc2pool.pool.security`)::
 
     sc2pool keygen keys/                        # keys/broker.key, keys/broker.key_secret, keys/authorized_workers/
     sc2pool keygen wkeys/ --name worker-a --authorize-into keys/authorized_workers
@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sc2pool.security import AUTHORIZED_DIRNAME, SecurityError, generate_keypair
+    from sc2pool.pool.security import AUTHORIZED_DIRNAME, SecurityError, generate_keypair
 
     try:
         public, secret = generate_keypair(args.directory, args.name, force=args.force)

@@ -10,11 +10,11 @@ import os
 import sys
 from typing import Any
 
-from sc2pool.cli_args import json_object, non_negative_int, positive_float, positive_int
+from sc2pool.cli.args import json_object, non_negative_int, positive_float, positive_int
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--task", default="MoveToBeacon", help="task name or 'module:Class' (default MoveToBeacon)")
+def _common(p: argparse.ArgumentParser, workers: int, seed: int) -> None:
+    p.add_argument("--task", default="MoveToBeacon", help="task name or 'module:Class'")
     p.add_argument("--task-kwargs", type=json_object, default=None, metavar="JSON", help="task constructor arguments")
     p.add_argument(
         "--engine",
@@ -23,14 +23,14 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="subprocess: a game process per env (embedded engine, or real SC2 when $SC2PATH is set); "
         "inprocess: embedded engine inside the workers",
     )
-    p.add_argument("--workers", type=positive_int, default=None, help="worker processes")
-    p.add_argument("--envs-per-worker", type=positive_int, default=None, help="games per worker")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--workers", type=positive_int, default=workers, help="worker processes")
+    p.add_argument("--envs-per-worker", type=positive_int, default=2, help="games per worker")
+    p.add_argument("--seed", type=int, default=seed, help="seed of the policy and of the games")
     p.add_argument(
         "--render", action="store_true",
         help="build the games with render_mode='rgb_array' (implied by the video options)",
     )
-    p.add_argument("--render-size", type=positive_int, default=256, metavar="PX", help="picture size, long side (default 256)")
+    p.add_argument("--render-size", type=positive_int, default=256, metavar="PX", help="picture size, long side")
 
 
 def register(sub: Any) -> None:
@@ -40,11 +40,14 @@ def register(sub: Any) -> None:
         description="Train SB3 PPO on an SC2 task over ZmqVecEnv; writes model.zip, TensorBoard logs, "
         "learning_curve.csv and episode_reward.png to --out.",
     )
-    _common(p)
-    p.add_argument("--timesteps", type=positive_int, default=100_000)
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/<task>)")
+    _common(p, workers=4, seed=0)
+    p.add_argument("--timesteps", type=positive_int, default=100_000, help="timesteps to train (over all games)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<task>)")
     p.add_argument("--ppo", type=json_object, default=None, metavar="JSON", help="PPO keyword overrides")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress", action="store_true",
+        help="no progress bar (on a terminal), no progress lines (every 10%% of the run, when stdout is not one)",
+    )
     p.add_argument(
         "--checkpoint-every", type=positive_int, default=None, metavar="N",
         help="also save DIR/checkpoints/model_<timesteps>_steps.zip about every N timesteps",
@@ -54,8 +57,8 @@ def register(sub: Any) -> None:
         help="record env 0's episode at the start and its next episode after every N timesteps: "
         "DIR/videos/step_<timestep>.mp4 and TensorBoard (images tab)",
     )
-    p.add_argument("--video-length", type=positive_int, default=400, metavar="FRAMES", help="longest video (default 400 frames)")
-    p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default 4x real time)")
+    p.add_argument("--video-length", type=positive_int, default=400, metavar="FRAMES", help="longest video, in frames")
+    p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time)")
     p.add_argument(
         "--resume", default=None, metavar="MODEL",
         help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply)",
@@ -88,7 +91,7 @@ def register(sub: Any) -> None:
     )
     remote.add_argument(
         "--join-timeout", type=positive_float, default=600.0, metavar="S",
-        help="how long to wait for the remote workers (default 600 s)",
+        help="seconds to wait for the remote workers",
     )
     cluster = p.add_argument_group(
         "workers placed by a cluster manager",
@@ -101,13 +104,18 @@ def register(sub: Any) -> None:
     where.add_argument("--slurm", action="store_true", help="start the workers as a job step of this SLURM allocation")
     cluster.add_argument(
         "--cpus-per-worker", type=positive_int, default=1, metavar="N",
-        help="CPUs reserved for each worker (default 1)",
+        help="CPUs reserved for each worker",
+    )
+    cluster.add_argument(
+        "--cluster-timeout", type=positive_float, default=30.0, metavar="S",
+        help="seconds to join the Ray cluster, or for SLURM to start the workers' job step, before a "
+        "ClusterUnavailableError/ClusterResourcesError saying why (Ctrl-C ends the wait at once)",
     )
     cluster.add_argument(
         "--advertise-host", default=None, metavar="HOST",
         help="the address workers connect to (default: Ray's node address / this host's name)",
     )
-    p.set_defaults(func=_train, workers=None, envs_per_worker=None)
+    p.set_defaults(func=_train)
 
     e: argparse.ArgumentParser = sub.add_parser(
         "eval",
@@ -115,8 +123,8 @@ def register(sub: Any) -> None:
         description="Play full episodes and print 'mean reward: X'.",
     )
     e.add_argument("model", nargs="?", default=None, help="a model .zip saved by `sc2pool train`")
-    _common(e)
-    e.add_argument("--episodes", type=positive_int, default=10)
+    _common(e, workers=1, seed=12345)
+    e.add_argument("--episodes", type=positive_int, default=10, help="episodes to play (over all games)")
     e.add_argument(
         "--policy",
         choices=("model", "scripted", "random"),
@@ -128,7 +136,7 @@ def register(sub: Any) -> None:
         "--video", default=None, metavar="PATH",
         help="also write the evaluated episodes, one after another, as a video (MP4; GIF when PATH ends in .gif)",
     )
-    e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default 4x real time)")
+    e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time)")
     e.set_defaults(func=_eval)
 
 
@@ -143,11 +151,11 @@ def _pool_error_text(exc: BaseException) -> str:
 def _train(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
     from sc2pool.options import RemoteWorkers, Timeouts
-    from sc2pool.train import format_curve, remote_worker_command, train
+    from sc2pool.training.train import format_curve, remote_worker_command, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
-    n_workers = args.workers or 4
-    envs_per_worker = args.envs_per_worker or 2
+    n_workers = args.workers
+    envs_per_worker = args.envs_per_worker
     pool_kwargs: dict[str, Any] = {}
     if args.ray is not None or args.slurm:
         if args.local_workers is not None:
@@ -158,12 +166,12 @@ def _train(args: argparse.Namespace) -> int:
             from sc2pool.launchers.ray_launcher import RayLauncher
 
             launcher = RayLauncher(args.ray, n_workers=n_workers, cpus_per_worker=args.cpus_per_worker,
-                                   bind_host=args.advertise_host)
+                                   bind_host=args.advertise_host, connect_timeout=args.cluster_timeout)
         else:
             from sc2pool.launchers.slurm import SlurmLauncher
 
             launcher = SlurmLauncher(n_workers, cpus_per_worker=args.cpus_per_worker,
-                                     advertise_host=args.advertise_host)
+                                     advertise_host=args.advertise_host, start_timeout=args.cluster_timeout)
         pool_kwargs = {
             "remote": RemoteWorkers(launcher=launcher, curve=args.curve),
             "timeouts": Timeouts(join=args.join_timeout),
@@ -200,7 +208,7 @@ def _train(args: argparse.Namespace) -> int:
             envs_per_worker=envs_per_worker,
             timesteps=args.timesteps,
             out_dir=out,
-            seed=0 if args.seed is None else args.seed,
+            seed=args.seed,
             engine=args.engine,
             task_kwargs=args.task_kwargs,
             ppo_kwargs=args.ppo,
@@ -223,6 +231,9 @@ def _train(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # while connecting or starting (during learn(), train() saves the model and returns)
+        print("sc2pool train: interrupted (Ctrl-C); whatever it had started is stopped", file=sys.stderr)
+        return 130
     print(format_curve(res))
     if res.interrupted:
         print(f"interrupted (Ctrl-C) after {res.timesteps} timesteps; the model so far is saved")
@@ -234,7 +245,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
-    from sc2pool.train import evaluate, summarize_eval
+    from sc2pool.training.train import evaluate, summarize_eval
 
     policy = args.policy or ("model" if args.model else None)
     if policy is None:
@@ -248,12 +259,12 @@ def _eval(args: argparse.Namespace) -> int:
             task=args.task,
             episodes=args.episodes,
             policy=policy,
-            n_workers=args.workers or 1,
-            envs_per_worker=args.envs_per_worker or 2,
+            n_workers=args.workers,
+            envs_per_worker=args.envs_per_worker,
             engine=args.engine,
             task_kwargs=args.task_kwargs,
             deterministic=not args.stochastic,
-            seed=12345 if args.seed is None else args.seed,
+            seed=args.seed,
             video=args.video,
             video_fps=args.video_fps,
             render=args.render,

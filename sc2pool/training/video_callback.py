@@ -1,7 +1,7 @@
 """Videos of the agent while it trains: ``sc2pool train --video-every N``.
 
-Kept out of :mod:`sc2pool.train` because it imports SB3 at module level (workers import
-``sc2pool.train`` for a constant and must not pay for torch).
+Kept out of :mod:`sc2pool.training.train` because it imports SB3 at module level (workers import
+``sc2pool.training.train`` for a constant and must not pay for torch).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from stable_baselines3.common.logger import TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import VecEnvWrapper
 from tensorboard.compat.proto.summary_pb2 import Summary
 
-from sc2pool.video import VideoWriter, gif_bytes
+from sc2pool.training.video import VideoWriter, gif_bytes
 
 
 class VideoCallback(BaseCallback):

@@ -1,0 +1,596 @@
+"""PPO on StarCraft II tasks over the pool: ``sc2pool train`` and ``sc2pool eval``.
+
+Trainer side: this module never imports burnysc2. The observation and action spaces come from the
+workers (they build the task), the games run in the workers' processes, and the trainer only sees
+a ``ZmqVecEnv`` wrapped in SB3's ``VecMonitor`` (episode returns and lengths).
+
+Hyper-parameters (``PPO_DEFAULTS``) are tuned for the built-in MoveToBeacon on a small CPU
+machine: 8 envs x 128 steps per rollout (1024 samples, ~100 updates in 100k steps), a small
+MLP, a high learning rate and a little entropy; the policy reaches the scripted walk's score in
+well under 100k steps.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The task id -> HostSpec target for SC2 tasks.
+SC2_HOST = "workers.sc2.host:make_host"
+
+PPO_DEFAULTS: dict[str, Any] = {
+    "n_steps": 128,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "learning_rate": 1e-3,
+    "ent_coef": 0.01,
+    "gamma": 0.97,
+    "gae_lambda": 0.95,
+    "clip_range": 0.2,
+    "policy_kwargs": {"net_arch": [64, 64]},
+}
+
+
+@dataclass
+class TrainResult:
+    model_path: Path
+    out_dir: Path
+    seconds: float
+    timesteps: int  # trained in this run
+    episodes: list[tuple[int, float, int]] = field(default_factory=list)  # (timestep, return, length)
+    interrupted: bool = False  # stopped by Ctrl-C (KeyboardInterrupt); the model is saved anyway
+
+    def curve(self, bins: int = 10) -> list[tuple[int, float, int]]:
+        """``(timestep at bin end, mean episode return, episodes)`` over ``bins`` equal spans."""
+        if not self.episodes:
+            return []
+        edges = np.linspace(0, max(self.timesteps, 1), bins + 1)
+        out = []
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            rs = [r for t, r, _ in self.episodes if lo < t <= hi]
+            if rs:
+                out.append((int(hi), float(np.mean(rs)), len(rs)))
+        return out
+
+
+class ProgressLines:
+    """Training progress as plain lines, for output that is not a terminal (a log file, a pipe, a
+    batch job): SB3's progress bar redraws one line in place, which a file only shows at the end,
+    so such a run would say nothing for minutes. One line per ``fraction`` of the run, like SB3's
+    logger and tqdm do when they are not on a terminal::
+
+        progress  10%  10240/100000 timesteps  41 episodes  mean reward 12.4  1385 steps/s
+
+    The mean is over the last 100 episodes (SB3's ``ep_rew_mean``); steps/s over the whole run.
+    An SB3 callback (built by :meth:`callback`, so that this module imports SB3 only when used).
+    """
+
+    def __init__(
+        self, total: int, episodes: list[tuple[int, float, int]], stream: Any = None, fraction: float = 0.1
+    ) -> None:
+        if not 0 < fraction <= 1:
+            raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+        self.total = int(total)
+        self.episodes = episodes  # (timestep, return, length), appended to as episodes end
+        self.stream = stream
+        self.fraction = fraction
+        self._marks = 0  # lines printed
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._marks = 0
+        self._t0 = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        """``done`` timesteps of this run so far: print the lines of every mark it passed."""
+        last = math.ceil(1 / self.fraction)
+        while self._marks < last and done >= min(self.total, math.ceil((self._marks + 1) * self.fraction * self.total)):
+            self._marks += 1
+            print(self.line(done), file=self.stream or sys.stdout, flush=True)
+
+    def line(self, done: int) -> str:
+        recent = [r for _, r, _ in self.episodes[-100:]]
+        mean = f"mean reward {np.mean(recent):.1f}" if recent else "mean reward -"
+        rate = done / max(time.perf_counter() - self._t0, 1e-9)
+        pct = 100 * min(done, self.total) // max(self.total, 1)
+        return (f"progress {pct:3d}%  {done}/{self.total} timesteps  {len(self.episodes)} episodes  "
+                f"{mean}  {rate:.0f} steps/s")
+
+    def callback(self) -> Any:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        lines = self
+
+        class _Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                self.first = int(self.num_timesteps)  # a resumed model counts on from its checkpoint
+                lines.start()
+
+            def _on_step(self) -> bool:
+                lines.update(int(self.num_timesteps) - self.first)
+                return True
+
+        return _Callback()
+
+
+def host_spec(task: str, engine: str, task_kwargs: dict[str, Any] | None = None, **extra: Any) -> Any:
+    from workers.host import HostSpec
+
+    kwargs: dict[str, Any] = {"task": task, "engine": engine}
+    if task_kwargs:
+        kwargs["task_kwargs"] = dict(task_kwargs)
+    kwargs.update(extra)
+    return HostSpec(SC2_HOST, kwargs)
+
+
+def make_vec_env(
+    task: str,
+    n_workers: int,
+    envs_per_worker: int,
+    engine: str = "subprocess",
+    task_kwargs: dict[str, Any] | None = None,
+    on_failure: str | None = None,
+    bind: str | None = None,
+    local_workers: int | None = None,
+    render: bool = False,
+    render_size: int = 256,
+    **pool_kwargs: Any,
+) -> Any:
+    """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``.
+
+    ``render``: build the games with ``render_mode="rgb_array"`` (``render_size`` pixels on the
+    long side), so ``get_images()``/``render()`` and SB3's ``VecVideoRecorder`` show them.
+
+    ``on_failure="restart"`` keeps a long run going through crashes at both levels: the pool
+    respawns dead or hung workers, and each worker relaunches a crashed game process itself;
+    either way the affected episode ends as truncated and the others are untouched. Default: the
+    mode of a ``failure=FailurePolicy(...)`` in ``pool_kwargs``, else ``"raise"``.
+
+    ``pool_kwargs``: more ``ZmqVecEnv`` arguments (``failure``, ``timeouts``, ``remote``,
+    ``tuning``; see :mod:`sc2pool.options`). ``bind`` and a ``RemoteWorkers`` launcher decide how
+    many of the workers run here.
+
+    With ``bind`` (e.g. ``"tcp://0.0.0.0:5555"``) only ``local_workers`` of the ``n_workers`` run
+    here (default: all of them); the pool waits for the others, ``sc2pool worker --connect ...
+    --task TASK --envs ENVS_PER_WORKER`` started on other machines (see :func:`remote_worker_command`).
+    """
+    import dataclasses
+
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from sc2pool import ZmqVecEnv, options
+
+    if local_workers is not None and not 0 <= local_workers <= n_workers:
+        raise ValueError(f"local workers must be between 0 and the {n_workers} workers, got {local_workers}")
+    groups = {k: pool_kwargs.pop(k) for k in ("failure", "timeouts", "remote", "tuning") if k in pool_kwargs}
+    legacy = {k: pool_kwargs.pop(k) for k in list(pool_kwargs) if k in options.DEPRECATED_KEYWORDS}
+    opts = options.resolve(legacy, caller="make_vec_env", **groups)
+    if on_failure is None:
+        on_failure = opts.failure.on_failure
+    elif "failure" in groups and on_failure != opts.failure.on_failure:
+        raise ValueError(f"on_failure={on_failure!r} contradicts failure={opts.failure!r}: give one of them")
+    failure = dataclasses.replace(opts.failure, on_failure=on_failure)
+    remote = opts.remote
+    if bind is not None and remote.bind is not None and bind != remote.bind:
+        raise ValueError(f"bind={bind!r} contradicts remote=RemoteWorkers(bind={remote.bind!r}): give one of them")
+    bind = bind if bind is not None else remote.bind
+    if bind is None and local_workers is not None and local_workers != n_workers:
+        raise ValueError("remote workers (fewer local workers than workers) need a bind endpoint")
+    extra: dict[str, Any] = {"on_game_crash": "relaunch"} if failure.restart else {}
+    if render:
+        extra.update(render_kwargs(render_size))
+    n_local = n_workers
+    local_envs: int | None = None
+    launcher = remote.launcher
+    if launcher is not None:  # every worker is placed by the cluster launcher
+        if launcher.n_workers != n_workers:
+            raise ValueError(f"the launcher starts {launcher.n_workers} workers, not {n_workers}")
+        n_local = 0
+    elif bind is not None:
+        n_local = n_workers if local_workers is None else local_workers
+        local_envs = n_local * envs_per_worker
+    env = ZmqVecEnv(
+        host=host_spec(task, engine, task_kwargs, **extra),
+        n_envs=n_workers * envs_per_worker,
+        n_workers=n_local,
+        failure=failure,
+        timeouts=opts.timeouts,
+        remote=dataclasses.replace(remote, bind=bind, local_envs=local_envs),
+        tuning=opts.tuning,
+        **pool_kwargs,
+    )
+    return VecMonitor(env)
+
+
+def render_kwargs(render_size: int = 256) -> dict[str, Any]:
+    """The SC2 host options that make its games render (``render_mode="rgb_array"``)."""
+    return {"render_mode": "rgb_array", "render_size": int(render_size)}
+
+
+def remote_worker_command(
+    bind: str,
+    task: str,
+    envs_per_worker: int,
+    engine: str = "subprocess",
+    task_kwargs: dict[str, Any] | None = None,
+    on_failure: str = "raise",
+    render_size: int | None = None,
+) -> str:
+    """The ``sc2pool worker`` command line that joins a pool bound at ``bind`` with matching games
+    (a wildcard address is shown as this machine's host name)."""
+    import shlex
+    import socket
+
+    endpoint = bind
+    for wildcard in ("0.0.0.0", "*", "[::]"):
+        endpoint = endpoint.replace(f"//{wildcard}:", f"//{socket.gethostname()}:")
+    parts = ["sc2pool", "worker", "--connect", endpoint, "--task", task, "--envs", str(envs_per_worker)]
+    if task_kwargs:
+        parts += ["--task-kwargs", json.dumps(task_kwargs)]
+    if engine != "subprocess":
+        parts += ["--engine", engine]
+    if on_failure == "restart":
+        parts += ["--on-game-crash", "relaunch"]
+    if render_size is not None:
+        parts += ["--render", "--render-size", str(render_size)]
+    return shlex.join(parts)
+
+
+def _limit_torch_threads() -> None:
+    """Games need the cores; PPO's tiny MLP is fastest single-threaded anyway."""
+    import torch
+
+    torch.set_num_threads(max(1, int(os.environ.get("SC2POOL_TORCH_THREADS", "1"))))
+
+
+def train(
+    task: str = "MoveToBeacon",
+    n_workers: int = 4,
+    envs_per_worker: int = 2,
+    timesteps: int = 100_000,
+    out_dir: str | os.PathLike[str] = "runs/MoveToBeacon",
+    seed: int | None = 0,
+    engine: str = "subprocess",
+    task_kwargs: dict[str, Any] | None = None,
+    ppo_kwargs: dict[str, Any] | None = None,
+    progress_bar: bool = True,
+    verbose: int = 0,
+    on_failure: str | None = None,
+    bind: str | None = None,
+    local_workers: int | None = None,
+    pool_kwargs: dict[str, Any] | None = None,
+    checkpoint_every: int | None = None,
+    resume: str | os.PathLike[str] | None = None,
+    video_every: int | None = None,
+    video_length: int = 400,
+    video_fps: float | None = None,
+    render: bool = False,
+    render_size: int = 256,
+) -> TrainResult:
+    """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
+    ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
+
+    ``progress_bar``: SB3's progress bar when stdout is a terminal, else a plain line every 10% of
+    the run (:class:`ProgressLines`). ``bind``/``local_workers``: workers on other machines (see
+    :func:`make_vec_env`);
+    ``pool_kwargs``: more ``ZmqVecEnv`` arguments, e.g. ``{"timeouts": Timeouts(join=120),
+    "remote": RemoteWorkers(curve="keys/")}`` (:mod:`sc2pool.options`).
+    ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
+    many timesteps, so that a long run that dies keeps its progress. ``resume``: continue training
+    a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` do not apply) for
+    ``timesteps`` more. ``video_every``: record env 0's episode at the start, then its next
+    episode after every that many timesteps (at most ``video_length`` frames), as
+    ``videos/step_<timestep>.mp4`` and a GIF under ``videos/`` in TensorBoard (see
+    :class:`VideoCallback`); implies ``render``, which builds the games with
+    ``render_mode="rgb_array"``."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise ValueError(f"checkpoint_every must be >= 1 timestep, got {checkpoint_every}")
+    if resume is not None and not Path(resume).is_file():
+        raise ValueError(f"no model file to resume from at {resume}")
+    if video_every is not None and video_every < 1:
+        raise ValueError(f"video_every must be >= 1 timestep, got {video_every}")
+    if video_length < 2:
+        raise ValueError(f"video_length must be >= 2 frames, got {video_length}")
+
+    _limit_torch_threads()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    params = {**PPO_DEFAULTS, **(ppo_kwargs or {})}
+    episodes: list[tuple[int, float, int]] = []
+
+    class _Episodes(BaseCallback):
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("episode")
+                if ep is not None:
+                    episodes.append((int(self.num_timesteps) - start, float(ep["r"]), int(ep["l"])))
+            return True
+
+    class _Restarts(BaseCallback):
+        """Episodes ended by a worker restart (``on_failure="restart"``), for run.json."""
+
+        cut = 0
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                if info.get("sc2pool.restarted"):
+                    _Restarts.cut += 1
+            return True
+
+    t0 = time.perf_counter()
+    env = make_vec_env(
+        task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
+        bind=bind, local_workers=local_workers, render=render or video_every is not None, render_size=render_size,
+        **(pool_kwargs or {}),
+    )
+    try:
+        if seed is not None:
+            env.seed(seed)
+        if resume is not None:
+            model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"), verbose=verbose)
+        else:
+            model = PPO(
+                "MlpPolicy",
+                env,
+                seed=seed,
+                device="cpu",
+                tensorboard_log=str(out / "tensorboard"),
+                verbose=verbose,
+                **params,
+            )
+        callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
+        bar = progress_bar and sys.stdout.isatty()  # a bar only draws on a terminal
+        if progress_bar and not bar:
+            callbacks.append(ProgressLines(int(timesteps), episodes).callback())
+        if checkpoint_every is not None:
+            callbacks.append(
+                CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
+            )
+        if video_every is not None:
+            from sc2pool.training.video import DEFAULT_SPEEDUP
+            from sc2pool.training.video_callback import VideoCallback
+
+            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            callbacks.append(VideoCallback(video_every, out / "videos", fps, video_length))
+        start = int(model.num_timesteps)  # a resumed model counts on from its checkpoint
+        interrupted = False
+        try:
+            model.learn(
+                total_timesteps=int(timesteps),
+                callback=callbacks,
+                progress_bar=bar,
+                tb_log_name=task,
+                reset_num_timesteps=resume is None,
+            )
+        except KeyboardInterrupt:
+            interrupted = True  # Ctrl-C: keep what was learnt, saved like a finished run's
+        model_path = out / "model.zip"
+        model.save(model_path)
+        restarts = sum(env.venv.restart_counts.values()) if hasattr(env.venv, "restart_counts") else 0
+    finally:
+        env.close()
+    seconds = time.perf_counter() - t0
+    done = int(model.num_timesteps) - start if interrupted else int(timesteps)
+    result = TrainResult(model_path, out, seconds, done, episodes, interrupted)
+    _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs,
+                   {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut})
+    return result
+
+
+def _write_outputs(
+    result: TrainResult,
+    task: str,
+    params: dict[str, Any],
+    n_workers: int,
+    envs_per_worker: int,
+    engine: str,
+    task_kwargs: dict[str, Any] | None,
+    pool: dict[str, Any] | None = None,
+) -> None:
+    out = result.out_dir
+    with (out / "learning_curve.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["timestep", "episode_return", "episode_length"])
+        w.writerows(result.episodes)
+    run = {
+        "task": task,
+        "task_kwargs": task_kwargs or {},
+        "engine": engine,
+        "workers": n_workers,
+        "envs_per_worker": envs_per_worker,
+        "timesteps": result.timesteps,
+        "seconds": round(result.seconds, 1),
+        "ppo": {k: v for k, v in params.items()},
+        "episodes": len(result.episodes),
+        **(pool or {}),
+    }
+    (out / "run.json").write_text(json.dumps(run, indent=2, default=str))
+    plot_curve(result, out / "episode_reward.png", title=f"PPO on {task}")
+
+
+def plot_curve(result: TrainResult, path: Path, title: str = "") -> None:
+    """Episode return against timesteps (raw points and a moving average) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    if result.episodes:
+        t = np.array([e[0] for e in result.episodes])
+        r = np.array([e[1] for e in result.episodes])
+        ax.scatter(t, r, s=6, alpha=0.35, label="episode")
+        k = max(1, min(20, len(r) // 5))
+        if len(r) >= k:
+            avg = np.convolve(r, np.ones(k) / k, mode="valid")
+            ax.plot(t[k - 1 :], avg, color="C1", lw=2, label=f"mean of {k}")
+        ax.legend(loc="lower right")
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("episode reward")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def format_curve(result: TrainResult, bins: int = 10) -> str:
+    rows = result.curve(bins)
+    if not rows:
+        return "learning curve: no finished episodes"
+    lines = ["learning curve (mean episode reward per span of timesteps):"]
+    top = max(max(abs(r) for _, r, _ in rows), 1e-9)
+    for t, r, n in rows:
+        bar = "#" * int(round(30 * max(r, 0.0) / top))
+        lines.append(f"  <= {t:>8d}  {r:8.2f}  ({n:3d} episodes)  {bar}")
+    return "\n".join(lines)
+
+
+# -- evaluation -------------------------------------------------------------------------------------
+@dataclass
+class EvalResult:
+    returns: list[float]
+    lengths: list[int]
+    seconds: float
+    video: Path | None = None  # the video written (``video=``), one episode after another
+    video_frames: int = 0
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.returns)) if self.returns else math.nan
+
+    @property
+    def std(self) -> float:
+        return float(np.std(self.returns)) if self.returns else math.nan
+
+
+def evaluate(
+    model_path: str | os.PathLike[str] | None,
+    task: str = "MoveToBeacon",
+    episodes: int = 10,
+    policy: str = "model",
+    n_workers: int = 1,
+    envs_per_worker: int = 2,
+    engine: str = "subprocess",
+    task_kwargs: dict[str, Any] | None = None,
+    deterministic: bool = True,
+    seed: int | None = 12345,
+    video: str | os.PathLike[str] | None = None,
+    video_fps: float | None = None,
+    render: bool = False,
+    render_size: int = 256,
+) -> EvalResult:
+    """Play ``episodes`` full episodes and return their rewards.
+
+    ``policy``: ``"model"`` (a saved SB3 PPO ``.zip``), ``"scripted"`` (the task's own scripted
+    baseline, run in the workers: e.g. walk straight to the beacon) or ``"random"``.
+    ``video``: also write the evaluated episodes, one after another in the order they ended, to
+    this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time).
+    Each env's episode is kept in memory until it ends; its last picture comes from the step's
+    ``info["terminal_frame"]``, as the env is already reset when the step returns.
+    """
+    if policy not in ("model", "scripted", "random"):
+        raise ValueError(f"policy must be 'model', 'scripted' or 'random', got {policy!r}")
+    if episodes < 1:
+        raise ValueError(f"episodes must be >= 1, got {episodes}")
+    kwargs = dict(task_kwargs or {})
+    if policy == "scripted":
+        kwargs["scripted"] = True
+    model = None
+    if policy == "model":
+        if model_path is None:
+            raise ValueError("a model path is needed with policy='model'")
+        path = Path(model_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no model file at {path}")
+        from stable_baselines3 import PPO
+
+        _limit_torch_threads()
+        model = PPO.load(str(path), device="cpu")
+    n_envs = max(1, min(n_workers * envs_per_worker, episodes))
+    workers = max(1, min(n_workers, n_envs))
+    t0 = time.perf_counter()
+    env = make_vec_env(
+        task, workers, max(1, n_envs // workers), engine, kwargs, render=render or video is not None,
+        render_size=render_size,
+    )
+    returns: list[float] = []
+    lengths: list[int] = []
+    writer: Any = None
+    try:
+        if model is not None and model.observation_space != env.observation_space:
+            raise ValueError(
+                f"the model was trained on observations {model.observation_space}, "
+                f"but task {task!r} gives {env.observation_space}"
+            )
+        if seed is not None:
+            env.seed(seed)
+        obs = env.reset()
+        clips: list[list[np.ndarray]] = []
+        if video is not None:
+            from sc2pool.training.video import DEFAULT_SPEEDUP, VideoWriter
+
+            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            writer = VideoWriter(video, fps)
+            clips = [[frame] for frame in env.get_images()]
+        rng = np.random.default_rng(seed)
+        while len(returns) < episodes:
+            if model is not None:
+                actions, _ = model.predict(obs, deterministic=deterministic)
+            else:
+                env.action_space.seed(int(rng.integers(2**31)))
+                actions = np.array([env.action_space.sample() for _ in range(env.num_envs)])
+            obs, _, dones, infos = env.step(actions)
+            frames = env.get_images() if writer is not None else None
+            for i, (done, info) in enumerate(zip(dones, infos, strict=True)):
+                if done and "episode" in info and len(returns) < episodes:
+                    returns.append(float(info["episode"]["r"]))
+                    lengths.append(int(info["episode"]["l"]))
+                    if writer is not None:
+                        last = info.get("terminal_frame")
+                        if isinstance(last, np.ndarray):
+                            clips[i].append(last)
+                        for frame in clips[i]:
+                            writer.append(frame)
+                if frames is not None:
+                    if done:
+                        clips[i] = [frames[i]]  # the next episode's first frame
+                    else:
+                        clips[i].append(frames[i])
+    finally:
+        env.close()
+        if writer is not None:
+            writer.close()
+    return EvalResult(
+        returns,
+        lengths,
+        time.perf_counter() - t0,
+        video=writer.path if writer is not None else None,
+        video_frames=writer.frames if writer is not None else 0,
+    )
+
+
+def summarize_eval(res: EvalResult) -> str:
+    text = (
+        f"episodes: {len(res.returns)}  rewards: {', '.join(f'{r:g}' for r in res.returns)}\n"
+        f"mean reward: {res.mean:.2f}  (std {res.std:.2f}, {res.seconds:.1f} s)"
+    )
+    if res.video is not None:
+        text += f"\nvideo: {res.video} ({res.video_frames} frames)"
+    return text
+
+
+__all__: Sequence[str] = ("PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve")
