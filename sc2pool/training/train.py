@@ -40,6 +40,29 @@ PPO_DEFAULTS: dict[str, Any] = {
     "policy_kwargs": {"net_arch": [64, 64]},
 }
 
+#: Per-task PPO settings over ``PPO_DEFAULTS`` (``--ppo`` overrides both). The full game's episodes
+#: are hundreds of decisions long and end in a win or a loss: a long horizon (gamma 0.995),
+#: longer rollouts per env, a lower learning rate, more entropy to keep trying the army actions.
+#: How they were chosen: docs/melee.md.
+TASK_PPO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Melee": {
+        "n_steps": 256,
+        "batch_size": 512,
+        "n_epochs": 4,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "gamma": 0.995,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "policy_kwargs": {"net_arch": [128, 128]},
+    },
+}
+
+
+def ppo_params(task: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The PPO keyword arguments for ``task``: ``PPO_DEFAULTS``, the task's own, then ``overrides``."""
+    return {**PPO_DEFAULTS, **TASK_PPO_DEFAULTS.get(task, {}), **(overrides or {})}
+
 
 @dataclass
 class TrainResult:
@@ -308,7 +331,7 @@ def train(
     _limit_torch_threads()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    params = {**PPO_DEFAULTS, **(ppo_kwargs or {})}
+    params = ppo_params(task, ppo_kwargs)
     episodes: list[tuple[int, float, int]] = []
 
     class _Episodes(BaseCallback):
@@ -342,14 +365,17 @@ def train(
         if resume is not None:
             model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"), verbose=verbose)
         else:
+            from sc2pool.training.extractors import policy_for
+
+            policy, policy_kwargs = policy_for(env.observation_space, params.get("policy_kwargs"))
             model = PPO(
-                "MlpPolicy",
+                policy,
                 env,
                 seed=seed,
                 device="cpu",
                 tensorboard_log=str(out / "tensorboard"),
                 verbose=verbose,
-                **params,
+                **{**params, "policy_kwargs": policy_kwargs},
             )
         callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
         bar = progress_bar and sys.stdout.isatty()  # a bar only draws on a terminal
@@ -460,6 +486,23 @@ def format_curve(result: TrainResult, bins: int = 10) -> str:
 
 
 # -- evaluation -------------------------------------------------------------------------------------
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate of ``wins`` in ``n`` games (95% for z = 1.96).
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n wins, which
+    matters at 40 games and rates near 80-100% (Wilson 1927; Brown, Cai and DasGupta 2001,
+    "Interval Estimation for a Binomial Proportion", who recommend it for small n)."""
+    if n < 0 or not 0 <= wins <= n:
+        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 @dataclass
 class EvalResult:
     returns: list[float]
@@ -467,6 +510,25 @@ class EvalResult:
     seconds: float
     video: Path | None = None  # the video written (``video=``), one episode after another
     video_frames: int = 0
+    results: list[str | None] = field(default_factory=list)
+    """Each episode's game result (``Victory``/``Defeat``/``Tie``; None when the game gave none)."""
+
+    @property
+    def games(self) -> int:
+        """Episodes that ended with a game result."""
+        return sum(r is not None for r in self.results)
+
+    @property
+    def wins(self) -> int:
+        return sum(r == "Victory" for r in self.results)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else math.nan
+
+    def win_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate (:func:`wilson_interval`)."""
+        return wilson_interval(self.wins, self.games, z)
 
     @property
     def mean(self) -> float:
@@ -529,6 +591,7 @@ def evaluate(
     )
     returns: list[float] = []
     lengths: list[int] = []
+    results: list[str | None] = []
     writer: Any = None
     try:
         if model is not None and model.observation_space != env.observation_space:
@@ -559,6 +622,8 @@ def evaluate(
                 if done and "episode" in info and len(returns) < episodes:
                     returns.append(float(info["episode"]["r"]))
                     lengths.append(int(info["episode"]["l"]))
+                    result = info.get("game_result")
+                    results.append(str(result) if result is not None else None)
                     if writer is not None:
                         last = info.get("terminal_frame")
                         if isinstance(last, np.ndarray):
@@ -580,6 +645,7 @@ def evaluate(
         time.perf_counter() - t0,
         video=writer.path if writer is not None else None,
         video_frames=writer.frames if writer is not None else 0,
+        results=results,
     )
 
 
@@ -588,9 +654,19 @@ def summarize_eval(res: EvalResult) -> str:
         f"episodes: {len(res.returns)}  rewards: {', '.join(f'{r:g}' for r in res.returns)}\n"
         f"mean reward: {res.mean:.2f}  (std {res.std:.2f}, {res.seconds:.1f} s)"
     )
+    if res.games and any(r in ("Victory", "Defeat") for r in res.results):
+        lo, hi = res.win_interval()
+        ties = sum(r == "Tie" for r in res.results)
+        text += (
+            f"\nwin rate: {res.win_rate:.3f}  ({res.wins}/{res.games} games won, {ties} tied; "
+            f"95% Wilson interval {lo:.3f}-{hi:.3f})"
+        )
     if res.video is not None:
         text += f"\nvideo: {res.video} ({res.video_frames} frames)"
     return text
 
 
-__all__: Sequence[str] = ("PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve")
+__all__: Sequence[str] = (
+    "PPO_DEFAULTS", "TASK_PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve",
+    "ppo_params", "wilson_interval",
+)
