@@ -1,119 +1,169 @@
-"""The built-in AI of the melee game: a ``Computer(race, difficulty, build)`` player on a ladder map.
+"""The built-in AI of the melee game: a ``Computer(Terran, difficulty, build)`` player on a ladder map.
 
-It plays through the same command path as a bot (:meth:`World.command`), so every rule a bot
-meets binds it too; it reads the world directly instead of an observation, but only what its
-player may know (:meth:`MeleeComputer.known_enemy`: structures and units its vision has seen;
-the Cheat difficulties see everything).
+It plays through the same command path as a bot (:meth:`World.command`: every rule a bot meets
+binds it too), reads the world's columns instead of an observation, and knows of the enemy only
+what its vision shows (:meth:`MeleeComputer.look`: the units on cells its units see now, and the
+structures it has seen, remembered where they stood until it sees them gone), except at the
+levels that see the whole map.  Its choices depend only on the game's state and its own seeded
+generator: a game is deterministic for a seed.
 
-What it does every decision (its "APM": one decision every ``Level.period`` loops):
+One decision every ``Level.period`` loops (its reaction time; :mod:`.levels` has every level's
+knobs and their sources):
 
-- economy: idle workers mine, townhalls train workers up to the level's cap, a supply depot is
-  started when supply runs short, expansions follow at the level's timings;
-- production: barracks up to the level's count, marines from every idle barracks;
-- army: units gather at the natural side of the main, attack in waves once the wave is big
-  enough (waves grow), defend any base an enemy comes near;
-- control at the higher levels: focus fire on the weakest enemy in range.
+- **economy**: idle workers mine at the base that needs them most, each townhall trains workers
+  up to the level's cap, a supply depot goes up before supply runs short, the build's opener is
+  followed, then barracks as the build has per base, a refinery where it wants reapers,
+  expansions from the build's timings on (money is kept for a structure that is due); at the
+  lower levels it spends only a share of what it collects (:attr:`Level.income`);
+- **scouting**: an SCV walks to the enemy's possible start locations; at the higher levels an
+  army unit later looks at the sites next to the enemy's known bases;
+- **defence**: an enemy near any of its structures draws every unit not in an attack; when the
+  army is not enough, the higher levels pull workers (a worker rush, an early attack) and send
+  them back to mining once the threat is gone; a wave whose home is lost returns;
+- **attack waves**: units gather at a staging point in front of its forward base; once the wave
+  is big enough and the build's first attack time has passed (the higher levels first gather the
+  wave), it attack-moves to the nearest enemy structure it knows of, else to the enemy start
+  locations it has not seen, else it searches the expansion sites; each wave is bigger than the
+  last; the higher levels walk back when they meet a stronger army;
+- **army control** at the higher levels: every unit with an enemy in range attacks the best
+  target in range (units that can shoot back first, then the one with the least life left).
 
-The difficulty levels change what the real AI's levels change (sources: the Arqade answer
-"StarCraft 2 AI differences" (newbetuts.com/6253), Liquipedia "AI"; the exact numbers are the
-engine's (m)): how quickly it acts, how efficiently it runs its economy (lower levels pause
-production as if they had less income; the Cheat levels mine more), how big and how early its
-waves are, and its army control; CheatVision and CheatInsane see the whole map.
+Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
+store's columns, commands only when an order changes); ``benchmarks/computer_strength.py``
+measures it and its strength.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.computer.levels import (
+    BARRACKS,
+    BUILDS,
+    DEPOT,
+    LEVELS,
+    RANDOM_BUILD,
+    RANDOM_CHOICES,
+    REFINERY,
+    SIMPLE,
+    Build,
+    Level,
+)
+from sc2pool.engine.computer.sites import MapPlan, base_spots, map_plan
 from sc2pool.engine.sim.commands import SUCCESS
+from sc2pool.engine.sim.races import BUILDS as BUILDS_UNIT
+from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, IDLE, NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.scenarios.melee import Melee
+    from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-TRAIN_SCV, TRAIN_MARINE = 524, 560
+# the real client's ability and unit ids
+TRAIN_SCV, TRAIN_MARINE, TRAIN_REAPER = 524, 560, 561
 BUILD_CC, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS = 318, 319, 320, 321
-ATTACK, MOVE, GATHER = 3674, 16, 295
-LOOPS_PER_SECOND = 22.4
+ATTACK, MOVE_CMD, GATHER, ATTACK_UNIT_CMD, STOP = 3674, 16, 295, 23, 4
 REAPER = 49
-ARMY_TYPES = (D.MARINE, D.MARAUDER, REAPER)
+ARMY_TYPES = (D.MARINE, REAPER)
+LOOPS_PER_SECOND = 22.4
+"""Game loops per game second at faster speed (the unit of the builds' timings)."""
+BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY}
+BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY}
+
+THREAT_RADIUS = 14.0
+"""An enemy this close to one of its structures is attacking it (m)."""
+FIGHT_RADIUS = 12.0
+"""Enemies this close to a wave's centre count for the wave's fight (m)."""
+RETREAT_RATIO = 1.3
+"""The higher levels walk back when the enemy's strength near the wave is this much above the
+wave's (m)."""
+GROUP_RADIUS = 8.0
+GROUP_TIMEOUT = 20 * LOOPS_PER_SECOND
+STAGING = 8.0
+"""The staging point lies this far from the forward townhall towards the enemy (m)."""
+MINERALS_PER_BASE, GAS_PER_REFINERY = 16, 3
+"""Two workers per mineral field, three per refinery (the harvest system's ideal counts)."""
+RESCOUT_S = 150.0
+LANE = 0.8
+"""Room it leaves between its structures' collision circles (a marine is 0.75 across) (m)."""
+LOOK_FAR = 48
+"""Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
+ECONOMY_PERIOD = 20
+"""Loops between two economy decisions at least (the quickest levels decide on their army more
+often) (m)."""
 
 
-@dataclass(frozen=True)
-class Level:
-    """What one difficulty level changes (m: the values are the engine's)."""
-
-    period: int
-    """Loops between two decisions (reaction time, APM)."""
-    workers: int
-    """Workers it trains up to."""
-    barracks: int
-    expand_at: int
-    """Workers at which it takes its natural (0: never expands)."""
-    first_wave: int
-    """Army units in its first attack wave; later waves grow by ``wave_growth``."""
-    wave_growth: int
-    first_attack_s: float
-    """Game seconds (faster speed) before its first attack."""
-    production_pause: float
-    """Fraction of decisions it skips producing anything (lower levels: less effective income)."""
-    focus_fire: bool
-    sees_all: bool = False
-    extra_income: int = 0
-    """Extra minerals per mining trip (the Cheat levels' income)."""
-
-
-LEVELS: dict[int, Level] = {
-    1: Level(period=64, workers=14, barracks=1, expand_at=0, first_wave=6, wave_growth=2, first_attack_s=420,
-             production_pause=0.6, focus_fire=False),
-    2: Level(period=44, workers=18, barracks=1, expand_at=0, first_wave=8, wave_growth=3, first_attack_s=360,
-             production_pause=0.4, focus_fire=False),
-    3: Level(period=32, workers=24, barracks=2, expand_at=20, first_wave=10, wave_growth=4, first_attack_s=330,
-             production_pause=0.25, focus_fire=False),
-    4: Level(period=24, workers=32, barracks=3, expand_at=19, first_wave=12, wave_growth=5, first_attack_s=300,
-             production_pause=0.12, focus_fire=True),
-    5: Level(period=16, workers=40, barracks=4, expand_at=18, first_wave=14, wave_growth=6, first_attack_s=280,
-             production_pause=0.05, focus_fire=True),
-    6: Level(period=12, workers=44, barracks=5, expand_at=17, first_wave=16, wave_growth=8, first_attack_s=260,
-             production_pause=0.0, focus_fire=True),
-    7: Level(period=8, workers=50, barracks=6, expand_at=17, first_wave=18, wave_growth=10, first_attack_s=240,
-             production_pause=0.0, focus_fire=True),
-    8: Level(period=8, workers=50, barracks=6, expand_at=17, first_wave=18, wave_growth=10, first_attack_s=240,
-             production_pause=0.0, focus_fire=True, sees_all=True),
-    9: Level(period=8, workers=50, barracks=7, expand_at=17, first_wave=18, wave_growth=10, first_attack_s=240,
-             production_pause=0.0, focus_fire=True, extra_income=1),
-    10: Level(period=8, workers=50, barracks=8, expand_at=17, first_wave=18, wave_growth=10, first_attack_s=240,
-              production_pause=0.0, focus_fire=True, sees_all=True, extra_income=2),
-}
-"""Difficulty (``sc2api_pb2.Difficulty`` 1 VeryEasy .. 10 CheatInsane) -> its level."""
+def _strength(rows: np.ndarray, u: object) -> float:
+    """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
+    the sum of damage per loop)."""
+    if not len(rows):
+        return 0.0
+    ti = u.ti[rows]  # type: ignore[attr-defined]
+    hp = float((u.hp[rows] + u.shield[rows]).sum())  # type: ignore[attr-defined]
+    dps = float((TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0))[TYPES.can_attack[ti]].sum())
+    return hp * dps
 
 
 class MeleeComputer:
-    """Acts for ``player_id`` inside :meth:`Game.step` (deterministic: its choices depend only on the
-    game's state and seed)."""
+    """Acts for ``player_id`` inside :meth:`Game.step` (see the module docstring)."""
 
     def __init__(self, player_id: int, difficulty: int, build: int, scenario: Melee) -> None:
         if difficulty not in LEVELS:
-            raise ValueError(f"unknown difficulty {difficulty}")
+            raise ValueError(f"unknown Computer difficulty {difficulty}: give 1 (VeryEasy) to 10 (CheatInsane)")
+        if build not in (0, *range(1, 7)):
+            raise ValueError(f"unknown Computer build {build}: give 1 (RandomBuild) to 6 (Air)")
         self.player_id = player_id
         self.difficulty = difficulty
-        self.ai_build = build
-        self.level = LEVELS[difficulty]
+        self.ai_build = build or RANDOM_BUILD
+        self.level: Level = LEVELS[difficulty]
         self.scenario = scenario
-        self.next_loop = 0
-        self.waves = 0
-        self.attacking = False
-        self.home = scenario.starts[player_id]
-        self.enemy_starts = [p for q, p in scenario.starts.items() if q != player_id] or \
-            [p for p in scenario.map.start_locations if p != self.home]
         self.rng = np.random.default_rng(int(scenario.rng.integers(1 << 62)))
-        self.seen_structures: dict[int, tuple[float, float]] = {}
+        if not self.level.own_build:
+            self.build: Build = SIMPLE
+        elif self.ai_build == RANDOM_BUILD:
+            self.build = BUILDS[RANDOM_CHOICES[int(self.rng.integers(len(RANDOM_CHOICES)))]]
+        else:
+            self.build = BUILDS[self.ai_build]
+        self.home = (float(scenario.starts[player_id][0]), float(scenario.starts[player_id][1]))
+        self.candidates = [(float(x), float(y)) for x, y in scenario.map.start_locations
+                           if (float(x), float(y)) != self.home]
+        """Where the enemy may have started (what game_info's start locations tell a player)."""
+        self.next_loop = 0
+        self.plan: MapPlan | None = None
+        self.step = 0
+        """Opener steps done."""
+        # what it knows of the enemy
+        self.enemy_structures: dict[int, tuple[float, float, int]] = {}
+        self.seen_sites: dict[int, int] = {}
+        """Site index -> the loop it was last seen."""
+        self.enemy_main: tuple[float, float] | None = self.candidates[0] if len(self.candidates) == 1 else None
+        # jobs of its units
+        self.scout = 0
+        self.scout_targets: list[tuple[float, float]] = []
+        self.rescout_at = 0
+        self.pulled: set[int] = set()
+        self.wave: set[int] = set()
+        self.waves = 0
+        self.wave_target: tuple[float, float] | None = None
+        self.gather_since = -1
+        self.spots: dict[tuple[int, int], list[tuple[float, float]]] = {}
+        """(base index, structure size) -> building spots left (best first)."""
+        self.known = np.zeros(0, dtype=np.int64)
+        """Rows of the enemy units it knows of at this decision."""
+        self.reserved = (0, 0)
+        """Minerals and vespene its workers on their way to build will pay on arrival."""
+        self.economy_at = 0
+        self.look_far_at = 0
+        self.site_array = np.zeros((0, 2))
+        # this decision's view of its own units
+        self.workers = np.zeros(0, dtype=np.int64)
+        self.army_rows = np.zeros(0, dtype=np.int64)
+        self.structs: list[Structure] = []
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -126,292 +176,617 @@ class MeleeComputer:
         self.next_loop = world.loop + self.level.period
         if not world.has_economy:
             return
-        produce = self.rng.random() >= self.level.production_pause
-        self.economy(world, produce)
-        if produce:
-            self.production(world)
+        if self.plan is None:
+            self.plan = map_plan(world)
+            self.site_array = np.array(self.plan.sites)
+        u = world.u
+        own = u.owner == self.player_id
+        uid = u.unit_id
+        self.workers = (own & (uid == D.SCV)).nonzero()[0]
+        self.army_rows = (own & ((uid == D.MARINE) | (uid == REAPER))).nonzero()[0]
+        self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
+        self.look(world)
+        if world.loop >= self.economy_at:  # (the economy needs no quicker hand than ECONOMY_PERIOD)
+            self.economy_at = world.loop + ECONOMY_PERIOD
+            self.economy(world)
         self.army(world)
 
     # ------------------------------------------------------------------ what it knows
-    def mine(self, world: World, unit_ids: tuple[int, ...] | None = None) -> np.ndarray:
+    def look(self, world: World) -> None:
+        """Update what it knows: the enemy units its units see now (every one at the levels that
+        see the map), the enemy structures it has seen (forgotten once it sees their place empty),
+        the expansion sites it has looked at."""
         u = world.u
-        m = u.owner == self.player_id
-        if unit_ids is not None:
-            m &= np.isin(u.unit_id, np.array(unit_ids))
-        return np.nonzero(m)[0]
-
-    def known_enemy(self, world: World) -> np.ndarray:
-        """Rows of enemy units it may know of: those on cells its units see now (all of them at the
-        Cheat levels that see the map)."""
-        u = world.u
-        enemy = (u.owner != self.player_id) & (u.owner != NEUTRAL_OWNER)
-        if self.level.sees_all or not np.count_nonzero(enemy):
-            return np.nonzero(enemy)[0]
-        vis = world.vision.visibility(self.player_id)
-        seen = world.vision.observed(self.player_id, vis)
-        rows = np.nonzero(enemy & seen)[0]
-        for r in rows[TYPES.structure[u.ti[rows]]].tolist():
-            self.seen_structures[int(u.tag[r])] = (float(u.x[r]), float(u.y[r]))
-        return rows
+        pid = self.player_id
+        enemy = np.nonzero((u.owner != pid) & (u.owner != NEUTRAL_OWNER))[0]
+        plan = self.plan
+        assert plan is not None
+        vision = world.vision
+        if self.level.sees_all:
+            known = enemy
+        elif len(enemy):
+            known = enemy[vision.sees(pid, u.x[enemy], u.y[enemy])]
+        else:
+            known = enemy
+        self.known = known
+        st = TYPES.structure[u.ti[known]]
+        for r in known[st].tolist():
+            self.enemy_structures[int(u.tag[r])] = (float(u.x[r]), float(u.y[r]), int(u.unit_id[r]))
+        if self.enemy_structures and world.loop >= self.look_far_at:
+            if self.level.sees_all:
+                gone = [t for t in self.enemy_structures if u.row(t) < 0]
+            else:  # remembered structures not seen now: forgotten once their place is seen empty
+                seen_tags = set(u.tag[known].tolist())
+                away = [t for t in self.enemy_structures if t not in seen_tags]
+                gone = []
+                if away:
+                    pos = np.array([self.enemy_structures[t][:2] for t in away])
+                    gone = [t for t, g in zip(away, vision.sees(pid, pos[:, 0], pos[:, 1]).tolist(), strict=True) if g]
+            for t in gone:
+                del self.enemy_structures[t]
+        if world.loop >= self.look_far_at:  # (what changes slowly: every LOOK_FAR loops)
+            self.look_far_at = world.loop + LOOK_FAR
+            sites = self.site_array
+            seen = np.ones(len(sites), dtype=bool) if self.level.sees_all else vision.sees(pid, sites[:, 0], sites[:, 1])
+            for k in np.nonzero(seen)[0].tolist():
+                self.seen_sites[k] = world.loop
+        if self.enemy_main is None:
+            for x, y, _ in self.enemy_structures.values():
+                for c in self.candidates:
+                    if (x - c[0]) ** 2 + (y - c[1]) ** 2 < 20 ** 2:
+                        self.enemy_main = c
+                        break
 
     # ------------------------------------------------------------------ economy
-    def economy(self, world: World, produce: bool) -> None:
+    def can_spend(self, world: World, minerals: int, vespene: int) -> bool:
+        """Whether it has the money, and (the lower levels) whether spending it stays within the
+        share of its income the level lets it use."""
+        pid = self.player_id
+        s = world.supply
+        if s.minerals.get(pid, 0) - self.reserved[0] < minerals or s.vespene.get(pid, 0) - self.reserved[1] < vespene:
+            return False
+        lv = self.level
+        if lv.income < 1.0 and s.spent_minerals.get(pid, 0) + minerals > 50 + lv.income * s.collected_minerals.get(pid, 0):
+            return False
+        return not (lv.gas_income < 1.0 and vespene and
+                    s.spent_vespene.get(pid, 0) + vespene > lv.gas_income * s.collected_vespene.get(pid, 0))
+
+    def economy(self, world: World) -> None:
         u = world.u
         pid = self.player_id
-        workers = self.mine(world, (D.SCV,))
-        idle = workers[u.kind[workers] == IDLE]
-        structures = world.construction.structures
-        townhalls = [s for s in structures.values() if s.owner == pid and s.unit_id == D.COMMANDCENTER and s.ready]
-        if len(idle) and townhalls:
-            for r in idle.tolist():
-                field = self.nearest_field(world, float(u.x[r]), float(u.y[r]))
-                if field:
-                    world.command(pid, GATHER, [int(u.tag[r])], None, field, False)
-        if not produce:
-            return
+        structures = self.structs
+        townhalls = [s for s in structures if s.unit_id == D.COMMANDCENTER]
+        ready_th = [s for s in townhalls if s.ready]
+        barracks = [s for s in structures if s.unit_id == D.BARRACKS]
+        refineries = [s for s in structures if s.unit_id == D.REFINERY]
+        workers = self.workers
+        jobs = world.workers.jobs
+        building: dict[int, int] = {}
+        """Build ability -> workers on their way to build (or building) it."""
+        reserved = [0, 0]
+        for t in u.tag[workers].tolist():
+            job = jobs.get(t)
+            if job is not None and job.build and job.phase != WALK_HOME:
+                building[job.build] = building.get(job.build, 0) + 1
+                if job.phase == WALK_SITE:  # (paid when the worker gets there: keep the money for it)
+                    spec = D.unit_spec(BUILDS_UNIT[job.build])
+                    reserved[0] += spec.minerals
+                    reserved[1] += spec.vespene
+        self.reserved = (reserved[0], reserved[1])
+        self.gather_idle(world, workers, ready_th, refineries)
+        # --- what it wants, most urgent first; a structure that is due keeps the money for itself
+        used, cap = world.supply.food(pid)
+        bases = len(townhalls)
+        producers = len(ready_th) + sum(1 for b in barracks if b.ready)
+        depots_building = sum(1 for s in structures if s.unit_id == D.SUPPLYDEPOT and not s.ready) + \
+            building.get(BUILD_DEPOT, 0)
+        ready_rax = sum(1 for b in barracks if b.ready)
+        if self.step and cap < 200 and cap - used <= 2 + len(ready_th) + 2 * ready_rax and \
+                depots_building < 1 + producers // 5:
+            if not self.place(world, DEPOT):
+                return
         n_workers = len(workers) + sum(s.queue.count(D.SCV) for s in townhalls)
-        for th in townhalls:
-            if n_workers < self.level.workers and not th.queue:
+        t_s = world.loop / LOOPS_PER_SECOND
+        expand = self.build.expand_s
+        # (from when it may start its next townhall; none left: at once)
+        expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
+        soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
+        want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
+                           + (4 if soon else 0))
+        for th in ready_th:
+            if n_workers < want_workers and not th.queue and used < cap and self.can_spend(world, 50, 0):
                 if world.command(pid, TRAIN_SCV, [th.tag], None, 0, False) == SUCCESS:
                     n_workers += 1
-        used, cap = world.supply.food(pid)
-        pending_depots = sum(1 for s in structures.values() if s.owner == pid and s.unit_id == D.SUPPLYDEPOT
-                             and not s.ready) + self.walking_to_build(world, BUILD_DEPOT)
-        producers = 1 + sum(1 for s in structures.values() if s.owner == pid and s.unit_id == D.BARRACKS)
-        if cap < 200 and cap - used <= 2 + 2 * producers and pending_depots < (1 + producers // 3):
-            self.build(world, BUILD_DEPOT, D.SUPPLYDEPOT, self.home, toward_centre=-3.0)
-        if self.level.expand_at and len(workers) >= self.level.expand_at and len(townhalls) < 2 and \
-                not self.walking_to_build(world, BUILD_CC) and \
-                not any(s.owner == pid and s.unit_id == D.COMMANDCENTER and not s.ready for s in structures.values()):
-            spot = self.natural(world)
-            if spot is not None:
-                self.build(world, BUILD_CC, D.COMMANDCENTER, spot, exact=True)
+                    used += 1
+        if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
+            self.send_scout(world, workers)
+        # the opener
+        opener = self.build.opener
+        while self.step < len(opener):
+            food, what = opener[self.step]
+            if used < food:
+                break
+            if what == DEPOT and depots_building and cap - used > 4:
+                self.step += 1  # (supply is already being taken care of)
+                continue
+            if what == BARRACKS and not any(s.unit_id == D.SUPPLYDEPOT for s in structures):
+                break  # (a barracks needs a supply depot)
+            if self.place(world, what):
+                self.step += 1
+                continue
+            return  # keep the money for it
+        # expansions
+        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
+                and all(s.ready for s in townhalls):
+            if not self.expand(world):
+                return
+        if self.step < len(opener):
+            return
+        # a refinery where it wants reapers
+        if self.build.reapers and not refineries and not building.get(BUILD_REFINERY) and ready_th:
+            if not self.place(world, REFINERY):
+                return
+        # more barracks
+        want_rax = self.build.barracks_per_base * max(1, len(ready_th))
+        if world.supply.minerals.get(pid, 0) > 400:
+            want_rax = len(barracks) + 1  # (money piles up: more production)
+        want_rax = min(self.level.max_barracks, want_rax)
+        if len(barracks) + building.get(BUILD_BARRACKS, 0) < want_rax and not building.get(BUILD_BARRACKS) \
+                and any(s.unit_id == D.SUPPLYDEPOT and s.ready for s in structures):
+            if not self.place(world, BARRACKS):
+                return
+        self.produce(world, barracks)
 
-    def walking_to_build(self, world: World, ability: int) -> int:
-        jobs = world.workers.jobs
+    def gather_idle(self, world: World, workers: np.ndarray, townhalls: list[Structure],
+                    refineries: list[Structure]) -> None:
+        """Idle workers (and pulled ones once the threat is gone) go mining where they are needed:
+        a refinery short of its 3, else the base with the fewest workers for its fields."""
         u = world.u
-        n = 0
-        for r in self.mine(world, (D.SCV,)).tolist():
-            job = jobs.get(int(u.tag[r]))
-            if job is not None and getattr(job, "build", 0) == ability and job.target == 0:
-                n += 1
-        return n
-
-    def nearest_field(self, world: World, x: float, y: float) -> int:
-        best, bd = 0, math.inf
-        townhalls = [(s.x, s.y) for s in world.construction.structures.values()
-                     if s.owner == self.player_id and s.unit_id == D.COMMANDCENTER and s.ready]
-        for tag, res in world.harvest.resources.items():
+        pid = self.player_id
+        idle = workers[u.kind[workers] == IDLE]
+        idle = [int(t) for t in u.tag[idle].tolist() if int(t) != self.scout and int(t) not in self.pulled]
+        if not idle or not townhalls:
+            return
+        jobs = world.workers.jobs
+        harvest = world.harvest
+        on: dict[int, int] = {}
+        for job in jobs.values():
+            if job.resource:
+                on[job.resource] = on.get(job.resource, 0) + 1
+        for ref in refineries:
+            if not ref.ready or ref.geyser not in harvest.resources:
+                continue
+            while idle and on.get(ref.geyser, 0) < GAS_PER_REFINERY:
+                if world.command(pid, GATHER, [idle.pop()], None, ref.tag, False) != SUCCESS:
+                    break
+                on[ref.geyser] = on.get(ref.geyser, 0) + 1
+        fields: list[tuple[int, int, float, float]] = []
+        for tag, res in harvest.resources.items():
             if not res.is_mineral or res.contents <= 0:
                 continue
-            if not any((res.x - tx) ** 2 + (res.y - ty) ** 2 < 100.0 for tx, ty in townhalls):
-                continue
-            d = (res.x - x) ** 2 + (res.y - y) ** 2
-            if d < bd:
-                best, bd = tag, d
-        return best
+            for k, th in enumerate(townhalls):
+                if (res.x - th.x) ** 2 + (res.y - th.y) ** 2 < 100.0:
+                    fields.append((tag, k, res.x, res.y))
+                    break
+        if not fields:
+            return
+        per_base = [0] * len(townhalls)
+        n_fields = [0] * len(townhalls)
+        for tag, k, _, _ in fields:
+            per_base[k] += on.get(tag, 0)
+            n_fields[k] += 1
+        for t in idle:
+            need = [(per_base[k] - 2 * n_fields[k], k) for k in range(len(townhalls)) if n_fields[k]]
+            _, k = min(need)
+            best = min((f for f in fields if f[1] == k), key=lambda f: (on.get(f[0], 0), f[0]))
+            if world.command(pid, GATHER, [t], None, best[0], False) == SUCCESS:
+                on[best[0]] = on.get(best[0], 0) + 1
+                per_base[k] += 1
 
-    def natural(self, world: World) -> tuple[float, float] | None:
-        """The nearest free expansion site to the main (a spot where a Command Center fits)."""
-        sites = expansion_sites(world)
+    def send_scout(self, world: World, workers: np.ndarray) -> None:
+        """An SCV walks to every start location the enemy may have (nearest first)."""
+        tag = self.builder(world, workers, self.home)
+        if not tag:
+            return
         hx, hy = self.home
-        taken = [(s.x, s.y) for s in world.construction.structures.values() if s.unit_id == D.COMMANDCENTER]
-        best, bd = None, math.inf
-        for x, y in sites:
-            if any((x - a) ** 2 + (y - b) ** 2 < 36 for a, b in taken):
-                continue
-            if any((x - a) ** 2 + (y - b) ** 2 < 36 for a, b in self.enemy_starts):
-                continue
-            d = (x - hx) ** 2 + (y - hy) ** 2
-            if d < bd:
-                best, bd = (x, y), d
-        return best
+        self.scout_targets = sorted(self.candidates, key=lambda c: (c[0] - hx) ** 2 + (c[1] - hy) ** 2)
+        self.scout = tag
+        world.command(self.player_id, MOVE_CMD, [tag], self.scout_targets[0], 0, False)
 
-    def build(self, world: World, ability: int, unit_id: int, near: tuple[float, float], toward_centre: float = 4.0,
-              exact: bool = False) -> bool:
-        """Send a mining worker to build ``unit_id`` at a free spot near ``near``."""
-        spec = D.unit_spec(unit_id)
-        if world.supply.afford(self.player_id, spec.minerals, spec.vespene) != SUCCESS:
-            return False
-        spot = near if exact else self.find_spot(world, ability, near, toward_centre)
-        if spot is None or world.placement.check(ability, *spot) != SUCCESS:
-            return False
-        worker = self.builder(world, spot)
-        if worker == 0:
-            return False
-        return world.command(self.player_id, ability, [worker], spot, 0, False) == SUCCESS
-
-    def builder(self, world: World, spot: tuple[float, float]) -> int:
+    def builder(self, world: World, workers: np.ndarray, spot: tuple[float, float]) -> int:
+        """The mining worker nearest to ``spot`` (0: none), not carrying if one is as near."""
         u = world.u
-        workers = self.mine(world, (D.SCV,))
         jobs = world.workers.jobs
         best, bd = 0, math.inf
-        for r in workers.tolist():
-            tag = int(u.tag[r])
-            job = jobs.get(tag)
-            if job is not None and getattr(job, "build", 0):
+        for r, t in zip(workers.tolist(), u.tag[workers].tolist(), strict=True):
+            if t == self.scout or t in self.pulled:
                 continue
-            d = (float(u.x[r]) - spot[0]) ** 2 + (float(u.y[r]) - spot[1]) ** 2
+            job = jobs.get(t)
+            if job is None or job.build or not job.resource:
+                continue
+            d = (float(u.x[r]) - spot[0]) ** 2 + (float(u.y[r]) - spot[1]) ** 2 + (25.0 if job.carry else 0.0)
             if d < bd:
-                best, bd = tag, d
+                best, bd = t, d
         return best
 
-    def find_spot(self, world: World, ability: int, near: tuple[float, float], toward_centre: float) -> tuple[float, float] | None:
-        """A free spot for the structure of ``ability``: the first on a spiral round a point
-        ``toward_centre`` cells from ``near`` towards the map's centre, kept away from minerals."""
-        cx, cy = world.map.center
-        hx, hy = near
-        d = math.hypot(cx - hx, cy - hy) or 1.0
-        ox, oy = hx + (cx - hx) / d * toward_centre, hy + (cy - hy) / d * toward_centre
-        fields = [(r.x, r.y) for r in world.harvest.resources.values() if (r.x - hx) ** 2 + (r.y - hy) ** 2 < 225]
-        k = int(self.rng.integers(0, 8))
-        for ring in range(1, 14):
-            for i in range(8 * ring):
-                a = 2 * math.pi * ((i + k) % (8 * ring)) / (8 * ring)
-                x, y = math.floor(ox + 2 * ring * math.cos(a)) + 0.5, math.floor(oy + 2 * ring * math.sin(a)) + 0.5
-                if ability == BUILD_DEPOT:
-                    x, y = round(x), round(y)
-                if any((x - fx) ** 2 + (y - fy) ** 2 < 20.0 for fx, fy in fields):
-                    continue
-                if world.placement.check(ability, x, y) == SUCCESS:
-                    return (x, y)
+    def place(self, world: World, what: str) -> bool:
+        """Send a worker to build ``what`` at its next free spot; False when it cannot yet (money,
+        no worker, no spot): the caller then keeps the money for it."""
+        uid = BUILD_UNIT[what]
+        spec = D.unit_spec(uid)
+        if not self.can_spend(world, spec.minerals, spec.vespene):
+            return False
+        pid = self.player_id
+        workers = self.workers
+        if what == REFINERY:
+            geyser = self.free_geyser(world)
+            if geyser is None:
+                return True  # (nothing to build on: not worth keeping money for)
+            tag = self.builder(world, workers, (geyser[1], geyser[2]))
+            return bool(tag) and world.command(pid, BUILD_REFINERY, [tag], None, geyser[0], False) == SUCCESS
+        size = 2 if what == DEPOT else 3
+        spot = self.free_spot(world, size)
+        if spot is None:
+            return True  # (no room left: give up on it rather than stall)
+        tag = self.builder(world, workers, spot)
+        if not tag:
+            return False
+        return world.command(pid, BUILD_ABILITY[what], [tag], spot, 0, False) == SUCCESS
+
+    def free_geyser(self, world: World) -> tuple[int, float, float] | None:
+        """A geyser without a refinery at one of its finished bases."""
+        pid = self.player_id
+        ths = [s for s in world.construction.structures.values()
+               if s.owner == pid and s.unit_id == D.COMMANDCENTER and s.ready]
+        for tag, res in world.harvest.resources.items():
+            if res.is_mineral or res.refinery or res.contents <= 0:
+                continue
+            if any((res.x - th.x) ** 2 + (res.y - th.y) ** 2 < 100.0 for th in ths):
+                return (tag, res.x, res.y)
         return None
 
-    # ------------------------------------------------------------------ production
-    def production(self, world: World) -> None:
+    def bases(self, world: World) -> list[int]:
+        """Site indices of its townhalls, the main first."""
+        plan = self.plan
+        assert plan is not None
+        out = []
+        for s in self.structs:
+            if s.unit_id == D.COMMANDCENTER:
+                k = int(np.argmin([(a - s.x) ** 2 + (b - s.y) ** 2 for a, b in plan.sites]))
+                out.append(k)
+        main = self.site_index(self.home)
+        return sorted(set(out), key=lambda k: (k != main, k))
+
+    def site_index(self, p: tuple[float, float]) -> int:
+        plan = self.plan
+        assert plan is not None
+        return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
+
+    def free_spot(self, world: World, size: int) -> tuple[float, float] | None:
+        """The best free spot for a structure of ``size`` in its bases (the main first)."""
+        plan = self.plan
+        assert plan is not None
+        ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
+        toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
+        for k in self.bases(world):
+            key = (k, size)
+            spots = self.spots.get(key)
+            if spots is None:
+                hx, hy = plan.sites[k]
+                d = math.hypot(toward[0] - hx, toward[1] - hy) or 1.0
+                ux, uy = (toward[0] - hx) / d, (toward[1] - hy) / d
+                anchor = (hx + 8 * ux, hy + 8 * uy) if size == 3 else (hx - 8 * ux, hy - 8 * uy)
+                spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor, gap=2)
+            while spots:
+                x, y = spots[0]
+                if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size):
+                    return (x, y)
+                spots.pop(0)
+        return None
+
+    def clear_of_structures(self, x: float, y: float, size: int) -> bool:
+        """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
+        collision circle and every structure's (the engine's collision pushes units apart by their
+        circles, so structures closer than that would shut units in)."""
+        r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius + LANE
+        for s in self.structs:
+            rs = D.unit_spec(s.unit_id).radius
+            if (s.x - x) ** 2 + (s.y - y) ** 2 < (r + rs) ** 2:
+                return False
+        return True
+
+    def expand(self, world: World) -> bool:
+        """Send a worker to build a townhall at the nearest free site (by walking from the main),
+        away from the enemy; False while it cannot yet."""
+        plan = self.plan
+        assert plan is not None
+        if not self.can_spend(world, 400, 0):
+            return False
+        ground = plan.ground.get(self.home)
+        if ground is None:
+            return True
+        enemy_pts = [(x, y) for x, y, _ in self.enemy_structures.values()]
+        mine = self.bases(world)
+        order = np.argsort(ground, kind="stable")
+        for k in order.tolist():
+            if k in mine or not np.isfinite(ground[k]):
+                continue
+            x, y = plan.sites[k]
+            if any((x - c[0]) ** 2 + (y - c[1]) ** 2 < 16 ** 2 for c in self.candidates):
+                continue  # (another player's start location)
+            if any((x - a) ** 2 + (y - b) ** 2 < 15 ** 2 for a, b in enemy_pts):
+                continue
+            if world.placement.check(BUILD_CC, x, y) != SUCCESS:
+                continue
+            tag = self.builder(world, self.workers, (x, y))
+            if not tag:
+                return False
+            return world.command(self.player_id, BUILD_CC, [tag], (x, y), 0, False) == SUCCESS
+        return True
+
+    def produce(self, world: World, barracks: list[Structure]) -> None:
+        """Marines from every idle barracks; reapers while it has fewer than the build wants."""
         pid = self.player_id
-        structures = world.construction.structures
-        barracks = [s for s in structures.values() if s.owner == pid and s.unit_id == D.BARRACKS]
-        workers = self.mine(world, (D.SCV,))
-        if len(barracks) < self.level.barracks and len(workers) >= 13 + 2 * len(barracks) and \
-                not self.walking_to_build(world, BUILD_BARRACKS):
-            if any(s.owner == pid and s.unit_id == D.SUPPLYDEPOT for s in structures.values()):
-                self.build(world, BUILD_BARRACKS, D.BARRACKS, self.home, toward_centre=6.0)
-        for b in barracks:
-            if b.ready and not b.queue:
-                world.command(pid, TRAIN_MARINE, [b.tag], None, 0, False)
+        u = world.u
+        idle = [b for b in barracks if b.ready and not b.queue]
+        if not idle:
+            return
+        reapers = int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
+            sum(b.queue.count(REAPER) for b in barracks)
+        for b in idle:
+            if reapers < self.build.reapers and self.can_spend(world, 50, 50):
+                if world.command(pid, TRAIN_REAPER, [b.tag], None, 0, False) == SUCCESS:
+                    reapers += 1
+                    continue
+            if not self.can_spend(world, 50, 0):
+                return
+            world.command(pid, TRAIN_MARINE, [b.tag], None, 0, False)
 
     # ------------------------------------------------------------------ army
+    def staging(self, world: World) -> tuple[float, float]:
+        """Where the army waits: in front of its townhall nearest to the enemy, towards the enemy."""
+        toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
+        ths = [(s.x, s.y) for s in self.structs if s.unit_id == D.COMMANDCENTER] or [self.home]
+        fx, fy = min(ths, key=lambda p: (p[0] - toward[0]) ** 2 + (p[1] - toward[1]) ** 2)
+        d = math.hypot(toward[0] - fx, toward[1] - fy) or 1.0
+        return (fx + (toward[0] - fx) / d * STAGING, fy + (toward[1] - fy) / d * STAGING)
+
     def army(self, world: World) -> None:
         u = world.u
         pid = self.player_id
-        army = self.mine(world, ARMY_TYPES)
-        if not len(army):
-            self.attacking = False
-            return
-        enemy = self.known_enemy(world)
-        mine_structures = [(s.x, s.y) for s in world.construction.structures.values() if s.owner == pid]
-        # defend: an enemy near one of its structures
-        threat = None
-        for r in enemy.tolist():
-            ex, ey = float(u.x[r]), float(u.y[r])
-            if any((ex - x) ** 2 + (ey - y) ** 2 < 400 for x, y in mine_structures):
-                threat = (ex, ey)
-                break
-        tags = [int(t) for t in u.tag[army]]
-        if threat is not None:
-            world.command(pid, ATTACK, tags, threat, 0, False)
-            self.focus(world, army, enemy)
-            return
-        t_s = world.loop / LOOPS_PER_SECOND
-        wave = self.level.first_wave + self.waves * self.level.wave_growth
-        if not self.attacking and len(army) >= wave and t_s >= self.level.first_attack_s:
-            self.attacking = True
-            self.waves += 1
-        if self.attacking:
-            if len(army) < max(3, wave // 3):
-                self.attacking = False
-            else:
-                target = self.attack_target(world, enemy)
-                idle = army[(u.kind[army] == IDLE) | (u.kind[army] == ATTACK_MOVE)]
-                if len(idle):
-                    world.command(pid, ATTACK, [int(t) for t in u.tag[idle]], target, 0, False)
-                self.focus(world, army, enemy)
+        army = self.army_rows
+        known = self.known
+        self.control_scout(world)
+        structures = [(s.x, s.y) for s in self.structs]
+        # --- defence: enemies near its structures
+        threat = np.zeros(0, dtype=np.int64)
+        if len(known) and structures:
+            sp = np.array(structures)
+            ex, ey = u.x[known], u.y[known]
+            d2 = (ex[:, None] - sp[None, :, 0]) ** 2 + (ey[:, None] - sp[None, :, 1]) ** 2
+            near = (d2 < THREAT_RADIUS ** 2).any(axis=1)
+            threat = known[near & TYPES.can_attack[u.ti[known]]]
+            if len(threat) == 1 and u.unit_id[threat[0]] == D.SCV:
+                threat = threat[:0]  # (a scouting worker is no threat)
+        in_wave = self.members(world, self.wave)[army]
+        self.wave = set(u.tag[army[in_wave]].tolist())
+        home_army = army[~in_wave]
+        if len(threat):
+            tx, ty = float(u.x[threat].mean()), float(u.y[threat].mean())
+            self.attack_move(world, home_army, (tx, ty))
+            mine_str = _strength(home_army, u)
+            enemy_str = _strength(threat, u)
+            if self.wave and self.level.retreat and mine_str < enemy_str:
+                self.attack_move(world, army[in_wave], (tx, ty))  # the wave comes back
+                self.wave.clear()
+                home_army = army
+                mine_str = _strength(army, u)
+            if self.level.pull_workers and mine_str < enemy_str:
+                self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
+            self.focus(world, home_army, known)
+        elif self.pulled:
+            back = [t for t in self.pulled if u.row(t) >= 0]
+            self.pulled.clear()
+            if back:
+                world.command(pid, STOP, back, None, 0, False)  # idle: gather_idle sends them mining
+        if not len(threat):
+            self.launch(world, home_army)
+        in_wave = self.members(world, self.wave)[army]
+        if self.wave:
+            self.press(world, army[in_wave])
+        # units at home wait at the staging point
+        if not len(threat):
+            rest = army[~in_wave]
+            idle = rest[u.kind[rest] == IDLE]
+            if len(idle):
+                sx, sy = self.staging(world)
+                far = idle[(u.x[idle] - sx) ** 2 + (u.y[idle] - sy) ** 2 > 25.0]
+                if len(far):
+                    world.command(pid, MOVE_CMD, [int(t) for t in u.tag[far].tolist()], (sx, sy), 0, False)
+
+    @staticmethod
+    def members(world: World, tags: set[int]) -> np.ndarray:
+        """bool per row of the store: the unit's tag is in ``tags``."""
+        mask = np.zeros(len(world.u), dtype=bool)
+        if tags:
+            rows = world.u.rows(np.fromiter(tags, dtype=np.int64, count=len(tags)))
+            mask[rows[rows >= 0]] = True
+        return mask
+
+    def control_scout(self, world: World) -> None:
+        """The scouting worker walks on to the next start location once it sees the one it walks
+        to, and goes back to mining at the end; at the higher levels an army unit later looks at
+        the sites next to the enemy's bases."""
+        u = world.u
+        if self.scout > 0:
+            r = u.row(self.scout)
+            if r < 0:
+                self.scout = -1
                 return
-        rally = self.rally_point(world)
-        idle = army[u.kind[army] == IDLE]
-        far = idle[(u.x[idle] - rally[0]) ** 2 + (u.y[idle] - rally[1]) ** 2 > 36]
-        if len(far):
-            world.command(pid, MOVE, [int(t) for t in u.tag[far]], rally, 0, False)
+            if self.enemy_main is not None and self.scout_targets and self.scout_targets[0] != self.enemy_main:
+                self.scout_targets = [self.enemy_main]
+            if self.scout_targets:
+                tx, ty = self.scout_targets[0]
+                if (u.x[r] - tx) ** 2 + (u.y[r] - ty) ** 2 < 36.0 or u.kind[r] == IDLE:
+                    self.scout_targets.pop(0)
+                    if self.scout_targets:
+                        world.command(self.player_id, MOVE_CMD, [self.scout], self.scout_targets[0], 0, False)
+                    else:
+                        world.command(self.player_id, MOVE_CMD, [self.scout], self.home, 0, False)
+            elif u.kind[r] == IDLE or (u.x[r] - self.home[0]) ** 2 + (u.y[r] - self.home[1]) ** 2 < 100.0:
+                world.command(self.player_id, STOP, [self.scout], None, 0, False)  # back to mining
+                self.scout = -1
+        if self.level.scout >= 2 and self.enemy_main is not None and world.loop >= self.rescout_at and \
+                world.loop / LOOPS_PER_SECOND > self.build.first_attack_s * self.level.attack_scale:
+            self.rescout_at = world.loop + int(RESCOUT_S * LOOPS_PER_SECOND)
+            army = self.army_rows
+            wave = self.wave
+            free = [int(t) for t in u.tag[army].tolist() if int(t) not in wave]
+            plan = self.plan
+            assert plan is not None
+            ground = plan.ground.get(self.enemy_main)
+            if free and ground is not None:
+                near = [k for k in np.argsort(ground, kind="stable").tolist()[1:4]]
+                pts = [plan.sites[k] for k in near]
+                world.command(self.player_id, MOVE_CMD, [free[0]], pts[0], 0, False)
+                for p in pts[1:]:
+                    world.command(self.player_id, MOVE_CMD, [free[0]], p, 0, True)
 
-    def attack_target(self, world: World, enemy: np.ndarray) -> tuple[float, float]:
+    def pull_workers(self, world: World, threat: np.ndarray, at: tuple[float, float], deficit: float) -> None:
+        """Workers near the threat join the fight, as many as make up for the army's deficit."""
         u = world.u
-        structures = enemy[TYPES.structure[u.ti[enemy]]] if len(enemy) else enemy
-        if len(structures):
-            r = int(structures[0])
-            return (float(u.x[r]), float(u.y[r]))
-        alive = set(u.tag[u.owner != self.player_id].tolist())
-        for tag, pos in list(self.seen_structures.items()):
-            if tag in alive:
-                return pos
-            del self.seen_structures[tag]
-        if len(enemy):
-            r = int(enemy[0])
-            return (float(u.x[r]), float(u.y[r]))
-        return self.enemy_starts[(self.waves + world.loop // 2000) % len(self.enemy_starts)]
+        pid = self.player_id
+        workers = self.workers
+        if not len(workers):
+            return
+        d2 = (u.x[workers] - at[0]) ** 2 + (u.y[workers] - at[1]) ** 2
+        near = workers[d2 < 20.0 ** 2]
+        if not len(near):
+            return
+        order = near[np.argsort(d2[d2 < 20.0 ** 2], kind="stable")]
+        want = min(len(order) * 3 // 4, 2 * len(threat) + 2)
+        pick = [int(t) for t in u.tag[order[:want]].tolist() if int(t) not in self.pulled and int(t) != self.scout]
+        if pick:
+            self.pulled.update(pick)
+            world.command(pid, ATTACK, pick, at, 0, False)
+        self.focus(world, self.members(world, self.pulled).nonzero()[0], threat)
 
-    def rally_point(self, world: World) -> tuple[float, float]:
-        cx, cy = world.map.center
-        hx, hy = self.home
-        d = math.hypot(cx - hx, cy - hy) or 1.0
-        x, y = hx + (cx - hx) / d * 10.0, hy + (cy - hy) / d * 10.0
-        return world.pathing_point(x, y) if hasattr(world, "pathing_point") else (x, y)
-
-    def focus(self, world: World, army: np.ndarray, enemy: np.ndarray) -> None:
-        """At the higher levels every unit with an enemy in range attacks the weakest one."""
-        if not self.level.focus_fire or not len(enemy):
+    def launch(self, world: World, home_army: np.ndarray) -> None:
+        """Start a wave once the army at home is big enough and the build's time has come (the
+        higher levels first gather it at the staging point)."""
+        if self.wave or not len(home_army):
             return
         u = world.u
-        dx = u.x[enemy][None, :] - u.x[army][:, None]
-        dy = u.y[enemy][None, :] - u.y[army][:, None]
-        edge = np.hypot(dx, dy) - TYPES.radius[u.ti[army]][:, None] - TYPES.radius[u.ti[enemy]][None, :]
-        can = TYPES.can_hit[u.ti[army]][:, u.ti[enemy]]
-        in_rng = (edge <= TYPES.range[u.ti[army]][:, None]) & can
-        hp = (u.hp + u.shield)[enemy]
-        weakest = np.argmin(np.where(in_rng, hp[None, :], np.inf), axis=1)
-        has = in_rng.any(axis=1)
-        for r, j in zip(army[has].tolist(), weakest[has].tolist(), strict=True):
-            tag = int(u.tag[enemy[j]])
-            if u.kind[r] != ATTACK_UNIT or int(u.ttag[r]) != tag:
-                world.command(self.player_id, D.ATTACK_ATTACK, [int(u.tag[r])], None, tag, False)
+        t_s = world.loop / LOOPS_PER_SECOND
+        if t_s < self.build.first_attack_s * self.level.attack_scale:
+            return
+        size = self.build.first_wave + self.waves * self.build.wave_growth
+        size = max(2, min(int(size * self.level.wave_scale), 120))
+        supply = float(TYPES.food[u.ti[home_army]].sum())
+        if supply < size:
+            self.gather_since = -1
+            return
+        if self.level.group_up:
+            sx, sy = self.staging(world)
+            near = (u.x[home_army] - sx) ** 2 + (u.y[home_army] - sy) ** 2 < GROUP_RADIUS ** 2
+            if self.gather_since < 0:
+                self.gather_since = world.loop
+            if np.count_nonzero(near) < 0.8 * len(home_army) and world.loop - self.gather_since < GROUP_TIMEOUT:
+                return
+        self.gather_since = -1
+        self.waves += 1
+        self.wave = set(u.tag[home_army].tolist())
+        self.wave_target = None
 
-
-def expansion_sites(world: World) -> list[tuple[float, float]]:
-    """Townhall spots next to each cluster of mineral fields: the point nearest the cluster's
-    centre, on the far side from its minerals, where a Command Center may be placed (cached per
-    world)."""
-    cached = getattr(world, "_expansion_sites", None)
-    if cached is not None:
-        return cached
-    res = [(r.x, r.y) for r in world.harvest.resources.values()]
-    fields = [(r.x, r.y) for r in world.harvest.resources.values() if r.is_mineral]
-    clusters: list[list[tuple[float, float]]] = []
-    for f in fields:
-        for c in clusters:
-            if any((f[0] - g[0]) ** 2 + (f[1] - g[1]) ** 2 < 64 for g in c):
-                c.append(f)
-                break
+    def press(self, world: World, wave: np.ndarray) -> None:
+        """A wave on its way: attack-move to its target; at the higher levels fall back when the
+        enemy near it is stronger; the wave ends once it is down to a few units."""
+        u = world.u
+        if len(wave) < 3:
+            self.wave.clear()
+            return
+        cx, cy = float(u.x[wave].mean()), float(u.y[wave].mean())
+        known = self.known
+        if self.level.retreat and len(known):
+            near = known[(u.x[known] - cx) ** 2 + (u.y[known] - cy) ** 2 < FIGHT_RADIUS ** 2]
+            near = near[TYPES.can_attack[u.ti[near]]]
+            if len(near) and _strength(near, u) > RETREAT_RATIO * _strength(wave, u):
+                world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave].tolist()], self.staging(world),
+                              0, False)
+                self.wave.clear()
+                return
+        target = self.attack_target(world, (cx, cy))
+        if target != self.wave_target:
+            self.wave_target = target
+            world.command(self.player_id, ATTACK, [int(t) for t in u.tag[wave].tolist()], target, 0, False)
         else:
-            clusters.append([f])
-    sites = []
-    for c in clusters:
-        if len(c) < 4:
-            continue
-        mx = float(np.mean([p[0] for p in c]))
-        my = float(np.mean([p[1] for p in c]))
-        best, bd = None, math.inf
-        for dx in range(-12, 13):
-            for dy in range(-12, 13):
-                x, y = math.floor(mx) + dx + 0.5, math.floor(my) + dy + 0.5
-                d = (x - mx) ** 2 + (y - my) ** 2
-                if d >= bd or d > 144:
-                    continue
-                if any((x - a) ** 2 + (y - b) ** 2 < 36 for a, b in res):
-                    continue
-                if world.placement.check(BUILD_CC, x, y) != SUCCESS:
-                    continue
-                best, bd = (x, y), d
-        if best is not None:
-            sites.append(best)
-    world._expansion_sites = sites  # type: ignore[attr-defined]
-    return sites
+            idle = wave[u.kind[wave] == IDLE]
+            if len(idle):
+                world.command(self.player_id, ATTACK, [int(t) for t in u.tag[idle].tolist()], target, 0, False)
+        self.focus(world, wave, known)
+
+    def attack_target(self, world: World, at: tuple[float, float]) -> tuple[float, float]:
+        """The nearest enemy structure it knows of; else an enemy start location it has not seen;
+        else the expansion site it saw longest ago (nearest the enemy's start first)."""
+        if self.enemy_structures:
+            x, y, _ = min(self.enemy_structures.values(), key=lambda s: (s[0] - at[0]) ** 2 + (s[1] - at[1]) ** 2)
+            return (x, y)
+        plan = self.plan
+        assert plan is not None
+        for c in sorted(self.candidates, key=lambda c: (c[0] - at[0]) ** 2 + (c[1] - at[1]) ** 2):
+            k = self.site_index(c)
+            if k not in self.seen_sites:
+                return c
+        ref = self.enemy_main or (self.candidates[0] if self.candidates else self.home)
+        ground = plan.ground.get(ref)
+        dist = ground if ground is not None else np.zeros(len(plan.sites))
+        best = min(range(len(plan.sites)),
+                   key=lambda k: (self.seen_sites.get(k, -1), float(dist[k]) if np.isfinite(dist[k]) else 1e9))
+        return plan.sites[best]
+
+    def attack_move(self, world: World, rows: np.ndarray, target: tuple[float, float]) -> None:
+        """Attack-move ``rows`` to ``target``, commanding only those not already on their way there
+        or fighting."""
+        if not len(rows):
+            return
+        u = world.u
+        busy = ((u.kind[rows] == ATTACK_MOVE) & ((u.tx[rows] - target[0]) ** 2 + (u.ty[rows] - target[1]) ** 2 < 16.0)) \
+            | (u.kind[rows] == ATTACK_UNIT)
+        go = rows[~busy]
+        if len(go):
+            world.command(self.player_id, ATTACK, [int(t) for t in u.tag[go].tolist()], target, 0, False)
+
+    def focus(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
+        """At the higher levels every unit with an enemy in range attacks the best one: a unit that
+        can shoot back before one that cannot, then the least life left."""
+        if not self.level.focus_fire or not len(rows) or not len(enemy):
+            return
+        u = world.u
+        ex, ey = u.x[enemy], u.y[enemy]
+        cx, cy = float(u.x[rows].mean()), float(u.y[rows].mean())
+        close = (ex - cx) ** 2 + (ey - cy) ** 2 < 20.0 ** 2
+        enemy = enemy[close]
+        if not len(enemy):
+            return
+        dx = u.x[enemy][None, :] - u.x[rows][:, None]
+        dy = u.y[enemy][None, :] - u.y[rows][:, None]
+        ti_r, ti_e = u.ti[rows], u.ti[enemy]
+        edge = np.sqrt(dx * dx + dy * dy) - TYPES.radius[ti_r][:, None] - TYPES.radius[ti_e][None, :]
+        in_rng = (edge <= TYPES.range[ti_r][:, None]) & TYPES.can_hit[ti_r][:, ti_e]
+        has = in_rng.any(axis=1)
+        if not has.any():
+            return
+        life = (u.hp + u.shield)[enemy] + np.where(TYPES.can_attack[ti_e], 0.0, 1e4) + \
+            np.where(TYPES.structure[ti_e], 1e4, 0.0)
+        best = np.argmin(np.where(in_rng, life[None, :], np.inf), axis=1)
+        shooters = rows[has]
+        targets = u.tag[enemy[best[has]]]
+        change = (u.kind[shooters] != ATTACK_UNIT) | (u.ttag[shooters] != targets)
+        by_target: dict[int, list[int]] = {}
+        for r, t in zip(u.tag[shooters[change]].tolist(), targets[change].tolist(), strict=True):
+            by_target.setdefault(t, []).append(r)
+        for t, group in by_target.items():
+            world.command(self.player_id, ATTACK_UNIT_CMD, group, None, t, False)
+
+
+__all__ = ["LEVELS", "MeleeComputer"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from sc2pool.engine.computer import ComputerAI
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.world import Deaths, World
 
@@ -24,6 +24,17 @@ GAME_SECOND = 16
 The mini-game maps' timers count game seconds, so pysc2's "120 s" limit is 1920 loops (240 agent
 steps at step_mul 8); burnysc2's ``self.time`` (22.4 loops/s) shows 85.7 s when it expires.
 """
+
+
+class ScriptedPlayer(Protocol):
+    """A player the game runs inside :meth:`Game.step`: the mini-games' :class:`~sc2pool.engine.computer.ComputerAI`, the
+    melee game's Computer."""
+
+    def act(self, world: World) -> None:
+        """Decide and command (through :meth:`World.command`) if a decision is due."""
+
+    def horizon(self, loop: int) -> int:
+        """Loops until its next decision (>= 1): the game does not step past it."""
 
 
 class SetupError(ValueError):
@@ -68,7 +79,7 @@ class Scenario:
         self.result: dict[int, int] | None = None
         self.world: World = World(self.map)
         self.rng: np.random.Generator = np.random.default_rng(0)
-        self.computers: list[ComputerAI] = []
+        self.computers: Sequence[ScriptedPlayer] = []
         """Scripted players the game runs inside ``step`` (Computer slots, the map's own army)."""
 
     # ------------------------------------------------------------------ hooks

@@ -130,8 +130,12 @@ class Melee(Scenario):
             self.townhalls[pid] = self.spawn_start(pid, self.rules[pid], sx, sy)
         from sc2pool.engine.computer.melee import MeleeComputer
 
-        self.computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)  # type: ignore[misc]
-                          for p in self.players if p.type == COMPUTER]
+        computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)
+                     for p in self.players if p.type == COMPUTER]
+        for c in computers:  # the resource cheats' income (the levels and their source: computer/levels.py)
+            if c.level.extra_income:
+                w.harvest.income_bonus[c.player_id] = c.level.extra_income
+        self.computers = computers
 
     def spawn_neutrals(self, lm: LadderMap) -> None:
         """The map's minerals, geysers, rocks and towers."""

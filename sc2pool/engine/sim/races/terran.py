@@ -1,7 +1,9 @@
 """Terran: everything Terran the economy does.
 
-- Production: the Command Center trains SCVs (ability 524), the Barracks marines (560), each in
-  its queue; the Command Center's rally is ability 203, the Barracks' 195.
+- Production: the Command Center trains SCVs (ability 524), the Barracks marines (560) and reapers
+  (561: no add-on or other structure needed in LotV, Liquipedia "Reaper"; the client's
+  ``UnitTypeData`` gives it no tech requirement), each in its queue; the Command Center's rally is
+  ability 203, the Barracks' 195.
 - Construction: the SCV walks to the site and builds while it stays there (progress pauses when
   it leaves and resumes when an SCV is sent to the structure); once finished the SCV goes idle,
   except a refinery's builder, which starts harvesting from it (as in the real game).
@@ -32,6 +34,7 @@ SUPPLYDEPOTLOWERED = 47
 WALKABLE_STRUCTURES = frozenset({SUPPLYDEPOTLOWERED})
 """Structures that do not block ground units."""
 RALLY_BUILDING, RALLY_COMMANDCENTER, CANCEL_QUEUE5 = 195, 203, 306
+REAPER = 49
 
 
 class TerranRules(RaceRules):
@@ -66,7 +69,7 @@ TERRAN = TerranRules(
     townhalls=frozenset({D.COMMANDCENTER}),
     supply_providers=frozenset({D.COMMANDCENTER, D.SUPPLYDEPOT, SUPPLYDEPOTLOWERED}),
     gas_structures=frozenset({D.REFINERY}),
-    trains={524: (D.COMMANDCENTER, D.SCV), 560: (D.BARRACKS, D.MARINE)},
+    trains={524: (D.COMMANDCENTER, D.SCV), 560: (D.BARRACKS, D.MARINE), 561: (D.BARRACKS, REAPER)},
     builds={318: D.COMMANDCENTER, 319: D.SUPPLYDEPOT, 320: D.REFINERY, 321: D.BARRACKS},
     rally={D.COMMANDCENTER: RALLY_COMMANDCENTER, D.BARRACKS: RALLY_BUILDING},
     gather_ability=GATHER_SCV, return_ability=RETURN_SCV,

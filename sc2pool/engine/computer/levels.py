@@ -1,0 +1,159 @@
+"""The melee Computer's difficulty levels and builds: data, no behaviour.
+
+**Difficulty** (``sc2api_pb2.Difficulty``: 1 VeryEasy, 2 Easy, 3 Medium, 4 MediumHard, 5 Hard,
+6 Harder, 7 VeryHard, 8 CheatVision, 9 CheatMoney, 10 CheatInsane; the game's menu calls 4-7
+Hard, Harder, Very Hard and Elite).  What changes with it is what the real AI's levels change:
+
+- *economy efficiency*: the lower levels "cancel buildings, researches, etc. to simulate" an
+  income of 1, 2 and 3 less per trip than a player's 5 minerals (Medium, Easy, VeryEasy; the
+  Arqade answer "StarCraft 2 AI differences", newbetuts.com/6253); the engine's Computer spends
+  only that share of what it collects (:attr:`Level.income`: 4/5, 3/5, 2/5; vespene 3/4, 2/4,
+  1/4 of a trip's 4);
+- *income*: the resource cheats get 1 and 2 more per trip (ibid.: 6 and 7 minerals; read as
+  CheatMoney and CheatInsane, the two levels that cheat on resources today (m: the answer names
+  the levels of the game's first release)): :attr:`Level.extra_income`, given by the harvest
+  system (:attr:`sc2pool.engine.sim.systems.harvest.Harvest.income_bonus`);
+- *vision*: CheatVision and CheatInsane see the whole map (the levels' names; Liquipedia, "AI");
+- *reaction and APM*: "the difficulty level also has different APM caps" (ibid.); the numbers
+  are not published: :attr:`Level.period` (m);
+- *behaviour*: "harder AIs scout more aggressively, defend better against rushes (pulling workers
+  off the mineral line to defend)" (ibid.): :attr:`Level.scout`, :attr:`Level.pull_workers`; army
+  control (focus fire, grouping before an attack, retreating when outnumbered), how many
+  workers, barracks and bases it takes and how big its waves are: the engine's choices (m),
+  ordered so that strength grows with the level (measured: ``benchmarks/computer_strength.py``).
+
+**Builds** (``sc2api_pb2.AIBuild``: 1 RandomBuild, 2 Rush, 3 Timing, 4 Power, 5 Macro, 6 Air),
+mapped onto what the engine simulates of Terran (SCV, Marine, Reaper, Command Center, Supply
+Depot, Refinery, Barracks): openers after the standard Terran build orders (Liquipedia, "2 Rax
+(vs. Zerg)", "Reaper Expand", "CC First"); timings, wave sizes and counts are the engine's (m).
+Air plays the Macro build until the engine simulates a Starport (m).  VeryEasy and Easy play one
+simple build whatever they are given (m).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VERY_EASY, EASY, MEDIUM, MEDIUM_HARD, HARD, HARDER, VERY_HARD, CHEAT_VISION, CHEAT_MONEY, CHEAT_INSANE = range(1, 11)
+DIFFICULTY_NAMES = {VERY_EASY: "VeryEasy", EASY: "Easy", MEDIUM: "Medium", MEDIUM_HARD: "MediumHard", HARD: "Hard",
+                    HARDER: "Harder", VERY_HARD: "VeryHard", CHEAT_VISION: "CheatVision",
+                    CHEAT_MONEY: "CheatMoney", CHEAT_INSANE: "CheatInsane"}
+RANDOM_BUILD, RUSH, TIMING, POWER, MACRO, AIR = range(1, 7)
+BUILD_NAMES = {RANDOM_BUILD: "RandomBuild", RUSH: "Rush", TIMING: "Timing", POWER: "Power", MACRO: "Macro",
+               AIR: "Air"}
+
+DEPOT, BARRACKS, REFINERY = "depot", "barracks", "refinery"
+
+
+@dataclass(frozen=True)
+class Level:
+    """What one difficulty level changes (see the module docstring for the sources)."""
+
+    period: int
+    """Loops between two decisions (reaction time, APM) (m)."""
+    income: float
+    """Share of its collected minerals it lets itself spend (1.0: all)."""
+    gas_income: float
+    """Share of its collected vespene it lets itself spend."""
+    max_workers: int
+    max_barracks: int
+    max_bases: int
+    own_build: bool
+    """Plays its ``ai_build``; False: the simple build whatever it was given."""
+    scout: int
+    """0: no scouting; 1: an SCV scouts the enemy's start; 2: also re-scouts the enemy's bases."""
+    pull_workers: bool
+    """Defends its bases with workers when its army is not enough (a worker rush, an early attack)."""
+    focus_fire: bool
+    """Each unit with an enemy in range attacks the best target (what can shoot back, then the
+    weakest) instead of the nearest."""
+    group_up: bool
+    """Gathers a wave before it attacks."""
+    retreat: bool
+    """A wave that meets a stronger army walks back home; lower levels fight to the last unit."""
+    wave_scale: float
+    """Multiplies its build's wave sizes: the lower levels attack with smaller waves, which the
+    enemy's army at home beats, so that fewer units are left to defend (m)."""
+    attack_scale: float
+    """Multiplies its build's first attack time (the lower levels attack sooner, with less) (m)."""
+    extra_income: int = 0
+    """Minerals or vespene more per trip (the resource cheats)."""
+    sees_all: bool = False
+    """Knows every unit on the map (the vision cheats)."""
+
+
+_CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barracks=10, max_bases=4, own_build=True,
+              scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True, wave_scale=1.0,
+              attack_scale=1.0)
+
+LEVELS: dict[int, Level] = {
+    VERY_EASY: Level(period=96, income=2 / 5, gas_income=1 / 4, max_workers=16, max_barracks=1, max_bases=1,
+                     own_build=False, scout=0, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
+                     wave_scale=0.7, attack_scale=0.75),
+    EASY: Level(period=64, income=3 / 5, gas_income=2 / 4, max_workers=22, max_barracks=2, max_bases=2,
+                own_build=False, scout=1, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
+                wave_scale=0.85, attack_scale=0.85),
+    MEDIUM: Level(period=40, income=4 / 5, gas_income=3 / 4, max_workers=32, max_barracks=4, max_bases=2,
+                  own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
+                  wave_scale=0.5, attack_scale=0.8),
+    MEDIUM_HARD: Level(period=28, income=1.0, gas_income=1.0, max_workers=40, max_barracks=4, max_bases=2,
+                       own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
+                       wave_scale=0.75, attack_scale=0.9),
+    HARD: Level(period=20, income=1.0, gas_income=1.0, max_workers=50, max_barracks=6, max_bases=3, own_build=True,
+                scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0, attack_scale=1.0),
+    HARDER: Level(period=14, income=1.0, gas_income=1.0, max_workers=60, max_barracks=8, max_bases=3,
+                  own_build=True, scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True,
+                  wave_scale=1.0, attack_scale=1.0),
+    VERY_HARD: Level(**_CHEAT),  # type: ignore[arg-type]
+    CHEAT_VISION: Level(**_CHEAT, sees_all=True),  # type: ignore[arg-type]
+    CHEAT_MONEY: Level(**_CHEAT, extra_income=1),  # type: ignore[arg-type]
+    CHEAT_INSANE: Level(**_CHEAT, extra_income=2, sees_all=True),  # type: ignore[arg-type]
+}
+"""Difficulty -> its level."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build: an opener, then the rules the Computer keeps to (supply ahead, workers, barracks
+    per base, expansions at their timings, waves that grow)."""
+
+    name: str
+    opener: tuple[tuple[int, str], ...]
+    """(food used, structure) in order: each step waits for its supply (and the money)."""
+    barracks_per_base: int
+    expand_s: tuple[float, ...]
+    """Game seconds (faster speed, as burnysc2's ``time``) from which the 2nd, 3rd, ... townhall
+    may be started."""
+    reapers: int
+    """Reapers it keeps (they need a refinery and 50 vespene each)."""
+    first_attack_s: float
+    first_wave: int
+    """Army supply of its first attack wave."""
+    wave_growth: int
+    """Supply each later wave adds."""
+
+
+SIMPLE = Build("Simple", opener=((14, DEPOT), (16, BARRACKS)), barracks_per_base=2, expand_s=(420.0, 840.0),
+               reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3)
+"""The VeryEasy and Easy build: one barracks after the first depot, marines, waves late."""
+
+BUILDS: dict[int, Build] = {
+    RUSH: Build("Rush", opener=((14, DEPOT), (15, BARRACKS), (16, BARRACKS), (19, DEPOT), (19, BARRACKS)),
+                barracks_per_base=3, expand_s=(300.0, 600.0), reapers=0, first_attack_s=170.0, first_wave=6,
+                wave_growth=5),
+    TIMING: Build("Timing", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (19, BARRACKS), (20, DEPOT),
+                                    (21, BARRACKS)),
+                  barracks_per_base=3, expand_s=(270.0, 500.0), reapers=2, first_attack_s=330.0, first_wave=18,
+                  wave_growth=8),
+    POWER: Build("Power", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (20, DEPOT), (22, BARRACKS),
+                                  (24, BARRACKS)),
+                 barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=1, first_attack_s=420.0,
+                 first_wave=26, wave_growth=10),
+    MACRO: Build("Macro", opener=((14, DEPOT), (16, BARRACKS), (19, DEPOT), (20, BARRACKS), (24, BARRACKS)),
+                 barracks_per_base=3, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0, first_wave=34,
+                 wave_growth=12),
+}
+"""The builds the Medium and harder levels play, by ``AIBuild``."""
+BUILDS[AIR] = BUILDS[MACRO]
+RANDOM_CHOICES = (RUSH, TIMING, POWER, MACRO)
+"""What RandomBuild draws among (seeded per game)."""
