@@ -334,12 +334,18 @@ def train(
     params = ppo_params(task, ppo_kwargs)
     episodes: list[tuple[int, float, int]] = []
 
+    results_path = out / "game_results.csv"
+    results_path.unlink(missing_ok=True)
+
     class _Episodes(BaseCallback):
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 ep = info.get("episode")
                 if ep is not None:
-                    episodes.append((int(self.num_timesteps) - start, float(ep["r"]), int(ep["l"])))
+                    t = int(self.num_timesteps) - start
+                    episodes.append((t, float(ep["r"]), int(ep["l"])))
+                    if info.get("game_result") is not None:
+                        _note_result(results_path, t, time.perf_counter() - t0, str(info["game_result"]))
             return True
 
     class _Restarts(BaseCallback):
@@ -414,6 +420,17 @@ def train(
     _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs,
                    {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut})
     return result
+
+
+def _note_result(path: Path, timestep: int, wall_s: float, result: str) -> None:
+    """Append one episode's game result to ``game_results.csv`` as it ends (a win rate against
+    timesteps and wall time; written as the run goes so that a stopped run keeps it)."""
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["timestep", "wall_s", "result"])
+        w.writerow([timestep, f"{wall_s:.1f}", result])
 
 
 def _write_outputs(
@@ -654,7 +671,7 @@ def summarize_eval(res: EvalResult) -> str:
         f"episodes: {len(res.returns)}  rewards: {', '.join(f'{r:g}' for r in res.returns)}\n"
         f"mean reward: {res.mean:.2f}  (std {res.std:.2f}, {res.seconds:.1f} s)"
     )
-    if res.games and any(r in ("Victory", "Defeat") for r in res.results):
+    if res.games:
         lo, hi = res.win_interval()
         ties = sum(r == "Tie" for r in res.results)
         text += (

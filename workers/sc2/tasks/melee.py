@@ -205,7 +205,7 @@ class Melee(Task):
         race: str = "terran",
         opponent: str | dict[str, Any] | None = None,
         map: str | Sequence[str] | None = None,  # noqa: A002 - the option's name on the command line
-        time_limit_s: float = 900.0,
+        time_limit_s: float = 1200.0,
         step_loops: int = 32,
         shaping: float = 1.0,
         minimap: int = 32,
@@ -969,27 +969,28 @@ class Melee(Task):
 
     # -- the baseline -------------------------------------------------------------------------------
     async def scripted_decode(self, bot: BotAI) -> None:
-        """A plain build order that attacks: workers to 20, a depot ahead of supply, three
-        barracks, marines from every barracks; the army attacks at 12 marines, and again whenever
-        it has regrouped to 12 after falling below 4."""
+        """A plain build order that attacks: workers to 19 (one base's minerals and builders), a
+        depot ahead of supply, four barracks, marines from every barracks; the army attacks at
+        16 marines or at 6:00 game time, whichever comes first, and never stops (new marines
+        follow the standing order)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         b = self.book
         choice = "no_op"
         n_prod = bot.structures(U[b.production]).amount
         army = self._army(bot)
-        if self.mode == ATTACK and army.amount < 4 and not self._enemy_near_home(bot):
+        if self.mode == ATTACK and army.amount < 6 and not self._enemy_near_home(bot):
             choice = RETREAT
-        elif self.mode != ATTACK and army.amount >= 12:
+        elif self.mode != ATTACK and army.amount >= 20:
             choice = ATTACK
         elif self.mode != ATTACK and self._enemy_near_home(bot) and army:
             choice = DEFEND
         elif bot.supply_left < 2 + 2 * n_prod and bot.already_pending(U[b.supply]) < 1 + n_prod // 3 \
                 and self._can(bot, "build_supply"):
             choice = "build_supply"
-        elif bot.workers.amount < 20 and self._can(bot, "train_worker"):
+        elif bot.workers.amount < 19 and self._can(bot, "train_worker"):
             choice = "train_worker"
-        elif n_prod < 3 and self._can(bot, "build_production"):
+        elif n_prod < 4 and self._can(bot, "build_production"):
             choice = "build_production"
         elif self._can(bot, "train_army"):
             choice = "train_army"
