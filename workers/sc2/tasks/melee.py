@@ -321,6 +321,8 @@ class Melee(Task):
         self._mirror = (False, False)
         self._cells: tuple[np.ndarray, np.ndarray] | None = None
         self._step = 0
+        self._reserved_at: tuple[int, tuple[int, int]] | None = None
+        self._build_abilities: dict[Any, Any] | None = None
         self.last_action = "no_op"
         self.action_counts = [0] * len(ACTIONS)
         self.actions_done = [0] * len(ACTIONS)
@@ -501,32 +503,78 @@ class Melee(Task):
         if action == "no_op":
             return True
         if action == "train_worker":
-            return (bot.supply_left >= 1 and bot.can_afford(U[b.worker])
+            return (bot.supply_left >= 1 and self._can_afford(bot, U[b.worker])
                     and bot.workers.amount + bot.already_pending(U[b.worker]) < self._worker_cap(bot)
                     and any(len(t.orders) < 2 for t in bot.townhalls.ready))
         if action == "build_supply":
-            return (bot.supply_cap < 200 and bot.can_afford(U[b.supply]) and bool(bot.workers)
+            return (bot.supply_cap < 200 and self._can_afford(bot, U[b.supply]) and bool(bot.workers)
                     and bool(bot.townhalls) and bot.already_pending(U[b.supply]) < 3)
         if action == "build_gas":
-            return (bot.can_afford(U[b.gas]) and bool(bot.workers)
+            return (self._can_afford(bot, U[b.gas]) and bool(bot.workers)
                     and bot.already_pending(U[b.gas]) < 1 and self._free_geyser(bot) is not None)
         if action == "build_production":
-            return (bot.can_afford(U[b.production]) and bot.tech_requirement_progress(U[b.production]) >= 1
+            return (self._can_afford(bot, U[b.production]) and bot.tech_requirement_progress(U[b.production]) >= 1
                     and bool(bot.workers) and bool(bot.townhalls)
                     and bot.structures(U[b.production]).amount < MAX_PRODUCTION
                     and bot.already_pending(U[b.production]) - bot.structures(U[b.production]).not_ready.amount < 1)
         if action in ("train_army", "train_army_alt"):
             t = U[b.army if action == "train_army" else b.army_alt]
-            return (bot.can_afford(t) and bot.supply_left >= 1
+            return (self._can_afford(bot, t) and bot.supply_left >= 1
                     and any(len(p.orders) < 2 for p in bot.structures(U[b.production]).ready))
         if action == "expand":
-            return (bot.can_afford(U[b.townhall]) and bool(bot.workers)
+            return (self._can_afford(bot, U[b.townhall]) and bool(bot.workers)
                     and bot.already_pending(U[b.townhall]) < 1 and len(bot.townhalls) < 6)
         if action in (ATTACK, DEFEND, RETREAT):
             return bool(self._army(bot))
         if action == "scout":
             return bool(bot.units)
         raise AssertionError(action)
+
+    def _can_afford(self, bot: BotAI, type_id: Any) -> bool:
+        """``bot.can_afford`` less what builders on their way have yet to pay: a structure's cost
+        is paid when its worker arrives, so spending that money now would leave the builder
+        unable to build (the real game drops its order with an error)."""
+        cost = bot.calculate_cost(type_id)
+        minerals, vespene = self._reserved(bot)
+        return bot.minerals - minerals >= cost.minerals and bot.vespene - vespene >= cost.vespene
+
+    def _reserved(self, bot: BotAI) -> tuple[int, int]:
+        """Minerals and vespene of the structures ordered whose builders have not placed them yet
+        (computed once per game loop)."""
+        loop = bot.state.game_loop
+        if self._reserved_at is not None and self._reserved_at[0] == loop:
+            return self._reserved_at[1]
+        from sc2.position import Point2
+
+        if self._build_abilities is None:
+            from sc2.ids.unit_typeid import UnitTypeId as U
+
+            b = self.book
+            self._build_abilities = {}
+            for name in (b.supply, b.gas, b.production, b.townhall):
+                ability = bot.game_data.units[U[name].value].creation_ability
+                if ability is not None:
+                    self._build_abilities[ability.id] = U[name]
+        minerals = vespene = 0
+        for w in bot.workers:
+            if not w.orders:
+                continue
+            order = w.orders[0]
+            t = self._build_abilities.get(order.ability.id)
+            if t is None:
+                continue
+            target = order.target
+            if isinstance(target, int):  # a refinery's geyser
+                geyser = bot.vespene_geyser.find_by_tag(target)
+                if geyser is None or bot.gas_buildings.closer_than(1.0, geyser):
+                    continue
+            elif isinstance(target, Point2) and bot.structures.of_type(t).closer_than(1.0, target):
+                continue  # placed: paid
+            cost = bot.calculate_cost(t)
+            minerals += cost.minerals
+            vespene += cost.vespene
+        self._reserved_at = (loop, (minerals, vespene))
+        return minerals, vespene
 
     def _worker_cap(self, bot: BotAI) -> int:
         return min(MAX_WORKERS, WORKERS_PER_BASE * max(1, bot.townhalls.amount))
@@ -739,7 +787,7 @@ class Melee(Task):
         t = U[unit]
         done = False
         for p in sorted(bot.structures(U[self.book.production]).ready, key=lambda s: len(s.orders)):
-            if len(p.orders) >= 2 or not bot.can_afford(t):
+            if len(p.orders) >= 2 or not self._can_afford(bot, t):
                 break
             if p.train(t):
                 done = True
