@@ -462,6 +462,40 @@ def _write_outputs(
     }
     (out / "run.json").write_text(json.dumps(run, indent=2, default=str))
     plot_curve(result, out / "episode_reward.png", title=f"PPO on {task}")
+    if (out / "game_results.csv").is_file():
+        plot_win_rate(out / "game_results.csv", out / "win_rate.png", title=f"PPO on {task}")
+
+
+def plot_win_rate(results_csv: Path, path: Path, title: str = "", window: int = 20) -> None:
+    """Win and loss rates over the last ``window`` games against timesteps and against wall time
+    (from ``game_results.csv``) as a PNG: a game task's learning curve, which the shaped episode
+    reward does not show."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with Path(results_csv).open() as f:
+        rows = list(csv.DictReader(f))
+    t = np.array([int(r["timestep"]) for r in rows])
+    wall = np.array([float(r["wall_s"]) for r in rows]) / 60.0
+    won = np.array([r["result"] == "Victory" for r in rows], float)
+    lost = np.array([r["result"] == "Defeat" for r in rows], float)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=100, sharey=True)
+    k = max(1, min(window, len(rows)))
+    for ax, x, label in ((axes[0], t, "timesteps"), (axes[1], wall, "wall time (min)")):
+        if len(rows) >= k:
+            ax.plot(x[k - 1 :], np.convolve(won, np.ones(k) / k, mode="valid"), color="C2", lw=2, marker=".", label="won")
+            ax.plot(x[k - 1 :], np.convolve(lost, np.ones(k) / k, mode="valid"), color="C3", lw=1, marker=".", label="lost")
+        ax.set_xlabel(label)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(f"share of the last {k} games")
+    axes[0].legend(loc="center right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def plot_curve(result: TrainResult, path: Path, title: str = "") -> None:

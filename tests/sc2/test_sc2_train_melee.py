@@ -87,6 +87,7 @@ def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree
         rows = list(csv.DictReader(f))
     assert len(rows) >= 6 and {row["result"] for row in rows} == {"Tie"}  # every game hit the limit
     assert all(int(a["timestep"]) <= int(b["timestep"]) for a, b in zip(rows, rows[1:], strict=False))
+    assert (out / "win_rate.png").stat().st_size > 1000
     r = cli("eval", str(out / "model.zip"), "--task", "Melee", "--task-kwargs", short, "--episodes", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"win rate: 0\.000  \(0/2 games won, 2 tied; 95% Wilson interval 0\.000-0\.658\)", r.stdout), r.stdout
