@@ -485,13 +485,13 @@ def plot_win_rate(results_csv: Path, path: Path, title: str = "", window: int = 
     k = max(1, min(window, len(rows)))
     for ax, x, label in ((axes[0], t, "timesteps"), (axes[1], wall, "wall time (min)")):
         if len(rows) >= k:
-            ax.plot(x[k - 1 :], np.convolve(won, np.ones(k) / k, mode="valid"), color="C2", lw=2, marker=".", label="won")
-            ax.plot(x[k - 1 :], np.convolve(lost, np.ones(k) / k, mode="valid"), color="C3", lw=1, marker=".", label="lost")
+            ax.plot(x[k - 1 :], np.convolve(won, np.ones(k) / k, mode="valid"), color="C2", lw=2, marker=".", ms=3, label="won")
+            ax.plot(x[k - 1 :], np.convolve(lost, np.ones(k) / k, mode="valid"), color="C3", lw=1, marker=".", ms=3, label="lost")
         ax.set_xlabel(label)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(f"share of the last {k} games")
-    axes[0].legend(loc="center right")
+    axes[0].legend(loc="best")
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path)
