@@ -40,6 +40,29 @@ PPO_DEFAULTS: dict[str, Any] = {
     "policy_kwargs": {"net_arch": [64, 64]},
 }
 
+#: Per-task PPO settings over ``PPO_DEFAULTS`` (``--ppo`` overrides both). The full game's episodes
+#: are hundreds of decisions long and end in a win or a loss: a long horizon (gamma 0.995),
+#: longer rollouts per env, a lower learning rate, more entropy to keep trying the army actions.
+#: How they were chosen: docs/melee.md.
+TASK_PPO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Melee": {
+        "n_steps": 256,
+        "batch_size": 512,
+        "n_epochs": 4,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "gamma": 0.995,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "policy_kwargs": {"net_arch": [128, 128]},
+    },
+}
+
+
+def ppo_params(task: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The PPO keyword arguments for ``task``: ``PPO_DEFAULTS``, the task's own, then ``overrides``."""
+    return {**PPO_DEFAULTS, **TASK_PPO_DEFAULTS.get(task, {}), **(overrides or {})}
+
 
 @dataclass
 class TrainResult:
@@ -308,15 +331,21 @@ def train(
     _limit_torch_threads()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    params = {**PPO_DEFAULTS, **(ppo_kwargs or {})}
+    params = ppo_params(task, ppo_kwargs)
     episodes: list[tuple[int, float, int]] = []
+
+    results_path = out / "game_results.csv"
+    results_path.unlink(missing_ok=True)
 
     class _Episodes(BaseCallback):
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 ep = info.get("episode")
                 if ep is not None:
-                    episodes.append((int(self.num_timesteps) - start, float(ep["r"]), int(ep["l"])))
+                    t = int(self.num_timesteps) - start
+                    episodes.append((t, float(ep["r"]), int(ep["l"])))
+                    if info.get("game_result") is not None:
+                        _note_result(results_path, t, time.perf_counter() - t0, str(info["game_result"]))
             return True
 
     class _Restarts(BaseCallback):
@@ -342,14 +371,17 @@ def train(
         if resume is not None:
             model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"), verbose=verbose)
         else:
+            from sc2pool.training.extractors import policy_for
+
+            policy, policy_kwargs = policy_for(env.observation_space, params.get("policy_kwargs"))
             model = PPO(
-                "MlpPolicy",
+                policy,
                 env,
                 seed=seed,
                 device="cpu",
                 tensorboard_log=str(out / "tensorboard"),
                 verbose=verbose,
-                **params,
+                **{**params, "policy_kwargs": policy_kwargs},
             )
         callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
         bar = progress_bar and sys.stdout.isatty()  # a bar only draws on a terminal
@@ -390,6 +422,17 @@ def train(
     return result
 
 
+def _note_result(path: Path, timestep: int, wall_s: float, result: str) -> None:
+    """Append one episode's game result to ``game_results.csv`` as it ends (a win rate against
+    timesteps and wall time; written as the run goes so that a stopped run keeps it)."""
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["timestep", "wall_s", "result"])
+        w.writerow([timestep, f"{wall_s:.1f}", result])
+
+
 def _write_outputs(
     result: TrainResult,
     task: str,
@@ -419,6 +462,40 @@ def _write_outputs(
     }
     (out / "run.json").write_text(json.dumps(run, indent=2, default=str))
     plot_curve(result, out / "episode_reward.png", title=f"PPO on {task}")
+    if (out / "game_results.csv").is_file():
+        plot_win_rate(out / "game_results.csv", out / "win_rate.png", title=f"PPO on {task}")
+
+
+def plot_win_rate(results_csv: Path, path: Path, title: str = "", window: int = 20) -> None:
+    """Win and loss rates over the last ``window`` games against timesteps and against wall time
+    (from ``game_results.csv``) as a PNG: a game task's learning curve, which the shaped episode
+    reward does not show."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with Path(results_csv).open() as f:
+        rows = list(csv.DictReader(f))
+    t = np.array([int(r["timestep"]) for r in rows])
+    wall = np.array([float(r["wall_s"]) for r in rows]) / 60.0
+    won = np.array([r["result"] == "Victory" for r in rows], float)
+    lost = np.array([r["result"] == "Defeat" for r in rows], float)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=100, sharey=True)
+    k = max(1, min(window, len(rows)))
+    for ax, x, label in ((axes[0], t, "timesteps"), (axes[1], wall, "wall time (min)")):
+        if len(rows) >= k:
+            ax.plot(x[k - 1 :], np.convolve(won, np.ones(k) / k, mode="valid"), color="C2", lw=2, marker=".", ms=3, label="won")
+            ax.plot(x[k - 1 :], np.convolve(lost, np.ones(k) / k, mode="valid"), color="C3", lw=1, marker=".", ms=3, label="lost")
+        ax.set_xlabel(label)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(f"share of the last {k} games")
+    axes[0].legend(loc="best")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def plot_curve(result: TrainResult, path: Path, title: str = "") -> None:
@@ -460,6 +537,23 @@ def format_curve(result: TrainResult, bins: int = 10) -> str:
 
 
 # -- evaluation -------------------------------------------------------------------------------------
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate of ``wins`` in ``n`` games (95% for z = 1.96).
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n wins, which
+    matters at 40 games and rates near 80-100% (Wilson 1927; Brown, Cai and DasGupta 2001,
+    "Interval Estimation for a Binomial Proportion", who recommend it for small n)."""
+    if n < 0 or not 0 <= wins <= n:
+        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 @dataclass
 class EvalResult:
     returns: list[float]
@@ -467,6 +561,25 @@ class EvalResult:
     seconds: float
     video: Path | None = None  # the video written (``video=``), one episode after another
     video_frames: int = 0
+    results: list[str | None] = field(default_factory=list)
+    """Each episode's game result (``Victory``/``Defeat``/``Tie``; None when the game gave none)."""
+
+    @property
+    def games(self) -> int:
+        """Episodes that ended with a game result."""
+        return sum(r is not None for r in self.results)
+
+    @property
+    def wins(self) -> int:
+        return sum(r == "Victory" for r in self.results)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else math.nan
+
+    def win_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate (:func:`wilson_interval`)."""
+        return wilson_interval(self.wins, self.games, z)
 
     @property
     def mean(self) -> float:
@@ -529,6 +642,7 @@ def evaluate(
     )
     returns: list[float] = []
     lengths: list[int] = []
+    results: list[str | None] = []
     writer: Any = None
     try:
         if model is not None and model.observation_space != env.observation_space:
@@ -559,6 +673,8 @@ def evaluate(
                 if done and "episode" in info and len(returns) < episodes:
                     returns.append(float(info["episode"]["r"]))
                     lengths.append(int(info["episode"]["l"]))
+                    result = info.get("game_result")
+                    results.append(str(result) if result is not None else None)
                     if writer is not None:
                         last = info.get("terminal_frame")
                         if isinstance(last, np.ndarray):
@@ -580,6 +696,7 @@ def evaluate(
         time.perf_counter() - t0,
         video=writer.path if writer is not None else None,
         video_frames=writer.frames if writer is not None else 0,
+        results=results,
     )
 
 
@@ -588,9 +705,19 @@ def summarize_eval(res: EvalResult) -> str:
         f"episodes: {len(res.returns)}  rewards: {', '.join(f'{r:g}' for r in res.returns)}\n"
         f"mean reward: {res.mean:.2f}  (std {res.std:.2f}, {res.seconds:.1f} s)"
     )
+    if res.games:
+        lo, hi = res.win_interval()
+        ties = sum(r == "Tie" for r in res.results)
+        text += (
+            f"\nwin rate: {res.win_rate:.3f}  ({res.wins}/{res.games} games won, {ties} tied; "
+            f"95% Wilson interval {lo:.3f}-{hi:.3f})"
+        )
     if res.video is not None:
         text += f"\nvideo: {res.video} ({res.video_frames} frames)"
     return text
 
 
-__all__: Sequence[str] = ("PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve")
+__all__: Sequence[str] = (
+    "PPO_DEFAULTS", "TASK_PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve",
+    "ppo_params", "wilson_interval",
+)

@@ -9,6 +9,7 @@ import pytest
 
 from sc2pool.engine.game import scenario_names
 from sc2pool.engine.install import write_install
+from sc2pool.engine.terrain.catalogue import bundled_maps
 from workers.sc2.tasks import Task, TaskError, make_task, resolve_task, task_names
 
 
@@ -22,11 +23,19 @@ def test_every_engine_scenario_has_a_builtin_task(scenario: str) -> None:
     assert scenario in task_names(), f"the engine plays {scenario!r} but no builtin task does"
 
 
-def test_every_builtin_task_plays_an_engine_scenario() -> None:
+def _task_maps(name: str) -> list[str]:
+    """Every map a task plays: its setup's, and those it draws per episode (a list of ladder maps)."""
+    task = make_task(name)
+    return sorted({task.game_setup().map_name} | {task.episode_setup(seed).map_name for seed in range(50)})
+
+
+def test_every_builtin_task_plays_an_engine_scenario_or_a_bundled_ladder_map() -> None:
     scenarios = set(scenario_names())
+    ladder = set(bundled_maps())
+    assert ladder, "sc2maptool's ladder maps are part of the dev install ('.[maps]')"
     for name in task_names():
-        setup = make_task(name).game_setup()
-        assert PurePosixPath(setup.map_name).stem in scenarios, (name, setup.map_name)
+        for map_name in _task_maps(name):
+            assert PurePosixPath(map_name).stem in scenarios | ladder, (name, map_name)
 
 
 def test_every_builtin_task_map_is_where_the_fake_install_puts_it(tmp_path: Path) -> None:
@@ -34,14 +43,16 @@ def test_every_builtin_task_map_is_where_the_fake_install_puts_it(tmp_path: Path
     file there, as the real game's install (pysc2's ``Maps/mini_games/``) does."""
     root = write_install(tmp_path / "sc2")
     for name in task_names():
-        map_name = make_task(name).game_setup().map_name
-        assert (root / "Maps" / map_name).is_file(), f"task {name}: no Maps/{map_name} in the fake install"
+        for map_name in _task_maps(name):
+            assert (root / "Maps" / map_name).is_file(), f"task {name}: no Maps/{map_name} in the fake install"
 
 
 @pytest.mark.parametrize("name", task_names())
 def test_builtin_spaces_are_describable(name: str) -> None:
     task = make_task(name)
-    assert isinstance(task.observation_space, gym.spaces.Box)
+    spaces = task.observation_space.spaces.values() if isinstance(task.observation_space, gym.spaces.Dict) else [
+        task.observation_space]
+    assert all(isinstance(s, gym.spaces.Box) for s in spaces)
     assert isinstance(task.action_space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete))
     setup = task.game_setup()
     assert setup.map_name.endswith(".SC2Map") and setup.game_step >= 1

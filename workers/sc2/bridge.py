@@ -21,6 +21,8 @@ burnysc2 internals used here (all stable across burnysc2 7.x): ``sc2.main._play_
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import inspect
 import os
 import sys
 import time
@@ -87,6 +89,19 @@ def _task_call(game: GameEnv, what: str, fn: Any, *args: Any) -> Any:
         raise TaskFailure(
             f"env {game.index}: task {type(game.task).__name__}.{what} raised {type(exc).__name__}: {exc}"
         ) from exc
+
+
+async def _task_await(game: GameEnv, what: str, fn: Any, *args: Any) -> None:
+    """``_task_call`` for ``decode``/``scripted_decode``, which may be coroutines (burnysc2's query
+    API is async)."""
+    result = _task_call(game, what, fn, *args)
+    if inspect.isawaitable(result):
+        try:
+            await result
+        except Exception as exc:
+            raise TaskFailure(
+                f"env {game.index}: task {type(game.task).__name__}.{what} raised {type(exc).__name__}: {exc}"
+            ) from exc
 
 
 @dataclass
@@ -173,9 +188,9 @@ class BridgeBot(BotAI):
             await self.client.leave()
             return
         if task.scripted:
-            _task_call(game, "scripted_decode", task.scripted_decode, self)
+            await _task_await(game, "scripted_decode", task.scripted_decode, self)
         else:
-            _task_call(game, "decode", task.decode, self, action)
+            await _task_await(game, "decode", task.decode, self, action)
         game.timings.bridge += time.perf_counter() - t1
 
     def _encode(self, game: GameEnv) -> Any:
@@ -196,6 +211,7 @@ class BridgeBot(BotAI):
             self._prepare_step(GameState(last.observation), info_proto)
         task = game.task
         reward = float(_task_call(game, "reward", task.reward, self))
+        reward += float(_task_call(game, "final_reward", task.final_reward, self, game_result))
         terminated, truncated = _task_call(game, "outcome", task.outcome, self, game_result)
         limit = game.setup.time_limit_s
         if limit is not None and game_result == Result.Tie and self.state.game_loop / LOOPS_PER_SECOND > limit:
@@ -247,12 +263,18 @@ class GameEnv:
         step_timeout: float = 60.0,
         reset_mode: str = "restart",
         setup: GameSetup | None = None,
+        time_limit_s: float | None = None,
     ) -> None:
+        """``setup``: the game setup when the task has one for every episode (default: the task's
+        ``game_setup()``); a task that overrides ``episode_setup`` is asked at every new game.
+        ``time_limit_s`` (the host's option) replaces the task's time limit either way."""
         if reset_mode not in ("create", "restart"):
             raise ValueError(f"reset_mode must be 'create' or 'restart', got {reset_mode!r}")
         self.index = index
         self.task = task
         self.setup = setup if setup is not None else task.game_setup()
+        self._time_limit_s = time_limit_s
+        self._per_episode = type(task).episode_setup is not Task.episode_setup
         self.obs_space = task.observation_space
         self.connection = connection
         self.step_timeout = step_timeout
@@ -304,9 +326,12 @@ class GameEnv:
         random_seed = self._next_seed(seed)
         controller = self.connection.controller
         restarted = False
-        if self.reset_mode == "restart" and self._ended_naturally and seed is None and self._client is not None:
+        next_setup = self._setup_for(random_seed)
+        if (self.reset_mode == "restart" and self._ended_naturally and seed is None and self._client is not None
+                and next_setup == self.setup):
             restarted = await self._try_restart(controller)
         if not restarted:
+            self.setup = next_setup
             await self._create_game(controller, random_seed)
         self._ended_naturally = False
         self.aborting = False
@@ -421,6 +446,18 @@ class GameEnv:
         if seed is not None or self._seed_rng is None:
             self._seed_rng = np.random.default_rng(seed)
         return int(self._seed_rng.integers(1, 2**31 - 1))
+
+    def _setup_for(self, random_seed: int) -> GameSetup:
+        """The setup of the next new game (the task's ``episode_setup`` when it draws one per
+        episode, with the host's time limit)."""
+        if not self._per_episode:
+            return self.setup
+        setup = _task_call(self, "episode_setup", self.task.episode_setup, random_seed)
+        if not isinstance(setup, GameSetup):
+            raise TaskFailure(f"env {self.index}: task {type(self.task).__name__}.episode_setup returned {setup!r}, not a GameSetup")
+        if self._time_limit_s is not None:
+            setup = dataclasses.replace(setup, time_limit_s=self._time_limit_s)
+        return setup
 
     def _check_alive(self) -> None:
         if self._dead is not None:

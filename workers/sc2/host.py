@@ -117,6 +117,7 @@ class SC2EnvHost(EnvHost):
         self.observation_space = self.tasks[0].observation_space
         self.action_space = self.tasks[0].action_space
         self.setup = self.tasks[0].game_setup()
+        self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
         if time_limit_s is not None:
             if not float(time_limit_s) > 0:
                 raise ValueError(f"time_limit_s must be > 0, got {time_limit_s!r}")
@@ -155,7 +156,8 @@ class SC2EnvHost(EnvHost):
                 raise
             self._connections.append(conn)
             self.games.append(
-                GameEnv(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
+                GameEnv(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup,
+                        time_limit_s=self.time_limit_s)
             )
 
     async def _launch(self) -> GameConnection:
@@ -237,7 +239,8 @@ class SC2EnvHost(EnvHost):
         self.relaunches[index] += 1
         conn = await self._launch()
         self._connections[index] = conn
-        game = GameEnv(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup)
+        game = GameEnv(index, old.task, conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup,
+                       time_limit_s=self.time_limit_s)
         game.inherit(old)
         self.games[index] = game
         return game

@@ -8,12 +8,16 @@ A *task* answers five questions, and nothing else:
    state (``bot.units``, ``bot.enemy_units``, ``bot.minerals``, ``bot.state.score`` ...).
 3. **Action** - ``action_space`` and ``decode(bot, action)``, which issues unit commands
    (``unit.move(p)``, ``unit.attack(u)`` ...). Commands are sent by burnysc2 after ``decode``.
+   ``decode`` may be a coroutine (``async def``) to use burnysc2's query API (``find_placement``,
+   ``get_next_expansion`` ...); the bridge awaits it.
 4. **Reward** - ``reward(bot)``; by default the change of the game's score since the previous
    step (minigames put the cumulative reward in ``score.score``).
 5. **Episode end** - the game decides when an episode ends (its own timer, all units dead,
    victory/defeat). ``outcome(bot, result)`` maps burnysc2's ``Result`` to gymnasium's
    ``(terminated, truncated)``: by default a ``Tie`` (the game's time limit, or the task's
-   ``time_limit_s``) is a truncation and anything else is a termination.
+   ``time_limit_s``) is a truncation and anything else is a termination; ``final_reward(bot,
+   result)`` is added to the last step's reward (by default nothing: +1 for a victory is a task's
+   choice).
 
 One Task instance serves exactly one env for its lifetime, so a task may keep per-episode state;
 ``episode_start(bot)`` is called before the first observation of every episode.
@@ -102,6 +106,12 @@ class Task(abc.ABC):
             raise TaskError(f"{type(self).__name__} defines neither `setup` nor `game_setup()`")
         return self.setup
 
+    def episode_setup(self, seed: int) -> GameSetup:
+        """The setup of the game about to be created with game seed ``seed`` (every new game; a
+        restarted one keeps its setup). Default: ``game_setup()``; a task that draws its map per
+        episode overrides this, drawing from ``seed`` so that seeded runs repeat."""
+        return self.game_setup()
+
     # -- spaces -----------------------------------------------------------------------------------
     @property
     @abc.abstractmethod
@@ -125,11 +135,12 @@ class Task(abc.ABC):
         """The observation for the bot's current state (an element of ``observation_space``)."""
 
     @abc.abstractmethod
-    def decode(self, bot: BotAI, action: Any) -> None:
+    def decode(self, bot: BotAI, action: Any) -> Any:
         """Turn ``action`` into unit commands on ``bot`` (e.g. ``unit.move(point)``)."""
 
-    def scripted_decode(self, bot: BotAI) -> None:
-        """Optional hand-written baseline policy (used instead of ``decode`` when ``scripted``)."""
+    def scripted_decode(self, bot: BotAI) -> Any:
+        """Optional hand-written baseline policy (used instead of ``decode`` when ``scripted``);
+        may be a coroutine, like ``decode``."""
         raise NotImplementedError
 
     def reward(self, bot: BotAI) -> float:
@@ -146,6 +157,10 @@ class Task(abc.ABC):
         if result == R.Tie:
             return False, True
         return True, False
+
+    def final_reward(self, bot: BotAI, result: Result) -> float:
+        """Added to the reward of the step that ends the game (``result`` is burnysc2's). Default 0."""
+        return 0.0
 
     def info(self, bot: BotAI) -> dict[str, Any]:
         """Extra per-step info (msgpack-able values only). Default: the game score and loop."""
@@ -262,6 +277,8 @@ def _load_builtins() -> None:
         importlib.import_module("workers.sc2.tasks.builtin")
     if "CollectMineralsAndGas" not in _REGISTRY:
         importlib.import_module("workers.sc2.tasks.economy")
+    if "Melee" not in _REGISTRY:
+        importlib.import_module("workers.sc2.tasks.melee")
 
 
 __all__: Sequence[str] = (

@@ -1,0 +1,93 @@
+"""Training and evaluation of a full-game task (``sc2pool/training/``): the win rate and its
+Wilson interval, the policy for ``Dict`` observations with a minimap, per-task PPO settings, and
+``sc2pool train``/``eval --task Melee`` end to end on short games."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch as th
+from helpers.proctree import ProcessTree
+
+from sc2pool.training.extractors import MinimapExtractor, policy_for
+from sc2pool.training.train import PPO_DEFAULTS, EvalResult, ppo_params, summarize_eval, wilson_interval
+
+ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
+
+
+def test_wilson_interval_known_values() -> None:
+    # Brown, Cai and DasGupta (2001): the interval is asymmetric near 0 and 1 and never empty
+    lo, hi = wilson_interval(32, 40)
+    assert lo == pytest.approx(0.6524, abs=1e-4) and hi == pytest.approx(0.8951, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="wins"):
+        wilson_interval(5, 4)
+
+
+def test_eval_result_counts_results_and_prints_the_interval() -> None:
+    res = EvalResult(returns=[1.0, -1.0, 0.0, 1.0], lengths=[10, 10, 10, 10], seconds=1.0,
+                     results=["Victory", "Defeat", "Tie", "Victory"])
+    assert (res.games, res.wins, res.win_rate) == (4, 2, 0.5)
+    text = summarize_eval(res)
+    lo, hi = wilson_interval(2, 4)
+    assert f"win rate: 0.500  (2/4 games won, 1 tied; 95% Wilson interval {lo:.3f}-{hi:.3f})" in text
+    # episodes without a game result (a mini-game cut by a restart) print no win rate
+    assert "win rate" not in summarize_eval(EvalResult([1.0], [3], 1.0, results=[None]))
+
+
+def test_dict_observations_with_a_minimap_get_the_minimap_extractor() -> None:
+    space = gym.spaces.Dict({
+        "features": gym.spaces.Box(0.0, 1.0, (52,), np.float32),
+        "minimap": gym.spaces.Box(0, 255, (8, 32, 32), np.uint8),
+    })
+    policy, kwargs = policy_for(space, {"net_arch": [16]})
+    assert policy == "MultiInputPolicy"
+    assert kwargs == {"net_arch": [16], "features_extractor_class": MinimapExtractor}
+    ext = MinimapExtractor(space, cnn_output_dim=64)
+    assert ext.features_dim == 52 + 64
+    out = ext({"features": th.zeros(3, 52), "minimap": th.zeros(3, 8, 32, 32)})
+    assert out.shape == (3, 116)
+    assert policy_for(gym.spaces.Box(0, 1, (4,)), None) == ("MlpPolicy", {})
+    assert policy_for(gym.spaces.Dict({"a": gym.spaces.Box(0, 1, (4,))}), None) == ("MultiInputPolicy", {})
+
+
+def test_task_ppo_defaults_apply_under_the_overrides() -> None:
+    melee = ppo_params("Melee")
+    assert melee["gamma"] == 0.995 and melee["n_steps"] == 256
+    assert ppo_params("Melee", {"gamma": 0.9})["gamma"] == 0.9
+    assert ppo_params("MoveToBeacon") == PPO_DEFAULTS
+
+
+@pytest.mark.timeout(240)
+def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree: ProcessTree) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return process_tree.run([sys.executable, "-m", "sc2pool", *args], capture_output=True, text=True,
+                                timeout=180, env=ENV)
+
+    short = json.dumps({"map": "BlueshiftLE", "time_limit_s": 20})  # 15 decisions a game
+    out = tmp_path / "run"
+    r = cli("train", "--task", "Melee", "--task-kwargs", short, "--workers", "1", "--envs-per-worker", "2",
+            "--timesteps", "128", "--out", str(out), "--no-progress",
+            "--ppo", json.dumps({"n_steps": 32, "batch_size": 32, "n_epochs": 1}))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with (out / "game_results.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 6 and {row["result"] for row in rows} == {"Tie"}  # every game hit the limit
+    assert all(int(a["timestep"]) <= int(b["timestep"]) for a, b in zip(rows, rows[1:], strict=False))
+    assert (out / "win_rate.png").stat().st_size > 1000
+    r = cli("eval", str(out / "model.zip"), "--task", "Melee", "--task-kwargs", short, "--episodes", "2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert re.search(r"win rate: 0\.000  \(0/2 games won, 2 tied; 95% Wilson interval 0\.000-0\.658\)", r.stdout), r.stdout
