@@ -9,8 +9,9 @@ Rules (LotV melee; sources in brackets):
   observation in python-sc2's captures).
 - The workers stand on the cells 3 from the townhall's centre nearest its mineral line and start
   mining at once (every SCV reports a gather order at loop 0 in the captures; which 12 cells and
-  which field they are first sent to are the engine's choice (m), the captures show them on that
-  ring facing the minerals).
+  which field they are first sent to are the engine's choice (m: every field of the main one
+  worker, the nearest fields a second, :func:`start_fields`), the captures show them on that ring
+  facing the minerals).
 - The map's neutral units (:mod:`sc2pool.engine.terrain`): every mineral field and geyser with its
   contents (rich fields give 7 minerals, rich geysers 8 vespene a trip), destructible rocks and
   debris (obstacles that block building until destroyed), Xel'Naga towers.
@@ -78,6 +79,26 @@ def worker_spots(sx: float, sy: float, fields: list[tuple[float, float]], n: int
             if max(abs(dx), abs(dy)) == WORKER_RING]
     ring.sort(key=lambda d: ((sx + d[0] - mx) ** 2 + (sy + d[1] - my) ** 2, d[0], d[1]))
     return [(sx + dx, sy + dy) for dx, dy in ring[:n]]
+
+
+def start_fields(fields: list[tuple[float, float, int]], spots: list[tuple[float, float]], sx: float,
+                 sy: float) -> list[int]:
+    """The field each start worker is first sent to: every field of the main gets one worker, the
+    nearest fields a second (12 SCVs on 8 fields: 4 fields with two), each worker the nearest of
+    the places left.  The split is the engine's choice (m); it matters because a worker finding
+    its field occupied looks for a free one only beside it (:meth:`Harvest._free_field`), so 12
+    workers sent to one field would keep mining two fields, half a base's income."""
+    if not fields:
+        return []
+    by_distance = sorted(fields, key=lambda f: ((f[0] - sx) ** 2 + (f[1] - sy) ** 2, f[2]))
+    places = [by_distance[k % len(by_distance)] for k in range(len(spots))]
+    out: list[int] = [0] * len(spots)
+    left = list(range(len(spots)))
+    for fx, fy, tag in places:
+        i = min(left, key=lambda j: ((spots[j][0] - fx) ** 2 + (spots[j][1] - fy) ** 2, j))
+        left.remove(i)
+        out[i] = tag
+    return out
 
 
 class Melee(Scenario):
@@ -178,10 +199,8 @@ class Melee(Scenario):
         tags = w.spawn(start.worker, player, xs, ys, facing=facing)
         for uid, k in start.extras:
             w.spawn(uid, player, np.full(k, sx), np.full(k, sy - 4.0), free=True)
-        if fields:
-            first = min(fields, key=lambda f: (f[0] - sx) ** 2 + (f[1] - sy) ** 2)[2]
-            for tag in tags.tolist():
-                w.harvest.gather(int(tag), first)
+        for tag, field in zip(tags.tolist(), start_fields(fields, spots, sx, sy), strict=False):
+            w.harvest.gather(int(tag), field)
         return th
 
     def horizon(self) -> int:
