@@ -248,11 +248,12 @@ class MeleeComputer:
         s = world.supply
         if s.minerals.get(pid, 0) - self.reserved[0] < minerals or s.vespene.get(pid, 0) - self.reserved[1] < vespene:
             return False
-        lv = self.level
-        if lv.income < 1.0 and s.spent_minerals.get(pid, 0) + minerals > 50 + lv.income * s.collected_minerals.get(pid, 0):
+        lv = self.level  # (what its builders will pay on arrival counts as spent)
+        if lv.income < 1.0 and s.spent_minerals.get(pid, 0) + self.reserved[0] + minerals > \
+                50 + lv.income * s.collected_minerals.get(pid, 0):
             return False
-        return not (lv.gas_income < 1.0 and vespene and
-                    s.spent_vespene.get(pid, 0) + vespene > lv.gas_income * s.collected_vespene.get(pid, 0))
+        return not (lv.gas_income < 1.0 and vespene and s.spent_vespene.get(pid, 0) + self.reserved[1] + vespene >
+                    lv.gas_income * s.collected_vespene.get(pid, 0))
 
     def economy(self, world: World) -> None:
         u = world.u
@@ -305,6 +306,12 @@ class MeleeComputer:
                     used += 1
         if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
             self.send_scout(world, workers)
+        # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
+        # "CC First")
+        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
+                and all(s.ready for s in townhalls):
+            if not self.expand(world):
+                return
         # the opener
         opener = self.build.opener
         while self.step < len(opener):
@@ -320,11 +327,6 @@ class MeleeComputer:
                 self.step += 1
                 continue
             return  # keep the money for it
-        # expansions
-        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
-                and all(s.ready for s in townhalls):
-            if not self.expand(world):
-                return
         if self.step < len(opener):
             # (the opener waits for its supply: marines keep supply growing, so that a build whose
             # next step needs more food than its worker cap gives still reaches it)
