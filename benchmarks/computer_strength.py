@@ -211,8 +211,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1000, help="first seed")
     ap.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     ap.add_argument("--run-game", action="store_true", help="through burnysc2's run_game and the engine's server")
-    ap.add_argument("--json", help="write every game's result to this file")
+    ap.add_argument("--json", help="write every game's result to this file (rewritten after each game)")
+    ap.add_argument("--report", nargs="+", metavar="JSON",
+                    help="play nothing: the table and the check of the games saved in these --json files "
+                         "(a later file's game of the same level, map and seed replaces an earlier one's)")
     args = ap.parse_args(argv)
+    if args.report:
+        saved: dict[tuple[str, str, int], GameResult] = {}
+        for f in args.report:
+            for d in json.loads(Path(f).read_text()):
+                g = GameResult(**d)
+                saved[(g.level, g.map_name, g.seed)] = g
+        games = list(saved.values())
+        text, ok = report(games)
+        print(f"{len(games)} games; maps {', '.join(sorted({g.map_name for g in games}))}; "
+              f"seeds {min(g.seed for g in games)}-{max(g.seed for g in games)}\n")
+        print(text)
+        return 0 if ok else 1
     levels = [x for x in args.levels.split(",") if x]
     for lv in levels:
         if lv not in LEVEL_NAMES:
@@ -231,25 +246,26 @@ def main(argv: list[str] | None = None) -> int:
             for g in range(args.games) for m in maps for lv in levels]
     results: list[GameResult] = []
     t0 = time.perf_counter()
+
+    def done(r: GameResult) -> None:
+        results.append(r)
+        print(f"{r.level:12s} {r.map_name:22s} seed {r.seed}: bot {r.result:8s} at {r.game_s / 60:5.1f} min "
+              f"({r.wall_s:5.1f} s; Computer {r.ai_cpu_s:4.2f} of engine {r.engine_cpu_s:5.2f} CPU s)", flush=True)
+        if args.json:  # (after every game: a run cut short keeps what it played)
+            Path(args.json).write_text(json.dumps([asdict(x) for x in results], indent=1) + "\n")
+
     if args.jobs > 1:
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
             for r in pool.imap_unordered(_play_args, jobs):
-                results.append(r)
-                print(f"{r.level:12s} {r.map_name:22s} seed {r.seed}: bot {r.result:8s} at {r.game_s / 60:5.1f} min "
-                      f"({r.wall_s:5.1f} s)", flush=True)
+                done(r)
     else:
         for j in jobs:
-            r = _play_args(j)
-            results.append(r)
-            print(f"{r.level:12s} {r.map_name:22s} seed {r.seed}: bot {r.result:8s} at {r.game_s / 60:5.1f} min "
-                  f"({r.wall_s:5.1f} s)", flush=True)
+            done(_play_args(j))
     if install is not None:
         install.cleanup()
     text, ok = report(results)
     print(f"\n{len(results)} games in {time.perf_counter() - t0:.0f} s; build {args.build}, maps {', '.join(maps)}\n")
     print(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
     return 0 if ok else 1
 
 

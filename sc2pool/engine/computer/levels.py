@@ -20,7 +20,8 @@ Hard, Harder, Very Hard and Elite).  What changes with it is what the real AI's 
   off the mineral line to defend)" (ibid.): :attr:`Level.scout`, :attr:`Level.pull_workers`; army
   control (focus fire, grouping before an attack, retreating when outnumbered), how many
   workers, barracks and bases it takes and how big its waves are: the engine's choices (m),
-  ordered so that strength grows with the level (measured: ``benchmarks/computer_strength.py``).
+  meant to make strength grow with the level (measured by ``benchmarks/computer_strength.py``;
+  the results: docs/engine.md, "The Computer").
 
 **Builds** (``sc2api_pb2.AIBuild``: 1 RandomBuild, 2 Rush, 3 Timing, 4 Power, 5 Macro, 6 Air),
 mapped onto what the engine simulates of Terran (SCV, Marine, Reaper, Command Center, Supply

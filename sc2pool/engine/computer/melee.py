@@ -157,6 +157,9 @@ class MeleeComputer:
         """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
         """Minerals and vespene its workers on their way to build will pay on arrival."""
+        self.pending: list[tuple[float, float, int]] = []
+        """(x, y, unit type) of the structures its workers are on their way to build (their spots are
+        taken: a second worker sent there would find it occupied on arrival)."""
         self.economy_at = 0
         self.look_far_at = 0
         self.site_array = np.zeros((0, 2))
@@ -245,11 +248,12 @@ class MeleeComputer:
         s = world.supply
         if s.minerals.get(pid, 0) - self.reserved[0] < minerals or s.vespene.get(pid, 0) - self.reserved[1] < vespene:
             return False
-        lv = self.level
-        if lv.income < 1.0 and s.spent_minerals.get(pid, 0) + minerals > 50 + lv.income * s.collected_minerals.get(pid, 0):
+        lv = self.level  # (what its builders will pay on arrival counts as spent)
+        if lv.income < 1.0 and s.spent_minerals.get(pid, 0) + self.reserved[0] + minerals > \
+                50 + lv.income * s.collected_minerals.get(pid, 0):
             return False
-        return not (lv.gas_income < 1.0 and vespene and
-                    s.spent_vespene.get(pid, 0) + vespene > lv.gas_income * s.collected_vespene.get(pid, 0))
+        return not (lv.gas_income < 1.0 and vespene and s.spent_vespene.get(pid, 0) + self.reserved[1] + vespene >
+                    lv.gas_income * s.collected_vespene.get(pid, 0))
 
     def economy(self, world: World) -> None:
         u = world.u
@@ -264,6 +268,7 @@ class MeleeComputer:
         building: dict[int, int] = {}
         """Build ability -> workers on their way to build (or building) it."""
         reserved = [0, 0]
+        self.pending = []
         for t in u.tag[workers].tolist():
             job = jobs.get(t)
             if job is not None and job.build and job.phase != WALK_HOME:
@@ -272,6 +277,7 @@ class MeleeComputer:
                     spec = D.unit_spec(BUILDS_UNIT[job.build])
                     reserved[0] += spec.minerals
                     reserved[1] += spec.vespene
+                    self.pending.append((job.site[0], job.site[1], BUILDS_UNIT[job.build]))
         self.reserved = (reserved[0], reserved[1])
         self.gather_idle(world, workers, ready_th, refineries)
         # --- what it wants, most urgent first; a structure that is due keeps the money for itself
@@ -300,6 +306,12 @@ class MeleeComputer:
                     used += 1
         if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
             self.send_scout(world, workers)
+        # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
+        # "CC First")
+        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
+                and all(s.ready for s in townhalls):
+            if not self.expand(world):
+                return
         # the opener
         opener = self.build.opener
         while self.step < len(opener):
@@ -315,12 +327,10 @@ class MeleeComputer:
                 self.step += 1
                 continue
             return  # keep the money for it
-        # expansions
-        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
-                and all(s.ready for s in townhalls):
-            if not self.expand(world):
-                return
         if self.step < len(opener):
+            # (the opener waits for its supply: marines keep supply growing, so that a build whose
+            # next step needs more food than its worker cap gives still reaches it)
+            self.produce(world, barracks)
             return
         # a refinery where it wants reapers
         if self.build.reapers and not refineries and not building.get(BUILD_REFINERY) and ready_th:
@@ -423,7 +433,8 @@ class MeleeComputer:
             if geyser is None:
                 return True  # (nothing to build on: not worth keeping money for)
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
-            return bool(tag) and world.command(pid, BUILD_REFINERY, [tag], None, geyser[0], False) == SUCCESS
+            return bool(tag) and self.sent(world.command(pid, BUILD_REFINERY, [tag], None, geyser[0], False), uid,
+                                           (geyser[1], geyser[2]))
         size = 2 if what == DEPOT else 3
         spot = self.free_spot(world, size)
         if spot is None:
@@ -431,7 +442,17 @@ class MeleeComputer:
         tag = self.builder(world, workers, spot)
         if not tag:
             return False
-        return world.command(pid, BUILD_ABILITY[what], [tag], spot, 0, False) == SUCCESS
+        return self.sent(world.command(pid, BUILD_ABILITY[what], [tag], spot, 0, False), uid, spot)
+
+    def sent(self, result: int, uid: int, spot: tuple[float, float]) -> bool:
+        """Whether a build command succeeded; if so its cost is kept and its spot taken from now on
+        (the worker pays on arrival: two orders in one decision must not count on the same money)."""
+        if result != SUCCESS:
+            return False
+        spec = D.unit_spec(uid)
+        self.reserved = (self.reserved[0] + spec.minerals, self.reserved[1] + spec.vespene)
+        self.pending.append((spot[0], spot[1], uid))
+        return True
 
     def free_geyser(self, world: World) -> tuple[int, float, float] | None:
         """A geyser without a refinery at one of its finished bases."""
@@ -486,12 +507,14 @@ class MeleeComputer:
 
     def clear_of_structures(self, x: float, y: float, size: int) -> bool:
         """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
-        collision circle and every structure's (the engine's collision pushes units apart by their
-        circles, so structures closer than that would shut units in)."""
+        collision circle and every structure's, those its workers are on their way to build included
+        (the engine's collision pushes units apart by their circles, so structures closer than that
+        would shut units in)."""
         r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius + LANE
-        for s in self.structs:
-            rs = D.unit_spec(s.unit_id).radius
-            if (s.x - x) ** 2 + (s.y - y) ** 2 < (r + rs) ** 2:
+        others = [(s.x, s.y, s.unit_id) for s in self.structs] + self.pending
+        for sx, sy, uid in others:
+            rs = D.unit_spec(uid).radius
+            if (sx - x) ** 2 + (sy - y) ** 2 < (r + rs) ** 2:
                 return False
         return True
 
@@ -521,7 +544,7 @@ class MeleeComputer:
             tag = self.builder(world, self.workers, (x, y))
             if not tag:
                 return False
-            return world.command(self.player_id, BUILD_CC, [tag], (x, y), 0, False) == SUCCESS
+            return self.sent(world.command(self.player_id, BUILD_CC, [tag], (x, y), 0, False), D.COMMANDCENTER, (x, y))
         return True
 
     def produce(self, world: World, barracks: list[Structure]) -> None:
