@@ -234,7 +234,16 @@ class RecordingGame:
         return self._game.query(player_id, req)
 
     def debug(self, player_id: int, req: sc_pb.RequestDebug) -> None:
-        self._log(Event.DEBUG, player_id, req)
+        # Draw commands change nothing a replay reproduces, and a bot may send tens of thousands of
+        # boxes every step (python-sc2's ramp_wall draws the whole pathing grid): kept, they grew
+        # the engine past 2 GB in four game minutes.
+        kept = [c for c in req.debug if not c.HasField("draw")]
+        if len(kept) == len(req.debug):
+            self._log(Event.DEBUG, player_id, req)
+        elif kept:
+            slim = sc_pb.RequestDebug()
+            slim.debug.extend(kept)
+            self._log(Event.DEBUG, player_id, slim)
         self._game.debug(player_id, req)
 
     def restart(self) -> None:

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from engine_harness import session_processes
 
 from sc2pool.engine.install import write_install
-from sc2pool.engine.replay import MAGIC, EngineReplay, Playback, ReplayError, ReplayFormatError
+from sc2pool.engine.replay import MAGIC, EngineReplay, Event, Playback, ReplayError, ReplayFormatError
 from sc2pool.engine.session import EngineSession
 
 SCRIPT = Path(__file__).with_name("replay_game_script.py")
@@ -213,3 +213,49 @@ def test_bot_vs_bot_replay_reproduces_both_players() -> None:
     for step in Playback(replay).observations():
         played[step.player_id].append(sc_pb.ResponseObservation.FromString(step.observation).SerializeToString())
     assert played == seen
+
+
+def test_debug_draws_are_not_recorded_and_the_rest_of_a_debug_request_is() -> None:
+    """A bot drawing thousands of boxes a step (python-sc2's ramp_wall draws the pathing grid)
+    must not grow the recording; a debug command beside the draws still replays."""
+    from s2clientprotocol import debug_pb2
+
+    session = EngineSession()
+
+    def ask(**kw: object) -> sc_pb.Response:
+        resp = sc_pb.Response.FromString(session.handle(sc_pb.Request(**kw).SerializeToString()))  # type: ignore[arg-type]
+        assert not resp.error, resp.error
+        return resp
+
+    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map"), random_seed=5)
+    create.player_setup.add(type=sc_pb.Participant, race=1)
+    ask(create_game=create)
+    ask(join_game=sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+
+    def drawing(with_kill: int = 0) -> sc_pb.RequestDebug:
+        req = sc_pb.RequestDebug()
+        draw = req.debug.add().draw
+        for i in range(2000):
+            box = draw.boxes.add()
+            box.min.x, box.min.y, box.max.x, box.max.y = i % 64, i // 64, i % 64 + 0.5, i // 64 + 0.5
+        if with_kill:
+            req.debug.add().kill_unit.tag.append(with_kill)
+        return req
+
+    for _ in range(5):
+        ask(debug=drawing())
+        ask(step=sc_pb.RequestStep(count=8))
+    marine = next(u for u in ask(observation=sc_pb.RequestObservation()).observation.observation.raw_data.units if u.alliance == 1)
+    ask(debug=drawing(with_kill=marine.tag))
+    ask(step=sc_pb.RequestStep(count=8))
+    final = ask(observation=sc_pb.RequestObservation()).observation.observation
+    assert not any(u.alliance == 1 for u in final.raw_data.units)
+    replay = EngineReplay.loads(ask(save_replay=sc_pb.RequestSaveReplay()).save_replay.data)
+    debugs = [e for e in replay.events if e[0] == Event.DEBUG]
+    assert len(debugs) == 1  # only the request with a kill, and only its kill
+    payload = debugs[0][3]
+    recorded = sc_pb.RequestDebug.FromString(payload) if isinstance(payload, bytes) else payload
+    assert [c.WhichOneof("command") for c in recorded.debug] == ["kill_unit"]
+    assert isinstance(recorded.debug[0], debug_pb2.DebugCommand)
+    played = list(Playback(replay).observations())
+    assert not any(u.alliance == 1 for u in sc_pb.ResponseObservation.FromString(played[-1].observation).observation.raw_data.units)
