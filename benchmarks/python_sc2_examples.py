@@ -66,6 +66,11 @@ EXAMPLES: tuple[Example, ...] = (
     Example("examples.distributed_workers", "TerranBot", "Terran", "terran"),
 )
 
+#: python-sc2's CI plays these for 2 game seconds, not 240 (``test/run_example_bots_vs_computer.py``):
+#: RampWallBot draws the whole pathing and placement grids with debug boxes every step, from a
+#: Python loop over every cell (seconds of the bot's own CPU a step), and SlowBot sleeps on purpose.
+SHORT_IN_CI: dict[str, int] = {"RampWallBot": 2, "SlowBot": 2}
+
 _CHILD = r"""
 import json, sys, time, traceback
 sys.path.insert(0, sys.argv[1])
@@ -139,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="Protoss", help="Computer race in ci mode (default: %(default)s)")
     p.add_argument("--difficulty", default="Easy", help="Computer difficulty in ci mode (default: %(default)s)")
     p.add_argument("--time-limit", type=int, default=240, help="game seconds per game in ci mode (default: %(default)s)")
+    p.add_argument("--full-length", action="store_true",
+                   help="play RampWallBot and SlowBot the whole --time-limit too (python-sc2's CI gives them 2 s)")
     p.add_argument("--only", nargs="*", default=None,
                    help="groups (terran zerg protoss other) or module names to run (default: all)")
     p.add_argument("--timeout", type=float, default=900.0, help="wall seconds per game before it is killed")
@@ -155,8 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, SC2PATH=str(ensure_install(set_env=False)))
         for ex in chosen:
             opp, diff = (args.opponent, args.difficulty) if args.mode == "ci" else _main_matchup(root, ex)
+            limit = args.time_limit
+            if ex.cls in SHORT_IN_CI and not args.full_length:
+                limit = min(limit, SHORT_IN_CI[ex.cls])
             spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": args.map, "opponent": opp,
-                    "difficulty": diff, "time_limit": args.time_limit if args.mode == "ci" else None}
+                    "difficulty": diff, "time_limit": limit if args.mode == "ci" else None}
             t0 = time.perf_counter()
             try:
                 proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), json.dumps(spec)], env=env,
