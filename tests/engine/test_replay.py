@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
@@ -105,13 +106,13 @@ def test_real_game_replays_and_other_files_are_refused(tmp_path: Path) -> None:
     assert resp.error and "MPQ" in resp.error[0] and "SC2Replay" in resp.error[0]
 
 
-def test_save_replay_through_the_session_after_a_restart() -> None:
-    """A replay of a later episode (after restart_game) starts from that episode's seed."""
+def _beacon_session() -> Callable[..., sc_pb.Response]:
+    """A session in a MoveToBeacon game (seed 5), and a function that sends it a request and
+    returns the answer, failing the test on an error answer."""
     session = EngineSession()
 
     def ask(**kw: object) -> sc_pb.Response:
-        req = sc_pb.Request(**kw)  # type: ignore[arg-type]
-        resp = sc_pb.Response.FromString(session.handle(req.SerializeToString()))
+        resp = sc_pb.Response.FromString(session.handle(sc_pb.Request(**kw).SerializeToString()))  # type: ignore[arg-type]
         assert not resp.error, resp.error
         return resp
 
@@ -119,6 +120,12 @@ def test_save_replay_through_the_session_after_a_restart() -> None:
     create.player_setup.add(type=sc_pb.Participant, race=1)
     ask(create_game=create)
     ask(join_game=sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    return ask
+
+
+def test_save_replay_through_the_session_after_a_restart() -> None:
+    """A replay of a later episode (after restart_game) starts from that episode's seed."""
+    ask = _beacon_session()
     ask(step=sc_pb.RequestStep(count=50))
     ask(restart_game=sc_pb.RequestRestartGame())
     originals = []
@@ -220,17 +227,7 @@ def test_debug_draws_are_not_recorded_and_the_rest_of_a_debug_request_is() -> No
     must not grow the recording; a debug command beside the draws still replays."""
     from s2clientprotocol import debug_pb2
 
-    session = EngineSession()
-
-    def ask(**kw: object) -> sc_pb.Response:
-        resp = sc_pb.Response.FromString(session.handle(sc_pb.Request(**kw).SerializeToString()))  # type: ignore[arg-type]
-        assert not resp.error, resp.error
-        return resp
-
-    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map"), random_seed=5)
-    create.player_setup.add(type=sc_pb.Participant, race=1)
-    ask(create_game=create)
-    ask(join_game=sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    ask = _beacon_session()
 
     def drawing(with_kill: int = 0) -> sc_pb.RequestDebug:
         req = sc_pb.RequestDebug()

@@ -59,26 +59,12 @@ def leg_loops(dist: float) -> float:
 
 def leg_travelled(k: float, dist: float) -> float:
     """Distance covered ``k`` loops into a leg of length ``dist`` (see :func:`leg_loops`)."""
-    total = leg_loops(dist)
-    if k >= total:
-        return dist
-    if k <= 0.0:
-        return 0.0
-    a = SCV_ACCELERATION
-    if dist >= 2.0 * _ACC_DIST:
-        t_acc = _SCV_SPEED / a
-        if k < t_acc:
-            return 0.5 * a * k * k
-        if k < total - t_acc:
-            return _ACC_DIST + _SCV_SPEED * (k - t_acc)
-    elif k < total / 2.0:
-        return 0.5 * a * k * k
-    r = total - k
-    return dist - 0.5 * a * r * r
+    return _travelled(k, dist, leg_loops(dist))
 
 
 def _travelled(k: float, dist: float, total: float) -> float:
-    """:func:`leg_travelled` given the leg's :func:`leg_loops` ``total`` (the same operations)."""
+    """:func:`leg_travelled` given the leg's :func:`leg_loops` ``total`` (kept by a walk, which
+    asks every loop)."""
     if k >= total:
         return dist
     if k <= 0.0:
