@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -135,7 +136,24 @@ def _main_matchup(root: Path, ex: Example) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
+def _play(spec: dict[str, object], root: Path, env: dict[str, str], timeout: float) -> tuple[str, str, int]:
+    """One game in a child process of its own session; the child and the game process it starts
+    are killed with their process group however this ends (a timeout, Ctrl-C, a SIGTERM)."""
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(root), json.dumps(spec)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return stdout, stderr, proc.returncode
+    finally:
+        try:  # even after the child exited: the game process it started is in its group
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so _play's cleanup runs on a SIGTERM
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--python-sc2", required=True, type=Path, help="python-sc2 work tree or bare git repository")
     p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s)")
@@ -169,12 +187,11 @@ def main(argv: list[str] | None = None) -> int:
                     "difficulty": diff, "time_limit": limit if args.mode == "ci" else None}
             t0 = time.perf_counter()
             try:
-                proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), json.dumps(spec)], env=env,
-                                      capture_output=True, text=True, timeout=args.timeout, start_new_session=True)
-                line = next((s for s in proc.stdout.splitlines() if s.startswith("RESULT ")), None)
+                stdout, stderr, code = _play(spec, root, env, args.timeout)
+                line = next((s for s in stdout.splitlines() if s.startswith("RESULT ")), None)
                 out = json.loads(line[7:]) if line else {"example": ex.module, "result": None,
-                                                          "error": f"no result (exit {proc.returncode}): "
-                                                                   f"{proc.stderr.strip()[-400:]}"}
+                                                          "error": f"no result (exit {code}): "
+                                                                   f"{stderr.strip()[-400:]}"}
             except subprocess.TimeoutExpired:
                 out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
             out.update(opponent=f"{opp} {diff}", map=args.map, total_s=round(time.perf_counter() - t0, 1))
