@@ -103,6 +103,13 @@ try:
             out[name] = len(getattr(bot, name))
         except Exception:
             pass
+    try:  # what it built, by type: "ramp_wall walls its ramp", "distributed_workers expands"
+        kinds = {}
+        for s in bot.structures:
+            kinds[s.type_id.name] = kinds.get(s.type_id.name, 0) + 1
+        out["structure_types"] = kinds
+    except Exception:
+        pass
     out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
     tb = next((e for e in errors if "Traceback" in e), None)
     if tb:
