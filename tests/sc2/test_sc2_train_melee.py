@@ -24,6 +24,13 @@ from sc2pool.training.train import PPO_DEFAULTS, EvalResult, ppo_params, summari
 ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
 
 
+def test_only_games_that_are_won_or_lost_report_a_result() -> None:
+    from workers.sc2.tasks.base import resolve_task
+
+    assert resolve_task("Melee").competitive and resolve_task("Skirmish").competitive
+    assert not resolve_task("MoveToBeacon").competitive and not resolve_task("TerranEconomy").competitive
+
+
 def test_wilson_interval_known_values() -> None:
     # Brown, Cai and DasGupta (2001): the interval is asymmetric near 0 and 1 and never empty
     lo, hi = wilson_interval(32, 40)

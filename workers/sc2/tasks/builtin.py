@@ -448,6 +448,8 @@ class Skirmish(ArmyTask):
     Victory/defeat terminate the episode; the game's time limit truncates it. Reward: score delta.
     """
 
+    competitive = True
+
     own_slots = 24
     enemy_slots = 24
     #: The engine's Skirmish clock: 2 minutes at "faster" speed.

@@ -200,6 +200,8 @@ class Melee(Task):
     """A 1v1 melee game on a ladder map against the built-in AI or the policy itself (see the
     module docstring for the options and why the spaces are as they are)."""
 
+    competitive = True
+
     def __init__(
         self,
         race: str = "terran",
