@@ -64,6 +64,18 @@ def ppo_params(task: str, overrides: dict[str, Any] | None = None) -> dict[str, 
     return {**PPO_DEFAULTS, **TASK_PPO_DEFAULTS.get(task, {}), **(overrides or {})}
 
 
+def reports_results(task: str) -> bool:
+    """Whether ``task``'s games are won or lost (``Task.competitive``): only then does training keep
+    ``game_results.csv`` and ``win_rate.png`` and evaluation print a win rate (a mini-game's
+    episode ends at its time limit, a Tie that says nothing of winning)."""
+    from workers.sc2.tasks.base import TaskError, resolve_task
+
+    try:
+        return bool(resolve_task(task).competitive)
+    except (TaskError, ImportError, AttributeError, ValueError):
+        return False
+
+
 @dataclass
 class TrainResult:
     model_path: Path
@@ -336,6 +348,7 @@ def train(
 
     results_path = out / "game_results.csv"
     results_path.unlink(missing_ok=True)
+    keep_results = reports_results(task)
 
     class _Episodes(BaseCallback):
         def _on_step(self) -> bool:
@@ -344,7 +357,7 @@ def train(
                 if ep is not None:
                     t = int(self.num_timesteps) - start
                     episodes.append((t, float(ep["r"]), int(ep["l"])))
-                    if info.get("game_result") is not None:
+                    if keep_results and info.get("game_result") is not None:
                         _note_result(results_path, t, time.perf_counter() - t0, str(info["game_result"]))
             return True
 
@@ -643,6 +656,7 @@ def evaluate(
     returns: list[float] = []
     lengths: list[int] = []
     results: list[str | None] = []
+    keep_results = reports_results(task)
     writer: Any = None
     try:
         if model is not None and model.observation_space != env.observation_space:
@@ -673,7 +687,7 @@ def evaluate(
                 if done and "episode" in info and len(returns) < episodes:
                     returns.append(float(info["episode"]["r"]))
                     lengths.append(int(info["episode"]["l"]))
-                    result = info.get("game_result")
+                    result = info.get("game_result") if keep_results else None
                     results.append(str(result) if result is not None else None)
                     if writer is not None:
                         last = info.get("terminal_frame")
@@ -719,5 +733,5 @@ def summarize_eval(res: EvalResult) -> str:
 
 __all__: Sequence[str] = (
     "PPO_DEFAULTS", "TASK_PPO_DEFAULTS", "TrainResult", "EvalResult", "evaluate", "train", "format_curve",
-    "ppo_params", "wilson_interval",
+    "ppo_params", "reports_results", "wilson_interval",
 )

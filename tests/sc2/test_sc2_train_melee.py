@@ -25,10 +25,11 @@ ENV = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
 
 
 def test_only_games_that_are_won_or_lost_report_a_result() -> None:
-    from workers.sc2.tasks.base import resolve_task
+    from sc2pool.training.train import reports_results
 
-    assert resolve_task("Melee").competitive and resolve_task("Skirmish").competitive
-    assert not resolve_task("MoveToBeacon").competitive and not resolve_task("TerranEconomy").competitive
+    assert reports_results("Melee") and reports_results("Skirmish")
+    assert not reports_results("MoveToBeacon") and not reports_results("TerranEconomy")
+    assert not reports_results("no_such_module:Task")
 
 
 def test_wilson_interval_known_values() -> None:

@@ -217,8 +217,7 @@ class BridgeBot(BotAI):
         if limit is not None and game_result == Result.Tie and self.state.game_loop / LOOPS_PER_SECOND > limit:
             terminated, truncated = False, True
         info = dict(_task_call(game, "info", task.info, self))
-        if task.competitive:
-            info["game_result"] = game_result.name
+        info["game_result"] = game_result.name
         obs = self._encode(game)
         game.publish(Transition(obs, reward, bool(terminated), bool(truncated), info), t0)
 

@@ -87,10 +87,10 @@ class Task(abc.ABC):
     name: ClassVar[str] = ""
     #: Default game setup; override ``game_setup()`` to make it depend on constructor arguments.
     setup: ClassVar[GameSetup | None] = None
-    #: A game that is won or lost (a melee game, a skirmish): each episode's result goes into
-    #: ``info["game_result"]``, training keeps ``game_results.csv`` and ``win_rate.png`` and
-    #: ``sc2pool eval`` prints the win rate. A mini-game ends at its time limit, which says nothing
-    #: of winning, so by default no result is reported.
+    #: A game that is won or lost (a melee game, a skirmish): training keeps each episode's
+    #: ``info["game_result"]`` in ``game_results.csv`` and draws ``win_rate.png``, and
+    #: ``sc2pool eval`` prints the win rate. A mini-game ends at its time limit, a Tie that says
+    #: nothing of winning, so by default neither is done (``info`` has the result all the same).
     competitive: ClassVar[bool] = False
 
     def __init__(self, scripted: bool = False, **kwargs: Any) -> None:
