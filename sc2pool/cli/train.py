@@ -60,6 +60,11 @@ def register(sub: Any) -> None:
     p.add_argument("--video-length", type=positive_int, default=400, metavar="FRAMES", help="longest video, in frames")
     p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time)")
     p.add_argument(
+        "--pretrain-episodes", type=int, default=None, metavar="N",
+        help="before PPO, clone N games of the task's scripted baseline into the policy "
+        "(0: start from a random policy; default: the task's own, 24 for Melee, 0 for the others)",
+    )
+    p.add_argument(
         "--resume", default=None, metavar="MODEL",
         help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply)",
     )
@@ -198,6 +203,13 @@ def _train(args: argparse.Namespace) -> int:
     elif args.local_workers is not None or args.curve is not None or args.allow_insecure_remote:
         print("sc2pool train: --local-workers, --curve and --allow-insecure-remote go with --bind", file=sys.stderr)
         return 2
+    if args.pretrain_episodes is not None and args.pretrain_episodes < 0:
+        print(f"sc2pool train: --pretrain-episodes must be >= 0, got {args.pretrain_episodes}", file=sys.stderr)
+        return 2
+    if args.resume is not None and args.pretrain_episodes:
+        print("sc2pool train: --pretrain-episodes does not apply with --resume (the saved model has learnt already)",
+              file=sys.stderr)
+        return 2
     if args.resume is not None and args.ppo is not None:
         print("sc2pool train: --ppo does not apply with --resume (the saved model keeps its own settings)", file=sys.stderr)
         return 2
@@ -219,6 +231,7 @@ def _train(args: argparse.Namespace) -> int:
             pool_kwargs=pool_kwargs,
             checkpoint_every=args.checkpoint_every,
             resume=args.resume,
+            pretrain_episodes=args.pretrain_episodes,
             video_every=args.video_every,
             video_length=args.video_length,
             video_fps=args.video_fps,

@@ -42,21 +42,27 @@ PPO_DEFAULTS: dict[str, Any] = {
 
 #: Per-task PPO settings over ``PPO_DEFAULTS`` (``--ppo`` overrides both). The full game's episodes
 #: are hundreds of decisions long and end in a win or a loss: a long horizon (gamma 0.995),
-#: longer rollouts per env, a lower learning rate, more entropy to keep trying the army actions.
-#: How they were chosen: docs/melee.md.
+#: longer rollouts per env; PPO starts from the cloned baseline (``TASK_PRETRAIN_DEFAULTS``), so
+#: a low learning rate and little entropy, which would otherwise wash the cloned choices out
+#: before the critic has learnt which of them to change. How they were chosen: docs/melee.md.
 TASK_PPO_DEFAULTS: dict[str, dict[str, Any]] = {
     "Melee": {
         "n_steps": 256,
         "batch_size": 512,
         "n_epochs": 4,
-        "learning_rate": 3e-4,
-        "ent_coef": 0.01,
+        "learning_rate": 1e-4,
+        "ent_coef": 0.003,
         "gamma": 0.995,
         "gae_lambda": 0.95,
         "clip_range": 0.2,
         "policy_kwargs": {"net_arch": [128, 128]},
     },
 }
+
+
+#: Games of the task's scripted baseline cloned before PPO starts (``--pretrain-episodes``; 0 is
+#: PPO from a random policy). Why: :mod:`sc2pool.training.pretrain`; how many: docs/melee.md.
+TASK_PRETRAIN_DEFAULTS: dict[str, int] = {"Melee": 24}
 
 
 def ppo_params(task: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -311,6 +317,7 @@ def train(
     video_fps: float | None = None,
     render: bool = False,
     render_size: int = 256,
+    pretrain_episodes: int | None = None,
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
@@ -327,7 +334,9 @@ def train(
     episode after every that many timesteps (at most ``video_length`` frames), as
     ``videos/step_<timestep>.mp4`` and a GIF under ``videos/`` in TensorBoard (see
     :class:`VideoCallback`); implies ``render``, which builds the games with
-    ``render_mode="rgb_array"``."""
+    ``render_mode="rgb_array"``. ``pretrain_episodes``: first clone that many games of the task's
+    scripted baseline into the new policy (:mod:`sc2pool.training.pretrain`; ``None``: the task's
+    default in ``TASK_PRETRAIN_DEFAULTS``, 0: none; never when resuming)."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
@@ -339,6 +348,12 @@ def train(
         raise ValueError(f"video_every must be >= 1 timestep, got {video_every}")
     if video_length < 2:
         raise ValueError(f"video_length must be >= 2 frames, got {video_length}")
+    if pretrain_episodes is None:
+        pretrain_episodes = 0 if resume is not None else TASK_PRETRAIN_DEFAULTS.get(task, 0)
+    if pretrain_episodes < 0:
+        raise ValueError(f"pretrain_episodes must be >= 0 games, got {pretrain_episodes}")
+    if pretrain_episodes and resume is not None:
+        raise ValueError("pretrain_episodes does not apply with resume (the saved model has learnt already)")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -373,6 +388,7 @@ def train(
             return True
 
     t0 = time.perf_counter()
+    pretrained: dict[str, Any] | None = None
     env = make_vec_env(
         task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
         bind=bind, local_workers=local_workers, render=render or video_every is not None, render_size=render_size,
@@ -396,6 +412,9 @@ def train(
                 verbose=verbose,
                 **{**params, "policy_kwargs": policy_kwargs},
             )
+            if pretrain_episodes:
+                pretrained = _pretrain(model, task, pretrain_episodes, n_workers, envs_per_worker, engine,
+                                       task_kwargs, seed, float(params.get("gamma", 0.99)))
         callbacks: list[BaseCallback] = [_Episodes(), _Restarts()]
         bar = progress_bar and sys.stdout.isatty()  # a bar only draws on a terminal
         if progress_bar and not bar:
@@ -431,8 +450,34 @@ def train(
     done = int(model.num_timesteps) - start if interrupted else int(timesteps)
     result = TrainResult(model_path, out, seconds, done, episodes, interrupted)
     _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs,
-                   {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut})
+                   {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut,
+                    "pretrain": pretrained})
     return result
+
+
+def _pretrain(
+    model: Any, task: str, episodes: int, n_workers: int, envs_per_worker: int, engine: str,
+    task_kwargs: dict[str, Any] | None, seed: int | None, gamma: float,
+) -> dict[str, Any]:
+    """Clone ``episodes`` games of the baseline into ``model`` (games on a pool of their own:
+    the baseline is a task option, fixed when a game's task is built) and say how it went."""
+    from sc2pool.training.pretrain import behaviour_clone, collect_demonstrations
+
+    print(f"pretrain: playing {episodes} games of the {task} baseline to clone ...", flush=True)
+    demos = collect_demonstrations(task, episodes, n_workers, envs_per_worker, engine, task_kwargs,
+                                   None if seed is None else seed + 1_000_003, gamma)
+    report = behaviour_clone(model, demos, seed=seed)
+    won = sum(1 for r in demos.results if r == "Victory")
+    print(
+        f"pretrain: {demos.episodes} games ({won} won) in {demos.seconds:.0f} s, {report.samples} steps; "
+        f"cloned in {report.seconds:.0f} s, held-out action accuracy {report.holdout_accuracy:.3f}",
+        flush=True,
+    )
+    return {
+        "episodes": demos.episodes, "won": won, "steps": report.samples, "play_s": round(demos.seconds, 1),
+        "clone_s": round(report.seconds, 1), "holdout_accuracy": report.holdout_accuracy,
+        "policy_loss": report.policy_loss, "value_loss": report.value_loss, "epochs": report.epochs,
+    }
 
 
 def _note_result(path: Path, timestep: int, wall_s: float, result: str) -> None:

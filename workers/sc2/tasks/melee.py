@@ -181,6 +181,8 @@ DEFAULT_OPPONENT: dict[str, str] = {"race": "terran", "difficulty": "easy", "bui
 PAIRED_OPPONENTS = ("self", "league")
 #: A unit is "near" a base within this many cells of one of our structures.
 NEAR_BASE = 20.0
+#: Cells within which attacking units count as one body; the rest join it before going on.
+REGROUP = 12.0
 #: Workers the decoder trains up to per townhall (16 on minerals, 6 on gas), plus a few to build.
 WORKERS_PER_BASE = 22
 MAX_WORKERS = 70
@@ -704,6 +706,9 @@ class Melee(Task):
             "game_loop": int(bot.state.game_loop),
             "value_killed": self._value_killed,
             "value_lost": self._value_lost,
+            # the action carried out at the step that led here (the baseline's own choice when
+            # ``scripted``): demonstrations for behaviour cloning (sc2pool.training.pretrain)
+            "action": ACTIONS.index(self.last_action),
         }
 
     # -- actions ------------------------------------------------------------------------------------
@@ -972,11 +977,18 @@ class Melee(Task):
             target = self._attack_target(bot, army)
             changed = self._target is None or math.dist(target, self._target) > 4.0
             self._target = target
-            units = army if (fresh or changed) else army.idle
+            group, stragglers = self._front(army, target)
+            units = group if (fresh or changed) else group.idle
             p = Point2(target)
             for u in units:
                 u.attack(p)
-            self._unstick(bot, army, skip={u.tag for u in units})
+            # Units made after the attack began walk to the front, not alone to the target:
+            # a stream of single marines across the map dies one by one to the defenders.
+            if stragglers:
+                front = group.center
+                for u in stragglers:
+                    u.attack(front)
+            self._unstick(bot, group, skip={u.tag for u in units})
             return
         threats = self._enemy_near_home(bot)
         if self.mode == DEFEND and threats:
@@ -996,6 +1008,22 @@ class Melee(Task):
             army.idle.filter(lambda x: x.distance_to(rally) > 6.0)
         for u in units:
             u.attack(rally)
+
+    @staticmethod
+    def _front(army: Units, target: tuple[float, float]) -> tuple[Units, Units]:
+        """The army's main body (the units within ``REGROUP`` of the unit with the most such
+        neighbours) and the rest; on a tie the body nearer the target leads."""
+        pos = np.array([(u.position.x, u.position.y) for u in army], dtype=np.float64)
+        d2 = ((pos[:, None, :] - pos[None, :, :]) ** 2).sum(-1)
+        near = d2 <= REGROUP * REGROUP
+        counts = near.sum(1)
+        to_target = ((pos - np.asarray(target)) ** 2).sum(1)
+        lead = int(np.lexsort((to_target, -counts))[0])
+        members = near[lead]
+        units = list(army)
+        group = army.subgroup([u for u, m in zip(units, members, strict=True) if m])
+        rest = army.subgroup([u for u, m in zip(units, members, strict=True) if not m])
+        return group, rest
 
     def _unstick(self, bot: BotAI, army: Units, skip: set[int]) -> None:
         """Attack-moving units that stood still since the last step with an enemy structure in
