@@ -20,6 +20,16 @@ import numpy as np
 #: ``sc2pool`` CLI videos play this many times faster than the game's real time by default
 #: (MoveToBeacon at game_step 8: 2.8 steps per game second, so about 11 frames per second).
 DEFAULT_SPEEDUP = 4.0
+#: ... but at no fewer frames per second than this: a melee game takes a decision (a frame) every
+#: 32 loops, 0.7 a game second, which 4x real time would play at a jerky 2.8 fps and a 20-minute
+#: game in 5 minutes; at 10 fps it plays 14x real time, a 20-minute game in 84 s.
+MIN_DEFAULT_FPS = 10.0
+
+
+def default_fps(render_fps: float) -> float:
+    """Frames per second of a CLI video of an env that renders ``render_fps`` frames per game
+    second: :data:`DEFAULT_SPEEDUP` times real time, at least :data:`MIN_DEFAULT_FPS`."""
+    return max(DEFAULT_SPEEDUP * float(render_fps), MIN_DEFAULT_FPS)
 
 
 def _check_frame(frame: Any) -> np.ndarray:
@@ -135,4 +145,4 @@ def read_video_info(path: str | Path) -> tuple[tuple[int, int], int]:
     return (int(meta["size"][0]), int(meta["size"][1])), n
 
 
-__all__ = ["DEFAULT_SPEEDUP", "VideoWriter", "gif_bytes", "read_video_info"]
+__all__ = ["DEFAULT_SPEEDUP", "MIN_DEFAULT_FPS", "VideoWriter", "default_fps", "gif_bytes", "read_video_info"]
