@@ -45,7 +45,15 @@ def gif_bytes(frames: list[np.ndarray], fps: float) -> bytes:
 
     if not frames:
         raise ValueError("a GIF needs at least one frame")
-    images = [Image.fromarray(_check_frame(f)) for f in frames]
+    arrays = [_check_frame(f) for f in frames]
+    # One palette for the whole animation, from up to 16 frames spread over it: with a palette
+    # per frame (Pillow's default) unchanged pixels change index, so every frame is stored whole;
+    # with one palette Pillow stores only each frame's changed box (a melee game's GIF: 3.4 MB
+    # instead of 4.1 MB; a mini-game's much less).
+    sample = [a for a in arrays[:: max(1, len(arrays) // 16)] if a.shape[1] == arrays[0].shape[1]]
+    palette = Image.fromarray(np.concatenate(sample, axis=0)).quantize(
+        colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    images = [Image.fromarray(a).quantize(palette=palette, dither=Image.Dither.NONE) for a in arrays]
     buf = io.BytesIO()
     duration = max(20, int(round(1000.0 / fps)))  # GIF delays are in 10 ms units; browsers clamp < 20
     images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0, optimize=False)
