@@ -323,7 +323,7 @@ class FrameRenderer:
         vis_msg = observation.raw_data.map_state.visibility
         if vis_msg.bits_per_pixel == 8 and vis_msg.size.x == self._map_w and len(vis_msg.data):
             vis = np.frombuffer(vis_msg.data, dtype=np.uint8)
-            if vis.size > self._flat_cells.max():
+            if vis.size > self._flat_cells.max() and vis.min() < 2:  # (the map's cells: fewer than pixels)
                 seen = np.minimum(vis[self._flat_cells], 3).reshape(self.height, self.width)
                 if seen.min() < 2:
                     return (self._ground_f * _FOG_SHADE[seen][..., None]).astype(np.uint8), seen
