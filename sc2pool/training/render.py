@@ -200,7 +200,7 @@ class FrameRenderer:
     """Draws observations of one game as uint8 ``(H, W, 3)`` arrays.
 
     Args:
-        game_info: the game's ``ResponseGameInfo`` (playable area, pathing grid).
+        game_info: the game's ``ResponseGameInfo`` (playable area, pathing grid, terrain height).
         size: pixels on the long side of the playable area (the short side follows its aspect).
 
     Raises:
