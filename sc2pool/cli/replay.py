@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
     p.add_argument("--video", default=None, metavar="PATH", help="write the game as a video (.mp4, or .gif)")
     p.add_argument("--player", type=positive_int, default=1, help="whose observations to draw (default 1)")
     p.add_argument("--size", type=positive_int, default=256, help="video pixels on the long side (default 256)")
-    p.add_argument("--fps", type=positive_float, default=None, help="video frames per second (default 4x real time)")
+    p.add_argument("--fps", type=positive_float, default=None, help="video frames per second (default 4x real time, at least 10)")
     p.set_defaults(func=_replay)
 
 
@@ -34,7 +34,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     from sc2pool.engine.replay import EngineReplay, Event, Playback, ReplayError
     from sc2pool.training.render import LOOPS_PER_SECOND, FrameRenderer
-    from sc2pool.training.video import DEFAULT_SPEEDUP, VideoWriter
+    from sc2pool.training.video import VideoWriter, default_fps
 
     try:
         replay = EngineReplay.load(args.file)
@@ -50,7 +50,7 @@ def _replay(args: argparse.Namespace) -> int:
     loops = [loop for kind, pid, loop, _ in replay.events if kind == Event.OBSERVATION and pid == args.player]
     gaps = Counter(b - a for a, b in zip(loops, loops[1:], strict=False) if b > a)
     step = gaps.most_common(1)[0][0] if gaps else 8
-    fps = args.fps or DEFAULT_SPEEDUP * LOOPS_PER_SECOND / step
+    fps = args.fps or default_fps(LOOPS_PER_SECOND / step)
     results = replay.results or {}
     names = {v: k for k, v in sc_pb.Result.items()}
     print(

@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
         "DIR/videos/step_<timestep>.mp4 and TensorBoard (images tab)",
     )
     p.add_argument("--video-length", type=positive_int, default=400, metavar="FRAMES", help="longest video, in frames")
-    p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time)")
+    p.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time, at least 10)")
     p.add_argument(
         "--pretrain-episodes", type=int, default=None, metavar="N",
         help="before PPO, clone N games of the task's scripted baseline into the policy "
@@ -141,7 +141,7 @@ def register(sub: Any) -> None:
         "--video", default=None, metavar="PATH",
         help="also write the evaluated episodes, one after another, as a video (MP4; GIF when PATH ends in .gif)",
     )
-    e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time)")
+    e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time, at least 10)")
     e.set_defaults(func=_eval)
 
 

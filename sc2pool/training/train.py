@@ -424,10 +424,10 @@ def train(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
             )
         if video_every is not None:
-            from sc2pool.training.video import DEFAULT_SPEEDUP
+            from sc2pool.training.video import default_fps
             from sc2pool.training.video_callback import VideoCallback
 
-            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            fps = video_fps or default_fps(float(env.unwrapped.metadata.get("render_fps", 2.8)))
             callbacks.append(VideoCallback(video_every, out / "videos", fps, video_length))
         start = int(model.num_timesteps)  # a resumed model counts on from its checkpoint
         interrupted = False
@@ -669,7 +669,7 @@ def evaluate(
     ``policy``: ``"model"`` (a saved SB3 PPO ``.zip``), ``"scripted"`` (the task's own scripted
     baseline, run in the workers: e.g. walk straight to the beacon) or ``"random"``.
     ``video``: also write the evaluated episodes, one after another in the order they ended, to
-    this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time).
+    this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time, at least 10 fps).
     Each env's episode is kept in memory until it ends; its last picture comes from the step's
     ``info["terminal_frame"]``, as the env is already reset when the step returns.
     """
@@ -714,9 +714,9 @@ def evaluate(
         obs = env.reset()
         clips: list[list[np.ndarray]] = []
         if video is not None:
-            from sc2pool.training.video import DEFAULT_SPEEDUP, VideoWriter
+            from sc2pool.training.video import VideoWriter, default_fps
 
-            fps = video_fps or DEFAULT_SPEEDUP * float(env.unwrapped.metadata.get("render_fps", 2.8))
+            fps = video_fps or default_fps(float(env.unwrapped.metadata.get("render_fps", 2.8)))
             writer = VideoWriter(video, fps)
             clips = [[frame] for frame in env.get_images()]
         rng = np.random.default_rng(seed)

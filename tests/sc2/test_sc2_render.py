@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import portpicker
 import pytest
+from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.game import Game
@@ -195,6 +196,161 @@ def test_fogged_cells_are_darker() -> None:
     img = r.render(fog)
     assert img[100, 10].sum() < r.ground[100, 10].sum() * 0.5
     assert np.array_equal(img[100, 200], r.ground[100, 200])
+
+
+# -- whole melee games on a ladder map ------------------------------------------------------------
+
+
+def _melee(seed: int = 1) -> tuple[Game, int]:
+    """A melee game on AcidPlantLE (two levels of high ground and cliffs) against the Computer."""
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AcidPlantLE.SC2Map"), random_seed=seed)
+    req.player_setup.add(type=sc_pb.Participant, race=1)
+    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=1)
+    game = Game.create(req)
+    pid = game.join(sc_pb.RequestJoinGame(race=1, options=sc_pb.InterfaceOptions(raw=True, score=True)))
+    return game, pid
+
+
+@pytest.fixture(scope="module")
+def melee() -> tuple[sc_pb.ResponseGameInfo, sc_pb.ResponseObservation, Game, int]:
+    game, pid = _melee()
+    return game.game_info(pid), game.observation(pid), game, pid
+
+
+def _near(img: np.ndarray, color: tuple[int, int, int], tol: int = 12) -> np.ndarray:
+    return np.abs(img.astype(int) - np.array(color)).max(axis=2) <= tol
+
+
+def test_a_melee_frame_is_256_px_on_its_long_side(melee: Any) -> None:
+    info, obs, _, _ = melee
+    r = FrameRenderer(info)
+    img = r.render(obs)
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    assert max(img.shape[:2]) == 256 and img.shape[0] % 2 == 0 and img.shape[1] % 2 == 0
+    assert r.compact  # under 4 px a cell: bars only on damaged units
+    text = FrameRenderer.hud(obs.observation)
+    assert text.startswith("0:00  m50 g0  12/15  army 0"), text
+
+
+def test_height_levels_and_cliffs_differ_in_the_background(melee: Any) -> None:
+    info, _, _, _ = melee
+    r = FrameRenderer(info)
+    raw = info.start_raw
+    height = np.frombuffer(raw.terrain_height.data, np.uint8).reshape(raw.map_size.y, raw.map_size.x)
+    walk = np.unpackbits(np.frombuffer(raw.pathing_grid.data, np.uint8))[: height.size].reshape(height.shape)
+    h = height[np.ix_(r._rows, r._cols)].astype(int)
+    w = walk[np.ix_(r._rows, r._cols)].astype(bool)
+    # pathable pixels two levels apart, each inside a 5x5 block of its own level (away from cliffs)
+    flat = np.ones_like(w)
+    for dy in range(-2, 3):
+        for dx in range(-2, 3):
+            flat &= np.roll(np.roll(h, dy, 0), dx, 1) == h
+            flat &= np.roll(np.roll(w, dy, 0), dx, 1)
+    levels = sorted(set(np.unique(h[w & flat]).tolist()))
+    assert levels[-1] - levels[0] >= 16, levels
+    low = r.ground[(h == levels[0]) & w & flat].astype(int).sum(axis=1)
+    high = r.ground[(h == levels[-1]) & w & flat].astype(int).sum(axis=1)
+    assert high.min() > low.max(), "higher ground must be drawn brighter"
+    # cliffs: a rim between levels, and never inside a flat level
+    from sc2pool.training.render import CLIFF_RIM
+
+    rim = _near(r.ground, tuple(int(c) for c in CLIFF_RIM), tol=0)
+    assert rim.sum() > 100 and not (rim & flat & w).any()
+
+
+def test_fog_hidden_darker_than_explored_darker_than_visible(melee: Any) -> None:
+    info, obs, _, _ = melee
+    r = FrameRenderer(info)
+    means = []
+    for level in (0, 1, 2):
+        o = sc_pb.ResponseObservation()
+        o.CopyFrom(obs)
+        o.observation.raw_data.ClearField("units")
+        vis = o.observation.raw_data.map_state.visibility
+        vis.data = bytes([level]) * (vis.size.x * vis.size.y)
+        means.append(r.render(o)[20:, :].astype(float).mean())
+    assert means[0] < means[1] < means[2]
+    # the game's own fog: our base is in sight, the enemy's start is not
+    img = r.render(obs).astype(int)
+    enemy = info.start_raw.start_locations[0]
+    col, row = (int(v) for v in r.to_pixel(enemy.x + 6, enemy.y + 6))
+    assert img[row, col].sum() <= r.ground[row, col].astype(int).sum() * 0.5
+
+
+def test_both_players_in_sight_show_both_colours_and_structures_their_footprint(melee: Any) -> None:
+    from s2clientprotocol import debug_pb2
+
+    info, _, _, _ = melee
+    game, pid = _melee(seed=2)
+    own = next(u for u in game.observation(pid).observation.raw_data.units if u.alliance == 1 and u.unit_type == 18)
+    x, y = own.pos.x, own.pos.y
+    debug = sc_pb.RequestDebug()
+    for owner, dx in ((pid, 6.0), (3 - pid, 9.0)):  # marines of both sides next to our command centre
+        debug.debug.add(create_unit=debug_pb2.DebugCreateUnit(
+            unit_type=48, owner=owner, quantity=6, pos=common_pb2.Point2D(x=x + dx, y=y)))
+    game.debug(pid, debug)
+    game.step(1)
+    obs = game.observation(pid)
+    r = FrameRenderer(game.game_info(pid))
+    img = r.render(obs)
+    assert sum(u.alliance == ENEMY for u in obs.observation.raw_data.units) == 6  # in sight
+    px = img.astype(int)
+    reddish = px[..., 0] - px[..., 1:].max(axis=2) > 80
+    bluish = px[..., 2] - px[..., :2].max(axis=2) > 80
+    assert reddish.sum() >= 12 and bluish.sum() >= 12
+    ex, ey = r.to_pixel(x + 9.0, y)
+    rows, cols = np.nonzero(reddish)
+    assert np.hypot(cols - ex, rows - ey).max() < 4 * r.scale  # the red is the enemy marines
+    # the command centre: a 5x5-cell footprint, our colour on its rim and darker inside
+    col, row = (int(v) for v in r.to_pixel(x, y))
+    half = int(2.5 * r.scale)
+    assert np.array_equal(img[row - half, col], ALLIANCE_COLORS[SELF])
+    assert np.abs(img[row, col].astype(int) - (np.array(ALLIANCE_COLORS[SELF]) * 0.6).astype(int)).max() <= 1
+    # minerals of our main as cyan footprints
+    assert _near(img, MINERAL_COLOR).sum() > 8 * 4
+
+
+def test_creep_and_power_fields_are_tinted(melee: Any) -> None:
+    info, obs, _, _ = melee
+    r = FrameRenderer(info)
+    o = sc_pb.ResponseObservation()
+    o.CopyFrom(obs)
+    o.observation.raw_data.ClearField("units")
+    raw = o.observation.raw_data
+    vis = raw.map_state.visibility
+    vis.data = bytes([2]) * (vis.size.x * vis.size.y)
+    plain = r.render(o)
+    creep = raw.map_state.creep
+    grid = np.zeros((creep.size.y, creep.size.x), dtype=np.uint8)
+    cx, cy = (r.x0 + r.x1) // 2, (r.y0 + r.y1) // 2
+    grid[cy - 10 : cy + 10, cx - 10 : cx + 10] = 1
+    creep.data = np.packbits(grid.ravel()).tobytes()
+    raw.player.power_sources.add(pos=common_pb2.Point(x=r.x0 + 20, y=r.y0 + 20), radius=6.5, tag=1)
+    img = r.render(o).astype(int)
+    col, row = (int(v) for v in r.to_pixel(cx, cy))
+    assert img[row, col, 0] > plain[row, col, 0] and img[row, col, 2] > plain[row, col, 2]  # purple
+    pcol, prow = (int(v) for v in r.to_pixel(r.x0 + 20, r.y0 + 20))
+    assert img[prow, pcol, 2] > plain[prow, pcol, 2] + 20  # blue
+    far = r.to_pixel(r.x1 - 20, r.y1 - 20)
+    assert np.array_equal(img[int(far[1]), int(far[0])], plain[int(far[1]), int(far[0])])
+
+
+def test_the_static_background_is_drawn_once_per_game(melee: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    info, obs, _, _ = melee
+    calls = []
+    original = FrameRenderer._terrain
+
+    def counting(self: FrameRenderer, *args: Any) -> np.ndarray:
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(FrameRenderer, "_terrain", counting)
+    r = FrameRenderer(info)
+    ground = r.ground.copy()
+    frames = [r.render(obs) for _ in range(3)]
+    assert len(calls) == 1
+    assert np.array_equal(r.ground, ground), "a frame must not draw into the cached background"
+    assert all(f is not r.ground for f in frames)
 
 
 @pytest.mark.timeout(60)
