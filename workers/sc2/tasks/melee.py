@@ -1047,16 +1047,19 @@ class Melee(Task):
 
     # -- the baseline -------------------------------------------------------------------------------
     async def scripted_decode(self, bot: BotAI) -> None:
-        """A plain build order that attacks: workers to 19 (one base's minerals and builders), a
-        depot ahead of supply, four barracks, marines from every barracks; the army attacks at
-        16 marines or at 6:00 game time, whichever comes first, and never stops (new marines
-        follow the standing order)."""
+        """A plain build order that attacks: a depot ahead of supply, workers for every base
+        (16 at one, 38 at two), three barracks a base, marines from every barracks, a second base
+        at 4:00 (one base's minerals run low in the game's second half, and a one-base player then
+        trades evenly with a Computer that has expanded, to the time limit); the army attacks at
+        20 marines, falls back below 6 and attacks again at 20."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         b = self.book
         choice = "no_op"
         n_prod = bot.structures(U[b.production]).amount
+        n_bases = len(bot.townhalls)
         army = self._army(bot)
+        minutes = bot.time / 60.0
         if self.mode == ATTACK and army.amount < 6 and not self._enemy_near_home(bot):
             choice = RETREAT
         elif self.mode != ATTACK and army.amount >= 20:
@@ -1066,9 +1069,12 @@ class Melee(Task):
         elif bot.supply_left < 2 + 2 * n_prod and bot.already_pending(U[b.supply]) < 1 + n_prod // 3 \
                 and self._can(bot, "build_supply"):
             choice = "build_supply"
-        elif bot.workers.amount < 19 and self._can(bot, "train_worker"):
+        elif n_bases < 2 and minutes >= 4.0 and bot.already_pending(U[b.townhall]) < 1:
+            # save for the expansion rather than spend the money elsewhere
+            choice = "expand" if self._can(bot, "expand") else "no_op"
+        elif bot.workers.amount < min(19 * n_bases, 38) and self._can(bot, "train_worker"):
             choice = "train_worker"
-        elif n_prod < 4 and self._can(bot, "build_production"):
+        elif n_prod < min(3 * n_bases + 1, 7) and self._can(bot, "build_production"):
             choice = "build_production"
         elif self._can(bot, "train_army"):
             choice = "train_army"
