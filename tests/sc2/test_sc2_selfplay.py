@@ -70,8 +70,10 @@ def test_two_slots_play_one_game_to_its_time_limit_each_from_its_own_view(run: A
             # each player sees its own base in the same (mirrored) corner, though they start apart
             a, b = _own_structures_centre(resets[0][0]), _own_structures_centre(resets[1][0])
             assert np.abs(a - b).max() <= 2, (a, b)
-            for n in range(1, 20):
+            steps = 0
+            while steps < 20:
                 results = run(host.step([0, 1, 1, 0]))
+                steps += 1
                 ended = [r.terminated or r.truncated for r in results]
                 loops = [r.info["game_loop"] for r in results]
                 assert len(set(loops)) == 1, f"the slots stepped apart: {loops}"
@@ -79,7 +81,7 @@ def test_two_slots_play_one_game_to_its_time_limit_each_from_its_own_view(run: A
                     break
             assert ended == [True] * 4, "every game ends for both of its players at the same step"
             assert all(r.truncated and not r.terminated and r.info["game_result"] == "Tie" for r in results)
-            assert n == 5  # 40 game seconds at 10 s per decision: the first decision past 40 s (at 50 s)
+            assert steps == 5  # 40 game seconds at 10 s per decision: the first decision past 40 s (at 50 s)
     finally:
         run(host.close())
 
