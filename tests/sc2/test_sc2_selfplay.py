@@ -175,3 +175,37 @@ def test_a_crash_reaches_the_trainer_as_a_typed_error(no_leaks: None) -> None:
         assert err.value.remote_type == "GameCrashedError", err.value.remote_type
     finally:
         env.close()
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("opponent", ["self", "league"])
+def test_sc2pool_train_runs_self_play_and_the_model_is_evaluated_against_the_computer(
+    tmp_path: Path, process_tree: Any, opponent: str
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SC2PATH"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return process_tree.run([sys.executable, "-m", "sc2pool", *args], capture_output=True, text=True,
+                                timeout=180, env=env)
+
+    out = tmp_path / "run"
+    r = cli("train", "--task", "Melee", "--task-kwargs", json.dumps({**SHORT, "opponent": opponent}),
+            "--workers", "1", "--envs-per-worker", "2", "--timesteps", "64", "--out", str(out), "--no-progress",
+            "--snapshot-every", "32", "--ppo", json.dumps({"n_steps": 16, "batch_size": 16, "n_epochs": 1}))
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = json.loads((out / "run.json").read_text())
+    assert run["selfplay"]["opponent"] == opponent
+    snapshots = sorted((out / "snapshots").iterdir())
+    assert len(snapshots) >= 2 and (out / "snapshots" / "snapshot_0.zip") in snapshots
+    if opponent == "league":
+        assert sum(run["selfplay"]["league_games"].values()) >= 1
+    r = cli("eval", str(snapshots[-1]), "--task", "Melee", "--task-kwargs", json.dumps(SHORT), "--episodes", "1")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "win rate: 0.000  (0/1 games won, 1 tied" in r.stdout, r.stdout
+    r = cli("train", "--task", "Melee", "--task-kwargs", json.dumps({**SHORT, "opponent": opponent}),
+            "--workers", "1", "--envs-per-worker", "3", "--timesteps", "64", "--out", str(tmp_path / "odd"))
+    assert r.returncode == 2 and "--envs-per-worker must be even; got 3" in r.stderr
