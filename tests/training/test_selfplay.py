@@ -13,7 +13,13 @@ import pytest
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from sc2pool.training.selfplay import LeagueVecEnv, SnapshotPool, check_pairing, paired_opponent, snapshot_callback
+from sc2pool.training.selfplay import (
+    LeagueVecEnv,
+    SnapshotPool,
+    check_pairing,
+    paired_opponent,
+    snapshot_callback,
+)
 
 EPISODE = 3
 
