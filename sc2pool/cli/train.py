@@ -53,6 +53,15 @@ def register(sub: Any) -> None:
         help="also save DIR/checkpoints/model_<timesteps>_steps.zip about every N timesteps",
     )
     p.add_argument(
+        "--snapshot-every", type=positive_int, default=None, metavar="N",
+        help="save DIR/snapshots/snapshot_<timesteps>.zip at the start and about every N timesteps; with "
+        "--task-kwargs '{\"opponent\": \"league\"}' they are the opponents (default there: 16384)",
+    )
+    p.add_argument(
+        "--league-size", type=positive_int, default=None, metavar="K",
+        help="opponent 'league': the newest K snapshots are the league (default 5)",
+    )
+    p.add_argument(
         "--video-every", type=positive_int, default=None, metavar="N",
         help="record env 0's episode at the start and its next episode after every N timesteps: "
         "DIR/videos/step_<timestep>.mp4 and TensorBoard (images tab)",
@@ -237,6 +246,8 @@ def _train(args: argparse.Namespace) -> int:
             video_fps=args.video_fps,
             render=args.render,
             render_size=args.render_size,
+            snapshot_every=args.snapshot_every,
+            league_size=args.league_size,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)

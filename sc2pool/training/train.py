@@ -185,9 +185,16 @@ def make_vec_env(
     local_workers: int | None = None,
     render: bool = False,
     render_size: int = 256,
+    league: Any = None,
     **pool_kwargs: Any,
 ) -> Any:
     """A ``VecMonitor(ZmqVecEnv)`` of ``n_workers * envs_per_worker`` games of ``task``.
+
+    Self-play (``task_kwargs`` with ``opponent`` ``"self"`` or ``"league"``): slots 2k and 2k+1 of
+    each worker are one game, so ``envs_per_worker`` must be even. ``league`` (a
+    :class:`~sc2pool.training.selfplay.SnapshotPool`, for ``"league"``) puts a
+    :class:`~sc2pool.training.selfplay.LeagueVecEnv` under the monitor: SB3 then sees only the
+    learner slots, and the opponent slots are played by the league's snapshots.
 
     ``render``: build the games with ``render_mode="rgb_array"`` (``render_size`` pixels on the
     long side), so ``get_images()``/``render()`` and SB3's ``VecVideoRecorder`` show them.
@@ -210,6 +217,11 @@ def make_vec_env(
     from stable_baselines3.common.vec_env import VecMonitor
 
     from sc2pool import ZmqVecEnv, options
+    from sc2pool.training.selfplay import LeagueVecEnv, check_pairing, paired_opponent
+
+    check_pairing(task_kwargs, envs_per_worker)
+    if league is not None and paired_opponent(task_kwargs) != "league":
+        raise ValueError("a league of snapshots goes with task_kwargs {'opponent': 'league'}")
 
     if local_workers is not None and not 0 <= local_workers <= n_workers:
         raise ValueError(f"local workers must be between 0 and the {n_workers} workers, got {local_workers}")
@@ -221,6 +233,11 @@ def make_vec_env(
     elif "failure" in groups and on_failure != opts.failure.on_failure:
         raise ValueError(f"on_failure={on_failure!r} contradicts failure={opts.failure!r}: give one of them")
     failure = dataclasses.replace(opts.failure, on_failure=on_failure)
+    if failure.restart and paired_opponent(task_kwargs) is not None:
+        raise ValueError(
+            "on_failure='restart' is not supported with self-play yet (relaunching one game of a pair would have to "
+            "replace both); use on_failure='raise'"
+        )
     remote = opts.remote
     if bind is not None and remote.bind is not None and bind != remote.bind:
         raise ValueError(f"bind={bind!r} contradicts remote=RemoteWorkers(bind={remote.bind!r}): give one of them")
@@ -250,6 +267,8 @@ def make_vec_env(
         tuning=opts.tuning,
         **pool_kwargs,
     )
+    if league is not None:
+        return VecMonitor(LeagueVecEnv(env, league))
     return VecMonitor(env)
 
 
@@ -318,6 +337,8 @@ def train(
     render: bool = False,
     render_size: int = 256,
     pretrain_episodes: int | None = None,
+    snapshot_every: int | None = None,
+    league_size: int | None = None,
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
@@ -336,9 +357,26 @@ def train(
     :class:`VideoCallback`); implies ``render``, which builds the games with
     ``render_mode="rgb_array"``. ``pretrain_episodes``: first clone that many games of the task's
     scripted baseline into the new policy (:mod:`sc2pool.training.pretrain`; ``None``: the task's
-    default in ``TASK_PRETRAIN_DEFAULTS``, 0: none; never when resuming)."""
+    default in ``TASK_PRETRAIN_DEFAULTS``, 0: none; never when resuming; none by default with a
+    self-play opponent, whose agent is never to meet the baseline's Computer).
+
+    Self-play (``task_kwargs={"opponent": "self"}``): every slot is an env SB3 trains on, both
+    players of each game. ``{"opponent": "league"}``: SB3 trains on slots 2k only; slots 2k+1 are
+    played by snapshots of the policy (:mod:`sc2pool.training.selfplay`), saved as
+    ``snapshots/snapshot_<timesteps>.zip`` at the start and every ``snapshot_every`` timesteps
+    (default ``LEAGUE_SNAPSHOT_EVERY``), the newest ``league_size`` (default ``LEAGUE_SIZE``)
+    making the league. ``snapshot_every`` saves snapshots with any opponent (no league)."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    from sc2pool.training.selfplay import (
+        LEAGUE_SIZE,
+        LEAGUE_SNAPSHOT_EVERY,
+        SnapshotPool,
+        check_pairing,
+        paired_opponent,
+        snapshot_callback,
+    )
 
     if checkpoint_every is not None and checkpoint_every < 1:
         raise ValueError(f"checkpoint_every must be >= 1 timestep, got {checkpoint_every}")
@@ -348,12 +386,24 @@ def train(
         raise ValueError(f"video_every must be >= 1 timestep, got {video_every}")
     if video_length < 2:
         raise ValueError(f"video_length must be >= 2 frames, got {video_length}")
+    if snapshot_every is not None and snapshot_every < 1:
+        raise ValueError(f"snapshot_every must be >= 1 timestep, got {snapshot_every}")
+    check_pairing(task_kwargs, envs_per_worker)
+    selfplay = paired_opponent(task_kwargs)
+    if league_size is not None and selfplay != "league":
+        raise ValueError("league_size goes with task_kwargs {'opponent': 'league'}")
+    league = SnapshotPool(league_size or LEAGUE_SIZE, seed) if selfplay == "league" else None
+    if league is not None and snapshot_every is None:
+        snapshot_every = LEAGUE_SNAPSHOT_EVERY
     if pretrain_episodes is None:
-        pretrain_episodes = 0 if resume is not None else TASK_PRETRAIN_DEFAULTS.get(task, 0)
+        pretrain_episodes = 0 if resume is not None else (0 if selfplay else TASK_PRETRAIN_DEFAULTS.get(task, 0))
     if pretrain_episodes < 0:
         raise ValueError(f"pretrain_episodes must be >= 0 games, got {pretrain_episodes}")
     if pretrain_episodes and resume is not None:
         raise ValueError("pretrain_episodes does not apply with resume (the saved model has learnt already)")
+    if pretrain_episodes and selfplay:
+        raise ValueError(f"pretrain_episodes does not apply with opponent {selfplay!r}: the baseline's games are "
+                         "played against the Computer, which a self-play agent is never to meet")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -392,7 +442,7 @@ def train(
     env = make_vec_env(
         task, n_workers, envs_per_worker, engine, task_kwargs, on_failure=on_failure,
         bind=bind, local_workers=local_workers, render=render or video_every is not None, render_size=render_size,
-        **(pool_kwargs or {}),
+        league=league, **(pool_kwargs or {}),
     )
     try:
         if seed is not None:
@@ -423,6 +473,8 @@ def train(
             callbacks.append(
                 CheckpointCallback(max(1, checkpoint_every // env.num_envs), str(out / "checkpoints"), "model")
             )
+        if snapshot_every is not None:
+            callbacks.append(snapshot_callback(snapshot_every, out / "snapshots", league))
         if video_every is not None:
             from sc2pool.training.video import default_fps
             from sc2pool.training.video_callback import VideoCallback
@@ -443,15 +495,19 @@ def train(
             interrupted = True  # Ctrl-C: keep what was learnt, saved like a finished run's
         model_path = out / "model.zip"
         model.save(model_path)
-        restarts = sum(env.venv.restart_counts.values()) if hasattr(env.venv, "restart_counts") else 0
+        restarts = sum(env.unwrapped.restart_counts.values()) if hasattr(env.unwrapped, "restart_counts") else 0
+        league_games = dict(env.venv.games_per_snapshot) if league is not None else None
     finally:
         env.close()
     seconds = time.perf_counter() - t0
     done = int(model.num_timesteps) - start if interrupted else int(timesteps)
     result = TrainResult(model_path, out, seconds, done, episodes, interrupted)
-    _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs,
-                   {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut,
-                    "pretrain": pretrained})
+    extra: dict[str, Any] = {"worker_restarts": restarts, "episodes_cut_by_restarts": _Restarts.cut,
+                             "pretrain": pretrained}
+    if selfplay is not None:
+        extra["selfplay"] = {"opponent": selfplay, "snapshot_every": snapshot_every,
+                             "league_size": None if league is None else league.size, "league_games": league_games}
+    _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs, extra)
     return result
 
 
@@ -677,6 +733,13 @@ def evaluate(
         raise ValueError(f"policy must be 'model', 'scripted' or 'random', got {policy!r}")
     if episodes < 1:
         raise ValueError(f"episodes must be >= 1, got {episodes}")
+    from sc2pool.training.selfplay import paired_opponent
+
+    if paired_opponent(task_kwargs) is not None:
+        raise ValueError(
+            f"evaluation plays against a Computer; opponent {paired_opponent(task_kwargs)!r} is a training opponent "
+            "(give e.g. --task-kwargs '{\"opponent\": {\"difficulty\": \"easy\"}}', or leave opponent out)"
+        )
     kwargs = dict(task_kwargs or {})
     if policy == "scripted":
         kwargs["scripted"] = True

@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from workers.sc2.tasks import GameSetup, MapFrame, Task
+from workers.sc2.tasks.melee import ACTIONS, Melee
 
 
 class BeaconQuadrant(Task):
@@ -44,3 +45,20 @@ class FlakyBeacon(BeaconQuadrant):
         if self.fail:
             raise ZeroDivisionError("flaky encoder")
         return super().encode(bot)
+
+
+class SurrenderingMelee(Melee):
+    """The Melee task whose last action (``scout``) surrenders instead (a debug ``end_game``), so
+    a self-play test can end a game with a result at the step it chooses."""
+
+    SURRENDER = len(ACTIONS) - 1
+
+    async def decode(self, bot: Any, action: Any) -> None:
+        if int(action) == self.SURRENDER:
+            from s2clientprotocol import debug_pb2
+            from s2clientprotocol import sc2api_pb2 as sc_pb
+
+            end = debug_pb2.DebugEndGame(end_result=debug_pb2.DebugEndGame.Surrender)
+            await bot.client._execute(debug=sc_pb.RequestDebug(debug=[debug_pb2.DebugCommand(end_game=end)]))
+            return
+        await super().decode(bot, action)

@@ -57,7 +57,7 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
     [
         ({"race": "zerg"}, "not written yet"),
         ({"race": "elf"}, "unknown race"),
-        ({"opponent": "self"}, "not supported yet"),
+        ({"opponent": "selfish"}, "opponent must be"),
         ({"opponent": "bob"}, "opponent must be"),
         ({"opponent": {"difficulty": "impossible"}}, "unknown opponent difficulty"),
         ({"opponent": {"level": "easy"}}, "unknown opponent keys"),

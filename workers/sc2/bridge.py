@@ -229,9 +229,15 @@ def _enum(enum_cls: Any, name: str, what: str) -> Any:
     raise ValueError(f"unknown {what} {name!r}; expected one of {[m.name for m in enum_cls]}")
 
 
-def build_players(setup: GameSetup, bot: BotAI) -> list[Any]:
-    """burnysc2 player list for ``create_game``: our bot first, then Computer opponents."""
+def build_players(setup: GameSetup, bot: BotAI, guest: BotAI | None = None) -> list[Any]:
+    """burnysc2 player list for ``create_game``: our bot first, then the paired env's bot
+    (``guest``, self-play: it joins from its own connection) or the Computer opponents."""
     players: list[Any] = [Bot(_enum(Race, setup.race, "race"), bot, name="sc2pool")]
+    if setup.paired:
+        if guest is None or setup.opponents:
+            raise SC2GameError("a paired (self-play) game needs the guest env's bot and no Computer opponents")
+        players.append(Bot(_enum(Race, setup.race, "race"), guest, name="sc2pool-2"))
+        return players
     for opp in setup.opponents:
         build = _enum(AIBuild, opp.build, "AI build") if opp.build else AIBuild.RandomBuild
         players.append(Computer(_enum(Race, opp.race, "race"), _enum(Difficulty, opp.difficulty, "difficulty"), build))
@@ -249,6 +255,51 @@ def resolve_map(name: str) -> Map:
         return maps.get(name)
     except (KeyError, SystemExit) as exc:
         raise SC2GameError(f"map {name!r} not found under $SC2PATH/Maps ({exc})") from None
+
+
+class PairLink:
+    """Two envs that are the two players of one game (self-play): the *host* env creates each
+    game and joins it as player one, the *guest* env joins it from its own connection.
+
+    Both envs reset together (the host's ``reset`` gathers both): the guest waits for the host's
+    game of the same episode number (``created``), then joins with the same ports. The game's
+    ports are chosen once for the pair and kept for all its games: the embedded engine hosting the
+    game listens on the game port for the guest's engine, once per process; new ports per game
+    would leave one listening socket per episode behind (m: real SC2 frees its ports when a game
+    ends, so reusing them is expected to work there too; not tried on the real game)."""
+
+    def __init__(self) -> None:
+        from sc2.portconfig import Portconfig
+
+        self.portconfig = Portconfig()
+        self._created: dict[int, asyncio.Future[GameSetup]] = {}
+        self.host: GameEnv | None = None
+        self.guest: GameEnv | None = None
+        #: The seed of the game the host created last (the guest's reset info reports it too).
+        self.game_seed: int | None = None
+
+    def created(self, episode: int) -> asyncio.Future[GameSetup]:
+        """The future of episode ``episode``'s game: set by the host once it is created (with its
+        setup), or failed when the host could not create it."""
+        fut = self._created.get(episode)
+        if fut is None:
+            fut = self._created[episode] = asyncio.get_running_loop().create_future()
+            for old in [k for k in self._created if k < episode - 1]:
+                self._created.pop(old)
+        return fut
+
+    def close(self) -> None:
+        """Give the ports back (burnysc2's portpicker keeps them reserved otherwise)."""
+        self.portconfig.clean()
+
+
+def pair_games(host: GameEnv, guest: GameEnv) -> PairLink:
+    """Make ``host`` and ``guest`` the two players of one game from their next reset on."""
+    link = PairLink()
+    link.host, link.guest = host, guest
+    host.pair, guest.pair = link, link
+    host.role, guest.role = "host", "guest"
+    return link
 
 
 class GameEnv:
@@ -295,6 +346,12 @@ class GameEnv:
         self._dead: BaseException | None = None
         self._seed_rng: Any = None
         self._renderer: Any = None  # (game info proto, FrameRenderer) of the current game
+        #: Self-play: the pair this env is a player of (``pair_games``), its ``role`` in it
+        #: (``"host"`` creates the games, ``"guest"`` joins them), and its episode count, which
+        #: names the game the guest joins.
+        self.pair: PairLink | None = None
+        self.role = "solo"
+        self._episodes = 0
 
     # -- called by the bot ------------------------------------------------------------------------
     def publish(self, transition: Transition, t_start: float) -> None:
@@ -321,6 +378,17 @@ class GameEnv:
         ``options`` are handed to the task as ``task.reset_options`` before ``episode_start``."""
         t0 = time.perf_counter()
         self.task.reset_options = dict(options or {})
+        if self.role == "guest":
+            return await self._join_reset(t0)
+        self._episodes += 1
+        try:
+            return await self._create_reset(t0, seed)
+        except BaseException as exc:
+            self._fail_guest_wait(exc)  # a guest waiting for this game must not wait in vain
+            raise
+
+    async def _create_reset(self, t0: float, seed: int | None) -> tuple[Any, dict[str, Any]]:
+        """The reset of an env that creates its games (alone, or the host of a pair)."""
         self._check_alive()
         await self._end_episode()
         random_seed = self._next_seed(seed)
@@ -328,15 +396,16 @@ class GameEnv:
         restarted = False
         next_setup = self._setup_for(random_seed)
         if (self.reset_mode == "restart" and self._ended_naturally and seed is None and self._client is not None
-                and next_setup == self.setup):
+                and next_setup == self.setup and self.pair is None):
             restarted = await self._try_restart(controller)
         if not restarted:
             self.setup = next_setup
             await self._create_game(controller, random_seed)
-        self._ended_naturally = False
-        self.aborting = False
-        self.started = False
-        self._published = self._loop.create_future()
+            if self.pair is not None:
+                self.pair.game_seed = random_seed
+                fut = self.pair.created(self._episodes)
+                if not fut.done():
+                    fut.set_result(self.setup)
         time_limit: Any = self.setup.time_limit_s  # burnysc2 compares seconds; float is fine
         if restarted:
             assert self._client is not None
@@ -347,8 +416,25 @@ class GameEnv:
             client = _RecordingClient(controller._ws, self._game_data)
             client.game_step = self.setup.game_step
             self._client = client
-            players = build_players(self.setup, self.bot)
-            coro = sc2_main._play_game(players[0], client, False, None, time_limit)
+            portconfig = None if self.pair is None else self.pair.portconfig
+            coro = sc2_main._play_game(self._player(), client, False, portconfig, time_limit)
+        return await self._start_play(coro, t0, None if restarted else random_seed)
+
+    def _player(self) -> Any:
+        """This env's burnysc2 player (the bot that joins the game)."""
+        return Bot(_enum(Race, self.setup.race, "race"), self.bot, name="sc2pool" if self.role != "guest" else "sc2pool-2")
+
+    async def _start_play(self, coro: Any, t0: float, game_seed: int | None) -> tuple[Any, dict[str, Any]]:
+        """Run burnysc2's game loop ``coro`` for the new episode; its first observation."""
+        try:
+            self._check_alive()  # a paired env whose partner crashed meanwhile
+        except BaseException:
+            coro.close()
+            raise
+        self._ended_naturally = False
+        self.aborting = False
+        self.started = False
+        self._published = self._loop.create_future()
         self._play = asyncio.ensure_future(coro)
         self._play.add_done_callback(self._on_play_done)
         transition = await self._wait(self._published, "the first observation")
@@ -357,8 +443,79 @@ class GameEnv:
         self.timings.resets += 1
         self.timings.reset += dt
         self.timings.reset_max = max(self.timings.reset_max, dt)
-        info = {"game_seed": None if restarted else random_seed, "reset_ms": dt * 1e3}
+        info = {"game_seed": game_seed, "reset_ms": dt * 1e3}
         return transition.obs, info
+
+    async def _join_reset(self, t0: float) -> tuple[Any, dict[str, Any]]:
+        """The guest's reset: leave the last game, wait for the host's game of the same episode
+        (at most ``step_timeout``), join it with the pair's ports and take the first observation."""
+        assert self.pair is not None
+        self._episodes += 1
+        created = self.pair.created(self._episodes)
+        self._check_alive()
+        await self._end_episode()
+        controller = self.connection.controller
+        # The game was joined and played through the last episode's client: its status is the
+        # connection's (the controller itself never sent a request).
+        last = self._client if self._client is not None else controller
+        try:
+            if last._status in (Status.in_game, Status.ended, Status.init_game):
+                try:
+                    await controller._execute(leave_game=sc_pb.RequestLeaveGame())
+                except sc2_main.ProtocolError:
+                    pass
+        except Exception as exc:
+            desc = self.connection.describe_death()
+            self._dead = exc
+            raise GameCrashedError(
+                f"env {self.index}: leaving the last game failed: {type(exc).__name__}: {exc}" + (f" ({desc})" if desc else "")
+            ) from exc
+        try:
+            setup = await asyncio.wait_for(asyncio.shield(created), self.step_timeout)
+        except asyncio.TimeoutError:
+            raise GameTimeoutError(
+                f"env {self.index}: the paired env's game was not created within {self.step_timeout:.0f} s"
+            ) from None
+        except SC2GameError as exc:
+            raise type(exc)(f"env {self.index}: the paired env (its host) could not start the game: {exc}") from exc
+        self.setup = setup
+        client = _RecordingClient(controller._ws, self._game_data)
+        client.game_step = setup.game_step
+        self._client = client
+        time_limit: Any = setup.time_limit_s
+        coro = sc2_main._play_game(self._player(), client, False, self.pair.portconfig, time_limit)
+        return await self._start_play(coro, t0, self.pair.game_seed)
+
+    def _fail_guest_wait(self, exc: BaseException) -> None:
+        """The host could not start this episode's game: the guest waiting for it fails too."""
+        if self.pair is None or self.role != "host":
+            return
+        fut = self.pair.created(self._episodes)
+        if not fut.done():
+            err = exc if isinstance(exc, SC2GameError) else GameCrashedError(f"{type(exc).__name__}: {exc}")
+            fut.set_exception(err)
+            fut.exception()  # retrieved: the guest, if waiting, re-raises it
+
+    def partner_failed(self, other: GameEnv, exc: BaseException) -> None:
+        """The other player of this env's game crashed or stopped answering: this env's game
+        cannot go on either (the engine would wait for the other player's step in lockstep).
+        Mark it dead and fail what the host awaits, at once, so both envs report it."""
+        if self._dead is not None:
+            return
+        err = GameCrashedError(
+            f"env {self.index}: the other player of its self-play game (env {other.index}) failed: "
+            f"{type(exc).__name__}: {exc}"
+        )
+        self._dead = err
+        fut = self._published
+        if fut is not None and not fut.done():
+            fut.set_exception(err)
+            fut.exception()
+
+    def _partner(self) -> GameEnv | None:
+        if self.pair is None:
+            return None
+        return self.pair.guest if self.role == "host" else self.pair.host
 
     def step_begin(self, action: Any) -> asyncio.Future[Transition]:
         """Hand ``action`` to the bot; return the future of the next transition."""
@@ -487,6 +644,9 @@ class GameEnv:
             )
         if exc is not None and not self.aborting and not isinstance(exc, TaskFailure):
             self._dead = exc
+            partner = self._partner()
+            if partner is not None:
+                partner.partner_failed(self, exc)
         if fut is not None and not fut.done():
             if exc is None:
                 result = play.result()
@@ -533,7 +693,8 @@ class GameEnv:
                     await controller._execute(leave_game=sc_pb.RequestLeaveGame())
                 except sc2_main.ProtocolError:
                     pass
-            players = build_players(self.setup, self.bot)
+            partner = self._partner()
+            players = build_players(self.setup, self.bot, None if partner is None else partner.bot)
             r = await controller.create_game(
                 resolve_map(self.setup.map_name), players, False, random_seed, self.setup.disable_fog
             )
@@ -720,7 +881,9 @@ __all__ = [
     "GameLaunchError",
     "GameTimeoutError",
     "GameTimings",
+    "PairLink",
     "TaskFailure",
     "Transition",
+    "pair_games",
     "quiet_burnysc2_logging",
 ]

@@ -34,6 +34,15 @@ Keyword arguments (all msgpack-able, so a remote worker can receive them):
 ``max_game_relaunches``  relaunches allowed per env over the host's life (default 100); past it
                     a crash is the typed error again, so a game that can never run cannot loop
 
+Self-play (a task whose setup is ``paired``, e.g. Melee with ``opponent="self"``/``"league"``): the
+second player of a game is another env of the same worker. Env slots ``2k`` and ``2k+1`` are the
+two players of one game (slot ``2k`` creates it, ``2k+1`` joins it from its own game process), so
+``num_envs`` must be even. The two slots are stepped in the same lockstep, reset together (a reset
+must name both), and the game's end ends both episodes at the same step, one ``Victory`` and the
+other ``Defeat`` (or both a ``Tie`` at the time limit). A crash of either game fails both slots
+with ``GameCrashedError``; ``on_game_crash="relaunch"`` is refused for now (a relaunch would have
+to replace both games of the pair).
+
 With ``"relaunch"``, a game process that exits while it starts (killed, or crashed on the way up)
 is launched again, and so is a fresh game that dies before its first observation: up to
 ``LAUNCH_ATTEMPTS`` tries in a row, each counted as a relaunch. A transient failure then does not
@@ -56,7 +65,9 @@ from workers.sc2.bridge import (
     GameEnv,
     GameLaunchError,
     GameTimeoutError,
+    PairLink,
     SC2GameError,
+    pair_games,
     quiet_burnysc2_logging,
 )
 from workers.sc2.launch import GameConnection, Launcher
@@ -117,6 +128,20 @@ class SC2EnvHost(EnvHost):
         self.observation_space = self.tasks[0].observation_space
         self.action_space = self.tasks[0].action_space
         self.setup = self.tasks[0].game_setup()
+        #: Self-play: env slots 2k and 2k+1 are the two players of one game.
+        self.paired = bool(self.setup.paired)
+        if self.paired:
+            if self.num_envs % 2:
+                raise ValueError(
+                    f"task {task!r} with task_kwargs {self.task_kwargs} plays env slots 2k and 2k+1 of a worker as the "
+                    f"two players of one game (self-play), so a worker needs an even number of envs; got {self.num_envs} "
+                    "(e.g. --envs-per-worker 2)"
+                )
+            if on_game_crash != "raise":
+                raise ValueError(
+                    "on_game_crash='relaunch' is not supported with a self-play task yet (a relaunch would have to "
+                    "replace both games of the pair); use on_game_crash='raise'"
+                )
         self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
         if time_limit_s is not None:
             if not float(time_limit_s) > 0:
@@ -139,6 +164,7 @@ class SC2EnvHost(EnvHost):
         self._launch_lock = asyncio.Lock()  # one launch at a time per worker (burnysc2 on Linux)
         self.games: list[GameEnv] = []
         self._connections: list[GameConnection] = []
+        self._links: list[PairLink] = []
         self._closed = False
         self._step_wall = 0.0
         self._steps = 0
@@ -146,9 +172,12 @@ class SC2EnvHost(EnvHost):
     async def start(self) -> None:
         """Launch the games one at a time (burnysc2's advice on Linux), each with a timeout."""
         quiet_burnysc2_logging()
+        registry = None
         for i in range(self.num_envs):
+            if self.paired and i % 2 == 0:
+                registry = self.launcher.new_registry()  # the pair's own (in-process engine)
             try:
-                conn = await self._launch_at_start(i)
+                conn = await self._launch_at_start(i, registry)
             except BaseException as exc:
                 await self.close()
                 if isinstance(exc, Exception):
@@ -159,23 +188,25 @@ class SC2EnvHost(EnvHost):
                 GameEnv(i, self.tasks[i], conn, step_timeout=self.step_timeout, reset_mode=self.reset_mode, setup=self.setup,
                         time_limit_s=self.time_limit_s)
             )
+            if self.paired and i % 2 == 1:
+                self._links.append(pair_games(self.games[i - 1], self.games[i]))
 
-    async def _launch(self) -> GameConnection:
+    async def _launch(self, registry: Any = None) -> GameConnection:
         """One game launch; never two at once in this host (a relaunch may overlap a reset)."""
         async with self._launch_lock:
-            conn = await self.launcher.launch()
+            conn = await self.launcher.launch(registry)
         if self._closed:  # closed while launching: nothing may outlive close()
             await conn.close(polite=False)
             raise GameCrashedError("the host was closed while a game was being launched")
         return conn
 
-    async def _launch_at_start(self, index: int) -> GameConnection:
+    async def _launch_at_start(self, index: int, registry: Any = None) -> GameConnection:
         """Env ``index``'s first game, launched again (``"relaunch"`` policy only, at most
         ``LAUNCH_ATTEMPTS`` tries, the extra ones counted as relaunches) when its process exits
         while starting."""
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
             try:
-                return await self._launch()
+                return await self._launch(registry)
             except GameLaunchError as exc:
                 if not (exc.process_exited and self._may_try_again(index, attempt)):
                     raise
@@ -291,6 +322,9 @@ class SC2EnvHost(EnvHost):
         seeds: Sequence[int | None],
         options: Sequence[dict[str, Any] | None],
     ) -> list[tuple[Any, dict[str, Any]]]:
+        if self.paired:
+            self._check_pairs_reset_together(indices)
+
         async def one(i: int, seed: int | None, opt: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
             try:
                 return await self._game(i).reset(seed, opt)
@@ -306,6 +340,18 @@ class SC2EnvHost(EnvHost):
             return obs, self._relaunch_info(i, info)
 
         return list(await _gather_first_error([one(i, s, o) for i, s, o in zip(indices, seeds, options, strict=True)]))
+
+    def _check_pairs_reset_together(self, indices: Sequence[int]) -> None:
+        """A self-play game is one game for two slots: resetting one slot alone would end the
+        other's episode without telling it."""
+        wanted = set(indices)
+        for i in wanted:
+            mate = i ^ 1
+            if mate not in wanted:
+                raise EnvFailure(i, SC2GameError(
+                    f"env slots {min(i, mate)} and {max(i, mate)} are the two players of one self-play game and "
+                    f"are reset together; a reset named {i} without {mate}"
+                ))
 
     async def step(self, actions: Sequence[Any]) -> list[Any]:
         """Step every game concurrently. Returns a ``StepResult`` per env, or - with
@@ -445,6 +491,8 @@ class SC2EnvHost(EnvHost):
                 await asyncio.wait(loops, timeout=2.0)
             except BaseException:  # noqa: BLE001
                 pass
+        for link in self._links:
+            link.close()
         self.launcher.cleanup()
 
 

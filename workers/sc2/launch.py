@@ -137,20 +137,32 @@ class Launcher:
             self.install = ensure_install(private, set_env=False)
         bridge.point_burnysc2_at(self.install)
 
-    async def launch(self) -> GameConnection:
-        """Start one game and connect to it (callers launch one at a time)."""
+    async def launch(self, registry: Any = None) -> GameConnection:
+        """Start one game and connect to it (callers launch one at a time).
+
+        ``registry``: in-process engine only, a ``RoomRegistry`` shared by the connections whose
+        games are joined from each other's (self-play: the two players of one game); a game
+        process needs none, the guest's engine forwards to the host's by the game's ports."""
         if self.engine == "inprocess":
             from sc2pool.engine.session import DispatchStats
             from sc2pool.engine.transport import connect_inprocess
 
             stats = DispatchStats()
-            transport = connect_inprocess(stats=stats)
+            transport = connect_inprocess(stats=stats, registry=registry)
             return GameConnection(bridge.make_inprocess_controller(transport), transport=transport, stats=stats)
         self._prepare_install()
         assert self.install is not None
         bridge.point_burnysc2_at(self.install)
         proc, controller = await bridge.open_sc2_process(self.launch_timeout, self.install)
         return GameConnection(controller, proc=proc)
+
+    def new_registry(self) -> Any:
+        """A ``RoomRegistry`` for :meth:`launch` (in-process engine; None for game processes)."""
+        if self.engine != "inprocess":
+            return None
+        from sc2pool.engine.session import RoomRegistry
+
+        return RoomRegistry()
 
     def cleanup(self) -> None:
         """Remove the private fake install (after every game of this launcher is closed)."""

@@ -65,6 +65,10 @@ class GameSetup:
     ``map_name`` is the map's path relative to ``$SC2PATH/Maps`` (``"mini_games/MoveToBeacon.SC2Map"``)
     or a bare map name found there. ``time_limit_s`` (game seconds) lets a task end episodes earlier
     than the map's own timer; such an end is a truncation.
+
+    ``paired``: the second player is not a ``Computer`` but another env of the pool (self-play):
+    the host plays env slots ``2k`` and ``2k+1`` of a worker as the two players of one game, and
+    ``opponents`` must then be empty (see ``workers.sc2.host``).
     """
 
     map_name: str
@@ -73,6 +77,7 @@ class GameSetup:
     game_step: int = 8
     disable_fog: bool | None = None
     time_limit_s: float | None = None
+    paired: bool = False
 
 
 class TaskError(ValueError):

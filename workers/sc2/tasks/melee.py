@@ -2,8 +2,9 @@
 
 Options (``--task-kwargs``): ``race`` (ours: ``"terran"``), ``opponent`` (a ``Computer``:
 ``{"race": "terran", "difficulty": "easy", "build": "randombuild"}``, any key left out takes that
-default; ``"self"`` and ``"league"``, the second player being an env of the pool, are refused with
-a clear error until the host pairs two env slots into one game), ``map`` (a ladder map name or a
+default; or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
+pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` also tells the trainer
+to play the second slot with saved snapshots of the policy, see docs/melee.md), ``map`` (a ladder map name or a
 list drawn from per episode with the game's seed), ``time_limit_s`` (game seconds; the end is a
 truncation), ``step_loops`` (game loops per decision), ``shaping`` (weight of the dense reward; 0
 turns it off), ``minimap`` (pixels on a side of the spatial view).
@@ -225,7 +226,13 @@ class Melee(Task):
                 )
             raise TaskError(f"Melee: unknown race {race!r}; expected 'terran'")
         self.book = RACE_BOOKS[race]
-        self.opponent = self._opponent(opponent)
+        #: ``"self"`` / ``"league"`` when the opponent is another env of the pool, else None.
+        self.paired_opponent: str | None = None
+        if isinstance(opponent, str) and opponent.lower() in PAIRED_OPPONENTS:
+            self.paired_opponent = opponent.lower()
+            self.opponent: Opponent | None = None
+        else:
+            self.opponent = self._opponent(opponent)
         maps = LADDER_2018_S3 if map is None else ((map,) if isinstance(map, str) else tuple(map))
         if not maps or not all(isinstance(m, str) and m for m in maps):
             raise TaskError(f"Melee: map must be a map name or a non-empty list of them, got {map!r}")
@@ -256,14 +263,9 @@ class Melee(Task):
         if opponent is None:
             opponent = {}
         if isinstance(opponent, str):
-            if opponent.lower() in PAIRED_OPPONENTS:
-                raise TaskError(
-                    f"Melee: opponent {opponent!r} (self-play) is not supported yet: the host cannot pair two env "
-                    "slots into one game; use a Computer, e.g. {'race': 'terran', 'difficulty': 'easy'}"
-                )
             raise TaskError(
                 f"Melee: opponent must be a Computer as a dict "
-                f"({{'race': ..., 'difficulty': ..., 'build': ...}}), got {opponent!r}"
+                f"({{'race': ..., 'difficulty': ..., 'build': ...}}) or one of {list(PAIRED_OPPONENTS)}, got {opponent!r}"
             )
         if not isinstance(opponent, dict):
             raise TaskError(f"Melee: opponent must be a dict or 'self'/'league', got {opponent!r}")
@@ -289,9 +291,10 @@ class Melee(Task):
         return GameSetup(
             map_name=f"{name}.SC2Map",
             race=self.book.race,
-            opponents=(self.opponent,),
+            opponents=() if self.opponent is None else (self.opponent,),
             game_step=self.step_loops,
             time_limit_s=self.time_limit_s,
+            paired=self.paired_opponent is not None,
         )
 
     # -- spaces -------------------------------------------------------------------------------------
