@@ -184,6 +184,8 @@ PAIRED_OPPONENTS = ("self", "league")
 NEAR_BASE = 20.0
 #: Cells within which attacking units count as one body; the rest join it before going on.
 REGROUP = 12.0
+#: Units gathered at the rally point that go out together to join an attack.
+WAVE = 6
 #: Workers the decoder trains up to per townhall (16 on minerals, 6 on gas), plus a few to build.
 WORKERS_PER_BASE = 22
 MAX_WORKERS = 70
@@ -310,6 +312,7 @@ class Melee(Task):
     def _reset_episode(self) -> None:
         self.mode = DEFEND
         self._target: tuple[float, float] | None = None
+        self._committed: set[int] = set()  # the army units sent to attack (the rest gather first)
         self._scout_tag: int | None = None
         self._scout_goal: tuple[float, float] | None = None
         self._known_value: dict[int, float] = {}  # enemy tag -> value, of units and structures seen
@@ -977,17 +980,32 @@ class Melee(Task):
         if not army:
             return
         if self.mode == ATTACK:
-            target = self._attack_target(bot, army)
+            if fresh:
+                self._committed = {u.tag for u in army}
+            committed = army.tags_in(self._committed)
+            waiting = army.tags_not_in(self._committed)
+            rally = Point2(self._rally(bot))
+            # Units made after the attack began gather at the rally point and go out as a wave:
+            # a stream of single marines across the map dies one by one to the defenders.
+            if waiting and (waiting.closer_than(8.0, rally).amount >= WAVE or not committed):
+                self._committed |= {u.tag for u in waiting}
+                committed, waiting = army, army.subgroup([])
+                fresh = True
+            for u in waiting:
+                if u.is_idle and u.distance_to(rally) > 6.0:
+                    u.attack(rally)
+            self._committed &= {u.tag for u in committed}
+            if not committed:
+                return
+            target = self._attack_target(bot, committed)
             changed = self._target is None or math.dist(target, self._target) > 4.0
             self._target = target
-            group, stragglers = self._front(army, target)
+            group, stragglers = self._front(committed, target)
             units = group if (fresh or changed) else group.idle
             p = Point2(target)
             for u in units:
                 u.attack(p)
-            # Units made after the attack began walk to the front, not alone to the target:
-            # a stream of single marines across the map dies one by one to the defenders.
-            if stragglers:
+            if stragglers:  # a wave that met the front joins it before going on
                 front = group.center
                 for u in stragglers:
                     u.attack(front)
@@ -1030,17 +1048,28 @@ class Melee(Task):
 
     def _unstick(self, bot: BotAI, army: Units, skip: set[int]) -> None:
         """Attack-moving units that stood still since the last step with an enemy structure in
-        sight attack it directly (an attack-move can end next to a structure it does not pick)."""
+        sight attack it directly (an attack-move can end next to a structure it does not pick);
+        a unit shooting a structure turns on any enemy unit that comes within reach (workers
+        repairing it, defenders on their way), as the real game's target priority would."""
         last = self._positions
         now: dict[int, tuple[float, float]] = {}
         visible = bot.enemy_structures.filter(lambda s: not s.is_snapshot)
+        enemies = bot.enemy_units.filter(lambda e: not e.is_snapshot and not e.is_flying)
+        structure_tags = {s.tag for s in visible}
         for u in army:
             pos = (float(u.position.x), float(u.position.y))
             now[u.tag] = pos
-            prev = last.get(u.tag)
-            if u.tag in skip or prev is None or math.dist(prev, pos) > 0.25 or not visible:
+            if u.tag in skip:
                 continue
             order = u.orders[0] if u.orders else None
+            on_structure = order is not None and isinstance(order.target, int) and order.target in structure_tags
+            close = enemies.closer_than(u.ground_range + 2.0, u) if enemies else enemies
+            if close and (on_structure or order is None):
+                u.attack(close.closest_to(u))
+                continue
+            prev = last.get(u.tag)
+            if prev is None or math.dist(prev, pos) > 0.25 or not visible:
+                continue
             if order is not None and isinstance(order.target, int):
                 continue  # already attacking a unit
             near = visible.closer_than(12.0, u)
@@ -1063,15 +1092,17 @@ class Melee(Task):
         n_bases = len(bot.townhalls)
         army = self._army(bot)
         minutes = bot.time / 60.0
-        if self.mode == ATTACK and army.amount < 6 and not self._enemy_near_home(bot):
+        if self.mode == ATTACK and army.tags_in(self._committed).amount < 6 and army.amount < 20 \
+                and not self._enemy_near_home(bot):
             choice = RETREAT
         elif self.mode != ATTACK and army.amount >= 20:
             choice = ATTACK
         elif self.mode != ATTACK and self._enemy_near_home(bot) and army:
             choice = DEFEND
         elif bot.supply_left < 2 + 2 * n_prod and bot.already_pending(U[b.supply]) < 1 + n_prod // 3 \
-                and self._can(bot, "build_supply"):
-            choice = "build_supply"
+                and bot.supply_cap < 200:
+            # save for the depot rather than spend the money on what needs the supply
+            choice = "build_supply" if self._can(bot, "build_supply") else "no_op"
         elif n_bases < 2 and minutes >= 4.0 and bot.already_pending(U[b.townhall]) < 1:
             # save for the expansion rather than spend the money elsewhere
             choice = "expand" if self._can(bot, "expand") else "no_op"
