@@ -207,8 +207,9 @@ class LocalTuning:
             as remote workers always do.
         cpu_affinity: ``"auto"``: each local worker pinned to one core, round-robin over the
             cores the trainer may use, so lockstep hand-overs stay on one core (its game processes
-            inherit the core); ``None``: the OS places them; a sequence of core numbers:
-            round-robin over those. The trainer is never pinned. See :mod:`sc2pool.pool.affinity`.
+            inherit the core); with two or more cores per worker, to a block of them instead, so
+            that a worker's games do not share one core; ``None``: the OS places them; a sequence
+            of core numbers: round-robin over those. The trainer is never pinned. See :mod:`sc2pool.pool.affinity`.
         disable_aslr: start local workers with address-space layout randomisation **off**
             (Linux), a security trade-off for speed: sibling workers then map the same code at the
             same addresses, so the CPU's branch predictors stay warm across the constant switches

@@ -14,10 +14,15 @@ talk in lockstep too, and a same-core hand-over is the cheap one.
 
 Policies (``ZmqVecEnv(tuning=LocalTuning(cpu_affinity=...))``):
 
-* ``"auto"`` (default): local worker ``i`` gets one core, round-robin over the cores the trainer
-  may run on (``os.sched_getaffinity(0)``). Successive pools in one trainer process continue the
-  rotation, so a training pool and an evaluation pool do not pile onto the same first cores.
-  With a single allowed core, or where the OS has no affinity API (macOS), nothing is pinned.
+* ``"auto"`` (default): with fewer cores than twice the workers (the usual case: a worker per
+  core), local worker ``i`` gets one core, round-robin over the cores the trainer may run on
+  (``os.sched_getaffinity(0)``); successive pools in one trainer process continue the rotation,
+  so a training pool and an evaluation pool do not pile onto the same first cores. With at least
+  two cores per worker, worker ``i`` gets the ``i``-th of ``n_workers`` equal blocks of
+  neighbouring cores instead: a worker's game processes (one per env) inherit its affinity, and
+  pinned to one core the games of a worker would share it while the other cores idled (a whole
+  game is far more work than the hand-over it would save). With a single allowed core, or where
+  the OS has no affinity API (macOS), nothing is pinned.
 * a sequence of core numbers: round-robin over exactly those (each must be allowed).
 * ``None``: no pinning; the OS scheduler places the workers.
 
@@ -62,6 +67,9 @@ def plan(policy: Any, n_workers: int) -> list[list[int] | None]:
         if len(allowed) < 2:
             return [None] * n_workers  # nothing to gain, and no API on some systems
         cpus = allowed
+        block = len(allowed) // n_workers
+        if block >= 2:
+            return [allowed[i * block:(i + 1) * block] for i in range(n_workers)]
         global _rotation
         with _rotation_lock:
             start = _rotation

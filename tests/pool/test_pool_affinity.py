@@ -33,15 +33,26 @@ def test_plan_explicit_round_robin_and_none() -> None:
 
 
 def test_plan_auto_rotates_across_pools() -> None:
-    first = affinity.plan("auto", 1)
-    second = affinity.plan("auto", 1)
+    n = max(1, len(ALLOWED))  # a worker per core: one core each
+    first = affinity.plan("auto", n)
+    second = affinity.plan("auto", n)
     if len(ALLOWED) < 2:
         assert first == second == [None]  # nothing to gain from pinning on one core
         return
-    assert first[0] is not None and second[0] is not None
-    assert first[0][0] in ALLOWED and second[0][0] in ALLOWED
-    # a second pool starts where the first one stopped, not on the same first core
-    assert (ALLOWED.index(second[0][0]) - ALLOWED.index(first[0][0])) % len(ALLOWED) == 1
+    assert all(p is not None and len(p) == 1 and p[0] in ALLOWED for p in first + second)
+    assert first[-1] is not None and second[0] is not None
+    # a second pool starts where the first one stopped
+    assert (ALLOWED.index(second[0][0]) - ALLOWED.index(first[-1][0])) % len(ALLOWED) == 1
+
+
+def test_plan_auto_gives_blocks_of_cores_when_there_are_two_or_more_per_worker(monkeypatch: Any) -> None:
+    # a worker's game processes inherit its affinity: one core each would leave the rest idle
+    monkeypatch.setattr(affinity, "available_cpus", lambda: list(range(16)))
+    assert affinity.plan("auto", 4) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    assert affinity.plan("auto", 5) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14]]
+    assert affinity.plan("auto", 1) == [list(range(16))]
+    plan = affinity.plan("auto", 9)  # fewer than two cores each: one core each, round-robin
+    assert all(p is not None and len(p) == 1 for p in plan) and len({p[0] for p in plan if p}) == 9
 
 
 @pytest.mark.parametrize(
