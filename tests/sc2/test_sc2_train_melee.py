@@ -88,9 +88,12 @@ def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree
     short = json.dumps({"map": "BlueshiftLE", "time_limit_s": 20})  # 15 decisions a game
     out = tmp_path / "run"
     r = cli("train", "--task", "Melee", "--task-kwargs", short, "--workers", "1", "--envs-per-worker", "2",
-            "--timesteps", "128", "--out", str(out), "--no-progress",
+            "--timesteps", "128", "--out", str(out), "--no-progress", "--pretrain-episodes", "2",
             "--ppo", json.dumps({"n_steps": 32, "batch_size": 32, "n_epochs": 1}))
     assert r.returncode == 0, r.stderr[-3000:]
+    assert re.search(r"pretrain: 2 games \(0 won\) in .* held-out action accuracy", r.stdout), r.stdout
+    pretrain = json.loads((out / "run.json").read_text())["pretrain"]
+    assert pretrain["episodes"] == 2 and pretrain["steps"] >= 2 * 14
     with (out / "game_results.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert len(rows) >= 6 and {row["result"] for row in rows} == {"Tie"}  # every game hit the limit
@@ -99,3 +102,20 @@ def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree
     r = cli("eval", str(out / "model.zip"), "--task", "Melee", "--task-kwargs", short, "--episodes", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"win rate: 0\.000  \(0/2 games won, 2 tied; 95% Wilson interval 0\.000-0\.658\)", r.stdout), r.stdout
+
+
+def test_pretrain_options_are_checked_before_anything_starts(tmp_path: Path) -> None:
+    from sc2pool.training.train import TASK_PRETRAIN_DEFAULTS, train
+
+    assert TASK_PRETRAIN_DEFAULTS == {"Melee": 24}
+    r = subprocess.run([sys.executable, "-m", "sc2pool", "train", "--task", "Melee", "--pretrain-episodes", "-1",
+                        "--out", str(tmp_path / "a")], capture_output=True, text=True, timeout=60, env=ENV)
+    assert r.returncode == 2 and "--pretrain-episodes must be >= 0" in r.stderr
+    model = tmp_path / "m.zip"
+    model.write_bytes(b"x")
+    r = subprocess.run([sys.executable, "-m", "sc2pool", "train", "--task", "Melee", "--pretrain-episodes", "3",
+                        "--resume", str(model), "--out", str(tmp_path / "b")], capture_output=True, text=True,
+                       timeout=60, env=ENV)
+    assert r.returncode == 2 and "does not apply with --resume" in r.stderr
+    with pytest.raises(ValueError, match="does not apply with opponent 'self'"):
+        train("Melee", 1, 2, 64, tmp_path / "c", task_kwargs={"opponent": "self"}, pretrain_episodes=2)
