@@ -88,6 +88,16 @@ try:
     from sc2.main import run_game
     from sc2.player import Bot, Computer
     bot = getattr(importlib.import_module(spec["module"]), spec["cls"])()
+    first_seen = {}  # unit or structure type -> game second it was first seen (what the bot built, and when)
+    _on_step = bot.on_step
+
+    async def on_step(iteration):
+        for x in bot.units | bot.structures:
+            if x.type_id.name not in first_seen:
+                first_seen[x.type_id.name] = round(bot.time, 1)
+        await _on_step(iteration)
+
+    bot.on_step = on_step
     t0 = time.perf_counter()
     result = run_game(maps.get(spec["map"]),
                       [Bot(Race[spec["race"]], bot), Computer(Race[spec["opponent"]], Difficulty[spec["difficulty"]])],
@@ -108,6 +118,11 @@ try:
         for s in bot.structures:
             kinds[s.type_id.name] = kinds.get(s.type_id.name, 0) + 1
         out["structure_types"] = kinds
+        kinds = {}
+        for x in bot.units:
+            kinds[x.type_id.name] = kinds.get(x.type_id.name, 0) + 1
+        out["unit_types"] = kinds
+        out["first_seen"] = first_seen
     except Exception:
         pass
     out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]

@@ -21,10 +21,10 @@ engine's data has no Overlord or Nexus yet."""
 
 def test_terran_tables_agree_with_the_data() -> None:
     t = R.TERRAN
-    for ability, (producer, unit) in t.trains.items():
+    for ability, (producers, unit) in t.trains.items():
         spec = D.unit_spec(unit)  # (the Reaper has no spec in the mini-games' subset: the client's data)
         assert spec.creation_ability == ability and spec.race == D.TERRAN
-        assert producer in t.rally and D.unit_spec(producer).is_structure
+        assert producers and all(p in t.rally and D.unit_spec(p).is_structure for p in producers)
     for ability, structure in t.builds.items():
         assert D.unit_spec(structure).creation_ability == ability and D.unit_spec(structure).is_structure
     for provider in t.supply_providers:

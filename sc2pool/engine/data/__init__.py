@@ -420,6 +420,9 @@ def unit_spec_from_data(unit_id: int) -> UnitSpec:
             damage_point=(wf.damage_point or 0.0) if wf else 0.0,
             projectile_speed=(wf.projectile_speed or 0.0) if wf else 0.0,
         ))
+    for target, damage, rng, cooldown, attacks in _units.ENGINE_WEAPONS.get(unit_id, ()):
+        weapons.append(WeaponSpec(target=target, damage=damage, range=rng, cooldown=cooldown, attacks=attacks,
+                                  reported=False))
     radius = f.radius if f.radius is not None else (max(f.fp) / 2.0 if f.fp else 0.5)
     return UnitSpec(
         unit_id=unit_id, name=ut.name, race=int(ut.race), hp=f.hp or 0.0, radius=radius,

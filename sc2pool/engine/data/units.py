@@ -641,3 +641,13 @@ def not_game_piece(unit_id: int) -> str:
         if unit_id in ids:
             return what
     return ""
+
+ENGINE_WEAPONS: dict[int, tuple[tuple[int, float, float, float, int], ...]] = {
+    # (target: 1 ground / 2 air, damage, range, cooldown in normal-speed seconds, attacks)
+    57: ((2, 5.0, 6.0, 0.22509765625, 1),),
+}
+"""Weapons the client folds into one entry of ``UnitTypeData.weapons``, entered as the engine's
+own (against a target of their kind they are chosen before a reported weapon that hits both): the
+Battlecruiser's ATA Laser Battery deals 5 to air units where its ATS Laser Battery deals 8 to
+ground units (LP:Battlecruiser); the client reports a single weapon hitting both (8 damage, range
+6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery."""

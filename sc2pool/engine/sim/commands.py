@@ -152,7 +152,8 @@ class CommandPath:
         """Unit orders that need a point or a unit."""
         self.economic: dict[int, Handler] = {}
         """The economy's abilities (of every race whose economy is simulated) -> their handler."""
-        from sc2pool.engine.sim.systems.morph import simulated_modes
+        from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
+        from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
 
         self.modes = simulated_modes()
         """Mode morphs the engine simulates (lower/raise a supply depot, ...)."""
@@ -161,6 +162,10 @@ class CommandPath:
                                (GATHER_ABILITIES, self._gather), (RETURN_ABILITIES, self._return)):
             for ab in table:
                 self.economic[ab] = handler
+        for ab in ADDON_ABILITIES:
+            self.economic[ab] = self._addon
+        for ab in UPGRADES:
+            self.economic[ab] = self._upgrade
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -232,6 +237,12 @@ class CommandPath:
     def _train(self, c: Command) -> int:
         return self.w.production.train(c.player, c.ability, c.rows)
 
+    def _addon(self, c: Command) -> int:
+        return self.w.addons.build(c.player, c.ability, c.rows)
+
+    def _upgrade(self, c: Command) -> int:
+        return self.w.morph.upgrade(c.player, c.ability, c.rows)
+
     def _rally(self, c: Command) -> int:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
@@ -273,7 +284,8 @@ class CommandPath:
             if s is not None and s.owner == c.player:
                 if s.unit_id in TOWNHALLS and s.ready:
                     return w.harvest.return_cmd(workers)
-                if not s.ready and s.builder == 0 and of_type(s.unit_id).construction == BUILDER_STAYS:
+                if not s.ready and s.builder == 0 and not s.host \
+                        and of_type(s.unit_id).construction == BUILDER_STAYS:
                     return w.construction.resume(int(workers[0]), s)
         return None
 

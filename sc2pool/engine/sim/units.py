@@ -61,7 +61,7 @@ class TypeTable:
         self.destructible = np.array([_destructible(s.unit_id) for s in specs], dtype=bool)
         """The map's destructible rocks and debris: attackable though neutral-owned, but units
         attack them only when ordered to, never on their own (Liquipedia, "Destructible Rocks")."""
-        w = [s.weapons[0] if s.weapons else None for s in specs]
+        w = [_primary(s.weapons) for s in specs]
         self.can_attack = np.array([x is not None for x in w], dtype=bool)
         self.range = np.array([x.range if x else 0.0 for x in w])
         self.cd_loops = np.array([x.cooldown * D.NORMAL_LOOPS_PER_SECOND if x else 0.0 for x in w])
@@ -80,22 +80,49 @@ class TypeTable:
         self.suicide = np.array([x is not None and x.suicide for x in w], dtype=np.bool_)
         self.fmat = np.stack([self.radius, self.range, self.speed, self.sight, self.cd_loops])
         self.bmat = np.stack([self.can_attack, self.suicide, self.neutral])
+        # A type with several weapons (Thor, Battlecruiser) moves and aims with its primary one
+        # (above: range, damage point, missile); against each target type it fires the weapon that
+        # hits that target (:func:`_against`), with that weapon's damage, attacks and cooldown.
         # dmg[a, t]: damage of ONE attack of type a against type t before armor (base + bonus).
         self.dmg = np.zeros((n, n))
+        self.attacks_vs = np.zeros((n, n))
+        """attacks_vs[a, t]: attacks per shot of type a's weapon against type t."""
+        self.cd_vs = np.zeros((n, n))
+        """cd_vs[a, t]: loops between shots of type a's weapon against type t."""
         # can_hit[a, t]: type a's weapon may target type t.
         self.can_hit = np.zeros((n, n), dtype=bool)
-        for a, wa in enumerate(w):
-            if wa is None:
+        for a, s in enumerate(specs):
+            if w[a] is None:
                 continue
+            ground, air = _against(s.weapons, False), _against(s.weapons, True)
+            self.hits_ground[a] = ground is not None
+            self.hits_air[a] = air is not None
             for t, st in enumerate(specs):
+                wa = (air if st.is_flying else ground) or w[a]
+                assert wa is not None
                 bonus = sum(b for attr, b in wa.bonus if attr in st.attributes)
                 self.dmg[a, t] = wa.damage + bonus
+                self.attacks_vs[a, t] = wa.attacks
+                self.cd_vs[a, t] = wa.cooldown * D.NORMAL_LOOPS_PER_SECOND
                 if st.neutral:
                     continue
                 self.can_hit[a, t] = self.hits_air[a] if st.is_flying else self.hits_ground[a]
 
     def row(self, unit_id: int) -> int:
         return self.row_of[unit_id]
+
+
+def _primary(weapons: tuple[D.WeaponSpec, ...]) -> D.WeaponSpec | None:
+    """The weapon a type moves and aims with: its first that hits ground units, else its first
+    (a Thor closes to its cannons' range, not its anti-air missiles'); None without weapons."""
+    return next((x for x in weapons if x.target in (D.GROUND, D.ANY)), weapons[0] if weapons else None)
+
+
+def _against(weapons: tuple[D.WeaponSpec, ...], air: bool) -> D.WeaponSpec | None:
+    """The weapon fired at an air (or ground) target: the first made for that target alone, else
+    the first that hits both; None when no weapon hits it."""
+    only = D.AIR if air else D.GROUND
+    return next((x for x in weapons if x.target == only), next((x for x in weapons if x.target == D.ANY), None))
 
 
 def melee_specs() -> tuple[D.UnitSpec, ...]:

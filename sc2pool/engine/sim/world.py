@@ -34,6 +34,7 @@ from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import NotSimulatedError, RaceRules
+from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
@@ -103,6 +104,7 @@ class World:
         self.harvest = Harvest(self)
         self.production = Production(self)
         self.construction = Construction(self)
+        self.addons = AddOns(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -242,6 +244,7 @@ class World:
             alive = set(u.tag.tolist())
             self.workers.forget(alive)
             self.construction.forget(alive)
+            self.addons.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
         events = self.events
@@ -260,6 +263,8 @@ class World:
             if s is not None:
                 events.now = t
                 self.construction.on_event(s, t)
+                if s.morph is not None:
+                    self.morph.on_event(s, t)
                 self.production.on_event(s, t)
         events.now = to
         self.workers.place_walkers(to)
@@ -290,6 +295,8 @@ class World:
         parts: dict[int, bytes] = {}
         self.construction.extras(player, parts)
         self.production.extras(player, parts)
+        self.addons.extras(player, parts)
+        self.morph.extras(player, parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)

@@ -22,8 +22,8 @@ HARVEST_GATHER, HARVEST_RETURN = 3666, 3667
 RALLY_UNITS, RALLY_WORKERS = 3673, 3690
 CANCEL_LAST = 3671
 
-TRAINS: dict[int, tuple[int, int]] = {ab: v for r in SIMULATED for ab, v in r.trains.items()}
-"""Train ability -> (producing structure, unit), every simulated race."""
+TRAINS: dict[int, tuple[tuple[int, ...], int]] = {ab: v for r in SIMULATED for ab, v in r.trains.items()}
+"""Train ability -> (producing structures, unit), every simulated race."""
 BUILDS: dict[int, int] = {ab: v for r in SIMULATED for ab, v in r.builds.items()}
 """Build ability -> structure, every simulated race."""
 WORKERS: frozenset[int] = frozenset().union(*(r.workers for r in SIMULATED))

@@ -75,8 +75,8 @@ class RaceRules:
     supply_providers: frozenset[int] = frozenset()
     gas_structures: frozenset[int] = frozenset()
     """Structures built on a vespene geyser that workers harvest gas from."""
-    trains: Mapping[int, tuple[int, int]] = field(default_factory=dict)
-    """Train ability -> (producing structure, unit)."""
+    trains: Mapping[int, tuple[tuple[int, ...], int]] = field(default_factory=dict)
+    """Train ability -> (the structures that produce it, unit)."""
     builds: Mapping[int, int] = field(default_factory=dict)
     """Build ability of a worker -> structure."""
     rally: Mapping[int, int] = field(default_factory=dict)

@@ -91,7 +91,8 @@ class Combat:
                 self._hit(f_now, t_now, damage)
             carry = cdn[f]
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
-            u.cd[f] = np.maximum(u.cd_loops[f] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
+            # (the weapon fired at this target: a Thor's cannons or its missiles)
+            u.cd[f] = np.maximum(TYPES.cd_vs[u.ti[f], u.ti[ft]] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
         if self.p_due.size and _count(self.p_due <= loop):
             if damage is None:
@@ -151,13 +152,14 @@ class Combat:
         if n_ok:
             if n_ok < len(ok):
                 trows, ti = trows[ok], ti[ok]
-            self._accumulate(TYPES.dmg[ti, u.ti[trows]], TYPES.attacks[ti], trows, damage)
+            tt = u.ti[trows]
+            self._accumulate(TYPES.dmg[ti, tt], TYPES.attacks_vs[ti, tt], trows, damage)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
         ti = self.u.ti
-        a_ti = ti[att]
-        self._accumulate(TYPES.dmg[a_ti, ti[trows]], TYPES.attacks[a_ti], trows, damage)
+        a_ti, t_ti = ti[att], ti[trows]
+        self._accumulate(TYPES.dmg[a_ti, t_ti], TYPES.attacks_vs[a_ti, t_ti], trows, damage)
 
     def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         u = self.u
@@ -194,4 +196,4 @@ class Combat:
         ai, tj = np.nonzero(inside)
         if len(ai):
             att_ti = ti[rows[ai]]
-            self._accumulate(TYPES.dmg[att_ti, ti[tj]], TYPES.attacks[att_ti], tj, damage)
+            self._accumulate(TYPES.dmg[att_ti, ti[tj]], TYPES.attacks_vs[att_ti, ti[tj]], tj, damage)

@@ -58,10 +58,23 @@ class Structure:
     builder: int = 0
     queue: list[int] = field(default_factory=list)
     """Unit types queued (the first is in production)."""
-    head_start: int = 0
+    starts: list[int] = field(default_factory=list)
+    """The loop each entry in production started, for the first ``len(starts)`` entries of
+    ``queue`` (one at a time; two with a Reactor)."""
     rally_pos: tuple[float, float] | None = None
     rally_tag: int = 0
     geyser: int = 0
+    addon: int = 0
+    """Tag of the add-on attached to it (or being built for it), 0: none."""
+    host: int = 0
+    """An add-on: the tag of the structure it belongs to, 0: none."""
+    morph: tuple[int, int, int, int] | None = None
+    """An upgrade in place under way: (ability, product type, start loop, end loop)."""
+
+    @property
+    def busy(self) -> bool:
+        """Producing, upgrading in place: it can start nothing else but queue more units."""
+        return bool(self.queue) or self.morph is not None
 
     def progress(self, loop: int) -> float:
         d = self.done + (loop - self.since if self.since >= 0 else 0)

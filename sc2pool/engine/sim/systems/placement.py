@@ -122,6 +122,11 @@ class Placement:
         uid = BUILDS.get(ability)
         if uid is None:
             return ERROR
+        return self.fits(uid, x, y)
+
+    def fits(self, uid: int, x: float, y: float) -> int:
+        """ActionResult of placing a structure of type ``uid`` centred at (x, y) (see
+        :meth:`check`; add-ons are placed by type, beside their structure)."""
         if not (math.isfinite(x) and math.isfinite(y)):
             return CANT_BUILD_LOCATION_INVALID
         if uid in GAS_STRUCTURES:

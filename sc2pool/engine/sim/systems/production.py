@@ -1,9 +1,13 @@
 """Production: queues in structures (train, rally, cancel) and the units they make.
 
 Rules (real-game facts; sources in ``docs/economy.md``): cost and supply are paid when a unit is
-queued, a queue holds 5, only its first entry progresses; the trained unit appears at the
-structure's edge facing the rally (else below it) and follows the rally (a resource makes a
-worker harvest it).  Cancel-last refunds the last entry.  What a structure trains is its race's
+queued, a queue holds 5, only its first entry progresses (its first two with a Reactor attached,
+LP:Reactor, whose queue holds 8 (m: as the game's interface shows it)); the trained unit appears
+at the structure's edge facing the rally (else below it) and follows the rally (a resource makes
+a worker harvest it).  A unit's tech requirement (``data.tech.TRAIN``'s ``requires``: finished
+structures of the player, an add-on attached to the producer) is checked when it is queued.  A
+structure building an add-on or upgrading in place queues nothing.  Cancel-last refunds the last
+entry.  What a structure trains is its race's
 rule (:attr:`sc2pool.engine.sim.races.base.RaceRules.trains`); larva and warp-in are the other
 producers the races will add.
 """
@@ -14,6 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
+from sc2pool.engine.data import tech
 from sc2pool.engine.sim.commands import (
     BUILDING_IS_UNDER_CONSTRUCTION,
     ERROR,
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 QUEUE_LENGTH = 5
+REACTOR_QUEUE_LENGTH = 8
 
 
 class Production:
@@ -52,6 +58,9 @@ class Production:
         """Queue the unit of ``ability`` in the first of ``rows`` that can take it."""
         where, uid = TRAINS[ability]
         spec = D.unit_spec(uid)
+        req = tech.TRAIN[ability].requires
+        construction = self.w.construction
+        addons = self.w.addons
         u = self.w.u
         supply = self.w.supply
         structures = self.w.construction.structures
@@ -59,17 +68,21 @@ class Production:
         first_error = 0
         for i in rows.tolist():
             s = structures.get(int(u.tag[i]))
-            if s is None or s.unit_id != where:
+            if s is None or s.unit_id not in where:
                 first_error = first_error or ERROR
                 continue
             if not s.ready:
                 first_error = first_error or BUILDING_IS_UNDER_CONSTRUCTION
                 continue
-            if spec.tech_requirement and not self.w.construction.ready_of(player, spec.tech_requirement) \
-                    and spec.tech_requirement != where:
+            if s.morph is not None or addons.building(s) is not None:
+                first_error = first_error or ERROR
+                continue
+            if req and (not all(construction.ready_of(player, t) for t in req.structures)
+                        or (req.addon and not addons.has(s, req.addon))):
                 first_error = first_error or TECH_REQUIREMENTS_NOT_MET
                 continue
-            if len(s.queue) >= QUEUE_LENGTH:
+            slots = addons.slots(s)
+            if len(s.queue) >= (REACTOR_QUEUE_LENGTH if slots > 1 else QUEUE_LENGTH):
                 first_error = first_error or QUEUE_IS_FULL
                 continue
             res = supply.afford(player, spec.minerals, spec.vespene)
@@ -80,8 +93,8 @@ class Production:
                 return NOT_ENOUGH_FOOD
             supply.pay(player, spec.minerals, spec.vespene)
             s.queue.append(uid)
-            if len(s.queue) == 1:
-                s.head_start = now
+            if len(s.starts) < slots:
+                s.starts.append(now)
                 self.w.events.push(now + int(spec.build_time), s.tag, True)
             supply.revision += 1
             return SUCCESS
@@ -96,6 +109,7 @@ class Production:
             if s is None or not s.queue:
                 continue
             uid = s.queue.pop()
+            del s.starts[len(s.queue):]
             spec = D.unit_spec(uid)
             self.w.supply.pay(player, -spec.minerals, -spec.vespene)
             self.w.supply.revision += 1
@@ -121,9 +135,11 @@ class Production:
         afford while the queue has room, its rally, cancel-last while it has a queue)."""
         rules = of_type(s.unit_id)
         supply = self.w.supply
+        if s.morph is not None or self.w.addons.building(s) is not None:
+            return
         for ab, (where, t) in rules.trains.items():
             spec = D.unit_spec(t)
-            if where == s.unit_id and supply.afford(player, spec.minerals, spec.vespene) == SUCCESS \
+            if s.unit_id in where and supply.afford(player, spec.minerals, spec.vespene) == SUCCESS \
                     and len(s.queue) < QUEUE_LENGTH:
                 out.append((ab, False))
         rally = rules.rally.get(s.unit_id)
@@ -134,14 +150,23 @@ class Production:
 
     # ------------------------------------------------------------------ events
     def on_event(self, s: Structure, t: int) -> None:
-        """The structure's event at loop ``t``: the unit at the head of its queue may be done."""
-        if s.ready and s.queue and t >= s.head_start + D.unit_spec(s.queue[0]).build_time:
-            uid = s.queue.pop(0)
+        """The structure's event at loop ``t``: the units in production may be done (each leaves
+        the queue; the next ones start)."""
+        if not (s.ready and s.queue):
+            return
+        done = [k for k, start in enumerate(s.starts) if t >= start + D.unit_spec(s.queue[k]).build_time]
+        if not done:
+            return
+        out = [s.queue[k] for k in done]
+        for k in reversed(done):
+            del s.queue[k], s.starts[k]
+        for uid in out:
             self._emerge(s, uid, t)
-            if s.queue:
-                s.head_start = t
-                self.w.events.push(t + int(D.unit_spec(s.queue[0]).build_time), s.tag, True)
-            self.w.supply.revision += 1
+        slots = self.w.addons.slots(s) if s.addon else 1
+        while len(s.starts) < min(slots, len(s.queue)):
+            s.starts.append(t)
+            self.w.events.push(t + int(D.unit_spec(s.queue[len(s.starts) - 1]).build_time), s.tag, True)
+        self.w.supply.revision += 1
 
     def _emerge(self, s: Structure, uid: int, t: int) -> None:
         """A trained unit leaves its structure at the edge facing the rally (else below it)."""
@@ -175,9 +200,10 @@ class Production:
             if st.owner != player or not st.queue:
                 continue
             b = b"\xb8\x02\x01"  # is_active: producing
+            n_active = len(st.starts)
             for k, uid in enumerate(st.queue):
                 spec = D.unit_spec(uid)
                 b += order_bytes(spec.creation_ability,
-                                 progress=min(1.0, (loop - st.head_start) / spec.build_time) if k == 0 else None)
+                                 progress=min(1.0, (loop - st.starts[k]) / spec.build_time) if k < n_active else None)
             parts[st.tag] = parts.get(st.tag, b"") + b
 
