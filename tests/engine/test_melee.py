@@ -23,7 +23,7 @@ MAP = "AbyssalReefLE.SC2Map"
 TERRAN, ZERG, PROTOSS, RANDOM = 1, 2, 3, 4
 VISIBLE, SNAPSHOT = 1, 2
 SELF, NEUTRAL, ENEMY = 1, 3, 4
-LOWER_DEPOT, RAISE_DEPOT, BUILD_FACTORY = 556, 558, 328
+LOWER_DEPOT, RAISE_DEPOT, REPAIR_SCV = 556, 558, 316
 NOT_SUPPORTED = 2
 
 
@@ -226,10 +226,10 @@ def test_a_supply_depot_lowers_and_rises_and_keeps_its_supply() -> None:
 def test_an_ability_the_engine_does_not_simulate_is_refused_and_reported() -> None:
     g = joined()
     scv = next(u for u in own(g) if u.unit_type == D.SCV)
-    sx, sy = g.scenario.starts[1]  # type: ignore[attr-defined]
-    assert g.action(1, command(BUILD_FACTORY, [scv.tag], pos=(sx + 8, sy + 8))).result == [NOT_SUPPORTED]
+    cc = next(u for u in own(g) if u.unit_type == D.COMMANDCENTER)
+    assert g.action(1, command(REPAIR_SCV, [scv.tag], target=cc.tag)).result == [NOT_SUPPORTED]
     errors = g.observation(1).action_errors
-    assert [(e.unit_tag, e.ability_id, e.result) for e in errors] == [(scv.tag, BUILD_FACTORY, NOT_SUPPORTED)]
+    assert [(e.unit_tag, e.ability_id, e.result) for e in errors] == [(scv.tag, REPAIR_SCV, NOT_SUPPORTED)]
 
 
 def test_destructible_rocks_can_be_attacked_and_free_their_ground_when_destroyed() -> None:
