@@ -861,7 +861,8 @@ class Melee(Task):
 
     def _search_points(self, bot: BotAI) -> list[tuple[float, float]]:
         """Where enemy structures may stand unseen: round the enemy start (two rings of 8 points,
-        10 and 18 cells out, those on pathable ground) and every expansion location."""
+        10 and 18 cells out, those on pathable ground), every expansion location, and a grid of
+        pathable points 16 cells apart over the rest of the map."""
         if self._search is None:
             from sc2.position import Point2
 
@@ -874,6 +875,13 @@ class Melee(Task):
                         pts.append(p)
             expansions: list[Point2] = list(bot.expansion_locations_list)
             pts += [(float(e.x), float(e.y)) for e in expansions]
+            # and the rest of the map, every 16 cells (the enemy may build anywhere)
+            area = bot.game_info.playable_area
+            for gx in range(int(area.x) + 8, int(area.x + area.width), 16):
+                for gy in range(int(area.y) + 8, int(area.y + area.height), 16):
+                    p = (gx + 0.5, gy + 0.5)
+                    if bot.in_pathing_grid(Point2(p)):
+                        pts.append(p)
             self._search = pts
         return self._search
 
@@ -885,6 +893,25 @@ class Melee(Task):
         best = min(range(len(pts)), key=lambda i: self._last_seen.get(i, -1)
                    + SEARCH_LOOPS_PER_CELL * math.hypot(pts[i][0] - ex, pts[i][1] - ey))
         return pts[best]
+
+    def _search_spread(self, army: Units) -> None:
+        """With no enemy structure known, the army splits into groups of ``WAVE`` that search the
+        stalest points at once: one body visiting the points one by one took longer than the
+        game had left (a Computer down to a structure or two out of the way)."""
+        from sc2.position import Point2
+
+        pts = self._search
+        if not pts:
+            return
+        ex, ey = self._enemy_start
+        order = sorted(range(len(pts)), key=lambda i: self._last_seen.get(i, -1)
+                       + SEARCH_LOOPS_PER_CELL * math.hypot(pts[i][0] - ex, pts[i][1] - ey))
+        groups = max(1, min(len(order), army.amount // WAVE))
+        for j, u in enumerate(sorted(army, key=lambda x: x.tag)):
+            goal = pts[order[j % groups]]
+            target = u.order_target
+            if u.is_idle or not isinstance(target, Point2) or math.dist(goal, (target.x, target.y)) > 4.0:
+                u.attack(Point2(goal))
 
     def _note_search(self, bot: BotAI) -> None:
         """When each search point was last in sight."""
@@ -996,6 +1023,9 @@ class Melee(Task):
                     u.attack(rally)
             self._committed &= {u.tag for u in committed}
             if not committed:
+                return
+            if not self._known_structures and not bot.enemy_structures and self._seen_enemy_start:
+                self._search_spread(committed)
                 return
             target = self._attack_target(bot, committed)
             changed = self._target is None or math.dist(target, self._target) > 4.0
