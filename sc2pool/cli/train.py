@@ -6,8 +6,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from sc2pool.cli.args import json_object, non_negative_int, positive_float, positive_int
@@ -162,7 +165,41 @@ def _pool_error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM during ``sc2pool train``: stopped as Ctrl-C stops it (the model so far saved)."""
+
+
+@contextlib.contextmanager
+def _sigterm_stops_like_ctrl_c() -> Iterator[list[bool]]:
+    """A batch system (SLURM's ``scancel``, Kubernetes, ``timeout``) ends a job with SIGTERM, and a
+    backgrounded trainer has SIGINT ignored: both would otherwise lose the run's model. The flag
+    in the list says whether SIGTERM came."""
+    came = [False]
+
+    def on_term(signum: int, frame: Any) -> None:
+        came[0] = True
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: leave SIGTERM as it is
+        yield came
+        return
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _train(args: argparse.Namespace) -> int:
+    with _sigterm_stops_like_ctrl_c() as terminated:
+        code = _train_run(args)
+    if terminated[0] and code in (0, 130):
+        return 143  # 128 + SIGTERM
+    return code
+
+
+def _train_run(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
     from sc2pool.options import RemoteWorkers, Timeouts
     from sc2pool.training.train import format_curve, remote_worker_command, train
@@ -256,11 +293,11 @@ def _train(args: argparse.Namespace) -> int:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # while connecting or starting (during learn(), train() saves the model and returns)
-        print("sc2pool train: interrupted (Ctrl-C); whatever it had started is stopped", file=sys.stderr)
+        print("sc2pool train: interrupted (Ctrl-C or SIGTERM); whatever it had started is stopped", file=sys.stderr)
         return 130
     print(format_curve(res))
     if res.interrupted:
-        print(f"interrupted (Ctrl-C) after {res.timesteps} timesteps; the model so far is saved")
+        print(f"interrupted (Ctrl-C or SIGTERM) after {res.timesteps} timesteps; the model so far is saved")
     print(f"trained {res.timesteps} timesteps in {res.seconds:.1f} s ({len(res.episodes)} episodes)")
     print(f"model: {res.model_path}")
     print(f"plot: {res.out_dir / 'episode_reward.png'}  tensorboard: tensorboard --logdir {res.out_dir / 'tensorboard'}")

@@ -133,7 +133,7 @@ def test_a_busy_allocation_is_a_typed_error_at_the_deadline_and_ctrl_c_ends_the_
             salloc.kill()
             salloc.communicate()
     assert salloc.returncode == 130, text
-    assert "interrupted (Ctrl-C)" in text and took < 20, (took, text)
+    assert "interrupted (Ctrl-C or SIGTERM)" in text and took < 20, (took, text)
     assert wait_until(lambda: not slurm_cluster.workers(), 15.0), slurm_cluster.workers()
     assert not [s for s in slurm_cluster.steps() if s[1].startswith("sc2pool-workers-")], slurm_cluster.steps()
 

@@ -203,9 +203,13 @@ def test_checkpoints_and_resume(cli: Callable[..., subprocess.CompletedProcess[s
 
 
 @pytest.mark.timeout(240)
-def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path, process_tree: ProcessTree) -> None:
-    """Ctrl-C during ``sc2pool train``: the model learnt so far is saved with the curve and the
-    plot, the command exits with 130, and every worker and game process goes with it."""
+@pytest.mark.parametrize(("signame", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(
+    tmp_path: Path, process_tree: ProcessTree, signame: str, code: int
+) -> None:
+    """Ctrl-C (or SIGTERM, as a batch system stops a job) during ``sc2pool train``: the model
+    learnt so far is saved with the curve and the plot, the command exits with 130 (143), and
+    every worker and game process goes with it."""
     import signal
     import time
 
@@ -228,10 +232,10 @@ def test_ctrl_c_saves_the_model_so_far_and_leaves_nothing_behind(tmp_path: Path,
             time.sleep(0.1)
         children = [p.pid for p in psutil.Process(trainer.pid).children(recursive=True)]
         assert len(children) >= 4, children  # 2 workers, a game process each
-        trainer.send_signal(signal.SIGINT)
+        trainer.send_signal(getattr(signal, signame))
         stdout, stderr = trainer.communicate(timeout=60)
-        assert trainer.returncode == 130, stderr[-3000:]
-        assert "interrupted (Ctrl-C) after" in stdout and (out / "model.zip").is_file()
+        assert trainer.returncode == code, stderr[-3000:]
+        assert "interrupted (Ctrl-C or SIGTERM) after" in stdout and (out / "model.zip").is_file()
         assert (out / "episode_reward.png").is_file() and (out / "learning_curve.csv").is_file()
         assert wait_gone(children) == [], "workers and games must exit with the trainer"
     finally:
