@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from sc2pool.bench.sc2 import _tree_cpu
+
 DESIGNS = ("pool", "subproc")
 HOST_TARGET = "workers.sc2.bench_host:make_host"
 
@@ -168,19 +170,6 @@ class Reaper:
         return killed
 
 
-def _tree_cpu() -> dict[int, float]:
-    """CPU seconds (user + system) of this process and every process below it, by pid."""
-    import psutil
-
-    me = psutil.Process()
-    out: dict[int, float] = {}
-    for p in [me, *me.children(recursive=True)]:
-        try:
-            t = p.cpu_times()
-            out[p.pid] = float(t.user + t.system)
-        except psutil.Error:
-            pass
-    return out
 
 
 def _build(design: str, cfg: MeleeScaleConfig) -> tuple[Any, list[int]]:
