@@ -1,8 +1,9 @@
 """Does self-play teach Melee? Train with ``opponent="self"`` (or ``"league"``), never against the
 Computer, then evaluate every saved snapshot against ``Computer(Easy)``: the win rate per snapshot
-is the curve (docs/melee.md, "Self-play", has the figures).
+is the curve (docs/melee.md, "Self-play", has the figures). Training starts, as ``sc2pool train``
+does, from a clone of the scripted baseline playing itself (``--pretrain-episodes 0``: from scratch).
 
-    python benchmarks/selfplay_winrate.py --out runs/selfplay --timesteps 200000 --snapshot-every 25000
+    python benchmarks/selfplay_winrate.py --out runs/selfplay --opponent league --timesteps 60000 --snapshot-every 20000 --episodes 20
 
 Writes OUT/train/ (the ``sc2pool train`` run, snapshots under OUT/train/snapshots/) and
 OUT/winrate.csv (snapshot timestep, games, won, tied, lost, win rate and its 95% Wilson interval,
@@ -30,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=10, help="evaluation games per snapshot")
     p.add_argument("--difficulty", default="easy", help="the Computer the snapshots are evaluated against")
     p.add_argument("--task-kwargs", default="{}", help="more Melee options (JSON), for training and evaluation")
+    p.add_argument("--engine", choices=("subprocess", "inprocess"), default="inprocess")
+    p.add_argument("--pretrain-episodes", type=int, default=None,
+                   help="baseline-vs-baseline games cloned before self-play (default: the task's, 24; 0: none)")
+    p.add_argument("--stochastic", action="store_true", help="evaluate sampling actions, as PPO trains")
+    p.add_argument("--eval-workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-train", action="store_true")
     args = p.parse_args(argv)
@@ -42,14 +48,15 @@ def main(argv: list[str] | None = None) -> int:
         res = train(task="Melee", n_workers=args.workers, envs_per_worker=args.envs_per_worker,
                     timesteps=args.timesteps, out_dir=out / "train", seed=args.seed,
                     task_kwargs={**extra, "opponent": args.opponent}, snapshot_every=args.snapshot_every,
-                    progress_bar=True)
+                    progress_bar=True, engine=args.engine, pretrain_episodes=args.pretrain_episodes)
         print(f"trained {res.timesteps} timesteps in {res.seconds:.0f} s ({len(res.episodes)} episodes)", flush=True)
     snapshots = sorted((out / "train" / "snapshots").glob("snapshot_*.zip"), key=lambda q: int(q.stem.split("_")[1]))
     rows = []
     for snap in snapshots:
         t0 = time.perf_counter()
-        ev = evaluate(snap, task="Melee", episodes=args.episodes, n_workers=1, envs_per_worker=2,
-                      task_kwargs={**extra, "opponent": {"difficulty": args.difficulty}}, seed=12345)
+        ev = evaluate(snap, task="Melee", episodes=args.episodes, n_workers=args.eval_workers, envs_per_worker=2,
+                      task_kwargs={**extra, "opponent": {"difficulty": args.difficulty}}, seed=12345,
+                      engine=args.engine, deterministic=not args.stochastic)
         lo, hi = ev.win_interval()
         results = ev.results
         row = {

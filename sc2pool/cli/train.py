@@ -74,7 +74,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--pretrain-episodes", type=int, default=None, metavar="N",
         help="before PPO, clone N games of the task's scripted baseline into the policy "
-        "(0: start from a random policy; default: the task's own, 24 for Melee, 0 for the others)",
+        "(0: start from a random policy; default: the task's own, 24 for Melee, 0 for the others; "
+        "with a self-play opponent the baseline plays itself)",
     )
     p.add_argument(
         "--resume", default=None, metavar="MODEL",

@@ -357,8 +357,8 @@ def train(
     :class:`VideoCallback`); implies ``render``, which builds the games with
     ``render_mode="rgb_array"``. ``pretrain_episodes``: first clone that many games of the task's
     scripted baseline into the new policy (:mod:`sc2pool.training.pretrain`; ``None``: the task's
-    default in ``TASK_PRETRAIN_DEFAULTS``, 0: none; never when resuming; none by default with a
-    self-play opponent, whose agent is never to meet the baseline's Computer).
+    default in ``TASK_PRETRAIN_DEFAULTS``, 0: none; never when resuming). With a self-play
+    opponent the baseline plays itself (``"self"``), so the agent never meets the Computer.
 
     Self-play (``task_kwargs={"opponent": "self"}``): every slot is an env SB3 trains on, both
     players of each game. ``{"opponent": "league"}``: SB3 trains on slots 2k only; slots 2k+1 are
@@ -396,14 +396,11 @@ def train(
     if league is not None and snapshot_every is None:
         snapshot_every = LEAGUE_SNAPSHOT_EVERY
     if pretrain_episodes is None:
-        pretrain_episodes = 0 if resume is not None else (0 if selfplay else TASK_PRETRAIN_DEFAULTS.get(task, 0))
+        pretrain_episodes = 0 if resume is not None else TASK_PRETRAIN_DEFAULTS.get(task, 0)
     if pretrain_episodes < 0:
         raise ValueError(f"pretrain_episodes must be >= 0 games, got {pretrain_episodes}")
     if pretrain_episodes and resume is not None:
         raise ValueError("pretrain_episodes does not apply with resume (the saved model has learnt already)")
-    if pretrain_episodes and selfplay:
-        raise ValueError(f"pretrain_episodes does not apply with opponent {selfplay!r}: the baseline's games are "
-                         "played against the Computer, which a self-play agent is never to meet")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -516,8 +513,14 @@ def _pretrain(
     task_kwargs: dict[str, Any] | None, seed: int | None, gamma: float,
 ) -> dict[str, Any]:
     """Clone ``episodes`` games of the baseline into ``model`` (games on a pool of their own:
-    the baseline is a task option, fixed when a game's task is built) and say how it went."""
+    the baseline is a task option, fixed when a game's task is built) and say how it went.
+    A self-play run clones the baseline playing itself (both players of each game, the
+    league's opponent slots too), so that its agent never meets the Computer."""
     from sc2pool.training.pretrain import behaviour_clone, collect_demonstrations
+    from sc2pool.training.selfplay import paired_opponent
+
+    if paired_opponent(task_kwargs) is not None:
+        task_kwargs = {**(task_kwargs or {}), "opponent": "self"}
 
     print(f"pretrain: playing {episodes} games of the {task} baseline to clone ...", flush=True)
     demos = collect_demonstrations(task, episodes, n_workers, envs_per_worker, engine, task_kwargs,
@@ -532,6 +535,7 @@ def _pretrain(
     return {
         "episodes": demos.episodes, "won": won, "steps": report.samples, "play_s": round(demos.seconds, 1),
         "clone_s": round(report.seconds, 1), "holdout_accuracy": report.holdout_accuracy,
+        "opponent": (task_kwargs or {}).get("opponent"),  # whom the baseline played (None: the task's default)
         "policy_loss": report.policy_loss, "value_loss": report.value_loss, "epochs": report.epochs,
     }
 

@@ -198,10 +198,14 @@ def test_sc2pool_train_runs_self_play_and_the_model_is_evaluated_against_the_com
     out = tmp_path / "run"
     r = cli("train", "--task", "Melee", "--task-kwargs", json.dumps({**SHORT, "opponent": opponent}),
             "--workers", "1", "--envs-per-worker", "2", "--timesteps", "64", "--out", str(out), "--no-progress",
-            "--snapshot-every", "32", "--ppo", json.dumps({"n_steps": 16, "batch_size": 16, "n_epochs": 1}))
+            "--snapshot-every", "32", "--ppo", json.dumps({"n_steps": 16, "batch_size": 16, "n_epochs": 1}),
+            "--pretrain-episodes", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     run = json.loads((out / "run.json").read_text())
     assert run["selfplay"]["opponent"] == opponent
+    # cloned from the baseline playing itself: one game's two players make the two episodes
+    assert run["pretrain"]["episodes"] == 2 and run["pretrain"]["steps"] >= 2 * 4  # 40 s of 10 s steps
+    assert run["pretrain"]["opponent"] == "self"
     snapshots = sorted((out / "snapshots").iterdir())
     assert len(snapshots) >= 2 and (out / "snapshots" / "snapshot_0.zip") in snapshots
     if opponent == "league":

@@ -117,5 +117,5 @@ def test_pretrain_options_are_checked_before_anything_starts(tmp_path: Path) -> 
                         "--resume", str(model), "--out", str(tmp_path / "b")], capture_output=True, text=True,
                        timeout=60, env=ENV)
     assert r.returncode == 2 and "does not apply with --resume" in r.stderr
-    with pytest.raises(ValueError, match="does not apply with opponent 'self'"):
-        train("Melee", 1, 2, 64, tmp_path / "c", task_kwargs={"opponent": "self"}, pretrain_episodes=2)
+    with pytest.raises(ValueError, match="does not apply with resume"):
+        train("Melee", 1, 2, 64, tmp_path / "c", resume=model, pretrain_episodes=2)
