@@ -205,3 +205,46 @@ def test_weapon_and_armor_levels_change_what_a_fight_deals() -> None:
     w = World(SKIRMISH)
     assert not w.research.upgraded  # no research: the damage formula is untouched
     assert np.all(TYPES.dmg >= 0)
+
+
+def test_concussive_shells_slow_what_a_marauder_hits_but_massive_units() -> None:
+    g, w = rich_eco()
+    w.research.grant(1, 17)  # Concussive Shells
+    [mrd] = w.spawn(D.MARAUDER, 1, [30.0], [30.0])
+    [m] = w.spawn(D.MARINE, 2, [34.0], [30.0])
+    [thor] = w.spawn(52, 2, [30.0], [35.0])
+    base = float(TYPES.speed[TYPES.row(D.MARINE)])
+    thor_speed = float(TYPES.speed[TYPES.row(52)])
+    assert act(g, D.ATTACK_ATTACK, [int(mrd)], target=int(m)) == C.SUCCESS
+    for _ in range(60):
+        g.step(1)
+        r = w.u.row(int(m))
+        if w.u.hp[r] < 45:
+            break
+    assert w.u.hp[w.u.row(int(m))] == 35.0
+    assert w.u.speed[w.u.row(int(m))] == pytest.approx(base / 2)  # LP:Concussive_Shells: -50%
+    w.remove_tags([int(mrd)])
+    g.step(24)
+    assert w.u.speed[w.u.row(int(m))] == pytest.approx(base)  # 1.07 faster seconds later
+    [mrd] = w.spawn(D.MARAUDER, 1, [30.0], [38.0])
+    assert act(g, D.ATTACK_ATTACK, [int(mrd)], target=int(thor)) == C.SUCCESS
+    hp0 = float(w.u.hp[w.u.row(int(thor))])
+    for _ in range(60):
+        g.step(1)
+        if w.u.hp[w.u.row(int(thor))] < hp0:
+            break
+    assert w.u.hp[w.u.row(int(thor))] < hp0 and w.u.speed[w.u.row(int(thor))] == pytest.approx(thor_speed)
+
+
+def test_hisec_auto_tracking_and_hyperflight_rotors() -> None:
+    g, w = rich_eco()
+    [turret] = w.spawn(23, 1, [30.0], [30.0])
+    [banshee] = w.spawn(55, 1, [30.0], [36.0])
+    [other] = w.spawn(23, 2, [40.0], [40.0])
+    w.research.grant(1, 5)  # Hi-Sec Auto Tracking: +1 range (LP:Hi-Sec_Auto_Tracking)
+    w.research.grant(1, 136)  # Hyperflight Rotors: 3.85 -> 5.25 faster = 3.75 per normal second (LP:Banshee)
+    w.spawn(D.MARINE, 1, [20.0], [20.0])  # (the store re-derives its columns)
+    g.step(1)
+    u = w.u
+    assert u.range[u.row(int(turret))] == 8.0 and u.range[u.row(int(other))] == 7.0
+    assert u.speed[u.row(int(banshee))] * 16 == pytest.approx(3.75)

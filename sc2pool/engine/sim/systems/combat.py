@@ -10,7 +10,7 @@ Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; sh
 damage first (shield armor 0), the overflow is reduced by armor.  Upgrades researched
 (``systems/research.py``) add the attacker's weapon levels to the damage and the target's armor
 levels to the armor (:meth:`Combat._upgraded_damage`, :meth:`Combat._armor`); a stimmed unit's
-weapon re-arms 50% faster.  Banelings explode on contact
+weapon re-arms 50% faster; a Marauder's hit with Concussive Shells slows its target.  Banelings explode on contact
 (or on ``EXPLODE``): area damage within the splash radius to every hostile ground unit, and
 they die.
 """
@@ -163,6 +163,8 @@ class Combat:
                 trows, ti, owners = trows[ok], ti[ok], owners[ok]
             tt = u.ti[trows]
             self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
+            if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
+                self.w.research.concussive(ti, owners, trows)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""

@@ -25,9 +25,13 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   attribute bonus) per level of its family (``data.units.WEAPON_FACTS``, LP:<unit>); a unit gains
   the armor per level of its family (``data.units.ARMOR_UPGRADES``: +1 infantry, vehicle and ship
   plating; +2 Neosteel Armor for structures, LP:Upgrades).  Combat Shield gives every Marine of the
-  player 10 more life (LP:Marine); Stimpack lets Marines and Marauders stim
-  (:meth:`stim`).  The other upgrades are recorded and reported but change nothing simulated yet
-  (their units' abilities are not simulated).
+  player 10 more life (LP:Marine); Stimpack lets Marines and Marauders stim (:meth:`stim`);
+  Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
+  Tracking gives turrets and Planetary Fortresses +1 range; Hyperflight Rotors makes Banshees
+  faster.  Speed and range are the store's per-unit columns, which it re-derives from the types
+  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  The other
+  upgrades are recorded and reported but change nothing simulated yet (their units' abilities,
+  cloak and modes are not simulated).
 """
 
 from __future__ import annotations
@@ -73,6 +77,20 @@ STIM_LOOPS = 246
 """Stim lasts 11 faster seconds = 246.4 game loops (LP:Stimpack; rounded down to whole loops, m)."""
 STIM_FACTOR = 1.5
 """Stim: +50% movement speed and attack rate (the weapon's cooldown / 1.5), LP:Stimpack."""
+CONCUSSIVE_SHELLS, HISEC = 17, 5
+SLOW_FACTOR = 0.5
+SLOW_LOOPS = 24
+"""Concussive Shells: the target moves 50% slower for 1.07 faster seconds = 1.5 normal seconds =
+24 loops (LP:Concussive_Shells, LP:Marauder)."""
+_MASSIVE_TYPES = np.array([s.unit_id for s in TYPES.specs if D.MASSIVE in s.attributes])
+"""Massive units are not slowed (LP:Concussive_Shells)."""
+HISEC_RANGE = 1.0
+_HISEC_TYPES = np.array([23, 31, 130, 11])
+"""Hi-Sec Auto Tracking: +1 attack range of Missile Turrets, Auto-Turrets, Planetary Fortresses and
+Point Defense Drones (LP:Hi-Sec_Auto_Tracking)."""
+_FASTER = {55: (136, 3.75)}
+"""Unit type -> (upgrade, movement speed per normal second it gives): Hyperflight Rotors, a Banshee
+3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee)."""
 
 
 def _terran(ab: int) -> bool:
@@ -198,7 +216,15 @@ class Research:
         self._shield_version = -1
         self.stimmed: dict[int, int] = {}
         """Unit tag -> the loop its stim ends."""
-        self._stim_version = -1
+        self.slowed: dict[int, int] = {}
+        """Unit tag -> the loop its Concussive Shells slow ends."""
+        self.concussive_players: set[int] = set()
+        """Players with Concussive Shells (combat asks :meth:`concussive` while there are any)."""
+        self._hisec: set[int] = set()
+        """Players with Hi-Sec Auto Tracking."""
+        self._fast_types: set[int] = set()
+        """Unit types some player made faster by research (Hyperflight Rotors: Banshees)."""
+        self._mod_version = -1
 
     # ------------------------------------------------------------------ queries
     def has(self, player: int, upgrade: int) -> bool:
@@ -332,21 +358,32 @@ class Research:
             self.upgraded = True
         if upgrade == COMBAT_SHIELD:
             self._shield_version = -1
+        if upgrade == CONCUSSIVE_SHELLS:
+            self.concussive_players.add(player)
+        if upgrade == HISEC:
+            self._hisec.add(player)
+        for uid, (up, _) in _FASTER.items():
+            if upgrade == up:
+                self._fast_types.add(uid)
+        self._mod_version = -1
+        self._modify()
         self.w.touch()
         self.w.supply.revision += 1
 
     def forget(self, alive: set[int]) -> None:
-        """A destroyed structure's research is lost; stims of dead units are forgotten."""
+        """A destroyed structure's research is lost; stims and slows of dead units are forgotten."""
         for tag in [t for t in self.queues if t not in alive]:
             del self.queues[tag], self.starts[tag]
             self.owners.pop(tag, None)
         self._shielded &= alive
-        for tag in [t for t in self.stimmed if t not in alive]:
-            del self.stimmed[tag]
+        for timers in (self.stimmed, self.slowed):
+            for tag in [t for t in timers if t not in alive]:
+                del timers[tag]
 
     def upkeep(self, loop: int) -> None:
-        """Per economy step: Combat Shield's life for Marines that have not had it, stims that
-        end by ``loop``, and the stimmed units' speed after the store re-derived its columns."""
+        """Per economy step: Combat Shield's life for Marines that have not had it, stims and
+        slows that end by ``loop``, and the modified columns (speed, range) again after the store
+        re-derived them from the types (it does whenever units are added or removed)."""
         u = self.w.u
         if self._shield_version != u.version and any(COMBAT_SHIELD in d for d in self.done.values()):
             self._shield_version = u.version
@@ -359,33 +396,73 @@ class Research:
                     if tag not in self._shielded:
                         self._shielded.add(tag)
                         u.hp[r] += COMBAT_SHIELD_LIFE
-        if self.stimmed:
-            ended = [tag for tag, end in self.stimmed.items() if end <= loop]
-            if ended:
-                for tag in ended:
-                    del self.stimmed[tag]
-                    r = u.row(tag)
-                    if r >= 0:
-                        u.speed[r] = TYPES.speed[u.ti[r]]
-                self.w.touch()
-            if self._stim_version != u.version:  # (adding or removing units re-derives speed)
-                self._restim()
+        ended: list[int] = []
+        for timers in (self.stimmed, self.slowed):
+            if timers:
+                done = [tag for tag, end in timers.items() if end <= loop]
+                for tag in done:
+                    del timers[tag]
+                ended += done
+        if ended:
+            self._speeds(u.rows(np.array(ended, dtype=np.int64)))
+            self.w.touch()
+        if self._mod_version != u.version:
+            self._modify()
 
-    def _restim(self) -> None:
+    def _modify(self) -> None:
+        """Apply every per-unit modifier to the store's derived columns: speed (stim, slow,
+        Hyperflight Rotors), range (Hi-Sec Auto Tracking)."""
         u = self.w.u
-        self._stim_version = u.version
-        if not self.stimmed:
-            return
-        rows = u.rows(np.fromiter(self.stimmed, dtype=np.int64, count=len(self.stimmed)))
+        self._mod_version = u.version
+        if self._fast_types:
+            self._speeds(np.nonzero(np.isin(u.unit_id, np.array(sorted(self._fast_types))))[0])
+        for timers in (self.stimmed, self.slowed):
+            if timers:
+                self._speeds(u.rows(np.fromiter(timers, dtype=np.int64, count=len(timers))))
+        if self._hisec:
+            rows = np.nonzero(np.isin(u.unit_id, _HISEC_TYPES) & np.isin(u.owner, np.array(sorted(self._hisec))))[0]
+            u.range[rows] = TYPES.range[u.ti[rows]] + HISEC_RANGE
+
+    def _speeds(self, rows: np.ndarray) -> None:
+        """Set the speed of ``rows`` (-1 entries skipped) from their type and their modifiers."""
+        u = self.w.u
         rows = rows[rows >= 0]
-        u.speed[rows] = TYPES.speed[u.ti[rows]] * STIM_FACTOR
-        u.max_speed = max(u.max_speed, float(u.speed[rows].max()) if len(rows) else 0.0)
+        if not len(rows):
+            return
+        ti = u.ti[rows]
+        speed = TYPES.speed[ti].copy()
+        for r_i, r in enumerate(rows.tolist()):
+            uid, owner, tag = int(u.unit_id[r]), int(u.owner[r]), int(u.tag[r])
+            fast = _FASTER.get(uid)
+            if fast is not None and self.has(owner, fast[0]):
+                speed[r_i] = fast[1] / D.NORMAL_LOOPS_PER_SECOND
+            if tag in self.stimmed:
+                speed[r_i] *= STIM_FACTOR
+            if tag in self.slowed:
+                speed[r_i] *= SLOW_FACTOR
+        u.speed[rows] = speed
+        u.max_speed = max(u.max_speed, float(speed.max()))
 
     def horizon(self, loop: int) -> int:
-        """Loops until the next stim ends (the world must not skip past it), >= 1."""
-        if not self.stimmed:
-            return 1 << 30
-        return max(1, min(self.stimmed.values()) - loop)
+        """Loops until the next stim or slow ends (the world must not skip past it), >= 1."""
+        ends = [min(t.values()) for t in (self.stimmed, self.slowed) if t]
+        return max(1, min(ends) - loop) if ends else 1 << 30
+
+    # ------------------------------------------------------------------ concussive shells
+    def concussive(self, a_ti: np.ndarray, owners: np.ndarray, trows: np.ndarray) -> None:
+        """Hits landing from attackers of types ``a_ti`` owned by ``owners`` on ``trows``: a
+        Marauder's whose owner has Concussive Shells slows a non-Massive target by 50% for
+        :data:`SLOW_LOOPS` (LP:Concussive_Shells; a new hit starts it over, it does not stack)."""
+        u = self.w.u
+        hit = (TYPES.unit_id[a_ti] == MARAUDER) & np.isin(owners, np.array(sorted(self.concussive_players)))
+        if not hit.any():
+            return
+        rows = np.unique(trows[hit])
+        rows = rows[~np.isin(u.unit_id[rows], _MASSIVE_TYPES)]
+        end = self.w.loop + SLOW_LOOPS
+        for r in rows.tolist():
+            self.slowed[int(u.tag[r])] = end
+        self._speeds(rows)
 
     # ------------------------------------------------------------------ stim
     def stim(self, player: int, rows: np.ndarray) -> int:
@@ -410,7 +487,7 @@ class Research:
             n += 1
         if not n:
             return NOT_ENOUGH_LIFE
-        self._restim()
+        self._speeds(ok)
         self.w.touch()
         return SUCCESS
 
