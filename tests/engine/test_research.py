@@ -248,3 +248,62 @@ def test_hisec_auto_tracking_and_hyperflight_rotors() -> None:
     u = w.u
     assert u.range[u.row(int(turret))] == 8.0 and u.range[u.row(int(other))] == 7.0
     assert u.speed[u.row(int(banshee))] * 16 == pytest.approx(3.75)
+
+
+@pytest.mark.timeout(120)
+def test_a_burnysc2_bot_researches_infantry_weapons_on_a_ladder_map() -> None:
+    """Unmodified burnysc2 end to end: ``BotAI.research`` at a finished Engineering Bay, then
+    ``already_pending_upgrade`` goes 0 -> fractions -> 1 and ``state.upgrades`` lists it."""
+    import sc2.main  # noqa: F401  (resets loguru; quieted below)
+    from engine_harness import play_bot, quiet_loguru
+    from sc2.bot_ai import BotAI
+    from sc2.data import Difficulty, Race
+    from sc2.ids.unit_typeid import UnitTypeId as U
+    from sc2.ids.upgrade_id import UpgradeId
+    from sc2.player import Computer
+
+    up = UpgradeId.TERRANINFANTRYWEAPONSLEVEL1
+
+    class ResearchBot(BotAI):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pending: list[tuple[int, float]] = []
+            self.facts: dict[str, Any] = {}
+
+        async def on_step(self, iteration: int) -> None:
+            await self.distribute_workers()
+            cc = self.townhalls.first
+            p = self.already_pending_upgrade(up)
+            self.pending.append((self.state.game_loop, p))
+            if p == 1 or self.time > 420:
+                self.facts["upgrades"] = set(self.state.upgrades)
+                await self.client.leave()
+                return
+            if self.can_afford(U.SCV) and cc.is_idle and self.supply_workers < 22:
+                cc.train(U.SCV)
+            if self.supply_left < 3 and self.can_afford(U.SUPPLYDEPOT) and not self.already_pending(U.SUPPLYDEPOT):
+                await self.build(U.SUPPLYDEPOT, near=cc.position.towards(self.game_info.map_center, 6))
+            if self.structures(U.SUPPLYDEPOT) and not self.gas_buildings and self.can_afford(U.REFINERY) \
+                    and not self.already_pending(U.REFINERY):
+                geyser = self.vespene_geyser.closest_to(cc)
+                worker = self.select_build_worker(geyser.position)
+                if worker:
+                    worker.build_gas(geyser)
+            if self.structures(U.SUPPLYDEPOT).ready and not self.structures(U.ENGINEERINGBAY) \
+                    and self.can_afford(U.ENGINEERINGBAY) and not self.already_pending(U.ENGINEERINGBAY):
+                await self.build(U.ENGINEERINGBAY, near=cc.position.towards(self.game_info.map_center, 9))
+            if p == 0 and self.structures(U.ENGINEERINGBAY).ready and self.can_afford(up):
+                self.facts["started_at"] = self.state.game_loop
+                assert self.research(up)
+
+    quiet_loguru("ERROR")
+    bot = ResearchBot()
+    play_bot("AbyssalReefLE", bot, opponent=Computer(Race.Terran, Difficulty.VeryEasy))
+    assert bot.facts["upgrades"] == {up}
+    values = [p for _, p in bot.pending]
+    assert values[0] == 0 and values[-1] == 1
+    fractions = [(loop, p) for loop, p in bot.pending if 0 < p < 1]
+    assert len(fractions) > 100 and all(b[1] > a[1] for a, b in zip(fractions, fractions[1:], strict=False))
+    start = bot.facts["started_at"]
+    loop, p = fractions[len(fractions) // 2]
+    assert p == pytest.approx((loop - start) / 2560, abs=0.01)  # the client's research time
