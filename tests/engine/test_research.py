@@ -307,3 +307,20 @@ def test_a_burnysc2_bot_researches_infantry_weapons_on_a_ladder_map() -> None:
     start = bot.facts["started_at"]
     loop, p = fractions[len(fractions) // 2]
     assert p == pytest.approx((loop - start) / 2560, abs=0.01)  # the client's research time
+
+
+def test_the_abilities_query_lists_what_the_structure_can_research_now() -> None:
+    g, w = rich_eco()
+    ebay = w.construction.add_structure(EBAY, 1, 30.5, 40.5)
+
+    def listed() -> set[int]:
+        return {ab for ab, _ in w.commands.available(1, w.u.row(ebay))}
+
+    assert {650, 651, INF_WEAPONS_1, INF_ARMOR_1} <= listed() and INF_WEAPONS_2 not in listed()
+    assert act(g, INF_WEAPONS_1, [ebay]) == C.SUCCESS
+    assert INF_WEAPONS_1 not in listed()  # under way
+    w.construction.add_structure(ARMORY, 1, 30.5, 46.5)
+    g.step(2561)
+    assert INF_WEAPONS_1 not in listed() and INF_WEAPONS_2 in listed()
+    w.supply.minerals[1] = 0
+    assert not listed() & {650, 651, INF_WEAPONS_2, INF_ARMOR_1}  # nothing affordable
