@@ -324,3 +324,22 @@ def test_the_abilities_query_lists_what_the_structure_can_research_now() -> None
     assert INF_WEAPONS_1 not in listed() and INF_WEAPONS_2 in listed()
     w.supply.minerals[1] = 0
     assert not listed() & {650, 651, INF_WEAPONS_2, INF_ARMOR_1}  # nothing affordable
+
+
+def test_an_unaffordable_research_costs_nothing_and_one_under_way_elsewhere_is_refused() -> None:
+    g, w = rich_eco()
+    ebay = w.construction.add_structure(EBAY, 1, 30.5, 40.5)
+    w.supply.minerals[1] = 50
+    assert act(g, INF_WEAPONS_1, [ebay]) == C.NOT_ENOUGH_MINERALS
+    assert not unit(g, ebay).orders and pc(g).minerals == 50
+    w.remove_tags([ebay])  # (a structure that never researched leaves no record behind)
+    g.step(1)
+    assert not w.research.queues and not w.research.starts
+    w.supply.minerals[1] = w.supply.vespene[1] = 10_000
+    ebay = w.construction.add_structure(EBAY, 1, 30.5, 40.5)
+    w.construction.add_structure(ARMORY, 1, 30.5, 46.5)
+    for ab in (INF_WEAPONS_1, INF_ARMOR_1, 650, 651):
+        assert act(g, ab, [ebay]) == C.SUCCESS
+    ebay2 = w.construction.add_structure(EBAY, 1, 36.5, 40.5)
+    assert act(g, INF_WEAPONS_1, [ebay2]) == C.ERROR  # under way in the other one
+    assert len(unit(g, ebay).orders) == 4

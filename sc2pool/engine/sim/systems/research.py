@@ -49,6 +49,7 @@ from sc2pool.engine.sim.commands import (
     BUILDING_IS_UNDER_CONSTRUCTION,
     ERROR,
     NOT_ENOUGH_LIFE,
+    QUEUE_IS_FULL,
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
@@ -271,15 +272,16 @@ class Research:
                     or (req.upgrade and not self.has(player, req.upgrade)):
                 first_error = first_error or TECH_REQUIREMENTS_NOT_MET
                 continue
-            q = self.queues.setdefault(s.tag, [])
+            q = self.queues.get(s.tag, [])
             if len(q) >= QUEUE_LENGTH:
-                first_error = first_error or ERROR
+                first_error = first_error or QUEUE_IS_FULL
                 continue
             res = w.supply.afford(player, spec.minerals, spec.vespene)
             if res != SUCCESS:
                 return res
             w.supply.pay(player, spec.minerals, spec.vespene)
             q.append(spec.ability_id)
+            self.queues[s.tag] = q
             self.owners[s.tag] = s.owner
             if len(q) == 1:
                 self._start(s.tag, w.events.now)
@@ -373,7 +375,8 @@ class Research:
     def forget(self, alive: set[int]) -> None:
         """A destroyed structure's research is lost; stims and slows of dead units are forgotten."""
         for tag in [t for t in self.queues if t not in alive]:
-            del self.queues[tag], self.starts[tag]
+            del self.queues[tag]
+            self.starts.pop(tag, None)
             self.owners.pop(tag, None)
         self._shielded &= alive
         for timers in (self.stimmed, self.slowed):
