@@ -61,7 +61,8 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 QUEUE_LENGTH = 5
-"""Researches a structure's queue holds (LP:Engineering_Bay: upgrades queue like units)."""
+"""Researches a structure's queue holds: five, as a production queue (m: not checked against the
+real client for research)."""
 REFUSED = frozenset({2297, 2298, 2299})
 """``ArmoryResearchSwarm`` plating levels: not on the Armory's command card; the real client
 refuses them (python-sc2 PR #232)."""
@@ -69,9 +70,6 @@ COMBAT_SHIELD, STIMPACK = 16, 15
 MARINE, MARAUDER = 48, 51
 COMBAT_SHIELD_LIFE = 10.0
 """Life Combat Shield adds to every Marine (LP:Combat_Shield, LP:Marine: 45 -> 55)."""
-STIM_ABILITIES = {MARINE: 380, MARAUDER: 253}
-"""The specific stim ability of each unit that stims (the client's ``Stimpack`` and
-``StimpackMarauder``; 3675 is the generic one)."""
 STIM_LIFE = {MARINE: 10.0, MARAUDER: 20.0}
 """Life a stim costs (LP:Stimpack)."""
 STIM_LOOPS = 246
