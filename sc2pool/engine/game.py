@@ -440,6 +440,10 @@ class Game:
             for tag, ability, result in errors[-64:]:
                 resp.action_errors.add(unit_tag=tag, ability_id=ability, result=result)  # type: ignore[arg-type]
         parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes(player_id)]
+        if w.has_economy and w.research.done:  # finished upgrades: raw_data.player.upgrade_ids
+            up = w.research.player_bytes(player_id)
+            if up:
+                parts.append(wrap(3, wrap(5, up)))
         cur = self._dead_cursor.get(player_id, 0)
         if cur < len(w.dead_tags):
             ev = raw_pb2.ObservationRaw()

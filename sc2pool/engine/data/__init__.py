@@ -228,12 +228,9 @@ class UpgradeSpec:
 
 # The upgrades of the unit types the engine simulates (infantry weapons/armor, the Barracks tech
 # lab's, the Zerg ground and speed upgrades, the Forge's and the Twilight Council's), from the real
-# client's ResponseData like the rest.  The engine researches none of them (it has no research
-# structures), so every player's ``upgrade_ids`` stays empty; they are reported so that a bot asking
-# about one (``already_pending_upgrade``, ``game_data.upgrades``) gets the real answer, 0 / not
-# started, instead of a KeyError.  Their research abilities are not listed, as no engine unit can
-# perform them; burnysc2 then gives ``research_ability`` None, which ``already_pending_upgrade``
-# answers with 0.
+# client's ResponseData like the rest (the tests check them against it and burnysc2's ids).  The
+# engine serves the whole client data; research itself (the melee game's Terran structures) is
+# ``sim/systems/research.py``, which reads ``data.tech.RESEARCH``, not this table.
 UPGRADES: tuple[UpgradeSpec, ...] = (
     UpgradeSpec(7, "TERRANINFANTRYWEAPONSLEVEL1", "TerranInfantryWeaponsLevel1", 100, 100, 2560, 652),
     UpgradeSpec(8, "TERRANINFANTRYWEAPONSLEVEL2", "TerranInfantryWeaponsLevel2", 175, 175, 3040, 653),

@@ -651,3 +651,8 @@ own (against a target of their kind they are chosen before a reported weapon tha
 Battlecruiser's ATA Laser Battery deals 5 to air units where its ATS Laser Battery deals 8 to
 ground units (LP:Battlecruiser); the client reports a single weapon hitting both (8 damage, range
 6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery."""
+ENGINE_WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
+    57: (_W((1, 0), src="LP:Battlecruiser"),),
+}
+"""The :data:`ENGINE_WEAPONS`' facts, one entry per weapon there (as :data:`WEAPON_FACTS` for the
+client's): the Battlecruiser's ATA Laser Battery deals 5 (+1) per level (LP:Battlecruiser)."""

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 SUCCESS, NOT_SUPPORTED, ERROR = 1, 2, 3
 QUEUE_IS_FULL = 7
 NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, NOT_ENOUGH_FOOD = 9, 10, 13
+NOT_ENOUGH_LIFE = 15
 CANT_TARGET_THAT_UNIT = 36
 BUILD_TECH_REQUIREMENTS_NOT_MET = 40
 CANT_BUILD_ON_THAT = 42
@@ -75,6 +76,7 @@ YOU_CANT_CONTROL_THAT_UNIT = 87
 MUST_TARGET_RESOURCES = 89
 CANT_TARGET_EXHAUSTED_RESOURCES = 200
 
+EFFECT_STIM_MARAUDER = 253
 _WORKER_IDS = np.array(sorted(WORKERS))
 _PRODUCER_IDS = np.array(sorted(PRODUCERS))
 
@@ -140,7 +142,7 @@ class CommandPath:
             D.STOP_STOP: self._stop, D.STOP: self._stop,
             D.HOLDPOSITION_HOLD: self._hold, D.HOLDPOSITION: self._hold,
             D.EXPLODE_EXPLODE: self._explode,
-            D.EFFECT_STIM_MARINE: self._stim, D.EFFECT_STIM: self._stim,
+            D.EFFECT_STIM_MARINE: self._stim, D.EFFECT_STIM: self._stim, EFFECT_STIM_MARAUDER: self._stim,
         }
         """Unit orders that take no target."""
         self.targeted: dict[int, Handler] = {
@@ -154,6 +156,7 @@ class CommandPath:
         """The economy's abilities (of every race whose economy is simulated) -> their handler."""
         from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
         from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
+        from sc2pool.engine.sim.systems.research import abilities as research_abilities
 
         self.modes = simulated_modes()
         """Mode morphs the engine simulates (lower/raise a supply depot, ...)."""
@@ -166,6 +169,8 @@ class CommandPath:
             self.economic[ab] = self._addon
         for ab in UPGRADES:
             self.economic[ab] = self._upgrade
+        for ab in research_abilities():
+            self.economic[ab] = self._research
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -243,11 +248,17 @@ class CommandPath:
     def _upgrade(self, c: Command) -> int:
         return self.w.morph.upgrade(c.player, c.ability, c.rows)
 
+    def _research(self, c: Command) -> int:
+        return self.w.research.research(c.player, c.ability, c.rows)
+
     def _rally(self, c: Command) -> int:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
     def _cancel_last(self, c: Command) -> int:
-        return self.w.production.cancel_last(c.player, c.rows)
+        res = self.w.production.cancel_last(c.player, c.rows)
+        if res != SUCCESS:  # a structure researching (an Engineering Bay, a Tech Lab)
+            res = self.w.research.cancel_last(c.player, c.rows)
+        return res
 
     def _build(self, c: Command) -> int:
         workers = self._workers(c)
@@ -307,6 +318,7 @@ class CommandPath:
         s = w.construction.structures.get(int(u.tag[r]))
         if s is not None and s.ready:
             w.production.available(player, s, out)
+            w.research.available(player, s.tag, s.unit_id, out)
         return out
 
     # ------------------------------------------------------------------ unit orders
@@ -344,7 +356,7 @@ class CommandPath:
         return self.give(rows, Order(EXPLODE, D.EXPLODE_EXPLODE), False)
 
     def _stim(self, c: Command) -> int:
-        return TECH_REQUIREMENTS_NOT_MET  # no upgrades are researched in the engine's games
+        return self.w.research.stim(c.player, c.rows)  # (needs Stimpack researched)
 
     def _smart(self, c: Command) -> int:
         # on a hostile unit: attack it; on any other unit: follow it; on a point: move there

@@ -44,6 +44,7 @@ from sc2pool.engine.sim.systems.morph import Morph
 from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.production import Production
+from sc2pool.engine.sim.systems.research import Research
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.vision import Vision
@@ -105,6 +106,7 @@ class World:
         self.production = Production(self)
         self.construction = Construction(self)
         self.addons = AddOns(self)
+        self.research = Research(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -245,6 +247,7 @@ class World:
             self.workers.forget(alive)
             self.construction.forget(alive)
             self.addons.forget(alive)
+            self.research.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
         events = self.events
@@ -266,11 +269,13 @@ class World:
                 if s.morph is not None:
                     self.morph.on_event(s, t)
                 self.production.on_event(s, t)
+                self.research.on_event(tag, t)
         events.now = to
         self.workers.place_walkers(to)
         self.construction.life()
         for player, rules in self.races.items():
             rules.upkeep(self, player, to)
+        self.research.upkeep(to)
         self.harvest.flush()
 
     def adopt(self, tags: np.ndarray) -> None:
@@ -297,6 +302,7 @@ class World:
         self.production.extras(player, parts)
         self.addons.extras(player, parts)
         self.morph.extras(player, parts)
+        self.research.extras(player, parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
@@ -311,7 +317,7 @@ class World:
         bounded by the economy's next event that changes the set of units."""
         h = self.quiet_horizon()
         if self.has_economy:
-            h = min(h, self.events.horizon())
+            h = min(h, self.events.horizon(), self.research.horizon(self.loop))
         return h
 
     def advance(self, h: int) -> Deaths:

@@ -7,7 +7,10 @@ became ready carried over.  A weapon with a damage point or a missile schedules 
 lands after the damage point plus the flight over the centre distance (:meth:`Combat._schedule`);
 a hit whose target died is lost, so is a swing whose attacker died before the damage point.
 Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
-damage first (shield armor 0), the overflow is reduced by armor.  Banelings explode on contact
+damage first (shield armor 0), the overflow is reduced by armor.  Upgrades researched
+(``systems/research.py``) add the attacker's weapon levels to the damage and the target's armor
+levels to the armor (:meth:`Combat._upgraded_damage`, :meth:`Combat._armor`); a stimmed unit's
+weapon re-arms 50% faster; a Marauder's hit with Concussive Shells slows its target.  Banelings explode on contact
 (or on ``EXPLODE``): area damage within the splash radius to every hostile ground unit, and
 they die.
 """
@@ -38,9 +41,10 @@ class Combat:
     def __init__(self, world: World) -> None:
         self.w = world
         self.u = world.u
-        self._pend = np.zeros((5, 0), np.int64)
+        self._pend = np.zeros((6, 0), np.int64)
         """Hits in flight, one column each: attacker type, attacker tag, target tag, loop it lands,
-        loop the missile leaves (one block, so scheduling and landing cost one operation each)."""
+        loop the missile leaves, attacker's owner (its weapon upgrades count even if it died; one
+        block, so scheduling and landing cost one operation each)."""
         self.p_due = self._pend[3]
         """The loop each hit in flight lands (the world steps loop by loop while there are any)."""
 
@@ -92,7 +96,10 @@ class Combat:
             carry = cdn[f]
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             # (the weapon fired at this target: a Thor's cannons or its missiles)
-            u.cd[f] = np.maximum(TYPES.cd_vs[u.ti[f], u.ti[ft]] + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
+            cd = TYPES.cd_vs[u.ti[f], u.ti[ft]]
+            if self.w.research.stimmed:
+                cd = self.w.research.stim_cooldowns(f, cd)
+            u.cd[f] = np.maximum(cd + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI
         if self.p_due.size and _count(self.p_due <= loop):
             if damage is None:
@@ -119,13 +126,14 @@ class Combat:
     def _schedule(self, loop: int, att: np.ndarray, trows: np.ndarray, dist: np.ndarray) -> None:
         """Attacks that hit later: after the weapon's damage point, plus the missile's flight over
         the centre distance for weapons that fire one.  The hit is kept as (attacker type, attacker
-        tag, target tag, loop it lands, loop the missile leaves)."""
+        tag, target tag, loop it lands, loop the missile leaves, attacker owner)."""
         u = self.u
         ti = u.ti[att]
-        new = np.empty((5, len(att)), np.int64)
+        new = np.empty((6, len(att)), np.int64)
         new[0] = ti
         new[1] = u.tag[att]
         new[2] = u.tag[trows]
+        new[5] = u.owner[att]
         launch = new[4]
         np.add(TYPES.launch_loops[ti], loop, out=launch)
         missile = TYPES.has_missile[ti]
@@ -150,20 +158,54 @@ class Combat:
         ok = (trows >= 0) & ((arows >= 0) | (launch < loop))
         n_ok = _count(ok)
         if n_ok:
+            owners = blk[5]
             if n_ok < len(ok):
-                trows, ti = trows[ok], ti[ok]
+                trows, ti, owners = trows[ok], ti[ok], owners[ok]
             tt = u.ti[trows]
-            self._accumulate(TYPES.dmg[ti, tt], TYPES.attacks_vs[ti, tt], trows, damage)
+            self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
+            if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
+                self.w.research.concussive(ti, owners, trows)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
         ti = self.u.ti
         a_ti, t_ti = ti[att], ti[trows]
-        self._accumulate(TYPES.dmg[a_ti, t_ti], TYPES.attacks_vs[a_ti, t_ti], trows, damage)
+        self._accumulate(self._upgraded_damage(a_ti, t_ti, att), TYPES.attacks_vs[a_ti, t_ti], trows, damage)
+
+    def _upgraded_damage(self, a_ti: np.ndarray, t_ti: np.ndarray, att: np.ndarray | None = None,
+                         owners: np.ndarray | None = None) -> np.ndarray:
+        """Damage of one attack of types ``a_ti`` (attacker rows ``att``, or their ``owners``)
+        against ``t_ti`` before armor: the weapon's damage and attribute bonus, plus what the
+        owners' weapon levels add."""
+        raw = TYPES.dmg[a_ti, t_ti]
+        if self.w.research.upgraded:
+            if owners is None:
+                assert att is not None
+                owners = self.u.owner[att]
+            raw = raw + self.w.research.weapon_bonus(owners, a_ti, t_ti)
+        return raw
+
+    def _armor(self, rows: np.ndarray) -> np.ndarray:
+        """Armor of the units of ``rows``: their type's, plus their owners' armor levels."""
+        u = self.u
+        ti = u.ti[rows]
+        armor = TYPES.armor[ti]
+        if self.w.research.upgraded:
+            armor = armor + self.w.research.armor_bonus(u.owner[rows], ti)
+        return armor
+
+    def hit_damage(self, att: np.ndarray, trows: np.ndarray) -> np.ndarray:
+        """Damage one shot of each attacker row ``att`` deals to the unshielded target row of
+        ``trows`` (every attack of the shot, after armor and upgrades): the formula every hit
+        uses."""
+        ti = self.u.ti
+        a_ti, t_ti = ti[att], ti[trows]
+        raw = self._upgraded_damage(a_ti, t_ti, att)
+        return np.maximum(0.5, raw - self._armor(trows)) * TYPES.attacks_vs[a_ti, t_ti]
 
     def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         u = self.u
-        armor = TYPES.armor[u.ti[trows]]
+        armor = self._armor(trows)
         # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
         if self.w.unit_set_facts()[2]:
             per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
@@ -179,7 +221,7 @@ class Combat:
             absorbed = np.minimum(sh[s], damage[s])
             sh[s] -= absorbed
             over = damage[s] - absorbed
-            armor = TYPES.armor[u.ti[s]]
+            armor = self._armor(s)
             damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
         u.hp -= damage
 
@@ -196,4 +238,5 @@ class Combat:
         ai, tj = np.nonzero(inside)
         if len(ai):
             att_ti = ti[rows[ai]]
-            self._accumulate(TYPES.dmg[att_ti, ti[tj]], TYPES.attacks_vs[att_ti, ti[tj]], tj, damage)
+            self._accumulate(self._upgraded_damage(att_ti, ti[tj], rows[ai]), TYPES.attacks_vs[att_ti, ti[tj]],
+                             tj, damage)
