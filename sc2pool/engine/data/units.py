@@ -651,3 +651,19 @@ own (against a target of their kind they are chosen before a reported weapon tha
 Battlecruiser's ATA Laser Battery deals 5 to air units where its ATS Laser Battery deals 8 to
 ground units (LP:Battlecruiser); the client reports a single weapon hitting both (8 damage, range
 6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery."""
+
+MIN_RANGE: dict[int, float] = {
+    32: 2.0,
+}
+"""Weapons that cannot hit a target closer than this (edge to edge, like range): the sieged Siege
+Tank's Crucio Shock Cannon, minimum range 2 (LP:Siege_Tank, "cannot attack targets within close
+range"; the client's ``Weapon`` has no minimum range field)."""
+
+SPLASH_RINGS: dict[int, tuple[tuple[float, float], ...]] = {
+    32: ((0.4687, 1.0), (0.7812, 0.5), (1.25, 0.25)),
+}
+"""Area damage around a weapon's target, as (radius, fraction of the attack's damage) from the
+inside out: every ground unit, friend or foe, whose edge is within a radius takes that fraction of
+what the attack deals to its type.  The sieged Siege Tank: 100% within 0.4687, 50% to 0.7812, 25%
+to 1.25 (LP:Siege_Tank, "units (whether hostile or friendly) within .4687 ... take full damage";
+the client data reports no splash)."""
