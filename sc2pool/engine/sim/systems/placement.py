@@ -141,6 +141,8 @@ class Placement:
         if self.obstacles and self.blocked[ya:yb, xa:xb].any():
             return CANT_BUILD_LOCATION_INVALID
         for s in self.w.construction.structures.values():
+            if not has_footprint(s.unit_id):
+                continue  # a flying structure (lifted off) stands on no cell
             fx, fy = half_size(s.unit_id)
             if abs(s.x - x) < fx + hx - 1e-6 and abs(s.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID
