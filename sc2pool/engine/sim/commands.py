@@ -303,6 +303,7 @@ class CommandPath:
         u = self.u
         uid = int(u.unit_id[r])
         out: list[tuple[int, bool]] = []
+        w.modes.available(player, r, out)
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)

@@ -108,6 +108,15 @@ def _table() -> dict[int, dict[int, tech.MorphSpec]]:
 SPECS = _table()
 ABILITIES = frozenset(SPECS)
 """Every ability this system carries out."""
+_BY_SOURCE: dict[int, list[tuple[int, tech.MorphSpec]]] = {}
+"""Source type -> its (specific ability, spec) form changes."""
+for _ab in TRANSITION_LOOPS:
+    for _src in tech.MORPH[_ab].sources:
+        _BY_SOURCE.setdefault(_src, []).append((_ab, tech.MORPH[_ab]))
+LAND_PRODUCT = {ab: spec.unit_id for ab, spec in tech.MORPH.items() if ab in TRANSITION_LOOPS and spec.kind == "land"}
+LAND_PRODUCT[3678] = 21
+"""Land ability -> the landed type, for placement queries (the generic 3678 names no structure:
+answered for a 3x3 one, the Barracks (m))."""
 
 
 @dataclass
@@ -329,6 +338,22 @@ class Modes:
             parts[tag] = parts.get(tag, b"") + _FLAG_BYTES[int(flags[r])]
 
     # ------------------------------------------------------------------ what the others ask
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """Append the form changes the unit of row ``r`` may start now, as the real client's
+        abilities query lists them (the specific abilities; landing requires a point)."""
+        w = self.w
+        u = w.u
+        if int(u.kind[r]) == TRANSFORM:
+            return
+        uid = int(u.unit_id[r])
+        for ab, spec in _BY_SOURCE.get(uid, ()):
+            if spec.kind == "lift" and self._can_lift(int(u.tag[r])) != SUCCESS:
+                continue
+            if spec.requires.structures and not all(w.construction.ready_of(player, t)
+                                                    for t in spec.requires.structures):
+                continue
+            out.append((ab, spec.kind == "land"))
+
     def any_rooted(self) -> bool:
         """Whether any unit is of a form that cannot move (cached per unit-set version)."""
         u = self.w.u

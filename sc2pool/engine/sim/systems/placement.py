@@ -110,6 +110,11 @@ class Placement:
         """The answer to a ``RequestQuery.placements`` entry: :meth:`check` in a world with an
         economy, else :meth:`open_arena`."""
         if self.w.has_economy:
+            from sc2pool.engine.sim.systems.modes import LAND_PRODUCT
+
+            landed = LAND_PRODUCT.get(ability)
+            if landed is not None:  # where a flying structure may land
+                return self.fits(landed, x, y)
             return self.check(ability, x, y)
         return self.open_arena(ability, x, y)
 
