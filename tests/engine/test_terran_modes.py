@@ -341,29 +341,34 @@ def test_burnysc2_sieges_a_tank_and_lifts_and_lands_a_barracks() -> None:
 def test_queries_list_the_form_changes_and_answer_where_a_structure_may_land() -> None:
     from s2clientprotocol import common_pb2, query_pb2
 
-    g, w = rich_eco()
-    [t] = w.spawn(TANK, 1, [30.0], [30.0]).tolist()
-    [h] = w.spawn(HELLION, 1, [32.0], [30.0]).tolist()
-    rax = w.construction.add_structure(BARRACKS, 1, 30.5, 40.5)
+    g = _melee()  # (the flat mini-games' abilities answers stay as they were)
+    w = g.world
+    w.supply.minerals[1] = w.supply.vespene[1] = 10_000
+    sx, sy = g.scenario.starts[1]
+    home = next((sx + dx, sy + dy) for dx in (-8.5, 8.5, 0.5) for dy in (-8.5, 8.5, 0.5)
+                if w.placement.fits(BARRACKS, sx + dx, sy + dy) == C.SUCCESS)
+    rax = w.construction.add_structure(BARRACKS, 1, *home)
 
     def abilities(tag: int) -> dict[int, bool]:
         q = query_pb2.RequestQuery()
         q.abilities.add(unit_tag=tag)
         return {a.ability_id: a.requires_point for a in g.query(1, q).abilities[0].abilities}
 
-    assert SIEGE in abilities(t) and UNSIEGE not in abilities(t)
-    assert 1998 not in abilities(h)  # no Armory
     assert abilities(rax).get(452) is False
-    act(g, 560, [rax])
+    assert act(g, 560, [rax]) == C.SUCCESS
     assert 452 not in abilities(rax)  # training
     g.step(int(D.unit_spec(D.MARINE).build_time) + 1)
     act(g, 452, [rax])
     assert 452 not in abilities(rax) and 554 not in abilities(rax)  # lifting off
     g.step(TRANSITION_LOOPS[452])
     assert abilities(rax).get(554) is True
+    [t] = w.spawn(TANK, 1, [sx], [sy - 6.0]).tolist()
+    [h] = w.spawn(HELLION, 1, [sx], [sy - 6.0]).tolist()
+    assert SIEGE in abilities(t) and UNSIEGE not in abilities(t)
+    assert 1998 not in abilities(h)  # no Armory
 
     cc = tags_of(g, D.COMMANDCENTER)[0]
     q = query_pb2.RequestQuery()
-    for x, y in ((unit(g, cc).pos.x, unit(g, cc).pos.y), (30.5, 34.5)):
+    for x, y in ((unit(g, cc).pos.x, unit(g, cc).pos.y), home):
         q.placements.add(ability_id=554, target_pos=common_pb2.Point2D(x=x, y=y))
     assert [r.result for r in g.query(1, q).placements] == [C.CANT_BUILD_LOCATION_INVALID, C.SUCCESS]

@@ -303,7 +303,10 @@ class CommandPath:
         u = self.u
         uid = int(u.unit_id[r])
         out: list[tuple[int, bool]] = []
-        w.modes.available(player, r, out)
+        if w.pathing.active:
+            # form changes (siege, lift off, land) on the ladder maps; the flat mini-games answer
+            # as they always have (their answers are part of what a trained policy saw)
+            w.modes.available(player, r, out)
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)
