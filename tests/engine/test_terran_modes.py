@@ -372,3 +372,22 @@ def test_queries_list_the_form_changes_and_answer_where_a_structure_may_land() -
     for x, y in ((unit(g, cc).pos.x, unit(g, cc).pos.y), home):
         q.placements.add(ability_id=554, target_pos=common_pb2.Point2D(x=x, y=y))
     assert [r.result for r in g.query(1, q).placements] == [C.CANT_BUILD_LOCATION_INVALID, C.SUCCESS]
+
+
+def test_a_queued_siege_waits_for_the_move_before_it_and_keeps_the_orders_after_it() -> None:
+    g, w = rich_eco()
+    [t] = w.spawn(TANK, 1, [30.0], [30.0]).tolist()
+    assert act(g, 16, [t], (34.0, 30.0)) == C.SUCCESS
+    assert act(g, SIEGE, [t], queue=True) == C.SUCCESS
+    assert act(g, UNSIEGE, [t], queue=True) == C.ERROR  # not sieged (yet): the real client asks the unit
+    assert act(g, 18, [t], queue=True) == C.SUCCESS  # hold position, after the siege
+    assert orders(g, t) == [16, SIEGE, 18]
+    for _ in range(200):
+        g.step(1)
+        if orders(g, t) and orders(g, t)[0] == SIEGE:
+            break
+    got = unit(g, t)
+    assert (got.pos.x, got.pos.y) == (34.0, 30.0) and orders(g, t) == [SIEGE, 18]
+    g.step(TRANSITION_LOOPS[SIEGE])
+    assert unit(g, t).unit_type == SIEGED and orders(g, t) == [18]
+    assert not w.modes.active

@@ -324,7 +324,7 @@ class World:
         quiet stretch in one go, then the economy up to the new loop.  Returns the units that
         died in combat."""
         deaths = self.fast_forward(h) if h > 1 else self.step_loop()
-        if self.modes.pending or self.modes.landing:
+        if self.modes.active:
             self.modes.update()
         if self.has_economy:
             self.advance_economy()

@@ -34,8 +34,10 @@ rely on to swap add-ons.  The pathing grid (and game_info's) frees the footprint
 structure lifts and blocks it again when it lands (the pathing system follows the store's
 blockers; flying types block nothing).
 
-Not simulated: the Liberator's Defender Mode (its zone; 2558 / 2560 answer ``NotSupported``),
-queued (shift) mode commands (carried out at once).
+A form change shift-queued behind a unit's orders starts when it comes up (a lift-off or landing
+is carried out at once).
+
+Not simulated: the Liberator's Defender Mode (its zone; 2558 / 2560 answer ``NotSupported``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
-from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
+from sc2pool.engine.sim.units import HOLD, IDLE, MOVE, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -140,12 +142,15 @@ class Modes:
         """Tag -> the form change it is in."""
         self.landing: dict[int, tuple[int, float, float]] = {}
         """Tag of a flying structure on its way to land -> (land ability, x, y of the spot)."""
+        self.queued: set[int] = set()
+        """Tags with a form change queued behind their orders (started when it comes up)."""
         self._rooted_version = -1
         self._any_rooted = False
 
     @property
     def active(self) -> bool:
-        return bool(self.pending) or bool(self.landing)
+        """Whether :meth:`update` has anything to do after an advance."""
+        return bool(self.pending) or bool(self.landing) or bool(self.queued)
 
     def horizon(self) -> int:
         """Loops the world may advance before a form change ends (a flying structure arriving
@@ -166,7 +171,7 @@ class Modes:
         started = False
         for i in c.rows.tolist():
             spec = by_src.get(int(u.unit_id[i]))
-            if spec is None or int(u.kind[i]) == TRANSFORM:
+            if spec is None or (int(u.kind[i]) == TRANSFORM and not c.queue):
                 first_error = first_error or ERROR
                 continue
             if spec.kind == "lift":
@@ -174,14 +179,23 @@ class Modes:
                 if res != SUCCESS:
                     first_error = first_error or res
                     continue
-            elif spec.requires.structures and not (
-                    self.w.has_economy and all(self.w.construction.ready_of(c.player, t)
-                                               for t in spec.requires.structures)):
+            elif not self._requirements_met(c.player, spec):
                 first_error = first_error or TECH_REQUIREMENTS_NOT_MET
                 continue
-            self._start(i, spec)
+            if c.queue and spec.kind != "lift" and int(u.kind[i]) not in (IDLE, HOLD):
+                # shift-queued behind what the unit is doing: it changes form when that is done
+                tag = int(u.tag[i])
+                u.queues.setdefault(tag, []).append(Order(TRANSFORM, spec.ability_id))
+                self.queued.add(tag)
+            else:
+                self._start(i, spec)
             started = True
         return SUCCESS if started else (first_error or ERROR)
+
+    def _requirements_met(self, player: int, spec: tech.MorphSpec) -> bool:
+        """The structures the form needs are finished (the Hellbat's Armory)."""
+        return not spec.requires.structures or (
+            self.w.has_economy and all(self.w.construction.ready_of(player, t) for t in spec.requires.structures))
 
     def _can_lift(self, tag: int) -> int:
         s = self.w.construction.structures.get(tag)
@@ -193,11 +207,15 @@ class Modes:
             return ERROR  # lifting off only when idle (LP:Barracks)
         return SUCCESS
 
-    def _start(self, i: int, spec: tech.MorphSpec, land: tuple[float, float] | None = None) -> None:
+    def _start(self, i: int, spec: tech.MorphSpec, land: tuple[float, float] | None = None,
+               keep_queue: bool = False) -> None:
+        """Row ``i`` starts changing form (its queued orders are dropped, unless the change came
+        up from that queue)."""
         u = self.w.u
         tag = int(u.tag[i])
         ab = spec.ability_id
-        u.queues.pop(tag, None)
+        if not keep_queue:
+            u.queues.pop(tag, None)
         u.set_order(i, Order(TRANSFORM, ab))
         self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + TRANSITION_LOOPS[ab], land)
         s = self.w.construction.structures.get(tag)
@@ -258,6 +276,8 @@ class Modes:
                     continue  # the spot was taken meanwhile: it stays in the air
                 u.x[i], u.y[i] = x, y
                 self._start(i, spec, (x, y))
+        if self.queued:
+            self._start_queued()
         if not self.pending:
             return
         loop = w.loop
@@ -268,6 +288,25 @@ class Modes:
             i = u.row(tag)
             if i >= 0:
                 self._finish(i, tag, t)
+
+    def _start_queued(self) -> None:
+        """Queued form changes that came up (the unit's order is now the mode ability) start;
+        one the unit can no longer make (its form changed, the Armory is gone) is skipped."""
+        u = self.w.u
+        for tag in list(self.queued):
+            i = u.row(tag)
+            if i < 0:
+                self.queued.discard(tag)
+                continue
+            if int(u.kind[i]) == TRANSFORM and tag not in self.pending:
+                spec = SPECS.get(int(u.ability[i]), {}).get(int(u.unit_id[i]))
+                if spec is not None and self._requirements_met(int(u.owner[i]), spec):
+                    self._start(i, spec, keep_queue=True)
+                else:
+                    u.finish_orders(np.array([i]))
+            if not any(o.kind == TRANSFORM for o in u.queues.get(tag, ())) and \
+                    not (int(u.kind[i]) == TRANSFORM and tag not in self.pending):
+                self.queued.discard(tag)
 
     def _finish(self, i: int, tag: int, t: Transition) -> None:
         w = self.w
