@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.data import tech
+from sc2pool.engine.data.units import MODE_TRANSITION_LOOPS
 from sc2pool.engine.sim.commands import (
     BUILDING_IS_UNDER_CONSTRUCTION,
     ERROR,
@@ -62,21 +63,12 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-TRANSITION_LOOPS: dict[int, int] = {
-    388: 61,   # siege: 2.71 s (LP:Siege_Tank) x 22.4 loops per second
-    390: 48,   # unsiege: 2.14 s (LP:Siege_Tank)
-    1998: 48, 1978: 48,   # Hellion <-> Hellbat (m)
-    403: 48, 405: 48,     # Viking assault / fighter (m)
-    2095: 24, 2097: 24,   # Widow Mine burrow / unburrow (m)
-    2362: 48, 2364: 48,   # Thor modes (m)
-    417: 32, 1522: 32, 452: 32, 485: 32, 518: 32,   # lift off (m: the client's flying types' build time, 32)
-    419: 32, 1524: 32, 554: 32, 520: 32, 522: 32,   # land (m)
-}
-"""Game loops each form change takes (LP gives times in real seconds at Faster speed, 22.4 game
-loops each; "(m)" where not known: the client's data has no transition times)."""
-ROOTED = frozenset({32, 500})
-"""Forms that cannot move (the client's speed 0): a move or patrol order to them is refused (m:
-the real client's answer is not known)."""
+TRANSITION_LOOPS = MODE_TRANSITION_LOOPS
+"""Game loops each form change this system carries out takes (``data.units``, cited there)."""
+ROOTED = frozenset(spec.unit_id for ab, spec in tech.MORPH.items() if ab in TRANSITION_LOOPS and spec.kind == "mode"
+                   and spec.unit_id in TYPES.row_of and TYPES.speed[TYPES.row(spec.unit_id)] == 0)
+"""Forms that cannot move (the client's speed 0: the sieged tank, the burrowed mine): a move or
+patrol order to them is refused (m: the real client's answer is not known)."""
 _ROOTED_LUT = np.isin(TYPES.unit_id, np.array(sorted(ROOTED)))
 """Per type row: a form that cannot move."""
 _FLAGS = np.where(TYPES.is_flying, 1, 0) + np.isin(TYPES.unit_id, np.array([500])) * 2
