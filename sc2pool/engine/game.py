@@ -686,7 +686,7 @@ class Game:
         for cmd in req.debug:
             if cmd.HasField("create_unit"):
                 c = cmd.create_unit
-                if c.unit_type not in D.UNIT_BY_ID:
+                if c.unit_type not in TYPES.row_of:  # (every type a game may hold: the melee's too)
                     raise GameError(f"debug create_unit: unit type {c.unit_type} is not in the engine's data")
                 k = max(1, c.quantity)
                 if len(w.u) + k > MAX_UNITS:
@@ -698,7 +698,7 @@ class Game:
                     raise GameError(f"debug create_unit: owner must be 1, 2 or 16, got {owner}")
                 # units (not structures) appear at the nearest free spots, as in the real game
                 tags = w.spawn(c.unit_type, owner, np.full(k, c.pos.x), np.full(k, c.pos.y),
-                               free=not D.UNIT_BY_ID[c.unit_type].is_structure)
+                               free=not TYPES.structure[TYPES.row(c.unit_type)])
                 if w.has_economy:  # structures and resources join the economy
                     w.adopt(tags)
             elif cmd.HasField("kill_unit"):

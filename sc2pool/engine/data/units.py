@@ -656,3 +656,33 @@ ENGINE_WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
 }
 """The :data:`ENGINE_WEAPONS`' facts, one entry per weapon there (as :data:`WEAPON_FACTS` for the
 client's): the Battlecruiser's ATA Laser Battery deals 5 (+1) per level (LP:Battlecruiser)."""
+
+MIN_RANGE: dict[int, float] = {
+    32: 2.0,
+}
+"""Weapons that cannot hit a target closer than this (edge to edge, like range): the sieged Siege
+Tank's Crucio Shock Cannon, minimum range 2 (LP:Siege_Tank, "cannot attack targets within close
+range"; the client's ``Weapon`` has no minimum range field)."""
+
+SPLASH_RINGS: dict[int, tuple[tuple[float, float], ...]] = {
+    32: ((0.4687, 1.0), (0.7812, 0.5), (1.25, 0.25)),
+}
+"""Area damage around a weapon's target, as (radius, fraction of the attack's damage) from the
+inside out: every ground unit, friend or foe, whose edge is within a radius takes that fraction of
+what the attack deals to its type.  The sieged Siege Tank: 100% within 0.4687, 50% to 0.7812, 25%
+to 1.25 (LP:Siege_Tank, "units (whether hostile or friendly) within .4687 ... take full damage";
+the client data reports no splash)."""
+
+MODE_TRANSITION_LOOPS: dict[int, int] = {
+    388: 61,   # siege: 2.71 s (LP:Siege_Tank)
+    390: 48,   # unsiege: 2.14 s (LP:Siege_Tank)
+    1998: 48, 1978: 48,   # Hellion <-> Hellbat (m)
+    403: 48, 405: 48,     # Viking assault / fighter (m)
+    2095: 24, 2097: 24,   # Widow Mine burrow / unburrow (m)
+    2362: 48, 2364: 48,   # Thor High Impact / Explosive Payload (m)
+    417: 32, 1522: 32, 452: 32, 485: 32, 518: 32,   # lift off (m: the client's flying types' build time is 32)
+    419: 32, 1524: 32, 554: 32, 520: 32, 522: 32,   # land (m)
+}
+"""Game loops a form change takes, by its (specific) ability: Liquipedia gives times in real
+seconds at Faster speed, 22.4 game loops each (rounded); "(m)" where not known (the client's data
+has no transition times)."""

@@ -50,6 +50,7 @@ from sc2pool.engine.sim.units import (
     MOVE,
     NEUTRAL_OWNER,
     PATROL,
+    TRANSFORM,
     TYPES,
     Order,
 )
@@ -155,11 +156,14 @@ class CommandPath:
         self.economic: dict[int, Handler] = {}
         """The economy's abilities (of every race whose economy is simulated) -> their handler."""
         from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
+        from sc2pool.engine.sim.systems.modes import ABILITIES as MODE_ABILITIES
         from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
         from sc2pool.engine.sim.systems.research import abilities as research_abilities
 
         self.modes = simulated_modes()
-        """Mode morphs the engine simulates (lower/raise a supply depot, ...)."""
+        """Mode morphs the engine simulates at once (lower/raise a supply depot)."""
+        self.forms = MODE_ABILITIES
+        """Form changes with a transition (siege, lift off, land, ...): ``systems/modes.py``."""
         for table, handler in ((TRAINS, self._train), (RALLY_ABILITIES, self._rally),
                                (CANCEL_LAST_ABILITIES, self._cancel_last), (BUILDS, self._build),
                                (GATHER_ABILITIES, self._gather), (RETURN_ABILITIES, self._return)):
@@ -202,6 +206,8 @@ class CommandPath:
             return handler(cmd)
         if ability in self.modes and w.morph.can(ability, rows):
             return w.morph.mode(player, ability, rows)
+        if ability in self.forms:
+            return w.modes.command(cmd)
         handler = self.targeted.get(ability)
         if handler is None:
             not_simulated(ability, "this game has no economy" if ability in self.economic
@@ -308,6 +314,10 @@ class CommandPath:
         u = self.u
         uid = int(u.unit_id[r])
         out: list[tuple[int, bool]] = []
+        if w.pathing.active:
+            # form changes (siege, lift off, land) on the ladder maps; the flat mini-games answer
+            # as they always have (their answers are part of what a trained policy saw)
+            w.modes.available(player, r, out)
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)
@@ -327,7 +337,8 @@ class CommandPath:
         u = self.u
         for i in rows.tolist():
             tag = int(u.tag[i])
-            if queue and u.kind[i] != IDLE and u.kind[i] != HOLD:
+            if (queue and u.kind[i] != IDLE and u.kind[i] != HOLD) or u.kind[i] == TRANSFORM:
+                # (a unit changing form takes the order once the change is done (m))
                 u.queues.setdefault(tag, []).append(Order(order.kind, order.ability, order.tx, order.ty,
                                                           order.ttag))
             else:
@@ -340,6 +351,7 @@ class CommandPath:
         rows = c.rows
         for i in rows.tolist():
             u.queues.pop(int(u.tag[i]), None)
+        rows = rows[u.kind[rows] != TRANSFORM]  # (a form change is not stopped)
         u.kind[rows] = IDLE
         u.ability[rows] = 0
         u.ttag[rows] = 0
@@ -365,6 +377,10 @@ class CommandPath:
         return self._move(c)
 
     def _move(self, c: Command) -> int:
+        if self.w.modes.any_rooted():
+            c.rows = self.w.modes.can_move(c.rows)
+            if len(c.rows) == 0:
+                return ERROR
         if c.trow >= 0:
             return self.give(c.rows, Order(FOLLOW, D.MOVE_MOVE, ttag=c.ttag), c.queue)
         assert c.pos is not None
@@ -386,6 +402,10 @@ class CommandPath:
 
     def _patrol(self, c: Command) -> int:
         u = self.u
+        if self.w.modes.any_rooted():
+            c.rows = self.w.modes.can_move(c.rows)
+            if len(c.rows) == 0:
+                return ERROR
         if c.pos is None:
             tx, ty = float(u.x[c.trow]), float(u.y[c.trow])
         else:

@@ -19,6 +19,9 @@ ECON = 8
 """A unit doing an economy job (mining, returning cargo, constructing): the workers system
 (:mod:`sc2pool.engine.sim.systems.workers`) moves it and reports its orders; targeting,
 locomotion, collision and fast-forwarding leave it alone."""
+TRANSFORM = 9
+"""A unit changing into its other form (:mod:`sc2pool.engine.sim.systems.modes`): it cannot act
+until the change is done; targeting, locomotion and collision leave it standing."""
 N_KINDS = 16
 """Size of the per-kind lookup tables (room for every kind above)."""
 POINT_KINDS = np.zeros(N_KINDS, dtype=bool)

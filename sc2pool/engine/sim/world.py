@@ -40,6 +40,7 @@ from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
+from sc2pool.engine.sim.systems.modes import Modes
 from sc2pool.engine.sim.systems.morph import Morph
 from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
@@ -94,6 +95,7 @@ class World:
         self.locomotion = Locomotion(self)
         self.placement = Placement(self)
         self.morph = Morph(self)
+        self.modes = Modes(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
         self.races: dict[int, RaceRules] = {}
@@ -303,6 +305,7 @@ class World:
         self.addons.extras(player, parts)
         self.morph.extras(player, parts)
         self.research.extras(player, parts)
+        self.modes.extras(parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
@@ -318,6 +321,8 @@ class World:
         h = self.quiet_horizon()
         if self.has_economy:
             h = min(h, self.events.horizon(), self.research.horizon(self.loop))
+        if self.modes.pending:  # (a form change ends at its loop)
+            h = min(h, self.modes.horizon())
         return h
 
     def advance(self, h: int) -> Deaths:
@@ -325,6 +330,8 @@ class World:
         quiet stretch in one go, then the economy up to the new loop.  Returns the units that
         died in combat."""
         deaths = self.fast_forward(h) if h > 1 else self.step_loop()
+        if self.modes.active:
+            self.modes.update()
         if self.has_economy:
             self.advance_economy()
         return deaths

@@ -35,6 +35,18 @@ if TYPE_CHECKING:
 _TWO_PI = 2.0 * np.pi
 
 
+def _ring_table() -> dict[int, tuple[tuple[float, float], ...]]:
+    from sc2pool.engine.data.units import SPLASH_RINGS
+
+    return {TYPES.row(uid): rings for uid, rings in SPLASH_RINGS.items() if uid in TYPES.row_of}
+
+
+_RINGS = _ring_table()
+"""Type row -> its weapon's splash rings ((radius, fraction), inside out)."""
+_RINGS_ANY = np.zeros(len(TYPES.specs), dtype=bool)
+_RINGS_ANY[list(_RINGS)] = True
+
+
 class Combat:
     """Weapons and damage; holds the hits in flight."""
 
@@ -47,6 +59,8 @@ class Combat:
         block, so scheduling and landing cost one operation each)."""
         self.p_due = self._pend[3]
         """The loop each hit in flight lands (the world steps loop by loop while there are any)."""
+        self._rings_version = -1
+        self._rings_any = False
 
     def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
              dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
@@ -93,6 +107,8 @@ class Combat:
                 f_now, t_now = f, ft
             if len(f_now):
                 self._hit(f_now, t_now, damage)
+                if self._any_rings():
+                    self._splash(u.ti[f_now], t_now, damage, u.owner[f_now])
             carry = cdn[f]
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             # (the weapon fired at this target: a Thor's cannons or its missiles)
@@ -165,6 +181,41 @@ class Combat:
             self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
+            if self._any_rings():
+                self._splash(ti, trows, damage, owners)
+
+    # ------------------------------------------------------------------ splash rings
+    def _any_rings(self) -> bool:
+        """Whether any unit's weapon splashes in rings (cached per unit-set version)."""
+        u = self.u
+        if self._rings_version != u.version:
+            self._rings_version = u.version
+            self._rings_any = bool(_count(_RINGS_ANY[u.ti]))
+        return self._rings_any
+
+    def _splash(self, a_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray, owners: np.ndarray) -> None:
+        """Area damage of ring weapons (``data.units.SPLASH_RINGS``: a sieged tank's shell)
+        around each of ``trows`` hit by an attack of type ``a_ti``: every other ground unit,
+        friend or foe, whose edge is within a ring takes that ring's fraction of what the attack
+        deals to its type, its owner's weapon levels included (armor applies to the reduced damage)."""
+        u = self.u
+        sel = _RINGS_ANY[a_ti]
+        if not _count(sel):
+            return
+        ti = u.ti
+        ground = ~TYPES.is_flying[ti] & ~u.neutral
+        for at, tr, owner in zip(a_ti[sel].tolist(), trows[sel].tolist(), owners[sel].tolist(), strict=True):
+            d = np.hypot(u.x - u.x[tr], u.y - u.y[tr]) - u.radius
+            frac = np.zeros(len(u))
+            for radius, f in reversed(_RINGS[at]):
+                frac[d <= radius] = f
+            frac[tr] = 0.0
+            frac[~ground] = 0.0
+            hit = np.flatnonzero(frac)
+            if len(hit):
+                att = np.full(len(hit), at)
+                raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
+                self._accumulate(raw * frac[hit], TYPES.attacks_vs[att, ti[hit]], hit, damage)
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""

@@ -70,11 +70,14 @@ class Structure:
     """An add-on: the tag of the structure it belongs to, 0: none."""
     morph: tuple[int, int, int, int] | None = None
     """An upgrade in place under way: (ability, product type, start loop, end loop)."""
+    mode: int = 0
+    """The ability of a form change under way (lifting off, landing: ``systems/modes.py``), 0: none."""
 
     @property
     def busy(self) -> bool:
-        """Producing, upgrading in place: it can start nothing else but queue more units."""
-        return bool(self.queue) or self.morph is not None
+        """Producing, upgrading in place, lifting off or landing: it can start nothing else but
+        queue more units."""
+        return bool(self.queue) or self.morph is not None or self.mode != 0
 
     def progress(self, loop: int) -> float:
         d = self.done + (loop - self.since if self.since >= 0 else 0)

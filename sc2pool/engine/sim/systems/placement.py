@@ -110,6 +110,11 @@ class Placement:
         """The answer to a ``RequestQuery.placements`` entry: :meth:`check` in a world with an
         economy, else :meth:`open_arena`."""
         if self.w.has_economy:
+            from sc2pool.engine.sim.systems.modes import LAND_PRODUCT
+
+            landed = LAND_PRODUCT.get(ability)
+            if landed is not None:  # where a flying structure may land
+                return self.fits(landed, x, y)
             return self.check(ability, x, y)
         return self.open_arena(ability, x, y)
 
@@ -141,6 +146,8 @@ class Placement:
         if self.obstacles and self.blocked[ya:yb, xa:xb].any():
             return CANT_BUILD_LOCATION_INVALID
         for s in self.w.construction.structures.values():
+            if not has_footprint(s.unit_id):
+                continue  # a flying structure (lifted off) stands on no cell
             fx, fy = half_size(s.unit_id)
             if abs(s.x - x) < fx + hx - 1e-6 and abs(s.y - y) < fy + hy - 1e-6:
                 return CANT_BUILD_LOCATION_INVALID

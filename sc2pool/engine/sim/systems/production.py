@@ -74,7 +74,7 @@ class Production:
             if not s.ready:
                 first_error = first_error or BUILDING_IS_UNDER_CONSTRUCTION
                 continue
-            if s.morph is not None or addons.building(s) is not None:
+            if s.morph is not None or s.mode or addons.building(s) is not None:
                 first_error = first_error or ERROR
                 continue
             if req and (not all(construction.ready_of(player, t) for t in req.structures)

@@ -36,6 +36,13 @@ except ImportError:  # pragma: no cover - numpy 1.x
 if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
+
+def _min_range(unit_id: int) -> float:
+    from sc2pool.engine.data.units import MIN_RANGE
+
+    return MIN_RANGE.get(unit_id, 0.0)
+
+
 RESCAN = 8
 """A unit chasing a target looks for a nearer one every RESCAN loops."""
 _SUBSET_MIN_UNITS = 64
@@ -44,6 +51,8 @@ only (see Targeting.nearest); below it one masked matrix over all units is cheap
 _MIXED_MAX_ROWS = 48
 """Up to this many rows of several owners, target acquisition builds one masked matrix over the
 non-neutral units instead of one matrix per owner (fewer calls beat less arithmetic)."""
+_MIN_RANGE = np.array([_min_range(int(t)) for t in TYPES.unit_id])
+"""Per type row: its weapon's minimum range (0: none; ``data.units.MIN_RANGE``)."""
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
@@ -69,6 +78,8 @@ class Targeting:
         self._hc: dict[int, np.ndarray] = {}
         self._hostile_version = -1
         self._hostile_pairs = False
+        self._minr_version = -1
+        self._minr_rows = np.zeros(0, np.int64)
 
     def resolve(self, loop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray,
                                           np.ndarray, np.ndarray, np.ndarray]:
@@ -147,12 +158,53 @@ class Targeting:
                     np.maximum(wait, 1, out=wait)
                     np.minimum(wait, 1 << 30, out=wait)
                     u.scan[sm] = loop + wait.astype(np.int64)
+        if self._any_min_range():
+            self._outside_min_range(tgt, tsafe, dx, dy, d_edge, explicit)
         has_t = tgt >= 0
         follow = (kind == FOLLOW) if any_explicit else None
         in_range = has_t & (d_edge <= rng)
         if follow is not None:
             in_range &= ~follow
         return tgt, has_t, in_range, follow, tsafe, xy2, dx, dy
+
+    # ------------------------------------------------------------------ minimum range
+    def _any_min_range(self) -> bool:
+        """Whether any unit's weapon has a minimum range (cached per unit-set version)."""
+        u = self.u
+        if self._minr_version != u.version:
+            self._minr_version = u.version
+            self._minr_rows = np.nonzero(_MIN_RANGE[u.ti] > 0)[0]
+        return len(self._minr_rows) > 0
+
+    def _outside_min_range(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                           d_edge: np.ndarray, explicit: np.ndarray) -> None:
+        """Units with a minimum range (a sieged tank) cannot hit a target closer than it: an
+        ordered target that close is out of range (the unit waits); an acquired one is replaced
+        by the nearest hittable hostile between the minimum and the acquisition range, if any.
+        Changes the arrays of :meth:`resolve` in place."""
+        u = self.u
+        rows = self._minr_rows
+        minr = _MIN_RANGE[u.ti[rows]]
+        close = (tgt[rows] >= 0) & (d_edge[rows] < minr)
+        if not _count(close):
+            return
+        for r, mr in zip(rows[close].tolist(), minr[close].tolist(), strict=True):
+            if explicit[r]:
+                d_edge[r] = np.inf
+                continue
+            ddx = u.x - u.x[r]
+            ddy = u.y - u.y[r]
+            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
+            ok = (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & (d >= mr)
+            ok &= d <= self.acquisition_range(np.array([r]))[0]
+            if _count(ok):
+                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
+                tgt[r] = tsafe[r] = c
+                u.eng[r] = u.tag[c]
+                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
+            else:
+                tgt[r] = -1
+                u.eng[r] = 0
 
     def acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
