@@ -236,6 +236,15 @@ class Research:
                 return True
         return False
 
+    def life_bonus(self) -> np.ndarray | float:
+        """Per row of the store: life added to the type's maximum (Combat Shield's Marines), or
+        0.0 when no unit has any."""
+        if not self._shielded:
+            return 0.0
+        u = self.w.u
+        return np.where(np.isin(u.tag, np.fromiter(self._shielded, dtype=np.int64, count=len(self._shielded))),
+                        COMBAT_SHIELD_LIFE, 0.0)
+
     # ------------------------------------------------------------------ commands
     def research(self, player: int, ability: int, rows: np.ndarray) -> int:
         """Queue the research of ``ability`` in the first of ``rows`` that can take it."""
