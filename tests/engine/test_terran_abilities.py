@@ -185,3 +185,26 @@ def test_cloaking_needs_its_research_and_25_energy_then_drains_until_it_runs_out
     g.step(160)
     assert act(g, CLOAK_ON, [b]) == C.NOT_ENOUGH_ENERGY
     assert act(g, CLOAK_OFF, [b]) == C.SUCCESS
+
+
+def abilities(g: Any, tag: int) -> set[int]:
+    from s2clientprotocol import query_pb2
+
+    q = query_pb2.RequestQuery()
+    q.abilities.add(unit_tag=tag)
+    return {a.ability_id for a in g.query(1, q).abilities[0].abilities}
+
+
+def test_the_abilities_query_lists_the_casts_the_energy_and_research_allow() -> None:
+    g, w = rich_eco()
+    cc = orbital(g, w)
+    assert {CALLDOWN_MULE, SCAN, SUPPLY_DROP} <= abilities(g, cc)
+    assert act(g, SCAN, [cc], (30.0, 30.0)) == C.SUCCESS
+    assert not {CALLDOWN_MULE, SCAN, SUPPLY_DROP} & abilities(g, cc)  # (no energy left)
+    [b] = w.spawn(BANSHEE, 1, [30.0], [30.0]).tolist()
+    g.step(1)
+    assert CLOAK_ON not in abilities(g, b)
+    w.research.grant(1, BANSHEECLOAK)
+    assert CLOAK_ON in abilities(g, b)
+    assert act(g, CLOAK_ON, [b]) == C.SUCCESS
+    assert CLOAK_OFF in abilities(g, b) and CLOAK_ON not in abilities(g, b)

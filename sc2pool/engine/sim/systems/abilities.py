@@ -80,7 +80,7 @@ ORBITALS = frozenset({132, 134})
 landed one's (m))."""
 SUPPLY_DEPOTS = frozenset({19, 47})
 MULE = 268
-MEDIVAC = 54
+MEDIVAC, BANSHEE = 54, 55
 
 CALLDOWN_ENERGY = 50.0
 """MULE, Scanner Sweep, Extra Supplies (LP:Orbital_Command)."""
@@ -427,6 +427,26 @@ class Abilities:
     def scan_discs(self, player: int) -> list[Scan]:
         """The player's active scans (vision sees them; detection detects in them)."""
         return [s for s in self.scans if s.owner == player]
+
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """Append the casts the unit of row ``r`` may use now (the real client's command card
+        lists a spell once its caster has the energy and the research): (ability, requires a
+        point) (m: the flag as the ability's target kind)."""
+        u = self.w.u
+        tag, uid = int(u.tag[r]), int(u.unit_id[r])
+        if tag not in self.energy:
+            return
+        e = self.energy_of(tag)
+        if uid == 132 and e >= CALLDOWN_ENERGY:
+            out += [(CALLDOWN_MULE, True), (SUPPLY_DROP, False), (SCANNER_SWEEP, True)]
+        elif uid == MEDIVAC:
+            out.append((MEDIVAC_HEAL, False))
+        elif uid in CLOAK_RESEARCH:
+            on = 392 if uid == BANSHEE else 382
+            if tag in self.cloaked:
+                out.append((on + 1, False))
+            elif e >= CLOAK_ENERGY and self.w.research.has(player, CLOAK_RESEARCH[uid]):
+                out.append((on, False))
 
     # ------------------------------------------------------------------ observation
     def extras(self, parts: dict[int, bytes]) -> None:
