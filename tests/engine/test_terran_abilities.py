@@ -208,3 +208,10 @@ def test_the_abilities_query_lists_the_casts_the_energy_and_research_allow() -> 
     assert CLOAK_ON in abilities(g, b)
     assert act(g, CLOAK_ON, [b]) == C.SUCCESS
     assert CLOAK_OFF in abilities(g, b) and CLOAK_ON not in abilities(g, b)
+
+
+def test_the_result_codes_are_the_clients() -> None:
+    from s2clientprotocol import error_pb2
+
+    assert C.NOT_ENOUGH_ENERGY == error_pb2.ActionResult.Value("NotEnoughEnergy")
+    assert C.COOLDOWN == error_pb2.ActionResult.Value("Cooldown")

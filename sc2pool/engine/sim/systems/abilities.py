@@ -32,7 +32,7 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   regeneration is (m)); it turns off when the energy runs out.  Who sees and targets a cloaked
   unit: ``systems/detection.py``.
 
-An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (14); a cloak without its
+An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
 research ``TechRequirementsNotMet``; a calldown on a target it does not take ``CantTargetThatUnit``.
 """
 
@@ -120,8 +120,8 @@ def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
 
 E_START, E_MAX = _energy_columns()
 """Per type row: starting and maximum energy (``data.units``)."""
-_BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure for s in TYPES.specs])
-"""Per type row: a biological unit (what a Medivac heals)."""
+_BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure and not s.is_flying for s in TYPES.specs])
+"""Per type row: a biological ground unit (what a Medivac heals, LP:Medivac)."""
 
 
 @dataclass
@@ -341,7 +341,9 @@ class Abilities:
                 self.w.touch()
         dt = loop - self._last
         self._last = loop
-        self._heal(max(dt, 0))
+        # (while nobody was healed the world may have skipped loops; a unit hurt in them is healed
+        # from this loop on)
+        self._heal(max(dt, 0) if self._healing else min(dt, 1))
 
     def _mules(self, loop: int) -> None:
         w = self.w
