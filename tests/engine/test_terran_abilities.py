@@ -215,3 +215,50 @@ def test_the_result_codes_are_the_clients() -> None:
 
     assert C.NOT_ENOUGH_ENERGY == error_pb2.ActionResult.Value("NotEnoughEnergy")
     assert C.COOLDOWN == error_pb2.ActionResult.Value("Cooldown")
+
+
+def test_yamato_needs_weapon_refit_channels_then_deals_240_and_waits_its_cooldown() -> None:
+    g, w = rich_eco()
+    [bc] = w.spawn(A.BATTLECRUISER, 1, [20.0], [30.0]).tolist()
+    # targets that do not fight back: player 2's Supply Depots (400 life)
+    [far, near] = w.spawn(D.SUPPLYDEPOT, 2, [44.0, 20.0], [30.0, 50.0]).tolist()
+    u = w.u
+    assert act(g, A.YAMATO, [bc], target=far) == C.TECH_REQUIREMENTS_NOT_MET
+    w.research.grant(1, A.WEAPON_REFIT)
+    assert A.YAMATO in abilities(g, bc)
+    assert act(g, A.YAMATO, [bc], target=bc) == C.CANT_TARGET_THAT_UNIT
+    assert act(g, A.YAMATO, [bc], target=far) == C.SUCCESS
+    [o] = unit(g, bc).orders
+    assert (o.ability_id, o.target_unit_tag) == (A.YAMATO, far)
+    hp = float(u.hp[u.row(far)])
+    g.step(16)
+    assert u.x[u.row(bc)] > 20.0  # flies to within range 10 of it
+    for _ in range(400):
+        g.step(1)
+        if bc in w.abilities.casts and w.abilities.casts[bc].fire_at >= 0:
+            break
+    start = w.loop
+    x = float(u.x[u.row(bc)])
+    assert float(u.hp[u.row(far)]) == hp
+    g.step(A.YAMATO_CHANNEL - 1)
+    assert float(u.x[u.row(bc)]) == x and [o.ability_id for o in unit(g, bc).orders] == [A.YAMATO]
+    g.step(1)
+    assert w.loop == start + A.YAMATO_CHANNEL
+    assert float(u.hp[u.row(far)]) == hp - 240.0  # LP:Battlecruiser (no armor)
+    assert act(g, D.HOLDPOSITION_HOLD, [bc]) == C.SUCCESS  # (its guns would finish the depot)
+    assert A.YAMATO not in abilities(g, bc)
+    assert act(g, A.YAMATO, [bc], target=near) == C.COOLDOWN
+    assert (A.YAMATO_COOLDOWN, A.YAMATO_CHANNEL) == (1590, 44)  # 71 and 2 faster seconds
+    g.step(A.YAMATO_COOLDOWN - A.YAMATO_CHANNEL)
+    assert act(g, A.YAMATO, [bc], target=near) == C.SUCCESS
+
+
+def test_yamato_kills_a_medivac_at_once() -> None:
+    g, w = rich_eco()
+    [bc] = w.spawn(A.BATTLECRUISER, 1, [20.0], [30.0]).tolist()
+    [med] = w.spawn(MEDIVAC, 2, [26.0], [30.0]).tolist()
+    w.research.grant(1, A.WEAPON_REFIT)
+    assert act(g, A.YAMATO, [bc], target=med) == C.SUCCESS
+    g.step(A.YAMATO_CHANNEL)
+    assert tags_of(g, MEDIVAC) == []
+    assert not unit(g, bc).orders or unit(g, bc).orders[0].ability_id != A.YAMATO

@@ -328,8 +328,7 @@ class CommandPath:
             # form changes (siege, lift off, land) on the ladder maps; the flat mini-games answer
             # as they always have (their answers are part of what a trained policy saw)
             w.modes.available(player, r, out)
-        if w.abilities.energy:  # casts the unit has the energy (and research) for
-            w.abilities.available(player, r, out)
+        w.abilities.available(player, r, out)  # casts the unit has the energy (and research) for
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)

@@ -26,6 +26,13 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   with energy heals the nearest hurt biological ground unit of its player within the client's
   cast range 4 (edge to edge) at :data:`HEAL_PER_LOOP` life per loop (12.6 per faster second),
   1 energy for every 3 life (LP:Medivac).  It does not fly to a hurt unit (m).
+- *Yamato Cannon* (401, a unit; the Battlecruiser with Weapon Refit researched): the
+  Battlecruiser flies to within :data:`YAMATO_RANGE` (the client's cast range, edge to edge) of the
+  target, channels for :data:`YAMATO_CHANNEL` loops (its order the Yamato on the target, it neither
+  moves nor fires) and deals :data:`YAMATO_DAMAGE` (shields first, armor ignored (m)); the
+  cooldown of :data:`YAMATO_COOLDOWN` starts with the channel (LP:Battlecruiser).  A target that
+  dies, leaves or cloaks undetected first ends it; another order given before the channel
+  replaces it.
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -49,6 +56,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.data import units as F
 from sc2pool.engine.sim.commands import (
     CANT_TARGET_THAT_UNIT,
+    COOLDOWN,
     ERROR,
     MUST_TARGET_UNIT,
     NOT_ENOUGH_ENERGY,
@@ -56,7 +64,7 @@ from sc2pool.engine.sim.commands import (
     TECH_REQUIREMENTS_NOT_MET,
 )
 from sc2pool.engine.sim.systems.workers import order_bytes
-from sc2pool.engine.sim.units import TYPES
+from sc2pool.engine.sim.units import FOLLOW, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -106,6 +114,14 @@ CLOAK_DRAIN = 0.9
 """Cloak: 25 energy to turn on, then 0.9 energy per normal second (1.26 per faster second;
 LP:Banshee, LP:Ghost)."""
 CLOAK_PER_LOOP = CLOAK_DRAIN / D.NORMAL_LOOPS_PER_SECOND
+YAMATO, WEAPON_REFIT, BATTLECRUISER = 401, 76, 57
+YAMATO_DAMAGE = 240.0
+YAMATO_RANGE = 10.0
+"""The client's ``cast_range`` of 401."""
+YAMATO_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
+"""71 faster seconds = 1590 loops (LP:Battlecruiser)."""
+YAMATO_CHANNEL = int(2 * LOOPS_PER_FASTER_SECOND)
+"""The 2 faster seconds (44 loops) the Battlecruiser channels before the shot (LP:Battlecruiser)."""
 
 
 def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
@@ -136,6 +152,15 @@ class Mule:
 
 
 @dataclass
+class Cast:
+    """A targeted cast under way: approaching (``fire_at`` -1) or channelling."""
+
+    ability: int
+    target: int
+    fire_at: int = -1
+
+
+@dataclass
 class Scan:
     owner: int
     x: float
@@ -159,6 +184,10 @@ class Abilities:
         """Supply Depots that got Extra Supplies."""
         self._healing = False
         self._last = 0
+        self.ready: dict[tuple[int, int], int] = {}
+        """(tag, ability) -> the loop its cooldown is over."""
+        self.casts: dict[int, Cast] = {}
+        """Caster tag -> its targeted cast under way (Yamato)."""
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
@@ -205,6 +234,8 @@ class Abilities:
             return self._heal_cmd(c)
         if ab in (GATHER_MULE, GATHER):
             return self.mule_gather(c)
+        if ab == YAMATO:
+            return self._yamato(c)
         return ERROR
 
     def _casters(self, c: Command, types: frozenset[int]) -> np.ndarray:
@@ -310,6 +341,82 @@ class Abilities:
         self.w.touch()
         return result
 
+    def _yamato(self, c: Command) -> int:
+        """The first Battlecruiser among the commanded units whose Yamato is ready approaches and
+        fires at the target (see the module docstring)."""
+        w = self.w
+        u = w.u
+        rows = self._casters(c, frozenset({BATTLECRUISER}))
+        if len(rows) == 0:
+            return ERROR
+        if c.trow < 0:
+            return MUST_TARGET_UNIT
+        if int(u.owner[c.trow]) == c.player or (int(u.owner[c.trow]) == NEUTRAL_OWNER
+                                                and not TYPES.destructible[u.ti[c.trow]]):
+            return CANT_TARGET_THAT_UNIT
+        if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
+            return CANT_TARGET_THAT_UNIT
+        if not w.research.has(c.player, WEAPON_REFIT):
+            return TECH_REQUIREMENTS_NOT_MET
+        loop = w.loop
+        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), YAMATO), 0) <= loop]
+        if not free:
+            return COOLDOWN
+        r = free[0]
+        tag = int(u.tag[r])
+        self.casts[tag] = Cast(YAMATO, c.ttag)
+        w.commands.give(np.array([r]), Order(FOLLOW, YAMATO, ttag=c.ttag), False)
+        self._casts(loop)  # (in range already: the channel starts now)
+        return SUCCESS
+
+    def _casts(self, loop: int) -> None:
+        """Targeted casts: approaching ones start their channel once in range; channelled ones
+        fire when it is over."""
+        w = self.w
+        u = w.u
+        done: list[int] = []
+        for tag, cast in self.casts.items():
+            r = u.row(tag)
+            t = u.row(cast.target)
+            if r < 0:
+                done.append(tag)
+                continue
+            lost = t < 0 or (w.detection.active() and w.detection.hidden(int(u.owner[r]))[t])
+            if cast.fire_at < 0:
+                if u.kind[r] != FOLLOW or u.ability[r] != cast.ability or u.ttag[r] != cast.target:
+                    done.append(tag)  # another order replaced it
+                    continue
+                if lost:
+                    u.finish_orders(np.array([r]))
+                    done.append(tag)
+                    continue
+                gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
+                if gap <= YAMATO_RANGE:
+                    cast.fire_at = loop + YAMATO_CHANNEL
+                    self.ready[(tag, cast.ability)] = loop + YAMATO_COOLDOWN
+                    u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
+                    u.eng[r] = 0
+                continue
+            if loop < cast.fire_at:
+                continue
+            done.append(tag)
+            u.finish_orders(np.array([r]))
+            if not lost:
+                self._damage(t, YAMATO_DAMAGE)
+        for tag in done:
+            del self.casts[tag]
+        if done:
+            w.touch()
+
+    def _damage(self, r: int, amount: float) -> None:
+        """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies."""
+        u = self.w.u
+        take = min(float(u.shield[r]), amount)
+        u.shield[r] -= take
+        u.hp[r] -= amount - take
+        if u.hp[r] <= 0.0:
+            self.w.remove_tags([int(u.tag[r])])
+
     def _heal_cmd(self, c: Command) -> int:
         """An explicit heal: the target must be a biological unit of the player (the heal itself
         is the autocast's, which every Medivac does)."""
@@ -334,6 +441,8 @@ class Abilities:
                 self.w.touch()
         if self.mules:
             self._mules(loop)
+        if self.casts:
+            self._casts(loop)
         if self.scans:
             n = len(self.scans)
             self.scans = [s for s in self.scans if s.end > loop]
@@ -402,10 +511,12 @@ class Abilities:
             self._healing = True
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.energy, self.cloaked, self.mules):
+        for d in (self.energy, self.cloaked, self.mules, self.casts):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
+        for key in [k for k in self.ready if k[0] not in alive]:
+            del self.ready[key]
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing this system must do on time (>= 1): a MULE's return or
@@ -413,6 +524,8 @@ class Abilities:
         if self._healing:
             return 1
         h = 1 << 30
+        for cast in self.casts.values():
+            h = min(h, cast.fire_at - loop if cast.fire_at >= 0 else 1)
         for m in self.mules.values():
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:
@@ -436,6 +549,9 @@ class Abilities:
         point) (m: the flag as the ability's target kind)."""
         u = self.w.u
         tag, uid = int(u.tag[r]), int(u.unit_id[r])
+        if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) \
+                and self.ready.get((tag, YAMATO), 0) <= self.w.loop:
+            out.append((YAMATO, False))
         if tag not in self.energy:
             return
         e = self.energy_of(tag)
@@ -462,7 +578,7 @@ class Abilities:
                 parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
 
 
-ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE,
+ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, YAMATO,
                        *CLOAK_ON, *CLOAK_OFF})
 """Every ability this system carries out (the generic gather 3666 reaches it for MULEs through
 the economy's gather)."""
