@@ -29,9 +29,10 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
   Tracking gives turrets and Planetary Fortresses +1 range; Hyperflight Rotors makes Banshees
   faster.  Speed and range are the store's per-unit columns, which it re-derives from the types
-  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  The other
-  upgrades are recorded and reported but change nothing simulated yet (their units' abilities,
-  cloak and modes are not simulated).
+  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking
+  Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py`` asks for before a
+  cloak or a Yamato Cannon.  The other upgrades are recorded and reported but change nothing
+  simulated yet (their units' abilities and modes are not simulated).
 """
 
 from __future__ import annotations
