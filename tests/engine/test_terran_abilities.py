@@ -17,6 +17,7 @@ from sc2pool.engine.sim.systems import abilities as A
 
 ORBITAL, MEDIVAC, BANSHEE, GHOST, MULE, MARINE = 132, 54, 55, 50, 268, 48
 MORPH_ORBITAL, CALLDOWN_MULE, SCAN, SUPPLY_DROP, CLOAK_ON, CLOAK_OFF = 1516, 171, 399, 255, 392, 393
+SNIPE, EMP = 2714, 1628
 BANSHEECLOAK = 20
 REGEN = 0.7875 / 22.4
 """Energy per game loop: 0.7875 per faster second (LP:Energy)."""
@@ -262,3 +263,44 @@ def test_yamato_kills_a_medivac_at_once() -> None:
     g.step(A.YAMATO_CHANNEL)
     assert tags_of(g, MEDIVAC) == []
     assert not unit(g, bc).orders or unit(g, bc).orders[0].ability_id != A.YAMATO
+
+
+def test_a_ghost_snipes_a_biological_unit_for_170_after_its_channel() -> None:
+    g, w = rich_eco()
+    [ghost] = w.spawn(GHOST, 1, [20.0], [30.0]).tolist()
+    [marauder, depot] = [w.spawn(t, 2, [x], [y]).tolist()[0] for t, x, y in ((51, 28.0, 30.0),
+                                                                            (D.SUPPLYDEPOT, 20.0, 22.0))]
+    g.step(1)
+    u = w.u
+    u.hp[u.row(marauder)] = 300.0  # (more life than it has: to see the whole 170)
+    assert SNIPE in abilities(g, ghost) and EMP in abilities(g, ghost)  # 75 energy
+    assert act(g, SNIPE, [ghost], target=depot) == C.MUST_TARGET_BIOLOGICAL_UNITS
+    e = unit(g, ghost).energy
+    assert act(g, SNIPE, [ghost], target=marauder) == C.SUCCESS  # in range: the channel starts
+    assert unit(g, ghost).energy == pytest.approx(e - 50.0, abs=0.05)
+    g.step(A.SNIPE_CHANNEL - 1)
+    assert float(u.hp[u.row(marauder)]) == 300.0  # (the Ghost channels: it does not shoot)
+    g.step(1)
+    assert float(u.hp[u.row(marauder)]) == 300.0 - 170.0  # LP:Ghost
+    assert A.SNIPE_CHANNEL == 32
+    assert act(g, SNIPE, [ghost], target=marauder) == C.NOT_ENOUGH_ENERGY
+
+
+def test_an_emp_takes_100_shields_and_energy_around_its_point() -> None:
+    g, w = rich_eco()
+    [ghost] = w.spawn(GHOST, 1, [20.0], [30.0]).tolist()
+    [gateway, med_in, med_out] = [w.spawn(t, 2, [x], [y]).tolist()[0]
+                                  for t, x, y in ((62, 40.0, 30.0), (MEDIVAC, 40.0, 32.5), (MEDIVAC, 44.0, 34.0))]
+    g.step(1)
+    u = w.u
+    assert act(g, EMP, [ghost], (40.0, 31.5)) == C.SUCCESS
+    assert [o.ability_id for o in unit(g, ghost).orders] == [EMP]
+    for _ in range(400):
+        g.step(1)
+        if ghost not in w.abilities.casts:
+            break
+    assert u.x[u.row(ghost)] > 20.0  # it walked into range 10 first
+    assert float(u.shield[u.row(gateway)]) == 500.0 - 100.0  # LP:Ghost
+    assert unit(g, med_in).energy < 1.0
+    assert unit(g, med_out).energy > 50.0
+    assert unit(g, ghost).energy < 5.0  # 75 paid

@@ -33,6 +33,12 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   cooldown of :data:`YAMATO_COOLDOWN` starts with the channel (LP:Battlecruiser).  A target that
   dies, leaves or cloaks undetected first ends it; another order given before the channel
   replaces it.
+- *Ghost*: Steady Targeting (2714, a biological unit; ``MustTargetBiologicalUnits`` otherwise):
+  50 energy, a 1.43 faster second channel (:data:`SNIPE_CHANNEL`), 170 damage; EMP Round (1628,
+  a point): 75 energy, every unit (friend or foe) within :data:`EMP_RADIUS` of the point loses up
+  to 100 shields and 100 energy (LP:Ghost), at once when the Ghost is in range (the missile's
+  flight is not simulated (m)).  Both as the Yamato: the Ghost walks into range 10 (the client's
+  cast range) first; the energy is paid when the cast starts (m).
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -58,13 +64,14 @@ from sc2pool.engine.sim.commands import (
     CANT_TARGET_THAT_UNIT,
     COOLDOWN,
     ERROR,
+    MUST_TARGET_BIOLOGICAL_UNITS,
     MUST_TARGET_UNIT,
     NOT_ENOUGH_ENERGY,
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
 from sc2pool.engine.sim.systems.workers import order_bytes
-from sc2pool.engine.sim.units import FOLLOW, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -115,6 +122,11 @@ CLOAK_DRAIN = 0.9
 LP:Banshee, LP:Ghost)."""
 CLOAK_PER_LOOP = CLOAK_DRAIN / D.NORMAL_LOOPS_PER_SECOND
 YAMATO, WEAPON_REFIT, BATTLECRUISER = 401, 76, 57
+SNIPE, EMP, GHOST = 2714, 1628, 50
+SNIPE_CHANNEL = int(1.43 * LOOPS_PER_FASTER_SECOND)
+"""Steady Targeting channels 1.43 faster seconds = 32 loops (LP:Ghost)."""
+EMP_RADIUS, EMP_DRAIN = 1.5, 100.0
+"""EMP Round: radius 1.5, up to 100 shields and 100 energy (LP:Ghost)."""
 YAMATO_DAMAGE = 240.0
 YAMATO_RANGE = 10.0
 """The client's ``cast_range`` of 401."""
@@ -136,6 +148,8 @@ def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
 
 E_START, E_MAX = _energy_columns()
 """Per type row: starting and maximum energy (``data.units``)."""
+_BIO_ANY = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
+"""Per type row: biological (Steady Targeting's targets)."""
 _BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure and not s.is_flying for s in TYPES.specs])
 """Per type row: a biological ground unit (what a Medivac heals, LP:Medivac)."""
 
@@ -151,6 +165,34 @@ class Mule:
     end: int
 
 
+@dataclass(frozen=True)
+class Spell:
+    """A cast on a unit or a point that its caster walks (flies) into range for."""
+
+    caster: int
+    range: float
+    energy: float = 0.0
+    cooldown: int = 0
+    channel: int = 0
+    """Loops from the start of the cast (in range) to its effect."""
+    damage: float = 0.0
+    research: int = 0
+    point: bool = False
+    biological: bool = False
+    """Only biological targets (``MustTargetBiologicalUnits`` otherwise)."""
+
+
+SPELLS = {
+    YAMATO: Spell(BATTLECRUISER, YAMATO_RANGE, cooldown=YAMATO_COOLDOWN, channel=YAMATO_CHANNEL,
+                  damage=YAMATO_DAMAGE, research=WEAPON_REFIT),
+    SNIPE: Spell(GHOST, 10.0, energy=50.0, channel=SNIPE_CHANNEL, damage=170.0, biological=True),
+    EMP: Spell(GHOST, 10.0, energy=75.0, point=True),
+}
+"""The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
+50 energy, 170 damage to a biological unit after a 1.43 faster second channel) and EMP Round
+(1628: 75 energy) (LP:Ghost); ranges are the client's ``cast_range``."""
+
+
 @dataclass
 class Cast:
     """A targeted cast under way: approaching (``fire_at`` -1) or channelling."""
@@ -158,6 +200,8 @@ class Cast:
     ability: int
     target: int
     fire_at: int = -1
+    x: float = 0.0
+    y: float = 0.0
 
 
 @dataclass
@@ -234,8 +278,8 @@ class Abilities:
             return self._heal_cmd(c)
         if ab in (GATHER_MULE, GATHER):
             return self.mule_gather(c)
-        if ab == YAMATO:
-            return self._yamato(c)
+        if ab in SPELLS:
+            return self._spell(c)
         return ERROR
 
     def _casters(self, c: Command, types: frozenset[int]) -> np.ndarray:
@@ -341,72 +385,114 @@ class Abilities:
         self.w.touch()
         return result
 
-    def _yamato(self, c: Command) -> int:
-        """The first Battlecruiser among the commanded units whose Yamato is ready approaches and
-        fires at the target (see the module docstring)."""
+    def _spell(self, c: Command) -> int:
+        """The first caster among the commanded units that can cast ``c.ability`` now (research,
+        cooldown, energy) goes to within its range of the target and casts it (see the module
+        docstring and :data:`SPELLS`)."""
         w = self.w
         u = w.u
-        rows = self._casters(c, frozenset({BATTLECRUISER}))
+        spell = SPELLS[c.ability]
+        rows = self._casters(c, frozenset({spell.caster}))
         if len(rows) == 0:
             return ERROR
-        if c.trow < 0:
-            return MUST_TARGET_UNIT
-        if int(u.owner[c.trow]) == c.player or (int(u.owner[c.trow]) == NEUTRAL_OWNER
-                                                and not TYPES.destructible[u.ti[c.trow]]):
-            return CANT_TARGET_THAT_UNIT
-        if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
-            return CANT_TARGET_THAT_UNIT
-        if not w.research.has(c.player, WEAPON_REFIT):
+        if spell.point:
+            if c.pos is None and c.trow < 0:
+                return ERROR
+        else:
+            if c.trow < 0:
+                return MUST_TARGET_UNIT
+            if int(u.owner[c.trow]) == c.player or (int(u.owner[c.trow]) == NEUTRAL_OWNER
+                                                    and not TYPES.destructible[u.ti[c.trow]]):
+                return CANT_TARGET_THAT_UNIT
+            if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
+                return CANT_TARGET_THAT_UNIT
+            if spell.biological and not _BIO_ANY[u.ti[c.trow]]:
+                return MUST_TARGET_BIOLOGICAL_UNITS
+        if spell.research and not w.research.has(c.player, spell.research):
             return TECH_REQUIREMENTS_NOT_MET
         loop = w.loop
-        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), YAMATO), 0) <= loop]
+        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
         if not free:
             return COOLDOWN
+        self._register()
+        if spell.energy:
+            free = [r for r in free if self.energy_of(int(u.tag[r])) >= spell.energy]
+            if not free:
+                return NOT_ENOUGH_ENERGY
         r = free[0]
         tag = int(u.tag[r])
-        self.casts[tag] = Cast(YAMATO, c.ttag)
-        w.commands.give(np.array([r]), Order(FOLLOW, YAMATO, ttag=c.ttag), False)
-        self._casts(loop)  # (in range already: the channel starts now)
+        if spell.point:
+            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+            self.casts[tag] = Cast(c.ability, 0, x=x, y=y)
+            w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
+        else:
+            self.casts[tag] = Cast(c.ability, c.ttag)
+            w.commands.give(np.array([r]), Order(FOLLOW, c.ability, ttag=c.ttag), False)
+        self._casts(loop)  # (in range already: it starts now)
         return SUCCESS
 
     def _casts(self, loop: int) -> None:
-        """Targeted casts: approaching ones start their channel once in range; channelled ones
-        fire when it is over."""
+        """Targeted casts: approaching ones start once in range (the energy paid, the cooldown
+        started, the channel begun); channelled ones take effect when it is over."""
         w = self.w
         u = w.u
         done: list[int] = []
         for tag, cast in self.casts.items():
+            spell = SPELLS[cast.ability]
             r = u.row(tag)
-            t = u.row(cast.target)
+            t = u.row(cast.target) if cast.target else -1
             if r < 0:
                 done.append(tag)
                 continue
-            lost = t < 0 or (w.detection.active() and w.detection.hidden(int(u.owner[r]))[t])
+            lost = not spell.point and (t < 0 or (w.detection.active()
+                                                  and w.detection.hidden(int(u.owner[r]))[t]))
             if cast.fire_at < 0:
-                if u.kind[r] != FOLLOW or u.ability[r] != cast.ability or u.ttag[r] != cast.target:
+                kind = MOVE if spell.point else FOLLOW
+                if u.kind[r] != kind or u.ability[r] != cast.ability or (not spell.point and u.ttag[r] != cast.target):
                     done.append(tag)  # another order replaced it
                     continue
                 if lost:
                     u.finish_orders(np.array([r]))
                     done.append(tag)
                     continue
-                gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
-                if gap <= YAMATO_RANGE:
-                    cast.fire_at = loop + YAMATO_CHANNEL
-                    self.ready[(tag, cast.ability)] = loop + YAMATO_COOLDOWN
-                    u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
-                    u.eng[r] = 0
-                continue
+                if spell.point:
+                    gap = math.hypot(cast.x - u.x[r], cast.y - u.y[r]) - u.radius[r]
+                else:
+                    gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
+                if gap > spell.range:
+                    continue
+                if spell.energy and not self.spend(tag, spell.energy):
+                    u.finish_orders(np.array([r]))  # (spent meanwhile)
+                    done.append(tag)
+                    continue
+                cast.fire_at = loop + spell.channel
+                if spell.cooldown:
+                    self.ready[(tag, cast.ability)] = loop + spell.cooldown
+                u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
+                u.eng[r] = 0
             if loop < cast.fire_at:
                 continue
             done.append(tag)
             u.finish_orders(np.array([r]))
-            if not lost:
-                self._damage(t, YAMATO_DAMAGE)
+            if cast.ability == EMP:
+                self._emp(cast.x, cast.y)
+            elif not lost:
+                self._damage(t, spell.damage)
         for tag in done:
             del self.casts[tag]
         if done:
             w.touch()
+
+    def _emp(self, x: float, y: float) -> None:
+        """EMP Round: every unit (friend or foe) whose edge is within :data:`EMP_RADIUS` of the
+        point loses up to 100 shields and 100 energy (LP:Ghost)."""
+        u = self.w.u
+        hit = np.nonzero(np.hypot(u.x - x, u.y - y) - u.radius <= EMP_RADIUS)[0]
+        for r in hit.tolist():
+            u.shield[r] = max(0.0, float(u.shield[r]) - EMP_DRAIN)
+            tag = int(u.tag[r])
+            if tag in self.energy:
+                self._set(tag, max(0.0, self.energy_of(tag) - EMP_DRAIN))
 
     def _damage(self, r: int, amount: float) -> None:
         """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies."""
@@ -560,6 +646,8 @@ class Abilities:
         elif uid == MEDIVAC:
             out.append((MEDIVAC_HEAL, False))
         elif uid in CLOAK_RESEARCH:
+            if uid == GHOST:
+                out += [(ab, SPELLS[ab].point) for ab in (SNIPE, EMP) if e >= SPELLS[ab].energy]
             on = 392 if uid == BANSHEE else 382
             if tag in self.cloaked:
                 out.append((on + 1, False))
@@ -578,7 +666,7 @@ class Abilities:
                 parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
 
 
-ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, YAMATO,
+ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, *SPELLS,
                        *CLOAK_ON, *CLOAK_OFF})
 """Every ability this system carries out (the generic gather 3666 reaches it for MULEs through
 the economy's gather)."""
