@@ -17,7 +17,7 @@ from sc2pool.engine.sim.systems import abilities as A
 
 ORBITAL, MEDIVAC, BANSHEE, GHOST, MULE, MARINE = 132, 54, 55, 50, 268, 48
 MORPH_ORBITAL, CALLDOWN_MULE, SCAN, SUPPLY_DROP, CLOAK_ON, CLOAK_OFF = 1516, 171, 399, 255, 392, 393
-SNIPE, EMP = 2714, 1628
+SNIPE, EMP, AUTO_TURRET = 2714, 1628, 1764
 BANSHEECLOAK = 20
 REGEN = 0.7875 / 22.4
 """Energy per game loop: 0.7875 per faster second (LP:Energy)."""
@@ -304,3 +304,26 @@ def test_an_emp_takes_100_shields_and_energy_around_its_point() -> None:
     assert unit(g, med_in).energy < 1.0
     assert unit(g, med_out).energy > 50.0
     assert unit(g, ghost).energy < 5.0  # 75 paid
+
+
+def test_a_raven_puts_down_an_auto_turret_that_shoots_and_is_gone_after_10_seconds() -> None:
+    g, w = rich_eco()
+    [raven] = w.spawn(56, 1, [20.0], [30.0]).tolist()
+    [depot] = w.spawn(D.SUPPLYDEPOT, 2, [30.0], [30.0]).tolist()
+    g.step(1)
+    assert AUTO_TURRET in abilities(g, raven)
+    assert act(g, AUTO_TURRET, [raven], (26.0, 30.0)) == C.SUCCESS
+    for _ in range(200):
+        g.step(1)
+        if tags_of(g, A.AUTO_TURRET_UNIT):
+            break
+    [turret] = tags_of(g, A.AUTO_TURRET_UNIT)
+    assert unit(g, raven).energy < 2.0  # 50 paid
+    u = w.u
+    hp = float(u.hp[u.row(depot)])
+    g.step(48)
+    assert float(u.hp[u.row(depot)]) < hp  # it shoots (18 a shot, range 6)
+    g.step(A.AUTO_TURRET_LOOPS - 49)
+    assert tags_of(g, A.AUTO_TURRET_UNIT) == [turret]
+    g.step(1)
+    assert tags_of(g, A.AUTO_TURRET_UNIT) == []  # 224 loops = 10 faster seconds (LP:Raven)

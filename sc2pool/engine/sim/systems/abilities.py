@@ -39,6 +39,9 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   to 100 shields and 100 energy (LP:Ghost), at once when the Ghost is in range (the missile's
   flight is not simulated (m)).  Both as the Yamato: the Ghost walks into range 10 (the client's
   cast range) first; the energy is paid when the cast starts (m).
+- *Raven*: Auto-Turret (1764, a point within the client's cast range 2): 50 energy, an
+  Auto-Turret (type 31, its client weapon: 18 damage, range 6) stands there for
+  :data:`AUTO_TURRET_LOOPS` (LP:Raven); its placement is not checked (m).
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -123,6 +126,9 @@ LP:Banshee, LP:Ghost)."""
 CLOAK_PER_LOOP = CLOAK_DRAIN / D.NORMAL_LOOPS_PER_SECOND
 YAMATO, WEAPON_REFIT, BATTLECRUISER = 401, 76, 57
 SNIPE, EMP, GHOST = 2714, 1628, 50
+AUTO_TURRET, RAVEN, AUTO_TURRET_UNIT = 1764, 56, 31
+AUTO_TURRET_LOOPS = int(10 * LOOPS_PER_FASTER_SECOND)
+"""An Auto-Turret lasts 10 faster seconds = 224 loops (LP:Raven)."""
 SNIPE_CHANNEL = int(1.43 * LOOPS_PER_FASTER_SECOND)
 """Steady Targeting channels 1.43 faster seconds = 32 loops (LP:Ghost)."""
 EMP_RADIUS, EMP_DRAIN = 1.5, 100.0
@@ -187,10 +193,12 @@ SPELLS = {
                   damage=YAMATO_DAMAGE, research=WEAPON_REFIT),
     SNIPE: Spell(GHOST, 10.0, energy=50.0, channel=SNIPE_CHANNEL, damage=170.0, biological=True),
     EMP: Spell(GHOST, 10.0, energy=75.0, point=True),
+    AUTO_TURRET: Spell(RAVEN, 2.0, energy=50.0, point=True),
 }
 """The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
 50 energy, 170 damage to a biological unit after a 1.43 faster second channel) and EMP Round
-(1628: 75 energy) (LP:Ghost); ranges are the client's ``cast_range``."""
+(1628: 75 energy) (LP:Ghost), Auto-Turret (1764: 50 energy, LP:Raven); ranges are the client's
+``cast_range``."""
 
 
 @dataclass
@@ -230,6 +238,8 @@ class Abilities:
         self._last = 0
         self.ready: dict[tuple[int, int], int] = {}
         """(tag, ability) -> the loop its cooldown is over."""
+        self.timed: dict[int, int] = {}
+        """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
         self.casts: dict[int, Cast] = {}
         """Caster tag -> its targeted cast under way (Yamato)."""
 
@@ -476,12 +486,20 @@ class Abilities:
             u.finish_orders(np.array([r]))
             if cast.ability == EMP:
                 self._emp(cast.x, cast.y)
+            elif cast.ability == AUTO_TURRET:
+                self._turret(int(u.owner[r]), cast.x, cast.y)
             elif not lost:
                 self._damage(t, spell.damage)
         for tag in done:
             del self.casts[tag]
         if done:
             w.touch()
+
+    def _turret(self, owner: int, x: float, y: float) -> None:
+        """An Auto-Turret (a 2 x 2 structure, its centre on the grid's corners (m)) that shoots
+        with its client weapon and is gone after :data:`AUTO_TURRET_LOOPS`."""
+        tag = int(self.w.spawn(AUTO_TURRET_UNIT, owner, [float(round(x))], [float(round(y))])[0])
+        self.timed[tag] = self.w.loop + AUTO_TURRET_LOOPS
 
     def _emp(self, x: float, y: float) -> None:
         """EMP Round: every unit (friend or foe) whose edge is within :data:`EMP_RADIUS` of the
@@ -529,6 +547,12 @@ class Abilities:
             self._mules(loop)
         if self.casts:
             self._casts(loop)
+        if self.timed:
+            gone = [t for t, end in self.timed.items() if end <= loop]
+            for t in gone:
+                del self.timed[t]
+            if gone:
+                self.w.remove_tags(gone)
         if self.scans:
             n = len(self.scans)
             self.scans = [s for s in self.scans if s.end > loop]
@@ -597,7 +621,7 @@ class Abilities:
             self._healing = True
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.energy, self.cloaked, self.mules, self.casts):
+        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
@@ -616,6 +640,8 @@ class Abilities:
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:
             h = min(h, s.end - loop)
+        for end in self.timed.values():
+            h = min(h, end - loop)
         for tag in self.cloaked:
             h = min(h, math.ceil(self.energy_of(tag, loop) / CLOAK_PER_LOOP))
         return max(1, h)
@@ -645,6 +671,8 @@ class Abilities:
             out += [(CALLDOWN_MULE, True), (SUPPLY_DROP, False), (SCANNER_SWEEP, True)]
         elif uid == MEDIVAC:
             out.append((MEDIVAC_HEAL, False))
+        elif uid == RAVEN and e >= SPELLS[AUTO_TURRET].energy:
+            out.append((AUTO_TURRET, True))
         elif uid in CLOAK_RESEARCH:
             if uid == GHOST:
                 out += [(ab, SPELLS[ab].point) for ab in (SNIPE, EMP) if e >= SPELLS[ab].energy]
