@@ -93,9 +93,9 @@ CLOAK_ON = {392: 55, 382: 50, 3676: 0}
 CLOAK_OFF = {393: 55, 383: 50, 3677: 0}
 CLOAK_RESEARCH = {55: 20, 50: 25}
 """Type -> the upgrade its cloak needs: Cloaking Field (BANSHEECLOAK 20), Personal Cloaking (25)."""
-ORBITALS = frozenset({132, 134})
-"""Orbital Command (landed and flying: the flying one keeps its energy; its calldowns are the
-landed one's (m))."""
+ORBITALS = frozenset({132})
+"""What calls down: the landed Orbital Command (the flying one keeps its energy but has no
+calldowns on its command card (m))."""
 SUPPLY_DEPOTS = frozenset({19, 47})
 MULE = 268
 MEDIVAC, BANSHEE = 54, 55
@@ -241,7 +241,7 @@ class Abilities:
         self.timed: dict[int, int] = {}
         """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
         self.casts: dict[int, Cast] = {}
-        """Caster tag -> its targeted cast under way (Yamato)."""
+        """Caster tag -> its targeted cast under way (:data:`SPELLS`)."""
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
