@@ -93,3 +93,15 @@ def test_a_scanner_sweep_detects_for_its_duration() -> None:
     g.step(64)
     assert not seen(g, b) and w.u.hp[w.u.row(b)] == hp
     del viking
+
+
+def test_a_burrowed_widow_mine_needs_detection_too() -> None:
+    g, w = rich_eco()
+    [marine] = w.spawn(48, 1, [30.0], [30.0]).tolist()
+    [mine] = w.spawn(500, 2, [33.0], [30.0]).tolist()  # WidowMineBurrowed (data.units: burrowed)
+    g.step(64)
+    assert w.u.hp[w.u.row(mine)] == 90.0 and not seen(g, mine)
+    w.construction.add_structure(TURRET, 1, 26.0, 30.0)
+    g.step(64)
+    assert unit(g, mine).cloak == 2 and w.u.hp[w.u.row(mine)] < 90.0
+    del marine
