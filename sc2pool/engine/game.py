@@ -471,6 +471,9 @@ class Game:
             hidden = np.zeros(len(u), dtype=bool)
             hidden[rows[rows >= 0]] = True  # (np.isin would sort both every observation)
             keep = ~hidden if keep is None else keep & ~hidden
+        if len(u) and w.detection.active():  # cloaked units the player does not detect are unseen
+            hidden = w.detection.hidden(player_id)
+            keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
         return b"".join(parts)

@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 SUCCESS, NOT_SUPPORTED, ERROR = 1, 2, 3
 QUEUE_IS_FULL = 7
 NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, NOT_ENOUGH_FOOD = 9, 10, 13
+NOT_ENOUGH_ENERGY = 17
+COOLDOWN = 6
 NOT_ENOUGH_LIFE = 15
 CANT_TARGET_THAT_UNIT = 36
 BUILD_TECH_REQUIREMENTS_NOT_MET = 40
@@ -72,6 +74,7 @@ MUST_BUILD_REFINERY_FIRST = 63
 BUILDING_IS_UNDER_CONSTRUCTION = 64
 TECH_REQUIREMENTS_NOT_MET = 79
 MUST_TARGET_UNIT = 81
+MUST_TARGET_BIOLOGICAL_UNITS = 121
 MUST_TARGET_WALKABLE_LOCATION = 85
 YOU_CANT_CONTROL_THAT_UNIT = 87
 MUST_TARGET_RESOURCES = 89
@@ -155,6 +158,7 @@ class CommandPath:
         """Unit orders that need a point or a unit."""
         self.economic: dict[int, Handler] = {}
         """The economy's abilities (of every race whose economy is simulated) -> their handler."""
+        from sc2pool.engine.sim.systems.abilities import ABILITIES as CAST_ABILITIES
         from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
         from sc2pool.engine.sim.systems.modes import ABILITIES as MODE_ABILITIES
         from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
@@ -175,6 +179,8 @@ class CommandPath:
             self.economic[ab] = self._upgrade
         for ab in research_abilities():
             self.economic[ab] = self._research
+        for ab in CAST_ABILITIES:
+            self.economic[ab] = self._cast
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -257,6 +263,9 @@ class CommandPath:
     def _research(self, c: Command) -> int:
         return self.w.research.research(c.player, c.ability, c.rows)
 
+    def _cast(self, c: Command) -> int:
+        return self.w.abilities.command(c)
+
     def _rally(self, c: Command) -> int:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
@@ -276,6 +285,8 @@ class CommandPath:
         workers = self._workers(c)
         if c.trow < 0:
             return MUST_TARGET_UNIT
+        if len(workers) == 0 and self.w.abilities.mules:  # (MULEs: systems/abilities.py)
+            return self.w.abilities.mule_gather(c)
         return self.w.harvest.gather_cmd(c.player, workers, c.ttag, c.queue)
 
     def _return(self, c: Command) -> int:
@@ -318,6 +329,7 @@ class CommandPath:
             # form changes (siege, lift off, land) on the ladder maps; the flat mini-games answer
             # as they always have (their answers are part of what a trained policy saw)
             w.modes.available(player, r, out)
+        w.abilities.available(player, r, out)  # casts the unit has the energy (and research) for
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)
@@ -393,6 +405,8 @@ class CommandPath:
         if trow >= 0:
             if not c.hostile and int(u.owner[trow]) == NEUTRAL_OWNER and not TYPES.destructible[u.ti[trow]]:
                 return CANT_TARGET_THAT_UNIT  # (destructible rocks may be attacked; minerals may not)
+            if c.hostile and self.w.detection.active() and self.w.detection.hidden(c.player)[trow]:
+                return CANT_TARGET_THAT_UNIT  # (a cloaked unit the player does not detect)
             ok = c.rows[TYPES.can_hit[u.ti[c.rows], u.ti[trow]]]
             if len(ok) == 0:
                 return CANT_TARGET_THAT_UNIT

@@ -34,10 +34,12 @@ from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import NotSimulatedError, RaceRules
+from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
+from sc2pool.engine.sim.systems.detection import Detection
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.modes import Modes
@@ -109,6 +111,8 @@ class World:
         self.construction = Construction(self)
         self.addons = AddOns(self)
         self.research = Research(self)
+        self.abilities = Abilities(self)
+        self.detection = Detection(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -250,6 +254,7 @@ class World:
             self.construction.forget(alive)
             self.addons.forget(alive)
             self.research.forget(alive)
+            self.abilities.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
         events = self.events
@@ -278,6 +283,7 @@ class World:
         for player, rules in self.races.items():
             rules.upkeep(self, player, to)
         self.research.upkeep(to)
+        self.abilities.upkeep(to)
         self.harvest.flush()
 
     def adopt(self, tags: np.ndarray) -> None:
@@ -306,6 +312,8 @@ class World:
         self.morph.extras(player, parts)
         self.research.extras(player, parts)
         self.modes.extras(parts)
+        self.abilities.extras(parts)
+        self.detection.extras(player, parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
@@ -320,7 +328,7 @@ class World:
         bounded by the economy's next event that changes the set of units."""
         h = self.quiet_horizon()
         if self.has_economy:
-            h = min(h, self.events.horizon(), self.research.horizon(self.loop))
+            h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
         return h

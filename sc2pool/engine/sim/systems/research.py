@@ -29,9 +29,10 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
   Tracking gives turrets and Planetary Fortresses +1 range; Hyperflight Rotors makes Banshees
   faster.  Speed and range are the store's per-unit columns, which it re-derives from the types
-  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  The other
-  upgrades are recorded and reported but change nothing simulated yet (their units' abilities,
-  cloak and modes are not simulated).
+  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking
+  Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py`` asks for before a
+  cloak or a Yamato Cannon.  The other upgrades are recorded and reported but change nothing
+  simulated yet (their units' abilities and modes are not simulated).
 """
 
 from __future__ import annotations
@@ -235,6 +236,15 @@ class Research:
             if self.owners.get(tag) == player and any(tech.RESEARCH[ab].upgrade_id == upgrade for ab in q):
                 return True
         return False
+
+    def life_bonus(self) -> np.ndarray | float:
+        """Per row of the store: life added to the type's maximum (Combat Shield's Marines), or
+        0.0 when no unit has any."""
+        if not self._shielded:
+            return 0.0
+        u = self.w.u
+        return np.where(np.isin(u.tag, np.fromiter(self._shielded, dtype=np.int64, count=len(self._shielded))),
+                        COMBAT_SHIELD_LIFE, 0.0)
 
     # ------------------------------------------------------------------ commands
     def research(self, player: int, ability: int, rows: np.ndarray) -> int:

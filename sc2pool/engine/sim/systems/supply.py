@@ -57,7 +57,7 @@ class Supply:
         for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:
-                    cap += D.unit_spec(s.unit_id).food_provided
+                    cap += D.unit_spec(s.unit_id).food_provided + self.w.abilities.extra_supply(s.tag)
                 for t in s.queue:
                     used += D.unit_spec(t).food_required
         return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))

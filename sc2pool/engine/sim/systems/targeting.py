@@ -160,6 +160,9 @@ class Targeting:
                     u.scan[sm] = loop + wait.astype(np.int64)
         if self._any_min_range():
             self._outside_min_range(tgt, tsafe, dx, dy, d_edge, explicit)
+        if self.w.detection.active():
+            self._undetected(tgt, tsafe, dx, dy, d_edge, explicit)
+            kind = u.kind
         has_t = tgt >= 0
         follow = (kind == FOLLOW) if any_explicit else None
         in_range = has_t & (d_edge <= rng)
@@ -205,6 +208,48 @@ class Targeting:
             else:
                 tgt[r] = -1
                 u.eng[r] = 0
+
+    # ------------------------------------------------------------------ cloaked targets
+    def _undetected(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                    d_edge: np.ndarray, explicit: np.ndarray) -> None:
+        """Units cannot attack a cloaked unit their player does not detect
+        (``systems/detection.py``): an ordered one is lost (the order is done); an acquired one is
+        replaced by the nearest hittable hostile the player may target within acquisition range,
+        if any.  Changes the arrays of :meth:`resolve` in place."""
+        u = self.u
+        det = self.w.detection
+        cloaked = det.cloaked_rows()
+        has = tgt >= 0
+        if not len(cloaked) or not _count(has):
+            return
+        suspect = np.nonzero(has & np.isin(tgt, cloaked))[0]
+        done: list[int] = []
+        for r in suspect.tolist():
+            hidden = det.hidden(int(u.owner[r]))
+            if not hidden[tgt[r]]:
+                continue
+            if explicit[r]:
+                tgt[r] = -1
+                d_edge[r] = np.inf
+                done.append(r)
+                continue
+            ddx = u.x - u.x[r]
+            ddy = u.y - u.y[r]
+            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
+            ok = (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & ~hidden
+            ok &= d <= self.acquisition_range(np.array([r]))[0]
+            if _MIN_RANGE[u.ti[r]] > 0:
+                ok &= d >= _MIN_RANGE[u.ti[r]]
+            if _count(ok):
+                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
+                tgt[r] = tsafe[r] = c
+                u.eng[r] = u.tag[c]
+                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
+            else:
+                tgt[r] = -1
+                u.eng[r] = 0
+        if done:
+            u.finish_orders(np.array(done, dtype=np.int64))
 
     def acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u

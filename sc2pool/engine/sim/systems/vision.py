@@ -105,22 +105,31 @@ class Vision:
         m = self.w.map
         h, w = m.height, m.width
         rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
-        if not len(rows):
+        scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
+        if not len(rows) and not scans:
             seen = np.zeros((h, w), dtype=bool)
             self._seen[player] = (key, seen)
             return seen
         shift, values, weight = self._level_fields()
         x, y, s = u.x[rows], u.y[rows], u.sight[rows]
-        yi = y.astype(np.int64)
         level = self._levels()
         if level is None:
-            wgt = weight[np.zeros(len(rows), dtype=np.int64)]
+            field = np.zeros(len(rows), dtype=np.int64)
         else:
             xi = x.astype(np.int64)
+            yi = y.astype(np.int64)
             own = level[np.minimum(np.maximum(yi, 0), h - 1), np.minimum(np.maximum(xi, 0), w - 1)]
             field = np.searchsorted(values, own)
             field[TYPES.is_flying[u.ti[rows]]] = len(values) - 1  # flying units see every level
-            wgt = weight[field]
+        if scans:  # Scanner Sweeps: discs that see every level (systems/abilities.py)
+            from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
+
+            x = np.concatenate([x, [sc.x for sc in scans]])
+            y = np.concatenate([y, [sc.y for sc in scans]])
+            s = np.concatenate([s, np.full(len(scans), SCAN_RADIUS)])
+            field = np.concatenate([field, np.full(len(scans), len(values) - 1 if level is not None else 0)])
+        yi = y.astype(np.int64)
+        wgt = weight[field]
         reach = int(np.ceil(float(s.max()))) + 1
         cy = yi[:, None] + np.arange(-reach, reach + 1)  # (units, rows of their discs)
         xc = x[:, None]
@@ -160,15 +169,23 @@ class Vision:
         cx = np.minimum(np.maximum(np.asarray(xs, dtype=np.float64).astype(np.int64), 0), m.width - 1)
         cy = np.minimum(np.maximum(np.asarray(ys, dtype=np.float64).astype(np.int64), 0), m.height - 1)
         rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
-        if not len(rows) or not len(cx):
+        scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
+        if (not len(rows) and not scans) or not len(cx):
             return np.zeros(len(cx), dtype=bool)
         ox, oy, s = u.x[rows], u.y[rows], u.sight[rows]
+        ground = ~TYPES.is_flying[u.ti[rows]]
+        if scans:  # Scanner Sweeps see every level
+            from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
+
+            ox = np.concatenate([ox, [sc.x for sc in scans]])
+            oy = np.concatenate([oy, [sc.y for sc in scans]])
+            s = np.concatenate([s, np.full(len(scans), SCAN_RADIUS)])
+            ground = np.concatenate([ground, np.zeros(len(scans), dtype=bool)])
         gx = (cx + 0.5)[:, None] - ox  # (points x observers), as the grid's cell offsets
         gy = (cy + 0.5)[:, None] - oy
         inside = gx ** 2 + gy ** 2 <= s * s
         level = self._levels()
         if level is not None:
-            ground = ~TYPES.is_flying[u.ti[rows]]
             own = level[np.minimum(np.maximum(oy.astype(np.int64), 0), m.height - 1),
                         np.minimum(np.maximum(ox.astype(np.int64), 0), m.width - 1)]
             inside &= (level[cy, cx][:, None] <= own) | ~ground

@@ -1,0 +1,700 @@
+"""Abilities: energy, the spells that spend it, and what they leave behind (calldowns, scans).
+
+Rules (the real game's; sources per fact below, "(m)" where the engine chose):
+
+- *energy*: a unit whose type has energy (``data.units`` ``energy``: Orbital Command 50/200, Ghost
+  75/200, Medivac, Banshee, Raven 50/200, ...) starts with its type's starting energy when it
+  appears (a Command Center becoming an Orbital Command: when the morph is done) and regains
+  :data:`~sc2pool.engine.data.units.ENERGY_REGEN` (0.5625 per normal second = 0.7875 per faster
+  second, LP:Energy) up to its maximum.  Energy is kept per unit as (value, loop) and evaluated
+  when read, so nothing runs per loop for it.  It is reported as ``energy`` / ``energy_max``.
+- *calldowns* of the Orbital Command, 50 energy each (LP:Orbital_Command), anywhere on the map
+  (the client's ``cast_range`` 500):
+  MULE (171, a point or a unit): a MULE (type 268) lands at the point, or beside the mineral
+  field it was cast on and mines it at once; it lives :data:`MULE_LOOPS` and returns 25 minerals
+  9 times (225 in all) from the same field, which an SCV may mine at the same time
+  (LP:MULE_(Legacy_of_the_Void)).  Its walks are not simulated (m): it stands by the field and
+  each return is credited every :data:`MULE_TRIP_LOOPS`; a MULE told to gather (166 or the
+  generic 3666) a field mines that one.
+  Scanner Sweep (399, a point): the player sees a disc of radius :data:`SCAN_RADIUS` for
+  :data:`SCAN_LOOPS` and detects cloaked units in it (LP:Scanner_Sweep; the detection is
+  ``systems/detection.py``'s).
+  Extra Supplies (255, a Supply Depot): the depot provides 8 more supply from then on
+  (LP:Calldown:_Extra_Supplies), once per depot (a second: ``Error`` (m)); the drop pod's delay
+  is not simulated (m).
+- *Medivac heal* (386, autocast as in the real game, the client's ``allow_autocast``): a Medivac
+  with energy heals the nearest hurt biological ground unit of its player within the client's
+  cast range 4 (edge to edge) at :data:`HEAL_PER_LOOP` life per loop (12.6 per faster second),
+  1 energy for every 3 life (LP:Medivac).  It does not fly to a hurt unit (m).
+- *Yamato Cannon* (401, a unit; the Battlecruiser with Weapon Refit researched): the
+  Battlecruiser flies to within :data:`YAMATO_RANGE` (the client's cast range, edge to edge) of the
+  target, channels for :data:`YAMATO_CHANNEL` loops (its order the Yamato on the target, it neither
+  moves nor fires) and deals :data:`YAMATO_DAMAGE` (shields first, armor ignored (m)); the
+  cooldown of :data:`YAMATO_COOLDOWN` starts with the channel (LP:Battlecruiser).  A target that
+  dies, leaves or cloaks undetected first ends it; another order given before the channel
+  replaces it.
+- *Ghost*: Steady Targeting (2714, a biological unit; ``MustTargetBiologicalUnits`` otherwise):
+  50 energy, a 1.43 faster second channel (:data:`SNIPE_CHANNEL`), 170 damage; EMP Round (1628,
+  a point): 75 energy, every unit (friend or foe) within :data:`EMP_RADIUS` of the point loses up
+  to 100 shields and 100 energy (LP:Ghost), at once when the Ghost is in range (the missile's
+  flight is not simulated (m)).  Both as the Yamato: the Ghost walks into range 10 (the client's
+  cast range) first; the energy is paid when the cast starts (m).
+- *Raven*: Auto-Turret (1764, a point within the client's cast range 2): 50 energy, an
+  Auto-Turret (type 31, its client weapon: 18 damage, range 6) stands there for
+  :data:`AUTO_TURRET_LOOPS` (LP:Raven); its placement is not checked (m).
+- *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
+  Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
+  normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
+  regeneration is (m)); it turns off when the energy runs out.  Who sees and targets a cloaked
+  unit: ``systems/detection.py``.
+
+An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
+research ``TechRequirementsNotMet``; a calldown on a target it does not take ``CantTargetThatUnit``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data import units as F
+from sc2pool.engine.sim.commands import (
+    CANT_TARGET_THAT_UNIT,
+    COOLDOWN,
+    ERROR,
+    MUST_TARGET_BIOLOGICAL_UNITS,
+    MUST_TARGET_UNIT,
+    NOT_ENOUGH_ENERGY,
+    SUCCESS,
+    TECH_REQUIREMENTS_NOT_MET,
+)
+from sc2pool.engine.sim.systems.workers import order_bytes
+from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.commands import Command
+    from sc2pool.engine.sim.world import World
+
+LOOPS_PER_FASTER_SECOND = 22.4
+"""Game loops per second at the Faster speed Liquipedia's LotV times are given in (16 x 1.4)."""
+REGEN_PER_LOOP = F.ENERGY_REGEN / D.NORMAL_LOOPS_PER_SECOND
+"""Energy a unit regains per game loop (LP:Energy)."""
+
+CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP = 171, 399, 255
+MEDIVAC_HEAL = 386
+GATHER_MULE, GATHER = 166, 3666
+CLOAK_ON = {392: 55, 382: 50, 3676: 0}
+"""Cloak-on abilities -> the type that uses them (0: the generic one, Banshee or Ghost)."""
+CLOAK_OFF = {393: 55, 383: 50, 3677: 0}
+CLOAK_RESEARCH = {55: 20, 50: 25}
+"""Type -> the upgrade its cloak needs: Cloaking Field (BANSHEECLOAK 20), Personal Cloaking (25)."""
+ORBITALS = frozenset({132})
+"""What calls down: the landed Orbital Command (the flying one keeps its energy but has no
+calldowns on its command card (m))."""
+SUPPLY_DEPOTS = frozenset({19, 47})
+MULE = 268
+MEDIVAC, BANSHEE = 54, 55
+
+CALLDOWN_ENERGY = 50.0
+"""MULE, Scanner Sweep, Extra Supplies (LP:Orbital_Command)."""
+MULE_LOOPS = int(64 * LOOPS_PER_FASTER_SECOND)
+"""A MULE lives 64 faster seconds = 1433.6 loops (LP:MULE_(Legacy_of_the_Void))."""
+MULE_TRIPS, MULE_CARRY = 9, 25
+"""A MULE returns 25 minerals 9 times, 225 in all (LP:MULE_(Legacy_of_the_Void))."""
+MULE_TRIP_LOOPS = MULE_LOOPS // MULE_TRIPS
+"""Loops between a MULE's returns: its life shared evenly by its 9 trips (m)."""
+SCAN_RADIUS = 13.0
+SCAN_LOOPS = int(12.3 * LOOPS_PER_FASTER_SECOND)
+"""Scanner Sweep: radius 13 for 12.3 faster seconds = 275 loops (LP:Scanner_Sweep)."""
+EXTRA_SUPPLY = 8
+"""Extra Supplies: +8 supply to a Supply Depot (LP:Calldown:_Extra_Supplies)."""
+HEAL_RANGE = 4.0
+"""Medivac heal: the client's ``cast_range`` of 386."""
+HEAL_PER_LOOP = 12.6 / LOOPS_PER_FASTER_SECOND
+"""12.6 life per faster second (LP:Medivac)."""
+HEAL_PER_ENERGY = 3.0
+"""Life healed per energy (LP:Medivac)."""
+CLOAK_ENERGY = 25.0
+CLOAK_DRAIN = 0.9
+"""Cloak: 25 energy to turn on, then 0.9 energy per normal second (1.26 per faster second;
+LP:Banshee, LP:Ghost)."""
+CLOAK_PER_LOOP = CLOAK_DRAIN / D.NORMAL_LOOPS_PER_SECOND
+YAMATO, WEAPON_REFIT, BATTLECRUISER = 401, 76, 57
+SNIPE, EMP, GHOST = 2714, 1628, 50
+AUTO_TURRET, RAVEN, AUTO_TURRET_UNIT = 1764, 56, 31
+AUTO_TURRET_LOOPS = int(10 * LOOPS_PER_FASTER_SECOND)
+"""An Auto-Turret lasts 10 faster seconds = 224 loops (LP:Raven)."""
+SNIPE_CHANNEL = int(1.43 * LOOPS_PER_FASTER_SECOND)
+"""Steady Targeting channels 1.43 faster seconds = 32 loops (LP:Ghost)."""
+EMP_RADIUS, EMP_DRAIN = 1.5, 100.0
+"""EMP Round: radius 1.5, up to 100 shields and 100 energy (LP:Ghost)."""
+YAMATO_DAMAGE = 240.0
+YAMATO_RANGE = 10.0
+"""The client's ``cast_range`` of 401."""
+YAMATO_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
+"""71 faster seconds = 1590 loops (LP:Battlecruiser)."""
+YAMATO_CHANNEL = int(2 * LOOPS_PER_FASTER_SECOND)
+"""The 2 faster seconds (44 loops) the Battlecruiser channels before the shot (LP:Battlecruiser)."""
+
+
+def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
+    start = np.zeros(len(TYPES.unit_id))
+    top = np.zeros(len(TYPES.unit_id))
+    for i, uid in enumerate(TYPES.unit_id.tolist()):
+        f = F.FACTS.get(uid)
+        if f is not None:
+            start[i], top[i] = f.energy
+    return start, top
+
+
+E_START, E_MAX = _energy_columns()
+"""Per type row: starting and maximum energy (``data.units``)."""
+_BIO_ANY = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
+"""Per type row: biological (Steady Targeting's targets)."""
+_BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure and not s.is_flying for s in TYPES.specs])
+"""Per type row: a biological ground unit (what a Medivac heals, LP:Medivac)."""
+
+
+@dataclass
+class Mule:
+    owner: int
+    field: int
+    """The mineral field it mines (0: none)."""
+    next_trip: int
+    trips: int
+    """Returns left."""
+    end: int
+
+
+@dataclass(frozen=True)
+class Spell:
+    """A cast on a unit or a point that its caster walks (flies) into range for."""
+
+    caster: int
+    range: float
+    energy: float = 0.0
+    cooldown: int = 0
+    channel: int = 0
+    """Loops from the start of the cast (in range) to its effect."""
+    damage: float = 0.0
+    research: int = 0
+    point: bool = False
+    biological: bool = False
+    """Only biological targets (``MustTargetBiologicalUnits`` otherwise)."""
+
+
+SPELLS = {
+    YAMATO: Spell(BATTLECRUISER, YAMATO_RANGE, cooldown=YAMATO_COOLDOWN, channel=YAMATO_CHANNEL,
+                  damage=YAMATO_DAMAGE, research=WEAPON_REFIT),
+    SNIPE: Spell(GHOST, 10.0, energy=50.0, channel=SNIPE_CHANNEL, damage=170.0, biological=True),
+    EMP: Spell(GHOST, 10.0, energy=75.0, point=True),
+    AUTO_TURRET: Spell(RAVEN, 2.0, energy=50.0, point=True),
+}
+"""The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
+50 energy, 170 damage to a biological unit after a 1.43 faster second channel) and EMP Round
+(1628: 75 energy) (LP:Ghost), Auto-Turret (1764: 50 energy, LP:Raven); ranges are the client's
+``cast_range``."""
+
+
+@dataclass
+class Cast:
+    """A targeted cast under way: approaching (``fire_at`` -1) or channelling."""
+
+    ability: int
+    target: int
+    fire_at: int = -1
+    x: float = 0.0
+    y: float = 0.0
+
+
+@dataclass
+class Scan:
+    owner: int
+    x: float
+    y: float
+    end: int
+
+
+class Abilities:
+    """Energy per unit, the spells that spend it, MULEs, scans, extra supplies, heals (see the
+    module docstring)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.energy: dict[int, tuple[float, int, float]] = {}
+        """Tag -> (energy, the loop it had it, its maximum)."""
+        self.cloaked: dict[int, int] = {}
+        """Tag of a unit with its cloak on -> its owner."""
+        self.mules: dict[int, Mule] = {}
+        self.scans: list[Scan] = []
+        self.supplied: set[int] = set()
+        """Supply Depots that got Extra Supplies."""
+        self._healing = False
+        self._last = 0
+        self.ready: dict[tuple[int, int], int] = {}
+        """(tag, ability) -> the loop its cooldown is over."""
+        self.timed: dict[int, int] = {}
+        """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
+        self.casts: dict[int, Cast] = {}
+        """Caster tag -> its targeted cast under way (:data:`SPELLS`)."""
+
+    # ------------------------------------------------------------------ energy
+    def energy_of(self, tag: int, loop: int | None = None) -> float:
+        """A unit's energy now (0 for a unit without energy)."""
+        got = self.energy.get(tag)
+        if got is None:
+            return 0.0
+        e, t, top = got
+        now = self.w.loop if loop is None else loop
+        rate = -CLOAK_PER_LOOP if tag in self.cloaked else REGEN_PER_LOOP
+        return min(top, max(0.0, e + (now - t) * rate))
+
+    def _set(self, tag: int, value: float) -> None:
+        top = self.energy[tag][2]
+        self.energy[tag] = (value, self.w.loop, top)
+
+    def spend(self, tag: int, cost: float) -> bool:
+        """Take ``cost`` energy from the unit; False (nothing taken) when it has less."""
+        e = self.energy_of(tag)
+        if tag not in self.energy or e < cost:
+            return False
+        self._set(tag, e - cost)
+        return True
+
+    def _register(self) -> None:
+        """Units with energy that appeared (or became a type with energy) start with their type's
+        starting energy; a type change between two types with energy keeps it."""
+        u = self.w.u
+        rows = np.nonzero(E_MAX[u.ti] > 0)[0]
+        for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
+            if tag not in self.energy:
+                ti = int(u.ti[r])
+                self.energy[tag] = (float(E_START[ti]), self.w.loop, float(E_MAX[ti]))
+
+    # ------------------------------------------------------------------ commands
+    def command(self, c: Command) -> int:
+        """Carry out a cast (see :data:`ABILITIES`)."""
+        ab = c.ability
+        if ab in (CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP):
+            return self._calldown(c)
+        if ab in CLOAK_ON or ab in CLOAK_OFF:
+            return self._cloak(c)
+        if ab == MEDIVAC_HEAL:
+            return self._heal_cmd(c)
+        if ab in (GATHER_MULE, GATHER):
+            return self.mule_gather(c)
+        if ab in SPELLS:
+            return self._spell(c)
+        return ERROR
+
+    def _casters(self, c: Command, types: frozenset[int]) -> np.ndarray:
+        u = self.w.u
+        return c.rows[np.isin(u.unit_id[c.rows], np.array(sorted(types)))]
+
+    def _calldown(self, c: Command) -> int:
+        w = self.w
+        u = w.u
+        casters = self._casters(c, ORBITALS)
+        if len(casters) == 0:
+            return ERROR
+        # the real client casts with the first selected caster that has the energy (m)
+        tags = [int(t) for t in u.tag[casters]]
+        self._register()
+        ready = [t for t in tags if self.energy_of(t) >= CALLDOWN_ENERGY]
+        if c.ability == SUPPLY_DROP:
+            if c.trow < 0:
+                return MUST_TARGET_UNIT
+            s = w.construction.structures.get(c.ttag)
+            if s is None or s.unit_id not in SUPPLY_DEPOTS or s.owner != c.player or not s.ready:
+                return CANT_TARGET_THAT_UNIT
+            if c.ttag in self.supplied:
+                return ERROR
+        if c.ability == SCANNER_SWEEP and c.pos is None:
+            if c.trow < 0:
+                return ERROR
+        if c.ability == CALLDOWN_MULE and c.pos is None and c.ttag not in w.harvest.resources:
+            return CANT_TARGET_THAT_UNIT
+        if not ready:
+            return NOT_ENOUGH_ENERGY
+        self.spend(ready[0], CALLDOWN_ENERGY)
+        if c.ability == SUPPLY_DROP:
+            self.supplied.add(c.ttag)
+            w.supply.revision += 1
+        elif c.ability == SCANNER_SWEEP:
+            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+            self.scans.append(Scan(c.player, x, y, w.loop + SCAN_LOOPS))
+            w.touch()
+        else:
+            self._mule(c)
+        return SUCCESS
+
+    def _mule(self, c: Command) -> None:
+        w = self.w
+        field = 0
+        if c.ttag in w.harvest.resources and w.harvest.resources[c.ttag].is_mineral:
+            field = c.ttag
+            res = w.harvest.resources[field]
+            x, y = res.x, res.y - 1.0  # beside the field (m: the real MULE lands at its target)
+        else:
+            assert c.pos is not None or c.trow >= 0
+            x, y = c.pos if c.pos is not None else (float(w.u.x[c.trow]), float(w.u.y[c.trow]))
+        tag = int(w.spawn(MULE, c.player, [x], [y], free=True)[0])
+        loop = w.loop
+        self.mules[tag] = Mule(c.player, field, loop + MULE_TRIP_LOOPS, MULE_TRIPS, loop + MULE_LOOPS)
+
+    def mule_gather(self, c: Command) -> int:
+        """MULEs told to gather a mineral field mine it (their trips keep counting)."""
+        res = self.w.harvest.resources.get(c.ttag)
+        if res is None or not res.is_mineral:
+            return CANT_TARGET_THAT_UNIT
+        n = 0
+        for tag in self.w.u.tag[c.rows].tolist():
+            m = self.mules.get(int(tag))
+            if m is not None:
+                m.field = c.ttag
+                n += 1
+        return SUCCESS if n else ERROR
+
+    def _cloak(self, c: Command) -> int:
+        u = self.w.u
+        on = c.ability in CLOAK_ON
+        want = (CLOAK_ON if on else CLOAK_OFF)[c.ability]
+        types = frozenset({want}) if want else frozenset(CLOAK_RESEARCH)
+        rows = self._casters(c, types)
+        if len(rows) == 0:
+            return ERROR
+        self._register()
+        if not on:
+            for tag in u.tag[rows].tolist():
+                if tag in self.cloaked:
+                    e = self.energy_of(tag)
+                    del self.cloaked[tag]
+                    self._set(tag, e)
+            self.w.touch()
+            return SUCCESS
+        research = self.w.research
+        result = TECH_REQUIREMENTS_NOT_MET
+        for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
+            if not research.has(c.player, CLOAK_RESEARCH[int(u.unit_id[r])]):
+                continue
+            if tag in self.cloaked:
+                result = SUCCESS
+                continue
+            if not self.spend(tag, CLOAK_ENERGY):
+                result = NOT_ENOUGH_ENERGY if result != SUCCESS else result
+                continue
+            e = self.energy_of(tag)
+            self.cloaked[tag] = c.player
+            self._set(tag, e)
+            result = SUCCESS
+        self.w.touch()
+        return result
+
+    def _spell(self, c: Command) -> int:
+        """The first caster among the commanded units that can cast ``c.ability`` now (research,
+        cooldown, energy) goes to within its range of the target and casts it (see the module
+        docstring and :data:`SPELLS`)."""
+        w = self.w
+        u = w.u
+        spell = SPELLS[c.ability]
+        rows = self._casters(c, frozenset({spell.caster}))
+        if len(rows) == 0:
+            return ERROR
+        if spell.point:
+            if c.pos is None and c.trow < 0:
+                return ERROR
+        else:
+            if c.trow < 0:
+                return MUST_TARGET_UNIT
+            if int(u.owner[c.trow]) == c.player or (int(u.owner[c.trow]) == NEUTRAL_OWNER
+                                                    and not TYPES.destructible[u.ti[c.trow]]):
+                return CANT_TARGET_THAT_UNIT
+            if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
+                return CANT_TARGET_THAT_UNIT
+            if spell.biological and not _BIO_ANY[u.ti[c.trow]]:
+                return MUST_TARGET_BIOLOGICAL_UNITS
+        if spell.research and not w.research.has(c.player, spell.research):
+            return TECH_REQUIREMENTS_NOT_MET
+        loop = w.loop
+        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
+        if not free:
+            return COOLDOWN
+        self._register()
+        if spell.energy:
+            free = [r for r in free if self.energy_of(int(u.tag[r])) >= spell.energy]
+            if not free:
+                return NOT_ENOUGH_ENERGY
+        r = free[0]
+        tag = int(u.tag[r])
+        if spell.point:
+            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+            self.casts[tag] = Cast(c.ability, 0, x=x, y=y)
+            w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
+        else:
+            self.casts[tag] = Cast(c.ability, c.ttag)
+            w.commands.give(np.array([r]), Order(FOLLOW, c.ability, ttag=c.ttag), False)
+        self._casts(loop)  # (in range already: it starts now)
+        return SUCCESS
+
+    def _casts(self, loop: int) -> None:
+        """Targeted casts: approaching ones start once in range (the energy paid, the cooldown
+        started, the channel begun); channelled ones take effect when it is over."""
+        w = self.w
+        u = w.u
+        done: list[int] = []
+        for tag, cast in self.casts.items():
+            spell = SPELLS[cast.ability]
+            r = u.row(tag)
+            t = u.row(cast.target) if cast.target else -1
+            if r < 0:
+                done.append(tag)
+                continue
+            lost = not spell.point and (t < 0 or (w.detection.active()
+                                                  and w.detection.hidden(int(u.owner[r]))[t]))
+            if cast.fire_at < 0:
+                kind = MOVE if spell.point else FOLLOW
+                if u.kind[r] != kind or u.ability[r] != cast.ability or (not spell.point and u.ttag[r] != cast.target):
+                    done.append(tag)  # another order replaced it
+                    continue
+                if lost:
+                    u.finish_orders(np.array([r]))
+                    done.append(tag)
+                    continue
+                if spell.point:
+                    gap = math.hypot(cast.x - u.x[r], cast.y - u.y[r]) - u.radius[r]
+                else:
+                    gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
+                if gap > spell.range:
+                    continue
+                if spell.energy and not self.spend(tag, spell.energy):
+                    u.finish_orders(np.array([r]))  # (spent meanwhile)
+                    done.append(tag)
+                    continue
+                cast.fire_at = loop + spell.channel
+                if spell.cooldown:
+                    self.ready[(tag, cast.ability)] = loop + spell.cooldown
+                u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
+                u.eng[r] = 0
+            if loop < cast.fire_at:
+                continue
+            done.append(tag)
+            u.finish_orders(np.array([r]))
+            if cast.ability == EMP:
+                self._emp(cast.x, cast.y)
+            elif cast.ability == AUTO_TURRET:
+                self._turret(int(u.owner[r]), cast.x, cast.y)
+            elif not lost:
+                self._damage(t, spell.damage)
+        for tag in done:
+            del self.casts[tag]
+        if done:
+            w.touch()
+
+    def _turret(self, owner: int, x: float, y: float) -> None:
+        """An Auto-Turret (a 2 x 2 structure, its centre on the grid's corners (m)) that shoots
+        with its client weapon and is gone after :data:`AUTO_TURRET_LOOPS`."""
+        tag = int(self.w.spawn(AUTO_TURRET_UNIT, owner, [float(round(x))], [float(round(y))])[0])
+        self.timed[tag] = self.w.loop + AUTO_TURRET_LOOPS
+
+    def _emp(self, x: float, y: float) -> None:
+        """EMP Round: every unit (friend or foe) whose edge is within :data:`EMP_RADIUS` of the
+        point loses up to 100 shields and 100 energy (LP:Ghost)."""
+        u = self.w.u
+        hit = np.nonzero(np.hypot(u.x - x, u.y - y) - u.radius <= EMP_RADIUS)[0]
+        for r in hit.tolist():
+            u.shield[r] = max(0.0, float(u.shield[r]) - EMP_DRAIN)
+            tag = int(u.tag[r])
+            if tag in self.energy:
+                self._set(tag, max(0.0, self.energy_of(tag) - EMP_DRAIN))
+
+    def _damage(self, r: int, amount: float) -> None:
+        """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies."""
+        u = self.w.u
+        take = min(float(u.shield[r]), amount)
+        u.shield[r] -= take
+        u.hp[r] -= amount - take
+        if u.hp[r] <= 0.0:
+            self.w.remove_tags([int(u.tag[r])])
+
+    def _heal_cmd(self, c: Command) -> int:
+        """An explicit heal: the target must be a biological unit of the player (the heal itself
+        is the autocast's, which every Medivac does)."""
+        u = self.w.u
+        if c.trow < 0:
+            return MUST_TARGET_UNIT
+        if not _BIO[u.ti[c.trow]] or int(u.owner[c.trow]) != c.player:
+            return CANT_TARGET_THAT_UNIT
+        return SUCCESS if len(self._casters(c, frozenset({MEDIVAC}))) else ERROR
+
+    # ------------------------------------------------------------------ the economy's step
+    def upkeep(self, loop: int) -> None:
+        """Per economy step: register new units with energy, cloaks that ran out of energy, MULE
+        returns and MULEs at the end of their life, scans that ended, Medivac heals."""
+        self._register()
+        if self.cloaked:
+            out = [t for t in self.cloaked if self.energy_of(t, loop) <= 0.0]
+            for t in out:
+                del self.cloaked[t]
+                self._set(t, 0.0)
+            if out:
+                self.w.touch()
+        if self.mules:
+            self._mules(loop)
+        if self.casts:
+            self._casts(loop)
+        if self.timed:
+            gone = [t for t, end in self.timed.items() if end <= loop]
+            for t in gone:
+                del self.timed[t]
+            if gone:
+                self.w.remove_tags(gone)
+        if self.scans:
+            n = len(self.scans)
+            self.scans = [s for s in self.scans if s.end > loop]
+            if len(self.scans) != n:
+                self.w.touch()
+        dt = loop - self._last
+        self._last = loop
+        # (while nobody was healed the world may have skipped loops; a unit hurt in them is healed
+        # from this loop on)
+        self._heal(max(dt, 0) if self._healing else min(dt, 1))
+
+    def _mules(self, loop: int) -> None:
+        w = self.w
+        gone: list[int] = []
+        for tag, m in self.mules.items():
+            while m.trips and m.next_trip <= loop:
+                m.trips -= 1
+                m.next_trip += MULE_TRIP_LOOPS
+                res = w.harvest.resources.get(m.field) if m.field else None
+                if res is None or res.contents <= 0:
+                    continue
+                take = min(MULE_CARRY, res.contents)
+                res.contents -= take
+                w.harvest._contents_dirty.add(res.tag)
+                if res.contents <= 0:
+                    w.harvest._deplete(res)
+                w.supply.earn(m.owner, take, False)
+                w.supply.revision += 1
+            if m.end <= loop:
+                gone.append(tag)
+        for tag in gone:
+            del self.mules[tag]
+        if gone:
+            w.remove_tags(gone)
+
+    def _heal(self, dt: int) -> None:
+        """Every Medivac with energy heals the nearest hurt biological unit of its player within
+        range for ``dt`` loops (the horizon keeps ``dt`` at 1 while any heals)."""
+        self._healing = False
+        u = self.w.u
+        medivacs = np.nonzero(u.unit_id == MEDIVAC)[0]
+        if not len(medivacs) or dt <= 0:
+            return
+        top = TYPES.hp_max[u.ti] + self.w.research.life_bonus()
+        hurt = np.nonzero(_BIO[u.ti] & (u.hp < top) & (u.hp > 0))[0]
+        if not len(hurt):
+            return
+        for r in medivacs.tolist():
+            tag = int(u.tag[r])
+            e = self.energy_of(tag)
+            if e <= 0.0:
+                continue
+            mine = hurt[u.owner[hurt] == u.owner[r]]
+            if not len(mine):
+                continue
+            d = np.hypot(u.x[mine] - u.x[r], u.y[mine] - u.y[r]) - u.radius[mine] - u.radius[r]
+            k = int(np.argmin(d))
+            if d[k] > HEAL_RANGE:
+                continue
+            t = int(mine[k])
+            amount = min(HEAL_PER_LOOP * dt, float(top[t] - u.hp[t]), e * HEAL_PER_ENERGY)
+            if amount <= 0:
+                continue
+            u.hp[t] += amount
+            self._set(tag, e - amount / HEAL_PER_ENERGY)
+            self._healing = True
+
+    def forget(self, alive: set[int]) -> None:
+        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed):
+            for tag in [t for t in d if t not in alive]:
+                del d[tag]  # type: ignore[attr-defined]
+        self.supplied &= alive
+        for key in [k for k in self.ready if k[0] not in alive]:
+            del self.ready[key]
+
+    def horizon(self, loop: int) -> int:
+        """Loops until the next thing this system must do on time (>= 1): a MULE's return or
+        end, a scan's end, a cloak running out of energy; 1 while a Medivac heals."""
+        if self._healing:
+            return 1
+        h = 1 << 30
+        for cast in self.casts.values():
+            h = min(h, cast.fire_at - loop if cast.fire_at >= 0 else 1)
+        for m in self.mules.values():
+            h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
+        for s in self.scans:
+            h = min(h, s.end - loop)
+        for end in self.timed.values():
+            h = min(h, end - loop)
+        for tag in self.cloaked:
+            h = min(h, math.ceil(self.energy_of(tag, loop) / CLOAK_PER_LOOP))
+        return max(1, h)
+
+    # ------------------------------------------------------------------ what others ask
+    def extra_supply(self, tag: int) -> int:
+        """Supply a depot gets beyond its type's (Extra Supplies)."""
+        return EXTRA_SUPPLY if tag in self.supplied else 0
+
+    def scan_discs(self, player: int) -> list[Scan]:
+        """The player's active scans (vision sees them; detection detects in them)."""
+        return [s for s in self.scans if s.owner == player]
+
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """Append the casts the unit of row ``r`` may use now (the real client's command card
+        lists a spell once its caster has the energy and the research): (ability, requires a
+        point) (m: the flag as the ability's target kind)."""
+        u = self.w.u
+        tag, uid = int(u.tag[r]), int(u.unit_id[r])
+        if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) \
+                and self.ready.get((tag, YAMATO), 0) <= self.w.loop:
+            out.append((YAMATO, False))
+        if tag not in self.energy:
+            return
+        e = self.energy_of(tag)
+        if uid == 132 and e >= CALLDOWN_ENERGY:
+            out += [(CALLDOWN_MULE, True), (SUPPLY_DROP, False), (SCANNER_SWEEP, True)]
+        elif uid == MEDIVAC:
+            out.append((MEDIVAC_HEAL, False))
+        elif uid == RAVEN and e >= SPELLS[AUTO_TURRET].energy:
+            out.append((AUTO_TURRET, True))
+        elif uid in CLOAK_RESEARCH:
+            if uid == GHOST:
+                out += [(ab, SPELLS[ab].point) for ab in (SNIPE, EMP) if e >= SPELLS[ab].energy]
+            on = 392 if uid == BANSHEE else 382
+            if tag in self.cloaked:
+                out.append((on + 1, False))
+            elif e >= CLOAK_ENERGY and self.w.research.has(player, CLOAK_RESEARCH[uid]):
+                out.append((on, False))
+
+    # ------------------------------------------------------------------ observation
+    def extras(self, parts: dict[int, bytes]) -> None:
+        """``energy`` and ``energy_max`` of every unit with energy; MULEs mining: their gather
+        order on their field."""
+        loop = self.w.loop
+        for tag, (_, _, top) in self.energy.items():
+            parts[tag] = parts.get(tag, b"") + struct.pack("<HfHf", 0x018D, self.energy_of(tag, loop), 0x02AD, top)
+        for tag, m in self.mules.items():
+            if m.field:
+                parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
+
+
+ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, *SPELLS,
+                       *CLOAK_ON, *CLOAK_OFF})
+"""Every ability this system carries out (the generic gather 3666 reaches it for MULEs through
+the economy's gather)."""
