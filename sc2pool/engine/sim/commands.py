@@ -385,14 +385,15 @@ class CommandPath:
         return self.w.research.stim(c.player, c.rows)  # (needs Stimpack researched)
 
     def _smart(self, c: Command) -> int:
-        # on a hostile unit: attack it; on the player's own transport: enter it; SCVs on a
-        # damaged machine or structure: repair it; on any other unit: follow it; on a point: move
+        # on a hostile unit: attack it; SCVs on a damaged machine or structure of their own:
+        # repair it; on the player's own transport: enter it; on any other unit: follow it; on a
+        # point: move there
         if c.trow >= 0 and c.hostile:
             return self._attack(c, D.ATTACK_ATTACK)
         if c.trow >= 0 and not c.hostile:
-            res = self.w.transport.smart(c)
+            res = self.w.repair.smart(c)
             if res is None:
-                res = self.w.repair.smart(c)
+                res = self.w.transport.smart(c)
             if res is not None:
                 return res
         return self._move(c)
