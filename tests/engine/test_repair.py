@@ -78,9 +78,36 @@ def test_what_an_scv_may_repair() -> None:
     assert act(g, REPAIR_SCV, [scv]) == C.MUST_TARGET_UNIT
     w.u.hp[w.u.row(tank)] = 175.0
     assert act(g, REPAIR_SCV, [scv], target=tank) == C.ERROR  # full
-    # smart on a damaged Bunker of its own: repair
-    b = w.construction.add_structure(BUNKER, 1, 30.0, 36.0)
+
+
+def _melee_spots(g: Any, unit_id: int, n: int) -> list[int]:
+    """``n`` finished structures of player 1 on open spots near its start (a ladder map)."""
+    w = g.world
+    sx, sy = g.scenario.starts[1]
+    out: list[int] = []
+    for dx in (-9.5, 9.5, 0.5, -5.5, 5.5):
+        for dy in (-9.5, 9.5, 0.5, -5.5, 5.5):
+            if len(out) < n and w.placement.fits(unit_id, sx + dx, sy + dy) == C.SUCCESS:
+                out.append(w.construction.add_structure(unit_id, 1, sx + dx, sy + dy))
+    assert len(out) == n
+    return out
+
+
+def _melee() -> Any:
+    from test_melee import joined
+
+    g = joined()
+    g.world.supply.minerals[1] = g.world.supply.vespene[1] = 10_000
+    return g
+
+
+def test_smart_of_an_scv_on_a_damaged_bunker_repairs_it_on_a_ladder_map() -> None:
+    g = _melee()
+    w = g.world
+    [b] = _melee_spots(g, BUNKER, 1)
     w.u.hp[w.u.row(b)] = 300.0
+    bx, by = float(w.u.x[w.u.row(b)]), float(w.u.y[w.u.row(b)])
+    [scv] = w.spawn(D.SCV, 1, [bx + 2.5], [by]).tolist()
     assert act(g, SMART, [scv], target=b) == C.SUCCESS
     assert [o.ability_id for o in unit(g, scv).orders] == [REPAIR_SCV]
     g.step(200)
@@ -100,10 +127,10 @@ def test_burnysc2_sees_the_scv_repairing_its_target() -> None:
 
 
 def test_a_structure_below_a_third_of_its_life_burns_down_unless_repaired_above_it() -> None:
-    g, w = rich_eco()
-    rax = w.construction.add_structure(BARRACKS, 1, 30.0, 30.0)
-    depot = w.construction.add_structure(D.SUPPLYDEPOT, 1, 36.0, 36.0)
-    ok = w.construction.add_structure(BARRACKS, 1, 30.0, 40.0)
+    g = _melee()
+    w = g.world
+    rax, ok = _melee_spots(g, BARRACKS, 2)
+    [depot] = _melee_spots(g, D.SUPPLYDEPOT, 1)
     w.u.hp[w.u.row(rax)] = 300.0  # below 1000 / 3
     w.u.hp[w.u.row(ok)] = 340.0  # above
     w.u.hp[w.u.row(depot)] = 1.0
@@ -113,10 +140,19 @@ def test_a_structure_below_a_third_of_its_life_burns_down_unless_repaired_above_
     assert depot in w.dead_tags  # (reported in dead_units; the observation above consumed it)
     assert depot not in {x.tag for x in g.observation(1).observation.raw_data.units}
     # repaired above the third: the fire stops
-    [scv] = w.spawn(D.SCV, 1, [33.5], [30.0]).tolist()
+    r = w.u.row(rax)
+    [scv] = w.spawn(D.SCV, 1, [float(w.u.x[r]) + 2.5], [float(w.u.y[r])]).tolist()
     assert act(g, REPAIR_SCV, [scv], target=rax) == C.SUCCESS
     g.step(1200)
     hp = unit(g, rax).health
     assert hp > 1000 / 3
     g.step(100)
     assert unit(g, rax).health >= hp
+
+
+def test_the_flat_arenas_structures_do_not_burn() -> None:
+    g, w = rich_eco()  # (their games stay as recorded)
+    rax = w.construction.add_structure(BARRACKS, 1, 30.0, 30.0)
+    w.u.hp[w.u.row(rax)] = 300.0
+    g.step(100)
+    assert unit(g, rax).health == 300.0

@@ -9,11 +9,13 @@
   cost for a full repair, proportionally, as it goes.  Several SCVs add up.  It stops (its order
   done) when the target is full, dies or the player cannot pay the next mineral or gas.  Its
   reported order is the repair ability on the target (burnysc2's ``is_repairing``).  Autocast
-  is not simulated.
+  is not simulated.  Smart of SCVs on a damaged target repairs it on the ladder maps (the melee
+  game); the flat arenas keep following it, as they always have (their games stay as recorded).
 - **Burning down** (LP:Repair: "Terran buildings catching fire and receiving damage below 33%
   life"; TL.net "[G] Health Bar Color": below 1/3 of their life they lose life): a finished
   Terran structure below a third of its life loses ``BURN_PER_LOOP`` life per game loop until it
-  dies or is repaired above the third.
+  dies or is repaired above the third.  On the ladder maps (the melee game) only: the flat
+  arenas' structures keep their life, as they always have.
 """
 
 from __future__ import annotations
@@ -97,7 +99,11 @@ class Repair:
     def active(self) -> bool:
         """Whether :meth:`update` has anything to do: SCVs repairing, or a game whose Terran
         structures may burn."""
-        return bool(self.repairing) or (self.w.has_economy and bool(self._burn_rows().size))
+        return bool(self.repairing) or (self._burns() and bool(self._burn_rows().size))
+
+    def _burns(self) -> bool:
+        """Whether structures burn in this game: the melee game on a ladder map."""
+        return self.w.has_economy and self.w.pathing.active
 
     def _burn_rows(self) -> np.ndarray:
         """Rows of finished Terran structures below a third of their life."""
@@ -119,7 +125,7 @@ class Repair:
     def horizon(self) -> int:
         """Loops before a burning structure could burn down (repairs step loop by loop: their
         SCVs follow their targets)."""
-        rows = self._burn_rows()
+        rows = self._burn_rows() if self._burns() else np.zeros(0, np.int64)
         if not len(rows):
             return 1 << 30
         return max(1, int(math.ceil(float(self.w.u.hp[rows].min()) / BURN_PER_LOOP)))
@@ -138,7 +144,7 @@ class Repair:
         """Smart of SCVs on a damaged machine or structure of their player: repair (None when it
         is no such target: the command goes on as a unit order)."""
         u = self.w.u
-        if c.trow < 0 or not self.w.has_economy:
+        if c.trow < 0 or not self._burns():  # (the ladder maps' melee game)
             return None
         if not np.isin(u.unit_id[c.rows], np.array(sorted(REPAIRERS))).all():
             return None
@@ -183,7 +189,7 @@ class Repair:
         u = w.u
         if self.repairing:
             self._repair(h)
-        if not w.has_economy:
+        if not self._burns():
             return NO_DEATHS
         rows = self._burn_rows()
         if not len(rows):
