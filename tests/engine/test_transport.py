@@ -231,3 +231,57 @@ def test_the_abilities_query_lists_load_unload_and_salvage() -> None:
     assert {LOAD_BUNKER, SALVAGE} <= abilities(b) and UNLOADALL_BUNKER not in abilities(b)
     _load_all(g, b, marines)
     assert {LOAD_BUNKER, UNLOADALL_BUNKER} <= abilities(b) and SALVAGE not in abilities(b)
+
+
+@pytest.mark.timeout(120)
+def test_burnysc2_loads_a_bunker_and_a_medivac_and_unloads_them() -> None:
+    pytest.importorskip("sc2")
+    import sys
+
+    import sc2.main  # noqa: F401  (resets loguru)
+    from engine_harness import play_bot
+    from loguru import logger
+    from sc2.bot_ai import BotAI
+    from sc2.ids.ability_id import AbilityId
+    from sc2.ids.unit_typeid import UnitTypeId as U
+    from sc2.position import Point2
+
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+
+    class CargoBot(BotAI):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[str, Any]] = []
+            self.phase = 0
+
+        async def on_step(self, iteration: int) -> None:
+            home = self.start_location
+            if iteration == 0:
+                await self.client.debug_create_unit([[U.BUNKER, 1, Point2((home.x + 0.5, home.y + 10.5)), 1],
+                                                     [U.MEDIVAC, 1, home.offset(Point2((-6, -6))), 1],
+                                                     [U.MARINE, 6, home.offset(Point2((6, -6))), 1]])
+                return
+            bunker, medivac = self.structures(U.BUNKER), self.units(U.MEDIVAC)
+            marines = self.units(U.MARINE)
+            if not bunker or not medivac:
+                return
+            b, m = bunker.first, medivac.first
+            if self.phase == 0 and len(marines) == 6:
+                for marine in marines[:4]:
+                    marine.smart(b)
+                m(AbilityId.LOAD_MEDIVAC, marines[4])
+                self.phase = 1
+            elif self.phase == 1 and b.cargo_used == 4 and m.has_cargo:
+                self.seen.append(("bunker", (b.cargo_used, b.cargo_max, len(b.passengers_tags), len(marines))))
+                self.seen.append(("medivac", (m.cargo_used, m.cargo_max)))
+                b(AbilityId.UNLOADALL_BUNKER)
+                m(AbilityId.UNLOADALLAT_MEDIVAC, m.position.offset(Point2((-3, 0))))
+                self.phase = 2
+            elif self.phase == 2 and len(marines) == 6 and not b.has_cargo and not m.has_cargo:
+                self.seen.append(("out", len(marines)))
+                await self.client.leave()
+
+    bot = CargoBot()
+    play_bot("TerranEconomy", bot, seed=1)
+    assert bot.seen == [("bunker", (4, 4, 4, 1)), ("medivac", (1, 8)), ("out", 6)]
