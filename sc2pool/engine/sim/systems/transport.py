@@ -46,6 +46,7 @@ from sc2pool.engine.sim.units import (
     INT_FIELDS,
     MOVE,
     NO_DEATHS,
+    TRANSFORM,
     TYPES,
     Deaths,
     Order,
@@ -219,6 +220,8 @@ class Transport:
         tid = int(u.unit_id[trow])
         if passenger_row == trow or TYPES.is_flying[u.ti[passenger_row]] or TYPES.structure[u.ti[passenger_row]]:
             return False
+        if int(u.kind[passenger_row]) == TRANSFORM:
+            return False  # (changing form: it boards once the change is done)
         if int(u.owner[passenger_row]) != int(u.owner[trow]):
             return False
         size = cargo_size(uid)
@@ -346,6 +349,7 @@ class Transport:
                 ax, ay = w.pathing.free_points(ax, ay)
             ax, ay = w.collision.free_spots(p.unit_id, ax, ay)
             F, I = p.F.copy(), p.I.copy()  # noqa: E741
+            F[_RESET_F, 0] = 0.0  # (no order, no walk: it comes out idle)
             F[0, 0], F[1, 0] = float(ax[0]), float(ay[0])
             for name in ("kind", "ability", "ttag", "eng", "scan"):
                 I[_INT[name], 0] = 0
@@ -552,6 +556,8 @@ class Transport:
 _INT = {name: k for k, name in enumerate(INT_FIELDS)}
 """Index of each int column in the store's block."""
 _HP, _SHIELD = FLOAT_FIELDS.index("hp"), FLOAT_FIELDS.index("shield")
+_RESET_F = np.array([k for k, name in enumerate(FLOAT_FIELDS) if name not in ("x", "y", "facing", "hp", "shield", "cd")])
+"""The float columns a unit leaving a transport starts afresh (its order's points, its walk)."""
 
 
 def _passenger_bytes(p: Passenger) -> bytes:
