@@ -51,7 +51,10 @@ def test_marines_walk_into_a_bunker_leave_the_map_and_are_reported_as_its_passen
     assert pc(g).food_used == food  # passengers still use their food
     # full: a fifth Marine is refused; nobody can target the ones inside
     [fifth] = w.spawn(D.MARINE, 1, [25.0], [34.0]).tolist()
-    assert act(g, SMART, [fifth], target=b) == C.ERROR
+    assert act(g, SMART, [fifth], target=b) == C.SUCCESS  # (it follows the Bunker)
+    g.step(60)
+    assert fifth in _tags(g) and unit(g, b).cargo_space_taken == 4
+    assert act(g, LOAD_BUNKER, [b], target=fifth) == C.ERROR
     assert act(g, D.ATTACK_ATTACK, [fifth], target=marines[0]) == C.CANT_TARGET_THAT_UNIT
 
 
@@ -195,6 +198,7 @@ def test_unload_all_at_the_medivac_itself_unloads_where_it_is() -> None:
     assert act(g, LOAD, [m], target=tags[0]) == C.SUCCESS
     g.step(80)
     x, y = w.u.x[w.u.row(m)], w.u.y[w.u.row(m)]
+    assert act(g, 3669, [m]) == C.ERROR  # neither a point nor a unit
     assert act(g, 3669, [m], target=m) == C.SUCCESS  # generic UNLOADALLAT on itself
     g.step(2)
     got = unit(g, tags[0])

@@ -188,11 +188,14 @@ class Transport:
             return self._load_cmd(c)
         if ab in UNLOAD_ALL:
             return self._unload_cmd(c, None)
+        if c.pos is None and c.trow < 0:
+            return ERROR  # (unload all at: a point, or the transport itself)
         return self._unload_cmd(c, c.pos)
 
     def smart(self, c: Command) -> int | None:
         """Smart of the player's units on the player's own transport: those that fit walk in
-        (None when the target is no transport of theirs: the command goes on as a unit order)."""
+        (None when the target is no transport of theirs or none of them fits: the command goes
+        on as a unit order, a follow)."""
         u = self.w.u
         if c.trow < 0 or int(u.owner[c.trow]) != c.player or not _TRANSPORT_LUT[u.ti[c.trow]]:
             return None
@@ -202,7 +205,7 @@ class Transport:
         for i in c.rows.tolist():
             if self._board(i, c.trow):
                 ok = True
-        return SUCCESS if ok else ERROR
+        return SUCCESS if ok else None
 
     def _ready(self, trow: int) -> bool:
         """A transport that may take units now (a finished Bunker not being salvaged)."""
