@@ -130,6 +130,9 @@ def test_salvage_removes_an_empty_bunker_and_refunds_75_percent() -> None:
         return ledger.minerals[1] - ledger.collected_minerals[1]
 
     minerals = net()
+    gone: list[int] = []
+    after = g.scenario.after_loop
+    g.scenario.after_loop = lambda d: (gone.extend(d.tags.tolist()), after(d))[1]  # type: ignore[method-assign]
     assert act(g, SALVAGE, [b]) == C.SUCCESS
     g.step(T.SALVAGE_LOOPS - 1)
     assert b in _tags(g)
@@ -137,6 +140,7 @@ def test_salvage_removes_an_empty_bunker_and_refunds_75_percent() -> None:
     obs = g.observation(1).observation
     assert b not in {x.tag for x in obs.raw_data.units} and b in obs.raw_data.event.dead_units
     assert net() == minerals + 75
+    assert gone == [b]  # (the scenario sees a structure go: a melee game may end)
 
 
 def _medivac(*cargo: int) -> tuple[Any, Any, int, list[int]]:
