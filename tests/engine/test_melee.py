@@ -23,7 +23,7 @@ MAP = "AbyssalReefLE.SC2Map"
 TERRAN, ZERG, PROTOSS, RANDOM = 1, 2, 3, 4
 VISIBLE, SNAPSHOT = 1, 2
 SELF, NEUTRAL, ENEMY = 1, 3, 4
-LOWER_DEPOT, RAISE_DEPOT, REPAIR_SCV = 556, 558, 316
+LOWER_DEPOT, RAISE_DEPOT, BLINK = 556, 558, 1442
 NOT_SUPPORTED = 2
 
 
@@ -227,9 +227,10 @@ def test_an_ability_the_engine_does_not_simulate_is_refused_and_reported() -> No
     g = joined()
     scv = next(u for u in own(g) if u.unit_type == D.SCV)
     cc = next(u for u in own(g) if u.unit_type == D.COMMANDCENTER)
-    assert g.action(1, command(REPAIR_SCV, [scv.tag], target=cc.tag)).result == [NOT_SUPPORTED]
+    # (a Stalker's Blink: the SCV's repair, the example before, is simulated now)
+    assert g.action(1, command(BLINK, [scv.tag], target=cc.tag)).result == [NOT_SUPPORTED]
     errors = g.observation(1).action_errors
-    assert [(e.unit_tag, e.ability_id, e.result) for e in errors] == [(scv.tag, REPAIR_SCV, NOT_SUPPORTED)]
+    assert [(e.unit_tag, e.ability_id, e.result) for e in errors] == [(scv.tag, BLINK, NOT_SUPPORTED)]
 
 
 def test_destructible_rocks_can_be_attacked_and_free_their_ground_when_destroyed() -> None:

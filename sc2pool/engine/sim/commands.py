@@ -82,6 +82,8 @@ CANT_TARGET_EXHAUSTED_RESOURCES = 200
 
 EFFECT_STIM_MARAUDER = 253
 _WORKER_IDS = np.array(sorted(WORKERS))
+TRANSPORTS = frozenset({24, 54})
+"""Bunker, Medivac: the transports ``systems/transport.py`` simulates."""
 _PRODUCER_IDS = np.array(sorted(PRODUCERS))
 
 log = logging.getLogger(__name__)
@@ -162,12 +164,18 @@ class CommandPath:
         from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
         from sc2pool.engine.sim.systems.modes import ABILITIES as MODE_ABILITIES
         from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
+        from sc2pool.engine.sim.systems.repair import ABILITIES as REPAIR_ABILITIES
         from sc2pool.engine.sim.systems.research import abilities as research_abilities
+        from sc2pool.engine.sim.systems.transport import ABILITIES as TRANSPORT_ABILITIES
 
         self.modes = simulated_modes()
         """Mode morphs the engine simulates at once (lower/raise a supply depot)."""
         self.forms = MODE_ABILITIES
         """Form changes with a transition (siege, lift off, land, ...): ``systems/modes.py``."""
+        self.transport_abilities = TRANSPORT_ABILITIES
+        """Load, unload, salvage: ``systems/transport.py``."""
+        self.repair_abilities = REPAIR_ABILITIES
+        """Repair: ``systems/repair.py``."""
         for table, handler in ((TRAINS, self._train), (RALLY_ABILITIES, self._rally),
                                (CANCEL_LAST_ABILITIES, self._cancel_last), (BUILDS, self._build),
                                (GATHER_ABILITIES, self._gather), (RETURN_ABILITIES, self._return)):
@@ -214,6 +222,10 @@ class CommandPath:
             return w.morph.mode(player, ability, rows)
         if ability in self.forms:
             return w.modes.command(cmd)
+        if ability in self.transport_abilities:
+            return w.transport.command(cmd)
+        if ability in self.repair_abilities:
+            return w.repair.command(cmd)
         handler = self.targeted.get(ability)
         if handler is None:
             not_simulated(ability, "this game has no economy" if ability in self.economic
@@ -337,6 +349,8 @@ class CommandPath:
             if w.harvest.can_return(int(u.tag[r])):
                 out.append((rules.return_ability, False))
             return out
+        if uid in TRANSPORTS:
+            w.transport.available(r, out)
         s = w.construction.structures.get(int(u.tag[r]))
         if s is not None and s.ready:
             w.production.available(player, s, out)
@@ -383,9 +397,17 @@ class CommandPath:
         return self.w.research.stim(c.player, c.rows)  # (needs Stimpack researched)
 
     def _smart(self, c: Command) -> int:
-        # on a hostile unit: attack it; on any other unit: follow it; on a point: move there
+        # on a hostile unit: attack it; SCVs on a damaged machine or structure of their own:
+        # repair it; on the player's own transport: enter it; on any other unit: follow it; on a
+        # point: move there
         if c.trow >= 0 and c.hostile:
             return self._attack(c, D.ATTACK_ATTACK)
+        if c.trow >= 0 and not c.hostile:
+            res = self.w.repair.smart(c)
+            if res is None:
+                res = self.w.transport.smart(c)
+            if res is not None:
+                return res
         return self._move(c)
 
     def _move(self, c: Command) -> int:

@@ -353,6 +353,28 @@ class UnitStore:
             for t in gone.tolist():
                 self.queues.pop(t, None)
 
+    def extract(self, rows: np.ndarray | list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Take the units of ``rows`` out of the store (a unit entering a transport): returns
+        their float and int columns, for :meth:`insert` to put them back with the same tag.
+        Their queued orders are dropped."""
+        rows = np.asarray(rows, dtype=np.int64)
+        F, I = self.F[:, rows].copy(), self.I[:, rows].copy()  # noqa: E741
+        mask = np.ones(len(self), dtype=bool)
+        mask[rows] = False
+        self.keep(mask)
+        return F, I
+
+    def insert(self, F: np.ndarray, I: np.ndarray) -> np.ndarray:  # noqa: E741
+        """Put units taken out by :meth:`extract` back (a unit leaving a transport), each at the
+        row its tag sorts to, so that ``tag`` stays ascending; returns their rows."""
+        order = np.argsort(I[0], kind="stable")
+        F, I = F[:, order], I[:, order]  # noqa: E741
+        at = self.tag.searchsorted(I[0])
+        self.F = np.insert(self.F, at, F, axis=1)
+        self.I = np.insert(self.I, at, I, axis=1)
+        self._bind()
+        return self.rows(I[0])
+
     def rows(self, tags: np.ndarray) -> np.ndarray:
         """Row index per tag, -1 where the tag is not alive."""
         tags = np.asarray(tags, dtype=np.int64)

@@ -47,9 +47,11 @@ from sc2pool.engine.sim.systems.morph import Morph
 from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.production import Production
+from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
+from sc2pool.engine.sim.systems.transport import Transport
 from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.systems.workers import Workers
 from sc2pool.engine.sim.units import (
@@ -69,6 +71,16 @@ from sc2pool.engine.sim.units import (
 # Order kinds that keep a unit busy every loop (the world steps loop by loop while any has one).
 _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
+
+
+def _merge(a: Deaths, b: Deaths) -> Deaths:
+    """Deaths of one advance from two systems (combat's, then a transport's or a fire's)."""
+    if not len(b):
+        return a
+    if not len(a):
+        return b
+    return Deaths(np.concatenate((a.tags, b.tags)), np.concatenate((a.unit_types, b.unit_types)),
+                  np.concatenate((a.owners, b.owners)))
 
 
 class World:
@@ -98,6 +110,7 @@ class World:
         self.placement = Placement(self)
         self.morph = Morph(self)
         self.modes = Modes(self)
+        self.transport = Transport(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
         self.races: dict[int, RaceRules] = {}
@@ -113,6 +126,7 @@ class World:
         self.research = Research(self)
         self.abilities = Abilities(self)
         self.detection = Detection(self)
+        self.repair = Repair(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -169,6 +183,8 @@ class World:
 
         # --- fire: weapons that are ready fire, hits due land
         damage, died, fire, explode = self.combat.fire(loop, in_range, tgt, dx, dy)
+        if self.transport.armed:  # units inside Bunkers fire from them
+            damage = self.transport.fire(loop, damage)
 
         # --- movement: walkers to their points or targets, going round blockers
         moved, walking, point_goal, pg, chase, mobile = self.locomotion.move(loop, has_t, in_range, follow, tsafe,
@@ -250,6 +266,8 @@ class World:
         if u.version != self._econ_version:  # units were killed or removed: forget their records
             self._econ_version = u.version
             alive = set(u.tag.tolist())
+            if self.transport.cargo:  # (units inside transports live on)
+                alive |= self.transport.tags()
             self.workers.forget(alive)
             self.construction.forget(alive)
             self.addons.forget(alive)
@@ -314,6 +332,7 @@ class World:
         self.modes.extras(parts)
         self.abilities.extras(parts)
         self.detection.extras(player, parts)
+        self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
@@ -331,6 +350,10 @@ class World:
             h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
+        if self.transport.active:  # (a Medivac's next drop, a salvage's end)
+            h = min(h, self.transport.horizon())
+        if self.repair.active:  # (a burning structure's death)
+            h = min(h, self.repair.horizon())
         return h
 
     def advance(self, h: int) -> Deaths:
@@ -340,6 +363,10 @@ class World:
         deaths = self.fast_forward(h) if h > 1 else self.step_loop()
         if self.modes.active:
             self.modes.update()
+        if self.transport.active:
+            deaths = _merge(deaths, self.transport.update())
+        if self.repair.active:
+            deaths = _merge(deaths, self.repair.update(h))
         if self.has_economy:
             self.advance_economy()
         return deaths
@@ -357,8 +384,11 @@ class World:
         terrain = self.pathing.active
         if terrain and _count(self.pathing.pending()):
             return 1  # new orders' paths are planned by the next loop's walkers (locomotion)
+        bunkers = self.transport.quiet_bound() if self.transport.armed else 1 << 30
+        if bunkers <= 1:
+            return 1  # a Bunker fires (or may) now
         if self._static_until > self.loop:
-            return self._static_until - self.loop
+            return min(self._static_until - self.loop, bunkers)
         if self.combat.p_due.size:
             return 1  # hits in flight: step loop by loop until they land
         u = self.u
@@ -395,8 +425,8 @@ class World:
         if h > 1 and terrain and (len(self.pathing.violators()) or
                                   (any_moving and not self.pathing.segments_free(m))):
             h = 1  # somebody stands on a blocked cell or walks into one: loop by loop
-        h = max(1, h)
-        if not any_moving and h > 1:
+        h = max(1, min(h, bunkers))
+        if not any_moving and h > 1 and bunkers == 1 << 30:
             # nobody moves and nobody can see a target: frozen until an order or a spawn
             self._static_until = self.loop + (1 << 30)
         return h

@@ -27,6 +27,10 @@ have no terrain: ``active`` is false there and nothing here runs):
 - ``RequestQuery.pathing`` distances and game_info's pathing grid (:meth:`distance`,
   :meth:`blocked_cells`).
 
+*Reapers* (``JUMPERS``) walk up and down cliffs (LP:Reaper): they stand, walk and plan their paths
+on a second grid, the pathable cells plus the cliff cells between two levels (``jump_grid``),
+less the same blockers, with its own PathFinder (made when the first Reaper walks).
+
 Rules and measurements: ``docs/engine.md``, "Terrain in the simulation".
 """
 
@@ -87,6 +91,12 @@ WINDOW = 3
 """The nearest free point of a unit on a blocked cell is searched within this many cells first."""
 _OFF = np.stack(np.meshgrid(np.arange(-WINDOW, WINDOW + 1), np.arange(-WINDOW, WINDOW + 1)), axis=0).reshape(2, -1)
 _OFF1 = np.stack(np.meshgrid(np.arange(-1, 2), np.arange(-1, 2)), axis=0).reshape(2, -1)
+JUMPERS = frozenset({49})
+"""Types that walk up and down cliffs: the Reaper (LP:Reaper)."""
+_JUMPER_LUT = np.isin(TYPES.unit_id, np.array(sorted(JUMPERS)))
+JUMP_REACH = 3
+"""An unpathable cell is a cliff a Reaper crosses when pathable cells of two different levels lie
+within this many cells of it (m: cliff faces are 1-3 cells wide)."""
 _PRISTINE: dict[tuple[str, int, int], PathFinder] = {}
 """One PathFinder per ladder map without any blocker (a game copies it: building one takes about
 a second, a copy a few ms)."""
@@ -99,6 +109,33 @@ def _pristine(m: MapSpec) -> PathFinder:
     pf = _PRISTINE.get(key)
     if pf is None:
         pf = _PRISTINE[key] = PathFinder(m.pathable)
+    return pf
+
+
+_PRISTINE_JUMP: dict[tuple[str, int, int], PathFinder] = {}
+
+
+def jump_grid(m: MapSpec) -> np.ndarray:
+    """bool[h, w]: where a Reaper may stand and walk without units: the pathable cells, plus the
+    unpathable cells with pathable cells of two different cliff levels within ``JUMP_REACH``
+    cells (the cliff faces between levels; a doodad that close to a cliff counts too (m))."""
+    from scipy import ndimage
+
+    path = np.asarray(m.pathable, dtype=bool)
+    level = np.asarray(m.ladder.level, dtype=np.int16)  # type: ignore[attr-defined]
+    size = 2 * JUMP_REACH + 1
+    hi = ndimage.maximum_filter(np.where(path, level, -1), size=size, mode="constant", cval=-1)
+    lo = ndimage.minimum_filter(np.where(path, level, 99), size=size, mode="constant", cval=99)
+    return path | ((hi >= 0) & (lo < 99) & (hi > lo))
+
+
+def _pristine_jump(m: MapSpec) -> PathFinder:
+    from sc2pool.engine.terrain import PathFinder
+
+    key = (m.name, m.width, m.height)
+    pf = _PRISTINE_JUMP.get(key)
+    if pf is None:
+        pf = _PRISTINE_JUMP[key] = PathFinder(jump_grid(m))
     return pf
 
 
@@ -152,6 +189,16 @@ def _sees(finder: PathFinder, radius: float, ax: float, ay: float, bx: float, by
 
 
 @dataclass
+class _Jump:
+    """The Reapers' grid: where they may stand without units (flat), less the blockers, and its
+    PathFinder."""
+
+    base: np.ndarray
+    free: np.ndarray
+    finder: PathFinder
+
+
+@dataclass
 class _Chase:
     """A chaser's path to its target (kept while the straight way is blocked)."""
 
@@ -193,7 +240,7 @@ class Pathing:
         """Tag -> the order's point a mover's path in ``paths`` was planned for."""
         self._verified: dict[int, tuple[float, float, float, float]] = {}
         """Tag -> (origin, waypoint) of the last segment found free (quiet stretches ask again)."""
-        self._shared: OrderedDict[tuple[float, float, float], list[np.ndarray]] = OrderedDict()
+        self._shared: OrderedDict[tuple[float, float, float, bool], list[np.ndarray]] = OrderedDict()
         """(point, radius) -> the paths planned to it lately (forgotten when a blocker appears or
         goes)."""
         self._straight: dict[tuple[float, float, float, float, float], bool] = {}
@@ -203,6 +250,10 @@ class Pathing:
         self._straight_version = -1
         self._ground_version = -1
         self._ground = np.zeros(0, dtype=bool)
+        self._jump: _Jump | None = None
+        """The Reapers' grid and PathFinder (made when the first Reaper needs them)."""
+        self._jumpers_version = -1
+        self._jumpers = np.zeros(0, dtype=bool)
         if self.active:
             base = np.asarray(m.pathable, dtype=bool)
             self._base = base.ravel().copy()
@@ -222,6 +273,31 @@ class Pathing:
                 if len(cells):
                     self._finder.set_blocked(tag, self._xy(cells))
         return self._finder
+
+    def jump(self) -> _Jump:
+        """The Reapers' grid (free cells flat, as :attr:`free`) and PathFinder, in step with the
+        blockers."""
+        if self._jump is None:
+            self.sync()
+            base = jump_grid(self.w.map).ravel()
+            finder = copy.deepcopy(_pristine_jump(self.w.map))
+            for tag, cells in self.blockers.items():
+                if len(cells):
+                    finder.set_blocked(tag, self._xy(cells))
+            self._jump = _Jump(base, base & (self._count == 0), finder)
+        return self._jump
+
+    def jumpers(self) -> np.ndarray:
+        """bool per row: a unit that walks up and down cliffs (cached per unit set)."""
+        u = self.u
+        if self._jumpers_version != u.version:
+            self._jumpers_version = u.version
+            self._jumpers = _JUMPER_LUT[u.ti]
+        return self._jumpers
+
+    def finder_of(self, r: int) -> PathFinder:
+        """The PathFinder row ``r`` walks by (a Reaper's own, else the game's)."""
+        return self.jump().finder if _JUMPER_LUT[self.u.ti[r]] else self.finder
 
     def sync(self) -> None:
         """Bring the blocked cells in line with the units standing (after spawns and deaths):
@@ -251,6 +327,8 @@ class Pathing:
             touched.append(cells)
             if self._finder is not None:
                 self._finder.set_blocked(t, None)
+            if self._jump is not None:
+                self._jump.finder.set_blocked(t, None)
         if len(new):
             rows = u.rows(new)
             for t, r in zip(new.tolist(), rows.tolist(), strict=True):
@@ -261,11 +339,15 @@ class Pathing:
                 touched.append(cells)
                 if self._finder is not None and len(cells):
                     self._finder.set_blocked(t, self._xy(cells))
+                if self._jump is not None and len(cells):
+                    self._jump.finder.set_blocked(t, self._xy(cells))
         if touched:
             self.blockers_version += 1
             self._shared.clear()
             c = np.concatenate(touched)
             self.free[c] = self._base[c] & (self._count[c] == 0)
+            if self._jump is not None:
+                self._jump.free[c] = self._jump.base[c] & (self._count[c] == 0)
 
     def _xy(self, cells: np.ndarray) -> np.ndarray:
         """(n, 2) (x, y) cells of flat indices (the PathFinder's form)."""
@@ -296,20 +378,23 @@ class Pathing:
         xs[bad], ys[bad] = self._nearest_free(xs[bad], ys[bad])
         return xs, ys
 
-    def _nearest_free(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _nearest_free(self, px: np.ndarray, py: np.ndarray, grid: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
         """The nearest point inside a free cell to each point (``INSET`` inside the cell's edge):
         among the 8 cells round its own first (a unit pushed a little into a blocked cell), then
-        within ``WINDOW`` cells, then anywhere."""
+        within ``WINDOW`` cells, then anywhere.  ``grid``: the free cells (flat) to use instead of
+        :attr:`free` (a Reaper's)."""
+        grid = self.free if grid is None else grid
         ox, oy = px.copy(), py.copy()
         todo = np.arange(len(px))
         for off, reach in ((_OFF1, 1.0), (_OFF, float(WINDOW))):
-            qx, qy, found = self._nearest_in(px[todo], py[todo], off, reach)
+            qx, qy, found = self._nearest_in(px[todo], py[todo], off, reach, grid)
             ox[todo[found]] = qx[found]
             oy[todo[found]] = qy[found]
             todo = todo[~found]
             if not len(todo):
                 return ox, oy
-        free = self.free.reshape(self.height, self.width)
+        free = grid.reshape(self.height, self.width)
         ys, xs = np.nonzero(free)
         if len(xs) == 0:
             raise ValueError("the map has no pathable cell")
@@ -320,7 +405,7 @@ class Pathing:
             ox[i], oy[i] = bx[b], by[b]
         return ox, oy
 
-    def _nearest_in(self, px: np.ndarray, py: np.ndarray, off: np.ndarray, reach: float
+    def _nearest_in(self, px: np.ndarray, py: np.ndarray, off: np.ndarray, reach: float, grid: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each point: the nearest point of a free cell among its cell's offsets ``off`` (two
         rows, x and y: the cells within ``reach`` - 1 of its own), and whether it is the nearest
@@ -328,7 +413,7 @@ class Pathing:
         cx = px.astype(np.int64)[:, None] + off[0]
         cy = py.astype(np.int64)[:, None] + off[1]
         inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
-        ok = inside & self.free[np.where(inside, cy * self.width + cx, 0)]
+        ok = inside & grid[np.where(inside, cy * self.width + cx, 0)]
         qx = np.minimum(np.maximum(px[:, None], cx + INSET), cx + (1 - INSET))
         qy = np.minimum(np.maximum(py[:, None], cy + INSET), cy + (1 - INSET))
         d2 = (qx - px[:, None]) ** 2 + (qy - py[:, None]) ** 2
@@ -365,6 +450,10 @@ class Pathing:
         idx *= self.width
         idx += u.x.astype(np.int64)  # (positions are inside the map: truncation is the floor)
         bad = ~self.free.take(idx)
+        jumpers = self.jumpers()
+        if _count(jumpers):  # (Reapers stand on their own grid)
+            j = jumpers.nonzero()[0]
+            bad[j] = ~self.jump().free.take(idx[j])
         bad &= g
         if not _count(bad):
             return np.zeros(0, np.int64)
@@ -379,13 +468,20 @@ class Pathing:
         if not len(rows):
             return False
         u = self.u
-        nx, ny = self._nearest_free(u.x[rows], u.y[rows])
-        u.x[rows] = nx
-        u.y[rows] = ny
+        jump = self.jumpers()[rows]
+        if _count(jump):
+            jr, rows_n = rows[jump], rows[~jump]
+            u.x[jr], u.y[jr] = self._nearest_free(u.x[jr], u.y[jr], self.jump().free)
+        else:
+            rows_n = rows
+        if len(rows_n):
+            nx, ny = self._nearest_free(u.x[rows_n], u.y[rows_n])
+            u.x[rows_n] = nx
+            u.y[rows_n] = ny
         u.seg[rows] = -1
-        finder = self.finder
         for r in rows.tolist():
-            if u.wp[r] >= 0 and not _sees(finder, 0.0, float(u.x[r]), float(u.y[r]), float(u.wx[r]), float(u.wy[r])):
+            if u.wp[r] >= 0 and not _sees(self.finder_of(r), 0.0, float(u.x[r]), float(u.y[r]), float(u.wx[r]),
+                                          float(u.wy[r])):
                 u.wp[r] = -1
         return True
 
@@ -414,7 +510,6 @@ class Pathing:
             return
         rows = need.nonzero()[0]
         self.sync()
-        finder = self.finder
         flying = TYPES.is_flying[u.ti[rows]]
         shared = self._shared
         for r, fly in zip(rows.tolist(), flying.tolist(), strict=True):
@@ -425,20 +520,21 @@ class Pathing:
                 pts = np.array([[tx, ty]])
             else:
                 rad = float(u.radius[r])
-                key = (tx, ty, rad)
+                finder = self.finder_of(r)
+                key = (tx, ty, rad, bool(_JUMPER_LUT[u.ti[r]]))  # (Reapers share only Reapers' paths)
                 got = None
                 old = self.paths.get(tag)
                 was = self._targets.get(tag)
                 if old is not None and was is not None and abs(was[0] - tx) + abs(was[1] - ty) <= MOVED_GOAL:
-                    j = self._resume(old, x, y, rad)
+                    j = self._resume(old, x, y, rad, finder)
                     if j is not None:
                         if was != (tx, ty):  # the point moved a little: its last leg goes there instead
-                            old = self._retarget(old, j, x, y, tx, ty, rad)
+                            old = self._retarget(old, j, x, y, tx, ty, rad, finder)
                         if old is not None:
                             got = (old, j)
                 if got is None:
                     for other in reversed(shared.get(key, ())):
-                        j = self._resume(other, x, y, rad)
+                        j = self._resume(other, x, y, rad, finder)
                         if j is not None:
                             got = (other, j)
                             break
@@ -462,22 +558,21 @@ class Pathing:
             u.ex[r], u.ey[r] = pts[-1]
             u.seg[r] = -1
 
-    def _retarget(self, pts: np.ndarray, j: int, x: float, y: float, tx: float, ty: float, radius: float
-                  ) -> np.ndarray | None:
+    def _retarget(self, pts: np.ndarray, j: int, x: float, y: float, tx: float, ty: float, radius: float,
+                  finder: PathFinder) -> np.ndarray | None:
         """``pts`` (walked from index ``j``, at (x, y)) with its last point moved to (tx, ty),
         where the leg to it from the waypoint before (or from (x, y)) is free; else None."""
         before = (float(pts[-2, 0]), float(pts[-2, 1])) if len(pts) - 1 > j else (x, y)
-        if not _sees(self.finder, radius, before[0], before[1], tx, ty):
+        if not _sees(finder, radius, before[0], before[1], tx, ty):
             return None
         out = pts.copy()
         out[-1] = (tx, ty)
         return out
 
-    def _resume(self, pts: np.ndarray, x: float, y: float, radius: float) -> int | None:
+    def _resume(self, pts: np.ndarray, x: float, y: float, radius: float, finder: PathFinder) -> int | None:
         """The index of the waypoint of ``pts`` nearest to (x, y), or the one after it, that
         (x, y) sees along a free line (the later one first); None when it sees neither."""
         d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
-        finder = self.finder
         i = int(d.argmin())
         for j in (i + 1, i):
             if j < len(pts) and _sees(finder, radius, x, y, float(pts[j, 0]), float(pts[j, 1])):
@@ -497,8 +592,8 @@ class Pathing:
         near &= (wx != u.ex[rows]) | (wy != u.ey[rows])
         if not _count(near):
             return
-        finder = self.finder
         for r in rows[near].tolist():
+            finder = self.finder_of(r)
             pts = self.paths.get(int(u.tag[r]))
             i = int(u.wp[r]) + 1
             if pts is None or i >= len(pts):
@@ -544,6 +639,7 @@ class Pathing:
         if not len(rows):
             return True
         finder = self.finder
+        jump = self.jumpers()[rows]
         fly = TYPES.is_flying[u.ti[rows]]
         started = u.seg[rows] >= 0
         ox = np.where(started, u.ox[rows], u.x[rows]).tolist()
@@ -557,7 +653,7 @@ class Pathing:
             key = (ox[k], oy[k], wx[k], wy[k])
             if verified.get(t) == key:
                 continue
-            if not _sees(finder, 0.0, *key):
+            if not _sees(self.jump().finder if jump[k] else finder, 0.0, *key):
                 return False
             verified[t] = key
         return True
@@ -597,6 +693,10 @@ class Pathing:
             inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
             idx = np.where(inside, cy * self.width + cx, 0)
             bad = ~(inside & self.free[idx])
+            jump = self.jumpers()[m[ti]]
+            if _count(jump):  # (a Reaper's way is on its own grid)
+                jf = self.jump().free
+                bad[jump] = ~(inside[jump] & jf[idx[jump]])
             if bad.any():  # (a structure or rock chased: its own cells do not count)
                 bad &= self._cell_tag[idx] != u.tag[tm[ti]][:, None]
                 blocked[ti] = bad.any(axis=1)
@@ -605,7 +705,6 @@ class Pathing:
         if not _count(blocked) and not _count(following):
             return md, None
         chases = self.chases
-        finder = self.finder
         tags = u.tag[m]
         ttags = u.tag[tm]
         # a follower whose way is free again goes straight (looked at every DROP_EVERY loops)
@@ -615,7 +714,8 @@ class Pathing:
             x, y = float(u.x[r]), float(u.y[r])
             reach = min(max(float(dist[i] - stop_at[i]), 0.0), 3.0 * LOOKAHEAD) - 0.05
             f = reach / float(dist[i]) if dist[i] > 0 else 0.0
-            if reach <= 0 or _sees(finder, float(u.radius[r]), x, y, x + float(md[0, i]) * f, y + float(md[1, i]) * f):
+            if reach <= 0 or _sees(self.finder_of(r), float(u.radius[r]), x, y, x + float(md[0, i]) * f,
+                                   y + float(md[1, i]) * f):
                 following[i] = False
                 u.wp[r] = -1
                 chases.pop(int(tags[i]), None)
@@ -630,7 +730,8 @@ class Pathing:
         wx, wy = u.wx, u.wy
         for i in plan.nonzero()[0].tolist():
             r, t = int(m[i]), int(tm[i])
-            pts = finder.path((float(u.x[r]), float(u.y[r])), (float(u.x[t]), float(u.y[t])), float(u.radius[r]))
+            pts = self.finder_of(r).path((float(u.x[r]), float(u.y[r])), (float(u.x[t]), float(u.y[t])),
+                                         float(u.radius[r]))
             if len(pts) == 0:
                 pts = np.array([[float(u.x[r]), float(u.y[r])]])
             chases[int(tags[i])] = _Chase(int(ttags[i]), pts, 0, loop)

@@ -53,6 +53,8 @@ class Supply:
         u = self.w.u
         mine = u.owner == player
         used = float(TYPES.food[u.ti[mine]].sum())
+        if self.w.transport.cargo:  # (units inside transports still use food)
+            used += self.w.transport.food(player)
         cap = 0.0
         for s in self.w.construction.structures.values():
             if s.owner == player:
