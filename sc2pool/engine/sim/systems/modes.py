@@ -16,8 +16,8 @@ remaps it, the generic one burnysc2 may send):
   (``data.units.SPLASH_RINGS``, combat);
 - Hellion <-> Hellbat (1998 / 1978): the Hellbat needs a finished Armory (LP:Hellbat);
 - Viking Fighter (air, anti-air) <-> Viking Assault (ground, anti-ground) (403 / 405);
-- Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the form change only (the
-  burrowed mine's Sentinel Missiles and cloak are not simulated);
+- Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the burrowed mine is cloaked
+  (``systems/detection.py``) and fires its Sentinel Missiles (``systems/abilities.py``);
 - Thor Explosive <-> High Impact Payload (2364 / 2362): the form change and each form's client
   weapons.
 

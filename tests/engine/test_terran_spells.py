@@ -1,0 +1,222 @@
+"""The Terran spells that answered ``NotSupported`` before (``sim/systems/abilities.py``): the
+Reaper's KD8 Charge, the Widow Mine's Sentinel Missiles, the Cyclone's Lock On, through the
+command path, with their cooldowns and friendly fire where the real game has it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_terran_abilities import abilities
+from test_terran_tech import act, rich_eco, tags_of
+
+from sc2pool.engine import data as D
+from sc2pool.engine.sim import commands as C
+from sc2pool.engine.sim.systems import abilities as A
+
+MARINE, ZEALOT, ZERGLING = 48, 73, 105
+
+
+def hp(w: Any, tag: int) -> float:
+    return float(w.u.hp[w.u.row(tag)])
+
+
+def test_the_figures_are_the_sources() -> None:
+    # LP:Reaper; LP:Widow_Mine_(Legacy_of_the_Void); LP:Cyclone (patch 4.11-5.0.11)
+    assert (A.KD8_DAMAGE, A.KD8_COOLDOWN, A.KD8_RANGE) == (5.0, 313, 5.0)
+    assert (A.MINE_DAMAGE, A.MINE_SHIELD_BONUS, A.MINE_SPLASH, A.MINE_RANGE) == (125.0, 35.0, 40.0, 5.0)
+    assert A.MINE_REARM == 649  # 29 faster seconds
+    assert (A.LOCK_ON_DAMAGE, A.LOCK_ON_LOOPS, A.LOCK_ON_RANGE, A.LOCK_ON_BREAK) == (400.0, 313, 7.0, 15.0)
+
+
+@pytest.mark.parametrize("ability", [A.KD8, A.MINE_ATTACK, A.LOCK_ON, A.LOCK_ON_CANCEL])
+def test_these_abilities_are_no_longer_not_supported(ability: int) -> None:
+    from sc2pool.engine.sim.commands import CommandPath
+
+    g, w = rich_eco()
+    assert ability in w.commands.economic
+    assert isinstance(w.commands, CommandPath)
+
+
+def place(w: Any, where: dict[int, tuple[float, float]]) -> None:
+    """Put units exactly there (spawning moves a ground unit to a free cell)."""
+    u = w.u
+    for tag, (x, y) in where.items():
+        u.x[u.row(tag)], u.y[u.row(tag)] = x, y
+    w.touch()
+
+
+def disarm(w: Any, *tags: int) -> None:
+    """Their guns stay silent (only the spell under test hurts anybody)."""
+    for tag in tags:
+        w.u.can_attack[w.u.row(tag)] = False
+
+
+def test_a_reaper_throws_a_kd8_charge_that_hurts_enemies_after_its_delay_then_waits_14_seconds() -> None:
+    g, w = rich_eco()
+    [reaper] = w.spawn(A.REAPER, 1, [20.0], [30.0]).tolist()
+    # a friendly unit without a weapon in the blast (an unburrowed Widow Mine), enemies beyond the
+    # Reaper's gun (range 5) but within the grenade's radius of its point, and one outside
+    [friend] = w.spawn(A.MINE, 1, [25.3], [31.0]).tolist()
+    [z1, z2] = w.spawn(ZERGLING, 2, [25.9, 25.9], [30.0, 34.0]).tolist()
+    place(w, {reaper: (20.0, 30.0), friend: (25.3, 31.0), z1: (26.0, 30.0), z2: (26.0, 34.0)})
+    w.command(2, D.HOLDPOSITION_HOLD, [z1, z2], None, 0, False)
+    disarm(w, reaper)
+    assert A.KD8 in abilities(g, reaper)
+    assert act(g, D.HOLDPOSITION_HOLD, [reaper]) == C.SUCCESS
+    before = {t: hp(w, t) for t in (friend, z1, z2)}
+    assert act(g, A.KD8, [reaper], (25.3, 30.0)) == C.SUCCESS  # (within its range 5: thrown at once)
+    assert A.KD8 not in abilities(g, reaper)
+    assert act(g, A.KD8, [reaper], (25.3, 30.0)) == C.COOLDOWN
+    assert len(w.abilities.blasts) == 1  # the grenade is in flight
+    g.step(A.KD8_DELAY - 1)
+    assert hp(w, z1) == before[z1]
+    g.step(1)
+    assert w.abilities.blasts == []
+    assert hp(w, z1) == before[z1] - A.KD8_DAMAGE  # LP:Reaper
+    assert hp(w, friend) == before[friend]  # no friendly fire (m)
+    assert hp(w, z2) == before[z2]  # outside the blast
+    g.step(A.KD8_COOLDOWN - A.KD8_DELAY - 1)
+    assert act(g, A.KD8, [reaper], (25.3, 30.0)) == C.COOLDOWN
+    g.step(1)
+    assert act(g, A.KD8, [reaper], (25.3, 30.0)) == C.SUCCESS
+
+
+def test_kd8_on_a_unit_walks_into_range_and_lands_at_its_point() -> None:
+    g, w = rich_eco()
+    [reaper] = w.spawn(A.REAPER, 1, [20.0], [30.0]).tolist()
+    [z] = w.spawn(ZERGLING, 2, [36.0], [30.0]).tolist()
+    g.step(1)
+    w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
+    assert act(g, A.KD8, [reaper], target=z) == C.SUCCESS
+    assert [o.ability_id for o in unit_orders(g, reaper)] == [A.KD8]
+    for _ in range(200):
+        g.step(1)
+        if w.abilities.blasts:
+            break
+    [b] = w.abilities.blasts
+    assert (b.x, b.y) == (36.0, 30.0) and b.at == w.loop + A.KD8_DELAY - 1 or b.at == w.loop + A.KD8_DELAY
+    u = w.u
+    assert float(u.x[u.row(reaper)]) > 20.0  # it walked to within 5 first
+
+
+def unit_orders(g: Any, tag: int) -> list[Any]:
+    from test_economy import unit
+
+    return list(unit(g, tag).orders)
+
+
+def mine_setup() -> tuple[Any, Any, int]:
+    g, w = rich_eco()
+    [mine] = w.spawn(A.MINE_BURROWED, 1, [30.0], [30.0]).tolist()
+    g.step(1)
+    return g, w, mine
+
+
+def test_a_burrowed_widow_mine_fires_at_the_first_enemy_in_range_with_splash_and_rearms() -> None:
+    g, w, mine = mine_setup()
+    [marine, other_mine] = [w.spawn(t, 1, [x], [30.0]).tolist()[0] for t, x in ((MARINE, 34.0), (A.MINE, 34.0))]
+    [depot] = w.spawn(D.SUPPLYDEPOT, 1, [36.0], [32.0]).tolist()
+    w.command(1, D.HOLDPOSITION_HOLD, [marine], None, 0, False)
+    g.step(2)
+    assert (mine, A.MINE_ATTACK) not in w.abilities.ready  # nobody to fire at
+    # a Zealot appears next to the Marine and the unburrowed mine, within 5 of the mine
+    [zealot] = w.spawn(ZEALOT, 2, [34.5], [30.5]).tolist()
+    w.u.hp[w.u.row(zealot)] = 1000.0  # (to see the whole 125)
+    disarm(w, zealot, marine)
+    g.step(1)
+    fired = w.loop
+    # 125 (+35 vs shields): 50 shields and 110 life
+    assert (float(w.u.shield[w.u.row(zealot)]), hp(w, zealot)) == (0.0, 1000.0 - 110.0)
+    assert hp(w, depot) == 400.0  # structures are not hurt (LP)
+    assert hp(w, marine) == 45.0 - A.MINE_SPLASH  # friendly fire of the splash (LP)
+    assert hp(w, other_mine) == 90.0  # Widow Mines are not hurt by it (LP)
+    assert w.abilities.ready[(mine, A.MINE_ATTACK)] in (fired + A.MINE_REARM, fired - 1 + A.MINE_REARM)
+    assert A.MINE_REARM == int(29 * 22.4)
+
+
+def test_a_rearming_mine_waits_29_seconds_then_fires_again() -> None:
+    g, w, mine = mine_setup()
+    lings = w.spawn(ZERGLING, 2, [33.0, 40.0], [30.0, 40.0]).tolist()
+    for t in lings:
+        w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    g.step(1)
+    assert w.u.row(lings[0]) < 0  # the first, in range, is dead
+    fired = w.abilities.ready[(mine, A.MINE_ATTACK)] - A.MINE_REARM
+    w.u.x[w.u.row(lings[1])], w.u.y[w.u.row(lings[1])] = 33.0, 30.0  # the second comes in range
+    w.touch()
+    g.step(fired + A.MINE_REARM - w.loop - 1)
+    assert w.u.row(lings[1]) >= 0 and hp(w, lings[1]) == 35.0
+    g.step(1)
+    assert w.u.row(lings[1]) < 0
+
+
+def test_a_mine_does_not_fire_at_an_enemy_it_cannot_see_cloaked() -> None:
+    g, w, mine = mine_setup()
+    [b] = w.spawn(A.BANSHEE, 2, [33.0], [30.0]).tolist()
+    w.research.grant(2, 20)
+    assert w.command(2, 392, [b], None, 0, False) == C.SUCCESS
+    w.command(2, D.HOLDPOSITION_HOLD, [b], None, 0, False)
+    g.step(8)
+    assert (mine, A.MINE_ATTACK) not in w.abilities.ready
+    assert hp(w, b) == 140.0
+
+
+def test_the_mine_attack_command_fires_an_armed_mine_at_a_target_in_range() -> None:
+    g, w, mine = mine_setup()
+    w.abilities.ready[(mine, A.MINE_ATTACK)] = w.loop + 10_000  # rearming: it waits
+    [z] = w.spawn(ZERGLING, 2, [33.0], [30.0]).tolist()
+    g.step(1)
+    assert act(g, A.MINE_ATTACK, [mine], target=z) == C.COOLDOWN
+    del w.abilities.ready[(mine, A.MINE_ATTACK)]
+    w.abilities.ready[(mine, A.MINE_ATTACK)] = 0
+    w.u.x[w.u.row(z)] = 40.0
+    assert act(g, A.MINE_ATTACK, [mine], target=z) == C.ERROR  # out of range
+    w.u.x[w.u.row(z)] = 33.0
+    assert act(g, A.MINE_ATTACK, [mine], target=z) == C.SUCCESS
+    assert w.u.row(z) < 0
+
+
+def test_a_cyclone_locks_on_for_400_damage_over_14_seconds() -> None:
+    g, w = rich_eco()
+    [cyc] = w.spawn(A.CYCLONE, 1, [20.0], [30.0]).tolist()
+    [depot] = w.spawn(D.SUPPLYDEPOT, 2, [34.0], [30.0]).tolist()  # 400 life, cannot shoot back
+    g.step(1)
+    u = w.u
+    u.hp[u.row(depot)] = 1000.0  # (to see the whole 400)
+    assert A.LOCK_ON in abilities(g, cyc)
+    assert act(g, A.LOCK_ON, [cyc], target=cyc) == C.CANT_TARGET_THAT_UNIT
+    assert act(g, A.LOCK_ON, [cyc], target=depot) == C.SUCCESS
+    for _ in range(200):
+        g.step(1)
+        if cyc in w.abilities.locks:
+            break
+    start = w.abilities.locks[cyc].last
+    assert u.x[u.row(cyc)] > 20.0  # it drove into range 7 first
+    assert act(g, D.HOLDPOSITION_HOLD, [cyc]) == C.SUCCESS  # (its own missiles stay out of it)
+    u.cd[u.row(cyc)] = 1e9
+    assert act(g, A.LOCK_ON, [cyc], target=depot) == C.ERROR  # one lock at a time (m)
+    g.step(A.LOCK_ON_LOOPS // 2)
+    assert hp(w, depot) == pytest.approx(1000.0 - A.LOCK_ON_PER_LOOP * (w.loop - start), abs=1e-6)
+    g.step(A.LOCK_ON_LOOPS)
+    assert cyc not in w.abilities.locks
+    assert hp(w, depot) == pytest.approx(1000.0 - 400.0, abs=1e-6)
+
+
+def test_a_lock_breaks_beyond_15_and_can_be_cancelled() -> None:
+    g, w = rich_eco()
+    [cyc] = w.spawn(A.CYCLONE, 1, [20.0], [30.0]).tolist()
+    [d1, d2] = w.spawn(D.SUPPLYDEPOT, 2, [25.0, 20.0], [30.0, 35.0]).tolist()
+    g.step(1)
+    u = w.u
+    assert act(g, A.LOCK_ON, [cyc], target=d1) == C.SUCCESS
+    assert cyc in w.abilities.locks
+    u.x[u.row(d1)] = 50.0  # (moved away: beyond 15)
+    w.touch()
+    g.step(2)
+    assert cyc not in w.abilities.locks
+    assert act(g, A.LOCK_ON, [cyc], target=d2) == C.SUCCESS
+    assert act(g, A.LOCK_ON_CANCEL, [cyc]) == C.SUCCESS
+    assert cyc not in w.abilities.locks
+    assert act(g, A.LOCK_ON_CANCEL, [cyc]) == C.ERROR
+    assert tags_of(g, A.CYCLONE) == [cyc]
