@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from test_terran_abilities import abilities
 from test_terran_tech import act, rich_eco, tags_of
@@ -220,3 +221,38 @@ def test_a_lock_breaks_beyond_15_and_can_be_cancelled() -> None:
     assert cyc not in w.abilities.locks
     assert act(g, A.LOCK_ON_CANCEL, [cyc]) == C.ERROR
     assert tags_of(g, A.CYCLONE) == [cyc]
+
+
+def test_a_liberator_flies_to_put_its_zone_at_the_point_and_shoots_only_inside_it() -> None:
+    from sc2pool.engine.sim.systems import modes as M
+    from sc2pool.engine.sim.units import TYPES
+
+    g, w = rich_eco()
+    [lib] = w.spawn(M.LIBERATOR, 1, [20.0], [30.0]).tolist()
+    [inside, outside] = w.spawn(D.SUPPLYDEPOT, 2, [34.0, 34.0], [30.0, 37.0]).tolist()
+    [ling] = w.spawn(ZERGLING, 2, [20.0], [40.0]).tolist()  # within range 10 of the zone's Liberator, outside
+    g.step(1)
+    w.command(2, D.HOLDPOSITION_HOLD, [ling], None, 0, False)
+    assert act(g, M.LIBERATOR_AG, [lib]) == C.ERROR  # (a point is needed)
+    assert act(g, M.LIBERATOR_AG, [lib], (34.0, 30.0)) == C.SUCCESS
+    u = w.u
+    for _ in range(300):
+        g.step(1)
+        if int(u.unit_id[u.row(lib)]) == 734:
+            break
+    assert int(u.unit_id[u.row(lib)]) == 734  # LiberatorAG
+    r = u.row(lib)
+    assert abs(float(np.hypot(u.x[r] - 34.0, u.y[r] - 30.0)) - M.ZONE_CAST_RANGE) < 0.05
+    assert w.modes.zones[lib] == (34.0, 30.0)
+    assert TYPES.range[u.ti[r]] == 10.0 and TYPES.speed[u.ti[r]] == 0.0  # the client's LiberatorAG
+    u.x[u.row(ling)], u.y[u.row(ling)] = float(u.x[r]), float(u.y[r]) - 3.0  # (right under it)
+    w.touch()
+    g.step(200)
+    assert hp(w, ling) == 35.0  # outside the zone: left alone
+    assert hp(w, outside) == 400.0  # its edge 5.9 from the zone's centre: outside
+    assert hp(w, inside) <= 400.0 - 70.0  # 75 a shot less armor (LP:Liberator)
+    assert act(g, D.MOVE_MOVE, [lib], (20.0, 30.0)) == C.ERROR  # (it cannot move in Defender Mode)
+    assert act(g, M.LIBERATOR_AA, [lib]) == C.SUCCESS
+    assert lib not in w.modes.zones
+    g.step(M.TRANSITION_LOOPS[M.LIBERATOR_AA])
+    assert int(u.unit_id[u.row(lib)]) == M.LIBERATOR
