@@ -256,3 +256,70 @@ def test_a_liberator_flies_to_put_its_zone_at_the_point_and_shoots_only_inside_i
     assert lib not in w.modes.zones
     g.step(M.TRANSITION_LOOPS[M.LIBERATOR_AA])
     assert int(u.unit_id[u.row(lib)]) == M.LIBERATOR
+
+
+def test_a_battlecruiser_jumps_after_4_seconds_invulnerable_meanwhile_then_waits_71() -> None:
+    g, w = rich_eco()
+    [bc] = w.spawn(A.BATTLECRUISER, 1, [20.0], [30.0]).tolist()
+    [marine] = w.spawn(MARINE, 2, [24.0], [30.0]).tolist()  # it shoots the Battlecruiser
+    g.step(1)
+    assert A.TACTICAL_JUMP in abilities(g, bc)
+    u = w.u
+    assert act(g, A.TACTICAL_JUMP, [bc], (50.0, 50.0)) == C.SUCCESS
+    life = float(u.hp[u.row(bc)])
+    g.step(A.JUMP_DELAY - 1)
+    assert (float(u.x[u.row(bc)]), float(u.hp[u.row(bc)])) == (20.0, life)  # still there, unhurt
+    assert bc in w.abilities.jumping
+    g.step(1)
+    r = u.row(bc)
+    assert (float(u.x[r]), float(u.y[r])) == (50.0, 50.0)
+    assert bc not in w.abilities.jumping
+    assert A.TACTICAL_JUMP not in abilities(g, bc)
+    assert act(g, A.TACTICAL_JUMP, [bc], (20.0, 30.0)) == C.COOLDOWN
+    assert (A.JUMP_DELAY, A.JUMP_COOLDOWN) == (89, 1590)  # 4 and 71 faster seconds
+    g.step(A.JUMP_COOLDOWN - A.JUMP_DELAY)
+    assert act(g, A.TACTICAL_JUMP, [bc], (20.0, 30.0)) == C.SUCCESS
+    del marine
+
+
+def raven(w: Any, energy: float = 200.0) -> int:
+    [r] = w.spawn(A.RAVEN, 1, [20.0], [30.0]).tolist()
+    w.abilities._register()
+    w.abilities._set(r, energy)
+    return int(r)
+
+
+def test_interference_matrix_silences_a_mechanical_unit_for_11_seconds_for_75_energy() -> None:
+    g, w = rich_eco()
+    rv = raven(w, 100.0)
+    [tank, marine] = [w.spawn(t, 2, [26.0], [y]).tolist()[0] for t, y in ((33, 30.0), (MARINE, 34.0))]
+    [depot] = w.spawn(D.SUPPLYDEPOT, 1, [30.0], [30.0]).tolist()  # the tank's target
+    disarm(w, marine)
+    g.step(1)
+    assert A.INTERFERENCE_MATRIX in abilities(g, rv)
+    assert act(g, A.INTERFERENCE_MATRIX, [rv], target=marine) == C.MUST_TARGET_MECHANICAL_UNITS
+    assert act(g, A.INTERFERENCE_MATRIX, [rv], target=tank) == C.SUCCESS
+    assert w.abilities.energy_of(rv) == pytest.approx(25.0, abs=0.1)
+    life = hp(w, depot)
+    g.step(A.MATRIX_LOOPS - 2)
+    assert hp(w, depot) == life  # the tank does not fire
+    g.step(40)
+    assert hp(w, depot) < life  # then it does
+    assert act(g, A.INTERFERENCE_MATRIX, [rv], target=tank) == C.NOT_ENOUGH_ENERGY
+    assert C.MUST_TARGET_MECHANICAL_UNITS == 127
+
+
+def test_anti_armor_missile_takes_3_armor_for_21_seconds_round_its_target() -> None:
+    g, w = rich_eco()
+    rv = raven(w, 75.0)
+    [a, b, far] = w.spawn(MARINE, 2, [26.0, 27.0, 40.0], [30.0, 30.0, 40.0]).tolist()
+    disarm(w, a, b, far)
+    g.step(1)
+    assert act(g, A.ANTI_ARMOR_MISSILE, [rv], target=a) == C.SUCCESS
+    assert a in w.abilities.shredded and b in w.abilities.shredded and far not in w.abilities.shredded
+    u = w.u
+    assert list(w.combat._armor(u.rows(np.array([a, far])))) == [0.0 - 3.0, 0.0]
+    assert w.abilities.energy_of(rv) == pytest.approx(0.0, abs=0.1)
+    g.step(A.SHRED_LOOPS)
+    assert a not in w.abilities.shredded
+    assert A.SHRED_LOOPS == 470  # 21 faster seconds

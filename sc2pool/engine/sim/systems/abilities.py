@@ -60,6 +60,13 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   moves and fights as it likes; the lock breaks when the target is farther than
   :data:`LOCK_ON_BREAK`, dies, or cloaks undetected; 2354 cancels it.  One lock at a time (a second
   Lock On: ``Error`` (m)); a cooldown after it is not simulated (m).
+- *Tactical Jump* (2358, a point anywhere): the Battlecruiser channels :data:`JUMP_DELAY` in place,
+  invulnerable meanwhile (:attr:`Abilities.jumping`: combat and spells drop damage to it; (m) for
+  the whole delay), then stands at the point; :data:`JUMP_COOLDOWN` (LP:Battlecruiser).
+- *Raven*, 75 energy each (LP:Raven): Interference Matrix (3747, a mechanical or psionic unit):
+  it does not fire nor cast for :data:`MATRIX_LOOPS`; Anti-Armor Missile (3753, a unit): every
+  unit within :data:`SHRED_RADIUS` of it has :data:`SHRED_ARMOR` less armor for
+  :data:`SHRED_LOOPS` (friend or foe (m)).  The missiles hit at once (m).
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -86,6 +93,7 @@ from sc2pool.engine.sim.commands import (
     COOLDOWN,
     ERROR,
     MUST_TARGET_BIOLOGICAL_UNITS,
+    MUST_TARGET_MECHANICAL_UNITS,
     MUST_TARGET_UNIT,
     NOT_ENOUGH_ENERGY,
     SUCCESS,
@@ -190,6 +198,19 @@ LOCK_ON_LOOPS = int(14 * LOOPS_PER_FASTER_SECOND)
 LOCK_ON_BREAK = 15.0
 """The lock breaks when the target is farther than 15 (edge to edge (m); LP:Cyclone)."""
 LOCK_ON_PER_LOOP = LOCK_ON_DAMAGE / LOCK_ON_LOOPS
+TACTICAL_JUMP = 2358
+JUMP_DELAY = int(4 * LOOPS_PER_FASTER_SECOND)
+"""Tactical Jump: the Battlecruiser leaves 4 faster seconds (89 loops) after the cast
+(LP:Battlecruiser; the page could not be opened here: to check)."""
+JUMP_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
+"""71 faster seconds = 1590 loops (LP:Battlecruiser)."""
+INTERFERENCE_MATRIX, ANTI_ARMOR_MISSILE = 3747, 3753
+MATRIX_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
+"""Interference Matrix: the target cannot attack or cast for 11 faster seconds = 246 loops (LP:Raven)."""
+SHRED_ARMOR, SHRED_LOOPS = 3.0, int(21 * LOOPS_PER_FASTER_SECOND)
+"""Anti-Armor Missile: -3 armor for 21 faster seconds = 470 loops (LP:Raven)."""
+SHRED_RADIUS = 2.88
+"""The missile's blast radius (LP:Raven as we know it: to check)."""
 
 
 def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
@@ -204,6 +225,8 @@ def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
 
 E_START, E_MAX = _energy_columns()
 """Per type row: starting and maximum energy (``data.units``)."""
+_MECH_PSI = np.array([D.MECHANICAL in s.attributes or D.PSIONIC in s.attributes for s in TYPES.specs])
+"""Per type row: mechanical or psionic (Interference Matrix's targets, LP:Raven)."""
 _BIO_ANY = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
 """Per type row: biological (Steady Targeting's targets)."""
 _BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure and not s.is_flying for s in TYPES.specs])
@@ -246,11 +269,16 @@ SPELLS = {
     AUTO_TURRET: Spell(RAVEN, 2.0, energy=50.0, point=True),
     KD8: Spell(REAPER, KD8_RANGE, cooldown=KD8_COOLDOWN, point=True),
     LOCK_ON: Spell(CYCLONE, LOCK_ON_RANGE),
+    TACTICAL_JUMP: Spell(BATTLECRUISER, 500.0, cooldown=JUMP_COOLDOWN, channel=JUMP_DELAY, point=True),
+    INTERFERENCE_MATRIX: Spell(RAVEN, 9.0, energy=75.0),
+    ANTI_ARMOR_MISSILE: Spell(RAVEN, 10.0, energy=75.0),
 }
 """The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
 50 energy, 170 damage to a biological unit after a 1.43 faster second channel) and EMP Round
 (1628: 75 energy) (LP:Ghost), Auto-Turret (1764: 50 energy, LP:Raven), KD8 Charge (2588: 14 s
-cooldown, LP:Reaper), Lock On (2350, LP:Cyclone); ranges are the client's ``cast_range``."""
+cooldown, LP:Reaper), Lock On (2350, LP:Cyclone), Tactical Jump (2358, LP:Battlecruiser),
+Interference Matrix (3747) and Anti-Armor Missile (3753) (75 energy each, LP:Raven); ranges are
+the client's ``cast_range``."""
 
 
 @dataclass
@@ -327,6 +355,12 @@ class Abilities:
         """Cyclone tag -> its Lock On."""
         self._mines_version = -1
         self._mines: list[int] = []
+        self.jumping: set[int] = set()
+        """Battlecruisers warping out (Tactical Jump): invulnerable (combat and spells skip them)."""
+        self.disabled: dict[int, int] = {}
+        """Tag -> the loop its Interference Matrix ends (it cannot attack or cast until then)."""
+        self.shredded: dict[int, int] = {}
+        """Tag -> the loop its Anti-Armor Missile's -3 armor ends."""
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
@@ -512,9 +546,15 @@ class Abilities:
                 return CANT_TARGET_THAT_UNIT
             if spell.biological and not _BIO_ANY[u.ti[c.trow]]:
                 return MUST_TARGET_BIOLOGICAL_UNITS
+            if c.ability == INTERFERENCE_MATRIX and not _MECH_PSI[u.ti[c.trow]]:
+                return MUST_TARGET_MECHANICAL_UNITS
         if spell.research and not w.research.has(c.player, spell.research):
             return TECH_REQUIREMENTS_NOT_MET
         loop = w.loop
+        if self.disabled:  # (a unit under an Interference Matrix casts nothing)
+            rows = rows[[self.disabled.get(int(t), 0) <= loop for t in u.tag[rows].tolist()]]
+            if not len(rows):
+                return ERROR
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
         if not free:
             return COOLDOWN
@@ -570,6 +610,8 @@ class Abilities:
                     done.append(tag)
                     continue
                 cast.fire_at = loop + spell.channel
+                if cast.ability == TACTICAL_JUMP:
+                    self.jumping.add(tag)
                 if spell.cooldown:
                     self.ready[(tag, cast.ability)] = loop + spell.cooldown
                 u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
@@ -588,6 +630,23 @@ class Abilities:
             elif cast.ability == LOCK_ON:
                 if not lost:
                     self.locks[tag] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
+            elif cast.ability == TACTICAL_JUMP:
+                self.jumping.discard(tag)
+                x, y = np.array([cast.x]), np.array([cast.y])
+                w.map.clamp(x, y, float(u.radius[r]))
+                u.x[r], u.y[r] = float(x[0]), float(y[0])
+            elif cast.ability == INTERFERENCE_MATRIX:
+                if not lost:
+                    self.disabled[cast.target] = loop + MATRIX_LOOPS
+                    u.cd[t] = max(float(u.cd[t]), float(MATRIX_LOOPS))  # (its weapon waits it out)
+                    self.locks.pop(cast.target, None)  # (a Cyclone's lock ends (m))
+            elif cast.ability == ANTI_ARMOR_MISSILE:
+                if not lost:
+                    tx, ty = float(u.x[t]), float(u.y[t])
+                    hit = np.nonzero((np.hypot(u.x - tx, u.y - ty) - u.radius <= SHRED_RADIUS)
+                                     & (u.owner != NEUTRAL_OWNER))[0]
+                    for h in u.tag[hit].tolist():
+                        self.shredded[int(h)] = loop + SHRED_LOOPS
             elif not lost:
                 self._damage(t, spell.damage)
         for tag in done:
@@ -627,6 +686,8 @@ class Abilities:
         u = self.w.u
         dead: list[int] = []
         for r in rows:
+            if self.jumping and int(u.tag[r]) in self.jumping:
+                continue  # (invulnerable while warping)
             s = float(u.shield[r])
             take = min(s, amount + shield_bonus)
             u.shield[r] = s - take
@@ -791,6 +852,10 @@ class Abilities:
             self._casts(loop)
         if self.locks:
             self._locks(loop)
+        for d in (self.disabled, self.shredded):
+            if d:
+                for tag in [t for t, end in d.items() if end <= loop]:
+                    del d[tag]
         if self.blasts:
             self._blasts(loop)
         if self.mine_tags():
@@ -869,7 +934,9 @@ class Abilities:
             self._healing = True
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed, self.locks):
+        self.jumping &= alive
+        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed, self.locks, self.disabled,
+                  self.shredded):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
@@ -884,6 +951,9 @@ class Abilities:
         h = 1 << 30
         for b in self.blasts:
             h = min(h, b.at - loop)
+        for d in (self.disabled, self.shredded):
+            for end in d.values():
+                h = min(h, end - loop)
         for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
             h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
         for cast in self.casts.values():
@@ -899,6 +969,16 @@ class Abilities:
         return max(1, h)
 
     # ------------------------------------------------------------------ what others ask
+    def armor_minus(self, rows: np.ndarray) -> np.ndarray:
+        """Armor the units of ``rows`` lose to Anti-Armor Missiles (combat asks while any is on)."""
+        u = self.w.u
+        return np.array([SHRED_ARMOR if int(t) in self.shredded else 0.0 for t in u.tag[rows].tolist()])
+
+    def invulnerable_rows(self) -> np.ndarray:
+        """Rows of the units no damage may hurt now (Battlecruisers warping out)."""
+        rows = self.w.u.rows(np.fromiter(self.jumping, dtype=np.int64, count=len(self.jumping)))
+        return rows[rows >= 0]
+
     def extra_supply(self, tag: int) -> int:
         """Supply a depot gets beyond its type's (Extra Supplies)."""
         return EXTRA_SUPPLY if tag in self.supplied else 0
@@ -916,6 +996,8 @@ class Abilities:
         if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) \
                 and self.ready.get((tag, YAMATO), 0) <= self.w.loop:
             out.append((YAMATO, False))
+        if uid == BATTLECRUISER and self.ready.get((tag, TACTICAL_JUMP), 0) <= self.w.loop:
+            out.append((TACTICAL_JUMP, True))
         if uid in (REAPER, CYCLONE):
             ab = KD8 if uid == REAPER else LOCK_ON
             if self.ready.get((tag, ab), 0) <= self.w.loop and tag not in self.locks:
@@ -927,8 +1009,9 @@ class Abilities:
             out += [(CALLDOWN_MULE, True), (SUPPLY_DROP, False), (SCANNER_SWEEP, True)]
         elif uid == MEDIVAC:
             out.append((MEDIVAC_HEAL, False))
-        elif uid == RAVEN and e >= SPELLS[AUTO_TURRET].energy:
-            out.append((AUTO_TURRET, True))
+        elif uid == RAVEN:
+            out += [(ab, SPELLS[ab].point) for ab in (AUTO_TURRET, INTERFERENCE_MATRIX, ANTI_ARMOR_MISSILE)
+                    if e >= SPELLS[ab].energy]
         elif uid in CLOAK_RESEARCH:
             if uid == GHOST:
                 out += [(ab, SPELLS[ab].point) for ab in (SNIPE, EMP) if e >= SPELLS[ab].energy]
