@@ -30,13 +30,27 @@ def test_the_figures_are_the_sources() -> None:
     assert (A.LOCK_ON_DAMAGE, A.LOCK_ON_LOOPS, A.LOCK_ON_RANGE, A.LOCK_ON_BREAK) == (400.0, 313, 7.0, 15.0)
 
 
-@pytest.mark.parametrize("ability", [A.KD8, A.MINE_ATTACK, A.LOCK_ON, A.LOCK_ON_CANCEL])
-def test_these_abilities_are_no_longer_not_supported(ability: int) -> None:
-    from sc2pool.engine.sim.commands import CommandPath
-
+@pytest.mark.parametrize(("ability", "caster", "point"), [
+    (A.KD8, A.REAPER, True), (A.MINE_ATTACK, A.MINE_BURROWED, False), (A.LOCK_ON, A.CYCLONE, False),
+    (A.LOCK_ON_CANCEL, A.CYCLONE, None), (2558, 689, True), (2560, 734, None), (A.TACTICAL_JUMP, 57, True),
+    (A.INTERFERENCE_MATRIX, A.RAVEN, False), (A.ANTI_ARMOR_MISSILE, A.RAVEN, False), (A.NUKE, A.GHOST, True),
+    (A.NUKE_ARM, A.GHOST_ACADEMY, None),
+])
+def test_these_abilities_are_no_longer_not_supported(ability: int, caster: int, point: bool | None) -> None:
     g, w = rich_eco()
-    assert ability in w.commands.economic
-    assert isinstance(w.commands, CommandPath)
+    if caster == A.GHOST_ACADEMY:
+        tag = w.construction.add_structure(caster, 1, 30.5, 45.5)
+    else:
+        [tag] = w.spawn(caster, 1, [20.0], [30.0]).tolist()
+    [target] = w.spawn(33, 2, [24.0], [30.0]).tolist()  # a Siege Tank: mechanical
+    g.step(1)
+    if point is None:
+        res = act(g, ability, [tag])
+    elif point:
+        res = act(g, ability, [tag], (24.0, 30.0))
+    else:
+        res = act(g, ability, [tag], target=target)
+    assert res != C.NOT_SUPPORTED
 
 
 def place(w: Any, where: dict[int, tuple[float, float]]) -> None:
@@ -323,3 +337,48 @@ def test_anti_armor_missile_takes_3_armor_for_21_seconds_round_its_target() -> N
     g.step(A.SHRED_LOOPS)
     assert a not in w.abilities.shredded
     assert A.SHRED_LOOPS == 470  # 21 faster seconds
+
+
+def test_a_ghost_academy_arms_a_nuke_that_a_ghost_drops_after_14_seconds() -> None:
+    g, w = rich_eco()
+    academy = w.construction.add_structure(A.GHOST_ACADEMY, 1, 30.5, 45.5)
+    [ghost] = w.spawn(A.GHOST, 1, [20.0], [30.0]).tolist()
+    g.step(1)
+    assert act(g, A.NUKE, [ghost], (38.0, 30.0)) == C.ERROR  # no nuke armed
+    assert act(g, A.NUKE_ARM, [academy]) == C.TECH_REQUIREMENTS_NOT_MET  # (a Factory first)
+    w.construction.add_structure(A.FACTORY, 1, 40.5, 45.5)
+    minerals, gas = w.supply.minerals[1], w.supply.vespene[1]
+    assert A.NUKE_ARM in abilities(g, academy)
+    assert act(g, A.NUKE_ARM, [academy]) == C.SUCCESS
+    assert (w.supply.minerals[1], w.supply.vespene[1]) == (minerals - 100, gas - 100)
+    assert act(g, A.NUKE_ARM, [academy]) == C.ERROR  # one nuke per Academy (m)
+    assert act(g, A.NUKE, [ghost], (38.0, 30.0)) == C.ERROR  # not armed yet
+    g.step(A.NUKE_ARM_LOOPS)
+    # units without weapons round the point: the player's own, the enemy's, a flying one, a
+    # structure, and one beyond the radius
+    [own] = w.spawn(A.MINE, 1, [40.0], [36.0]).tolist()
+    [enemy, raven, far] = [w.spawn(t, 2, [x], [y]).tolist()[0]
+                           for t, x, y in ((A.MINE, 38.0, 30.0), (A.RAVEN, 38.0, 26.0), (A.MINE, 50.0, 30.0))]
+    [depot] = w.spawn(D.SUPPLYDEPOT, 2, [36.0], [30.0]).tolist()
+    g.step(1)
+    disarm(w, ghost)
+    assert A.NUKE in abilities(g, ghost)
+    assert act(g, A.NUKE, [ghost], (38.0, 30.0)) == C.SUCCESS
+    for _ in range(300):
+        g.step(1)
+        if w.abilities.casts.get(ghost) is not None and w.abilities.casts[ghost].fire_at >= 0:
+            break
+    start = w.loop
+    assert w.abilities.silos == {}  # launched
+    u = w.u
+    assert float(np.hypot(u.x[u.row(ghost)] - 38.0, u.y[u.row(ghost)] - 30.0)) <= 12.0 + 0.5
+    life = {t: hp(w, t) for t in (own, enemy, raven, depot, far)}
+    g.step(A.NUKE_CHANNEL - 1)
+    assert {t: hp(w, t) for t in life} == life
+    assert w.loop == start + A.NUKE_CHANNEL - 1
+    g.step(1)
+    assert u.row(enemy) < 0 and u.row(own) < 0  # friend and foe (LP:Ghost)
+    assert u.row(raven) < 0  # an air unit too
+    assert u.row(depot) < 0  # 400 life: 300 + 200 vs structures
+    assert hp(w, far) == life[far]  # beyond radius 8
+    assert A.NUKE_CHANNEL == 313

@@ -67,6 +67,13 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   it does not fire nor cast for :data:`MATRIX_LOOPS`; Anti-Armor Missile (3753, a unit): every
   unit within :data:`SHRED_RADIUS` of it has :data:`SHRED_ARMOR` less armor for
   :data:`SHRED_LOOPS` (friend or foe (m)).  The missiles hit at once (m).
+- *Tactical Nuke* (LP:Ghost, LP:Ghost_Academy): a finished Ghost Academy arms one nuke (710,
+  100/100, :data:`NUKE_ARM_LOOPS`, needs a Factory); a Ghost of a player with an armed nuke (1622,
+  a point within the client's cast range 12; else ``Error`` (m)) walks into range, launches it
+  (the Academy's nuke is used) and paints the point for :data:`NUKE_CHANNEL`; then every unit,
+  friend or foe, structures and air units too, within :data:`NUKE_RADIUS` takes
+  :data:`NUKE_DAMAGE` (+ :data:`NUKE_STRUCTURE_BONUS` vs structures).  A Ghost that dies while
+  painting loses the nuke; the Ghost is not cloaked by it and the red dot is not reported (m).
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -209,6 +216,17 @@ MATRIX_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
 """Interference Matrix: the target cannot attack or cast for 11 faster seconds = 246 loops (LP:Raven)."""
 SHRED_ARMOR, SHRED_LOOPS = 3.0, int(21 * LOOPS_PER_FASTER_SECOND)
 """Anti-Armor Missile: -3 armor for 21 faster seconds = 470 loops (LP:Raven)."""
+NUKE_ARM, NUKE, GHOST_ACADEMY, FACTORY = 710, 1622, 26, 27
+NUKE_ARM_LOOPS = 960
+"""Arming a nuke at a Ghost Academy: the client's build time of 710 (60 normal = 43 faster
+seconds), 100/100, a Factory required (the client's ``data.tech.TRAIN``; LP:Ghost_Academy)."""
+NUKE_COST = (100, 100)
+NUKE_RANGE = 12.0
+"""The client's ``cast_range`` of 1622."""
+NUKE_CHANNEL = int(14 * LOOPS_PER_FASTER_SECOND)
+"""The Ghost paints the target 14 faster seconds = 313 loops (LP:Ghost)."""
+NUKE_DAMAGE, NUKE_STRUCTURE_BONUS, NUKE_RADIUS = 300.0, 200.0, 8.0
+"""300 (+200 vs structures) in radius 8 (LP:Ghost; its fall-off towards the edge is not simulated (m))."""
 SHRED_RADIUS = 2.88
 """The missile's blast radius (LP:Raven as we know it: to check)."""
 
@@ -271,6 +289,7 @@ SPELLS = {
     LOCK_ON: Spell(CYCLONE, LOCK_ON_RANGE),
     TACTICAL_JUMP: Spell(BATTLECRUISER, 500.0, cooldown=JUMP_COOLDOWN, channel=JUMP_DELAY, point=True),
     INTERFERENCE_MATRIX: Spell(RAVEN, 9.0, energy=75.0),
+    NUKE: Spell(GHOST, NUKE_RANGE, channel=NUKE_CHANNEL, point=True),
     ANTI_ARMOR_MISSILE: Spell(RAVEN, 10.0, energy=75.0),
 }
 """The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
@@ -307,6 +326,9 @@ class Blast:
     ground_only: bool = False
     skip: int = 0
     """A tag the blast leaves alone (the missile's primary target, hit on its own)."""
+    everything: bool = False
+    """Structures and Widow Mines too (a nuke), structures taking ``structure_bonus`` more."""
+    structure_bonus: float = 0.0
 
 
 @dataclass
@@ -361,6 +383,8 @@ class Abilities:
         """Tag -> the loop its Interference Matrix ends (it cannot attack or cast until then)."""
         self.shredded: dict[int, int] = {}
         """Tag -> the loop its Anti-Armor Missile's -3 armor ends."""
+        self.silos: dict[int, int] = {}
+        """Ghost Academy tag -> the loop its nuke is (or was) armed."""
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
@@ -409,6 +433,8 @@ class Abilities:
             return self.mule_gather(c)
         if ab == LOCK_ON and any(int(t) in self.locks for t in self.w.u.tag[c.rows]):
             return ERROR  # (one lock at a time (m))
+        if ab == NUKE and not self._armed_silos(c.player):
+            return ERROR  # (no armed nuke (m: the real client's code is not known here))
         if ab in SPELLS:
             return self._spell(c)
         if ab == LOCK_ON_CANCEL:
@@ -418,6 +444,8 @@ class Abilities:
             return SUCCESS if n else ERROR
         if ab == MINE_ATTACK:
             return self._mine_cmd(c)
+        if ab == NUKE_ARM:
+            return self._arm(c)
         return ERROR
 
     def _casters(self, c: Command, types: frozenset[int]) -> np.ndarray:
@@ -612,6 +640,13 @@ class Abilities:
                 cast.fire_at = loop + spell.channel
                 if cast.ability == TACTICAL_JUMP:
                     self.jumping.add(tag)
+                if cast.ability == NUKE:  # (the Academy's nuke is launched: used even if the Ghost dies)
+                    silos = self._armed_silos(int(u.owner[r]))
+                    if not silos:
+                        u.finish_orders(np.array([r]))
+                        done.append(tag)
+                        continue
+                    del self.silos[silos[0]]
                 if spell.cooldown:
                     self.ready[(tag, cast.ability)] = loop + spell.cooldown
                 u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
@@ -630,6 +665,9 @@ class Abilities:
             elif cast.ability == LOCK_ON:
                 if not lost:
                     self.locks[tag] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
+            elif cast.ability == NUKE:
+                self._blast(Blast(int(u.owner[r]), cast.x, cast.y, loop, NUKE_DAMAGE, NUKE_RADIUS, everything=True,
+                                  structure_bonus=NUKE_STRUCTURE_BONUS))
             elif cast.ability == TACTICAL_JUMP:
                 self.jumping.discard(tag)
                 x, y = np.array([cast.x]), np.array([cast.y])
@@ -702,7 +740,16 @@ class Abilities:
         unless ``enemies_only``)."""
         u = self.w.u
         hit = np.hypot(u.x - b.x, u.y - b.y) - u.radius <= b.radius
-        hit &= (u.owner != NEUTRAL_OWNER) & (u.tag != b.skip) & ~TYPES.structure[u.ti]
+        hit &= (u.owner != NEUTRAL_OWNER) & (u.tag != b.skip)
+        if b.everything:
+            rows = np.nonzero(hit)[0]
+            st = TYPES.structure[u.ti[rows]]
+            st_tags = u.tag[rows[st]].copy()  # (the first _hurt may remove rows)
+            self._hurt(rows[~st].tolist(), b.damage)
+            st_rows = u.rows(st_tags)
+            self._hurt(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus)
+            return
+        hit &= ~TYPES.structure[u.ti]
         if b.enemies_only:
             hit &= u.owner != b.owner
         if b.ground_only:
@@ -719,6 +766,32 @@ class Abilities:
         for b in due:
             self._blast(b)
         self.w.touch()
+
+    # ------------------------------------------------------------------ nukes
+    def _armed_silos(self, player: int) -> list[int]:
+        structures = self.w.construction.structures
+        return [t for t, at in self.silos.items() if at <= self.w.loop
+                and (s := structures.get(t)) is not None and s.owner == player]
+
+    def _arm(self, c: Command) -> int:
+        """710 at a finished Ghost Academy without a nuke: paid now, armed :data:`NUKE_ARM_LOOPS`
+        later; one nuke per Academy (another: ``Error`` (m))."""
+        w = self.w
+        structures = w.construction.structures
+        result = ERROR
+        for tag in w.u.tag[c.rows].tolist():
+            s = structures.get(int(tag))
+            if s is None or s.unit_id != GHOST_ACADEMY or not s.ready or int(tag) in self.silos:
+                continue
+            if not w.construction.ready_of(c.player, FACTORY):
+                return TECH_REQUIREMENTS_NOT_MET
+            res = w.supply.afford(c.player, *NUKE_COST)
+            if res != SUCCESS:
+                return res
+            w.supply.pay(c.player, *NUKE_COST)
+            self.silos[int(tag)] = w.loop + NUKE_ARM_LOOPS
+            return SUCCESS
+        return result
 
     # ------------------------------------------------------------------ Widow Mines
     def mine_tags(self) -> list[int]:
@@ -936,7 +1009,7 @@ class Abilities:
     def forget(self, alive: set[int]) -> None:
         self.jumping &= alive
         for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed, self.locks, self.disabled,
-                  self.shredded):
+                  self.shredded, self.silos):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
@@ -998,6 +1071,10 @@ class Abilities:
             out.append((YAMATO, False))
         if uid == BATTLECRUISER and self.ready.get((tag, TACTICAL_JUMP), 0) <= self.w.loop:
             out.append((TACTICAL_JUMP, True))
+        if uid == GHOST and self._armed_silos(player):
+            out.append((NUKE, True))
+        if uid == GHOST_ACADEMY and tag not in self.silos and self.w.construction.ready_of(player, FACTORY):
+            out.append((NUKE_ARM, False))
         if uid in (REAPER, CYCLONE):
             ab = KD8 if uid == REAPER else LOCK_ON
             if self.ready.get((tag, ab), 0) <= self.w.loop and tag not in self.locks:
@@ -1031,9 +1108,13 @@ class Abilities:
         for tag, m in self.mules.items():
             if m.field:
                 parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
+        for tag, at in self.silos.items():  # (a nuke being armed: the Academy's order, with progress)
+            if at > loop:
+                done = 1.0 - (at - loop) / NUKE_ARM_LOOPS
+                parts[tag] = parts.get(tag, b"") + order_bytes(NUKE_ARM, progress=done)
 
 
 ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, *SPELLS,
-                       *CLOAK_ON, *CLOAK_OFF, LOCK_ON_CANCEL, MINE_ATTACK})
+                       *CLOAK_ON, *CLOAK_OFF, LOCK_ON_CANCEL, MINE_ATTACK, NUKE_ARM})
 """Every ability this system carries out (the generic gather 3666 reaches it for MULEs through
 the economy's gather)."""
