@@ -224,9 +224,9 @@ NUKE_COST = (100, 100)
 NUKE_RANGE = 12.0
 """The client's ``cast_range`` of 1622."""
 NUKE_CHANNEL = int(14 * LOOPS_PER_FASTER_SECOND)
-"""The Ghost paints the target 14 faster seconds = 313 loops (LP:Ghost)."""
+"""The Ghost paints the target 14 faster seconds = 313 loops (LP:Tactical_Nuke)."""
 NUKE_DAMAGE, NUKE_STRUCTURE_BONUS, NUKE_RADIUS = 300.0, 200.0, 8.0
-"""300 (+200 vs structures) in radius 8 (LP:Ghost; its fall-off towards the edge is not simulated (m))."""
+"""300 (+200 vs structures) in radius 8 (LP:Tactical_Nuke; its fall-off over three radii is not simulated (m))."""
 SHRED_RADIUS = 2.88
 """The missile's blast radius (LP:Raven as we know it: to check)."""
 
