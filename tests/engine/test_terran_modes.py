@@ -167,10 +167,14 @@ def test_widow_mine_burrows_with_the_generic_ability_and_thor_switches_modes() -
     transition(g, t, 2364, THOR_AP, THOR)
 
 
-def test_liberator_defender_mode_is_refused_as_not_simulated() -> None:
+def test_liberator_defender_mode_within_reach_starts_at_once() -> None:
+    # (the zone and the approach: tests/engine/test_terran_spells.py)
     g, w = rich_eco()
     [lib] = w.spawn(LIBERATOR, 1, [30.0], [30.0]).tolist()
-    assert act(g, 2558, [lib], (32.0, 30.0)) == C.NOT_SUPPORTED
+    assert act(g, 2558, [lib], (32.0, 30.0)) == C.SUCCESS
+    assert orders(g, lib) == [2558]
+    g.step(TRANSITION_LOOPS[2558])
+    assert unit(g, lib).unit_type == 734
 
 
 def test_a_barracks_lifts_off_leaving_its_add_on_and_takes_it_back_when_it_lands_beside_it() -> None:

@@ -680,6 +680,7 @@ MODE_TRANSITION_LOOPS: dict[int, int] = {
     403: 48, 405: 48,     # Viking assault / fighter (m)
     2095: 24, 2097: 24,   # Widow Mine burrow / unburrow (m)
     2362: 48, 2364: 48,   # Thor High Impact / Explosive Payload (m)
+    2558: 48, 2560: 48,   # Liberator Defender Mode / Fighter Mode (m)
     417: 32, 1522: 32, 452: 32, 485: 32, 518: 32,   # lift off (m: the client's flying types' build time is 32)
     419: 32, 1524: 32, 554: 32, 520: 32, 522: 32,   # land (m)
 }

@@ -42,6 +42,38 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
 - *Raven*: Auto-Turret (1764, a point within the client's cast range 2): 50 energy, an
   Auto-Turret (type 31, its client weapon: 18 damage, range 6) stands there for
   :data:`AUTO_TURRET_LOOPS` (LP:Raven); its placement is not checked (m).
+- *Reaper*: KD8 Charge (2588, a point or a unit's point, within the client's cast range 5; no
+  energy, a :data:`KD8_COOLDOWN` cooldown, LP:Reaper): the Reaper walks into range and throws; the
+  grenade blasts :data:`KD8_DELAY` later for :data:`KD8_DAMAGE` to the enemy ground units (not
+  structures) within :data:`KD8_RADIUS` of the point (delay, radius and "enemies only" are (m));
+  its knock-back is not simulated (m).
+- *Widow Mine*: Sentinel Missiles (2099, autocast as the client's ``allow_autocast``): every
+  loop, a burrowed mine whose missile is loaded fires at the closest enemy (ground or air, one it
+  may see: detection) within the client's cast range 5: 125 (+35 vs shields) to it and 40 (+25
+  vs shields) to every other unit, friend or foe, within :data:`MINE_SPLASH_RADIUS` of it, but not
+  structures nor Widow Mines; then it reloads for :data:`MINE_REARM`
+  (LP:Widow_Mine_(Legacy_of_the_Void)).  The missile hits at once (m).  2099 on a unit fires an
+  armed mine at it when in range.  Burrowed mines are cloaked (``systems/detection.py``).
+- *Cyclone*: Lock On (2350, a unit within the client's cast range 7; the 5.0.11 client's Cyclone,
+  LP:Cyclone of patches 4.11-5.0.11): the Cyclone drives into range, then deals
+  :data:`LOCK_ON_DAMAGE` over :data:`LOCK_ON_LOOPS` (equal parts each loop, no armor (m)) while it
+  moves and fights as it likes; the lock breaks when the target is farther than
+  :data:`LOCK_ON_BREAK`, dies, or cloaks undetected; 2354 cancels it.  One lock at a time (a second
+  Lock On: ``Error`` (m)); a cooldown after it is not simulated (m).
+- *Tactical Jump* (2358, a point anywhere): the Battlecruiser channels :data:`JUMP_DELAY` in place,
+  invulnerable meanwhile (:attr:`Abilities.jumping`: combat and spells drop damage to it; (m) for
+  the whole delay), then stands at the point; :data:`JUMP_COOLDOWN` (LP:Battlecruiser).
+- *Raven*, 75 energy each (LP:Raven): Interference Matrix (3747, a mechanical or psionic unit):
+  it does not fire nor cast for :data:`MATRIX_LOOPS`; Anti-Armor Missile (3753, a unit): every
+  unit within :data:`SHRED_RADIUS` of it has :data:`SHRED_ARMOR` less armor for
+  :data:`SHRED_LOOPS` (friend or foe (m)).  The missiles hit at once (m).
+- *Tactical Nuke* (LP:Ghost, LP:Ghost_Academy): a finished Ghost Academy arms one nuke (710,
+  100/100, :data:`NUKE_ARM_LOOPS`, needs a Factory); a Ghost of a player with an armed nuke (1622,
+  a point within the client's cast range 12; else ``Error`` (m)) walks into range, launches it
+  (the Academy's nuke is used) and paints the point for :data:`NUKE_CHANNEL`; then every unit,
+  friend or foe, structures and air units too, within :data:`NUKE_RADIUS` takes
+  :data:`NUKE_DAMAGE` (+ :data:`NUKE_STRUCTURE_BONUS` vs structures).  A Ghost that dies while
+  painting loses the nuke; the Ghost is not cloaked by it and the red dot is not reported (m).
 - *cloak* (Banshee 392 / 393 with Cloaking Field researched, Ghost 382 / 383 with Personal
   Cloaking, or the generic 3676 / 3677): 25 energy to turn on, then :data:`CLOAK_DRAIN` energy per
   normal second instead of the regeneration (LP:Banshee, LP:Ghost; that the drain replaces the
@@ -68,6 +100,7 @@ from sc2pool.engine.sim.commands import (
     COOLDOWN,
     ERROR,
     MUST_TARGET_BIOLOGICAL_UNITS,
+    MUST_TARGET_MECHANICAL_UNITS,
     MUST_TARGET_UNIT,
     NOT_ENOUGH_ENERGY,
     SUCCESS,
@@ -140,6 +173,62 @@ YAMATO_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
 """71 faster seconds = 1590 loops (LP:Battlecruiser)."""
 YAMATO_CHANNEL = int(2 * LOOPS_PER_FASTER_SECOND)
 """The 2 faster seconds (44 loops) the Battlecruiser channels before the shot (LP:Battlecruiser)."""
+REAPER, KD8 = 49, 2588
+KD8_RANGE = 5.0
+"""The client's ``cast_range`` of 2588."""
+KD8_COOLDOWN = int(14 * LOOPS_PER_FASTER_SECOND)
+"""14 faster seconds = 313 loops (LP:Reaper)."""
+KD8_DAMAGE = 5.0
+"""LP:Reaper."""
+KD8_DELAY = int(1 * LOOPS_PER_FASTER_SECOND)
+"""Loops from the throw to the blast: 1 faster second (m: LP gives "after a short delay")."""
+KD8_RADIUS = 1.0
+"""The blast's radius (m: not known here)."""
+MINE, MINE_BURROWED, MINE_ATTACK = 498, 500, 2099
+MINE_TYPES = frozenset({MINE, MINE_BURROWED})
+MINE_RANGE = 5.0
+"""The client's ``cast_range`` of 2099 (LP:Widow_Mine_(Legacy_of_the_Void): range 5)."""
+MINE_DAMAGE, MINE_SHIELD_BONUS = 125.0, 35.0
+MINE_SPLASH, MINE_SPLASH_SHIELD_BONUS = 40.0, 25.0
+"""Sentinel Missiles: 125 (+35 vs shields) to the target, 40 (+25 vs shields) splash
+(LP:Widow_Mine_(Legacy_of_the_Void))."""
+MINE_SPLASH_RADIUS = 1.75
+"""The splash's radius around the target (the task's figure: to check against LP)."""
+MINE_REARM = int(29 * LOOPS_PER_FASTER_SECOND)
+"""29 faster seconds = 649 loops to load the next missile (LP:Widow_Mine_(Legacy_of_the_Void))."""
+CYCLONE, LOCK_ON, LOCK_ON_CANCEL = 692, 2350, 2354
+LOCK_ON_RANGE = 7.0
+"""The client's ``cast_range`` of 2350 (the 5.0.11 client's Lock On; LP:Cyclone, patch 4.11-5.0.11)."""
+LOCK_ON_DAMAGE = 400.0
+LOCK_ON_LOOPS = int(14 * LOOPS_PER_FASTER_SECOND)
+"""Lock On: 400 damage over 14 faster seconds = 313 loops (LP:Cyclone, patch 4.11-5.0.11)."""
+LOCK_ON_BREAK = 15.0
+"""The lock breaks when the target is farther than 15 (edge to edge (m); LP:Cyclone)."""
+LOCK_ON_PER_LOOP = LOCK_ON_DAMAGE / LOCK_ON_LOOPS
+TACTICAL_JUMP = 2358
+JUMP_DELAY = int(4 * LOOPS_PER_FASTER_SECOND)
+"""Tactical Jump: the Battlecruiser leaves 4 faster seconds (89 loops) after the cast
+(LP:Battlecruiser; the page could not be opened here: to check)."""
+JUMP_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
+"""71 faster seconds = 1590 loops (LP:Battlecruiser)."""
+INTERFERENCE_MATRIX, ANTI_ARMOR_MISSILE = 3747, 3753
+MATRIX_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
+"""Interference Matrix: the target cannot attack or cast for 11 faster seconds = 246 loops (LP:Raven)."""
+SHRED_ARMOR, SHRED_LOOPS = 3.0, int(21 * LOOPS_PER_FASTER_SECOND)
+"""Anti-Armor Missile: -3 armor for 21 faster seconds = 470 loops (LP:Raven)."""
+NUKE_ARM, NUKE, GHOST_ACADEMY, FACTORY = 710, 1622, 26, 27
+NUKE_ARM_LOOPS = 960
+"""Arming a nuke at a Ghost Academy: the client's build time of 710 (60 normal = 43 faster
+seconds), 100/100, a Factory required (the client's ``data.tech.TRAIN``; LP:Ghost_Academy)."""
+NUKE_COST = (100, 100)
+NUKE_RANGE = 12.0
+"""The client's ``cast_range`` of 1622."""
+NUKE_CHANNEL = int(14 * LOOPS_PER_FASTER_SECOND)
+"""The Ghost paints the target 14 faster seconds = 313 loops (LP:Tactical_Nuke)."""
+NUKE_DAMAGE, NUKE_STRUCTURE_BONUS, NUKE_RADIUS = 300.0, 200.0, 8.0
+"""300 (+200 vs structures) in radius 8 (LP:Tactical_Nuke; its fall-off over three radii is not simulated (m))."""
+SHRED_RADIUS = 2.88
+"""The missile's blast radius (LP:Raven as we know it: to check)."""
 
 
 def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
@@ -154,6 +243,8 @@ def _energy_columns() -> tuple[np.ndarray, np.ndarray]:
 
 E_START, E_MAX = _energy_columns()
 """Per type row: starting and maximum energy (``data.units``)."""
+_MECH_PSI = np.array([D.MECHANICAL in s.attributes or D.PSIONIC in s.attributes for s in TYPES.specs])
+"""Per type row: mechanical or psionic (Interference Matrix's targets, LP:Raven)."""
 _BIO_ANY = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
 """Per type row: biological (Steady Targeting's targets)."""
 _BIO = np.array([D.BIOLOGICAL in s.attributes and not s.is_structure and not s.is_flying for s in TYPES.specs])
@@ -194,11 +285,19 @@ SPELLS = {
     SNIPE: Spell(GHOST, 10.0, energy=50.0, channel=SNIPE_CHANNEL, damage=170.0, biological=True),
     EMP: Spell(GHOST, 10.0, energy=75.0, point=True),
     AUTO_TURRET: Spell(RAVEN, 2.0, energy=50.0, point=True),
+    KD8: Spell(REAPER, KD8_RANGE, cooldown=KD8_COOLDOWN, point=True),
+    LOCK_ON: Spell(CYCLONE, LOCK_ON_RANGE),
+    TACTICAL_JUMP: Spell(BATTLECRUISER, 500.0, cooldown=JUMP_COOLDOWN, channel=JUMP_DELAY, point=True),
+    INTERFERENCE_MATRIX: Spell(RAVEN, 9.0, energy=75.0),
+    NUKE: Spell(GHOST, NUKE_RANGE, channel=NUKE_CHANNEL, point=True),
+    ANTI_ARMOR_MISSILE: Spell(RAVEN, 10.0, energy=75.0),
 }
 """The targeted casts, with their facts: Yamato Cannon (LP:Battlecruiser), Steady Targeting (2714:
 50 energy, 170 damage to a biological unit after a 1.43 faster second channel) and EMP Round
-(1628: 75 energy) (LP:Ghost), Auto-Turret (1764: 50 energy, LP:Raven); ranges are the client's
-``cast_range``."""
+(1628: 75 energy) (LP:Ghost), Auto-Turret (1764: 50 energy, LP:Raven), KD8 Charge (2588: 14 s
+cooldown, LP:Reaper), Lock On (2350, LP:Cyclone), Tactical Jump (2358, LP:Battlecruiser),
+Interference Matrix (3747) and Anti-Armor Missile (3753) (75 energy each, LP:Raven); ranges are
+the client's ``cast_range``."""
 
 
 @dataclass
@@ -210,6 +309,36 @@ class Cast:
     fire_at: int = -1
     x: float = 0.0
     y: float = 0.0
+
+
+@dataclass(frozen=True)
+class Blast:
+    """Damage in a disc at a loop (a KD8 Charge's grenade, a Sentinel Missile's splash)."""
+
+    owner: int
+    x: float
+    y: float
+    at: int
+    damage: float
+    radius: float
+    shield_bonus: float = 0.0
+    enemies_only: bool = False
+    ground_only: bool = False
+    skip: int = 0
+    """A tag the blast leaves alone (the missile's primary target, hit on its own)."""
+    everything: bool = False
+    """Structures and Widow Mines too (a nuke), structures taking ``structure_bonus`` more."""
+    structure_bonus: float = 0.0
+
+
+@dataclass
+class Lock:
+    """A Cyclone's Lock On: damage per loop to its target until ``end``."""
+
+    target: int
+    end: int
+    last: int
+    """The loop up to which its damage was dealt."""
 
 
 @dataclass
@@ -242,6 +371,20 @@ class Abilities:
         """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
         self.casts: dict[int, Cast] = {}
         """Caster tag -> its targeted cast under way (:data:`SPELLS`)."""
+        self.blasts: list[Blast] = []
+        """Blasts to come (KD8 Charges in flight)."""
+        self.locks: dict[int, Lock] = {}
+        """Cyclone tag -> its Lock On."""
+        self._mines_version = -1
+        self._mines: list[int] = []
+        self.jumping: set[int] = set()
+        """Battlecruisers warping out (Tactical Jump): invulnerable (combat and spells skip them)."""
+        self.disabled: dict[int, int] = {}
+        """Tag -> the loop its Interference Matrix ends (it cannot attack or cast until then)."""
+        self.shredded: dict[int, int] = {}
+        """Tag -> the loop its Anti-Armor Missile's -3 armor ends."""
+        self.silos: dict[int, int] = {}
+        """Ghost Academy tag -> the loop its nuke is (or was) armed."""
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
@@ -288,8 +431,21 @@ class Abilities:
             return self._heal_cmd(c)
         if ab in (GATHER_MULE, GATHER):
             return self.mule_gather(c)
+        if ab == LOCK_ON and any(int(t) in self.locks for t in self.w.u.tag[c.rows]):
+            return ERROR  # (one lock at a time (m))
+        if ab == NUKE and not self._armed_silos(c.player):
+            return ERROR  # (no armed nuke (m: the real client's code is not known here))
         if ab in SPELLS:
             return self._spell(c)
+        if ab == LOCK_ON_CANCEL:
+            n = 0
+            for t in self.w.u.tag[c.rows].tolist():
+                n += self.locks.pop(int(t), None) is not None
+            return SUCCESS if n else ERROR
+        if ab == MINE_ATTACK:
+            return self._mine_cmd(c)
+        if ab == NUKE_ARM:
+            return self._arm(c)
         return ERROR
 
     def _casters(self, c: Command, types: frozenset[int]) -> np.ndarray:
@@ -418,9 +574,15 @@ class Abilities:
                 return CANT_TARGET_THAT_UNIT
             if spell.biological and not _BIO_ANY[u.ti[c.trow]]:
                 return MUST_TARGET_BIOLOGICAL_UNITS
+            if c.ability == INTERFERENCE_MATRIX and not _MECH_PSI[u.ti[c.trow]]:
+                return MUST_TARGET_MECHANICAL_UNITS
         if spell.research and not w.research.has(c.player, spell.research):
             return TECH_REQUIREMENTS_NOT_MET
         loop = w.loop
+        if self.disabled:  # (a unit under an Interference Matrix casts nothing)
+            rows = rows[[self.disabled.get(int(t), 0) <= loop for t in u.tag[rows].tolist()]]
+            if not len(rows):
+                return ERROR
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
         if not free:
             return COOLDOWN
@@ -476,6 +638,15 @@ class Abilities:
                     done.append(tag)
                     continue
                 cast.fire_at = loop + spell.channel
+                if cast.ability == TACTICAL_JUMP:
+                    self.jumping.add(tag)
+                if cast.ability == NUKE:  # (the Academy's nuke is launched: used even if the Ghost dies)
+                    silos = self._armed_silos(int(u.owner[r]))
+                    if not silos:
+                        u.finish_orders(np.array([r]))
+                        done.append(tag)
+                        continue
+                    del self.silos[silos[0]]
                 if spell.cooldown:
                     self.ready[(tag, cast.ability)] = loop + spell.cooldown
                 u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
@@ -488,6 +659,32 @@ class Abilities:
                 self._emp(cast.x, cast.y)
             elif cast.ability == AUTO_TURRET:
                 self._turret(int(u.owner[r]), cast.x, cast.y)
+            elif cast.ability == KD8:
+                self.blasts.append(Blast(int(u.owner[r]), cast.x, cast.y, loop + KD8_DELAY, KD8_DAMAGE, KD8_RADIUS,
+                                         enemies_only=True, ground_only=True))
+            elif cast.ability == LOCK_ON:
+                if not lost:
+                    self.locks[tag] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
+            elif cast.ability == NUKE:
+                self._blast(Blast(int(u.owner[r]), cast.x, cast.y, loop, NUKE_DAMAGE, NUKE_RADIUS, everything=True,
+                                  structure_bonus=NUKE_STRUCTURE_BONUS))
+            elif cast.ability == TACTICAL_JUMP:
+                self.jumping.discard(tag)
+                x, y = np.array([cast.x]), np.array([cast.y])
+                w.map.clamp(x, y, float(u.radius[r]))
+                u.x[r], u.y[r] = float(x[0]), float(y[0])
+            elif cast.ability == INTERFERENCE_MATRIX:
+                if not lost:
+                    self.disabled[cast.target] = loop + MATRIX_LOOPS
+                    u.cd[t] = max(float(u.cd[t]), float(MATRIX_LOOPS))  # (its weapon waits it out)
+                    self.locks.pop(cast.target, None)  # (a Cyclone's lock ends (m))
+            elif cast.ability == ANTI_ARMOR_MISSILE:
+                if not lost:
+                    tx, ty = float(u.x[t]), float(u.y[t])
+                    hit = np.nonzero((np.hypot(u.x - tx, u.y - ty) - u.radius <= SHRED_RADIUS)
+                                     & (u.owner != NEUTRAL_OWNER))[0]
+                    for h in u.tag[hit].tolist():
+                        self.shredded[int(h)] = loop + SHRED_LOOPS
             elif not lost:
                 self._damage(t, spell.damage)
         for tag in done:
@@ -521,6 +718,185 @@ class Abilities:
         if u.hp[r] <= 0.0:
             self.w.remove_tags([int(u.tag[r])])
 
+    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0) -> None:
+        """Spell damage to ``rows`` (shields first, ``shield_bonus`` more against shields only, no
+        armor (m)); removes those that die, all at once (rows stay valid until then)."""
+        u = self.w.u
+        dead: list[int] = []
+        for r in rows:
+            if self.jumping and int(u.tag[r]) in self.jumping:
+                continue  # (invulnerable while warping)
+            s = float(u.shield[r])
+            take = min(s, amount + shield_bonus)
+            u.shield[r] = s - take
+            u.hp[r] -= amount - max(0.0, take - shield_bonus)
+            if u.hp[r] <= 0.0:
+                dead.append(int(u.tag[r]))
+        if dead:
+            self.w.remove_tags(dead)
+
+    def _blast(self, b: Blast) -> None:
+        """Every unit whose edge is within the blast's radius takes its damage (friend or foe
+        unless ``enemies_only``)."""
+        u = self.w.u
+        hit = np.hypot(u.x - b.x, u.y - b.y) - u.radius <= b.radius
+        hit &= (u.owner != NEUTRAL_OWNER) & (u.tag != b.skip)
+        if b.everything:
+            rows = np.nonzero(hit)[0]
+            st = TYPES.structure[u.ti[rows]]
+            st_tags = u.tag[rows[st]].copy()  # (the first _hurt may remove rows)
+            self._hurt(rows[~st].tolist(), b.damage)
+            st_rows = u.rows(st_tags)
+            self._hurt(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus)
+            return
+        hit &= ~TYPES.structure[u.ti]
+        if b.enemies_only:
+            hit &= u.owner != b.owner
+        if b.ground_only:
+            hit &= ~TYPES.is_flying[u.ti]
+        else:  # (a Sentinel Missile's splash: Widow Mines are not hurt by it, LP:Widow_Mine)
+            hit &= ~np.isin(u.unit_id, np.array(sorted(MINE_TYPES)))
+        self._hurt(np.nonzero(hit)[0].tolist(), b.damage, b.shield_bonus)
+
+    def _blasts(self, loop: int) -> None:
+        due = [b for b in self.blasts if b.at <= loop]
+        if not due:
+            return
+        self.blasts = [b for b in self.blasts if b.at > loop]
+        for b in due:
+            self._blast(b)
+        self.w.touch()
+
+    # ------------------------------------------------------------------ nukes
+    def _armed_silos(self, player: int) -> list[int]:
+        structures = self.w.construction.structures
+        return [t for t, at in self.silos.items() if at <= self.w.loop
+                and (s := structures.get(t)) is not None and s.owner == player]
+
+    def _arm(self, c: Command) -> int:
+        """710 at a finished Ghost Academy without a nuke: paid now, armed :data:`NUKE_ARM_LOOPS`
+        later; one nuke per Academy (another: ``Error`` (m))."""
+        w = self.w
+        structures = w.construction.structures
+        result = ERROR
+        for tag in w.u.tag[c.rows].tolist():
+            s = structures.get(int(tag))
+            if s is None or s.unit_id != GHOST_ACADEMY or not s.ready or int(tag) in self.silos:
+                continue
+            if not w.construction.ready_of(c.player, FACTORY):
+                return TECH_REQUIREMENTS_NOT_MET
+            res = w.supply.afford(c.player, *NUKE_COST)
+            if res != SUCCESS:
+                return res
+            w.supply.pay(c.player, *NUKE_COST)
+            self.silos[int(tag)] = w.loop + NUKE_ARM_LOOPS
+            return SUCCESS
+        return result
+
+    # ------------------------------------------------------------------ Widow Mines
+    def mine_tags(self) -> list[int]:
+        """Tags of the burrowed Widow Mines (cached per unit-set version)."""
+        u = self.w.u
+        if self._mines_version != u.version:
+            self._mines_version = u.version
+            self._mines = u.tag[u.unit_id == MINE_BURROWED].tolist()
+        return self._mines
+
+    def _mine_target(self, r: int) -> int:
+        """The row of the closest enemy within the mine's range it can see (-1: none)."""
+        w = self.w
+        u = w.u
+        owner = int(u.owner[r])
+        ok = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & (u.hp > 0)
+        if w.detection.active():
+            ok &= ~w.detection.hidden(owner)
+        cand = np.nonzero(ok)[0]
+        if not len(cand):
+            return -1
+        gap = np.hypot(u.x[cand] - u.x[r], u.y[cand] - u.y[r]) - u.radius[cand] - u.radius[r]
+        k = int(np.argmin(gap))
+        return int(cand[k]) if gap[k] <= MINE_RANGE else -1
+
+    def _mine_fire(self, mine: int, target: int) -> None:
+        """A Sentinel Missile from the mine (tag) at the target (tag): 125 (+35 shields) to it,
+        40 (+25 shields) to every other unit within the splash radius of it, friend or foe (not
+        structures, not Widow Mines); the mine rearms (LP:Widow_Mine_(Legacy_of_the_Void)).  The
+        missile hits at once (m: its short delay is not simulated)."""
+        u = self.w.u
+        r, t = u.row(mine), u.row(target)
+        if r < 0 or t < 0:
+            return
+        self.ready[(mine, MINE_ATTACK)] = self.w.loop + MINE_REARM
+        x, y, owner = float(u.x[t]), float(u.y[t]), int(u.owner[r])
+        splash = Blast(owner, x, y, self.w.loop, MINE_SPLASH, MINE_SPLASH_RADIUS, MINE_SPLASH_SHIELD_BONUS,
+                       skip=target)
+        self._hurt([t], MINE_DAMAGE, MINE_SHIELD_BONUS)
+        self._blast(splash)
+        self.w.touch()
+
+    def _mines_fire(self, loop: int) -> None:
+        """Every armed burrowed mine fires at the closest enemy in range (autocast, as the real
+        client's ``allow_autocast`` of 2099)."""
+        u = self.w.u
+        shots: list[tuple[int, int]] = []
+        for tag in self.mine_tags():
+            if self.ready.get((tag, MINE_ATTACK), 0) > loop:
+                continue
+            r = u.row(tag)
+            if r < 0:
+                continue
+            t = self._mine_target(r)
+            if t >= 0:
+                shots.append((tag, int(u.tag[t])))
+        for mine, target in shots:
+            self._mine_fire(mine, target)
+
+    def _mine_cmd(self, c: Command) -> int:
+        """2099 on a unit: an armed burrowed mine fires at it now, if it is in range."""
+        w = self.w
+        u = w.u
+        if c.trow < 0:
+            return MUST_TARGET_UNIT
+        if not c.hostile:
+            return CANT_TARGET_THAT_UNIT
+        rows = c.rows[u.unit_id[c.rows] == MINE_BURROWED]
+        if not len(rows):
+            return ERROR
+        armed = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), MINE_ATTACK), 0) <= w.loop]
+        if not armed:
+            return COOLDOWN
+        for r in armed:
+            gap = math.hypot(u.x[c.trow] - u.x[r], u.y[c.trow] - u.y[r]) - u.radius[c.trow] - u.radius[r]
+            if gap <= MINE_RANGE:
+                self._mine_fire(int(u.tag[r]), c.ttag)
+                return SUCCESS
+        return ERROR  # (out of range: a burrowed mine cannot move to it (m))
+
+    # ------------------------------------------------------------------ Cyclone Lock On
+    def _locks(self, loop: int) -> None:
+        """Locks deal their damage up to this loop; a lock whose Cyclone or target is gone, whose
+        target is beyond :data:`LOCK_ON_BREAK` or cloaked undetected, or whose time is up ends."""
+        w = self.w
+        u = w.u
+        done: list[int] = []
+        for tag, lock in self.locks.items():
+            r, t = u.row(tag), u.row(lock.target)
+            if r < 0 or t < 0:
+                done.append(tag)
+                continue
+            gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
+            if gap > LOCK_ON_BREAK or (w.detection.active() and w.detection.hidden(int(u.owner[r]))[t]):
+                done.append(tag)
+                continue
+            upto = min(loop, lock.end)
+            if upto > lock.last:
+                self._hurt([t], LOCK_ON_PER_LOOP * (upto - lock.last))
+                lock.last = upto
+            if upto >= lock.end:
+                done.append(tag)
+        for tag in done:
+            self.locks.pop(tag, None)
+
     def _heal_cmd(self, c: Command) -> int:
         """An explicit heal: the target must be a biological unit of the player (the heal itself
         is the autocast's, which every Medivac does)."""
@@ -547,6 +923,16 @@ class Abilities:
             self._mules(loop)
         if self.casts:
             self._casts(loop)
+        if self.locks:
+            self._locks(loop)
+        for d in (self.disabled, self.shredded):
+            if d:
+                for tag in [t for t, end in d.items() if end <= loop]:
+                    del d[tag]
+        if self.blasts:
+            self._blasts(loop)
+        if self.mine_tags():
+            self._mines_fire(loop)
         if self.timed:
             gone = [t for t, end in self.timed.items() if end <= loop]
             for t in gone:
@@ -621,7 +1007,9 @@ class Abilities:
             self._healing = True
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed):
+        self.jumping &= alive
+        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed, self.locks, self.disabled,
+                  self.shredded, self.silos):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
@@ -631,9 +1019,16 @@ class Abilities:
     def horizon(self, loop: int) -> int:
         """Loops until the next thing this system must do on time (>= 1): a MULE's return or
         end, a scan's end, a cloak running out of energy; 1 while a Medivac heals."""
-        if self._healing:
+        if self._healing or self.locks:
             return 1
         h = 1 << 30
+        for b in self.blasts:
+            h = min(h, b.at - loop)
+        for d in (self.disabled, self.shredded):
+            for end in d.values():
+                h = min(h, end - loop)
+        for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
+            h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
         for cast in self.casts.values():
             h = min(h, cast.fire_at - loop if cast.fire_at >= 0 else 1)
         for m in self.mules.values():
@@ -647,6 +1042,16 @@ class Abilities:
         return max(1, h)
 
     # ------------------------------------------------------------------ what others ask
+    def armor_minus(self, rows: np.ndarray) -> np.ndarray:
+        """Armor the units of ``rows`` lose to Anti-Armor Missiles (combat asks while any is on)."""
+        u = self.w.u
+        return np.array([SHRED_ARMOR if int(t) in self.shredded else 0.0 for t in u.tag[rows].tolist()])
+
+    def invulnerable_rows(self) -> np.ndarray:
+        """Rows of the units no damage may hurt now (Battlecruisers warping out)."""
+        rows = self.w.u.rows(np.fromiter(self.jumping, dtype=np.int64, count=len(self.jumping)))
+        return rows[rows >= 0]
+
     def extra_supply(self, tag: int) -> int:
         """Supply a depot gets beyond its type's (Extra Supplies)."""
         return EXTRA_SUPPLY if tag in self.supplied else 0
@@ -664,6 +1069,16 @@ class Abilities:
         if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) \
                 and self.ready.get((tag, YAMATO), 0) <= self.w.loop:
             out.append((YAMATO, False))
+        if uid == BATTLECRUISER and self.ready.get((tag, TACTICAL_JUMP), 0) <= self.w.loop:
+            out.append((TACTICAL_JUMP, True))
+        if uid == GHOST and self._armed_silos(player):
+            out.append((NUKE, True))
+        if uid == GHOST_ACADEMY and tag not in self.silos and self.w.construction.ready_of(player, FACTORY):
+            out.append((NUKE_ARM, False))
+        if uid in (REAPER, CYCLONE):
+            ab = KD8 if uid == REAPER else LOCK_ON
+            if self.ready.get((tag, ab), 0) <= self.w.loop and tag not in self.locks:
+                out.append((ab, ab == KD8))
         if tag not in self.energy:
             return
         e = self.energy_of(tag)
@@ -671,8 +1086,9 @@ class Abilities:
             out += [(CALLDOWN_MULE, True), (SUPPLY_DROP, False), (SCANNER_SWEEP, True)]
         elif uid == MEDIVAC:
             out.append((MEDIVAC_HEAL, False))
-        elif uid == RAVEN and e >= SPELLS[AUTO_TURRET].energy:
-            out.append((AUTO_TURRET, True))
+        elif uid == RAVEN:
+            out += [(ab, SPELLS[ab].point) for ab in (AUTO_TURRET, INTERFERENCE_MATRIX, ANTI_ARMOR_MISSILE)
+                    if e >= SPELLS[ab].energy]
         elif uid in CLOAK_RESEARCH:
             if uid == GHOST:
                 out += [(ab, SPELLS[ab].point) for ab in (SNIPE, EMP) if e >= SPELLS[ab].energy]
@@ -692,9 +1108,13 @@ class Abilities:
         for tag, m in self.mules.items():
             if m.field:
                 parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
+        for tag, at in self.silos.items():  # (a nuke being armed: the Academy's order, with progress)
+            if at > loop:
+                done = 1.0 - (at - loop) / NUKE_ARM_LOOPS
+                parts[tag] = parts.get(tag, b"") + order_bytes(NUKE_ARM, progress=done)
 
 
 ABILITIES = frozenset({CALLDOWN_MULE, SCANNER_SWEEP, SUPPLY_DROP, MEDIVAC_HEAL, GATHER_MULE, *SPELLS,
-                       *CLOAK_ON, *CLOAK_OFF})
+                       *CLOAK_ON, *CLOAK_OFF, LOCK_ON_CANCEL, MINE_ATTACK, NUKE_ARM})
 """Every ability this system carries out (the generic gather 3666 reaches it for MULEs through
 the economy's gather)."""

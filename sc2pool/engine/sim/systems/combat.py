@@ -128,6 +128,8 @@ class Combat:
         """Apply this loop's ``damage`` (shields first); units left without hit points and those
         in ``died`` are removed.  Returns them (None when nobody died)."""
         u = self.u
+        if self.w.abilities.jumping:  # (a Battlecruiser warping out takes no damage)
+            damage[self.w.abilities.invulnerable_rows()] = 0.0
         self._apply(damage)
         dead = (u.hp <= 0.0) & ~u.neutral
         if died is not None:
@@ -243,6 +245,8 @@ class Combat:
         armor = TYPES.armor[ti]
         if self.w.research.upgraded:
             armor = armor + self.w.research.armor_bonus(u.owner[rows], ti)
+        if self.w.abilities.shredded:  # (Anti-Armor Missile: -3)
+            armor = armor - self.w.abilities.armor_minus(rows)
         return armor
 
     def hit_damage(self, att: np.ndarray, trows: np.ndarray) -> np.ndarray:

@@ -16,8 +16,8 @@ remaps it, the generic one burnysc2 may send):
   (``data.units.SPLASH_RINGS``, combat);
 - Hellion <-> Hellbat (1998 / 1978): the Hellbat needs a finished Armory (LP:Hellbat);
 - Viking Fighter (air, anti-air) <-> Viking Assault (ground, anti-ground) (403 / 405);
-- Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the form change only (the
-  burrowed mine's Sentinel Missiles and cloak are not simulated);
+- Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the burrowed mine is cloaked
+  (``systems/detection.py``) and fires its Sentinel Missiles (``systems/abilities.py``);
 - Thor Explosive <-> High Impact Payload (2364 / 2362): the form change and each form's client
   weapons.
 
@@ -37,7 +37,12 @@ blockers; flying types block nothing).
 A form change shift-queued behind a unit's orders starts when it comes up (a lift-off or landing
 is carried out at once).
 
-Not simulated: the Liberator's Defender Mode (its zone; 2558 / 2560 answer ``NotSupported``).
+Liberator Defender Mode (2558, a point; LP:Liberator): the Liberator flies until the point is
+within :data:`ZONE_CAST_RANGE` (the client's cast range of 2558) of its centre, then changes into
+the LiberatorAG (type 734: its client weapon, 75 damage at range 10, ground only, speed 0) over
+its transition time; its zone is the disc of radius :data:`ZONE_RADIUS` round the point, and it
+attacks only ground units inside it (``systems/targeting.py`` asks :attr:`Modes.zones`).
+Fighter Mode (2560) changes it back and drops the zone.
 """
 
 from __future__ import annotations
@@ -74,6 +79,11 @@ _ROOTED_LUT = np.isin(TYPES.unit_id, np.array(sorted(ROOTED)))
 _FLAGS = np.where(TYPES.is_flying, 1, 0) + np.isin(TYPES.unit_id, np.array([500])) * 2
 """Per type row: 1 flying, 2 burrowed (the burrowed forms the engine simulates: the Widow Mine)."""
 _FLAG_BYTES = {1: b"\xa0\x01\x01", 2: b"\xa8\x01\x01", 3: b"\xa0\x01\x01\xa8\x01\x01"}
+LIBERATOR_AG, LIBERATOR_AA, LIBERATOR = 2558, 2560, 689
+ZONE_CAST_RANGE = 5.0
+"""The client's ``cast_range`` of 2558: how far from the Liberator's centre the zone's centre may be."""
+ZONE_RADIUS = 5.0
+"""The Defender Mode zone's radius (m: the task's figure; LP:Liberator gives the zone's size, to check)."""
 ATTACH_TOLERANCE = 0.5
 """How far (per axis) a free add-on's record may be from the landed structure's add-on spot and
 still attach (m): on the flat arenas units may push structures a little."""
@@ -123,6 +133,8 @@ class Transition:
     """The loop it is done."""
     land: tuple[float, float] | None = None
     """A landing: the footprint centre it lands on."""
+    zone: tuple[float, float] | None = None
+    """A Liberator going into Defender Mode: its zone's centre."""
 
 
 class Modes:
@@ -136,13 +148,17 @@ class Modes:
         """Tag of a flying structure on its way to land -> (land ability, x, y of the spot)."""
         self.queued: set[int] = set()
         """Tags with a form change queued behind their orders (started when it comes up)."""
+        self.zones: dict[int, tuple[float, float]] = {}
+        """Tag of a Liberator in Defender Mode -> its zone's centre."""
+        self.approach: dict[int, tuple[float, float]] = {}
+        """Tag of a Liberator flying to put a zone at the point -> the point."""
         self._rooted_version = -1
         self._any_rooted = False
 
     @property
     def active(self) -> bool:
         """Whether :meth:`update` has anything to do after an advance."""
-        return bool(self.pending) or bool(self.landing) or bool(self.queued)
+        return bool(self.pending) or bool(self.landing) or bool(self.queued) or bool(self.approach)
 
     def horizon(self) -> int:
         """Loops the world may advance before a form change ends (a flying structure arriving
@@ -159,6 +175,8 @@ class Modes:
         kinds = {s.kind for s in by_src.values()}
         if "land" in kinds:
             return self._land(c, by_src)
+        if c.ability == LIBERATOR_AG:
+            return self._defend(c)
         first_error = 0
         started = False
         for i in c.rows.tolist():
@@ -184,6 +202,32 @@ class Modes:
             started = True
         return SUCCESS if started else (first_error or ERROR)
 
+    def _defend(self, c: Command) -> int:
+        """Liberators in fighter mode put their zone at the point: each flies until the point is
+        within :data:`ZONE_CAST_RANGE`, then changes form (see the module docstring)."""
+        w = self.w
+        u = w.u
+        if c.pos is None:
+            return ERROR
+        zx, zy = c.pos
+        started = False
+        for i in c.rows.tolist():
+            if int(u.unit_id[i]) != LIBERATOR or int(u.kind[i]) == TRANSFORM:
+                continue
+            tag = int(u.tag[i])
+            u.queues.pop(tag, None)
+            x, y = float(u.x[i]), float(u.y[i])
+            d = math.hypot(zx - x, zy - y)
+            if d <= ZONE_CAST_RANGE + 1e-6:
+                self._start(i, SPECS[LIBERATOR_AG][LIBERATOR], zone=(zx, zy))
+            else:  # to the point on the line whose distance to the zone is the cast range
+                k = (d - ZONE_CAST_RANGE + 1e-3) / d
+                u.set_order(i, Order(MOVE, LIBERATOR_AG, x + (zx - x) * k, y + (zy - y) * k))
+                self.approach[tag] = (zx, zy)
+            started = True
+        w.touch()
+        return SUCCESS if started else ERROR
+
     def _requirements_met(self, player: int, spec: tech.MorphSpec) -> bool:
         """The structures the form needs are finished (the Hellbat's Armory)."""
         return not spec.requires.structures or (
@@ -200,7 +244,7 @@ class Modes:
         return SUCCESS
 
     def _start(self, i: int, spec: tech.MorphSpec, land: tuple[float, float] | None = None,
-               keep_queue: bool = False) -> None:
+               keep_queue: bool = False, zone: tuple[float, float] | None = None) -> None:
         """Row ``i`` starts changing form (its queued orders are dropped, unless the change came
         up from that queue)."""
         u = self.w.u
@@ -209,7 +253,8 @@ class Modes:
         if not keep_queue:
             u.queues.pop(tag, None)
         u.set_order(i, Order(TRANSFORM, ab))
-        self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + TRANSITION_LOOPS[ab], land)
+        self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + TRANSITION_LOOPS[ab], land, zone)
+        self.zones.pop(tag, None)  # (a Liberator leaving Defender Mode has no zone meanwhile (m))
         s = self.w.construction.structures.get(tag)
         if s is not None:
             s.mode = ab
@@ -268,6 +313,19 @@ class Modes:
                     continue  # the spot was taken meanwhile: it stays in the air
                 u.x[i], u.y[i] = x, y
                 self._start(i, spec, (x, y))
+        if self.approach:
+            for tag, (zx, zy) in list(self.approach.items()):
+                i = u.row(tag)
+                if i < 0:
+                    del self.approach[tag]
+                    continue
+                if int(u.kind[i]) == MOVE and int(u.ability[i]) == LIBERATOR_AG:
+                    continue  # still flying there
+                del self.approach[tag]
+                if int(u.kind[i]) != IDLE or int(u.unit_id[i]) != LIBERATOR or \
+                        math.hypot(float(u.x[i]) - zx, float(u.y[i]) - zy) > ZONE_CAST_RANGE + 0.01:
+                    continue  # another order replaced it
+                self._start(i, SPECS[LIBERATOR_AG][LIBERATOR], zone=(zx, zy))
         if self.queued:
             self._start_queued()
         if not self.pending:
@@ -317,6 +375,8 @@ class Modes:
             elif s.addon:
                 self._detach(s)
             w.supply.revision += 1
+        if t.zone is not None:
+            self.zones[tag] = t.zone
         u.finish_orders(np.array([i]))
         if w.pathing.active:
             w.pathing.sync()  # the footprint is freed (lift off) or blocked again (landing)
@@ -383,7 +443,7 @@ class Modes:
             if spec.requires.structures and not all(w.construction.ready_of(player, t)
                                                     for t in spec.requires.structures):
                 continue
-            out.append((ab, spec.kind == "land"))
+            out.append((ab, spec.kind == "land" or ab == LIBERATOR_AG))
 
     def any_rooted(self) -> bool:
         """Whether any unit is of a form that cannot move (cached per unit-set version)."""

@@ -160,6 +160,8 @@ class Targeting:
                     u.scan[sm] = loop + wait.astype(np.int64)
         if self._any_min_range():
             self._outside_min_range(tgt, tsafe, dx, dy, d_edge, explicit)
+        if self.w.modes.zones:
+            self._in_zone(tgt, tsafe, dx, dy, d_edge, explicit)
         if self.w.detection.active():
             self._undetected(tgt, tsafe, dx, dy, d_edge, explicit)
             kind = u.kind
@@ -200,6 +202,42 @@ class Targeting:
             d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
             ok = (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & (d >= mr)
             ok &= d <= self.acquisition_range(np.array([r]))[0]
+            if _count(ok):
+                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
+                tgt[r] = tsafe[r] = c
+                u.eng[r] = u.tag[c]
+                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
+            else:
+                tgt[r] = -1
+                u.eng[r] = 0
+
+    # ------------------------------------------------------------------ Liberator zones
+    def _in_zone(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                 d_edge: np.ndarray, explicit: np.ndarray) -> None:
+        """A Liberator in Defender Mode attacks only ground units whose edge is inside its zone
+        (``Modes.zones``, LP:Liberator): an ordered target outside it is out of range (it waits);
+        an acquired one is replaced by the nearest hostile inside the zone within its range, if
+        any.  Changes the arrays of :meth:`resolve` in place."""
+        from sc2pool.engine.sim.systems.modes import ZONE_RADIUS
+
+        u = self.u
+        zones = self.w.modes.zones
+        for tag, (zx, zy) in list(zones.items()):
+            r = u.row(tag)
+            if r < 0:
+                del zones[tag]
+                continue
+            inside = np.hypot(u.x - zx, u.y - zy) - u.radius <= ZONE_RADIUS
+            t = int(tgt[r])
+            if t >= 0 and inside[t]:
+                continue
+            if t >= 0 and explicit[r]:
+                d_edge[r] = np.inf
+                continue
+            ddx = u.x - u.x[r]
+            ddy = u.y - u.y[r]
+            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
+            ok = inside & (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & (d <= u.range[r])
             if _count(ok):
                 c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
                 tgt[r] = tsafe[r] = c
