@@ -14,6 +14,8 @@ Usage::
     python benchmarks/python_sc2_examples.py --python-sc2 /path/to/python-sc2.git --only terran
     python benchmarks/python_sc2_examples.py --python-sc2 ... --map AbyssalReefLE --opponent Terran \\
         --difficulty Easy --time-limit 240 --json results.json
+    python benchmarks/python_sc2_examples.py --python-sc2 ... --mode main --only terran --map AcidPlantLE \
+        --opponent Terran --time-limit 1800 --engine-log /tmp/logs   # main() match-ups, as Terran
 
 ``--python-sc2`` takes a work tree or a bare git repository (its ``HEAD`` is unpacked to a
 temporary folder). Every game prints one line; the summary counts ties, wins, losses and crashes.
@@ -139,6 +141,8 @@ try:
         out["unit_types"] = kinds
         out["first_seen"] = first_seen
         out["peak"] = peak
+        # the bot's last observation is a step before the game's end: what stood then, with its life
+        out["last_structures"] = sorted((s.type_id.name, round(s.health)) for s in bot.structures)[:10]
         out["refused"] = refused
     except Exception:
         pass
