@@ -14,6 +14,8 @@ Usage::
     python benchmarks/python_sc2_examples.py --python-sc2 /path/to/python-sc2.git --only terran
     python benchmarks/python_sc2_examples.py --python-sc2 ... --map AbyssalReefLE --opponent Terran \\
         --difficulty Easy --time-limit 240 --json results.json
+    python benchmarks/python_sc2_examples.py --python-sc2 ... --mode main --only terran --map AcidPlantLE \
+        --opponent Terran --time-limit 1800 --engine-log /tmp/logs   # main() match-ups, as Terran
 
 ``--python-sc2`` takes a work tree or a bare git repository (its ``HEAD`` is unpacked to a
 temporary folder). Every game prints one line; the summary counts ties, wins, losses and crashes.
@@ -84,17 +86,32 @@ try:
     logger.add(lambda m: errors.append(str(m)), level="ERROR")
     import importlib
     from sc2 import maps
-    from sc2.data import Difficulty, Race
+    from sc2.data import ActionResult, Difficulty, Race
+    from sc2.ids.ability_id import AbilityId
     from sc2.main import run_game
     from sc2.player import Bot, Computer
     bot = getattr(importlib.import_module(spec["module"]), spec["cls"])()
     first_seen = {}  # unit or structure type -> game second it was first seen (what the bot built, and when)
     _on_step = bot.on_step
 
+    refused = {}  # "ABILITY: ActionResult" -> count: what the game answered the bot's commands with
+
+    peak = {}  # unit type -> most of them the bot had at once ("its battlecruisers": how many)
+
     async def on_step(iteration):
+        now = {}
         for x in bot.units | bot.structures:
             if x.type_id.name not in first_seen:
                 first_seen[x.type_id.name] = round(bot.time, 1)
+            now[x.type_id.name] = now.get(x.type_id.name, 0) + 1
+        for name, n in now.items():
+            peak[name] = max(peak.get(name, 0), n)
+        for e in bot.state.response_observation.action_errors:  # this step's only (state.action_errors adds the last's)
+            try:
+                key = f"{AbilityId(e.ability_id).name}: {ActionResult(e.result).name}"
+            except ValueError:
+                key = f"{e.ability_id}: {e.result}"
+            refused[key] = refused.get(key, 0) + 1
         await _on_step(iteration)
 
     bot.on_step = on_step
@@ -123,6 +140,10 @@ try:
             kinds[x.type_id.name] = kinds.get(x.type_id.name, 0) + 1
         out["unit_types"] = kinds
         out["first_seen"] = first_seen
+        out["peak"] = peak
+        # the bot's last observation is a step before the game's end: what stood then, with its life
+        out["last_structures"] = sorted((s.type_id.name, round(s.health)) for s in bot.structures)[:10]
+        out["refused"] = refused
     except Exception:
         pass
     out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
@@ -158,6 +179,19 @@ def _main_matchup(root: Path, ex: Example) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
+def _engine_warnings(log: Path, limit: int = 20) -> dict[str, int]:
+    """The engine log's WARNING and ERROR lines, without their timestamp, each with its count."""
+    seen: dict[str, int] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        m = re.search(r"\b(WARNING|ERROR|CRITICAL)\b", line)
+        if m is None:
+            continue
+        key = re.sub(r"sc2pool-engine\[\d+\] ", "", line[m.start():].strip())[:300]
+        if key in seen or len(seen) < limit:
+            seen[key] = seen.get(key, 0) + 1
+    return seen
+
+
 def _play(spec: dict[str, object], root: Path, env: dict[str, str], timeout: float) -> tuple[str, str, int]:
     """One game in a child process of its own session; the child and the game process it starts
     are killed with their process group however this ends (a timeout, Ctrl-C, a SIGTERM)."""
@@ -181,9 +215,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s)")
     p.add_argument("--mode", choices=("ci", "main"), default="ci",
                    help="ci: python-sc2's CI procedure (a Tie expected); main: each example's own match-up (a win expected)")
-    p.add_argument("--opponent", default="Protoss", help="Computer race in ci mode (default: %(default)s)")
-    p.add_argument("--difficulty", default="Easy", help="Computer difficulty in ci mode (default: %(default)s)")
-    p.add_argument("--time-limit", type=int, default=240, help="game seconds per game in ci mode (default: %(default)s)")
+    p.add_argument("--opponent", default=None,
+                   help="Computer race (ci mode: default Protoss; main mode: replaces the race main() writes, "
+                        "e.g. Terran while the engine simulates Terran only)")
+    p.add_argument("--difficulty", default=None,
+                   help="Computer difficulty (ci mode: default Easy; main mode: replaces the one main() writes)")
+    p.add_argument("--time-limit", type=int, default=None,
+                   help="game seconds per game (ci mode: default 240; main mode: default none, the game plays "
+                        "to its end)")
+    p.add_argument("--engine-log", type=Path, default=None,
+                   help="folder for each game's full engine log (SC2POOL_ENGINE_LOG); its warnings (abilities "
+                        "the engine refuses as not simulated, ...) are added to the game's result")
     p.add_argument("--full-length", action="store_true",
                    help="play RampWallBot and SlowBot the whole --time-limit too (python-sc2's CI gives them 2 s)")
     p.add_argument("--only", nargs="*", default=None,
@@ -201,15 +243,22 @@ def main(argv: list[str] | None = None) -> int:
 
         env = dict(os.environ, SC2PATH=str(ensure_install(set_env=False)))
         for ex in chosen:
-            opp, diff = (args.opponent, args.difficulty) if args.mode == "ci" else _main_matchup(root, ex)
-            limit = args.time_limit
-            if ex.cls in SHORT_IN_CI and not args.full_length:
-                limit = min(limit, SHORT_IN_CI[ex.cls])
+            opp, diff = ("Protoss", "Easy") if args.mode == "ci" else _main_matchup(root, ex)
+            opp, diff = args.opponent or opp, args.difficulty or diff
+            limit = args.time_limit if args.time_limit is not None else (240 if args.mode == "ci" else None)
+            if ex.cls in SHORT_IN_CI and not args.full_length and args.mode == "ci":
+                limit = min(limit or SHORT_IN_CI[ex.cls], SHORT_IN_CI[ex.cls])
             spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": args.map, "opponent": opp,
-                    "difficulty": diff, "time_limit": limit if args.mode == "ci" else None}
+                    "difficulty": diff, "time_limit": limit}
+            game_env, log = env, None
+            if args.engine_log is not None:
+                args.engine_log.mkdir(parents=True, exist_ok=True)
+                log = args.engine_log / f"{ex.module.rsplit('.', 1)[-1]}-{args.mode}.log"
+                log.unlink(missing_ok=True)
+                game_env = dict(env, SC2POOL_ENGINE_LOG=str(log))
             t0 = time.perf_counter()
             try:
-                stdout, stderr, code = _play(spec, root, env, args.timeout)
+                stdout, stderr, code = _play(spec, root, game_env, args.timeout)
                 line = next((s for s in stdout.splitlines() if s.startswith("RESULT ")), None)
                 out = json.loads(line[7:]) if line else {"example": ex.module, "result": None,
                                                           "error": f"no result (exit {code}): "
@@ -217,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
             out.update(opponent=f"{opp} {diff}", map=args.map, total_s=round(time.perf_counter() - t0, 1))
+            if log is not None and log.is_file():
+                out["engine_warnings"] = _engine_warnings(log)
             want = "Tie" if args.mode == "ci" else "Victory"
             out["ok"] = out.get("result") == want and not out.get("error")
             results.append(out)
@@ -229,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         key = "crash" if r.get("error") else str(r.get("result"))
         counts[key] = counts.get(key, 0) + 1
     print("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) +
-          f"; {sum(r['ok'] for r in results)}/{len(results)} as expected", flush=True)
+          f"; {sum(1 for r in results if r['ok'])}/{len(results)} as expected", flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1))
     return 0 if all(r["ok"] for r in results) else 1
