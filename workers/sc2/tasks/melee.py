@@ -1132,18 +1132,16 @@ class Melee(Task):
         elif bot.supply_left < 2 + 2 * n_prod and bot.already_pending(U[b.supply]) < 1 + n_prod // 3 \
                 and bot.supply_cap < 200:
             # save for the depot rather than spend the money on what needs the supply
-            choice = "build_supply"
+            choice = "build_supply" if self._can(bot, "build_supply") else "no_op"
         elif n_bases < 2 and minutes >= 4.0 and bot.already_pending(U[b.townhall]) < 1:
             # save for the expansion rather than spend the money elsewhere
-            choice = "expand"
-        else:
-            wanted = [a for a, want in (("train_worker", bot.workers.amount < min(19 * n_bases, 38)),
-                                        ("build_production", n_prod < min(3 * n_bases + 1, 7)),
-                                        ("train_army", True)) if want]
-            choice = next((a for a in wanted if self._can(bot, a)), wanted[0])
-        # A choice that cannot be carried out yet is sent all the same (a no-op until it can): the
-        # baseline waiting for money is then labelled with what it waits for, never "no_op", so a
-        # policy cloned from it (sc2pool.training.pretrain) has a greedy action that builds.
+            choice = "expand" if self._can(bot, "expand") else "no_op"
+        elif bot.workers.amount < min(19 * n_bases, 38) and self._can(bot, "train_worker"):
+            choice = "train_worker"
+        elif n_prod < min(3 * n_bases + 1, 7) and self._can(bot, "build_production"):
+            choice = "build_production"
+        elif self._can(bot, "train_army"):
+            choice = "train_army"
         await self.decode(bot, ACTIONS.index(choice))
 
 
