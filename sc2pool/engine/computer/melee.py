@@ -15,6 +15,9 @@ knobs and their sources):
   followed, then barracks as the build has per base, a refinery where it wants reapers,
   expansions from the build's timings on (money is kept for a structure that is due); at the
   lower levels it spends only a share of what it collects (:attr:`Level.income`);
+- **tech** (the builds with a :class:`~.levels.Tech` path: bio, mech, air): Factories and
+  Starports after the barracks, Tech Labs and Reactors, and the units each producer trains by the
+  build's shares of the army, the tech units first (:meth:`MeleeComputer.economy_tech`);
 - **scouting**: an SCV walks to the enemy's possible start locations; at the higher levels an
   army unit later looks at the sites next to the enemy's known bases;
 - **defence**: an enemy near any of its structures draws every unit not in an attack; when the
@@ -24,7 +27,8 @@ knobs and their sources):
   is big enough and the build's first attack time has passed (the higher levels first gather the
   wave), it attack-moves to the nearest enemy structure it knows of, else to the enemy start
   locations it has not seen, else it searches the expansion sites; each wave is bigger than the
-  last; the higher levels walk back when they meet a stronger army;
+  last; the higher levels walk back when they meet a stronger army; units that cannot fight
+  ground units (Medivacs, Vikings) follow the wave, Vikings go for enemy air units near it;
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left).
 
@@ -62,6 +66,7 @@ from sc2pool.engine.computer.levels import (
     Tech,
 )
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.races import BUILDS as BUILDS_UNIT
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
@@ -84,8 +89,8 @@ _ARMY_ARRAY = np.array(ARMY_TYPES, dtype=np.int64)
 TRAIN_ABILITY = {D.MARINE: TRAIN_MARINE, REAPER: TRAIN_REAPER, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595,
                  L.WIDOWMINE: 614, L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624}
 """Unit type -> its train ability (the client's)."""
-PRODUCTION_UNIT = {BARRACKS: D.BARRACKS, FACTORY: 27, STARPORT: 28}
-PRODUCTION_NEEDS = {BARRACKS: D.SUPPLYDEPOT, FACTORY: D.BARRACKS, STARPORT: 27}
+PRODUCTION_UNIT = {BARRACKS: D.BARRACKS, FACTORY: T.FACTORY, STARPORT: T.STARPORT}
+PRODUCTION_NEEDS = {BARRACKS: D.SUPPLYDEPOT, FACTORY: D.BARRACKS, STARPORT: T.FACTORY}
 """A production structure -> the finished structure it needs (the client's tech requirements)."""
 ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
 ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
@@ -93,13 +98,12 @@ LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
 BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY, FACTORY: BUILD_FACTORY,
                  STARPORT: BUILD_STARPORT}
-BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY, FACTORY: 27, STARPORT: 28}
+BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY, FACTORY: T.FACTORY,
+              STARPORT: T.STARPORT}
 _PRODUCTION_TYPES = frozenset(PRODUCTION_UNIT.values())
-ADDON_TYPE = 5
-"""TechLab: the type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
+ADDON_TYPE = T.TECHLAB
+"""The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
 _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
-
-
 TECH_STRUCTURES = 2
 """A build with a tech path may have this many production structures beyond the level's cap on
 barracks (its Factory and Starport) (m)."""
