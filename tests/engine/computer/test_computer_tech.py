@@ -159,3 +159,21 @@ def test_simple_and_rush_play_as_before_the_tech_builds(difficulty: int, build: 
     ff71d83, by this test's ``trace``): the games of Simple (VeryEasy, Easy; one defending its base)
     and Rush are unchanged, outcome included."""
     assert trace(difficulty, build, seed=5, until_s=600, rush_s=rush_s) == digest
+
+
+@pytest.mark.timeout(240)
+def test_mech_answers_enemy_air_with_more_vikings() -> None:
+    """Enemy air units seen near its base: the mech build trains Vikings up to one more than the
+    most it has seen at once (one only otherwise), and its army shoots them down."""
+    vikings = {}
+    for air in (False, True):
+        g = melee(L.HARD, L.MACRO)
+        no_attack(g)
+        if air:
+            tags = _rush(g, 35, 4, 300, dist=12.0)  # (4 of the participant's Vikings fly at its main)
+        play_until(g, 540)
+        vikings[air] = count(g, 2, L.VIKING)
+        if air:
+            assert computer(g).enemy_air == 4
+            assert not (g.world.u.rows(tags) >= 0).any()
+    assert vikings[False] == 1 and vikings[True] >= 3, vikings
