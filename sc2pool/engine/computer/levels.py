@@ -205,27 +205,31 @@ _BIO_BARRACKS = ((BARRACKS, TECHLAB), (Train(MARAUDER, share=0.3), Train(MARINE)
     ((BARRACKS, REACTOR), (Train(MARINE),))
 TIMING_TECH = Tech(
     per_base=((BARRACKS, 3.0), (FACTORY, 0.5), (STARPORT, 0.5)),
-    addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (TECHLAB,)), (STARPORT, (NO_ADDON,))),
+    addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (NO_ADDON,)), (STARPORT, (NO_ADDON,))),
     trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=2), Train(MARINE))), *_BIO_BARRACKS,
-            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.1),)),
-            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.2, at_least=1),))),
+            ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
+            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
     refineries_per_base=2, spill=BARRACKS)
 """Bio (Timing): Reaper expand, three barracks (a Tech Lab, two Reactors) of Marines and Marauders,
-a Factory (a Tech Lab, a few Siege Tanks) that opens the Starport, whose Medivacs come with the
-waves (Liquipedia "Reaper Expand"; the 1-1-1 / 3-1-1 bio of lotv.spawningtool.com/build/22497 and
-the HotS "3-1-1" build orders: Tech Lab for Marauders, Reactors for Marines, Starport Reactor for
+a Factory (a few Hellions) that opens the Starport, whose Medivacs come with the waves
+(Liquipedia "Reaper Expand"; the 1-1-1 / 3-1-1 bio of lotv.spawningtool.com/build/22497 and the
+HotS "3-1-1" build orders: Tech Lab for Marauders, Reactors for Marines, Starport Reactor for
 Medivacs)."""
 POWER_TECH = dataclasses.replace(
     TIMING_TECH, per_base=((BARRACKS, 2.5), (FACTORY, 0.5), (STARPORT, 0.5)),
-    addons=((BARRACKS, (TECHLAB, REACTOR, TECHLAB)), (FACTORY, (TECHLAB,)), (STARPORT, (REACTOR,))),
+    addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (TECHLAB,)), (STARPORT, (REACTOR,))),
     trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=1), Train(MARINE))), *_BIO_BARRACKS,
-            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.1),)),
-            ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.2, at_least=2),)),
-            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.2, at_least=1),))),
-    refineries_per_base=2)
-"""Bio (Power): as Timing on more bases and gas, two Medivacs at once from a Starport Reactor."""
+            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06),)),
+            ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.08, at_least=2),)),
+            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
+    refineries_per_base=1)
+"""Bio (Power): as Timing on more bases and gas, a Factory Tech Lab for a few Siege Tanks, two
+Medivacs at once from a Starport Reactor.  The shares of Medivacs and tanks are small (m): the
+engine's Medivacs do not heal and its tanks cannot siege, so they add little to the marines that
+carry the fights (a first version with 0.2 Medivacs lost or tied at Hard to the reference bot's
+marine push)."""
 MECH_TECH = Tech(
-    per_base=((FACTORY, 1.0), (BARRACKS, 1.5), (STARPORT, 0.34)),
+    per_base=((BARRACKS, 1.5), (FACTORY, 1.0), (STARPORT, 0.34)),
     addons=((FACTORY, (TECHLAB, REACTOR, TECHLAB)), (BARRACKS, (REACTOR,)), (STARPORT, (NO_ADDON,))),
     trains=(((BARRACKS, REACTOR), (Train(MARINE),)),
             ((BARRACKS, NO_ADDON), (Train(MARINE),)),
@@ -242,17 +246,17 @@ The engine's tanks cannot siege and its Widow Mines are inert: Marines carry the
 siege tanks and mines hold in the real game, and it trains no Widow Mine (m)."""
 AIR_TECH = Tech(
     per_base=((STARPORT, 2.0), (BARRACKS, 0.5), (FACTORY, 0.34)),
-    addons=((BARRACKS, (REACTOR,)), (STARPORT, (TECHLAB, TECHLAB, REACTOR))),
-    trains=(((BARRACKS, REACTOR), (Train(MARINE, share=0.3, at_least=4),)),
-            ((BARRACKS, NO_ADDON), (Train(MARINE, share=0.3, at_least=4),)),
+    addons=((BARRACKS, (REACTOR,)), (STARPORT, (TECHLAB, REACTOR, TECHLAB))),
+    trains=(((BARRACKS, REACTOR), (Train(MARINE, share=0.5, at_least=4),)),
+            ((BARRACKS, NO_ADDON), (Train(MARINE, share=0.5, at_least=4),)),
             ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
             ((STARPORT, TECHLAB), (Train(BANSHEE),)),
             ((STARPORT, REACTOR), (Train(VIKING, share=0.3, at_least=2),)),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.3, at_least=1),))),
-    refineries_per_base=2, spill=STARPORT)
-"""Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports, two
-Starports with Tech Labs (Banshees) and one with a Reactor (Vikings) (Liquipedia "2 Port Banshee":
-two Starports, Banshees, Marines at home)."""
+    refineries_per_base=2, spill=BARRACKS)
+"""Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports,
+Starports with Tech Labs (Banshees) and one with a Reactor (Vikings: the second) (Liquipedia "2
+Port Banshee": two Starports, Banshees, Marines at home)."""
 
 _GAS_OPENER = ((14, DEPOT), (16, BARRACKS), (16, REFINERY), (17, REFINERY), (19, DEPOT))
 """Double gas after the first barracks (the mech and air openings cited above)."""

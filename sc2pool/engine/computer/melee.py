@@ -663,7 +663,8 @@ class MeleeComputer:
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,
-                                                     radius=ADDON_BASE_RADIUS if addon else BASE_RADIUS)
+                                                     radius=ADDON_BASE_RADIUS if addon else BASE_RADIUS,
+                                                     dense=addon)
             while spots:
                 x, y = spots[0]
                 if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
