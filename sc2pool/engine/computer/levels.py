@@ -24,15 +24,19 @@ Hard, Harder, Very Hard and Elite).  What changes with it is what the real AI's 
   the results: docs/engine.md, "The Computer").
 
 **Builds** (``sc2api_pb2.AIBuild``: 1 RandomBuild, 2 Rush, 3 Timing, 4 Power, 5 Macro, 6 Air),
-mapped onto what the engine simulates of Terran (SCV, Marine, Reaper, Command Center, Supply
-Depot, Refinery, Barracks): openers after the standard Terran build orders (Liquipedia, "2 Rax
-(vs. Zerg)", "Reaper Expand", "CC First"); timings, wave sizes and counts are the engine's (m).
-Air plays the Macro build until the engine simulates a Starport (m).  VeryEasy and Easy play one
-simple build whatever they are given (m).
+openers after the standard Terran build orders (Liquipedia, "2 Rax (vs. Zerg)", "Reaper
+Expand", "CC First"), then the tech paths of the standard TvT styles (:class:`Tech`): Rush stays on
+barracks of marines; Timing and Power play bio (Barracks with Tech Labs and Reactors: Marines,
+Marauders; a Factory, then a Starport for Medivacs), Macro plays mech (Factories with Tech Labs for
+Siege Tanks and Reactors for Hellions and Widow Mines, a Starport for Vikings), Air plays
+Starports (Banshees from Tech Labs, Vikings, Marines at home).  Timings, wave sizes, counts and
+the unit shares are the engine's (m).  VeryEasy and Easy play one simple build whatever they are
+given (m).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 VERY_EASY, EASY, MEDIUM, MEDIUM_HARD, HARD, HARDER, VERY_HARD, CHEAT_VISION, CHEAT_MONEY, CHEAT_INSANE = range(1, 11)
@@ -43,7 +47,64 @@ RANDOM_BUILD, RUSH, TIMING, POWER, MACRO, AIR = range(1, 7)
 BUILD_NAMES = {RANDOM_BUILD: "RandomBuild", RUSH: "Rush", TIMING: "Timing", POWER: "Power", MACRO: "Macro",
                AIR: "Air"}
 
-DEPOT, BARRACKS, REFINERY = "depot", "barracks", "refinery"
+DEPOT, BARRACKS, REFINERY, FACTORY, STARPORT = "depot", "barracks", "refinery", "factory", "starport"
+NO_ADDON, TECHLAB, REACTOR = "", "techlab", "reactor"
+PRODUCTION = (BARRACKS, FACTORY, STARPORT)
+"""The structures that train an army, in the order the tech tree opens them."""
+
+# unit type ids (the client's)
+MARINE, REAPER, MARAUDER = 48, 49, 51
+HELLION, WIDOWMINE, SIEGETANK = 53, 498, 33
+VIKING, MEDIVAC, BANSHEE = 35, 54, 55
+
+
+@dataclass(frozen=True)
+class Train:
+    """One entry of what a producer trains: ``unit`` while the Computer has fewer of it (queued ones
+    included) than ``max(at_least, share x (its army units + 1))`` (share 1: always)."""
+
+    unit: int
+    share: float = 1.0
+    at_least: int = 0
+
+
+@dataclass(frozen=True)
+class Tech:
+    """A build's tech path beyond the barracks: production structures with their add-ons, the gas
+    that pays for them, and what each producer trains (the engine's choices (m), after the builds
+    cited in the module docstring)."""
+
+    per_base: tuple[tuple[str, float], ...]
+    """(structure, how many per finished townhall): the production it wants (at least one each,
+    capped in total by :attr:`Level.max_barracks` + 2, its Factory and Starport)."""
+    addons: tuple[tuple[str, tuple[str, ...]], ...]
+    """(structure, add-on of its 1st, 2nd, ... one; the last repeats)."""
+    trains: tuple[tuple[tuple[str, str], tuple[Train, ...]], ...]
+    """((structure, its add-on), what it trains, first choice first): each slot takes the first
+    entry it has fewer of than it wants and can pay for."""
+    refineries_per_base: int
+    """Refineries per finished townhall (each base has two geysers)."""
+    spill: str
+    """The structure it adds one more of while minerals pile up beyond 400."""
+
+    def addon_of(self, what: str, index: int) -> str:
+        """The add-on the ``index``-th structure of kind ``what`` gets."""
+        for w, order in self.addons:
+            if w == what and order:
+                return order[min(index, len(order) - 1)]
+        return NO_ADDON
+
+    def choices(self, what: str, addon: str) -> tuple[Train, ...]:
+        for key, units in self.trains:
+            if key == (what, addon):
+                return units
+        return ()
+
+    def wanted(self, what: str, bases: int) -> int:
+        for w, n in self.per_base:
+            if w == what:
+                return max(1, int(n * max(1, bases)))
+        return 0
 
 
 @dataclass(frozen=True)
@@ -132,29 +193,89 @@ class Build:
     """Army supply of its first attack wave."""
     wave_growth: int
     """Supply each later wave adds."""
+    tech: Tech | None = None
+    """Its tech path (None: barracks of marines and reapers only, as Simple and Rush)."""
 
 
 SIMPLE = Build("Simple", opener=((14, DEPOT), (16, BARRACKS)), barracks_per_base=2, expand_s=(420.0, 840.0),
                reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3)
 """The VeryEasy and Easy build: one barracks after the first depot, marines, waves late."""
 
+_BIO_BARRACKS = ((BARRACKS, TECHLAB), (Train(MARAUDER, share=0.3), Train(MARINE))), \
+    ((BARRACKS, REACTOR), (Train(MARINE),))
+TIMING_TECH = Tech(
+    per_base=((BARRACKS, 3.0), (FACTORY, 0.5), (STARPORT, 0.5)),
+    addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (NO_ADDON,)), (STARPORT, (NO_ADDON,))),
+    trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=2), Train(MARINE))), *_BIO_BARRACKS,
+            ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
+            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
+    refineries_per_base=2, spill=BARRACKS)
+"""Bio (Timing): Reaper expand, three barracks (a Tech Lab, two Reactors) of Marines and Marauders,
+a Factory (a few Hellions) that opens the Starport, whose Medivacs come with the waves
+(Liquipedia "Reaper Expand"; the 1-1-1 / 3-1-1 bio of lotv.spawningtool.com/build/22497 and the
+HotS "3-1-1" build orders: Tech Lab for Marauders, Reactors for Marines, Starport Reactor for
+Medivacs)."""
+POWER_TECH = dataclasses.replace(
+    TIMING_TECH, per_base=((BARRACKS, 2.5), (FACTORY, 0.5), (STARPORT, 0.5)),
+    addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (TECHLAB,)), (STARPORT, (REACTOR,))),
+    trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=1), Train(MARINE))), *_BIO_BARRACKS,
+            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06),)),
+            ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.08, at_least=2),)),
+            ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
+    refineries_per_base=1)
+"""Bio (Power): as Timing on more bases and gas, a Factory Tech Lab for a few Siege Tanks, two
+Medivacs at once from a Starport Reactor.  The shares of Medivacs and tanks are small (m): the
+engine's Medivacs do not heal and its tanks cannot siege, so they add little to the marines that
+carry the fights (a first version with 0.2 Medivacs lost or tied at Hard to the reference bot's
+marine push)."""
+MECH_TECH = Tech(
+    per_base=((BARRACKS, 1.5), (FACTORY, 1.0), (STARPORT, 0.34)),
+    addons=((FACTORY, (TECHLAB, REACTOR, TECHLAB)), (BARRACKS, (REACTOR,)), (STARPORT, (NO_ADDON,))),
+    trains=(((BARRACKS, REACTOR), (Train(MARINE),)),
+            ((BARRACKS, NO_ADDON), (Train(MARINE),)),
+            ((FACTORY, TECHLAB), (Train(SIEGETANK),)),
+            ((FACTORY, REACTOR), (Train(HELLION),)),
+            ((FACTORY, NO_ADDON), (Train(HELLION, share=0.3),)),
+            ((STARPORT, NO_ADDON), (Train(VIKING, share=0.0, at_least=1),))),
+    refineries_per_base=1, spill=BARRACKS)
+"""Mech (Macro): double gas, Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
+Reactor Barracks of Marines, a Starport for Vikings against air (one, then one more than the most
+enemy air units it has seen) (terrancraft.com, "Gas first Reaper opening for Mech" (2014): two
+Factories, Tech Lab and Reactor, a Starport for Vikings; Liquipedia "Siege Tank", "Hellion").
+The engine's tanks cannot siege and its Widow Mines are inert: Marines carry the fights that
+siege tanks and mines hold in the real game, and it trains no Widow Mine (m)."""
+AIR_TECH = Tech(
+    per_base=((STARPORT, 2.0), (BARRACKS, 0.5), (FACTORY, 0.34)),
+    addons=((BARRACKS, (REACTOR,)), (STARPORT, (TECHLAB, REACTOR, TECHLAB))),
+    trains=(((BARRACKS, REACTOR), (Train(MARINE, share=0.5, at_least=4),)),
+            ((BARRACKS, NO_ADDON), (Train(MARINE, share=0.5, at_least=4),)),
+            ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
+            ((STARPORT, TECHLAB), (Train(BANSHEE),)),
+            ((STARPORT, REACTOR), (Train(VIKING, share=0.3, at_least=2),)),
+            ((STARPORT, NO_ADDON), (Train(VIKING, share=0.3, at_least=1),))),
+    refineries_per_base=2, spill=BARRACKS)
+"""Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports,
+Starports with Tech Labs (Banshees) and one with a Reactor (Vikings: the second) (Liquipedia "2
+Port Banshee": two Starports, Banshees, Marines at home)."""
+
+_GAS_OPENER = ((14, DEPOT), (16, BARRACKS), (16, REFINERY), (17, REFINERY), (19, DEPOT))
+"""Double gas after the first barracks (the mech and air openings cited above)."""
+
 BUILDS: dict[int, Build] = {
     RUSH: Build("Rush", opener=((14, DEPOT), (15, BARRACKS), (16, BARRACKS), (19, DEPOT), (19, BARRACKS)),
                 barracks_per_base=3, expand_s=(300.0, 600.0), reapers=0, first_attack_s=170.0, first_wave=6,
                 wave_growth=5),
-    TIMING: Build("Timing", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (19, BARRACKS), (20, DEPOT),
-                                    (21, BARRACKS)),
-                  barracks_per_base=3, expand_s=(270.0, 500.0), reapers=2, first_attack_s=330.0, first_wave=18,
-                  wave_growth=8),
-    POWER: Build("Power", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (20, DEPOT), (22, BARRACKS),
-                                  (24, BARRACKS)),
-                 barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=1, first_attack_s=420.0,
-                 first_wave=26, wave_growth=10),
-    MACRO: Build("Macro", opener=((14, DEPOT), (16, BARRACKS), (19, DEPOT), (20, BARRACKS), (24, BARRACKS)),
-                 barracks_per_base=3, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0, first_wave=34,
-                 wave_growth=12),
+    TIMING: Build("Timing", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (19, DEPOT)),
+                  barracks_per_base=3, expand_s=(270.0, 500.0), reapers=2, first_attack_s=360.0, first_wave=18,
+                  wave_growth=8, tech=TIMING_TECH),
+    POWER: Build("Power", opener=((14, DEPOT), (16, BARRACKS), (16, REFINERY), (20, DEPOT)),
+                 barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=1, first_attack_s=450.0,
+                 first_wave=26, wave_growth=10, tech=POWER_TECH),
+    MACRO: Build("Macro", opener=_GAS_OPENER, barracks_per_base=1, expand_s=(80.0, 300.0, 480.0), reapers=0,
+                 first_attack_s=500.0, first_wave=34, wave_growth=12, tech=MECH_TECH),
+    AIR: Build("Air", opener=_GAS_OPENER, barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0,
+               first_attack_s=420.0, first_wave=20, wave_growth=10, tech=AIR_TECH),
 }
 """The builds the Medium and harder levels play, by ``AIBuild``."""
-BUILDS[AIR] = BUILDS[MACRO]
 RANDOM_CHOICES = (RUSH, TIMING, POWER, MACRO)
 """What RandomBuild draws among (seeded per game)."""

@@ -15,6 +15,9 @@ knobs and their sources):
   followed, then barracks as the build has per base, a refinery where it wants reapers,
   expansions from the build's timings on (money is kept for a structure that is due); at the
   lower levels it spends only a share of what it collects (:attr:`Level.income`);
+- **tech** (the builds with a :class:`~.levels.Tech` path: bio, mech, air): Factories and
+  Starports after the barracks, Tech Labs and Reactors, and the units each producer trains by the
+  build's shares of the army, the tech units first (:meth:`MeleeComputer.economy_tech`);
 - **scouting**: an SCV walks to the enemy's possible start locations; at the higher levels an
   army unit later looks at the sites next to the enemy's known bases;
 - **defence**: an enemy near any of its structures draws every unit not in an attack; when the
@@ -24,7 +27,8 @@ knobs and their sources):
   is big enough and the build's first attack time has passed (the higher levels first gather the
   wave), it attack-moves to the nearest enemy structure it knows of, else to the enemy start
   locations it has not seen, else it searches the expansion sites; each wave is bigger than the
-  last; the higher levels walk back when they meet a stronger army;
+  last; the higher levels walk back when they meet a stronger army; units that cannot fight
+  ground units (Medivacs, Vikings) follow the wave, Vikings go for enemy air units near it;
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left).
 
@@ -41,23 +45,33 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
     BARRACKS,
     BUILDS,
     DEPOT,
+    FACTORY,
     LEVELS,
+    NO_ADDON,
+    PRODUCTION,
     RANDOM_BUILD,
     RANDOM_CHOICES,
+    REACTOR,
     REFINERY,
     SIMPLE,
+    STARPORT,
+    TECHLAB,
     Build,
     Level,
+    Tech,
 )
-from sc2pool.engine.computer.sites import MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.races import BUILDS as BUILDS_UNIT
+from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
-from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, IDLE, NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.scenarios.melee import Melee
@@ -66,14 +80,35 @@ if TYPE_CHECKING:
 
 # the real client's ability and unit ids
 TRAIN_SCV, TRAIN_MARINE, TRAIN_REAPER = 524, 560, 561
-BUILD_CC, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS = 318, 319, 320, 321
+BUILD_CC, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS, BUILD_FACTORY, BUILD_STARPORT = 318, 319, 320, 321, 328, 329
 ATTACK, MOVE_CMD, GATHER, ATTACK_UNIT_CMD, STOP = 3674, 16, 295, 23, 4
 REAPER = 49
-ARMY_TYPES = (D.MARINE, REAPER)
+ARMY_TYPES = (D.MARINE, REAPER, L.MARAUDER, L.HELLION, L.WIDOWMINE, L.SIEGETANK, L.VIKING, L.MEDIVAC, L.BANSHEE)
+"""The units it trains (the army it commands)."""
+_ARMY_ARRAY = np.array(ARMY_TYPES, dtype=np.int64)
+TRAIN_ABILITY = {D.MARINE: TRAIN_MARINE, REAPER: TRAIN_REAPER, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595,
+                 L.WIDOWMINE: 614, L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624}
+"""Unit type -> its train ability (the client's)."""
+PRODUCTION_UNIT = {BARRACKS: D.BARRACKS, FACTORY: T.FACTORY, STARPORT: T.STARPORT}
+PRODUCTION_NEEDS = {BARRACKS: D.SUPPLYDEPOT, FACTORY: D.BARRACKS, STARPORT: T.FACTORY}
+"""A production structure -> the finished structure it needs (the client's tech requirements)."""
+ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
+ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
-BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY}
-BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY}
+BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY, FACTORY: BUILD_FACTORY,
+                 STARPORT: BUILD_STARPORT}
+BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY, FACTORY: T.FACTORY,
+              STARPORT: T.STARPORT}
+_PRODUCTION_TYPES = frozenset(PRODUCTION_UNIT.values())
+ADDON_TYPE = T.TECHLAB
+"""The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
+_ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
+TECH_STRUCTURES = 2
+"""A build with a tech path may have this many production structures beyond the level's cap on
+barracks (its Factory and Starport) (m)."""
+ESCORT_AIR_RADIUS = 14.0
+"""Vikings with a wave go after enemy air units this close to the wave (m)."""
 
 THREAT_RADIUS = 14.0
 """An enemy this close to one of its structures is attacking it (m)."""
@@ -84,6 +119,9 @@ RETREAT_RATIO = 1.3
 wave's (m)."""
 GROUP_RADIUS = 8.0
 GROUP_TIMEOUT = 20 * LOOPS_PER_SECOND
+STUCK_LOOPS = int(45 * LOOPS_PER_SECOND)
+"""With a tech path, a wave whose centre has not moved 4 in this long, with no enemy near, is
+over (its units rejoin the army at home, which launches the next one) (m)."""
 STAGING = 8.0
 """The staging point lies this far from the forward townhall towards the enemy (m)."""
 MINERALS_PER_BASE, GAS_PER_REFINERY = 16, 3
@@ -91,6 +129,9 @@ MINERALS_PER_BASE, GAS_PER_REFINERY = 16, 3
 RESCOUT_S = 150.0
 LANE = 0.8
 """Room it leaves between its structures' collision circles (a marine is 0.75 across) (m)."""
+WIDE_LANE = 1.9
+"""... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
+between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 ECONOMY_PERIOD = 20
@@ -151,8 +192,15 @@ class MeleeComputer:
         self.waves = 0
         self.wave_target: tuple[float, float] | None = None
         self.gather_since = -1
-        self.spots: dict[tuple[int, int], list[tuple[float, float]]] = {}
-        """(base index, structure size) -> building spots left (best first)."""
+        self.wave_moved = (0, 0.0, 0.0)
+        """(loop, x, y): where the wave's centre was when it last moved 4 (tech builds)."""
+        self.spots: dict[tuple[int, int, bool], list[tuple[float, float]]] = {}
+        """(base index, structure size, with room for an add-on) -> building spots left (best first)."""
+        self.tech: Tech | None = self.build.tech
+        self.no_addon: set[int] = set()
+        """Production structures whose add-on could not be placed (they train without one)."""
+        self.enemy_air = 0
+        """The most enemy air units (not structures) it has seen at once (its Vikings answer them)."""
         self.known = np.zeros(0, dtype=np.int64)
         """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
@@ -186,7 +234,7 @@ class MeleeComputer:
         own = u.owner == self.player_id
         uid = u.unit_id
         self.workers = (own & (uid == D.SCV)).nonzero()[0]
-        self.army_rows = (own & ((uid == D.MARINE) | (uid == REAPER))).nonzero()[0]
+        self.army_rows = (own & np.isin(uid, _ARMY_ARRAY)).nonzero()[0]
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)
         if world.loop >= self.economy_at:  # (the economy needs no quicker hand than ECONOMY_PERIOD)
@@ -213,6 +261,8 @@ class MeleeComputer:
             known = enemy
         self.known = known
         st = TYPES.structure[u.ti[known]]
+        if len(known):
+            self.enemy_air = max(self.enemy_air, int(np.count_nonzero(TYPES.is_flying[u.ti[known]] & ~st)))
         for r in known[st].tolist():
             self.enemy_structures[int(u.tag[r])] = (float(u.x[r]), float(u.y[r]), int(u.unit_id[r]))
         if self.enemy_structures and world.loop >= self.look_far_at:
@@ -262,6 +312,7 @@ class MeleeComputer:
         townhalls = [s for s in structures if s.unit_id == D.COMMANDCENTER]
         ready_th = [s for s in townhalls if s.ready]
         barracks = [s for s in structures if s.unit_id == D.BARRACKS]
+        prod = {w: [s for s in structures if s.unit_id == PRODUCTION_UNIT[w]] for w in PRODUCTION}
         refineries = [s for s in structures if s.unit_id == D.REFINERY]
         workers = self.workers
         jobs = world.workers.jobs
@@ -283,10 +334,10 @@ class MeleeComputer:
         # --- what it wants, most urgent first; a structure that is due keeps the money for itself
         used, cap = world.supply.food(pid)
         bases = len(townhalls)
-        producers = len(ready_th) + sum(1 for b in barracks if b.ready)
+        ready_rax = sum(1 for w in PRODUCTION for b in prod[w] if b.ready)  # (its army producers)
+        producers = len(ready_th) + ready_rax
         depots_building = sum(1 for s in structures if s.unit_id == D.SUPPLYDEPOT and not s.ready) + \
             building.get(BUILD_DEPOT, 0)
-        ready_rax = sum(1 for b in barracks if b.ready)
         if self.step and cap < 200 and cap - used <= 2 + len(ready_th) + 2 * ready_rax and \
                 depots_building < 1 + producers // 5:
             if not self.place(world, DEPOT):
@@ -330,7 +381,13 @@ class MeleeComputer:
         if self.step < len(opener):
             # (the opener waits for its supply: marines keep supply growing, so that a build whose
             # next step needs more food than its worker cap gives still reaches it)
-            self.produce(world, barracks)
+            if self.tech is not None:
+                self.produce_tech(world, prod)
+            else:
+                self.produce(world, barracks)
+            return
+        if self.tech is not None:
+            self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
             return
         # a refinery where it wants reapers
         if self.build.reapers and not refineries and not building.get(BUILD_REFINERY) and ready_th:
@@ -346,6 +403,111 @@ class MeleeComputer:
             if not self.place(world, BARRACKS):
                 return
         self.produce(world, barracks)
+
+    def economy_tech(self, world: World, tech: Tech, prod: dict[str, list[Structure]], ready_th: list[Structure],
+                     refineries: list[Structure], building: dict[int, int]) -> None:
+        """After the opener of a build with a tech path: refineries for its gas, the production
+        structures it wants (the tech chain first: a Barracks, a Factory, a Starport, each once its
+        requirement is finished, then as many per base as the build has, within the level's cap on
+        barracks + :data:`TECH_STRUCTURES`), their add-ons, then units."""
+        pid = self.player_id
+        n_th = max(1, len(ready_th))
+        any_rax = bool(prod[BARRACKS])
+        if any_rax and ready_th and not building.get(BUILD_REFINERY) and \
+                len(refineries) < tech.refineries_per_base * n_th:
+            if not self.place(world, REFINERY):
+                return
+        rich = world.supply.minerals.get(pid, 0) > 400
+        if sum(building.get(BUILD_ABILITY[w], 0) for w in PRODUCTION) < (2 if rich else 1):
+            total = sum(len(prod[w]) + building.get(BUILD_ABILITY[w], 0) for w in PRODUCTION)
+            nxt = ""
+            if total < self.level.max_barracks + TECH_STRUCTURES:
+                for w in PRODUCTION:  # (the tech chain: one of each it wants)
+                    if tech.wanted(w, n_th) and not prod[w] and not building.get(BUILD_ABILITY[w]):
+                        nxt = w
+                        break
+                else:
+                    for w, _ in tech.per_base:
+                        have = len(prod[w]) + building.get(BUILD_ABILITY[w], 0)
+                        want = have + 1 if rich and w == tech.spill else tech.wanted(w, n_th)
+                        if have < want:
+                            nxt = w
+                            break
+            if nxt:
+                need = PRODUCTION_NEEDS[nxt]
+                if any(s.unit_id == need and s.ready for s in self.structs) and not self.place(world, nxt):
+                    return  # keep the money for it
+        self.add_ons(world, tech, prod)
+        self.produce_tech(world, prod)
+
+    def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
+        """Each finished, idle production structure without an add-on builds the one the build gives
+        it (by its rank among its kind), a barracks once the build's reapers are out (the "Reaper
+        Expand": the reaper first, then the add-on); one whose add-on has no room trains without."""
+        pid = self.player_id
+        u = world.u
+        reapers_short = self.build.reapers and int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
+            sum(b.queue.count(REAPER) for b in prod[BARRACKS]) < self.build.reapers
+        for w in PRODUCTION:
+            for i, s in enumerate(sorted(prod[w], key=lambda s: s.tag)):
+                if not s.ready or s.addon or s.busy or s.tag in self.no_addon or (w == BARRACKS and reapers_short):
+                    continue
+                want = tech.addon_of(w, i)
+                if not want or not self.can_spend(world, *ADDON_COST[want]):
+                    continue
+                if world.command(pid, ADDON_ABILITY[want], [s.tag], None, 0, False) != SUCCESS:
+                    self.no_addon.add(s.tag)
+
+    def produce_tech(self, world: World, prod: dict[str, list[Structure]]) -> None:
+        """Every finished production structure not building its add-on fills its slots (two with a
+        Reactor): each slot takes the first unit of the build's list for that structure and add-on
+        that it has fewer of than it wants and can pay for; Starports and Factories first, and a
+        unit that needs vespene and lacks only minerals keeps them (nothing more is trained this
+        decision), so that the gas goes to the tech units rather than piling up."""
+        tech = self.tech
+        assert tech is not None
+        pid = self.player_id
+        u = world.u
+        addons = world.addons
+        counts: dict[int, int] = {}
+        army = self.army_rows
+        if len(army):
+            ids, n = np.unique(u.unit_id[army], return_counts=True)
+            counts = dict(zip(ids.tolist(), n.tolist(), strict=True))
+        for w in PRODUCTION:
+            for s in prod[w]:
+                for t in s.queue:
+                    counts[t] = counts.get(t, 0) + 1
+        n_army = sum(counts.values())
+        for w in reversed(PRODUCTION):
+            for s in prod[w]:
+                if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
+                    continue
+                a = addons.attached(s)
+                kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
+                    REACTOR if a.unit_id in REACTORS else NO_ADDON
+                slots = addons.slots(s)
+                choices = tech.choices(w, kind)
+                while len(s.queue) < slots:
+                    made = False
+                    for c in choices:
+                        want = max(float(c.at_least), c.share * (n_army + 1))
+                        if c.unit == L.VIKING and self.enemy_air:
+                            want = max(want, self.enemy_air + 1.0)
+                        if counts.get(c.unit, 0) >= want:
+                            continue
+                        spec = D.unit_spec(c.unit)
+                        if not self.can_spend(world, spec.minerals, spec.vespene):
+                            if spec.vespene and self.can_spend(world, 0, spec.vespene):
+                                return  # (short of minerals only: keep them for the tech unit)
+                            continue
+                        if world.command(pid, TRAIN_ABILITY[c.unit], [s.tag], None, 0, False) == SUCCESS:
+                            counts[c.unit] = counts.get(c.unit, 0) + 1
+                            n_army += 1
+                            made = True
+                            break
+                    if not made:
+                        break
 
     def gather_idle(self, world: World, workers: np.ndarray, townhalls: list[Structure],
                     refineries: list[Structure]) -> None:
@@ -436,7 +598,7 @@ class MeleeComputer:
             return bool(tag) and self.sent(world.command(pid, BUILD_REFINERY, [tag], None, geyser[0], False), uid,
                                            (geyser[1], geyser[2]))
         size = 2 if what == DEPOT else 3
-        spot = self.free_spot(world, size)
+        spot = self.free_spot(world, size, addon=self.tech is not None and what in PRODUCTION)
         if spot is None:
             return True  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
@@ -483,39 +645,57 @@ class MeleeComputer:
         assert plan is not None
         return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
 
-    def free_spot(self, world: World, size: int) -> tuple[float, float] | None:
-        """The best free spot for a structure of ``size`` in its bases (the main first)."""
+    def free_spot(self, world: World, size: int, addon: bool = False) -> tuple[float, float] | None:
+        """The best free spot for a structure of ``size`` in its bases (the main first); with
+        ``addon``, one that leaves room for the structure's add-on on its right."""
         plan = self.plan
         assert plan is not None
         ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world):
-            key = (k, size)
+            key = (k, size, addon)
             spots = self.spots.get(key)
             if spots is None:
                 hx, hy = plan.sites[k]
                 d = math.hypot(toward[0] - hx, toward[1] - hy) or 1.0
                 ux, uy = (toward[0] - hx) / d, (toward[1] - hy) / d
                 anchor = (hx + 8 * ux, hy + 8 * uy) if size == 3 else (hx - 8 * ux, hy - 8 * uy)
-                spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor, gap=2)
+                spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
+                                                     gap=3 if self.tech is not None and size == 3 else 2,
+                                                     extra_right=2 if addon else 0,
+                                                     radius=ADDON_BASE_RADIUS if addon else BASE_RADIUS,
+                                                     dense=addon)
             while spots:
                 x, y = spots[0]
-                if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size):
+                if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
+                        and (not addon or world.placement.check(BUILD_DEPOT, *addon_spot(x, y)) == SUCCESS):
                     return (x, y)
                 spots.pop(0)
         return None
 
-    def clear_of_structures(self, x: float, y: float, size: int) -> bool:
+    def clear_of_structures(self, x: float, y: float, size: int, addon: bool = False) -> bool:
         """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
         collision circle and every structure's, those its workers are on their way to build included
         (the engine's collision pushes units apart by their circles, so structures closer than that
-        would shut units in)."""
-        r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius + LANE
+        would shut units in); with a tech path :data:`WIDE_LANE` next to production structures and
+        add-ons (its vehicles walk out of them).  A build with a tech path keeps every production structure's add-on
+        spot free too, and with ``addon`` the new structure's own."""
+        tech = self.tech is not None
+        wide = tech and size == 3  # (a production structure: its army walks out of it)
+        r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius
         others = [(s.x, s.y, s.unit_id) for s in self.structs] + self.pending
+        mine = [(x, y, r)]
+        if tech:
+            others += [(*addon_spot(sx, sy), ADDON_TYPE) for sx, sy, uid in list(others)
+                       if uid in _PRODUCTION_TYPES]
+            if addon:
+                mine.append((*addon_spot(x, y), D.unit_spec(ADDON_TYPE).radius))
         for sx, sy, uid in others:
             rs = D.unit_spec(uid).radius
-            if (sx - x) ** 2 + (sy - y) ** 2 < (r + rs) ** 2:
-                return False
+            lane = WIDE_LANE if wide or (tech and (uid in _PRODUCTION_TYPES or uid in _ADDON_TYPES)) else LANE
+            for mx, my, mr in mine:
+                if (sx - mx) ** 2 + (sy - my) ** 2 < (mr + lane + rs) ** 2:
+                    return False
         return True
 
     def expand(self, world: World) -> bool:
@@ -718,6 +898,7 @@ class MeleeComputer:
                 return
         self.gather_since = -1
         self.waves += 1
+        self.wave_moved = (0, 0.0, 0.0)
         self.wave = set(u.tag[home_army].tolist())
         self.wave_target = None
 
@@ -725,17 +906,32 @@ class MeleeComputer:
         """A wave on its way: attack-move to its target; at the higher levels fall back when the
         enemy near it is stronger; the wave ends once it is down to a few units."""
         u = world.u
+        # (units that cannot fight ground units, Medivacs and Vikings, escort the others: the wave is
+        # over once those are down to a few)
+        fights = TYPES.hits_ground[u.ti[wave]]
+        escorts = wave[~fights]
+        wave_all, wave = wave, wave[fights]
         if len(wave) < 3:
             self.wave.clear()
             return
         cx, cy = float(u.x[wave].mean()), float(u.y[wave].mean())
         known = self.known
+        if self.tech is not None:
+            lp, px, py = self.wave_moved
+            close = bool(len(known)) and bool(((u.x[known] - cx) ** 2 + (u.y[known] - cy) ** 2 <
+                                               FIGHT_RADIUS ** 2).any())
+            if (cx - px) ** 2 + (cy - py) ** 2 > 16.0 or close or not lp:
+                self.wave_moved = (world.loop, cx, cy)
+            elif world.loop - lp > STUCK_LOOPS:
+                self.wave.clear()
+                self.wave_moved = (0, 0.0, 0.0)
+                return
         if self.level.retreat and len(known):
             near = known[(u.x[known] - cx) ** 2 + (u.y[known] - cy) ** 2 < FIGHT_RADIUS ** 2]
             near = near[TYPES.can_attack[u.ti[near]]]
-            if len(near) and _strength(near, u) > RETREAT_RATIO * _strength(wave, u):
-                world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave].tolist()], self.staging(world),
-                              0, False)
+            if len(near) and _strength(near, u) > RETREAT_RATIO * _strength(wave_all, u):
+                world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave_all].tolist()],
+                              self.staging(world), 0, False)
                 self.wave.clear()
                 return
         target = self.attack_target(world, (cx, cy))
@@ -746,7 +942,32 @@ class MeleeComputer:
             idle = wave[u.kind[wave] == IDLE]
             if len(idle):
                 world.command(self.player_id, ATTACK, [int(t) for t in u.tag[idle].tolist()], target, 0, False)
-        self.focus(world, wave, known)
+        if len(escorts):
+            self.escort(world, escorts, wave, (cx, cy))
+        self.focus(world, wave_all, known)
+
+    def escort(self, world: World, escorts: np.ndarray, wave: np.ndarray, at: tuple[float, float]) -> None:
+        """Units of a wave that cannot fight ground units follow the one nearest its centre;
+        those that shoot air units (Vikings) attack-move to the enemy air units near the wave."""
+        u = world.u
+        known = self.known
+        hits_air = TYPES.hits_air[u.ti[escorts]]
+        if hits_air.any() and len(known):
+            air = known[TYPES.is_flying[u.ti[known]] & ~TYPES.structure[u.ti[known]]]
+            air = air[(u.x[air] - at[0]) ** 2 + (u.y[air] - at[1]) ** 2 < ESCORT_AIR_RADIUS ** 2]
+            if len(air):
+                self.attack_move(world, escorts[hits_air], (float(u.x[air].mean()), float(u.y[air].mean())))
+                escorts = escorts[~hits_air]
+        if not len(escorts):
+            return
+        lead = wave[int(np.argmin((u.x[wave] - at[0]) ** 2 + (u.y[wave] - at[1]) ** 2))]
+        lead_tag = int(u.tag[lead])
+        wave_tags = u.tag[wave]
+        follows = (u.kind[escorts] == FOLLOW) & np.isin(u.ttag[escorts], wave_tags)
+        busy = follows | (u.kind[escorts] == ATTACK_UNIT)
+        go = escorts[~busy]
+        if len(go):
+            world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[go].tolist()], None, lead_tag, False)
 
     def attack_target(self, world: World, at: tuple[float, float]) -> tuple[float, float]:
         """The nearest enemy structure it knows of; else an enemy start location it has not seen;

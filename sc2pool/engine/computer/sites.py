@@ -44,6 +44,9 @@ SITE_SEARCH = 10.0
 """Townhall spots are searched within this distance of a cluster's centre."""
 BASE_RADIUS = 17.0
 """Building spots of a base lie within this distance of its townhall."""
+ADDON_BASE_RADIUS = 23.0
+"""... and those of production structures with room for an add-on (7 cells a column instead of 5:
+fewer fit in the same disc) within this one (m)."""
 
 
 @dataclass
@@ -230,21 +233,25 @@ def _disc(h: int, w: int, x: float, y: float, r: float) -> np.ndarray:
 
 
 def base_spots(world: World, home: tuple[float, float], resources: list[tuple[float, float, bool]], size: int,
-               anchor: tuple[float, float], gap: int) -> list[tuple[float, float]]:
+               anchor: tuple[float, float], gap: int, extra_right: int = 0,
+               radius: float = BASE_RADIUS, dense: bool = False) -> list[tuple[float, float]]:
     """Centres where a ``size`` x ``size`` structure may stand in the base at ``home``, best first
-    (see the module docstring): on its plateau within :data:`BASE_RADIUS`, ``gap`` free cells
+    (see the module docstring): on its plateau within ``radius``, ``gap`` free cells
     between neighbours of the lattice, not within 6 of the townhall's centre, not in front of its
     mineral line (the half-disc of radius 11 towards the line's centre) and 3 clear of every
-    resource of the base."""
+    resource of the base.  ``extra_right`` more columns on its right are kept placeable and free
+    too (2: the add-on of a Barracks, Factory or Starport, level with its bottom rows).  ``dense``:
+    every cell is a candidate instead of the lattice's (the caller keeps structures apart)."""
     hx, hy = home
     m = world.map
-    ok = static_placeable(world) & plateau(world, hx, hy) & _disc(m.height, m.width, hx, hy, BASE_RADIUS)
-    fit = fits(ok, size, size)
-    step = size + gap
+    ok = static_placeable(world) & plateau(world, hx, hy) & _disc(m.height, m.width, hx, hy, radius)
+    fit = fits(ok, size + extra_right, size)
+    step = 1 if dense else size + gap
+    xstep = 1 if dense else step + extra_right
     half = size / 2.0
     x0, y0 = int(math.floor(hx)), int(math.floor(hy))
-    r = int(BASE_RADIUS)
-    xs = np.arange(x0 - r - (r % step), x0 + r + 1, step)
+    r = int(radius)
+    xs = np.arange(x0 - r - (r % xstep), x0 + r + 1, xstep)
     ys = np.arange(y0 - r - (r % step), y0 + r + 1, step)
     gx, gy = np.meshgrid(xs, ys)
     lx, ly = gx.ravel(), gy.ravel()  # lower-left cells

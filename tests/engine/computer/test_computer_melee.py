@@ -118,7 +118,7 @@ def test_very_easy_stays_on_one_base() -> None:
 def test_the_timing_build_trains_reapers_from_a_refinery() -> None:
     g = melee(L.HARD, L.TIMING)
     play_until(g, 300)
-    assert count(g, 2, D.REFINERY) == 1
+    assert count(g, 2, D.REFINERY) >= 1
     assert count(g, 2, REAPER) >= 1
 
 
@@ -231,5 +231,5 @@ def test_the_levels_follow_their_sources() -> None:
 def test_random_build_draws_per_game() -> None:
     names = {computer(melee(L.HARD, seed=s)).build.name for s in range(12)}
     assert names == {"Rush", "Timing", "Power", "Macro"}
-    assert computer(melee(L.HARD, L.AIR)).build.name == "Macro"  # (no Starport yet)
+    assert computer(melee(L.HARD, L.AIR)).build.name == "Air"
     assert computer(melee(L.EASY, L.RUSH)).build.name == "Simple"
