@@ -172,6 +172,30 @@ class Targeting:
             in_range &= ~follow
         return tgt, has_t, in_range, follow, tsafe, xy2, dx, dy
 
+    # ------------------------------------------------------------------ replacing a target
+    def _edges_from(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Offsets and edge-to-edge distances from row ``r`` to every row."""
+        u = self.u
+        ddx = u.x - u.x[r]
+        ddy = u.y - u.y[r]
+        return ddx, ddy, np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
+
+    def _retarget(self, r: int, allowed: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, d: np.ndarray,
+                  tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray, d_edge: np.ndarray) -> None:
+        """Row ``r``'s target becomes the nearest hittable hostile among the ``allowed`` rows
+        (distances ``d`` from :meth:`_edges_from`), or none: the rule the minimum range,
+        Liberator zones and cloak share.  Changes the arrays of :meth:`resolve` in place."""
+        u = self.u
+        ok = allowed & (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti]
+        if _count(ok):
+            c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
+            tgt[r] = tsafe[r] = c
+            u.eng[r] = u.tag[c]
+            dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
+        else:
+            tgt[r] = -1
+            u.eng[r] = 0
+
     # ------------------------------------------------------------------ minimum range
     def _any_min_range(self) -> bool:
         """Whether any unit's weapon has a minimum range (cached per unit-set version)."""
@@ -197,19 +221,9 @@ class Targeting:
             if explicit[r]:
                 d_edge[r] = np.inf
                 continue
-            ddx = u.x - u.x[r]
-            ddy = u.y - u.y[r]
-            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
-            ok = (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & (d >= mr)
-            ok &= d <= self.acquisition_range(np.array([r]))[0]
-            if _count(ok):
-                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
-                tgt[r] = tsafe[r] = c
-                u.eng[r] = u.tag[c]
-                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
-            else:
-                tgt[r] = -1
-                u.eng[r] = 0
+            ddx, ddy, d = self._edges_from(r)
+            allowed = (d >= mr) & (d <= self.acquisition_range(np.array([r]))[0])
+            self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
 
     # ------------------------------------------------------------------ Liberator zones
     def _in_zone(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
@@ -234,18 +248,8 @@ class Targeting:
             if t >= 0 and explicit[r]:
                 d_edge[r] = np.inf
                 continue
-            ddx = u.x - u.x[r]
-            ddy = u.y - u.y[r]
-            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
-            ok = inside & (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & (d <= u.range[r])
-            if _count(ok):
-                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
-                tgt[r] = tsafe[r] = c
-                u.eng[r] = u.tag[c]
-                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
-            else:
-                tgt[r] = -1
-                u.eng[r] = 0
+            ddx, ddy, d = self._edges_from(r)
+            self._retarget(r, inside & (d <= u.range[r]), ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
 
     # ------------------------------------------------------------------ cloaked targets
     def _undetected(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
@@ -271,21 +275,11 @@ class Targeting:
                 d_edge[r] = np.inf
                 done.append(r)
                 continue
-            ddx = u.x - u.x[r]
-            ddy = u.y - u.y[r]
-            d = np.sqrt(ddx * ddx + ddy * ddy) - u.radius - u.radius[r]
-            ok = (u.owner != u.owner[r]) & ~u.no_auto & TYPES.can_hit[u.ti[r], u.ti] & ~hidden
-            ok &= d <= self.acquisition_range(np.array([r]))[0]
+            ddx, ddy, d = self._edges_from(r)
+            allowed = ~hidden & (d <= self.acquisition_range(np.array([r]))[0])
             if _MIN_RANGE[u.ti[r]] > 0:
-                ok &= d >= _MIN_RANGE[u.ti[r]]
-            if _count(ok):
-                c = int(np.flatnonzero(ok)[np.argmin(d[ok])])
-                tgt[r] = tsafe[r] = c
-                u.eng[r] = u.tag[c]
-                dx[r], dy[r], d_edge[r] = ddx[c], ddy[c], d[c]
-            else:
-                tgt[r] = -1
-                u.eng[r] = 0
+                allowed &= d >= _MIN_RANGE[u.ti[r]]
+            self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
         if done:
             u.finish_orders(np.array(done, dtype=np.int64))
 
