@@ -193,6 +193,15 @@ class Deaths:
     def __len__(self) -> int:
         return int(self.tags.shape[0])
 
+    def __add__(self, other: Deaths) -> Deaths:
+        """Deaths of one update from two systems as one (combat's, then a transport's or a fire's)."""
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        return Deaths(np.concatenate((self.tags, other.tags)), np.concatenate((self.unit_types, other.unit_types)),
+                      np.concatenate((self.owners, other.owners)))
+
 
 NO_DEATHS = Deaths(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 

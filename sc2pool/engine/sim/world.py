@@ -73,15 +73,6 @@ _BUSY_LUT = np.zeros(N_KINDS, dtype=bool)
 _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 
 
-def _merge(a: Deaths, b: Deaths) -> Deaths:
-    """Deaths of one advance from two systems (combat's, then a transport's or a fire's)."""
-    if not len(b):
-        return a
-    if not len(a):
-        return b
-    return Deaths(np.concatenate((a.tags, b.tags)), np.concatenate((a.unit_types, b.unit_types)),
-                  np.concatenate((a.owners, b.owners)))
-
 
 class World:
     """The units on one map and the systems that move them (see the module docstring)."""
@@ -364,9 +355,9 @@ class World:
         if self.modes.active:
             self.modes.update()
         if self.transport.active:
-            deaths = _merge(deaths, self.transport.update())
+            deaths = deaths + self.transport.update()
         if self.repair.active:
-            deaths = _merge(deaths, self.repair.update(h))
+            deaths = deaths + self.repair.update(h)
         if self.has_economy:
             self.advance_economy()
         return deaths

@@ -436,7 +436,7 @@ class Transport:
                 spec = D.unit_spec(BUNKER)
                 w.supply.pay(owner, -int(spec.minerals * SALVAGE_REFUND), -int(spec.vespene * SALVAGE_REFUND))
                 w.supply.revision += 1
-            deaths = _joined(deaths, w.remove_tags([tag]))  # (the scenario sees a structure go)
+            deaths = deaths + w.remove_tags([tag])  # (the scenario sees a structure go)
         return deaths
 
     def _lost(self, cg: Cargo, deaths: Deaths) -> Deaths:
@@ -453,7 +453,7 @@ class Transport:
         self._armed()
         if w.has_economy:
             w.supply.revision += 1
-        return _joined(deaths, d)
+        return deaths + d
 
     # ------------------------------------------------------------------ Bunkers firing
     def fire(self, loop: int, damage: np.ndarray | None) -> np.ndarray | None:
@@ -560,15 +560,6 @@ _HP, _SHIELD = FLOAT_FIELDS.index("hp"), FLOAT_FIELDS.index("shield")
 _RESET_F = np.array([k for k, name in enumerate(FLOAT_FIELDS) if name not in ("x", "y", "facing", "hp", "shield", "cd")])
 """The float columns a unit leaving a transport starts afresh (its order's points, its walk)."""
 
-
-def _joined(a: Deaths, b: Deaths) -> Deaths:
-    """Two sets of deaths of one update as one."""
-    if not len(b):
-        return a
-    if not len(a):
-        return b
-    return Deaths(np.concatenate((a.tags, b.tags)), np.concatenate((a.unit_types, b.unit_types)),
-                  np.concatenate((a.owners, b.owners)))
 
 
 def _passenger_bytes(p: Passenger) -> bytes:
