@@ -91,6 +91,9 @@ from sc2pool.engine.sim.units import (
 )
 from sc2pool.engine.sim.world import World
 
+_IS_WORKER = np.isin(TYPES.unit_id, [D.SCV, 84, 104])
+"""Per type row: a worker (SCV, Probe, Drone), which ``food_workers`` counts and ``food_army`` not."""
+
 _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
 MAX_UNITS = 2000
@@ -444,6 +447,10 @@ class Game:
             up = w.research.player_bytes(player_id)
             if up:
                 parts.append(wrap(3, wrap(5, up)))
+        if w.has_economy and w.power.active:  # Protoss power fields: raw_data.player.power_sources
+            ps = w.power.player_bytes(player_id)
+            if ps:
+                parts.append(wrap(3, wrap(5, ps)))
         cur = self._dead_cursor.get(player_id, 0)
         if cur < len(w.dead_tags):
             ev = raw_pb2.ObservationRaw()
@@ -506,11 +513,11 @@ class Game:
         mine = u.owner == player_id
         if mine.any():
             food = TYPES.food[u.ti]
-            unit_ids = u.unit_id
-            army = mine & (food > 0) & (unit_ids != D.SCV)
+            workers = _IS_WORKER[u.ti]  # (SCVs, Probes)
+            army = mine & (food > 0) & ~workers
             pc.food_used = int(math.ceil(float(food[mine].sum())))
             pc.food_army = int(math.ceil(float(food[army].sum())))
-            pc.food_workers = int(np.count_nonzero(mine & (unit_ids == D.SCV)))
+            pc.food_workers = int(np.count_nonzero(mine & workers))
             pc.army_count = int(np.count_nonzero(army))
         if w.has_economy:  # resources, supply from structures and queues
             ledger = w.supply
@@ -660,7 +667,8 @@ class Game:
                 dist = math.hypot(end[0] - start[0], end[1] - start[1])
             resp.pathing.add(distance=dist)
         for bq in req.placements:
-            resp.placements.add(result=self.world.placement.query(bq.ability_id, bq.target_pos.x, bq.target_pos.y))
+            resp.placements.add(result=self.world.placement.query(bq.ability_id, bq.target_pos.x, bq.target_pos.y,
+                                                                  player_id))
         for aq in req.abilities:
             r = u.row(aq.unit_tag)
             entry = resp.abilities.add(unit_tag=aq.unit_tag)

@@ -168,18 +168,21 @@ def test_leaving_gives_the_other_player_the_victory() -> None:
     assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
 
 
-def test_random_plays_terran_and_unsimulated_races_are_refused_by_name() -> None:
+def test_random_plays_terran_and_zerg_is_refused_by_name() -> None:
     g = melee(computer={"race": RANDOM, "difficulty": 2})
     assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
     assert g.scenario.race_actual(2) == TERRAN
     with pytest.raises(GameError, match="Zerg is not simulated yet") as err:
         melee(computer={"race": ZERG, "difficulty": 2})
     assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
-    g = melee()
-    with pytest.raises(GameError, match="Protoss is not simulated yet") as err:
-        g.join(sc_pb.RequestJoinGame(race=PROTOSS))
+    g = melee(second={"race": ZERG})
+    with pytest.raises(GameError, match="Zerg is not simulated yet") as err:
+        g.join(sc_pb.RequestJoinGame(race=TERRAN))
+        g.join(sc_pb.RequestJoinGame(race=ZERG))
     assert err.value.code == sc_pb.ResponseJoinGame.FeatureUnsupported
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1  # the slot is still free
+    g = melee()
+    assert g.join(sc_pb.RequestJoinGame(race=PROTOSS)) == 1  # Protoss is simulated (test_protoss_*.py)
+    assert g.scenario.race_actual(1) == PROTOSS
 
 
 def test_unknown_and_unreadable_maps_are_clear_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,9 +19,9 @@ Rules (LotV melee; sources in brackets):
   "Melee"]; leaving or surrendering gives the other side the Victory (the game's own rule);
   there is no time limit (burnysc2's ``game_time_limit`` ends a game as a Tie on the client's side).
 - Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
-- Races: the engine simulates the Terran economy; a Random player plays Terran (the only race
-  simulated so far; the real game draws among the three) and a Zerg or Protoss player is refused
-  with an error naming that limit (the next issues add them).
+- Races: the engine simulates the Terran and Protoss economies (a Protoss start: a Nexus and 12
+  Probes, :mod:`sc2pool.engine.sim.races.protoss`); a Random player plays Terran (m: the real game
+  draws among the three) and a Zerg player is refused with an error naming that limit.
 - Score (Melee score type): minerals and vespene collected (the real client's melee score is a
   weighted sum of several parts; this is the engine's choice (m)).
 """
@@ -125,8 +125,8 @@ class Melee(Scenario):
             if rules is None or not rules.economy_simulated:
                 raise SetupError(
                     f"player {p.player_id} ({who}, {RACE_NAMES.get(p.race, p.race)}): the sc2pool engine plays the "
-                    f"melee game as Terran only so far; {RACE_NAMES.get(p.race, p.race)} is not simulated yet "
-                    "(give Race.Terran or Race.Random)")
+                    f"melee game as Terran and Protoss only so far; {RACE_NAMES.get(p.race, p.race)} is not "
+                    "simulated yet (give Race.Terran, Race.Protoss or Race.Random)")
             self.rules[p.player_id] = rules
         self.starts: dict[int, tuple[float, float]] = {}
         self.townhalls: dict[int, int] = {}

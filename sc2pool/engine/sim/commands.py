@@ -190,6 +190,10 @@ class CommandPath:
             self.economic[ab] = self._research
         for ab in CAST_ABILITIES:
             self.economic[ab] = self._cast
+        from sc2pool.engine.sim.systems.warpgate import ABILITIES as PROTOSS_ABILITIES
+
+        for ab in PROTOSS_ABILITIES:
+            self.economic[ab] = self._protoss
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -279,6 +283,9 @@ class CommandPath:
     def _cast(self, c: Command) -> int:
         return self.w.abilities.command(c)
 
+    def _protoss(self, c: Command) -> int:
+        return self.w.warpgates.command(c)  # (Chrono Boost, Warp Gates, warp-in, cancel a warp-in)
+
     def _rally(self, c: Command) -> int:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
@@ -343,6 +350,8 @@ class CommandPath:
             # as they always have (their answers are part of what a trained policy saw)
             w.modes.available(player, r, out)
         w.abilities.available(player, r, out)  # casts the unit has the energy (and research) for
+        if w.power.active:
+            w.warpgates.available(player, r, out)  # Chrono Boost, warp-ins, Warp Gate
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)

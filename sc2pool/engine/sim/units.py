@@ -144,7 +144,7 @@ def melee_specs() -> tuple[D.UnitSpec, ...]:
             pass
         elif f.kind in (F.UNIT, F.STRUCTURE, F.ADDON, F.MODE, F.SUMMON):
             try:
-                if D.unit_spec(f.unit_id).race != D.TERRAN:
+                if D.unit_spec(f.unit_id).race not in (D.TERRAN, D.PROTOSS):
                     continue
             except KeyError:
                 continue

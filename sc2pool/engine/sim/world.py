@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
-from sc2pool.engine.sim.races import NotSimulatedError, RaceRules
+from sc2pool.engine.sim.races import PROTOSS, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
@@ -46,13 +46,16 @@ from sc2pool.engine.sim.systems.modes import Modes
 from sc2pool.engine.sim.systems.morph import Morph
 from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
+from sc2pool.engine.sim.systems.power import Power
 from sc2pool.engine.sim.systems.production import Production
 from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
+from sc2pool.engine.sim.systems.tempo import Tempo
 from sc2pool.engine.sim.systems.transport import Transport
 from sc2pool.engine.sim.systems.vision import Vision
+from sc2pool.engine.sim.systems.warpgate import WarpGates
 from sc2pool.engine.sim.systems.workers import Workers
 from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
@@ -118,6 +121,10 @@ class World:
         self.abilities = Abilities(self)
         self.detection = Detection(self)
         self.repair = Repair(self)
+        # Protoss: power fields, the speed of structures (Chrono Boost, no power), Warp Gates
+        self.power = Power(self)
+        self.tempo = Tempo(self)
+        self.warpgates = WarpGates(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -243,6 +250,8 @@ class World:
                 raise NotSimulatedError(f"player {player}: the {rules.name} economy is not simulated yet")
         players = tuple(races)
         self.races.update(races)
+        if any(r is PROTOSS for r in races.values()):  # (power fields, Chrono Boost, Warp Gates)
+            self.power.active = True
         self.supply.open(players, minerals, vespene)
         self.production.open(players)
         self.events.now = self.loop
@@ -266,6 +275,7 @@ class World:
             self.abilities.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
+            self._forget_protoss(alive)
         events = self.events
         jobs = self.workers.jobs
         structures = self.construction.structures
@@ -281,6 +291,8 @@ class World:
             s = structures.get(tag)
             if s is not None:
                 events.now = t
+                if self.tempo.synced:  # (a boosted or unpowered structure's progress first)
+                    self.tempo.sync(tag, t)
                 self.construction.on_event(s, t)
                 if s.morph is not None:
                     self.morph.on_event(s, t)
@@ -291,9 +303,18 @@ class World:
         self.construction.life()
         for player, rules in self.races.items():
             rules.upkeep(self, player, to)
+        if self.tempo.synced or self.tempo.boosted:
+            self.tempo.upkeep(to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
         self.harvest.flush()
+
+    def _forget_protoss(self, alive: set[int]) -> None:
+        if self.power.active or self.tempo.synced or self.tempo.boosted or self.warpgates.warping \
+                or self.warpgates.cooldown:
+            self.power.forget(alive)
+            self.tempo.forget(alive)
+            self.warpgates.forget(alive)
 
     def adopt(self, tags: np.ndarray) -> None:
         """Units created outside the economy (debug create_unit): a structure the economy knows
@@ -322,6 +343,9 @@ class World:
         self.research.extras(player, parts)
         self.modes.extras(parts)
         self.abilities.extras(parts)
+        if self.power.active:
+            self.power.extras(player, parts)
+            self.warpgates.extras(player, parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
@@ -339,6 +363,10 @@ class World:
         h = self.quiet_horizon()
         if self.has_economy:
             h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop))
+            if self.tempo.synced or self.tempo.boosted:  # (Protoss: a boost ends, a boosted entry is done)
+                h = min(h, self.tempo.horizon(self.loop))
+            if self.warpgates.warping:  # (a unit warping in is ready)
+                h = min(h, self.warpgates.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
         if self.transport.active:  # (a Medivac's next drop, a salvage's end)

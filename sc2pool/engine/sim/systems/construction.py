@@ -28,6 +28,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, of_type
+from sc2pool.engine.sim.races.base import BUILDER_LEAVES
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.systems.placement import half_size, has_footprint, snap
 from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
@@ -170,7 +171,7 @@ class Construction:
                 return ERROR
             hx, hy = half_size(uid)
             site = (snap(target_pos[0], hx), snap(target_pos[1], hy))
-            res_code = self.w.placement.check(ability, *site)
+            res_code = self.w.placement.check(ability, *site, player)
             if res_code != SUCCESS:
                 return res_code
         res_code = self.w.supply.afford(player, spec.minerals, spec.vespene)
@@ -224,7 +225,7 @@ class Construction:
             res = w.harvest.resources.get(geyser)
             ok = res is not None and res.refinery == 0
         else:
-            ok = w.placement.check(job.build, x, y) == SUCCESS
+            ok = w.placement.check(job.build, x, y, owner) == SUCCESS
         if not ok or w.supply.afford(owner, spec.minerals, spec.vespene) != SUCCESS:
             w.workers.to_idle(tag)  # the real client shows an error and the SCV stops
             return
@@ -237,10 +238,20 @@ class Construction:
         sr = u.row(stag)
         u.hp[sr] = spec.hp * CONSTRUCTION_START_LIFE
         w.events.push(t + int(math.ceil(s.build_loops)), stag)
+        if of_type(uid).construction == BUILDER_LEAVES:
+            self._builder_leaves(s, tag)
+            return
         job.phase = BUILDING
         job.target = stag
         job.seq = 0
         w.supply.revision += 1
+
+    def _builder_leaves(self, s: Structure, tag: int) -> None:
+        """A Protoss structure started warping in: it grows on its own and the Probe is free at
+        once (idle, or on the command queued behind the build), LP:Probe."""
+        s.builder = 0  # (its shields start full (m); its life grows as every structure's)
+        self.w.workers.to_idle(tag)
+        self.w.supply.revision += 1
 
     def builder_left(self, tag: int, job: Job) -> None:
         """The worker ``tag`` left the structure it was building: construction pauses."""

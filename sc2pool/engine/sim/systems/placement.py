@@ -80,6 +80,9 @@ class Placement:
         """Neutral obstacles that are neither structures nor resources (rocks, debris): tag ->
         the flat indices of the cells they cover."""
         self._blocked: np.ndarray | None = None
+        self.asking = 0
+        """The player whose placement is checked now (0: not known), for the race rules that
+        depend on the player (a Protoss power field)."""
 
     def add_obstacle(self, tag: int, cells: np.ndarray) -> None:
         """A neutral obstacle (destructible rocks) covering ``cells`` (flat indices into the map's
@@ -106,19 +109,22 @@ class Placement:
             self._blocked = grid.reshape(m.height, m.width)
         return self._blocked
 
-    def query(self, ability: int, x: float, y: float) -> int:
+    def query(self, ability: int, x: float, y: float, player: int = 0) -> int:
         """The answer to a ``RequestQuery.placements`` entry: :meth:`check` in a world with an
         economy, else :meth:`open_arena`."""
         if self.w.has_economy:
             from sc2pool.engine.sim.systems.modes import LAND_PRODUCT
+            from sc2pool.engine.sim.systems.warpgate import WARPS
 
             landed = LAND_PRODUCT.get(ability)
             if landed is not None:  # where a flying structure may land
                 return self.fits(landed, x, y)
-            return self.check(ability, x, y)
+            if ability in WARPS:  # where a Warp Gate may warp a unit in
+                return self.w.warpgates.placement(player, ability, x, y)
+            return self.check(ability, x, y, player)
         return self.open_arena(ability, x, y)
 
-    def check(self, ability: int, x: float, y: float) -> int:
+    def check(self, ability: int, x: float, y: float, player: int = 0) -> int:
         """ActionResult of placing the building of ``ability`` centred at (x, y) in a world with
         an economy (snapped to the grid like the real client: odd sizes on cell centres, even
         sizes on cell corners): footprints against the placement grid, structures and
@@ -127,9 +133,9 @@ class Placement:
         uid = BUILDS.get(ability)
         if uid is None:
             return ERROR
-        return self.fits(uid, x, y)
+        return self.fits(uid, x, y, player)
 
-    def fits(self, uid: int, x: float, y: float) -> int:
+    def fits(self, uid: int, x: float, y: float, player: int = 0) -> int:
         """ActionResult of placing a structure of type ``uid`` centred at (x, y) (see
         :meth:`check`; add-ons are placed by type, beside their structure)."""
         if not (math.isfinite(x) and math.isfinite(y)):
@@ -160,6 +166,7 @@ class Placement:
                 gap = TOWNHALL_MINERAL_GAP if res.is_mineral else TOWNHALL_GEYSER_GAP
                 if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
                     return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
+        self.asking = player
         refused = of_type(uid).placement(self.w, uid, x, y)
         return SUCCESS if refused is None else refused
 

@@ -94,8 +94,9 @@ _FASTER = {55: (136, 3.75)}
 
 
 def _terran(ab: int) -> bool:
+    """The research is one of a race whose research the engine simulates (Terran, Protoss)."""
     spec = tech.RESEARCH[ab]
-    return all(D.unit_spec(r).race == D.TERRAN for r in spec.researchers)
+    return all(D.unit_spec(r).race in (D.TERRAN, D.PROTOSS) for r in spec.researchers)
 
 
 @cache

@@ -1,0 +1,196 @@
+"""Protoss power fields, Chrono Boost, Warp Gates and warping units in (sim/systems/power.py,
+tempo.py, warpgate.py)."""
+
+from __future__ import annotations
+
+import pytest
+from protoss_helpers import (
+    BUILD_GATEWAY,
+    CHRONO,
+    CYBERCORE,
+    GATEWAY,
+    MORPH_WARPGATE,
+    PROBE,
+    PYLON,
+    RESEARCH_WARPGATE,
+    STALKER,
+    TRAIN_PROBE,
+    TRAIN_ZEALOT,
+    WARP_STALKER,
+    WARP_ZEALOT,
+    WARPGATE,
+    ZEALOT,
+    act,
+    away,
+    create,
+    kill,
+    mine,
+    nexus,
+    protoss_game,
+    rich,
+    unit,
+)
+from s2clientprotocol import query_pb2
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data import tech
+from sc2pool.engine.sim.systems.warpgate import CHRONO_LOOPS, COOLDOWN, WARP_IN_FAST, WARP_IN_SLOW
+
+SUCCESS, COOLDOWN_RESULT, NOT_ENOUGH_ENERGY = 1, 6, 17
+CANT_BUILD_TOO_FAR_FROM_BUILD_POWER_SOURCE = 50
+CANT_TRAIN_TOO_FAR_FROM_TRAIN_POWER_SOURCE = 52
+
+
+def placement(g, ability: int, pos: tuple[float, float]) -> int:  # type: ignore[no-untyped-def]
+    req = query_pb2.RequestQuery()
+    p = req.placements.add(ability_id=ability)
+    p.target_pos.x, p.target_pos.y = pos
+    return int(g.query(1, req).placements[0].result)
+
+
+def test_structures_that_need_power_are_refused_outside_a_power_field() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    probe = mine(g, PROBE)[0]
+    # no Pylon yet: the real client's CantBuildTooFarFromBuildPowerSource
+    assert placement(g, BUILD_GATEWAY, (x + 3.5, y + 0.5)) == CANT_BUILD_TOO_FAR_FROM_BUILD_POWER_SOURCE
+    assert act(g, BUILD_GATEWAY, [probe.tag], (x + 3.5, y + 0.5)) == CANT_BUILD_TOO_FAR_FROM_BUILD_POWER_SOURCE
+    assert placement(g, 881, (x, y)) == SUCCESS  # a Pylon needs no power
+    create(g, PYLON, away(g, 18))  # a field 10 from the site: too far (6.5, LP:Pylon)
+    assert placement(g, BUILD_GATEWAY, (x + 3.5, y + 0.5)) == CANT_BUILD_TOO_FAR_FROM_BUILD_POWER_SOURCE
+    create(g, PYLON, (x, y))
+    assert placement(g, BUILD_GATEWAY, (x + 3.5, y + 0.5)) == SUCCESS  # centre 3.5 from the Pylon: in its 6.5
+
+
+def test_power_sources_are_in_the_raw_observation_as_the_client_reports_them() -> None:
+    g = protoss_game()
+    assert not list(g.observation(1).observation.raw_data.player.power_sources)
+    x, y = away(g, 8)
+    pylon = create(g, PYLON, (x, y))
+    g.step(1)
+    srcs = list(g.observation(1).observation.raw_data.player.power_sources)
+    assert [(s.pos.x, s.pos.y, s.radius, s.tag) for s in srcs] == [(x, y, 6.5, pylon)]
+    assert not list(g.observation(2).observation.raw_data.player.power_sources)  # another player's field
+    kill(g, pylon)
+    g.step(1)
+    assert not list(g.observation(1).observation.raw_data.player.power_sources)
+
+
+def test_an_unpowered_gateway_pauses_its_production_and_resumes_with_power() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    pylon = create(g, PYLON, (x, y))
+    gw = create(g, GATEWAY, (x + 3.5, y + 0.5))
+    g.step(1)
+    assert unit(g, gw).is_powered
+    assert act(g, TRAIN_ZEALOT, [gw]) == SUCCESS
+    bt = int(D.unit_spec(ZEALOT).build_time)
+    g.step(100)
+    kill(g, pylon)
+    g.step(1)
+    assert not unit(g, gw).is_powered
+    p0 = unit(g, gw).orders[0].progress
+    g.step(bt)  # long enough to have finished with power
+    assert not mine(g, ZEALOT)
+    assert unit(g, gw).orders[0].progress == pytest.approx(p0, abs=1e-6)
+    create(g, PYLON, (x, y))
+    g.step(1)
+    assert unit(g, gw).is_powered
+    left = bt - 101
+    g.step(left - 5)
+    assert not mine(g, ZEALOT)
+    g.step(10)
+    assert len(mine(g, ZEALOT)) == 1
+
+
+def test_chrono_boost_speeds_a_queue_by_half_for_its_duration_and_costs_50_energy() -> None:
+    g = protoss_game()
+    rich(g)
+    g.step(1)
+    n = nexus(g)
+    assert n.energy == pytest.approx(50.0, abs=1.0)  # a Nexus starts with 50 (LP:Nexus)
+    assert act(g, TRAIN_PROBE, [n.tag]) == SUCCESS
+    assert act(g, CHRONO, [n.tag], target=n.tag) == SUCCESS
+    n = nexus(g)
+    assert 281 in n.buff_ids  # CHRONOBOOSTENERGYCOST
+    assert n.energy < 2.0
+    assert act(g, CHRONO, [n.tag], target=n.tag) == NOT_ENOUGH_ENERGY
+    bt = int(D.unit_spec(PROBE).build_time)  # 272 loops: done in 272 / 1.5 = 182 boosted loops
+    start = g.game_loop
+    probes = len(mine(g, PROBE))
+    while len(mine(g, PROBE)) == probes:
+        g.step(1)
+    assert g.game_loop - start == pytest.approx(bt / 1.5, abs=2)
+    g.step(start + CHRONO_LOOPS + 1 - g.game_loop)
+    assert 281 not in nexus(g).buff_ids
+
+
+def test_chrono_boost_speeds_research() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    core = create(g, CYBERCORE, (x + 3.5, y + 0.5))
+    g.step(1)
+    assert act(g, RESEARCH_WARPGATE, [core]) == SUCCESS
+    assert act(g, CHRONO, [nexus(g).tag], target=core) == SUCCESS
+    g.step(CHRONO_LOOPS)
+    p = unit(g, core).orders[0].progress
+    assert p == pytest.approx(1.5 * CHRONO_LOOPS / tech.RESEARCH[RESEARCH_WARPGATE].time, abs=0.01)
+
+
+def test_warp_gate_research_turns_gateways_into_warp_gates_that_warp_units_in_at_a_power_field() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    gw = create(g, GATEWAY, (x + 3.5, y + 0.5))
+    core = create(g, CYBERCORE, (x - 3.5, y + 0.5))
+    g.step(1)
+    assert act(g, MORPH_WARPGATE, [gw]) != SUCCESS  # not researched yet
+    assert act(g, RESEARCH_WARPGATE, [core]) == SUCCESS
+    g.step(int(tech.RESEARCH[RESEARCH_WARPGATE].time) + 2)
+    assert 84 in g.observation(1).observation.raw_data.player.upgrade_ids
+    # the Gateway transforms on its own (autocast), in the client's 160 loops
+    assert [o.ability_id for o in unit(g, gw).orders] == [MORPH_WARPGATE]
+    g.step(int(tech.MORPH[MORPH_WARPGATE].time) + 1)
+    assert unit(g, gw).unit_type == WARPGATE
+    # warp a Stalker in at the Pylon's field (a Pylon covering a Warp Gate: the fast warp-in)
+    far = (x + 20.0, y + 20.0)
+    assert act(g, WARP_STALKER, [gw], far) == CANT_TRAIN_TOO_FAR_FROM_TRAIN_POWER_SOURCE
+    spot = (x + 0.5, y - 3.5)
+    assert act(g, WARP_STALKER, [gw], spot) == SUCCESS
+    st = mine(g, STALKER)
+    assert len(st) == 1 and st[0].build_progress < 0.05
+    assert (st[0].pos.x, st[0].pos.y) == pytest.approx(spot)
+    assert act(g, WARP_ZEALOT, [gw], (x - 1.5, y - 3.5)) == COOLDOWN_RESULT  # the cooldown runs
+    g.step(WARP_IN_FAST // 2)
+    assert mine(g, STALKER)[0].build_progress == pytest.approx(0.5, abs=0.05)
+    g.step(WARP_IN_FAST // 2 + 1)
+    assert mine(g, STALKER)[0].build_progress == 1.0
+    cd = round(COOLDOWN[STALKER] * 22.4)
+    g.step(cd - WARP_IN_FAST - 10)
+    assert act(g, WARP_ZEALOT, [gw], (x - 1.5, y - 3.5)) == COOLDOWN_RESULT
+    g.step(12)
+    assert act(g, WARP_ZEALOT, [gw], (x - 1.5, y - 3.5)) == SUCCESS
+    assert len(mine(g, ZEALOT)) == 1
+
+
+def test_a_unit_warped_in_far_from_nexus_and_warp_gates_takes_the_slow_warp_in() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    wg = create(g, WARPGATE, (x + 3.5, y + 0.5))
+    fx, fy = away(g, 17)  # a field that covers neither the Nexus nor the Warp Gate
+    create(g, PYLON, (fx, fy))
+    g.step(1)
+    spot = next((fx + dx, fy + dy) for dx, dy in ((2.5, 0.5), (-2.5, 0.5), (0.5, 2.5), (0.5, -2.5))
+                if placement(g, WARP_ZEALOT, (fx + dx, fy + dy)) == SUCCESS)
+    assert act(g, WARP_ZEALOT, [wg], spot) == SUCCESS
+    g.step(WARP_IN_FAST + 1)
+    assert mine(g, ZEALOT)[0].build_progress < 1.0
+    g.step(WARP_IN_SLOW - WARP_IN_FAST)
+    assert mine(g, ZEALOT)[0].build_progress == 1.0
