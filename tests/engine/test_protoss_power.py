@@ -3,6 +3,7 @@ tempo.py, warpgate.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from protoss_helpers import (
     BUILD_GATEWAY,
@@ -194,3 +195,28 @@ def test_a_unit_warped_in_far_from_nexus_and_warp_gates_takes_the_slow_warp_in()
     assert mine(g, ZEALOT)[0].build_progress < 1.0
     g.step(WARP_IN_SLOW - WARP_IN_FAST)
     assert mine(g, ZEALOT)[0].build_progress == 1.0
+
+
+def test_a_phasing_warp_prism_is_a_power_source_units_warp_in_at() -> None:
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    wg = create(g, WARPGATE, (x + 3.5, y + 0.5))
+    free = g.world.pathing.free_at
+    px, py = next(p for p in (away(g, d) for d in range(16, 30))  # open ground, far from the Pylon
+                  if free(np.array([p[0] - 1.5, p[0] + 1.5]), np.array([p[1], p[1]])).all())
+    prism = create(g, 81, (px, py))  # a Warp Prism
+    g.step(1)
+    assert act(g, WARP_ZEALOT, [wg], (px, py + 1.5)) == CANT_TRAIN_TOO_FAR_FROM_TRAIN_POWER_SOURCE
+    assert act(g, 1528, [prism]) == SUCCESS  # phasing mode
+    g.step(30)
+    assert unit(g, prism).unit_type == 136
+    srcs = {s.tag: s.radius for s in g.observation(1).observation.raw_data.player.power_sources}
+    assert srcs[prism] == 3.75  # LP:Warp_Prism
+    spot = next((px + dx, py + dy) for dx, dy in ((0.0, 1.5), (1.5, 0.0), (0.0, -1.5), (-1.5, 0.0))
+                if placement(g, WARP_ZEALOT, (px + dx, py + dy)) == SUCCESS)
+    assert act(g, WARP_ZEALOT, [wg], spot) == SUCCESS
+    assert act(g, 1530, [prism]) == SUCCESS  # transport mode: the field is gone
+    g.step(30)
+    assert prism not in {s.tag for s in g.observation(1).observation.raw_data.player.power_sources}

@@ -149,6 +149,8 @@ class Melee(Scenario):
         self.spawn_neutrals(lm)
         for pid, (sx, sy) in self.starts.items():
             self.townhalls[pid] = self.spawn_start(pid, self.rules[pid], sx, sy)
+        if w.power.active:  # (a Nexus's starting energy shows from the first observation on)
+            w.abilities.upkeep(w.loop)
         from sc2pool.engine.computer.melee import MeleeComputer
 
         computers = [MeleeComputer(p.player_id, p.difficulty or 3, p.ai_build, self)
