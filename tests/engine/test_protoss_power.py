@@ -220,3 +220,33 @@ def test_a_phasing_warp_prism_is_a_power_source_units_warp_in_at() -> None:
     assert act(g, 1530, [prism]) == SUCCESS  # transport mode: the field is gone
     g.step(30)
     assert prism not in {s.tag for s in g.observation(1).observation.raw_data.player.power_sources}
+
+
+def test_a_warp_in_whose_field_dies_fails_with_a_full_refund_and_no_cooldown() -> None:
+    g = protoss_game()
+    rich(g, 1000, 1000)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    wg = create(g, WARPGATE, (x + 3.5, y + 0.5))
+    fx, fy = away(g, 17)
+    far = create(g, PYLON, (fx, fy))
+    create(g, CYBERCORE, (x - 3.5, y + 0.5))
+    g.step(1)
+    spot = next((fx + dx, fy + dy) for dx, dy in ((2.5, 0.5), (-2.5, 0.5), (0.5, 2.5), (0.5, -2.5))
+                if placement(g, WARP_STALKER, (fx + dx, fy + dy)) == SUCCESS)
+    assert act(g, WARP_STALKER, [wg], spot) == SUCCESS
+    pc = g.observation(1).observation.player_common
+    assert (pc.minerals, pc.vespene) == (875, 950)
+    g.step(20)
+    kill(g, far)
+    g.step(2)
+    assert not mine(g, STALKER)
+    pc = g.observation(1).observation.player_common
+    assert (pc.minerals, pc.vespene) == (1000, 1000)
+    assert WARP_STALKER in [a.ability_id for a in g.query(1, _abilities(wg)).abilities[0].abilities]
+
+
+def _abilities(tag: int) -> query_pb2.RequestQuery:
+    req = query_pb2.RequestQuery()
+    req.abilities.add(unit_tag=tag)
+    return req

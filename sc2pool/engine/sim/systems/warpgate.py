@@ -24,7 +24,9 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   :data:`WARP_IN_FAST` (5 normal seconds) when the field is a Pylon's whose field covers a Nexus or
   a Warp Gate of the player (LP:Warp_Gate_(Legacy_of_the_Void)).  The Warp Gate's cooldown
   starts with it (:data:`COOLDOWN`); while it runs the Warp Gate's abilities list no warp-in.
-  Several Warp Gates commanded together: the first ready one warps (m).
+  Several Warp Gates commanded together: the first ready one warps (m).  A unit whose field is
+  gone before it is ready (its Pylon died) is gone too, its cost comes back in full and its Warp
+  Gate's cooldown is over (same page).
 - *cancelling a structure that warps in* (314 ``CANCEL_BUILDINPROGRESS``, or the generic 3659):
   the structure is gone and 75% of its cost comes back (LP:Cancel, m: rounded down).
 """
@@ -98,6 +100,8 @@ class WarpGates:
         """Warp Gate tag -> (the loop its cooldown started, its length)."""
         self.warping: dict[int, tuple[int, int, int]] = {}
         """Tag of a unit warping in -> (start loop, end loop, ability)."""
+        self.warped_by: dict[int, int] = {}
+        """Tag of a unit warping in -> the Warp Gate that warps it."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -213,6 +217,7 @@ class WarpGates:
             r = u.row(new)
             u.set_order(r, Order(TRANSFORM, c.ability))
             self.warping[new] = (now, now + (WARP_IN_FAST if fast else WARP_IN_SLOW), c.ability)
+            self.warped_by[new] = tag
             w.supply.revision += 1
             return SUCCESS
         return first_error or ERROR
@@ -247,14 +252,23 @@ class WarpGates:
         w = self.w
         if self.warping:
             u = w.u
-            for tag, (_, end, _) in list(self.warping.items()):
+            lost = []
+            for tag, (_, end, ab) in list(self.warping.items()):
+                r = u.row(tag)
+                if r >= 0 and int(u.owner[r]) == player and end > loop \
+                        and w.power.covers(player, float(u.x[r]), float(u.y[r])) is None:
+                    lost.append((tag, ab))  # its field is gone: the warp-in fails
+                    continue
                 if end > loop:
                     continue
                 del self.warping[tag]
+                self.warped_by.pop(tag, None)
                 r = u.row(tag)
                 if r >= 0 and int(u.kind[r]) == TRANSFORM:
                     u.finish_orders(np.array([r]))  # (the orders given while it warped in start)
                 w.touch()
+            for tag, ab in lost:
+                self._interrupted(player, tag, ab)
         for tag in [t for t in self.cooldown if not self.cooling(t, loop)]:
             del self.cooldown[tag]
         if w.research.has(player, WARPGATE_RESEARCH):
@@ -265,6 +279,18 @@ class WarpGates:
                     if r >= 0:
                         w.morph.upgrade(player, MORPH_WARPGATE, np.array([r]))
 
+    def _interrupted(self, player: int, tag: int, ability: int) -> None:
+        """A unit warping in lost its power field: it is gone, its cost comes back and its Warp
+        Gate's cooldown is over (LP:Warp_Gate_(Legacy_of_the_Void))."""
+        w = self.w
+        spec = tech.TRAIN[ability]
+        del self.warping[tag]
+        gate = self.warped_by.pop(tag, 0)
+        self.cooldown.pop(gate, None)
+        w.supply.pay(player, -spec.minerals, -spec.vespene)
+        w.remove_tags([tag])
+        w.supply.revision += 1
+
     def horizon(self, loop: int) -> int:
         h = 1 << 30
         for _, end, _ in self.warping.values():
@@ -272,7 +298,7 @@ class WarpGates:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.cooldown, self.warping):
+        for d in (self.cooldown, self.warping, self.warped_by):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
 
