@@ -250,3 +250,22 @@ def _abilities(tag: int) -> query_pb2.RequestQuery:
     req = query_pb2.RequestQuery()
     req.abilities.add(unit_tag=tag)
     return req
+
+
+def test_an_unpowered_photon_cannon_does_not_fire() -> None:
+    g = protoss_game()
+    x, y = away(g, 8)
+    pylon = create(g, PYLON, (x, y))
+    cannon = create(g, 66, (x + 3.0, y))
+    g.step(1)
+    kill(g, pylon)
+    g.step(1)
+    marine = create(g, 48, (x + 6.0, y), owner=2)  # an enemy Marine in the cannon's range (7)
+    hp = unit(g, marine).health
+    g.step(64)
+    assert unit(g, marine).health == hp  # unpowered: no shot
+    create(g, PYLON, (x, y))
+    g.step(64)
+    assert not [u for u in g.observation(1).observation.raw_data.units if u.tag == marine] \
+        or unit(g, marine).health < hp
+    assert unit(g, cannon).is_powered

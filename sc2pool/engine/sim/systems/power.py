@@ -12,7 +12,8 @@ Rules (the real game's; sources per fact):
 - *unpowered structures*: a finished structure that needs power and has none (its Pylon died) stops
   working: its production, research and Warp Gate cooldown pause and resume where they stopped
   once power returns (LP:Pylon, "buildings without power ... cease to function");
-  :mod:`.tempo` carries the pause.  A structure warping in keeps warping in without power (m).
+  :mod:`.tempo` carries the pause; an unpowered Photon Cannon does not fire (LP:Photon_Cannon).
+  A structure warping in keeps warping in without power (m).
   The unit's ``is_powered`` is reported for every Protoss structure that needs power.
 - *observation*: ``observation.raw_data.player.power_sources``, one ``PowerSource`` (pos, radius,
   tag) per source of the player, as the real client reports them; python-sc2 reads them into
@@ -32,7 +33,9 @@ from sc2pool.engine.data import units as F
 if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
-PYLON, WARP_PRISM_PHASING = 60, 136
+PYLON, WARP_PRISM_PHASING, PHOTON_CANNON = 60, 136, 66
+HELD = float(1 << 40)
+"""The weapon cooldown of an unpowered Photon Cannon: it never comes down to 0 while held."""
 PYLON_RADIUS = F.facts(PYLON).power
 """6.5 (LP:Pylon)."""
 PRISM_RADIUS = F.facts(WARP_PRISM_PHASING).power
@@ -135,6 +138,19 @@ class Power:
             tempo.set_powered(tag, False, loop)
         for tag in regained:
             tempo.set_powered(tag, True, loop)
+        self._hold_weapons(lost, regained)
+
+    def _hold_weapons(self, lost: set[int], regained: set[int]) -> None:
+        """An unpowered Photon Cannon does not fire: its weapon's cooldown is held until its
+        power returns (the cooldown column combat counts down; nothing else changes)."""
+        u = self.w.u
+        for tags, cd in ((lost, HELD), (regained, 0.0)):
+            for tag in tags:
+                r = u.row(tag)
+                if r >= 0 and int(u.unit_id[r]) == PHOTON_CANNON:
+                    u.cd[r] = cd
+        if lost or regained:
+            self.w.touch()
 
     def forget(self, alive: set[int]) -> None:
         self.unpowered &= alive
