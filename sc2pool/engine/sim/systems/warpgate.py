@@ -47,8 +47,10 @@ from sc2pool.engine.sim.commands import (
     ERROR,
     NOT_ENOUGH_ENERGY,
     NOT_ENOUGH_FOOD,
+    NOT_SUPPORTED,
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
+    not_simulated,
 )
 from sc2pool.engine.sim.commands import (
     COOLDOWN as COOLDOWN_RESULT,
@@ -141,14 +143,21 @@ class WarpGates:
         w = self.w
         u = w.u
         gone = []
+        other = False
         for i in c.rows.tolist():
             s = w.construction.structures.get(int(u.tag[i]))
-            if s is None or s.ready or D.unit_spec(s.unit_id).race != D.PROTOSS:
+            if s is None or s.ready:
+                continue
+            if D.unit_spec(s.unit_id).race != D.PROTOSS:
+                other = True  # (a Terran or Zerg construction)
                 continue
             spec = D.unit_spec(s.unit_id)
             w.supply.pay(c.player, -int(spec.minerals * CANCEL_REFUND), -int(spec.vespene * CANCEL_REFUND))
             gone.append(s.tag)
         if not gone:
+            if other:
+                not_simulated(c.ability, "only a Protoss structure warping in is cancelled")
+                return NOT_SUPPORTED
             return ERROR
         w.remove_tags(gone)
         w.supply.revision += 1
