@@ -101,7 +101,7 @@ def _terran(ab: int) -> bool:
 
 @cache
 def abilities() -> dict[int, tuple[int, ...]]:
-    """Every research ability the engine simulates (Terran's), specific or generic -> the
+    """Every research ability the engine simulates (Terran's and Protoss's), specific or generic -> the
     specific abilities it stands for, lowest level first."""
     out: dict[int, list[int]] = {}
     for ab in sorted(tech.RESEARCH, key=lambda a: tech.RESEARCH[a].upgrade_id):
