@@ -172,8 +172,8 @@ def test_random_plays_terran_and_unsimulated_races_are_refused_by_name() -> None
     g = melee(computer={"race": RANDOM, "difficulty": 2})
     assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
     assert g.scenario.race_actual(2) == TERRAN
-    with pytest.raises(GameError, match="Zerg is not simulated yet") as err:
-        melee(computer={"race": ZERG, "difficulty": 2})
+    with pytest.raises(GameError, match="Protoss is not simulated yet") as err:
+        melee(computer={"race": PROTOSS, "difficulty": 2})
     assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
     g = melee()
     with pytest.raises(GameError, match="Protoss is not simulated yet") as err:

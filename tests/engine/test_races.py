@@ -30,7 +30,19 @@ def test_terran_tables_agree_with_the_data() -> None:
     for provider in t.supply_providers:
         assert D.unit_spec(provider).food_provided > 0
     assert R.of_type(D.SCV) is t and R.of_type(D.MARINE) is t and R.of_type(D.ROACH) is R.ZERG
-    assert R.TRAINS == dict(t.trains) and R.BUILDS == dict(t.builds)  # the only simulated economy so far
+    assert R.TRAINS == {**t.trains, **R.ZERG.trains} and R.BUILDS == {**t.builds, **R.ZERG.builds}
+
+
+def test_zerg_tables_agree_with_the_data() -> None:
+    z = R.ZERG
+    for ability, (producers, unit) in z.trains.items():
+        spec = D.unit_spec(unit)
+        assert spec.creation_ability == ability and spec.race == D.ZERG
+        assert producers == (D.LARVA,) or all(p in z.rally for p in producers)
+    for ability, structure in z.builds.items():
+        assert D.unit_spec(structure).creation_ability == ability and D.unit_spec(structure).is_structure
+    assert {D.unit_spec(p).food_provided for p in z.supply_providers} == {6}  # Hatchery, Lair, Hive
+    assert R.of_type(104) is z and z.workers == {104}
 
 
 def test_melee_starts_have_the_real_food_values() -> None:
@@ -45,7 +57,7 @@ def test_melee_starts_have_the_real_food_values() -> None:
     assert p.food_cap == NEXUS_FOOD
 
 
-@pytest.mark.parametrize("rules", [R.ZERG, R.PROTOSS])
+@pytest.mark.parametrize("rules", [R.PROTOSS])
 def test_races_not_simulated_say_so_by_name(rules: R.RaceRules) -> None:
     assert not rules.economy_simulated and not rules.trains and not rules.builds
     w = World(SKIRMISH)
@@ -62,8 +74,8 @@ def test_a_resource_follows_no_race() -> None:
 
 def test_an_economy_is_refused_for_a_race_not_simulated() -> None:
     w = World(ECONOMY_MAP)
-    with pytest.raises(NotSimulatedError, match="player 2: the Zerg economy is not simulated yet"):
-        w.start_economy({1: R.TERRAN, 2: R.ZERG})
+    with pytest.raises(NotSimulatedError, match="player 2: the Protoss economy is not simulated yet"):
+        w.start_economy({1: R.TERRAN, 2: R.PROTOSS})
     assert not w.has_economy
 
 

@@ -82,6 +82,7 @@ MUST_TARGET_RESOURCES = 89
 CANT_TARGET_EXHAUSTED_RESOURCES = 200
 
 EFFECT_STIM_MARAUDER = 253
+LARVA = 151
 _WORKER_IDS = np.array(sorted(WORKERS))
 TRANSPORTS = frozenset({24, 54})
 """Bunker, Medivac: the transports ``systems/transport.py`` simulates."""
@@ -190,6 +191,7 @@ class CommandPath:
             self.economic[ab] = self._research
         for ab in CAST_ABILITIES:
             self.economic[ab] = self._cast
+        self._register_zerg()
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -252,6 +254,9 @@ class CommandPath:
             workers.clear_pending(tags)
         handler = self.economic.get(c.ability)
         if handler is not None:
+            if c.ability in self.zerg_only and not self._any_zerg(c):
+                workers.leave_jobs(c.rows)  # (no Zerg unit may use it: answered as before Zerg)
+                return None
             return handler(c)
         if c.ability == D.SMART:
             res = self._economic_smart(c)
@@ -265,7 +270,29 @@ class CommandPath:
         return c.rows[np.isin(self.u.unit_id[c.rows], _WORKER_IDS)]
 
     def _train(self, c: Command) -> int:
+        if TRAINS[c.ability][0] == (LARVA,):  # (a larva becomes an egg: systems/larva.py)
+            return self.w.larva.train(c.player, c.ability, c.rows)
         return self.w.production.train(c.player, c.ability, c.rows)
+
+    def _register_zerg(self) -> None:
+        """The Zerg abilities (inject, creep tumors, transfusion, cancelling eggs and structures
+        under construction): ``systems/zerg_abilities.py``."""
+        from sc2pool.engine.sim.races import ZERG
+        from sc2pool.engine.sim.systems.zerg_abilities import ABILITIES as ZERG_ABILITIES
+
+        for ab in ZERG_ABILITIES:
+            self.economic[ab] = self._zerg
+        self.zerg_only = frozenset({*ZERG.trains, *ZERG.builds, *ZERG.rally.values(), ZERG.gather_ability,
+                                    ZERG.return_ability, *ZERG_ABILITIES})
+        """Abilities only Zerg units use: a command of them without a Zerg unit goes on as an
+        ability no system simulates (so that games without Zerg answer as they always have)."""
+        self._zerg_types = np.array(sorted(int(s.unit_id) for s in TYPES.specs if s.race == D.ZERG))
+
+    def _any_zerg(self, c: Command) -> bool:
+        return bool(np.isin(self.u.unit_id[c.rows], self._zerg_types).any())
+
+    def _zerg(self, c: Command) -> int:
+        return self.w.zerg.command(c)
 
     def _addon(self, c: Command) -> int:
         return self.w.addons.build(c.player, c.ability, c.rows)
@@ -283,6 +310,10 @@ class CommandPath:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
     def _cancel_last(self, c: Command) -> int:
+        if self.w.larva.eggs:  # (an egg: systems/larva.py)
+            got = self.w.larva.cancel(c.player, c.rows)
+            if got is not None:
+                return got
         res = self.w.production.cancel_last(c.player, c.rows)
         if res != SUCCESS:  # a structure researching (an Engineering Bay, a Tech Lab)
             res = self.w.research.cancel_last(c.player, c.rows)
@@ -290,6 +321,9 @@ class CommandPath:
 
     def _build(self, c: Command) -> int:
         workers = self._workers(c)
+        if len(workers) and self.w.creep.active:  # (a Drone builds Zerg structures, an SCV Terran ones)
+            workers = np.array([r for r in workers.tolist() if c.ability in of_type(int(self.u.unit_id[r])).builds],
+                               dtype=np.int64)
         if len(workers) == 0:
             return ERROR
         return self.w.construction.build(c.player, c.ability, int(workers[0]), c.pos, c.ttag)
@@ -352,6 +386,8 @@ class CommandPath:
             return out
         if uid in TRANSPORTS:
             w.transport.available(r, out)
+        if w.creep.active:  # (Zerg: Queens' casts, a tumor's spawn)
+            w.zerg.available(player, r, out)
         s = w.construction.structures.get(int(u.tag[r]))
         if s is not None and s.ready:
             w.production.available(player, s, out)

@@ -39,8 +39,10 @@ from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
+from sc2pool.engine.sim.systems.creep import Creep
 from sc2pool.engine.sim.systems.detection import Detection
 from sc2pool.engine.sim.systems.harvest import Harvest
+from sc2pool.engine.sim.systems.larva import Larva
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.modes import Modes
 from sc2pool.engine.sim.systems.morph import Morph
@@ -54,6 +56,7 @@ from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.transport import Transport
 from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.systems.workers import Workers
+from sc2pool.engine.sim.systems.zerg_abilities import ZergAbilities
 from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     EXPLODE,
@@ -118,6 +121,10 @@ class World:
         self.abilities = Abilities(self)
         self.detection = Detection(self)
         self.repair = Repair(self)
+        # Zerg: larvae and eggs, creep, the Queens' casts (run by the Zerg race's upkeep)
+        self.larva = Larva(self)
+        self.creep = Creep(self)
+        self.zerg = ZergAbilities(self)
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -266,6 +273,7 @@ class World:
             self.abilities.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
+            self._forget_zerg(alive)
         events = self.events
         jobs = self.workers.jobs
         structures = self.construction.structures
@@ -293,7 +301,25 @@ class World:
             rules.upkeep(self, player, to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
+        if self.zerg.pending or self.creep.active:
+            self.zerg.upkeep(to)
         self.harvest.flush()
+
+    def _forget_zerg(self, alive: set[int]) -> None:
+        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent:
+            self.larva.forget(alive)
+            self.zerg.forget(alive)
+
+    def _zerg_horizon(self) -> int:
+        """Loops until the next larva, hatch, inject, creep change or Queen's cast."""
+        h = 1 << 30
+        if self.larva.active:
+            h = min(h, self.larva.horizon(self.loop))
+        if self.creep.active:
+            h = min(h, self.creep.horizon(self.loop))
+        if self.zerg.pending:
+            h = 1
+        return h
 
     def adopt(self, tags: np.ndarray) -> None:
         """Units created outside the economy (debug create_unit): a structure the economy knows
@@ -322,6 +348,8 @@ class World:
         self.research.extras(player, parts)
         self.modes.extras(parts)
         self.abilities.extras(parts)
+        if self.larva.active:
+            self.larva.extras(player, parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
@@ -338,7 +366,8 @@ class World:
         bounded by the economy's next event that changes the set of units."""
         h = self.quiet_horizon()
         if self.has_economy:
-            h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop))
+            h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop),
+                    self._zerg_horizon())
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
         if self.transport.active:  # (a Medivac's next drop, a salvage's end)

@@ -1,0 +1,253 @@
+"""Zerg abilities: the Queen's Spawn Larva, Creep Tumor and Transfusion; a tumor's new tumor;
+cancelling a Zerg structure under construction or an egg.
+
+Rules (the real game's; sources in brackets, "(m)" where the engine chose):
+
+- *Spawn Larva* (251, a Hatchery, Lair or Hive; 25 energy, LP:Queen): the Queen walks into the
+  client's cast range of the target, spends the energy, and the hatchery gets 3 larvae 29 faster
+  seconds later (:mod:`.larva`); a hatchery with an inject under way takes no other (m: the real
+  game queues them since patch 3.8; ``ERROR`` here).
+- *Creep Tumor* (1694, a point on creep; 25 energy, LP:Queen, LP:Creep_Tumor): the Queen walks
+  there and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
+  burrows (137) and spreads creep (:mod:`.creep`).  A burrowed tumor may place one new tumor
+  (1733, a point on creep within :data:`TUMOR_SPAWN_RANGE`, LP:Creep_Tumor) once; the new tumor
+  (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
+- *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
+  75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
+- *cancel* (314 ``CANCEL_BUILDINPROGRESS``, 3659 ``CANCEL``) on a Zerg structure under
+  construction: it is removed, the Drone that built it comes back where it stood and 75% of the
+  order's cost is refunded (LP:Drone; the 75% of structures cancelled under construction:
+  LP:Structure); on an egg: :meth:`.larva.Larva.cancel`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data import client, tech
+from sc2pool.engine.sim.commands import (
+    CANT_BUILD_LOCATION_INVALID,
+    CANT_TARGET_THAT_UNIT,
+    ERROR,
+    MUST_TARGET_BIOLOGICAL_UNITS,
+    NOT_ENOUGH_ENERGY,
+    SUCCESS,
+)
+from sc2pool.engine.sim.units import IDLE, MOVE, TYPES, Order
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.commands import Command
+    from sc2pool.engine.sim.world import World
+
+QUEEN, DRONE = 126, 104
+TOWNHALLS = frozenset({86, 100, 101})
+INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE = 251, 1694, 1733, 1664
+CANCEL_BUILD, CANCEL = 314, 3659
+TUMOR, TUMOR_BURROWED, TUMOR_QUEEN = 87, 137, 138
+INJECT_ENERGY = TUMOR_ENERGY = 25.0
+TRANSFUSE_ENERGY, TRANSFUSE_LIFE = 50.0, 75.0
+TUMOR_SPAWN_RANGE = 10.0
+"""LP:Creep_Tumor."""
+CANCEL_REFUND = 0.75
+ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL})
+
+
+@dataclass
+class Pending:
+    """A Queen's cast on its way into range."""
+
+    ability: int
+    target: int
+    x: float
+    y: float
+
+
+class ZergAbilities:
+    """Queens' casts under way, tumors that spawned theirs, Drones inside their structures."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.pending: dict[int, Pending] = {}
+        self.spent: set[int] = set()
+        """Tumors that placed their new tumor."""
+        self.builders: dict[int, int] = {}
+        """Zerg structure under construction -> the Drone type it was (for a cancel)."""
+
+    # ------------------------------------------------------------------ commands
+    def command(self, c: Command) -> int:
+        ab = c.ability
+        if ab in (CANCEL_BUILD, CANCEL):
+            return self.cancel(c)
+        u = self.w.u
+        if ab == TUMOR_TUMOR:
+            return self._tumor_spawn(c)
+        queens = c.rows[u.unit_id[c.rows] == QUEEN]
+        if len(queens) == 0:
+            return ERROR
+        r = int(queens[0])
+        tag = int(u.tag[r])
+        energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
+        if self.w.abilities.energy_of(tag) < energy:
+            return NOT_ENOUGH_ENERGY
+        if ab == INJECT:
+            s = self.w.construction.structures.get(c.ttag)
+            if s is None or s.unit_id not in TOWNHALLS or not s.ready or s.owner != c.player:
+                return CANT_TARGET_THAT_UNIT
+            if c.ttag in self.w.larva.injects:
+                return ERROR
+            x, y = s.x, s.y
+        elif ab == QUEEN_TUMOR:
+            if c.pos is None:
+                return ERROR
+            x, y = c.pos
+            if not self.w.creep.has(x, y):
+                return CANT_BUILD_LOCATION_INVALID
+        else:
+            if c.trow < 0 or c.hostile:
+                return CANT_TARGET_THAT_UNIT
+            if D.BIOLOGICAL not in TYPES.specs[int(u.ti[c.trow])].attributes:
+                return MUST_TARGET_BIOLOGICAL_UNITS
+            x, y = float(u.x[c.trow]), float(u.y[c.trow])
+        self.pending[tag] = Pending(ab, c.ttag, x, y)
+        u.queues.pop(tag, None)
+        u.set_order(r, Order(MOVE, ab, x, y))
+        self.w.touch()
+        self._try(tag, self.w.loop)
+        return SUCCESS
+
+    def _tumor_spawn(self, c: Command) -> int:
+        u = self.w.u
+        tumors = [r for r in c.rows.tolist() if int(u.unit_id[r]) == TUMOR_BURROWED and int(u.tag[r]) not in self.spent]
+        if not tumors or c.pos is None:
+            return ERROR
+        r = tumors[0]
+        x, y = c.pos
+        if math.hypot(x - float(u.x[r]), y - float(u.y[r])) > TUMOR_SPAWN_RANGE or not self.w.creep.has(x, y):
+            return CANT_BUILD_LOCATION_INVALID
+        self.spent.add(int(u.tag[r]))
+        self._place_tumor(TUMOR, c.player, x, y)
+        return SUCCESS
+
+    def _place_tumor(self, uid: int, owner: int, x: float, y: float) -> None:
+        w = self.w
+        cons = w.construction
+        tag = cons.add_structure(uid, owner, math.floor(x) + 0.5, math.floor(y) + 0.5, ready=False)
+        s = cons.structures[tag]
+        s.since = w.events.now
+        w.events.push(w.events.now + int(math.ceil(s.build_loops)), tag)
+
+    def cancel(self, c: Command) -> int:
+        """Cancel eggs or Zerg structures under construction among the commanded units."""
+        w = self.w
+        res = w.larva.cancel(c.player, c.rows)
+        if res is not None:
+            return res
+        u = w.u
+        done = False
+        for r in c.rows.tolist():
+            tag = int(u.tag[r])
+            s = w.construction.structures.get(tag)
+            if s is None or s.ready or tag not in self.builders:
+                continue
+            ab = D.unit_spec(s.unit_id).creation_ability
+            spec = tech.BUILD.get(ab)
+            if spec is not None:
+                w.supply.pay(c.player, -int(spec.minerals * CANCEL_REFUND), -int(spec.vespene * CANCEL_REFUND))
+            x, y, owner = s.x, s.y, s.owner
+            drone = self.builders.pop(tag)
+            w.remove_tags([tag])
+            w.spawn(drone, owner, [x], [y], free=True)
+            done = True
+        if done:
+            w.supply.revision += 1
+            return SUCCESS
+        return ERROR
+
+    # ------------------------------------------------------------------ per step
+    def _try(self, tag: int, loop: int) -> bool:
+        """Cast when in range; True when the cast is over (done or given up)."""
+        w = self.w
+        u = w.u
+        p = self.pending.get(tag)
+        r = u.row(tag)
+        if p is None or r < 0:
+            self.pending.pop(tag, None)
+            return True
+        if p.target:
+            tr = u.row(p.target)
+            if tr < 0:
+                del self.pending[tag]
+                self._idle(r)
+                return True
+            p.x, p.y = float(u.x[tr]), float(u.y[tr])
+            reach = float(TYPES.radius[u.ti[r]] + TYPES.radius[u.ti[tr]]) + client.ability(p.ability).cast_range + 0.5
+        else:
+            reach = float(TYPES.radius[u.ti[r]]) + 0.5
+        if math.hypot(p.x - float(u.x[r]), p.y - float(u.y[r])) > reach:
+            if int(u.ability[r]) != p.ability:  # another order replaced it, or it stopped short
+                del self.pending[tag]
+                return True
+            return False
+        del self.pending[tag]
+        self._idle(r)
+        energy = INJECT_ENERGY if p.ability in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
+        if not w.abilities.spend(tag, energy):
+            return True
+        if p.ability == INJECT:
+            if p.target not in w.larva.injects:
+                w.larva.inject(p.target, loop)
+        elif p.ability == QUEEN_TUMOR:
+            if w.creep.has(p.x, p.y):
+                self._place_tumor(TUMOR_QUEEN, int(u.owner[r]), p.x, p.y)
+        else:
+            tr = u.row(p.target)
+            if tr >= 0:
+                u.hp[tr] = min(float(TYPES.hp_max[u.ti[tr]]), float(u.hp[tr]) + TRANSFUSE_LIFE)
+        w.touch()
+        return True
+
+    def _idle(self, r: int) -> None:
+        u = self.w.u
+        u.kind[r] = IDLE
+        u.ability[r] = 0
+        u.ttag[r] = 0
+
+    def upkeep(self, loop: int) -> None:
+        """Casts in range happen; finished tumors burrow."""
+        for tag in list(self.pending):
+            self._try(tag, loop)
+        w = self.w
+        for tag, s in w.construction.structures.items():
+            if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
+                r = w.u.row(tag)
+                if r >= 0:
+                    w.u.retype(np.array([r]), TUMOR_BURROWED)
+                s.unit_id = TUMOR_BURROWED
+                w.touch()
+
+    def horizon(self, loop: int) -> int:
+        return 1 if self.pending else 1 << 30
+
+    def forget(self, alive: set[int]) -> None:
+        self.spent &= alive
+        for d in (self.pending, self.builders):
+            for t in [t for t in d if t not in alive]:
+                del d[t]  # type: ignore[attr-defined]
+
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """Queens' casts they have the energy for; a tumor's spawn while unused."""
+        u = self.w.u
+        uid, tag = int(u.unit_id[r]), int(u.tag[r])
+        if uid == QUEEN:
+            e = self.w.abilities.energy_of(tag)
+            if e >= INJECT_ENERGY:
+                out += [(INJECT, False), (QUEEN_TUMOR, True)]
+            if e >= TRANSFUSE_ENERGY:
+                out.append((TRANSFUSE, False))
+        elif uid == TUMOR_BURROWED and tag not in self.spent:
+            out.append((TUMOR_TUMOR, True))

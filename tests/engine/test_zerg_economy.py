@@ -1,0 +1,263 @@
+"""Zerg rules in a melee game on a ladder map, through the Game API: the start, larvae, eggs,
+drones turning into structures, creep, the Queen's inject, supply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from game_helpers import command
+from s2clientprotocol import query_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine.game import Game
+from sc2pool.engine.sim.systems.larva import INJECT_LOOPS, LARVA_LOOPS
+
+MAP = "AcidPlantLE.SC2Map"
+TERRAN, ZERG = 1, 2
+SELF = 1
+HATCHERY, DRONE, OVERLORD, LARVA, EGG, ZERGLING, QUEEN, POOL = 86, 104, 106, 151, 103, 105, 126, 89
+TRAIN_DRONE, TRAIN_ZERGLING, TRAIN_OVERLORD, BUILD_POOL, BUILD_EXTRACTOR = 1342, 1343, 1344, 1155, 1154
+TRAIN_QUEEN, INJECT, CANCEL_LAST, CANCEL_BUILD, BUILD_EVO = 1632, 251, 3671, 314, 1156
+SUCCESS, NOT_ENOUGH_MINERALS, NOT_ENOUGH_FOOD, TECH = 1, 9, 13, 79
+CANT_BUILD_LOCATION_INVALID = 44
+
+
+def zerg_game(seed: int = 5) -> Game:
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=MAP), random_seed=seed)
+    req.player_setup.add(type=sc_pb.Participant)
+    req.player_setup.add(type=sc_pb.Computer, race=TERRAN, difficulty=1)
+    g = Game.create(req)
+    assert g.join(sc_pb.RequestJoinGame(race=ZERG)) == 1
+    return g
+
+
+def own(g: Game, unit_type: int | None = None) -> list[Any]:
+    return [u for u in g.observation(1).observation.raw_data.units
+            if u.alliance == SELF and (unit_type is None or u.unit_type == unit_type)]
+
+
+def act(g: Game, *args: Any, **kw: Any) -> int:
+    return int(g.action(1, command(*args, **kw)).result[0])
+
+
+def common(g: Game) -> Any:
+    return g.observation(1).observation.player_common
+
+
+def rich(g: Game, minerals: int = 5000, vespene: int = 5000) -> None:
+    g.world.supply.minerals[1] = minerals
+    g.world.supply.vespene[1] = vespene
+
+
+def hatchery(g: Game) -> Any:
+    return own(g, HATCHERY)[0]
+
+
+def test_the_zerg_start_is_a_hatchery_12_drones_mining_an_overlord_and_3_larvae() -> None:
+    g = zerg_game()
+    g.step(16)
+    types = sorted(u.unit_type for u in own(g))
+    assert types.count(HATCHERY) == 1 and types.count(DRONE) == 12
+    assert types.count(OVERLORD) == 1 and types.count(LARVA) == 3
+    pc = common(g)
+    assert (pc.food_used, pc.food_cap, pc.food_workers, pc.food_army, pc.larva_count) == (12, 14, 12, 0, 3)
+    assert all(d.orders and d.orders[0].ability_id in (1183, 1184) for d in own(g, DRONE))
+    g.step(22 * 60)
+    assert g.world.supply.collected_minerals[1] > 500  # drones mine like SCVs
+
+
+def test_a_hatchery_makes_a_larva_every_11_seconds_while_it_has_fewer_than_3() -> None:
+    g = zerg_game()
+    g.step(4)
+    larvae = [u.tag for u in own(g, LARVA)]
+    rich(g)
+    assert act(g, TRAIN_DRONE, larvae[:2]) == SUCCESS  # (every larva of the command trains)
+    assert act(g, TRAIN_OVERLORD, larvae[2:]) == SUCCESS
+    assert len(own(g, LARVA)) == 0 and len(own(g, EGG)) == 3
+    g.step(LARVA_LOOPS - 2)
+    assert len(own(g, LARVA)) == 0
+    g.step(4)
+    assert len(own(g, LARVA)) == 1
+    g.step(3 * LARVA_LOOPS)
+    assert len(own(g, LARVA)) == 3  # the cap: no fourth
+    g.step(2 * LARVA_LOOPS)
+    assert len(own(g, LARVA)) == 3
+
+
+def test_an_egg_shows_its_order_with_progress_and_hatches_the_unit() -> None:
+    g = zerg_game()
+    g.step(4)
+    larva = own(g, LARVA)[0].tag
+    minerals = common(g).minerals
+    assert act(g, TRAIN_DRONE, [larva]) == SUCCESS
+    assert common(g).minerals == minerals - 50
+    assert common(g).food_used == 13  # the egg's drone counts at once
+    g.step(100)
+    egg = next(u for u in own(g, EGG) if u.tag == larva)
+    assert egg.orders[0].ability_id == TRAIN_DRONE and 0.3 < egg.orders[0].progress < 0.45
+    g.step(272 - 100)
+    assert not own(g, EGG)
+    assert any(u.tag == larva for u in own(g, DRONE)) and len(own(g, DRONE)) == 13
+
+
+def test_a_zergling_egg_needs_a_spawning_pool_and_hatches_a_pair() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    larva = own(g, LARVA)[0].tag
+    assert act(g, TRAIN_ZERGLING, [larva]) == TECH
+    w = g.world
+    w.construction.add_structure(POOL, 1, *_pool_spot(g))
+    assert act(g, TRAIN_ZERGLING, [larva]) == SUCCESS
+    assert common(g).food_used == 13  # two half-supply zerglings
+    g.step(400)
+    assert len(own(g, ZERGLING)) == 2
+
+
+def _pool_spot(g: Game) -> tuple[float, float]:
+    h = hatchery(g)
+    w = g.world
+    for dx in range(-9, 10):
+        for dy in range(-9, 10):
+            x, y = h.pos.x + dx + 0.5, h.pos.y + dy + 0.5
+            if w.placement.check(BUILD_POOL, x, y) == SUCCESS:
+                return x, y
+    raise AssertionError("no spot for a pool on the start's creep")
+
+
+def test_larvae_need_supply_and_money() -> None:
+    g = zerg_game()
+    g.step(4)
+    larvae = [u.tag for u in own(g, LARVA)]
+    rich(g, minerals=40)
+    assert act(g, TRAIN_DRONE, larvae[:1]) == NOT_ENOUGH_MINERALS
+    rich(g)
+    assert act(g, TRAIN_DRONE, larvae[:2]) == SUCCESS  # 14/14
+    assert act(g, TRAIN_DRONE, larvae[2:]) == NOT_ENOUGH_FOOD
+    assert act(g, TRAIN_OVERLORD, larvae[2:]) == SUCCESS  # an Overlord needs no supply
+    g.step(401)
+    pc = common(g)
+    assert (pc.food_used, pc.food_cap) == (14, 22)  # Overlords provide 8 each
+
+
+def test_cancelling_an_egg_refunds_it_and_gives_the_larva_back() -> None:
+    g = zerg_game()
+    g.step(4)
+    larva = own(g, LARVA)[0].tag
+    before = common(g).minerals
+    assert act(g, TRAIN_DRONE, [larva]) == SUCCESS
+    g.step(50)
+    assert act(g, CANCEL_LAST, [larva]) == SUCCESS
+    pc = common(g)
+    assert pc.minerals >= before and pc.food_used == 12
+    assert any(u.tag == larva for u in own(g, LARVA))
+
+
+def test_a_drone_becomes_the_structure_and_a_cancel_gives_it_back_with_75_percent() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g, minerals=1000, vespene=0)
+    drone = own(g, DRONE)[0]
+    spot = _pool_spot(g)
+    assert act(g, BUILD_POOL, [drone.tag], pos=spot) == SUCCESS
+    for _ in range(40):
+        g.step(16)
+        if own(g, POOL):
+            break
+    pool = own(g, POOL)[0]
+    assert pool.build_progress < 0.1
+    assert all(u.tag != drone.tag for u in own(g))  # consumed
+    assert drone.tag in g.observation(1).observation.raw_data.event.dead_units or \
+        drone.tag in g.world.dead_tags
+    assert len(own(g, DRONE)) == 11
+    spent = g.world.supply.spent_minerals
+    assert spent[1] == 200  # the pool's 200 (the client's 250 less the Drone)
+    g.step(100)
+    assert 0.05 < own(g, POOL)[0].build_progress < 0.2  # it grows alone
+    assert act(g, CANCEL_BUILD, [pool.tag]) == SUCCESS
+    assert not own(g, POOL) and len(own(g, DRONE)) == 12
+    assert spent[1] == 200 - 150  # 75% back
+
+
+def test_structures_other_than_hatchery_and_extractor_need_creep() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    creep = w.creep.grid
+    # a spot off creep but placeable
+    off = next((x + 0.5, y + 0.5) for x in range(int(h.pos.x) - 25, int(h.pos.x) + 25)
+               for y in range(int(h.pos.y) - 25, int(h.pos.y) + 25)
+               if 0 <= x < creep.shape[1] and 0 <= y < creep.shape[0] and not creep[y - 2:y + 3, x - 2:x + 3].any()
+               and w.map.placeable[y - 2:y + 3, x - 2:x + 3].all() and w.placement.check(1152, x + 0.5, y + 0.5) == SUCCESS)
+    assert w.placement.check(BUILD_EVO, *off) == CANT_BUILD_LOCATION_INVALID
+    assert w.placement.check(BUILD_POOL, *_pool_spot(g)) == SUCCESS
+    req = query_pb2.RequestQuery()
+    p = req.placements.add(ability_id=BUILD_EVO)
+    p.target_pos.x, p.target_pos.y = off
+    resp = g.query(1, req)
+    assert resp.placements[0].result == CANT_BUILD_LOCATION_INVALID
+
+
+def test_creep_is_reported_spreads_from_a_new_hatchery_and_recedes_when_it_dies() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    img = g.observation(1).observation.raw_data.map_state.creep
+    bits = np.unpackbits(np.frombuffer(img.data, dtype=np.uint8)).reshape(img.size.y, img.size.x)
+    h = hatchery(g)
+    assert img.bits_per_pixel == 1 and bits[int(h.pos.y) + 5, int(h.pos.x)] == 1
+    assert bits.sum() == w.creep.grid.sum() > 400  # radius 13 round the hatchery, pathable cells
+    # a second hatchery: finished, it spreads creep outwards over time
+    ex = (w.map.width - h.pos.x, w.map.height - h.pos.y)
+    tag = w.construction.add_structure(HATCHERY, 1, *ex)
+    g.step(2)
+    small = int(w.creep.grid.sum())
+    g.step(8 * 6)
+    grown = int(w.creep.grid.sum())
+    g.step(8 * 20)
+    full = int(w.creep.grid.sum())
+    assert small < grown < full
+    # the hatchery dies: its creep recedes, the start's stays
+    kill = sc_pb.RequestDebug()
+    kill.debug.add().kill_unit.tag.append(tag)
+    g.debug(1, kill)
+    g.step(16 * 5)
+    assert int(w.creep.grid.sum()) < full
+    g.step(16 * 20)
+    assert abs(int(w.creep.grid.sum()) - bits.sum()) < 5
+
+
+def test_a_queen_injects_larva_three_more_after_29_seconds() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    w = g.world
+    w.construction.add_structure(POOL, 1, *_pool_spot(g))
+    h = hatchery(g)
+    assert act(g, TRAIN_QUEEN, [h.tag]) == SUCCESS
+    g.step(801)
+    queen = own(g, QUEEN)[0]
+    assert queen.energy >= 25
+    assert act(g, INJECT, [queen.tag], target=h.tag) == SUCCESS
+    g.step(60)
+    h2 = hatchery(g)
+    assert 11 in h2.buff_ids  # QUEENSPAWNLARVATIMER
+    n = len(own(g, LARVA))
+    assert n == 3
+    g.step(INJECT_LOOPS)
+    assert len(own(g, LARVA)) == 6
+    assert 11 not in hatchery(g).buff_ids
+
+
+def test_a_hatchery_becomes_a_lair_with_a_pool() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    h = hatchery(g)
+    assert act(g, 1216, [h.tag]) == TECH
+    g.world.construction.add_structure(POOL, 1, *_pool_spot(g))
+    assert act(g, 1216, [h.tag]) == SUCCESS
+    g.step(1281)
+    assert own(g, 100) and not own(g, HATCHERY)
