@@ -18,7 +18,7 @@ TERRAN, ZERG = 1, 2
 SELF = 1
 HATCHERY, DRONE, OVERLORD, LARVA, EGG, ZERGLING, QUEEN, POOL = 86, 104, 106, 151, 103, 105, 126, 89
 TRAIN_DRONE, TRAIN_ZERGLING, TRAIN_OVERLORD, BUILD_POOL, BUILD_EXTRACTOR = 1342, 1343, 1344, 1155, 1154
-TRAIN_QUEEN, INJECT, CANCEL_LAST, CANCEL_BUILD, BUILD_EVO = 1632, 251, 3671, 314, 1156
+TRAIN_QUEEN, INJECT, CANCEL_LAST, CANCEL_BUILD, BUILD_EVO, CANCEL = 1632, 251, 3671, 314, 1156, 3659
 SUCCESS, NOT_ENOUGH_MINERALS, NOT_ENOUGH_FOOD, TECH = 1, 9, 13, 79
 CANT_BUILD_LOCATION_INVALID = 44
 
@@ -261,3 +261,50 @@ def test_a_hatchery_becomes_a_lair_with_a_pool() -> None:
     assert act(g, 1216, [h.tag]) == SUCCESS
     g.step(1281)
     assert own(g, 100) and not own(g, HATCHERY)
+
+
+def test_a_zergling_morphs_into_a_baneling_through_a_cocoon_and_a_cancel_gives_it_back() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    w = g.world
+    w.construction.add_structure(POOL, 1, *_pool_spot(g))
+    assert act(g, TRAIN_ZERGLING, [own(g, LARVA)[0].tag]) == SUCCESS
+    g.step(400)
+    a, b = (u.tag for u in own(g, ZERGLING))
+    assert act(g, 80, [a]) == TECH  # needs a Baneling Nest
+    h = hatchery(g)
+    nest = next((h.pos.x + dx + 0.5, h.pos.y + dy + 0.5) for dx in range(-9, 10) for dy in range(-9, 10)
+                if w.placement.check(1162, h.pos.x + dx + 0.5, h.pos.y + dy + 0.5) == SUCCESS)
+    w.construction.add_structure(96, 1, *nest)
+    spent = w.supply.spent_minerals[1], w.supply.spent_vespene[1]
+    assert act(g, 80, [a]) == SUCCESS and act(g, 4431, [b]) == SUCCESS
+    assert (w.supply.spent_minerals[1] - spent[0], w.supply.spent_vespene[1] - spent[1]) == (50, 50)
+    cocoons = own(g, 8)
+    assert len(cocoons) == 2 and cocoons[0].orders[0].ability_id in (80, 4431)
+    assert act(g, CANCEL, [b]) == SUCCESS
+    assert any(u.tag == b for u in own(g, ZERGLING))
+    g.step(321)
+    assert [u.tag for u in own(g, 9)] == [a]
+
+
+def test_zerg_ground_units_are_faster_on_creep_but_drones() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    on = (h.pos.x, h.pos.y - 6.0)
+    off = next((x + 0.5, y + 0.5) for x in range(0, w.map.width) for y in range(0, w.map.height)
+               if w.map.pathable[y, x] and not w.creep.grid[max(0, y - 3):y + 4, max(0, x - 3):x + 4].any()
+               and abs(x - h.pos.x) < 40 and abs(y - h.pos.y) < 40)
+    tags = {}
+    for name, uid, pos in (("ling_on", ZERGLING, on), ("ling_off", ZERGLING, off), ("queen_on", QUEEN, on)):
+        tags[name] = int(w.spawn(uid, 1, [pos[0]], [pos[1]])[0])
+    g.step(2)
+    u = w.u
+    speed = {k: float(u.speed[u.row(t)]) * 16 for k, t in tags.items()}  # (per normal second)
+    base = {ZERGLING: 2.9531, QUEEN: 0.9375}
+    assert abs(speed["ling_on"] / 2.9531 - 1.3) < 1e-3 and abs(speed["ling_off"] / base[ZERGLING] - 1.0) < 1e-3
+    assert abs(speed["queen_on"] / base[QUEEN] - 8 / 3) < 1e-3
+    drone = own(g, DRONE)[0]
+    assert abs(float(u.speed[u.row(drone.tag)]) * 16 - 2.8125) < 1e-6  # on creep, no bonus

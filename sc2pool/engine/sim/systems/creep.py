@@ -17,6 +17,10 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 - *placement*: a Zerg structure other than the Hatchery and the Extractor needs creep under every
   cell of its footprint (LP:Creep); otherwise ``CantBuildLocationInvalid`` (m: the real client's
   code, ``CantBuildNeedsCreep``... is not known here).
+- *speed*: a Zerg ground unit on creep moves faster: +30% for most, a Queen 2.67 times as fast
+  (166.67% faster), a Hydralisk +50%, an uprooted Spine or Spore Crawler 2.5 times (LP:Creep);
+  not Drones, Larvae, Broodlings nor Changelings (LP:Creep).  The bonus follows a unit's cell at
+  each economy step (m: the real game applies it as the unit moves).
 - *observation*: ``ObservationRaw.map_state.creep``, one bit per cell, row-major from y = 0, as
   the real client reports it (burnysc2's ``state.creep``); the whole grid (m: the real client
   shows creep under fog as last seen).
@@ -48,6 +52,27 @@ RECEDE_LOOPS = 16
 """(m) One cell of recession per 16 loops."""
 
 
+CREEP_SPEED = {126: 8 / 3, 107: 1.5, 139: 2.5, 140: 2.5}
+"""Speed factors on creep other than the usual 1.3 (LP:Creep): Queen, Hydralisk, uprooted Spine and
+Spore Crawlers."""
+NO_CREEP_SPEED = frozenset({104, 151, 103, 289, 12, 13, 14, 15, 16, 17})
+"""Zerg ground units without the bonus: Drone, Larva, Egg, Broodling, Changelings (LP:Creep)."""
+CREEP_FACTOR = 1.3
+
+
+def _factors() -> np.ndarray:
+    """Per type row: the speed factor on creep (1.0 for all but Zerg ground units that move)."""
+    from sc2pool.engine import data as D
+    from sc2pool.engine.sim.units import TYPES
+
+    out = np.ones(len(TYPES.unit_id))
+    for i, s in enumerate(TYPES.specs):
+        if s.race == D.ZERG and not s.is_flying and not s.is_structure and s.unit_id not in NO_CREEP_SPEED \
+                and TYPES.speed[i] > 0:
+            out[i] = CREEP_SPEED.get(int(s.unit_id), CREEP_FACTOR)
+    return out
+
+
 @dataclass
 class Source:
     x: float
@@ -73,6 +98,10 @@ class Creep:
         self._last = -1
         self.revision = 0
         """Bumped whenever the grid changes."""
+        self._factor: np.ndarray | None = None
+        self._applied = np.ones(0)
+        """Per row: the creep factor its speed column holds now."""
+        self._applied_version = -1
 
     @property
     def active(self) -> bool:
@@ -182,6 +211,34 @@ class Creep:
                 continue
             out[max(0, int(round(s.y - hy))):int(round(s.y + hy)), max(0, int(round(s.x - hx))):int(round(s.x + hx))] = True
         return out
+
+    def speed_bonus(self) -> bool:
+        """Zerg ground units on creep get their creep speed, the others lose it; True when a
+        speed changed.  (The store re-derives speeds from the types when units are added or
+        removed: the factors applied are forgotten then.)"""
+        u = self.w.u
+        if self._factor is None:
+            self._factor = _factors()
+        if self._applied_version != u.version:
+            self._applied_version = u.version
+            self._applied = np.ones(len(u))
+        fac = self._factor[u.ti]
+        cand = np.nonzero(fac != 1.0)[0]
+        if not len(cand):
+            return False
+        g = self.grid
+        ix = np.clip(u.x[cand].astype(np.int64), 0, g.shape[1] - 1)
+        iy = np.clip(u.y[cand].astype(np.int64), 0, g.shape[0] - 1)
+        want = np.where(g[iy, ix], fac[cand], 1.0)
+        have = self._applied[cand]
+        change = want != have
+        if not change.any():
+            return False
+        rows = cand[change]
+        u.speed[rows] *= want[change] / have[change]
+        self._applied[rows] = want[change]
+        u.max_speed = max(u.max_speed, float(u.speed[rows].max()))
+        return True
 
     # ------------------------------------------------------------------ what others ask
     def has(self, x: float, y: float) -> bool:

@@ -74,6 +74,8 @@ class Egg:
     minerals: int
     vespene: int
     food: float
+    source: int = LARVA
+    """The type it was (a cancel turns it back into it)."""
 
 
 class Larva:
@@ -215,12 +217,57 @@ class Larva:
             tag = int(u.tag[r])
             e = self.eggs.pop(tag)
             self.w.supply.pay(player, -e.minerals, -e.vespene)
-            self._retype(r, LARVA)
-            if e.hatchery in self.w.construction.structures:
+            self._retype(r, e.source)
+            if e.source == LARVA and e.hatchery in self.w.construction.structures:
                 self.home[tag] = e.hatchery
         self.w.touch()
         self.w.supply.revision += 1
         return SUCCESS
+
+    def morph_unit(self, player: int, ability: int, rows: np.ndarray) -> int:
+        """The units among ``rows`` that ``ability`` morphs (``data.tech.MORPH`` kind ``"unit"``:
+        Zergling -> Baneling, Roach -> Ravager, Hydralisk -> Lurker, Corruptor -> Brood Lord,
+        Overlord -> Overseer / Transport Overlord) pay the difference of the costs (the client's;
+        ``data.tech``) and become the cocoon, which becomes the product after the product's client
+        build time; the cocoon counts the product's supply (the client's cocoon food) (LP:Baneling,
+        LP:Ravager, LP:Lurker, LP:Brood_Lord, LP:Overseer)."""
+        w = self.w
+        u = w.u
+        spec = tech.MORPH[ability]
+        req = spec.requires
+        if req.structures and not all(w.construction.ready_of(player, t) for t in req.structures):
+            return TECH_REQUIREMENTS_NOT_MET
+        ok = rows[np.isin(u.unit_id[rows], np.array(spec.sources))]
+        if len(ok) == 0:
+            return ERROR
+        done = 0
+        result = ERROR
+        extra_food = D.unit_spec(spec.cocoon).food_required
+        for r in ok.tolist():
+            res = w.supply.afford(player, spec.minerals, spec.vespene)
+            if res != SUCCESS:
+                result = res
+                break
+            source = int(u.unit_id[r])
+            used, cap = w.supply.food(player)
+            if used + extra_food - D.unit_spec(source).food_required > cap and extra_food > 0:
+                result = NOT_ENOUGH_FOOD
+                break
+            w.supply.pay(player, spec.minerals, spec.vespene)
+            tag = int(u.tag[r])
+            now = w.events.now
+            self.eggs[tag] = Egg(ability, spec.unit_id, 1, player, now, now + int(math.ceil(spec.time)), 0,
+                                 spec.minerals, spec.vespene, 0.0, source)
+            frac = float(u.hp[r]) / max(float(TYPES.hp_max[u.ti[r]]), 1.0)
+            self._retype(r, spec.cocoon)
+            u.hp[r] = frac * float(TYPES.hp_max[u.ti[r]])
+            u.queues.pop(tag, None)
+            done += 1
+        if done:
+            w.touch()
+            w.supply.revision += 1
+            return SUCCESS
+        return result
 
     def inject(self, hatchery: int, loop: int) -> None:
         """A Queen's Spawn Larva landed on ``hatchery``: 3 larvae after :data:`INJECT_LOOPS`."""

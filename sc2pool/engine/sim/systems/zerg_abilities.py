@@ -54,7 +54,12 @@ TRANSFUSE_ENERGY, TRANSFUSE_LIFE = 50.0, 75.0
 TUMOR_SPAWN_RANGE = 10.0
 """LP:Creep_Tumor."""
 CANCEL_REFUND = 0.75
-ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL})
+MORPH_BANELING_OLD = 80
+"""burnysc2's ``MORPHZERGLINGTOBANELING_BANELING``: the id older clients give the morph that the
+captured client's data calls 4431; both are taken."""
+UNIT_MORPHS = {**{ab: ab for ab, m in tech.MORPH.items() if m.kind == "unit"}, MORPH_BANELING_OLD: 4431}
+"""Unit morphs through a cocoon (ability -> its ``data.tech.MORPH`` entry)."""
+ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS})
 
 
 @dataclass
@@ -83,6 +88,8 @@ class ZergAbilities:
         ab = c.ability
         if ab in (CANCEL_BUILD, CANCEL):
             return self.cancel(c)
+        if ab in UNIT_MORPHS:
+            return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
         u = self.w.u
         if ab == TUMOR_TUMOR:
             return self._tumor_spawn(c)
@@ -218,10 +225,13 @@ class ZergAbilities:
         u.ttag[r] = 0
 
     def upkeep(self, loop: int) -> None:
-        """Casts in range happen; finished tumors burrow."""
+        """Casts in range happen; finished tumors burrow; creep's speed bonus follows the units
+        (after research has set their speeds)."""
         for tag in list(self.pending):
             self._try(tag, loop)
         w = self.w
+        if w.creep.active:
+            w.creep.speed_bonus()
         for tag, s in w.construction.structures.items():
             if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
                 r = w.u.row(tag)
