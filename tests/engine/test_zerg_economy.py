@@ -308,3 +308,30 @@ def test_zerg_ground_units_are_faster_on_creep_but_drones() -> None:
     assert abs(speed["queen_on"] / base[QUEEN] - 8 / 3) < 1e-3
     drone = own(g, DRONE)[0]
     assert abs(float(u.speed[u.row(drone.tag)]) * 16 - 2.8125) < 1e-6  # on creep, no bonus
+
+
+def test_terran_structures_are_not_built_on_creep() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    pool = _pool_spot(g)
+    assert w.placement.check(1155, *pool) == SUCCESS
+    assert w.placement.check(321, *pool) == CANT_BUILD_LOCATION_INVALID  # a Barracks on the creep
+
+
+def test_burrow_needs_its_research_and_hides_the_unit() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    rich(g)
+    drone = own(g, DRONE)[0].tag
+    assert act(g, 1378, [drone]) == TECH  # Burrow (64) not researched
+    w.research.done.setdefault(1, []).append(64)
+    assert act(g, 3661, [drone]) == SUCCESS  # the generic BURROWDOWN
+    g.step(20)
+    d = next(u for u in own(g) if u.tag == drone)
+    assert d.unit_type == 116 and d.is_burrowed and d.cloak == 1
+    assert act(g, 3662, [drone]) == SUCCESS
+    g.step(20)
+    d = next(u for u in own(g) if u.tag == drone)
+    assert d.unit_type == DRONE and not d.is_burrowed

@@ -301,12 +301,12 @@ class World:
             rules.upkeep(self, player, to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
-        if self.zerg.pending or self.creep.active:
+        if self.zerg.pending or self.zerg.burrowing or self.creep.active:
             self.zerg.upkeep(to)
         self.harvest.flush()
 
     def _forget_zerg(self, alive: set[int]) -> None:
-        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent:
+        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent or self.zerg.burrowing:
             self.larva.forget(alive)
             self.zerg.forget(alive)
 
@@ -317,8 +317,8 @@ class World:
             h = min(h, self.larva.horizon(self.loop))
         if self.creep.active:
             h = min(h, self.creep.horizon(self.loop))
-        if self.zerg.pending:
-            h = 1
+        if self.zerg.pending or self.zerg.burrowing:
+            h = min(h, self.zerg.horizon(self.loop))
         return h
 
     def adopt(self, tags: np.ndarray) -> None:
@@ -350,6 +350,8 @@ class World:
         self.abilities.extras(parts)
         if self.larva.active:
             self.larva.extras(player, parts)
+        if self.creep.active:
+            self.zerg.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)

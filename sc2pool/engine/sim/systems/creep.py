@@ -21,6 +21,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   (166.67% faster), a Hydralisk +50%, an uprooted Spine or Spore Crawler 2.5 times (LP:Creep);
   not Drones, Larvae, Broodlings nor Changelings (LP:Creep).  The bonus follows a unit's cell at
   each economy step (m: the real game applies it as the unit moves).
+- *other races*: a Terran or Protoss structure may not be built or landed where any cell of its
+  footprint has creep (LP:Creep): ``CantBuildLocationInvalid`` (m: the real code not known here).
 - *observation*: ``ObservationRaw.map_state.creep``, one bit per cell, row-major from y = 0, as
   the real client reports it (burnysc2's ``state.creep``); the whole grid (m: the real client
   shows creep under fog as last seen).
@@ -256,6 +258,19 @@ class Creep:
         if xa < 0 or ya < 0 or yb > g.shape[0] or xb > g.shape[1] or not g[ya:yb, xa:xb].all():
             return CANT_BUILD_LOCATION_INVALID
         return None
+
+    def forbids(self, unit_id: int, x: float, y: float) -> int | None:
+        """A Terran or Protoss structure at (x, y), already snapped: refused when any cell of its
+        footprint has creep (LP:Creep: they cannot be built or landed on creep)."""
+        from sc2pool.engine import data as D
+
+        if D.unit_spec(unit_id).race == D.ZERG:
+            return None
+        hx, hy = half_size(unit_id)
+        g = self.grid
+        xa, xb = max(0, int(round(x - hx))), int(round(x + hx))
+        ya, yb = max(0, int(round(y - hy))), int(round(y + hy))
+        return CANT_BUILD_LOCATION_INVALID if g[ya:yb, xa:xb].any() else None
 
     def image_bytes(self) -> bytes:
         """The grid packed one bit per cell, row-major from y = 0 (the client's ``ImageData``)."""

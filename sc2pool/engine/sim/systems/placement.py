@@ -161,6 +161,8 @@ class Placement:
                 if (res.x - x) ** 2 + (res.y - y) ** 2 < gap * gap:
                     return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
         refused = of_type(uid).placement(self.w, uid, x, y)
+        if refused is None and self.w.creep.active:  # (Terran and Protoss structures: not on creep)
+            refused = self.w.creep.forbids(uid, x, y)
         return SUCCESS if refused is None else refused
 
     def geyser_at(self, x: float, y: float) -> Resource | None:

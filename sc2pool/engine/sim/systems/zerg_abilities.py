@@ -14,6 +14,7 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
   75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
+- *Burrow*: see :meth:`ZergAbilities._burrow`.
 - *cancel* (314 ``CANCEL_BUILDINPROGRESS``, 3659 ``CANCEL``) on a Zerg structure under
   construction: it is removed, the Drone that built it comes back where it stood and 75% of the
   order's cost is refunded (LP:Drone; the 75% of structures cancelled under construction:
@@ -37,8 +38,9 @@ from sc2pool.engine.sim.commands import (
     MUST_TARGET_BIOLOGICAL_UNITS,
     NOT_ENOUGH_ENERGY,
     SUCCESS,
+    TECH_REQUIREMENTS_NOT_MET,
 )
-from sc2pool.engine.sim.units import IDLE, MOVE, TYPES, Order
+from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -59,7 +61,35 @@ MORPH_BANELING_OLD = 80
 captured client's data calls 4431; both are taken."""
 UNIT_MORPHS = {**{ab: ab for ab, m in tech.MORPH.items() if m.kind == "unit"}, MORPH_BANELING_OLD: 4431}
 """Unit morphs through a cocoon (ability -> its ``data.tech.MORPH`` entry)."""
-ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS})
+BURROW_DOWN, BURROW_UP = 3661, 3662
+"""The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
+BURROW_LOOPS = 16
+"""(m) Loops burrowing or unburrowing takes (the client's data has no transition times)."""
+
+
+def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
+    """Burrow / unburrow ability (specific, and the generic 3661 / 3662) -> {source type: spec},
+    for Zerg units (``data.tech.MORPH`` modes into or out of a burrowed type)."""
+    from sc2pool.engine.data import units as F
+
+    out: dict[int, dict[int, tech.MorphSpec]] = {}
+    for ab, m in tech.MORPH.items():
+        if m.kind != "mode" or D.unit_spec(m.sources[0]).race != D.ZERG or D.unit_spec(m.sources[0]).is_structure:
+            continue
+        down = F.FACTS.get(m.unit_id) is not None and F.FACTS[m.unit_id].burrowed
+        up = F.FACTS.get(m.sources[0]) is not None and F.FACTS[m.sources[0]].burrowed
+        if not (down or up) or m.unit_id not in TYPES.row_of or m.sources[0] not in TYPES.row_of:
+            continue
+        for a in (ab, BURROW_DOWN if down else BURROW_UP):
+            for src in m.sources:
+                out.setdefault(a, {})[src] = m
+    return out
+
+
+BURROWS = _burrows()
+_BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
+"""The burrowed Zerg types (reported ``is_burrowed``)."""
+ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS})
 
 
 @dataclass
@@ -82,6 +112,8 @@ class ZergAbilities:
         """Tumors that placed their new tumor."""
         self.builders: dict[int, int] = {}
         """Zerg structure under construction -> the Drone type it was (for a cancel)."""
+        self.burrowing: dict[int, tuple[int, int]] = {}
+        """Tag of a unit burrowing or unburrowing -> (its new type, the loop it is done)."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -90,6 +122,8 @@ class ZergAbilities:
             return self.cancel(c)
         if ab in UNIT_MORPHS:
             return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
+        if ab in BURROWS:
+            return self._burrow(c)
         u = self.w.u
         if ab == TUMOR_TUMOR:
             return self._tumor_spawn(c)
@@ -126,6 +160,34 @@ class ZergAbilities:
         self.w.touch()
         self._try(tag, self.w.loop)
         return SUCCESS
+
+    def _burrow(self, c: Command) -> int:
+        """Zerg units burrow or unburrow in place (LP:Burrow): the Burrow research (64) is
+        needed, but for the units that burrow without it (``data.tech``); the change takes
+        :data:`BURROW_LOOPS` (m), during which the unit's order is the ability and it does
+        nothing else; the burrowed type is the client's (cloaked: ``systems/detection.py``)."""
+        w = self.w
+        u = w.u
+        by_src = BURROWS[c.ability]
+        first_error = ERROR
+        started = False
+        for i in c.rows.tolist():
+            spec = by_src.get(int(u.unit_id[i]))
+            if spec is None or int(u.tag[i]) in self.burrowing or int(u.tag[i]) in w.larva.eggs:
+                continue
+            if spec.requires.upgrade and not w.research.has(c.player, spec.requires.upgrade):
+                first_error = TECH_REQUIREMENTS_NOT_MET
+                continue
+            tag = int(u.tag[i])
+            w.workers.leave_jobs(np.array([i]))
+            u.queues.pop(tag, None)
+            u.set_order(i, Order(TRANSFORM, spec.ability_id))
+            self.burrowing[tag] = (spec.unit_id, w.loop + BURROW_LOOPS)
+            started = True
+        if started:
+            w.touch()
+            return SUCCESS
+        return first_error
 
     def _tumor_spawn(self, c: Command) -> int:
         u = self.w.u
@@ -230,6 +292,8 @@ class ZergAbilities:
         for tag in list(self.pending):
             self._try(tag, loop)
         w = self.w
+        if self.burrowing:
+            self._burrows_done(loop)
         if w.creep.active:
             w.creep.speed_bonus()
         for tag, s in w.construction.structures.items():
@@ -240,14 +304,44 @@ class ZergAbilities:
                 s.unit_id = TUMOR_BURROWED
                 w.touch()
 
+    def _burrows_done(self, loop: int) -> None:
+        u = self.w.u
+        for tag, (product, end) in list(self.burrowing.items()):
+            if end > loop:
+                continue
+            del self.burrowing[tag]
+            r = u.row(tag)
+            if r < 0:
+                continue
+            frac = float(u.hp[r]) / max(float(TYPES.hp_max[u.ti[r]]), 1.0)
+            u.retype(np.array([r]), product)
+            u.hp[r] = frac * float(TYPES.hp_max[u.ti[r]])
+            u.kind[r] = IDLE
+            u.ability[r] = 0
+            if u.queues.get(tag):
+                u.finish_orders(np.array([r]))
+            self.w.touch()
+
     def horizon(self, loop: int) -> int:
-        return 1 if self.pending else 1 << 30
+        if self.pending:
+            return 1
+        if self.burrowing:
+            return max(1, min(end for _, end in self.burrowing.values()) - loop)
+        return 1 << 30
 
     def forget(self, alive: set[int]) -> None:
         self.spent &= alive
-        for d in (self.pending, self.builders):
+        for d in (self.pending, self.builders, self.burrowing):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
+
+    def extras(self, parts: dict[int, bytes]) -> None:
+        """Burrowed Zerg units: ``is_burrowed`` (burnysc2's ``Unit.is_burrowed``); a unit burrowing
+        or unburrowing: its order, the burrow ability."""
+        u = self.w.u
+        rows = np.nonzero(np.isin(u.unit_id, _BURROWED))[0]
+        for t in u.tag[rows].tolist():
+            parts[t] = parts.get(t, b"") + b"\xa8\x01\x01"
 
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
         """Queens' casts they have the energy for; a tumor's spawn while unused."""
