@@ -335,3 +335,13 @@ def test_burrow_needs_its_research_and_hides_the_unit() -> None:
     g.step(20)
     d = next(u for u in own(g) if u.tag == drone)
     assert d.unit_type == DRONE and not d.is_burrowed
+
+
+def test_the_abilities_query_lists_a_larvas_trains() -> None:
+    g = zerg_game()
+    g.step(4)
+    larva = own(g, LARVA)[0].tag
+    req = query_pb2.RequestQuery()
+    req.abilities.add(unit_tag=larva)
+    got = {a.ability_id for a in g.query(1, req).abilities[0].abilities}
+    assert TRAIN_DRONE in got and TRAIN_ZERGLING not in got  # no Spawning Pool yet

@@ -90,6 +90,8 @@ class Larva:
         self.eggs: dict[int, Egg] = {}
         self.injects: dict[int, list[int]] = {}
         """Hatchery tag -> the loops its pending injects pop."""
+        self.rng = np.random.default_rng(0)
+        """Where a new larva appears (its own stream: the world's draws the weapons' cooldowns)."""
 
     @property
     def active(self) -> bool:
@@ -110,7 +112,7 @@ class Larva:
 
     def _spawn(self, hatchery: int, n: int) -> None:
         s = self.w.construction.structures[hatchery]
-        rng = self.w.rng
+        rng = self.rng
         xs = s.x + rng.uniform(-1.5, 1.5, n)
         ys = np.full(n, s.y - 2.0) - rng.uniform(0.0, 0.5, n)
         for t in self.w.spawn(LARVA, s.owner, xs, ys).tolist():
@@ -316,6 +318,16 @@ class Larva:
                 u.set_order(r2, Order(MOVE, D.MOVE_MOVE, goal[0], goal[1]))
 
     # ------------------------------------------------------------------ what others ask
+    def available(self, player: int, out: list[tuple[int, bool]]) -> None:
+        """A larva's train abilities the player can afford and has the tech for."""
+        w = self.w
+        for ab, spec in tech.TRAIN.items():
+            if spec.how != "larva" or w.supply.afford(player, spec.minerals, spec.vespene) != SUCCESS:
+                continue
+            if spec.requires and not all(w.construction.ready_of(player, t) for t in spec.requires.structures):
+                continue
+            out.append((ab, False))
+
     def food(self, player: int) -> float:
         """Supply of the player's eggs' units."""
         return sum(e.food for e in self.eggs.values() if e.owner == player)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
     from sc2pool.engine.sim.world import World
 
-QUEEN, DRONE = 126, 104
+QUEEN, DRONE, LARVA = 126, 104, 151
 TOWNHALLS = frozenset({86, 100, 101})
 INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE = 251, 1694, 1733, 1664
 CANCEL_BUILD, CANCEL = 314, 3659
@@ -355,3 +355,5 @@ class ZergAbilities:
                 out.append((TRANSFUSE, False))
         elif uid == TUMOR_BURROWED and tag not in self.spent:
             out.append((TUMOR_TUMOR, True))
+        elif uid == LARVA:
+            self.w.larva.available(player, out)
