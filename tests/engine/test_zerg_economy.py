@@ -208,7 +208,7 @@ def test_creep_is_reported_spreads_from_a_new_hatchery_and_recedes_when_it_dies(
     bits = np.unpackbits(np.frombuffer(img.data, dtype=np.uint8)).reshape(img.size.y, img.size.x)
     h = hatchery(g)
     assert img.bits_per_pixel == 1 and bits[int(h.pos.y) + 5, int(h.pos.x)] == 1
-    assert bits.sum() == w.creep.grid.sum() > 400  # radius 13 round the hatchery, pathable cells
+    assert bits.sum() == w.creep.grid.sum() > 300  # radius 11 round the hatchery, pathable cells
     # a second hatchery: finished, it spreads creep outwards over time
     ex = (w.map.width - h.pos.x, w.map.height - h.pos.y)
     tag = w.construction.add_structure(HATCHERY, 1, *ex)
@@ -345,3 +345,24 @@ def test_the_abilities_query_lists_a_larvas_trains() -> None:
     req.abilities.add(unit_tag=larva)
     got = {a.ability_id for a in g.query(1, req).abilities[0].abilities}
     assert TRAIN_DRONE in got and TRAIN_ZERGLING not in got  # no Spawning Pool yet
+
+
+def test_an_overlord_generates_creep_with_a_lair_where_it_stands() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    ov = own(g, OVERLORD)[0]
+    h = hatchery(g)
+    assert act(g, 1692, [ov.tag]) == TECH  # needs a Lair
+    w.construction.add_structure(100, 1, w.map.width - h.pos.x, w.map.height - h.pos.y)
+    spot = (h.pos.x + (25 if h.pos.x < w.map.width / 2 else -25), h.pos.y)
+    assert act(g, 1, [ov.tag], pos=spot) == SUCCESS  # (smart: move)
+    g.step(22 * 60)
+    assert not w.creep.has(*spot)
+    assert act(g, 1692, [ov.tag]) == SUCCESS
+    g.step(80)
+    o = next(u for u in own(g, OVERLORD) if u.tag == ov.tag)
+    assert w.creep.has(o.pos.x, o.pos.y)
+    assert act(g, 1693, [ov.tag]) == SUCCESS
+    g.step(200)
+    assert not w.creep.has(o.pos.x, o.pos.y)  # receded

@@ -6,10 +6,12 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   cells only (m: the real creep does not climb cliffs it cannot reach; the engine covers every
   pathable cell in the disc).
 - *sources*: a finished Hatchery, Lair or Hive spreads creep to :data:`TOWNHALL_RADIUS` round its
-  centre (LP:Creep: a Hatchery's vision range, the client's sight 12, is one less than its creep
-  range; a Lair and a Hive have the same creep radius); a burrowed Creep Tumor (137) to
-  :data:`TUMOR_RADIUS` (LP:Creep_Tumor).  A melee start's Hatchery has its creep at once (the
-  real game's first observation shows it).
+  centre (LP:Lair_(Legacy_of_the_Void), LP:Creep: the three have the same creep radius); a
+  burrowed Creep Tumor (137) to :data:`TUMOR_RADIUS` (LP:Creep_Tumor).  A melee start's Hatchery
+  has its creep at once (the real game's first observation shows it).
+- *Overlords* (1692 ``BEHAVIOR_GENERATECREEPON`` with a Lair or Hive, LP:Lair; 1693 off): an
+  Overlord generating creep is a source of radius :data:`OVERLORD_RADIUS` (m) while it stands
+  still (m); when it moves away the old patch recedes and a new one starts where it stops.
 - *spreading*: a new source's disc grows from the source's own radius by one cell every
   :data:`SPREAD_LOOPS` (m: the real growth rate is not known here); *receding*: when the source
   dies its disc shrinks by one cell every :data:`RECEDE_LOOPS` (m) and cells no other source covers
@@ -44,8 +46,16 @@ if TYPE_CHECKING:
 
 TOWNHALLS = frozenset({86, 100, 101})
 TUMOR_BURROWED = 137
-TOWNHALL_RADIUS = 13.0
-"""12 (the client's Hatchery sight) + 1 (LP:Creep: its vision is one less than its creep range)."""
+TOWNHALL_RADIUS = 11.0
+"""LP:Lair_(Legacy_of_the_Void): "The Lair's vision range (11) is far enough to see to the edge of its
+own creep, whereas a Hatchery's vision (10) can't quite see to the edge" (and LP:Creep: a Hatchery's
+vision is one less than its creep range, a Lair's and a Hive's creep is the Hatchery's): creep to
+11 from the centre (m: the distance measured from the centre).  The client's sight of a Hatchery
+is 12, not LP's 10: the page's vision figures may predate a change, its creep extent is taken."""
+OVERLORD_RADIUS = 4.0
+"""(m) An Overlord generating creep: LP gives no radius here (other wikis: "a small patch")."""
+OVERLORDS = frozenset({106, 129, 893, 1912})
+"""Overlord, Overseer, Transport Overlord, Overseer (siege mode): the types that may generate creep."""
 TUMOR_RADIUS = 10.0
 """LP:Creep_Tumor."""
 SPREAD_LOOPS = 8
@@ -94,6 +104,8 @@ class Creep:
     def __init__(self, world: World) -> None:
         self.w = world
         self.sources: dict[int, Source] = {}
+        self.generating: set[int] = set()
+        """Overlords with Generate Creep on."""
         self._grid: np.ndarray | None = None
         self._radii: tuple[int, ...] = ()
         self._version: tuple[int, int] = (-1, -1)
@@ -131,7 +143,7 @@ class Creep:
         self._last = loop
         w = self.w
         key = (w.u.version, w.supply.revision)
-        if key != self._version:
+        if key != self._version or self.generating:
             self._version = key
             self._sync(loop)
         changed = False
@@ -173,6 +185,44 @@ class Creep:
             if src.alive and tag not in seen and u.row(tag) < 0:
                 src.alive = False
                 src.since = loop
+        if self.generating:
+            self._overlords(loop)
+
+    def _overlords(self, loop: int) -> None:
+        """Overlords generating creep: a source where each stands still; one that moved leaves its
+        patch to recede (under a key of its own) and starts another when it stops."""
+        u = self.w.u
+        for tag in list(self.generating):
+            r = u.row(tag)
+            if r < 0 or int(u.unit_id[r]) not in OVERLORDS:
+                self.generating.discard(tag)
+                continue
+            x, y = float(u.x[r]), float(u.y[r])
+            src = self.sources.get(tag)
+            still = int(u.kind[r]) == 0  # (IDLE)
+            if src is not None and (abs(src.x - x) > 0.5 or abs(src.y - y) > 0.5):
+                src.alive = False
+                src.since = loop
+                self.sources[-(tag * 1000 + loop % 1000) - 1] = self.sources.pop(tag)
+                src = None
+            if src is None and still:
+                self.sources[tag] = Source(x, y, OVERLORD_RADIUS, 1.0, loop)
+
+    def generate(self, rows: list[int], on: bool) -> None:
+        """Generate Creep on or off for the Overlords of ``rows``."""
+        u = self.w.u
+        for r in rows:
+            tag = int(u.tag[r])
+            if on:
+                self.generating.add(tag)
+            else:
+                self.generating.discard(tag)
+                src = self.sources.get(tag)
+                if src is not None:
+                    src.alive = False
+                    src.since = self.w.loop
+                    self.sources[-(tag * 1000 + self.w.loop % 1000) - 1] = self.sources.pop(tag)
+        self._version = (-1, -1)
 
     def horizon(self, loop: int) -> int:
         """Loops until the creep next changes (>= 1)."""

@@ -61,6 +61,8 @@ MORPH_BANELING_OLD = 80
 captured client's data calls 4431; both are taken."""
 UNIT_MORPHS = {**{ab: ab for ab, m in tech.MORPH.items() if m.kind == "unit"}, MORPH_BANELING_OLD: 4431}
 """Unit morphs through a cocoon (ability -> its ``data.tech.MORPH`` entry)."""
+CREEP_ON, CREEP_OFF = 1692, 1693
+"""An Overlord's Generate Creep (needs a Lair or Hive: LP:Lair) on and off (``systems/creep.py``)."""
 BURROW_DOWN, BURROW_UP = 3661, 3662
 """The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
 BURROW_LOOPS = 16
@@ -89,7 +91,8 @@ def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
 BURROWS = _burrows()
 _BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
 """The burrowed Zerg types (reported ``is_burrowed``)."""
-ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS})
+ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
+                       CREEP_ON, CREEP_OFF})
 
 
 @dataclass
@@ -124,6 +127,16 @@ class ZergAbilities:
             return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
         if ab in BURROWS:
             return self._burrow(c)
+        if ab in (CREEP_ON, CREEP_OFF):
+            from sc2pool.engine.sim.systems.creep import OVERLORDS
+
+            rows = [r for r in c.rows.tolist() if int(self.w.u.unit_id[r]) in OVERLORDS]
+            if not rows:
+                return ERROR
+            if ab == CREEP_ON and not self.w.construction.ready_of(c.player, 100):  # (a Lair; a Hive counts)
+                return TECH_REQUIREMENTS_NOT_MET
+            self.w.creep.generate(rows, ab == CREEP_ON)
+            return SUCCESS
         u = self.w.u
         if ab == TUMOR_TUMOR:
             return self._tumor_spawn(c)
