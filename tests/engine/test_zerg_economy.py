@@ -246,8 +246,14 @@ def test_a_queen_injects_larva_three_more_after_29_seconds() -> None:
     assert 11 in h2.buff_ids  # QUEENSPAWNLARVATIMER
     n = len(own(g, LARVA))
     assert n == 3
+    queen = next(u for u in own(g, QUEEN) if u.tag == queen.tag)
+    g.world.abilities.energy[queen.tag] = (50.0, g.world.loop, 200.0)
+    assert act(g, INJECT, [queen.tag], target=h.tag) == SUCCESS  # a second one queues up
     g.step(INJECT_LOOPS)
     assert len(own(g, LARVA)) == 6
+    assert 11 in hatchery(g).buff_ids
+    g.step(INJECT_LOOPS)
+    assert len(own(g, LARVA)) == 9
     assert 11 not in hatchery(g).buff_ids
 
 

@@ -9,7 +9,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   appear here).  A larva belongs to the hatchery that made it; one whose hatchery died stays.
 - *Spawn Larva* (Queen's inject, :mod:`.zerg_abilities`): :data:`INJECT_LARVAE` more larvae
   :data:`INJECT_LOOPS` after the inject (29 faster seconds, LP:Spawn_Larva), beyond the cap of 3
-  (up to :data:`LARVA_MAX` in all, LP:Larva); meanwhile the hatchery shows the buff
+  (up to :data:`LARVA_MAX` in all, LP:Larva); further injects queue up behind it (patch 3.8,
+  LP:Spawn_Larva); meanwhile the hatchery shows the buff
   ``QUEENSPAWNLARVATIMER`` (11), which burnysc2 bots test before injecting again.
 - *training*: a larva told to train (a ``data.tech.TRAIN`` ability with ``how="larva"``) pays the
   unit's cost and supply (checked: ``NotEnoughMinerals``/``NotEnoughVespene``/``NotEnoughFood``;
@@ -272,8 +273,10 @@ class Larva:
         return result
 
     def inject(self, hatchery: int, loop: int) -> None:
-        """A Queen's Spawn Larva landed on ``hatchery``: 3 larvae after :data:`INJECT_LOOPS`."""
-        self.injects.setdefault(hatchery, []).append(loop + INJECT_LOOPS)
+        """A Queen's Spawn Larva landed on ``hatchery``: 3 larvae :data:`INJECT_LOOPS` after it, or
+        after the injects already under way there (they queue up since patch 3.8: LP:Spawn_Larva)."""
+        due = self.injects.setdefault(hatchery, [])
+        due.append(max([loop, *due]) + INJECT_LOOPS)
 
     # ------------------------------------------------------------------ hatching
     def _retype(self, r: int, unit_id: int) -> None:

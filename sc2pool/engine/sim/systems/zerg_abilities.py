@@ -5,8 +5,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 
 - *Spawn Larva* (251, a Hatchery, Lair or Hive; 25 energy, LP:Queen): the Queen walks into the
   client's cast range of the target, spends the energy, and the hatchery gets 3 larvae 29 faster
-  seconds later (:mod:`.larva`); a hatchery with an inject under way takes no other (m: the real
-  game queues them since patch 3.8; ``ERROR`` here).
+  seconds later (:mod:`.larva`); injects on a hatchery with one under way queue up behind it
+  (patch 3.8, LP:Spawn_Larva).
 - *Creep Tumor* (1694, a point on creep; 25 energy, LP:Queen, LP:Creep_Tumor): the Queen walks
   there and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
   burrows (137) and spreads creep (:mod:`.creep`).  A burrowed tumor may place one new tumor
@@ -152,8 +152,6 @@ class ZergAbilities:
             s = self.w.construction.structures.get(c.ttag)
             if s is None or s.unit_id not in TOWNHALLS or not s.ready or s.owner != c.player:
                 return CANT_TARGET_THAT_UNIT
-            if c.ttag in self.w.larva.injects:
-                return ERROR
             x, y = s.x, s.y
         elif ab == QUEEN_TUMOR:
             if c.pos is None:
@@ -281,8 +279,7 @@ class ZergAbilities:
         if not w.abilities.spend(tag, energy):
             return True
         if p.ability == INJECT:
-            if p.target not in w.larva.injects:
-                w.larva.inject(p.target, loop)
+            w.larva.inject(p.target, loop)
         elif p.ability == QUEEN_TUMOR:
             if w.creep.has(p.x, p.y):
                 self._place_tumor(TUMOR_QUEEN, int(u.owner[r]), p.x, p.y)
