@@ -372,3 +372,55 @@ def test_an_overlord_generates_creep_with_a_lair_where_it_stands() -> None:
     assert act(g, 1693, [ov.tag]) == SUCCESS
     g.step(200)
     assert not w.creep.has(o.pos.x, o.pos.y)  # receded
+
+
+def test_a_queens_creep_tumor_burrows_spreads_creep_and_spawns_one_more() -> None:
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    w = g.world
+    w.construction.add_structure(POOL, 1, *_pool_spot(g))
+    h = hatchery(g)
+    assert act(g, TRAIN_QUEEN, [h.tag]) == SUCCESS
+    g.step(801)
+    queen = own(g, QUEEN)[0]
+    # the creep's edge towards the map's centre
+    cx, cy = w.map.width / 2, w.map.height / 2
+    d = np.hypot(cx - h.pos.x, cy - h.pos.y)
+    ux, uy = (cx - h.pos.x) / d, (cy - h.pos.y) / d
+    edge = next(k for k in np.arange(20.0, 5.0, -0.5)
+                if w.creep.has(h.pos.x + ux * k, h.pos.y + uy * k) and w.map.pathable[int(h.pos.y + uy * k), int(h.pos.x + ux * k)])
+    spot = (h.pos.x + ux * edge, h.pos.y + uy * edge)
+    outside = (h.pos.x + ux * (edge + 5), h.pos.y + uy * (edge + 5))
+    assert not w.creep.has(*outside)
+    assert act(g, 1694, [queen.tag], pos=outside) == CANT_BUILD_LOCATION_INVALID  # not on creep
+    assert act(g, 1694, [queen.tag], pos=spot) == SUCCESS
+    for _ in range(60):
+        g.step(16)
+        if own(g, 137):
+            break
+    tumor = own(g, 137)[0]
+    g.step(8 * 12)
+    assert w.creep.has(*outside)  # the tumor's creep reaches beyond the hatchery's
+    far = (tumor.pos.x + ux * 5, tumor.pos.y + uy * 5)
+    assert w.creep.has(*far)
+    assert act(g, 1733, [tumor.tag], pos=far) == SUCCESS
+    assert act(g, 1733, [tumor.tag], pos=spot) != SUCCESS  # once per tumor
+
+
+def test_transfusion_heals_a_biological_unit_of_the_player() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    [queen] = w.spawn(QUEEN, 1, [h.pos.x], [h.pos.y - 5.0]).tolist()
+    drone = own(g, DRONE)[0].tag
+    g.step(2)
+    w.abilities.energy[queen] = (60.0, w.loop, 200.0)
+    w.u.hp[w.u.row(drone)] = 5.0
+    mineral = next(u.tag for u in g.observation(1).observation.raw_data.units if u.alliance == 3)
+    assert act(g, 1664, [queen], target=mineral) == 121  # MustTargetBiologicalUnits
+    assert act(g, 1664, [queen], target=drone) == SUCCESS
+    g.step(200)
+    assert float(w.u.hp[w.u.row(drone)]) == 40.0  # +75, up to its 40
+    assert w.abilities.energy_of(queen) < 60.0 - 50.0 + 8.0  # 50 spent (and 200 loops of regeneration)
