@@ -321,7 +321,7 @@ class CommandPath:
 
     def _build(self, c: Command) -> int:
         workers = self._workers(c)
-        if len(workers) and self.w.creep.active:  # (a Drone builds Zerg structures, an SCV Terran ones)
+        if len(workers):  # (a Drone builds Zerg structures, an SCV Terran ones)
             workers = np.array([r for r in workers.tolist() if c.ability in of_type(int(self.u.unit_id[r])).builds],
                                dtype=np.int64)
         if len(workers) == 0:
@@ -386,7 +386,7 @@ class CommandPath:
             return out
         if uid in TRANSPORTS:
             w.transport.available(r, out)
-        if w.creep.active:  # (Zerg: Queens' casts, a tumor's spawn)
+        if w.has_zerg:  # (Zerg: Queens' casts, a tumor's spawn, a larva's trains)
             w.zerg.available(player, r, out)
         s = w.construction.structures.get(int(u.tag[r]))
         if s is not None and s.ready:

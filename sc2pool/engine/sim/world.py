@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
-from sc2pool.engine.sim.races import NotSimulatedError, RaceRules
+from sc2pool.engine.sim.races import ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
@@ -125,6 +125,8 @@ class World:
         self.larva = Larva(self)
         self.creep = Creep(self)
         self.zerg = ZergAbilities(self)
+        self.has_zerg = False
+        """Whether a player of the economy plays Zerg (its systems then run)."""
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -250,6 +252,7 @@ class World:
                 raise NotSimulatedError(f"player {player}: the {rules.name} economy is not simulated yet")
         players = tuple(races)
         self.races.update(races)
+        self.has_zerg = any(r.race == ZERG.race for r in self.races.values())
         self.supply.open(players, minerals, vespene)
         self.production.open(players)
         self.events.now = self.loop
@@ -301,7 +304,7 @@ class World:
             rules.upkeep(self, player, to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
-        if self.zerg.pending or self.zerg.burrowing or self.creep.active:
+        if self.zerg.pending or self.zerg.burrowing or self.has_zerg:
             self.zerg.upkeep(to)
         self.harvest.flush()
 
@@ -350,7 +353,7 @@ class World:
         self.abilities.extras(parts)
         if self.larva.active:
             self.larva.extras(player, parts)
-        if self.creep.active:
+        if self.has_zerg:
             self.zerg.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)

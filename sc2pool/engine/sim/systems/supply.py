@@ -59,7 +59,7 @@ class Supply:
             used += self.w.transport.food(player)
         if self.w.larva.active:  # (Zerg: eggs' units; Overlords provide supply)
             used += self.w.larva.food(player)
-        cap = self._unit_supply(mine) if self.w.creep.active else 0.0
+        cap = self._unit_supply(mine)
         for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:

@@ -304,7 +304,7 @@ class ZergAbilities:
         w = self.w
         if self.burrowing:
             self._burrows_done(loop)
-        if w.creep.active:
+        if w.has_zerg:
             w.creep.speed_bonus()
         for tag, s in w.construction.structures.items():
             if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
