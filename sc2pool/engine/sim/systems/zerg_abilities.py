@@ -91,6 +91,8 @@ def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
 BURROWS = _burrows()
 _BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
 """The burrowed Zerg types (reported ``is_burrowed``)."""
+_BURROWED_LUT = np.isin(TYPES.unit_id, _BURROWED)
+"""Per type row: a burrowed Zerg type."""
 ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
                        CREEP_ON, CREEP_OFF})
 
@@ -349,7 +351,7 @@ class ZergAbilities:
         """Burrowed Zerg units: ``is_burrowed`` (burnysc2's ``Unit.is_burrowed``); a unit burrowing
         or unburrowing: its order, the burrow ability."""
         u = self.w.u
-        rows = np.nonzero(np.isin(u.unit_id, _BURROWED))[0]
+        rows = np.nonzero(_BURROWED_LUT[u.ti])[0]
         for t in u.tag[rows].tolist():
             parts[t] = parts.get(t, b"") + b"\xa8\x01\x01"
 
