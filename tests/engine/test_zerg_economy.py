@@ -424,3 +424,15 @@ def test_transfusion_heals_a_biological_unit_of_the_player() -> None:
     g.step(200)
     assert float(w.u.hp[w.u.row(drone)]) == 40.0  # +75, up to its 40
     assert w.abilities.energy_of(queen) < 60.0 - 50.0 + 8.0  # 50 spent (and 200 loops of regeneration)
+
+
+def test_zerg_abilities_without_a_zerg_unit_are_answered_as_not_simulated() -> None:
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=MAP), random_seed=5)
+    req.player_setup.add(type=sc_pb.Participant)
+    req.player_setup.add(type=sc_pb.Computer, race=TERRAN, difficulty=1)
+    g = Game.create(req)
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+    scv = next(u for u in own(g) if u.unit_type == 45)
+    assert act(g, BUILD_POOL, [scv.tag], pos=(scv.pos.x + 5, scv.pos.y)) == 2  # NotSupported, as before Zerg
+    assert act(g, TRAIN_DRONE, [scv.tag]) == 3  # (no target: Error, as before)
+    assert not g.world.has_zerg
