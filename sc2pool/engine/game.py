@@ -93,6 +93,7 @@ from sc2pool.engine.sim.world import World
 
 _IS_WORKER = np.isin(TYPES.unit_id, [D.SCV, 84, 104])
 """Per type row: a worker (SCV, Probe, Drone), which ``food_workers`` counts and ``food_army`` not."""
+LARVA_TYPE = 151
 
 _RCG = sc_pb.ResponseCreateGame
 _RJG = sc_pb.ResponseJoinGame
@@ -228,6 +229,7 @@ class Game:
         self._game_info: dict[int, sc_pb.ResponseGameInfo] = {}
         self._left = set()
         self._const_obs: dict[int, bytes] = {}
+        self._creep_cache: tuple[int, bytes] | None = None
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
         self._fog = bool(self.scenario.fog) and not self.disable_fog
         self._chat: dict[int, list[tuple[int, str]]] = {}
@@ -443,6 +445,8 @@ class Game:
             for tag, ability, result in errors[-64:]:
                 resp.action_errors.add(unit_tag=tag, ability_id=ability, result=result)  # type: ignore[arg-type]
         parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes(player_id)]
+        if w.creep.active:  # (Zerg creep: overrides the constant part's empty image)
+            parts.append(self._creep_bytes())
         if w.has_economy and w.research.done:  # finished upgrades: raw_data.player.upgrade_ids
             up = w.research.player_bytes(player_id)
             if up:
@@ -485,6 +489,21 @@ class Game:
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
         return b"".join(parts)
 
+    def _creep_bytes(self) -> bytes:
+        """``observation.raw_data.map_state.creep``: the creep grid, one bit per cell
+        (``sim/systems/creep.py``); cached per change of the grid."""
+        creep = self.world.creep
+        got = self._creep_cache
+        if got is None or got[0] != creep.revision:
+            scen = self.scenario
+            raw = raw_pb2.ObservationRaw()
+            img = raw.map_state.creep
+            img.bits_per_pixel = 1
+            img.size.x, img.size.y = scen.map.width, scen.map.height
+            img.data = creep.image_bytes()
+            got = self._creep_cache = (creep.revision, wrap(3, wrap(5, raw.SerializeToString())))
+        return got[1]
+
     def _const_obs_bytes(self, player_id: int) -> bytes:
         """``observation.raw_data`` parts that never change in a game: camera (the map's centre; on
         a ladder map the player's own start, as the real client), map state."""
@@ -513,7 +532,7 @@ class Game:
         mine = u.owner == player_id
         if mine.any():
             food = TYPES.food[u.ti]
-            workers = _IS_WORKER[u.ti]  # (SCVs, Probes)
+            workers = _IS_WORKER[u.ti]  # (SCVs, Probes, Drones)
             army = mine & (food > 0) & ~workers
             pc.food_used = int(math.ceil(float(food[mine].sum())))
             pc.food_army = int(math.ceil(float(food[army].sum())))
@@ -525,6 +544,8 @@ class Game:
             pc.vespene = ledger.vespene.get(player_id, 0)
             pc.food_used, pc.food_cap = ledger.food(player_id)
             pc.idle_worker_count = w.workers.idle_workers(player_id)
+            if w.larva.active:
+                pc.larva_count = int(np.count_nonzero(mine & (u.unit_id == LARVA_TYPE)))
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()

@@ -168,16 +168,17 @@ def test_leaving_gives_the_other_player_the_victory() -> None:
     assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
 
 
-def test_random_plays_terran_and_zerg_is_refused_by_name() -> None:
+def test_random_plays_terran_and_every_race_is_a_player() -> None:
     g = melee(computer={"race": RANDOM, "difficulty": 2})
     assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
     assert g.scenario.race_actual(2) == TERRAN
-    with pytest.raises(GameError, match="Zerg is not simulated yet") as err:
-        melee(computer={"race": ZERG, "difficulty": 2})
-    assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
-    g = melee()
-    assert g.join(sc_pb.RequestJoinGame(race=PROTOSS)) == 1  # Protoss is simulated (test_protoss_*.py)
-    assert g.scenario.race_actual(1) == PROTOSS
+    for race in (PROTOSS, ZERG):
+        with pytest.raises(GameError, match="Computer plays Terran only so far") as err:
+            melee(computer={"race": race, "difficulty": 2})
+        assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+        g = melee()
+        assert g.join(sc_pb.RequestJoinGame(race=race)) == 1  # (test_protoss_*.py, test_zerg_*.py)
+        assert g.scenario.race_actual(1) == race
 
 
 def test_unknown_and_unreadable_maps_are_clear_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,7 +44,20 @@ def test_protoss_tables_agree_with_the_data() -> None:
     for ability, structure in p.builds.items():
         assert D.unit_spec(structure).creation_ability == ability and D.unit_spec(structure).is_structure
     assert {D.unit_spec(s).food_provided for s in p.supply_providers} == {15, 8}  # Nexus, Pylon
-    assert R.TRAINS == {**R.TERRAN.trains, **p.trains} and R.BUILDS == {**R.TERRAN.builds, **p.builds}
+    assert R.TRAINS == {**R.TERRAN.trains, **R.ZERG.trains, **p.trains}
+    assert R.BUILDS == {**R.TERRAN.builds, **R.ZERG.builds, **p.builds}
+
+
+def test_zerg_tables_agree_with_the_data() -> None:
+    z = R.ZERG
+    for ability, (producers, unit) in z.trains.items():
+        spec = D.unit_spec(unit)
+        assert spec.creation_ability == ability and spec.race == D.ZERG
+        assert producers == (D.LARVA,) or all(p in z.rally for p in producers)
+    for ability, structure in z.builds.items():
+        assert D.unit_spec(structure).creation_ability == ability and D.unit_spec(structure).is_structure
+    assert {D.unit_spec(p).food_provided for p in z.supply_providers} == {6}  # Hatchery, Lair, Hive
+    assert R.of_type(104) is z and z.workers == {104}
 
 
 def test_melee_starts_have_the_real_food_values() -> None:
@@ -59,9 +72,14 @@ def test_melee_starts_have_the_real_food_values() -> None:
     assert p.food_cap == NEXUS_FOOD
 
 
-@pytest.mark.parametrize("rules", [R.ZERG])
-def test_races_not_simulated_say_so_by_name(rules: R.RaceRules) -> None:
-    assert not rules.economy_simulated and not rules.trains and not rules.builds
+_UNSIMULATED = R.RaceRules(race=D.ZERG, name="Unsimulated", economy_simulated=False, start=R.ZERG.start)
+"""A race whose rules are the interface's defaults (every race is simulated now; a new one
+starts like this)."""
+
+
+def test_races_not_simulated_say_so_by_name() -> None:
+    rules = _UNSIMULATED
+    assert not rules.trains and not rules.builds
     w = World(SKIRMISH)
     with pytest.raises(NotSimulatedError, match=rules.name):
         rules.upkeep(w, 1, 0)
@@ -76,8 +94,8 @@ def test_a_resource_follows_no_race() -> None:
 
 def test_an_economy_is_refused_for_a_race_not_simulated() -> None:
     w = World(ECONOMY_MAP)
-    with pytest.raises(NotSimulatedError, match="player 2: the Zerg economy is not simulated yet"):
-        w.start_economy({1: R.TERRAN, 2: R.ZERG})
+    with pytest.raises(NotSimulatedError, match="player 2: the Unsimulated economy is not simulated yet"):
+        w.start_economy({1: R.TERRAN, 2: _UNSIMULATED})
     assert not w.has_economy
 
 

@@ -19,9 +19,10 @@ Rules (LotV melee; sources in brackets):
   "Melee"]; leaving or surrendering gives the other side the Victory (the game's own rule);
   there is no time limit (burnysc2's ``game_time_limit`` ends a game as a Tie on the client's side).
 - Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
-- Races: the engine simulates the Terran and Protoss economies (a Protoss start: a Nexus and 12
-  Probes, :mod:`sc2pool.engine.sim.races.protoss`); a Random player plays Terran (m: the real game
-  draws among the three) and a Zerg player is refused with an error naming that limit.
+- Races: the engine simulates the Terran, Zerg and Protoss economies (Zerg: a Hatchery, 12 Drones,
+  an Overlord and 3 larvae, 12/14 supply, the start's creep; Protoss: a Nexus and 12 Probes,
+  :mod:`sc2pool.engine.sim.races.protoss`); a Random player plays Terran (m: the real game draws
+  among the three).
 - Score (Melee score type): minerals and vespene collected (the real client's melee score is a
   weighted sum of several parts; this is the engine's choice (m)).
 """
@@ -52,6 +53,8 @@ from sc2pool.engine.sim.world import Deaths
 from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
 
 NO_TIME_LIMIT = 1 << 40
+COMPUTER_RACES = frozenset({D.TERRAN})
+"""The races the melee Computer (``sc2pool/engine/computer/``) plays so far."""
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
@@ -125,8 +128,12 @@ class Melee(Scenario):
             if rules is None or not rules.economy_simulated:
                 raise SetupError(
                     f"player {p.player_id} ({who}, {RACE_NAMES.get(p.race, p.race)}): the sc2pool engine plays the "
-                    f"melee game as Terran and Protoss only so far; {RACE_NAMES.get(p.race, p.race)} is not "
-                    "simulated yet (give Race.Terran, Race.Protoss or Race.Random)")
+                    f"melee game as Terran, Zerg or Protoss only so far; {RACE_NAMES.get(p.race, p.race)} is not simulated yet "
+                    "(give Race.Terran, Race.Zerg, Race.Protoss or Race.Random)")
+            if p.type == COMPUTER and rules.race not in COMPUTER_RACES:
+                raise SetupError(
+                    f"player {p.player_id} (Computer, {rules.name}): the sc2pool engine's Computer plays Terran only "
+                    f"so far; a {rules.name} Computer is not simulated yet (give it Race.Terran or Race.Random)")
             self.rules[p.player_id] = rules
         self.starts: dict[int, tuple[float, float]] = {}
         self.townhalls: dict[int, int] = {}
@@ -200,10 +207,24 @@ class Melee(Scenario):
         ys = np.array([p[1] for p in spots])
         tags = w.spawn(start.worker, player, xs, ys, facing=facing)
         for uid, k in start.extras:
-            w.spawn(uid, player, np.full(k, sx), np.full(k, sy - 4.0), free=True)
+            extra = w.spawn(uid, player, np.full(k, sx), np.full(k, sy - 4.0), free=True)
+            if rules.race == D.ZERG:
+                self._zerg_start(th, uid, extra)
         for tag, field in zip(tags.tolist(), start_fields(fields, spots, sx, sy), strict=False):
             w.harvest.gather(int(tag), field)
         return th
+
+    def _zerg_start(self, hatchery: int, uid: int, tags: np.ndarray) -> None:
+        """A Zerg start: its 3 larvae belong to the Hatchery, whose creep is there at once (the
+        real client's first observation shows the start's creep)."""
+        w = self.world
+        if uid == D.LARVA:
+            w.larva.adopt_larvae(hatchery, [int(t) for t in tags.tolist()])
+        s = w.construction.structures[hatchery]
+        if hatchery not in w.creep.sources:
+            from sc2pool.engine.sim.systems.creep import TOWNHALL_RADIUS
+
+            w.creep.add_source(hatchery, s.x, s.y, TOWNHALL_RADIUS, full=True)
 
     def horizon(self) -> int:
         return 1 << 30

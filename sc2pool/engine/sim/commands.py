@@ -82,6 +82,7 @@ MUST_TARGET_RESOURCES = 89
 CANT_TARGET_EXHAUSTED_RESOURCES = 200
 
 EFFECT_STIM_MARAUDER = 253
+LARVA = 151
 _WORKER_IDS = np.array(sorted(WORKERS))
 TRANSPORTS = frozenset({24, 54})
 """Bunker, Medivac: the transports ``systems/transport.py`` simulates."""
@@ -194,6 +195,7 @@ class CommandPath:
 
         for ab in PROTOSS_ABILITIES:
             self.economic[ab] = self._protoss
+        self._register_zerg()
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
               target_tag: int, queue: bool) -> int:
@@ -256,6 +258,9 @@ class CommandPath:
             workers.clear_pending(tags)
         handler = self.economic.get(c.ability)
         if handler is not None:
+            if c.ability in self.zerg_only and not self._any_zerg(c):
+                workers.leave_jobs(c.rows)  # (no Zerg unit may use it: answered as before Zerg)
+                return None
             return handler(c)
         if c.ability == D.SMART:
             res = self._economic_smart(c)
@@ -269,7 +274,39 @@ class CommandPath:
         return c.rows[np.isin(self.u.unit_id[c.rows], _WORKER_IDS)]
 
     def _train(self, c: Command) -> int:
+        if TRAINS[c.ability][0] == (LARVA,):  # (a larva becomes an egg: systems/larva.py)
+            return self.w.larva.train(c.player, c.ability, c.rows)
         return self.w.production.train(c.player, c.ability, c.rows)
+
+    def _register_zerg(self) -> None:
+        """The Zerg abilities (inject, creep tumors, transfusion, cancelling eggs and structures
+        under construction): ``systems/zerg_abilities.py``."""
+        from sc2pool.engine.sim.races import ZERG
+        from sc2pool.engine.sim.systems.zerg_abilities import ABILITIES as ZERG_ABILITIES
+
+        from sc2pool.engine.sim.systems.warpgate import ABILITIES as PROTOSS_ABILITIES
+
+        shared = ZERG_ABILITIES & PROTOSS_ABILITIES  # (cancelling a structure under construction)
+        for ab in ZERG_ABILITIES:
+            self.economic[ab] = self._cancel_construction if ab in shared else self._zerg
+        self.zerg_only = frozenset({*ZERG.trains, *ZERG.builds, *ZERG.rally.values(), ZERG.gather_ability,
+                                    ZERG.return_ability, *(ZERG_ABILITIES - shared)})
+        """Abilities only Zerg units use: a command of them without a Zerg unit goes on as an
+        ability no system simulates (so that games without Zerg answer as they always have)."""
+        self._zerg_types = np.array(sorted(int(s.unit_id) for s in TYPES.specs if s.race == D.ZERG))
+
+    def _any_zerg(self, c: Command) -> bool:
+        return bool(np.isin(self.u.unit_id[c.rows], self._zerg_types).any())
+
+    def _zerg(self, c: Command) -> int:
+        return self.w.zerg.command(c)
+
+    def _cancel_construction(self, c: Command) -> int:
+        """A cancel of what is under construction: a Zerg structure, egg or cocoon (the Drone or
+        unit back) by the Zerg rules, else a Protoss warp-in (``systems/warpgate.py``)."""
+        if self._any_zerg(c):
+            return self.w.zerg.command(c)
+        return self.w.warpgates.command(c)
 
     def _addon(self, c: Command) -> int:
         return self.w.addons.build(c.player, c.ability, c.rows)
@@ -290,6 +327,10 @@ class CommandPath:
         return self.w.production.rally(c.rows, c.pos, c.ttag)
 
     def _cancel_last(self, c: Command) -> int:
+        if self.w.larva.eggs:  # (an egg: systems/larva.py)
+            got = self.w.larva.cancel(c.player, c.rows)
+            if got is not None:
+                return got
         res = self.w.production.cancel_last(c.player, c.rows)
         if res != SUCCESS:  # a structure researching (an Engineering Bay, a Tech Lab)
             res = self.w.research.cancel_last(c.player, c.rows)
@@ -297,6 +338,9 @@ class CommandPath:
 
     def _build(self, c: Command) -> int:
         workers = self._workers(c)
+        if len(workers):  # (a Drone builds Zerg structures, an SCV Terran ones)
+            workers = np.array([r for r in workers.tolist() if c.ability in of_type(int(self.u.unit_id[r])).builds],
+                               dtype=np.int64)
         if len(workers) == 0:
             return ERROR
         return self.w.construction.build(c.player, c.ability, int(workers[0]), c.pos, c.ttag)
@@ -361,6 +405,8 @@ class CommandPath:
             return out
         if uid in TRANSPORTS:
             w.transport.available(r, out)
+        if w.has_zerg:  # (Zerg: Queens' casts, a tumor's spawn, a larva's trains)
+            w.zerg.available(player, r, out)
         s = w.construction.structures.get(int(u.tag[r]))
         if s is not None and s.ready:
             w.production.available(player, s, out)

@@ -58,6 +58,7 @@ class TypeTable:
         self.radius = col(lambda s: s.radius)
         self.sight = col(lambda s: s.sight)
         self.food = col(lambda s: s.food_required)
+        self.food_provided = col(lambda s: s.food_provided)
         self.is_flying = col(lambda s: s.is_flying, bool)
         self.neutral = col(lambda s: s.neutral, bool)
         self.structure = col(lambda s: s.is_structure, bool)
@@ -128,6 +129,10 @@ def _against(weapons: tuple[D.WeaponSpec, ...], air: bool) -> D.WeaponSpec | Non
     return next((x for x in weapons if x.target == only), next((x for x in weapons if x.target == D.ANY), None))
 
 
+_MELEE_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
+"""The races whose units and structures a melee game holds (their rules are simulated)."""
+
+
 def melee_specs() -> tuple[D.UnitSpec, ...]:
     """The types a melee game on a ladder map may hold beyond the scenarios' own (:data:`D.UNITS`,
     whose rows come first so that the scenarios' type rows never change): the map's neutral
@@ -142,9 +147,9 @@ def melee_specs() -> tuple[D.UnitSpec, ...]:
             continue
         if f.kind in (F.RESOURCE, F.DESTRUCTIBLE, F.TOWER):
             pass
-        elif f.kind in (F.UNIT, F.STRUCTURE, F.ADDON, F.MODE, F.SUMMON):
+        elif f.kind in (F.UNIT, F.STRUCTURE, F.ADDON, F.MODE, F.SUMMON, F.COCOON):
             try:
-                if D.unit_spec(f.unit_id).race not in (D.TERRAN, D.PROTOSS):
+                if D.unit_spec(f.unit_id).race not in _MELEE_RACES:
                     continue
             except KeyError:
                 continue

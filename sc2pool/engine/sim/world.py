@@ -33,14 +33,16 @@ except ImportError:  # pragma: no cover - numpy 1.x
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.commands import CommandPath
 from sc2pool.engine.sim.events import EventQueue
-from sc2pool.engine.sim.races import PROTOSS, NotSimulatedError, RaceRules
+from sc2pool.engine.sim.races import PROTOSS, ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
+from sc2pool.engine.sim.systems.creep import Creep
 from sc2pool.engine.sim.systems.detection import Detection
 from sc2pool.engine.sim.systems.harvest import Harvest
+from sc2pool.engine.sim.systems.larva import Larva
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.modes import Modes
 from sc2pool.engine.sim.systems.morph import Morph
@@ -57,6 +59,7 @@ from sc2pool.engine.sim.systems.transport import Transport
 from sc2pool.engine.sim.systems.vision import Vision
 from sc2pool.engine.sim.systems.warpgate import WarpGates
 from sc2pool.engine.sim.systems.workers import Workers
+from sc2pool.engine.sim.systems.zerg_abilities import ZergAbilities
 from sc2pool.engine.sim.units import (
     ATTACK_UNIT,
     EXPLODE,
@@ -125,6 +128,12 @@ class World:
         self.power = Power(self)
         self.tempo = Tempo(self)
         self.warpgates = WarpGates(self)
+        # Zerg: larvae and eggs, creep, the Queens' casts (run by the Zerg race's upkeep)
+        self.larva = Larva(self)
+        self.creep = Creep(self)
+        self.zerg = ZergAbilities(self)
+        self.has_zerg = False
+        """Whether a player of the economy plays Zerg (its systems then run)."""
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal
@@ -252,6 +261,7 @@ class World:
         self.races.update(races)
         if any(r is PROTOSS for r in races.values()):  # (power fields, Chrono Boost, Warp Gates)
             self.power.active = True
+        self.has_zerg = any(r.race == ZERG.race for r in self.races.values())
         self.supply.open(players, minerals, vespene)
         self.production.open(players)
         self.events.now = self.loop
@@ -276,6 +286,7 @@ class World:
             self.harvest.forget(alive)
             self.placement.forget(alive)
             self._forget_protoss(alive)
+            self._forget_zerg(alive)
         events = self.events
         jobs = self.workers.jobs
         structures = self.construction.structures
@@ -307,6 +318,8 @@ class World:
             self.tempo.upkeep(to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
+        if self.zerg.pending or self.zerg.burrowing or self.has_zerg:
+            self.zerg.upkeep(to)
         self.harvest.flush()
 
     def _forget_protoss(self, alive: set[int]) -> None:
@@ -315,6 +328,22 @@ class World:
             self.power.forget(alive)
             self.tempo.forget(alive)
             self.warpgates.forget(alive)
+
+    def _forget_zerg(self, alive: set[int]) -> None:
+        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent or self.zerg.burrowing:
+            self.larva.forget(alive)
+            self.zerg.forget(alive)
+
+    def _zerg_horizon(self) -> int:
+        """Loops until the next larva, hatch, inject, creep change or Queen's cast."""
+        h = 1 << 30
+        if self.larva.active:
+            h = min(h, self.larva.horizon(self.loop))
+        if self.creep.active:
+            h = min(h, self.creep.horizon(self.loop))
+        if self.zerg.pending or self.zerg.burrowing:
+            h = min(h, self.zerg.horizon(self.loop))
+        return h
 
     def adopt(self, tags: np.ndarray) -> None:
         """Units created outside the economy (debug create_unit): a structure the economy knows
@@ -346,6 +375,10 @@ class World:
         if self.power.active:
             self.power.extras(player, parts)
             self.warpgates.extras(player, parts)
+        if self.larva.active:
+            self.larva.extras(player, parts)
+        if self.has_zerg:
+            self.zerg.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
@@ -362,7 +395,8 @@ class World:
         bounded by the economy's next event that changes the set of units."""
         h = self.quiet_horizon()
         if self.has_economy:
-            h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop))
+            h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop),
+                    self._zerg_horizon())
             if self.tempo.synced or self.tempo.boosted:  # (Protoss: a boost ends, a boosted entry is done)
                 h = min(h, self.tempo.horizon(self.loop))
             if self.warpgates.warping:  # (a unit warping in is ready)

@@ -28,7 +28,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, of_type
-from sc2pool.engine.sim.races.base import BUILDER_LEAVES
+from sc2pool.engine.sim.races.base import BUILDER_CONSUMED, BUILDER_LEAVES
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.systems.placement import half_size, has_footprint, snap
 from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
@@ -96,6 +96,20 @@ def _counts_as(unit_id: int) -> frozenset[int]:
     return frozenset(tech.satisfies(unit_id))
 
 
+@cache
+def price(ability: int) -> tuple[int, int]:
+    """(minerals, vespene) a build order costs: the structure's client cost, less the Drone a
+    Zerg structure consumes (``data.tech.BUILD``; LP:Spawning_Pool: 200, the client's 250 counts
+    the Drone)."""
+    from sc2pool.engine.data import tech
+
+    b = tech.BUILD.get(ability)
+    if b is not None and b.builder_consumed:
+        return b.minerals, b.vespene
+    spec = D.unit_spec(BUILDS[ability])
+    return spec.minerals, spec.vespene
+
+
 class Construction:
     """The economy's structures, keyed by tag; building them."""
 
@@ -147,7 +161,7 @@ class Construction:
         supply = self.w.supply
         for ab, t in rules.builds.items():
             spec = D.unit_spec(t)
-            if supply.afford(player, spec.minerals, spec.vespene) == SUCCESS and \
+            if supply.afford(player, *price(ab)) == SUCCESS and \
                     (not spec.tech_requirement or self.ready_of(player, spec.tech_requirement)):
                 out.append((ab, t not in rules.gas_structures))
 
@@ -174,7 +188,7 @@ class Construction:
             res_code = self.w.placement.check(ability, *site, player)
             if res_code != SUCCESS:
                 return res_code
-        res_code = self.w.supply.afford(player, spec.minerals, spec.vespene)
+        res_code = self.w.supply.afford(player, *price(ability))
         if res_code != SUCCESS:
             return res_code
         u = self.w.u
@@ -226,10 +240,10 @@ class Construction:
             ok = res is not None and res.refinery == 0
         else:
             ok = w.placement.check(job.build, x, y, owner) == SUCCESS
-        if not ok or w.supply.afford(owner, spec.minerals, spec.vespene) != SUCCESS:
+        if not ok or w.supply.afford(owner, *price(job.build)) != SUCCESS:
             w.workers.to_idle(tag)  # the real client shows an error and the SCV stops
             return
-        w.supply.pay(owner, spec.minerals, spec.vespene)
+        w.supply.pay(owner, *price(job.build))
         stag = int(w.spawn(uid, owner, [x], [y])[0])
         s = Structure(stag, uid, owner, x, y, float(spec.build_time), 0.0, since=t, builder=tag, geyser=geyser)
         self.structures[stag] = s
@@ -245,6 +259,20 @@ class Construction:
         job.target = stag
         job.seq = 0
         w.supply.revision += 1
+        if of_type(uid).construction == BUILDER_CONSUMED:
+            self._consume_builder(tag, s)
+
+    def _consume_builder(self, tag: int, s: Structure) -> None:
+        """A Zerg Drone turns into the structure it started: it is removed (reported dead, as
+        the real client does since s2client-api#180) and the structure grows alone; the Drone's
+        type is kept for a cancel (``systems/zerg_abilities.py``)."""
+        w = self.w
+        w.workers.jobs.pop(tag, None)
+        s.builder = 0
+        r = w.u.row(tag)
+        if r >= 0:
+            w.zerg.builders[s.tag] = int(w.u.unit_id[r])
+        w.remove_tags([tag])
 
     def _builder_leaves(self, s: Structure, tag: int) -> None:
         """A Protoss structure started warping in: it grows on its own and the Probe is free at

@@ -45,9 +45,12 @@ INSTANT_MODES = frozenset({556, 558})
 modes (siege, assault, burrow, ...) change what a unit can do and come with their rules."""
 
 
-UPGRADES = frozenset({1516, 1450})
+UPGRADES = frozenset({1516, 1450, 1216, 1218, 1220})
 """Upgrades in place the engine simulates: Command Center -> Orbital Command, -> Planetary
-Fortress."""
+Fortress; Hatchery -> Lair (1216), Lair -> Hive (1218), Spire -> Greater Spire (1220): the same
+rules, the client's costs and times (150/100 in 1280 loops for a Lair; LP:Lair, LP:Hive), each
+with the client's tech requirement (Spawning Pool, Infestation Pit, Hive); a townhall upgrading
+keeps making larvae and keeps its creep (LP:Lair)."""
 
 
 def simulated_modes() -> dict[int, tech.MorphSpec]:

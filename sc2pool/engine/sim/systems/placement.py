@@ -168,6 +168,8 @@ class Placement:
                     return CANT_BUILD_TOO_CLOSE_TO_RESOURCES
         self.asking = player
         refused = of_type(uid).placement(self.w, uid, x, y)
+        if refused is None and self.w.creep.active:  # (Terran and Protoss structures: not on creep)
+            refused = self.w.creep.forbids(uid, x, y)
         return SUCCESS if refused is None else refused
 
     def geyser_at(self, x: float, y: float) -> Resource | None:

@@ -88,15 +88,21 @@ HISEC_RANGE = 1.0
 _HISEC_TYPES = np.array([23, 31, 130, 11])
 """Hi-Sec Auto Tracking: +1 attack range of Missile Turrets, Auto-Turrets, Planetary Fortresses and
 Point Defense Drones (LP:Hi-Sec_Auto_Tracking)."""
-_FASTER = {55: (136, 3.75)}
+_FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), 106: (62, 1.879), 129: (62, 3.371)}
 """Unit type -> (upgrade, movement speed per normal second it gives): Hyperflight Rotors, a Banshee
-3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee)."""
+3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee); Metabolic Boost, a
+Zergling 4.13 -> 6.58 per faster second = 4.7 per normal second (LP:Zergling); Glial
+Reconstitution, a Roach 3.15 -> 4.2 per faster second = 3.0 per normal second (LP:Roach); Pneumatized
+Carapace, Overlords 2.63 and Overseers 4.72 per faster second = 1.879 and 3.371 per normal second
+(LP:Lair_(Legacy_of_the_Void))."""
+_RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
+"""The races whose research the engine simulates."""
 
 
 def _terran(ab: int) -> bool:
-    """The research is one of a race whose research the engine simulates (Terran, Protoss)."""
+    """Whether the engine simulates the research ``ab`` (its researchers' race is simulated)."""
     spec = tech.RESEARCH[ab]
-    return all(D.unit_spec(r).race in (D.TERRAN, D.PROTOSS) for r in spec.researchers)
+    return all(D.unit_spec(r).race in _RESEARCH_RACES for r in spec.researchers)
 
 
 @cache

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.commands import NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, SUCCESS
 from sc2pool.engine.sim.races import SUPPLY_PROVIDERS
@@ -55,7 +57,9 @@ class Supply:
         used = float(TYPES.food[u.ti[mine]].sum())
         if self.w.transport.cargo:  # (units inside transports still use food)
             used += self.w.transport.food(player)
-        cap = 0.0
+        if self.w.larva.active:  # (Zerg: eggs' units; Overlords provide supply)
+            used += self.w.larva.food(player)
+        cap = self._unit_supply(mine)
         for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:
@@ -63,6 +67,12 @@ class Supply:
                 for t in s.queue:
                     used += D.unit_spec(t).food_required
         return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))
+
+    def _unit_supply(self, mine: np.ndarray) -> float:
+        """Food provided by the player's units that are not structures (Overlords, Overseers:
+        8 each, the client's ``food_provided``)."""
+        ti = self.w.u.ti[mine]
+        return float(TYPES.food_provided[ti][~TYPES.structure[ti]].sum())
 
     def afford(self, player: int, minerals: int, vespene: int) -> int:
         """SUCCESS when the player has the resources, else what it lacks first."""

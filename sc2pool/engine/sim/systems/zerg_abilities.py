@@ -1,0 +1,371 @@
+"""Zerg abilities: the Queen's Spawn Larva, Creep Tumor and Transfusion; a tumor's new tumor;
+cancelling a Zerg structure under construction or an egg.
+
+Rules (the real game's; sources in brackets, "(m)" where the engine chose):
+
+- *Spawn Larva* (251, a Hatchery, Lair or Hive; 25 energy, LP:Queen): the Queen walks into the
+  client's cast range of the target, spends the energy, and the hatchery gets 3 larvae 29 faster
+  seconds later (:mod:`.larva`); injects on a hatchery with one under way queue up behind it
+  (patch 3.8, LP:Spawn_Larva).
+- *Creep Tumor* (1694, a point on creep; 25 energy, LP:Queen, LP:Creep_Tumor): the Queen walks
+  there and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
+  burrows (137) and spreads creep (:mod:`.creep`).  A burrowed tumor may place one new tumor
+  (1733, a point on creep within :data:`TUMOR_SPAWN_RANGE`, LP:Creep_Tumor) once; the new tumor
+  (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
+- *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
+  75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
+- *Burrow*: see :meth:`ZergAbilities._burrow`.
+- *cancel* (314 ``CANCEL_BUILDINPROGRESS``, 3659 ``CANCEL``) on a Zerg structure under
+  construction: it is removed, the Drone that built it comes back where it stood and 75% of the
+  order's cost is refunded (LP:Drone; the 75% of structures cancelled under construction:
+  LP:Structure); on an egg: :meth:`.larva.Larva.cancel`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data import client, tech
+from sc2pool.engine.sim.commands import (
+    CANT_BUILD_LOCATION_INVALID,
+    CANT_TARGET_THAT_UNIT,
+    ERROR,
+    MUST_TARGET_BIOLOGICAL_UNITS,
+    NOT_ENOUGH_ENERGY,
+    SUCCESS,
+    TECH_REQUIREMENTS_NOT_MET,
+)
+from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.commands import Command
+    from sc2pool.engine.sim.world import World
+
+QUEEN, DRONE, LARVA = 126, 104, 151
+TOWNHALLS = frozenset({86, 100, 101})
+INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE = 251, 1694, 1733, 1664
+CANCEL_BUILD, CANCEL = 314, 3659
+TUMOR, TUMOR_BURROWED, TUMOR_QUEEN = 87, 137, 138
+INJECT_ENERGY = TUMOR_ENERGY = 25.0
+TRANSFUSE_ENERGY, TRANSFUSE_LIFE = 50.0, 75.0
+TUMOR_SPAWN_RANGE = 10.0
+"""LP:Creep_Tumor."""
+CANCEL_REFUND = 0.75
+MORPH_BANELING_OLD = 80
+"""burnysc2's ``MORPHZERGLINGTOBANELING_BANELING``: the id older clients give the morph that the
+captured client's data calls 4431; both are taken."""
+UNIT_MORPHS = {**{ab: ab for ab, m in tech.MORPH.items() if m.kind == "unit"}, MORPH_BANELING_OLD: 4431}
+"""Unit morphs through a cocoon (ability -> its ``data.tech.MORPH`` entry)."""
+CREEP_ON, CREEP_OFF = 1692, 1693
+"""An Overlord's Generate Creep (needs a Lair or Hive: LP:Lair) on and off (``systems/creep.py``)."""
+BURROW_DOWN, BURROW_UP = 3661, 3662
+"""The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
+BURROW_LOOPS = 16
+"""(m) Loops burrowing or unburrowing takes (the client's data has no transition times)."""
+
+
+def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
+    """Burrow / unburrow ability (specific, and the generic 3661 / 3662) -> {source type: spec},
+    for Zerg units (``data.tech.MORPH`` modes into or out of a burrowed type)."""
+    from sc2pool.engine.data import units as F
+
+    out: dict[int, dict[int, tech.MorphSpec]] = {}
+    for ab, m in tech.MORPH.items():
+        if m.kind != "mode" or D.unit_spec(m.sources[0]).race != D.ZERG or D.unit_spec(m.sources[0]).is_structure:
+            continue
+        down = F.FACTS.get(m.unit_id) is not None and F.FACTS[m.unit_id].burrowed
+        up = F.FACTS.get(m.sources[0]) is not None and F.FACTS[m.sources[0]].burrowed
+        if not (down or up) or m.unit_id not in TYPES.row_of or m.sources[0] not in TYPES.row_of:
+            continue
+        for a in (ab, BURROW_DOWN if down else BURROW_UP):
+            for src in m.sources:
+                out.setdefault(a, {})[src] = m
+    return out
+
+
+BURROWS = _burrows()
+_BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
+"""The burrowed Zerg types (reported ``is_burrowed``)."""
+_BURROWED_LUT = np.isin(TYPES.unit_id, _BURROWED)
+"""Per type row: a burrowed Zerg type."""
+ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
+                       CREEP_ON, CREEP_OFF})
+
+
+@dataclass
+class Pending:
+    """A Queen's cast on its way into range."""
+
+    ability: int
+    target: int
+    x: float
+    y: float
+
+
+class ZergAbilities:
+    """Queens' casts under way, tumors that spawned theirs, Drones inside their structures."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.pending: dict[int, Pending] = {}
+        self.spent: set[int] = set()
+        """Tumors that placed their new tumor."""
+        self.builders: dict[int, int] = {}
+        """Zerg structure under construction -> the Drone type it was (for a cancel)."""
+        self.burrowing: dict[int, tuple[int, int]] = {}
+        """Tag of a unit burrowing or unburrowing -> (its new type, the loop it is done)."""
+
+    # ------------------------------------------------------------------ commands
+    def command(self, c: Command) -> int:
+        ab = c.ability
+        if ab in (CANCEL_BUILD, CANCEL):
+            return self.cancel(c)
+        if ab in UNIT_MORPHS:
+            return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
+        if ab in BURROWS:
+            return self._burrow(c)
+        if ab in (CREEP_ON, CREEP_OFF):
+            from sc2pool.engine.sim.systems.creep import OVERLORDS
+
+            rows = [r for r in c.rows.tolist() if int(self.w.u.unit_id[r]) in OVERLORDS]
+            if not rows:
+                return ERROR
+            if ab == CREEP_ON and not self.w.construction.ready_of(c.player, 100):  # (a Lair; a Hive counts)
+                return TECH_REQUIREMENTS_NOT_MET
+            self.w.creep.generate(rows, ab == CREEP_ON)
+            return SUCCESS
+        u = self.w.u
+        if ab == TUMOR_TUMOR:
+            return self._tumor_spawn(c)
+        queens = c.rows[u.unit_id[c.rows] == QUEEN]
+        if len(queens) == 0:
+            return ERROR
+        r = int(queens[0])
+        tag = int(u.tag[r])
+        energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
+        if self.w.abilities.energy_of(tag) < energy:
+            return NOT_ENOUGH_ENERGY
+        if ab == INJECT:
+            s = self.w.construction.structures.get(c.ttag)
+            if s is None or s.unit_id not in TOWNHALLS or not s.ready or s.owner != c.player:
+                return CANT_TARGET_THAT_UNIT
+            x, y = s.x, s.y
+        elif ab == QUEEN_TUMOR:
+            if c.pos is None:
+                return ERROR
+            x, y = c.pos
+            if not self.w.creep.has(x, y):
+                return CANT_BUILD_LOCATION_INVALID
+        else:
+            if c.trow < 0 or c.hostile:
+                return CANT_TARGET_THAT_UNIT
+            if D.BIOLOGICAL not in TYPES.specs[int(u.ti[c.trow])].attributes:
+                return MUST_TARGET_BIOLOGICAL_UNITS
+            x, y = float(u.x[c.trow]), float(u.y[c.trow])
+        self.pending[tag] = Pending(ab, c.ttag, x, y)
+        u.queues.pop(tag, None)
+        u.set_order(r, Order(MOVE, ab, x, y))
+        self.w.touch()
+        self._try(tag, self.w.loop)
+        return SUCCESS
+
+    def _burrow(self, c: Command) -> int:
+        """Zerg units burrow or unburrow in place (LP:Burrow): the Burrow research (64) is
+        needed, but for the units that burrow without it (``data.tech``); the change takes
+        :data:`BURROW_LOOPS` (m), during which the unit's order is the ability and it does
+        nothing else; the burrowed type is the client's (cloaked: ``systems/detection.py``)."""
+        w = self.w
+        u = w.u
+        by_src = BURROWS[c.ability]
+        first_error = ERROR
+        started = False
+        for i in c.rows.tolist():
+            spec = by_src.get(int(u.unit_id[i]))
+            if spec is None or int(u.tag[i]) in self.burrowing or int(u.tag[i]) in w.larva.eggs:
+                continue
+            if spec.requires.upgrade and not w.research.has(c.player, spec.requires.upgrade):
+                first_error = TECH_REQUIREMENTS_NOT_MET
+                continue
+            tag = int(u.tag[i])
+            w.workers.leave_jobs(np.array([i]))
+            u.queues.pop(tag, None)
+            u.set_order(i, Order(TRANSFORM, spec.ability_id))
+            self.burrowing[tag] = (spec.unit_id, w.loop + BURROW_LOOPS)
+            started = True
+        if started:
+            w.touch()
+            return SUCCESS
+        return first_error
+
+    def _tumor_spawn(self, c: Command) -> int:
+        u = self.w.u
+        tumors = [r for r in c.rows.tolist() if int(u.unit_id[r]) == TUMOR_BURROWED and int(u.tag[r]) not in self.spent]
+        if not tumors or c.pos is None:
+            return ERROR
+        r = tumors[0]
+        x, y = c.pos
+        if math.hypot(x - float(u.x[r]), y - float(u.y[r])) > TUMOR_SPAWN_RANGE or not self.w.creep.has(x, y):
+            return CANT_BUILD_LOCATION_INVALID
+        self.spent.add(int(u.tag[r]))
+        self._place_tumor(TUMOR, c.player, x, y)
+        return SUCCESS
+
+    def _place_tumor(self, uid: int, owner: int, x: float, y: float) -> None:
+        w = self.w
+        cons = w.construction
+        tag = cons.add_structure(uid, owner, math.floor(x) + 0.5, math.floor(y) + 0.5, ready=False)
+        s = cons.structures[tag]
+        s.since = w.events.now
+        w.events.push(w.events.now + int(math.ceil(s.build_loops)), tag)
+
+    def cancel(self, c: Command) -> int:
+        """Cancel eggs or Zerg structures under construction among the commanded units."""
+        w = self.w
+        res = w.larva.cancel(c.player, c.rows)
+        if res is not None:
+            return res
+        u = w.u
+        done = False
+        for r in c.rows.tolist():
+            tag = int(u.tag[r])
+            s = w.construction.structures.get(tag)
+            if s is None or s.ready or tag not in self.builders:
+                continue
+            ab = D.unit_spec(s.unit_id).creation_ability
+            spec = tech.BUILD.get(ab)
+            if spec is not None:
+                w.supply.pay(c.player, -int(spec.minerals * CANCEL_REFUND), -int(spec.vespene * CANCEL_REFUND))
+            x, y, owner = s.x, s.y, s.owner
+            drone = self.builders.pop(tag)
+            w.remove_tags([tag])
+            w.spawn(drone, owner, [x], [y], free=True)
+            done = True
+        if done:
+            w.supply.revision += 1
+            return SUCCESS
+        return ERROR
+
+    # ------------------------------------------------------------------ per step
+    def _try(self, tag: int, loop: int) -> bool:
+        """Cast when in range; True when the cast is over (done or given up)."""
+        w = self.w
+        u = w.u
+        p = self.pending.get(tag)
+        r = u.row(tag)
+        if p is None or r < 0:
+            self.pending.pop(tag, None)
+            return True
+        if p.target:
+            tr = u.row(p.target)
+            if tr < 0:
+                del self.pending[tag]
+                self._idle(r)
+                return True
+            p.x, p.y = float(u.x[tr]), float(u.y[tr])
+            reach = float(TYPES.radius[u.ti[r]] + TYPES.radius[u.ti[tr]]) + client.ability(p.ability).cast_range + 0.5
+        else:
+            reach = float(TYPES.radius[u.ti[r]]) + 0.5
+        if math.hypot(p.x - float(u.x[r]), p.y - float(u.y[r])) > reach:
+            if int(u.ability[r]) != p.ability:  # another order replaced it, or it stopped short
+                del self.pending[tag]
+                return True
+            return False
+        del self.pending[tag]
+        self._idle(r)
+        energy = INJECT_ENERGY if p.ability in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
+        if not w.abilities.spend(tag, energy):
+            return True
+        if p.ability == INJECT:
+            w.larva.inject(p.target, loop)
+        elif p.ability == QUEEN_TUMOR:
+            if w.creep.has(p.x, p.y):
+                self._place_tumor(TUMOR_QUEEN, int(u.owner[r]), p.x, p.y)
+        else:
+            tr = u.row(p.target)
+            if tr >= 0:
+                u.hp[tr] = min(float(TYPES.hp_max[u.ti[tr]]), float(u.hp[tr]) + TRANSFUSE_LIFE)
+        w.touch()
+        return True
+
+    def _idle(self, r: int) -> None:
+        u = self.w.u
+        u.kind[r] = IDLE
+        u.ability[r] = 0
+        u.ttag[r] = 0
+
+    def upkeep(self, loop: int) -> None:
+        """Casts in range happen; finished tumors burrow; creep's speed bonus follows the units
+        (after research has set their speeds)."""
+        for tag in list(self.pending):
+            self._try(tag, loop)
+        w = self.w
+        if self.burrowing:
+            self._burrows_done(loop)
+        if w.has_zerg:
+            w.creep.speed_bonus()
+        for tag, s in w.construction.structures.items():
+            if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
+                r = w.u.row(tag)
+                if r >= 0:
+                    w.u.retype(np.array([r]), TUMOR_BURROWED)
+                s.unit_id = TUMOR_BURROWED
+                w.touch()
+
+    def _burrows_done(self, loop: int) -> None:
+        u = self.w.u
+        for tag, (product, end) in list(self.burrowing.items()):
+            if end > loop:
+                continue
+            del self.burrowing[tag]
+            r = u.row(tag)
+            if r < 0:
+                continue
+            frac = float(u.hp[r]) / max(float(TYPES.hp_max[u.ti[r]]), 1.0)
+            u.retype(np.array([r]), product)
+            u.hp[r] = frac * float(TYPES.hp_max[u.ti[r]])
+            u.kind[r] = IDLE
+            u.ability[r] = 0
+            if u.queues.get(tag):
+                u.finish_orders(np.array([r]))
+            self.w.touch()
+
+    def horizon(self, loop: int) -> int:
+        if self.pending:
+            return 1
+        if self.burrowing:
+            return max(1, min(end for _, end in self.burrowing.values()) - loop)
+        return 1 << 30
+
+    def forget(self, alive: set[int]) -> None:
+        self.spent &= alive
+        for d in (self.pending, self.builders, self.burrowing):
+            for t in [t for t in d if t not in alive]:
+                del d[t]  # type: ignore[attr-defined]
+
+    def extras(self, parts: dict[int, bytes]) -> None:
+        """Burrowed Zerg units: ``is_burrowed`` (burnysc2's ``Unit.is_burrowed``); a unit burrowing
+        or unburrowing: its order, the burrow ability."""
+        u = self.w.u
+        rows = np.nonzero(_BURROWED_LUT[u.ti])[0]
+        for t in u.tag[rows].tolist():
+            parts[t] = parts.get(t, b"") + b"\xa8\x01\x01"
+
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """Queens' casts they have the energy for; a tumor's spawn while unused."""
+        u = self.w.u
+        uid, tag = int(u.unit_id[r]), int(u.tag[r])
+        if uid == QUEEN:
+            e = self.w.abilities.energy_of(tag)
+            if e >= INJECT_ENERGY:
+                out += [(INJECT, False), (QUEEN_TUMOR, True)]
+            if e >= TRANSFUSE_ENERGY:
+                out.append((TRANSFUSE, False))
+        elif uid == TUMOR_BURROWED and tag not in self.spent:
+            out.append((TUMOR_TUMOR, True))
+        elif uid == LARVA:
+            self.w.larva.available(player, out)
