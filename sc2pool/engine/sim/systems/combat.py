@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.sim.units import EXPLODE, TYPES, Deaths
+from sc2pool.engine.data.units import PROTOSS_SHIELDS
+from sc2pool.engine.sim.units import EXPLODE, NEUTRAL_OWNER, TYPES, Deaths
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
     from numpy._core.multiarray import count_nonzero as _count
@@ -61,6 +62,9 @@ class Combat:
         """The loop each hit in flight lands (the world steps loop by loop while there are any)."""
         self._rings_version = -1
         self._rings_any = False
+        self._sh_hits: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        """This loop's hits on shielded targets (rows, damage per attack before armor, attacks),
+        in the order they landed: :meth:`_apply` takes them through the shields."""
 
     def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
              dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
@@ -130,6 +134,10 @@ class Combat:
         u = self.u
         if self.w.abilities.jumping:  # (a Battlecruiser warping out takes no damage)
             damage[self.w.abilities.invulnerable_rows()] = 0.0
+            if self._sh_hits:
+                safe = self.w.abilities.invulnerable_rows()
+                self._sh_hits = [(t[~np.isin(t, safe)], r[~np.isin(t, safe)], a[~np.isin(t, safe)])
+                                 for t, r, a in self._sh_hits]
         self._apply(damage)
         dead = (u.hp <= 0.0) & ~u.neutral
         if died is not None:
@@ -259,26 +267,82 @@ class Combat:
         return np.maximum(0.5, raw - self._armor(trows)) * TYPES.attacks_vs[a_ti, t_ti]
 
     def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+        """Hits of ``raw`` damage per attack (before armor), ``attacks`` attacks each, on
+        ``trows``: life damage of unshielded targets goes into ``damage`` (armor, the 0.5 minimum
+        per attack); hits on targets that have shields are kept for :meth:`_apply`, which takes
+        them in order through the shields (:meth:`_shield_hits`)."""
         u = self.u
-        armor = self._armor(trows)
-        # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
         if self.w.unit_set_facts()[2]:
-            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
-        else:  # no unit has shields
-            per = np.maximum(0.5, raw - armor) * attacks
+            sh = u.shield[trows] > 0
+            if _count(sh):
+                self._sh_hits.append((trows[sh], np.broadcast_to(raw, trows.shape)[sh],
+                                      np.broadcast_to(attacks, trows.shape)[sh]))
+                if _count(sh) == len(sh):
+                    return
+                keep = ~sh
+                trows, raw, attacks = (trows[keep], np.broadcast_to(raw, keep.shape)[keep],
+                                       np.broadcast_to(attacks, keep.shape)[keep])
+        per = np.maximum(0.5, raw - self._armor(trows)) * attacks
         damage += np.bincount(trows, weights=per, minlength=len(damage))
+
+    def _shield_levels(self) -> np.ndarray:
+        """Shield armor per player: +1 per Protoss Shields level (``data.units.PROTOSS_SHIELDS``)."""
+        levels = np.zeros(NEUTRAL_OWNER + 1)
+        ups, per = PROTOSS_SHIELDS
+        for player, done in self.w.research.done.items():
+            levels[player] = per * sum(1 for up in ups if up in done)
+        return levels
+
+    def _shield_hits(self, damage: np.ndarray) -> None:
+        """Take this loop's hits on shielded targets through their shields, attack by attack in
+        the order they landed (LP:Shields, LP:Damage): an attack first loses the shield armor
+        (0, +1 per Protoss Shields level; at least 0.5 is left) and is absorbed by the shields;
+        the part that breaks through is reduced by the unit's armor (no minimum: the attack
+        already did damage); once the shields are gone the next attacks hit life with the unit's
+        armor and the 0.5 minimum, as on an unshielded unit.  Life damage goes into ``damage``."""
+        u = self.u
+        t = np.concatenate([h[0] for h in self._sh_hits])
+        raw = np.concatenate([h[1] for h in self._sh_hits])
+        n_att = np.concatenate([h[2] for h in self._sh_hits]).astype(np.int64)
+        self._sh_hits = []
+        if len(n_att) and int(n_att.max()) > 1:  # (a Zealot's two blades are two attacks)
+            t, raw = np.repeat(t, n_att), np.repeat(raw, n_att)
+        order = np.argsort(t, kind="stable")
+        t, raw = t[order], raw[order]
+        on_shield = np.maximum(0.5, raw - self._shield_levels()[u.owner[t]])
+        # running total of the shield damage before each attack, per target
+        cum = np.cumsum(on_shield)
+        first = np.r_[True, t[1:] != t[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(len(t)), 0))
+        before = cum - on_shield - (cum[start] - on_shield[start])
+        s0 = u.shield[t]
+        armor = self._armor(t)
+        left = s0 - before
+        broke = left > 0  # the shields still stand when this attack lands
+        absorbed = np.where(broke, np.minimum(on_shield, left), 0.0)
+        through = on_shield - absorbed
+        life = np.where(broke, np.maximum(0.0, through - armor), np.maximum(0.5, raw - armor))
+        np.subtract.at(u.shield, t, absorbed)
+        np.maximum(u.shield, 0.0, out=u.shield)
+        damage += np.bincount(t, weights=life, minlength=len(damage))
+        u.hurt[t] = self.w.loop
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
-        sh = u.shield
-        if self.w.unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
-            s = shielded.nonzero()[0]
-            absorbed = np.minimum(sh[s], damage[s])
-            sh[s] -= absorbed
-            over = damage[s] - absorbed
-            armor = self._armor(s)
-            damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
+        if self._sh_hits:
+            self._shield_hits(damage)
+        hit = damage > 0
+        if _count(hit):
+            u.hurt[hit] = self.w.loop
         u.hp -= damage
+
+    def deal(self, att: np.ndarray, trows: np.ndarray) -> Deaths | None:
+        """One shot of each attacker row ``att`` at the row of ``trows``, dealt now through the
+        whole damage path (upgrades, shields, armor; splash and bounces not included); returns the
+        deaths.  The damage tables test it; a hit in a game goes through :meth:`fire`."""
+        damage = np.zeros(len(self.u))
+        self._hit(att, trows, damage)
+        return self.deaths(damage, None)
 
     def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
         """Area damage around each exploding unit; the exploders die."""

@@ -1,0 +1,109 @@
+"""Regeneration: Zerg life and Protoss shields come back over time.
+
+- **Zerg life**: every Zerg unit and structure below its maximum life regains
+  ``data.units.ZERG_LIFE_REGEN`` (0.2734 per normal-speed second, LP:Zerg) all the time, in a fight
+  too.  A burrowed Roach regains 7 more per faster second (5 per normal-speed second, LP:Roach,
+  "Rapid Regeneration").
+- **Protoss shields**: a unit or structure whose shields are below their maximum regains
+  ``data.units.PROTOSS_SHIELD_REGEN`` (2 per normal-speed second) once
+  ``PROTOSS_SHIELD_REGEN_DELAY`` (10 normal-speed seconds) passed without damage (LP:Shields);
+  combat marks the loop of the last damage in the store's ``hurt`` column.
+
+Rates are applied per game loop as exact binary fractions, so that ``k`` loops in one go give
+the same figures as ``k`` single loops whatever the world's chunking: the shields' 2/16 per loop
+is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real game keeps life in
+fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value nearest LP's 0.2734
+(m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
+units), only while such rows exist: worlds without Zerg or Protoss units do nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data.units import PROTOSS_SHIELD_REGEN, PROTOSS_SHIELD_REGEN_DELAY, ZERG_LIFE_REGEN
+from sc2pool.engine.sim.units import TYPES
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+FIXED_POINT = 4096.0
+"""Fraction steps of the real game's fixed-point life (12 bits)."""
+ZERG_LIFE_PER_LOOP = round(ZERG_LIFE_REGEN / D.NORMAL_LOOPS_PER_SECOND * FIXED_POINT) / FIXED_POINT
+"""70/4096 life per game loop (see the module docstring)."""
+ROACH_BURROWED_EXTRA = 5.0 / D.NORMAL_LOOPS_PER_SECOND
+"""Life per loop a burrowed Roach regains on top (7 per faster second, LP:Roach; 0.3125, exact)."""
+SHIELD_PER_LOOP = PROTOSS_SHIELD_REGEN / D.NORMAL_LOOPS_PER_SECOND
+"""Shields per game loop once regenerating (0.125)."""
+SHIELD_DELAY_LOOPS = int(round(PROTOSS_SHIELD_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECOND))
+"""Loops without damage before shields regenerate (160)."""
+
+ROACH_BURROWED = 118
+
+
+def _life_rates() -> np.ndarray:
+    """Per type row: life regained per loop (0 for non-Zerg types)."""
+    rate = np.zeros(len(TYPES.specs))
+    for i, s in enumerate(TYPES.specs):
+        if s.race == D.ZERG and s.hp > 0 and not s.neutral:
+            rate[i] = ZERG_LIFE_PER_LOOP
+    if ROACH_BURROWED in TYPES.row_of:
+        rate[TYPES.row(ROACH_BURROWED)] += ROACH_BURROWED_EXTRA
+    return rate
+
+
+_LIFE_RATE = _life_rates()
+_SHIELDED = TYPES.sh_max > 0
+
+
+class Regeneration:
+    """Zerg life and Protoss shield regeneration (see the module docstring)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self._version = -1
+        self._life_rows = np.zeros(0, np.int64)
+        self._shield_rows = np.zeros(0, np.int64)
+
+    def _rows(self) -> bool:
+        """Refresh the rows that may regenerate (per unit-set version); whether there are any."""
+        u = self.w.u
+        if self._version != u.version:
+            self._version = u.version
+            ti = u.ti
+            self._life_rows = np.flatnonzero(_LIFE_RATE[ti] > 0)
+            self._shield_rows = np.flatnonzero(_SHIELDED[ti])
+        return bool(len(self._life_rows) or len(self._shield_rows))
+
+    def update(self, h: int) -> None:
+        """The world advanced ``h`` loops to ``self.w.loop``: regenerate over them."""
+        if not self._rows():
+            return
+        u = self.w.u
+        if len(z := self._life_rows):
+            hp = u.hp[z]
+            top = TYPES.hp_max[u.ti[z]]
+            low = hp < top
+            if _count(low):
+                z, hp, top = z[low], hp[low], top[low]
+                u.hp[z] = np.minimum(top, hp + _LIFE_RATE[u.ti[z]] * h)
+        if len(p := self._shield_rows):
+            sh = u.shield[p]
+            top = TYPES.sh_max[u.ti[p]]
+            low = sh < top
+            if _count(low):
+                p, sh, top = p[low], sh[low], top[low]
+                loop = self.w.loop
+                # loops of (loop - h, loop] past the delay since the last damage
+                since = np.maximum(loop - h, u.hurt[p] + SHIELD_DELAY_LOOPS)
+                n = np.clip(loop - since, 0, h)
+                if _count(n):
+                    u.shield[p] = np.minimum(top, sh + SHIELD_PER_LOOP * n)
