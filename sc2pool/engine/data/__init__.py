@@ -314,7 +314,7 @@ UNITS: tuple[UnitSpec, ...] = (
              cargo_size=1),
     UnitSpec(BANELING, "Baneling", ZERG, hp=30, radius=0.375, speed=2.5, sight=8, armor=0,
              attributes=(BIOLOGICAL,),
-             weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19),),
+             weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19), (STRUCTURE, 64)),
                                  splash=2.2, suicide=True, reported=False),),
              minerals=50, vespene=25, food_required=0.5, build_time=320, creation_ability=80,
              tech_requirement=96, cargo_size=2),

@@ -541,6 +541,9 @@ class WeaponFacts:
     """Distance per normal-speed second of the missile; 0 hits at once."""
     src: str = ""
     m: tuple[str, ...] = ()
+    bonus_per_level: tuple[tuple[int, float], ...] = ()
+    """For a weapon with several attribute bonuses: (attribute, what a level adds to that bonus),
+    where it differs from ``per_level``'s bonus."""
 
 
 _W = WeaponFacts
@@ -569,7 +572,8 @@ WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
     45: (_W((0, 0), src="LP:SCV"),),
     # --- Zerg
     105: (_W((1, 0), 0.1193, 0.0, "LP:Zergling", _TIMING_M),),
-    9: (_W((2, 2), 0.0, 0.0, "LP:Baneling", _TIMING_M),),  # the engine's own explosion weapon
+    # the engine's own explosion weapon: 16 (+2) (+19 (+2) vs Light), 80 (+5) vs Structure (64 (+3) more)
+    9: (_W((2, 2), 0.0, 0.0, "LP:Baneling", _TIMING_M, bonus_per_level=((8, 3.0),)),),
     110: (_W((2, 0), 0.1, 11.0, "LP:Roach", _TIMING_M),),
     688: (_W((2, 0), src="LP:Ravager"),),
     107: (_W((1, 0), src="LP:Hydralisk"),),
@@ -666,12 +670,42 @@ range"; the client's ``Weapon`` has no minimum range field)."""
 
 SPLASH_RINGS: dict[int, tuple[tuple[float, float], ...]] = {
     32: ((0.4687, 1.0), (0.7812, 0.5), (1.25, 0.25)),
+    141: ((0.25, 1.0), (0.5, 0.5), (1.0, 0.25)),
+    109: ((1.0, 0.33),),
 }
 """Area damage around a weapon's target, as (radius, fraction of the attack's damage) from the
 inside out: every ground unit, friend or foe, whose edge is within a radius takes that fraction of
 what the attack deals to its type.  The sieged Siege Tank: 100% within 0.4687, 50% to 0.7812, 25%
 to 1.25 (LP:Siege_Tank, "units (whether hostile or friendly) within .4687 ... take full damage";
-the client data reports no splash)."""
+the client data reports no splash).  The Archon's Psionic Shockwave: 100% within 0.25, 50% to 0.5,
+25% to 1 (LP:Archon), enemies only.  The Ultralisk's Kaiser Blades: 33% of its damage to the
+enemy ground units near its target (LP:Ultralisk, "33% splash"); the real splash is an arc in
+front of the Ultralisk whose size is not known here: a ring of 1 round the target (m)."""
+SPLASH_ENEMIES_ONLY: frozenset[int] = frozenset({141, 109})
+"""Ring splashes that spare the attacker's own units (the Archon's and the Ultralisk's: LP:Archon,
+LP:Ultralisk; a sieged Siege Tank's hurts friends too); they hit units of the target's layer
+(an Archon's shot at a Mutalisk splashes onto air units), where the tank's shell hits ground."""
+
+LINE_SPLASH: dict[int, tuple[str, float, float, float]] = {
+    # type: (shape, length, half-width, fraction)
+    503: ("spine", 9.0, 0.5, 1.0),
+    4: ("sweep", 2.0, 0.5, 1.0),
+}
+"""Weapons that hit every enemy ground unit along a line (the target itself once), with full
+damage: the burrowed Lurker's spines run from the Lurker toward its target, 9 long (range 8
+plus its reach: LP:Lurker "damages all enemy ground units in a line"; length and half-width 0.5
+(m)); the Colossus's Thermal Lances sweep a line across its target, perpendicular to its aim,
+2 long (LP:Colossus "damages all ground units in a line"; length and half-width (m)).  Friends
+are spared (LP:Lurker, LP:Colossus)."""
+
+BOUNCE: dict[int, tuple[int, float, float]] = {
+    108: (2, 1.0 / 3.0, 3.0),
+}
+"""Weapons whose shot bounces on: (extra targets, damage factor per bounce, bounce range).  The
+Mutalisk's Glaive Wurm hits up to two more enemies near the last one, each bounce dealing a
+third of the one before, its weapon levels included (9 (+1), 3 (+0.33), 1 (+0.11): LP:Mutalisk);
+armor applies to every hit.  The bounce range 3 is (m); a bounce skips units already hit and
+prefers the nearest."""
 
 MODE_TRANSITION_LOOPS: dict[int, int] = {
     388: 61,   # siege: 2.71 s (LP:Siege_Tank)

@@ -17,12 +17,13 @@ they die.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.data.units import PROTOSS_SHIELDS
+from sc2pool.engine.data.units import BOUNCE, LINE_SPLASH, PROTOSS_SHIELDS, SPLASH_ENEMIES_ONLY, SPLASH_RINGS
 from sc2pool.engine.sim.units import EXPLODE, NEUTRAL_OWNER, TYPES, Deaths
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -34,18 +35,23 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 _TWO_PI = 2.0 * np.pi
+_T = TypeVar("_T")
 
 
-def _ring_table() -> dict[int, tuple[tuple[float, float], ...]]:
-    from sc2pool.engine.data.units import SPLASH_RINGS
-
-    return {TYPES.row(uid): rings for uid, rings in SPLASH_RINGS.items() if uid in TYPES.row_of}
+def _by_row(table: Mapping[int, _T]) -> dict[int, _T]:
+    return {TYPES.row(uid): v for uid, v in table.items() if uid in TYPES.row_of}
 
 
-_RINGS = _ring_table()
+_RINGS = _by_row(SPLASH_RINGS)
 """Type row -> its weapon's splash rings ((radius, fraction), inside out)."""
+_ENEMIES_ONLY = frozenset(TYPES.row(uid) for uid in SPLASH_ENEMIES_ONLY if uid in TYPES.row_of)
+_LINES = _by_row(LINE_SPLASH)
+"""Type row -> (shape, length, half-width, fraction) of its line splash."""
+_BOUNCES = _by_row(BOUNCE)
+"""Type row -> (extra targets, factor per bounce, range) of its bouncing shot."""
 _RINGS_ANY = np.zeros(len(TYPES.specs), dtype=bool)
-_RINGS_ANY[list(_RINGS)] = True
+"""Per type row: its weapon hits more than its target (a ring, a line or bounces)."""
+_RINGS_ANY[list(_RINGS) + list(_LINES) + list(_BOUNCES)] = True
 
 
 class Combat:
@@ -112,7 +118,7 @@ class Combat:
             if len(f_now):
                 self._hit(f_now, t_now, damage)
                 if self._any_rings():
-                    self._splash(u.ti[f_now], t_now, damage, u.owner[f_now])
+                    self._splash(u.ti[f_now], t_now, damage, u.owner[f_now], f_now)
             carry = cdn[f]
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             # (the weapon fired at this target: a Thor's cannons or its missiles)
@@ -186,46 +192,113 @@ class Combat:
         if n_ok:
             owners = blk[5]
             if n_ok < len(ok):
-                trows, ti, owners = trows[ok], ti[ok], owners[ok]
+                trows, ti, owners, arows = trows[ok], ti[ok], owners[ok], arows[ok]
             tt = u.ti[trows]
             self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
             if self._any_rings():
-                self._splash(ti, trows, damage, owners)
+                self._splash(ti, trows, damage, owners, arows)
 
-    # ------------------------------------------------------------------ splash rings
+    # ------------------------------------------------------------------ splash, lines, bounces
     def _any_rings(self) -> bool:
-        """Whether any unit's weapon splashes in rings (cached per unit-set version)."""
+        """Whether any unit's weapon hits more than its target (splash rings, lines, bounces;
+        cached per unit-set version)."""
         u = self.u
         if self._rings_version != u.version:
             self._rings_version = u.version
             self._rings_any = bool(_count(_RINGS_ANY[u.ti]))
         return self._rings_any
 
-    def _splash(self, a_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray, owners: np.ndarray) -> None:
-        """Area damage of ring weapons (``data.units.SPLASH_RINGS``: a sieged tank's shell)
-        around each of ``trows`` hit by an attack of type ``a_ti``: every other ground unit,
-        friend or foe, whose edge is within a ring takes that ring's fraction of what the attack
-        deals to its type, its owner's weapon levels included (armor applies to the reduced damage)."""
-        u = self.u
+    def _splash(self, a_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray, owners: np.ndarray,
+                arows: np.ndarray) -> None:
+        """What each attack of type ``a_ti`` (attacker rows ``arows``, -1 when it died) hits
+        beyond its target ``trows``: ring splash (``data.units.SPLASH_RINGS``), line splash
+        (``LINE_SPLASH``), bounces (``BOUNCE``).  The extra hits deal their fraction of what the
+        attack deals to each type, the owner's weapon levels included; armor and shields apply
+        to the reduced damage."""
         sel = _RINGS_ANY[a_ti]
         if not _count(sel):
             return
+        for at, tr, owner, ar in zip(a_ti[sel].tolist(), trows[sel].tolist(), owners[sel].tolist(),
+                                     arows[sel].tolist(), strict=True):
+            if at in _RINGS:
+                self._ring(at, tr, owner, damage)
+            elif at in _LINES:
+                if ar >= 0:
+                    self._line(at, ar, tr, owner, damage)
+            elif at in _BOUNCES:
+                self._bounce(at, tr, owner, damage)
+
+    def _extra(self, at: int, owner: int, hit: np.ndarray, frac: np.ndarray | float, damage: np.ndarray) -> None:
+        """Hits of an attack of type ``at`` by ``owner`` on rows ``hit``, ``frac`` of its damage."""
+        if len(hit):
+            ti = self.u.ti
+            att = np.full(len(hit), at)
+            raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
+            self._accumulate(raw * frac, TYPES.attacks_vs[att, ti[hit]], hit, damage)
+
+    def _ring(self, at: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Ring splash round the target ``tr``: every other unit of its layer (ground for the
+        tank) whose edge is within a ring takes that ring's fraction; enemies only for the
+        Archon and the Ultralisk."""
+        u = self.u
         ti = u.ti
-        ground = ~TYPES.is_flying[ti] & ~u.neutral
-        for at, tr, owner in zip(a_ti[sel].tolist(), trows[sel].tolist(), owners[sel].tolist(), strict=True):
-            d = np.hypot(u.x - u.x[tr], u.y - u.y[tr]) - u.radius
-            frac = np.zeros(len(u))
-            for radius, f in reversed(_RINGS[at]):
-                frac[d <= radius] = f
-            frac[tr] = 0.0
-            frac[~ground] = 0.0
-            hit = np.flatnonzero(frac)
-            if len(hit):
-                att = np.full(len(hit), at)
-                raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
-                self._accumulate(raw * frac[hit], TYPES.attacks_vs[att, ti[hit]], hit, damage)
+        if at in _ENEMIES_ONLY:
+            ok = (TYPES.is_flying[ti] == TYPES.is_flying[ti[tr]]) & ~u.no_auto & (u.owner != owner)
+            ok &= TYPES.can_hit[at, ti]
+        else:
+            ok = ~TYPES.is_flying[ti] & ~u.neutral
+        d = np.hypot(u.x - u.x[tr], u.y - u.y[tr]) - u.radius
+        frac = np.zeros(len(u))
+        for radius, f in reversed(_RINGS[at]):
+            frac[d <= radius] = f
+        frac[tr] = 0.0
+        frac[~ok] = 0.0
+        hit = np.flatnonzero(frac)
+        self._extra(at, owner, hit, frac[hit], damage)
+
+    def _line(self, at: int, ar: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Line splash: enemy ground units (but the target) whose edge is within the half-width
+        of the line: the Lurker's from itself toward the target, the Colossus's across the
+        target, perpendicular to its aim."""
+        u = self.u
+        shape, length, half_w, frac = _LINES[at]
+        ax, ay = float(u.x[ar]), float(u.y[ar])
+        tx, ty = float(u.x[tr]), float(u.y[tr])
+        dist = float(np.hypot(tx - ax, ty - ay)) or 1.0
+        ex, ey = (tx - ax) / dist, (ty - ay) / dist
+        if shape == "spine":  # from the attacker outwards
+            x0, y0, dx, dy = ax, ay, ex, ey
+        else:  # a sweep across the target
+            x0, y0, dx, dy = tx + ey * length / 2, ty - ex * length / 2, -ey, ex
+        rx, ry = u.x - x0, u.y - y0
+        along = np.clip(rx * dx + ry * dy, 0.0, length)
+        off = np.hypot(rx - along * dx, ry - along * dy) - u.radius
+        ti = u.ti
+        ok = (off <= half_w) & ~TYPES.is_flying[ti] & ~u.no_auto & (u.owner != owner) & TYPES.can_hit[at, ti]
+        ok[tr] = False
+        self._extra(at, owner, np.flatnonzero(ok), frac, damage)
+
+    def _bounce(self, at: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Bounces: from the last unit hit to the nearest enemy within range not hit yet, each
+        dealing the factor of the one before."""
+        u = self.u
+        n, factor, reach = _BOUNCES[at]
+        ti = u.ti
+        ok = ~u.no_auto & (u.owner != owner) & TYPES.can_hit[at, ti] & (u.owner != NEUTRAL_OWNER)
+        ok[tr] = False
+        last, f = tr, 1.0
+        for _ in range(n):
+            d = np.hypot(u.x - u.x[last], u.y - u.y[last]) - u.radius - u.radius[last]
+            d[~ok] = np.inf
+            nxt = int(np.argmin(d)) if len(d) else -1
+            if nxt < 0 or not d[nxt] <= reach:
+                return
+            f *= factor
+            self._extra(at, owner, np.array([nxt]), f, damage)
+            ok[nxt] = False
+            last = nxt
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
