@@ -409,7 +409,7 @@ def unit_spec_from_data(unit_id: int) -> UnitSpec:
     f = _units.facts(unit_id)
     timing = _units.WEAPON_FACTS.get(unit_id, ())
     weapons = []
-    for i, w in enumerate(ut.weapons):
+    for i, w in enumerate(() if unit_id in _units.UNARMED else ut.weapons):
         wf = timing[i] if i < len(timing) else None
         weapons.append(WeaponSpec(
             target=int(w.type), damage=w.damage, range=w.range, cooldown=w.speed, attacks=int(w.attacks),
@@ -419,7 +419,7 @@ def unit_spec_from_data(unit_id: int) -> UnitSpec:
         ))
     for target, damage, rng, cooldown, attacks in _units.ENGINE_WEAPONS.get(unit_id, ()):
         weapons.append(WeaponSpec(target=target, damage=damage, range=rng, cooldown=cooldown, attacks=attacks,
-                                  reported=False))
+                                  bonus=_units.ENGINE_WEAPON_BONUS.get(unit_id, ()), reported=False))
     radius = f.radius if f.radius is not None else (max(f.fp) / 2.0 if f.fp else 0.5)
     return UnitSpec(
         unit_id=unit_id, name=ut.name, race=int(ut.race), hp=f.hp or 0.0, radius=radius,

@@ -647,16 +647,32 @@ def not_game_piece(unit_id: int) -> str:
     return ""
 
 ENGINE_WEAPONS: dict[int, tuple[tuple[int, float, float, float, int], ...]] = {
-    # (target: 1 ground / 2 air, damage, range, cooldown in normal-speed seconds, attacks)
+    # (target: 1 ground / 2 air / 3 both, damage, range, cooldown in normal-speed seconds, attacks)
     57: ((2, 5.0, 6.0, 0.22509765625, 1),),
+    80: ((3, 6.0, 6.0, 0.36 * 1.4, 1),),
+    77: ((1, 6.0, 5.0, 0.71 * 1.4, 1),),
 }
 """Weapons the client folds into one entry of ``UnitTypeData.weapons``, entered as the engine's
 own (against a target of their kind they are chosen before a reported weapon that hits both): the
 Battlecruiser's ATA Laser Battery deals 5 to air units where its ATS Laser Battery deals 8 to
 ground units (LP:Battlecruiser); the client reports a single weapon hitting both (8 damage, range
-6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery."""
+6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery.  Beams the
+client reports no weapon for: the Void Ray's Prismatic Beam, 6 (+4 vs Armored) to air and ground,
+range 6, cooldown 0.36 faster seconds (LP:Void_Ray; Prismatic Alignment not simulated), and the
+Sentry's Disruption Beam, 6 to ground, range 5, cooldown 0.71 faster seconds (LP:Sentry); a
+faster second is 1.4 normal-speed seconds."""
+UNARMED: frozenset[int] = frozenset({12, 13, 14, 15, 16, 17})
+"""Types the engine gives no weapon although the client reports one: the Changelings carry their
+disguise's weapon in the client data but never attack (LP:Changeling, "cannot attack")."""
+ENGINE_WEAPON_BONUS: dict[int, tuple[tuple[int, float], ...]] = {
+    80: ((2, 4.0),),
+}
+"""Attribute bonuses of :data:`ENGINE_WEAPONS` (attribute, damage), per type: the Void Ray's +4 vs
+Armored (LP:Void_Ray)."""
 ENGINE_WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
     57: (_W((1, 0), src="LP:Battlecruiser"),),
+    80: (_W((1, 0), src="LP:Void_Ray"),),
+    77: (_W((1, 0), src="LP:Sentry"),),
 }
 """The :data:`ENGINE_WEAPONS`' facts, one entry per weapon there (as :data:`WEAPON_FACTS` for the
 client's): the Battlecruiser's ATA Laser Battery deals 5 (+1) per level (LP:Battlecruiser)."""
