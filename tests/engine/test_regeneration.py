@@ -76,15 +76,20 @@ def test_shields_wait_ten_seconds_after_the_last_damage() -> None:
     w, (zealot, gateway) = _idle_world([(ZEALOT, 1, 10.0, 10.0), (GATEWAY, 1, 30.0, 30.0)])
     u = w.u
     _run(w, 20, 20)
-    r = u.row(zealot)
+    r, g = u.row(zealot), u.row(gateway)
     u.shield[r] = 10.0
-    u.hurt[r] = w.loop  # damaged now (combat sets it)
-    u.shield[u.row(gateway)] = 100.0  # never damaged (hurt 0): regenerates from loop 160 on
-    _run(w, SHIELD_DELAY_LOOPS, 3)
+    u.shield[g] = 100.0
+    w.regeneration.damaged(np.array([r, g]))  # (what combat and spells call)
+    _run(w, 100, 100)
+    w.regeneration.damaged(g)  # the Gateway is hit again 100 loops later
+    _run(w, SHIELD_DELAY_LOOPS - 100, 3)
     assert float(u.shield[u.row(zealot)]) == 10.0
     _run(w, 16, 16)
     assert float(u.shield[u.row(zealot)]) == 12.0  # 2 per normal-speed second
-    assert float(u.shield[u.row(gateway)]) == 100.0 + (w.loop - SHIELD_DELAY_LOOPS) * 0.125
+    assert float(u.shield[u.row(gateway)]) == 100.0
+    _run(w, 100, 7)
+    assert float(u.shield[u.row(zealot)]) == 12.0 + 100 * 0.125
+    assert float(u.shield[u.row(gateway)]) == 100.0 + 16 * 0.125
     assert float(u.hp[u.row(zealot)]) == 100.0  # Protoss life does not come back
 
 

@@ -398,15 +398,15 @@ class Combat:
         np.subtract.at(u.shield, t, absorbed)
         np.maximum(u.shield, 0.0, out=u.shield)
         damage += np.bincount(t, weights=life, minlength=len(damage))
-        u.hurt[t] = self.w.loop
+        self.w.regeneration.damaged(t)
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
         if self._sh_hits:
             self._shield_hits(damage)
         hit = damage > 0
-        if _count(hit):
-            u.hurt[hit] = self.w.loop
+        if _count(hit):  # (shields wait again; Zerg life regenerates)
+            self.w.regeneration.damaged(hit)
         u.hp -= damage
 
     def deal(self, att: np.ndarray, trows: np.ndarray) -> Deaths | None:

@@ -62,48 +62,98 @@ def _life_rates() -> np.ndarray:
 
 _LIFE_RATE = _life_rates()
 _SHIELDED = TYPES.sh_max > 0
+_REGENERATES = (_LIFE_RATE > 0) | _SHIELDED
 
 
 class Regeneration:
-    """Zerg life and Protoss shield regeneration (see the module docstring)."""
+    """Zerg life and Protoss shield regeneration (see the module docstring).
+
+    Cheap when nothing regenerates: per set of units it caches the rows that may regenerate
+    with their maxima and rates; life is looked at only after some damage (:meth:`damaged`) or
+    a change of the set of units, shields only from the loop the earliest of them may start
+    regenerating."""
 
     def __init__(self, world: World) -> None:
         self.w = world
         self._version = -1
         self._life_rows = np.zeros(0, np.int64)
+        self._life_top = np.zeros(0)
+        self._life_rate = np.zeros(0)
         self._shield_rows = np.zeros(0, np.int64)
+        self._shield_top = np.zeros(0)
+        self._life_dirty = False
+        """Some Zerg row may be below its maximum life."""
+        self._shield_wake = 0
+        """The first loop at which some shield may regenerate."""
+        self._any = False
+        """Some unit may regenerate (a Zerg type, or one with shields)."""
 
-    def _rows(self) -> bool:
-        """Refresh the rows that may regenerate (per unit-set version); whether there are any."""
+    def damaged(self, rows: np.ndarray | int) -> None:
+        """Units of ``rows`` took damage now (combat, spells): their shields wait again."""
+        loop = self.w.loop
+        self.w.u.hurt[rows] = loop
+        self._life_dirty = True
+        self._shield_wake = min(self._shield_wake, loop + SHIELD_DELAY_LOOPS + 1)
+
+    def _refresh(self) -> None:
         u = self.w.u
-        if self._version != u.version:
-            self._version = u.version
-            ti = u.ti
-            self._life_rows = np.flatnonzero(_LIFE_RATE[ti] > 0)
-            self._shield_rows = np.flatnonzero(_SHIELDED[ti])
-        return bool(len(self._life_rows) or len(self._shield_rows))
+        self._version = u.version
+        ti = u.ti
+        self._life_dirty = True
+        self._shield_wake = 0
+        self._any = bool(_count(_REGENERATES[ti]))
+        if not self._any:  # (a Terran world: nothing to look at until the set of units changes)
+            return
+        z = np.flatnonzero(_LIFE_RATE[ti] > 0)
+        self._life_rows, self._life_top, self._life_rate = z, TYPES.hp_max[ti[z]], _LIFE_RATE[ti[z]]
+        p = np.flatnonzero(_SHIELDED[ti])
+        self._shield_rows, self._shield_top = p, TYPES.sh_max[ti[p]]
+        if not len(z):
+            self._life_dirty = False
+        if not len(p):
+            self._shield_wake = 1 << 62
 
     def update(self, h: int) -> None:
         """The world advanced ``h`` loops to ``self.w.loop``: regenerate over them."""
-        if not self._rows():
-            return
         u = self.w.u
-        if len(z := self._life_rows):
-            hp = u.hp[z]
-            top = TYPES.hp_max[u.ti[z]]
-            low = hp < top
-            if _count(low):
-                z, hp, top = z[low], hp[low], top[low]
-                u.hp[z] = np.minimum(top, hp + _LIFE_RATE[u.ti[z]] * h)
-        if len(p := self._shield_rows):
-            sh = u.shield[p]
-            top = TYPES.sh_max[u.ti[p]]
-            low = sh < top
-            if _count(low):
-                p, sh, top = p[low], sh[low], top[low]
-                loop = self.w.loop
-                # loops of (loop - h, loop] past the delay since the last damage
-                since = np.maximum(loop - h, u.hurt[p] + SHIELD_DELAY_LOOPS)
-                n = np.clip(loop - since, 0, h)
-                if _count(n):
-                    u.shield[p] = np.minimum(top, sh + SHIELD_PER_LOOP * n)
+        if self._version != u.version:
+            self._refresh()
+        if not self._any:
+            return
+        if self._life_dirty:
+            z = self._life_rows
+            hp = u.hp[z]  # (a copy)
+            top = self._life_top
+            if _count(hp < top):
+                hp += self._life_rate if h == 1 else self._life_rate * h
+                np.minimum(hp, top, out=hp)
+                u.hp[z] = hp
+            else:
+                self._life_dirty = False
+        loop = self.w.loop
+        if loop >= self._shield_wake:
+            self._shields(h, loop)
+
+    def _shields(self, h: int, loop: int) -> None:
+        u = self.w.u
+        p = self._shield_rows
+        top = self._shield_top
+        sh = u.shield[p]  # (a copy)
+        low = sh < top
+        if not _count(low):
+            self._shield_wake = 1 << 62  # (until some damage)
+            return
+        # loops of (loop - h, loop] past the delay since the last damage (np.clip is slow)
+        start = u.hurt[p]
+        start += SHIELD_DELAY_LOOPS  # regenerating in the loops after this one
+        n = np.maximum(start, loop - h)
+        np.subtract(loop, n, out=n)
+        np.maximum(n, 0, out=n)
+        n *= low
+        if _count(n):  # some are regenerating: look again next loop
+            sh += SHIELD_PER_LOOP * n
+            np.minimum(sh, top, out=sh)
+            u.shield[p] = sh
+            self._shield_wake = loop + 1
+            return
+        self._shield_wake = int(start[low].min()) + 1  # (all wait for their delay)
