@@ -404,9 +404,8 @@ class Combat:
         u = self.u
         if self._sh_hits:
             self._shield_hits(damage)
-        hit = damage > 0
-        if _count(hit):  # (shields wait again; Zerg life regenerates)
-            self.w.regeneration.damaged(hit)
+        if self.w.regeneration.watching():  # (shields wait again; Zerg life regenerates)
+            self.w.regeneration.damaged(damage > 0)
         u.hp -= damage
 
     def deal(self, att: np.ndarray, trows: np.ndarray) -> Deaths | None:

@@ -88,12 +88,24 @@ class Regeneration:
         self._any = False
         """Some unit may regenerate (a Zerg type, or one with shields)."""
 
+    def watching(self) -> bool:
+        """Whether some unit may regenerate (a Zerg type, or one with shields): otherwise damage
+        need not be reported."""
+        if self._version != self.w.u.version:
+            self._refresh()
+        return self._any
+
     def damaged(self, rows: np.ndarray | int) -> None:
-        """Units of ``rows`` took damage now (combat, spells): their shields wait again."""
-        loop = self.w.loop
-        self.w.u.hurt[rows] = loop
-        self._life_dirty = True
-        self._shield_wake = min(self._shield_wake, loop + SHIELD_DELAY_LOOPS + 1)
+        """Units of ``rows`` (indices or a mask) took damage now (combat, spells): their shields
+        wait again, Zerg life is looked at.  Nothing to do in a world without Zerg or shields."""
+        if not self.watching():
+            return
+        if len(self._life_rows):
+            self._life_dirty = True
+        if len(self._shield_rows):  # (only shields need the loop of the damage)
+            loop = self.w.loop
+            self.w.u.hurt[rows] = loop
+            self._shield_wake = min(self._shield_wake, loop + SHIELD_DELAY_LOOPS + 1)
 
     def _refresh(self) -> None:
         u = self.w.u
