@@ -6,8 +6,12 @@ A weapon fires when its target's edge is within range and its cooldown is ready.
 became ready carried over.  A weapon with a damage point or a missile schedules its hit: it
 lands after the damage point plus the flight over the centre distance (:meth:`Combat._schedule`);
 a hit whose target died is lost, so is a swing whose attacker died before the damage point.
-Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
-damage first (shield armor 0), the overflow is reduced by armor.  Upgrades researched
+Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; on a shielded
+target each attack goes through the shields first, less their shield armor (Protoss Shields
+levels), and what breaks through is reduced by armor (:meth:`Combat._shield_hits`).  Some weapons
+hit more than their target: splash rings round it (a sieged tank's shell, the Archon's, the
+Ultralisk's), lines (the Lurker's spines, the Colossus's lances), bounces (the Mutalisk's glaives):
+:meth:`Combat._splash`, facts in ``data.units``.  Upgrades researched
 (``systems/research.py``) add the attacker's weapon levels to the damage and the target's armor
 levels to the armor (:meth:`Combat._upgraded_damage`, :meth:`Combat._armor`); a stimmed unit's
 weapon re-arms 50% faster; a Marauder's hit with Concussive Shells slows its target.  Banelings explode on contact
