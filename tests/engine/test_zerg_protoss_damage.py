@@ -347,3 +347,39 @@ def test_baneling_blast_hurts_structures_and_not_friends() -> None:
     assert w.u.row(b) < 0 and w.u.row(ling) < 0  # 16 + 19 vs Light kills a Zergling
     assert float(w.u.hp[w.u.row(h)]) == 1500 - (80 - 1)  # LP:Baneling: 80 vs structures, armor 1
     assert float(w.u.hp[w.u.row(friend)]) == 35.0
+
+
+def _fight(w: World, loops: int) -> None:
+    end = w.loop + loops
+    while w.loop < end:
+        w.advance(1)
+
+
+def test_in_a_fight_the_glaives_bounce_and_the_shields_go_first() -> None:
+    # the whole loop (targeting, fire, deaths): a Mutalisk's first shot hits three Marines 9/3/1
+    w = World(SKIRMISH)
+    [muta] = w.spawn(108, 1, [20.0], [20.0])
+    marines = [int(t) for t in w.spawn(48, 2, [22.0, 22.6, 23.2], [20.0, 20.0, 20.0])]
+    lost = []
+    for _ in range(20):
+        _fight(w, 1)
+        lost = sorted(45.0 - float(w.u.hp[w.u.row(t)]) for t in marines)
+        if any(lost):
+            break
+    assert lost == [1.0, 3.0, 9.0]
+    assert w.u.row(muta) >= 0
+    # Zerglings on a Zealot: its shields go before its life, 5 a bite (armor does not apply to shields)
+    w = World(SKIRMISH)
+    [zealot] = w.spawn(73, 2, [20.0], [20.0])
+    w.spawn(105, 1, [21.0, 21.0], [19.6, 20.4])
+    seen = []
+    for _ in range(200):
+        _fight(w, 1)
+        r = w.u.row(zealot)
+        if r < 0:
+            break
+        seen.append((float(w.u.shield[r]), float(w.u.hp[r])))
+    shields = [s for s, _ in seen]
+    assert shields[0] <= 50.0 and min(shields) == 0.0
+    assert all(hp == 100.0 for s, hp in seen if s > 0)  # no life lost while shields stand
+    assert all((50.0 - s) % 5 == 0 for s in shields if s > 0)
