@@ -298,11 +298,8 @@ def _splash_damage(attacker: int, target_xy: tuple[float, float],
     [t] = w.spawn(105, 2, [target_xy[0]], [target_xy[1]])
     tags = [int(w.spawn(uid, owner, [x], [y])[0]) for uid, owner, x, y in others]
     before = {int(tag): float(w.u.hp[w.u.row(tag)]) for tag in [t, *tags]}
-    damage = np.zeros(len(w.u))
     rows = w.u.rows(np.array([a, t]))
-    w.combat._hit(rows[:1], rows[1:], damage)
-    w.combat._splash(w.u.ti[rows[:1]], rows[1:], damage, w.u.owner[rows[:1]], rows[:1])
-    w.combat.deaths(damage, None)
+    w.combat.deal(rows[:1], rows[1:], extra=True)
     out = {}
     for i, tag in enumerate([t, *tags]):
         r = w.u.row(tag)

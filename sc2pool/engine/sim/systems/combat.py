@@ -412,12 +412,15 @@ class Combat:
             self.w.regeneration.damaged(damage > 0)
         u.hp -= damage
 
-    def deal(self, att: np.ndarray, trows: np.ndarray) -> Deaths | None:
+    def deal(self, att: np.ndarray, trows: np.ndarray, extra: bool = False) -> Deaths | None:
         """One shot of each attacker row ``att`` at the row of ``trows``, dealt now through the
-        whole damage path (upgrades, shields, armor; splash and bounces not included); returns the
-        deaths.  The damage tables test it; a hit in a game goes through :meth:`fire`."""
+        whole damage path (upgrades, shields, armor; with ``extra`` splash, lines and bounces
+        too); returns the deaths.  The damage tables test it; a hit in a game goes through
+        :meth:`fire`."""
         damage = np.zeros(len(self.u))
         self._hit(att, trows, damage)
+        if extra and self._any_rings():
+            self._splash(self.u.ti[att], trows, damage, self.u.owner[att], att)
         return self.deaths(damage, None)
 
     def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
