@@ -314,7 +314,7 @@ UNITS: tuple[UnitSpec, ...] = (
              cargo_size=1),
     UnitSpec(BANELING, "Baneling", ZERG, hp=30, radius=0.375, speed=2.5, sight=8, armor=0,
              attributes=(BIOLOGICAL,),
-             weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19),),
+             weapons=(WeaponSpec(GROUND, damage=16, range=0.25, cooldown=0.833, bonus=((LIGHT, 19), (STRUCTURE, 64)),
                                  splash=2.2, suicide=True, reported=False),),
              minerals=50, vespene=25, food_required=0.5, build_time=320, creation_ability=80,
              tech_requirement=96, cargo_size=2),
@@ -409,7 +409,7 @@ def unit_spec_from_data(unit_id: int) -> UnitSpec:
     f = _units.facts(unit_id)
     timing = _units.WEAPON_FACTS.get(unit_id, ())
     weapons = []
-    for i, w in enumerate(ut.weapons):
+    for i, w in enumerate(() if unit_id in _units.UNARMED else ut.weapons):
         wf = timing[i] if i < len(timing) else None
         weapons.append(WeaponSpec(
             target=int(w.type), damage=w.damage, range=w.range, cooldown=w.speed, attacks=int(w.attacks),
@@ -419,7 +419,7 @@ def unit_spec_from_data(unit_id: int) -> UnitSpec:
         ))
     for target, damage, rng, cooldown, attacks in _units.ENGINE_WEAPONS.get(unit_id, ()):
         weapons.append(WeaponSpec(target=target, damage=damage, range=rng, cooldown=cooldown, attacks=attacks,
-                                  reported=False))
+                                  bonus=_units.ENGINE_WEAPON_BONUS.get(unit_id, ()), reported=False))
     radius = f.radius if f.radius is not None else (max(f.fp) / 2.0 if f.fp else 0.5)
     return UnitSpec(
         unit_id=unit_id, name=ut.name, race=int(ut.race), hp=f.hp or 0.0, radius=radius,

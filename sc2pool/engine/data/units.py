@@ -541,6 +541,9 @@ class WeaponFacts:
     """Distance per normal-speed second of the missile; 0 hits at once."""
     src: str = ""
     m: tuple[str, ...] = ()
+    bonus_per_level: tuple[tuple[int, float], ...] = ()
+    """For a weapon with several attribute bonuses: (attribute, what a level adds to that bonus),
+    where it differs from ``per_level``'s bonus."""
 
 
 _W = WeaponFacts
@@ -569,7 +572,8 @@ WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
     45: (_W((0, 0), src="LP:SCV"),),
     # --- Zerg
     105: (_W((1, 0), 0.1193, 0.0, "LP:Zergling", _TIMING_M),),
-    9: (_W((2, 2), 0.0, 0.0, "LP:Baneling", _TIMING_M),),  # the engine's own explosion weapon
+    # the engine's own explosion weapon: 16 (+2) (+19 (+2) vs Light), 80 (+5) vs Structure (64 (+3) more)
+    9: (_W((2, 2), 0.0, 0.0, "LP:Baneling", _TIMING_M, bonus_per_level=((8, 3.0),)),),
     110: (_W((2, 0), 0.1, 11.0, "LP:Roach", _TIMING_M),),
     688: (_W((2, 0), src="LP:Ravager"),),
     107: (_W((1, 0), src="LP:Hydralisk"),),
@@ -643,16 +647,32 @@ def not_game_piece(unit_id: int) -> str:
     return ""
 
 ENGINE_WEAPONS: dict[int, tuple[tuple[int, float, float, float, int], ...]] = {
-    # (target: 1 ground / 2 air, damage, range, cooldown in normal-speed seconds, attacks)
+    # (target: 1 ground / 2 air / 3 both, damage, range, cooldown in normal-speed seconds, attacks)
     57: ((2, 5.0, 6.0, 0.22509765625, 1),),
+    80: ((3, 6.0, 6.0, 0.36 * 1.4, 1),),
+    77: ((1, 6.0, 5.0, 0.71 * 1.4, 1),),
 }
 """Weapons the client folds into one entry of ``UnitTypeData.weapons``, entered as the engine's
 own (against a target of their kind they are chosen before a reported weapon that hits both): the
 Battlecruiser's ATA Laser Battery deals 5 to air units where its ATS Laser Battery deals 8 to
 ground units (LP:Battlecruiser); the client reports a single weapon hitting both (8 damage, range
-6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery."""
+6, cooldown 0.2251), whose range and cooldown the engine keeps for the air battery.  Beams the
+client reports no weapon for: the Void Ray's Prismatic Beam, 6 (+4 vs Armored) to air and ground,
+range 6, cooldown 0.36 faster seconds (LP:Void_Ray; Prismatic Alignment not simulated), and the
+Sentry's Disruption Beam, 6 to ground, range 5, cooldown 0.71 faster seconds (LP:Sentry); a
+faster second is 1.4 normal-speed seconds."""
+UNARMED: frozenset[int] = frozenset({12, 13, 14, 15, 16, 17})
+"""Types the engine gives no weapon although the client reports one: the Changelings carry their
+disguise's weapon in the client data but never attack (LP:Changeling, "cannot attack")."""
+ENGINE_WEAPON_BONUS: dict[int, tuple[tuple[int, float], ...]] = {
+    80: ((2, 4.0),),
+}
+"""Attribute bonuses of :data:`ENGINE_WEAPONS` (attribute, damage), per type: the Void Ray's +4 vs
+Armored (LP:Void_Ray)."""
 ENGINE_WEAPON_FACTS: dict[int, tuple[WeaponFacts, ...]] = {
     57: (_W((1, 0), src="LP:Battlecruiser"),),
+    80: (_W((1, 0), src="LP:Void_Ray"),),
+    77: (_W((1, 0), src="LP:Sentry"),),
 }
 """The :data:`ENGINE_WEAPONS`' facts, one entry per weapon there (as :data:`WEAPON_FACTS` for the
 client's): the Battlecruiser's ATA Laser Battery deals 5 (+1) per level (LP:Battlecruiser)."""
@@ -666,12 +686,42 @@ range"; the client's ``Weapon`` has no minimum range field)."""
 
 SPLASH_RINGS: dict[int, tuple[tuple[float, float], ...]] = {
     32: ((0.4687, 1.0), (0.7812, 0.5), (1.25, 0.25)),
+    141: ((0.25, 1.0), (0.5, 0.5), (1.0, 0.25)),
+    109: ((1.0, 0.33),),
 }
 """Area damage around a weapon's target, as (radius, fraction of the attack's damage) from the
 inside out: every ground unit, friend or foe, whose edge is within a radius takes that fraction of
 what the attack deals to its type.  The sieged Siege Tank: 100% within 0.4687, 50% to 0.7812, 25%
 to 1.25 (LP:Siege_Tank, "units (whether hostile or friendly) within .4687 ... take full damage";
-the client data reports no splash)."""
+the client data reports no splash).  The Archon's Psionic Shockwave: 100% within 0.25, 50% to 0.5,
+25% to 1 (LP:Archon), enemies only.  The Ultralisk's Kaiser Blades: 33% of its damage to the
+enemy ground units near its target (LP:Ultralisk, "33% splash"); the real splash is an arc in
+front of the Ultralisk whose size is not known here: a ring of 1 round the target (m)."""
+SPLASH_ENEMIES_ONLY: frozenset[int] = frozenset({141, 109})
+"""Ring splashes that spare the attacker's own units (the Archon's and the Ultralisk's: LP:Archon,
+LP:Ultralisk; a sieged Siege Tank's hurts friends too); they hit units of the target's layer
+(an Archon's shot at a Mutalisk splashes onto air units), where the tank's shell hits ground."""
+
+LINE_SPLASH: dict[int, tuple[str, float, float, float]] = {
+    # type: (shape, length, half-width, fraction)
+    503: ("spine", 9.0, 0.5, 1.0),
+    4: ("sweep", 2.0, 0.5, 1.0),
+}
+"""Weapons that hit every enemy ground unit along a line (the target itself once), with full
+damage: the burrowed Lurker's spines run from the Lurker toward its target, 9 long (range 8
+plus its reach: LP:Lurker "damages all enemy ground units in a line"; length and half-width 0.5
+(m)); the Colossus's Thermal Lances sweep a line across its target, perpendicular to its aim,
+2 long (LP:Colossus "damages all ground units in a line"; length and half-width (m)).  Friends
+are spared (LP:Lurker, LP:Colossus)."""
+
+BOUNCE: dict[int, tuple[int, float, float]] = {
+    108: (2, 1.0 / 3.0, 3.0),
+}
+"""Weapons whose shot bounces on: (extra targets, damage factor per bounce, bounce range).  The
+Mutalisk's Glaive Wurm hits up to two more enemies near the last one, each bounce dealing a
+third of the one before, its weapon levels included (9 (+1), 3 (+0.33), 1 (+0.11): LP:Mutalisk);
+armor applies to every hit.  The bounce range 3 is (m); a bounce skips units already hit and
+prefers the nearest."""
 
 MODE_TRANSITION_LOOPS: dict[int, int] = {
     388: 61,   # siege: 2.71 s (LP:Siege_Tank)

@@ -136,8 +136,10 @@ _MELEE_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 def melee_specs() -> tuple[D.UnitSpec, ...]:
     """The types a melee game on a ladder map may hold beyond the scenarios' own (:data:`D.UNITS`,
     whose rows come first so that the scenarios' type rows never change): the map's neutral
-    objects (every mineral field and geyser variant, rocks, debris, towers) and the races'
-    units and structures whose rules the engine simulates (Terran)."""
+    objects (every mineral field and geyser variant, rocks, debris, towers) and every unit and
+    structure of the three races (Zerg and Protoss fight with their real weapons, shields and
+    regeneration even where their economy rules are not simulated yet), in the facts table's
+    order."""
     from sc2pool.engine.data import units as F
 
     have = {s.unit_id for s in D.UNITS}
@@ -182,7 +184,7 @@ FLOAT_FIELDS: tuple[str, ...] = ("x", "y", "facing", "hp", "shield", "cd", "tx",
                                  "slide", "wx", "wy", "ex", "ey")
 N_FLAT_FLOAT = 13
 """The float fields the flat arenas use (the ones before ``wx``): movers gather only these there."""
-INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg", "wp")
+INT_FIELDS: tuple[str, ...] = ("tag", "ti", "owner", "kind", "ability", "ttag", "eng", "scan", "seg", "wp", "hurt")
 _DERIVED_FLOAT = ("radius", "range", "speed", "sight", "cd_loops")
 _DERIVED_BOOL = ("can_attack", "suicide", "neutral")
 
@@ -267,6 +269,9 @@ class UnitStore:
     wp: np.ndarray
     """On a ladder map: index of the waypoint ``wx``, ``wy`` in the mover's path
     (:mod:`sc2pool.engine.sim.systems.pathing`); -1: a new order, not planned yet."""
+    hurt: np.ndarray
+    """The loop the unit last took damage (0: never): Protoss shields regenerate only a while
+    after it (:mod:`sc2pool.engine.sim.systems.regeneration`)."""
 
     # per-unit copies of type columns, refreshed whenever the set of units changes
     radius: np.ndarray

@@ -9,6 +9,8 @@ The World owns the unit store (:mod:`sc2pool.engine.sim.units`), constructs ever
   deaths;
 - :meth:`World.quiet_horizon` / :meth:`World.fast_forward`: quiet stretches (only straight-line
   movement, or a standing fight where only cooldowns count down) are skipped exactly;
+- after either, regeneration (Zerg life, Protoss shields) over the loops advanced
+  (:mod:`sc2pool.engine.sim.systems.regeneration`);
 - :meth:`World.advance_economy`: the event-driven economy systems (workers, harvest, production,
   construction) process their events up to the world's loop, in loop order, on one clock
   (:mod:`sc2pool.engine.sim.events`), then each player's race upkeep runs.
@@ -50,6 +52,7 @@ from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.power import Power
 from sc2pool.engine.sim.systems.production import Production
+from sc2pool.engine.sim.systems.regeneration import Regeneration
 from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
 from sc2pool.engine.sim.systems.supply import Supply
@@ -108,6 +111,7 @@ class World:
         self.morph = Morph(self)
         self.modes = Modes(self)
         self.transport = Transport(self)
+        self.regeneration = Regeneration(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
         self.races: dict[int, RaceRules] = {}
@@ -420,6 +424,7 @@ class World:
             deaths = deaths + self.transport.update()
         if self.repair.active:
             deaths = deaths + self.repair.update(h)
+        self.regeneration.update(h)  # (Zerg life, Protoss shields: after this chunk's damage)
         if self.has_economy:
             self.advance_economy()
         return deaths

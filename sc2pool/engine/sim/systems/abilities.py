@@ -705,6 +705,7 @@ class Abilities:
         hit = np.nonzero(np.hypot(u.x - x, u.y - y) - u.radius <= EMP_RADIUS)[0]
         for r in hit.tolist():
             u.shield[r] = max(0.0, float(u.shield[r]) - EMP_DRAIN)
+            self.w.regeneration.damaged(r)  # (shields regenerate only a while after)
             tag = int(u.tag[r])
             if tag in self.energy:
                 self._set(tag, max(0.0, self.energy_of(tag) - EMP_DRAIN))
@@ -714,6 +715,7 @@ class Abilities:
         u = self.w.u
         take = min(float(u.shield[r]), amount)
         u.shield[r] -= take
+        self.w.regeneration.damaged(r)
         u.hp[r] -= amount - take
         if u.hp[r] <= 0.0:
             self.w.remove_tags([int(u.tag[r])])
@@ -727,6 +729,7 @@ class Abilities:
             if self.jumping and int(u.tag[r]) in self.jumping:
                 continue  # (invulnerable while warping)
             s = float(u.shield[r])
+            self.w.regeneration.damaged(r)
             take = min(s, amount + shield_bonus)
             u.shield[r] = s - take
             u.hp[r] -= amount - max(0.0, take - shield_bonus)

@@ -6,8 +6,12 @@ A weapon fires when its target's edge is within range and its cooldown is ready.
 became ready carried over.  A weapon with a damage point or a missile schedules its hit: it
 lands after the damage point plus the flight over the centre distance (:meth:`Combat._schedule`);
 a hit whose target died is lost, so is a swing whose attacker died before the damage point.
-Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; shields absorb
-damage first (shield armor 0), the overflow is reduced by armor.  Upgrades researched
+Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; on a shielded
+target each attack goes through the shields first, less their shield armor (Protoss Shields
+levels), and what breaks through is reduced by armor (:meth:`Combat._shield_hits`).  Some weapons
+hit more than their target: splash rings round it (a sieged tank's shell, the Archon's, the
+Ultralisk's), lines (the Lurker's spines, the Colossus's lances), bounces (the Mutalisk's glaives):
+:meth:`Combat._splash`, facts in ``data.units``.  Upgrades researched
 (``systems/research.py``) add the attacker's weapon levels to the damage and the target's armor
 levels to the armor (:meth:`Combat._upgraded_damage`, :meth:`Combat._armor`); a stimmed unit's
 weapon re-arms 50% faster; a Marauder's hit with Concussive Shells slows its target.  Banelings explode on contact
@@ -17,12 +21,14 @@ they die.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.sim.units import EXPLODE, TYPES, Deaths
+from sc2pool.engine.data.units import BOUNCE, LINE_SPLASH, PROTOSS_SHIELDS, SPLASH_ENEMIES_ONLY, SPLASH_RINGS
+from sc2pool.engine.sim.units import EXPLODE, NEUTRAL_OWNER, TYPES, Deaths
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
     from numpy._core.multiarray import count_nonzero as _count
@@ -33,18 +39,23 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 _TWO_PI = 2.0 * np.pi
+_T = TypeVar("_T")
 
 
-def _ring_table() -> dict[int, tuple[tuple[float, float], ...]]:
-    from sc2pool.engine.data.units import SPLASH_RINGS
-
-    return {TYPES.row(uid): rings for uid, rings in SPLASH_RINGS.items() if uid in TYPES.row_of}
+def _by_row(table: Mapping[int, _T]) -> dict[int, _T]:
+    return {TYPES.row(uid): v for uid, v in table.items() if uid in TYPES.row_of}
 
 
-_RINGS = _ring_table()
+_RINGS = _by_row(SPLASH_RINGS)
 """Type row -> its weapon's splash rings ((radius, fraction), inside out)."""
+_ENEMIES_ONLY = frozenset(TYPES.row(uid) for uid in SPLASH_ENEMIES_ONLY if uid in TYPES.row_of)
+_LINES = _by_row(LINE_SPLASH)
+"""Type row -> (shape, length, half-width, fraction) of its line splash."""
+_BOUNCES = _by_row(BOUNCE)
+"""Type row -> (extra targets, factor per bounce, range) of its bouncing shot."""
 _RINGS_ANY = np.zeros(len(TYPES.specs), dtype=bool)
-_RINGS_ANY[list(_RINGS)] = True
+"""Per type row: its weapon hits more than its target (a ring, a line or bounces)."""
+_RINGS_ANY[list(_RINGS) + list(_LINES) + list(_BOUNCES)] = True
 
 
 class Combat:
@@ -61,6 +72,9 @@ class Combat:
         """The loop each hit in flight lands (the world steps loop by loop while there are any)."""
         self._rings_version = -1
         self._rings_any = False
+        self._sh_hits: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        """This loop's hits on shielded targets (rows, damage per attack before armor, attacks),
+        in the order they landed: :meth:`_apply` takes them through the shields."""
 
     def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
              dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
@@ -108,7 +122,7 @@ class Combat:
             if len(f_now):
                 self._hit(f_now, t_now, damage)
                 if self._any_rings():
-                    self._splash(u.ti[f_now], t_now, damage, u.owner[f_now])
+                    self._splash(u.ti[f_now], t_now, damage, u.owner[f_now], f_now)
             carry = cdn[f]
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             # (the weapon fired at this target: a Thor's cannons or its missiles)
@@ -130,6 +144,10 @@ class Combat:
         u = self.u
         if self.w.abilities.jumping:  # (a Battlecruiser warping out takes no damage)
             damage[self.w.abilities.invulnerable_rows()] = 0.0
+            if self._sh_hits:
+                safe = self.w.abilities.invulnerable_rows()
+                self._sh_hits = [(t[~np.isin(t, safe)], r[~np.isin(t, safe)], a[~np.isin(t, safe)])
+                                 for t, r, a in self._sh_hits]
         self._apply(damage)
         dead = (u.hp <= 0.0) & ~u.neutral
         if died is not None:
@@ -178,46 +196,113 @@ class Combat:
         if n_ok:
             owners = blk[5]
             if n_ok < len(ok):
-                trows, ti, owners = trows[ok], ti[ok], owners[ok]
+                trows, ti, owners, arows = trows[ok], ti[ok], owners[ok], arows[ok]
             tt = u.ti[trows]
             self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
             if self._any_rings():
-                self._splash(ti, trows, damage, owners)
+                self._splash(ti, trows, damage, owners, arows)
 
-    # ------------------------------------------------------------------ splash rings
+    # ------------------------------------------------------------------ splash, lines, bounces
     def _any_rings(self) -> bool:
-        """Whether any unit's weapon splashes in rings (cached per unit-set version)."""
+        """Whether any unit's weapon hits more than its target (splash rings, lines, bounces;
+        cached per unit-set version)."""
         u = self.u
         if self._rings_version != u.version:
             self._rings_version = u.version
             self._rings_any = bool(_count(_RINGS_ANY[u.ti]))
         return self._rings_any
 
-    def _splash(self, a_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray, owners: np.ndarray) -> None:
-        """Area damage of ring weapons (``data.units.SPLASH_RINGS``: a sieged tank's shell)
-        around each of ``trows`` hit by an attack of type ``a_ti``: every other ground unit,
-        friend or foe, whose edge is within a ring takes that ring's fraction of what the attack
-        deals to its type, its owner's weapon levels included (armor applies to the reduced damage)."""
-        u = self.u
+    def _splash(self, a_ti: np.ndarray, trows: np.ndarray, damage: np.ndarray, owners: np.ndarray,
+                arows: np.ndarray) -> None:
+        """What each attack of type ``a_ti`` (attacker rows ``arows``, -1 when it died) hits
+        beyond its target ``trows``: ring splash (``data.units.SPLASH_RINGS``), line splash
+        (``LINE_SPLASH``), bounces (``BOUNCE``).  The extra hits deal their fraction of what the
+        attack deals to each type, the owner's weapon levels included; armor and shields apply
+        to the reduced damage."""
         sel = _RINGS_ANY[a_ti]
         if not _count(sel):
             return
+        for at, tr, owner, ar in zip(a_ti[sel].tolist(), trows[sel].tolist(), owners[sel].tolist(),
+                                     arows[sel].tolist(), strict=True):
+            if at in _RINGS:
+                self._ring(at, tr, owner, damage)
+            elif at in _LINES:
+                if ar >= 0:
+                    self._line(at, ar, tr, owner, damage)
+            elif at in _BOUNCES:
+                self._bounce(at, tr, owner, damage)
+
+    def _extra(self, at: int, owner: int, hit: np.ndarray, frac: np.ndarray | float, damage: np.ndarray) -> None:
+        """Hits of an attack of type ``at`` by ``owner`` on rows ``hit``, ``frac`` of its damage."""
+        if len(hit):
+            ti = self.u.ti
+            att = np.full(len(hit), at)
+            raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
+            self._accumulate(raw * frac, TYPES.attacks_vs[att, ti[hit]], hit, damage)
+
+    def _ring(self, at: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Ring splash round the target ``tr``: every other unit of its layer (ground for the
+        tank) whose edge is within a ring takes that ring's fraction; enemies only for the
+        Archon and the Ultralisk."""
+        u = self.u
         ti = u.ti
-        ground = ~TYPES.is_flying[ti] & ~u.neutral
-        for at, tr, owner in zip(a_ti[sel].tolist(), trows[sel].tolist(), owners[sel].tolist(), strict=True):
-            d = np.hypot(u.x - u.x[tr], u.y - u.y[tr]) - u.radius
-            frac = np.zeros(len(u))
-            for radius, f in reversed(_RINGS[at]):
-                frac[d <= radius] = f
-            frac[tr] = 0.0
-            frac[~ground] = 0.0
-            hit = np.flatnonzero(frac)
-            if len(hit):
-                att = np.full(len(hit), at)
-                raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
-                self._accumulate(raw * frac[hit], TYPES.attacks_vs[att, ti[hit]], hit, damage)
+        if at in _ENEMIES_ONLY:
+            ok = (TYPES.is_flying[ti] == TYPES.is_flying[ti[tr]]) & ~u.no_auto & (u.owner != owner)
+            ok &= TYPES.can_hit[at, ti]
+        else:
+            ok = ~TYPES.is_flying[ti] & ~u.neutral
+        d = np.hypot(u.x - u.x[tr], u.y - u.y[tr]) - u.radius
+        frac = np.zeros(len(u))
+        for radius, f in reversed(_RINGS[at]):
+            frac[d <= radius] = f
+        frac[tr] = 0.0
+        frac[~ok] = 0.0
+        hit = np.flatnonzero(frac)
+        self._extra(at, owner, hit, frac[hit], damage)
+
+    def _line(self, at: int, ar: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Line splash: enemy ground units (but the target) whose edge is within the half-width
+        of the line: the Lurker's from itself toward the target, the Colossus's across the
+        target, perpendicular to its aim."""
+        u = self.u
+        shape, length, half_w, frac = _LINES[at]
+        ax, ay = float(u.x[ar]), float(u.y[ar])
+        tx, ty = float(u.x[tr]), float(u.y[tr])
+        dist = float(np.hypot(tx - ax, ty - ay)) or 1.0
+        ex, ey = (tx - ax) / dist, (ty - ay) / dist
+        if shape == "spine":  # from the attacker outwards
+            x0, y0, dx, dy = ax, ay, ex, ey
+        else:  # a sweep across the target
+            x0, y0, dx, dy = tx + ey * length / 2, ty - ex * length / 2, -ey, ex
+        rx, ry = u.x - x0, u.y - y0
+        along = np.clip(rx * dx + ry * dy, 0.0, length)
+        off = np.hypot(rx - along * dx, ry - along * dy) - u.radius
+        ti = u.ti
+        ok = (off <= half_w) & ~TYPES.is_flying[ti] & ~u.no_auto & (u.owner != owner) & TYPES.can_hit[at, ti]
+        ok[tr] = False
+        self._extra(at, owner, np.flatnonzero(ok), frac, damage)
+
+    def _bounce(self, at: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """Bounces: from the last unit hit to the nearest enemy within range not hit yet, each
+        dealing the factor of the one before."""
+        u = self.u
+        n, factor, reach = _BOUNCES[at]
+        ti = u.ti
+        ok = ~u.no_auto & (u.owner != owner) & TYPES.can_hit[at, ti] & (u.owner != NEUTRAL_OWNER)
+        ok[tr] = False
+        last, f = tr, 1.0
+        for _ in range(n):
+            d = np.hypot(u.x - u.x[last], u.y - u.y[last]) - u.radius - u.radius[last]
+            d[~ok] = np.inf
+            nxt = int(np.argmin(d)) if len(d) else -1
+            if nxt < 0 or not d[nxt] <= reach:
+                return
+            f *= factor
+            self._extra(at, owner, np.array([nxt]), f, damage)
+            ok[nxt] = False
+            last = nxt
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
@@ -259,26 +344,84 @@ class Combat:
         return np.maximum(0.5, raw - self._armor(trows)) * TYPES.attacks_vs[a_ti, t_ti]
 
     def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+        """Hits of ``raw`` damage per attack (before armor), ``attacks`` attacks each, on
+        ``trows``: life damage of unshielded targets goes into ``damage`` (armor, the 0.5 minimum
+        per attack); hits on targets that have shields are kept for :meth:`_apply`, which takes
+        them in order through the shields (:meth:`_shield_hits`)."""
         u = self.u
-        armor = self._armor(trows)
-        # shielded targets take raw damage (shield armor 0); _apply reduces the overflow by armor
         if self.w.unit_set_facts()[2]:
-            per = np.where(u.shield[trows] > 0, raw, np.maximum(0.5, raw - armor)) * attacks
-        else:  # no unit has shields
-            per = np.maximum(0.5, raw - armor) * attacks
+            sh = u.shield[trows] > 0
+            if _count(sh):
+                self._sh_hits.append((trows[sh], np.broadcast_to(raw, trows.shape)[sh],
+                                      np.broadcast_to(attacks, trows.shape)[sh]))
+                if _count(sh) == len(sh):
+                    return
+                keep = ~sh
+                trows, raw, attacks = (trows[keep], np.broadcast_to(raw, keep.shape)[keep],
+                                       np.broadcast_to(attacks, keep.shape)[keep])
+        per = np.maximum(0.5, raw - self._armor(trows)) * attacks
         damage += np.bincount(trows, weights=per, minlength=len(damage))
+
+    def _shield_levels(self) -> np.ndarray:
+        """Shield armor per player: +1 per Protoss Shields level (``data.units.PROTOSS_SHIELDS``)."""
+        levels = np.zeros(NEUTRAL_OWNER + 1)
+        ups, per = PROTOSS_SHIELDS
+        for player, done in self.w.research.done.items():
+            levels[player] = per * sum(1 for up in ups if up in done)
+        return levels
+
+    def _shield_hits(self, damage: np.ndarray) -> None:
+        """Take this loop's hits on shielded targets through their shields, attack by attack in
+        the order they landed (LP:Shields, LP:Damage): an attack first loses the shield armor
+        (0, +1 per Protoss Shields level; at least 0.5 is left) and is absorbed by the shields;
+        the part that breaks through is reduced by the unit's armor (no minimum: the attack
+        already did damage); once the shields are gone the next attacks hit life with the unit's
+        armor and the 0.5 minimum, as on an unshielded unit.  Life damage goes into ``damage``."""
+        u = self.u
+        t = np.concatenate([h[0] for h in self._sh_hits])
+        raw = np.concatenate([h[1] for h in self._sh_hits])
+        n_att = np.concatenate([h[2] for h in self._sh_hits]).astype(np.int64)
+        self._sh_hits = []
+        if len(n_att) and int(n_att.max()) > 1:  # (a Zealot's two blades are two attacks)
+            t, raw = np.repeat(t, n_att), np.repeat(raw, n_att)
+        order = np.argsort(t, kind="stable")
+        t, raw = t[order], raw[order]
+        on_shield = np.maximum(0.5, raw - self._shield_levels()[u.owner[t]])
+        # running total of the shield damage before each attack, per target
+        cum = np.cumsum(on_shield)
+        first = np.r_[True, t[1:] != t[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(len(t)), 0))
+        before = cum - on_shield - (cum[start] - on_shield[start])
+        s0 = u.shield[t]
+        armor = self._armor(t)
+        left = s0 - before
+        broke = left > 0  # the shields still stand when this attack lands
+        absorbed = np.where(broke, np.minimum(on_shield, left), 0.0)
+        through = on_shield - absorbed
+        life = np.where(broke, np.maximum(0.0, through - armor), np.maximum(0.5, raw - armor))
+        np.subtract.at(u.shield, t, absorbed)
+        np.maximum(u.shield, 0.0, out=u.shield)
+        damage += np.bincount(t, weights=life, minlength=len(damage))
+        self.w.regeneration.damaged(t)
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
-        sh = u.shield
-        if self.w.unit_set_facts()[2] and _count(shielded := (damage > 0) & (sh > 0)):
-            s = shielded.nonzero()[0]
-            absorbed = np.minimum(sh[s], damage[s])
-            sh[s] -= absorbed
-            over = damage[s] - absorbed
-            armor = self._armor(s)
-            damage[s] = np.where(over > 0, np.maximum(0.5, over - armor), 0.0)
+        if self._sh_hits:
+            self._shield_hits(damage)
+        if self.w.regeneration.watching():  # (shields wait again; Zerg life regenerates)
+            self.w.regeneration.damaged(damage > 0)
         u.hp -= damage
+
+    def deal(self, att: np.ndarray, trows: np.ndarray, extra: bool = False) -> Deaths | None:
+        """One shot of each attacker row ``att`` at the row of ``trows``, dealt now through the
+        whole damage path (upgrades, shields, armor; with ``extra`` splash, lines and bounces
+        too); returns the deaths.  The damage tables test it; a hit in a game goes through
+        :meth:`fire`."""
+        damage = np.zeros(len(self.u))
+        self._hit(att, trows, damage)
+        if extra and self._any_rings():
+            self._splash(self.u.ti[att], trows, damage, self.u.owner[att], att)
+        return self.deaths(damage, None)
 
     def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
         """Area damage around each exploding unit; the exploders die."""

@@ -144,14 +144,21 @@ def _weapon_index(spec: D.UnitSpec, air: bool) -> int:
     return -1
 
 
+def bonus_levels(unit_id: int, weapon: int) -> dict[int, float]:
+    """Attribute -> what one level adds to that attribute's bonus, where a weapon's bonuses grow
+    differently (``WeaponFacts.bonus_per_level``: the Baneling's vs structures)."""
+    facts = F.WEAPON_FACTS.get(unit_id, ())
+    return dict(facts[weapon].bonus_per_level) if weapon < len(facts) else {}
+
+
 def per_level(unit_id: int, weapon: int) -> tuple[float, float]:
     """(damage, attribute bonus) one weapon upgrade level adds to weapon ``weapon`` of the type:
     ``data.units.WEAPON_FACTS`` (LP:<unit>), or for a weapon the client does not report
     ``data.units.ENGINE_WEAPON_FACTS``; (0, 0) where not known (m)."""
     facts = F.WEAPON_FACTS.get(unit_id, ())
     n_client = sum(1 for w in D.unit_spec(unit_id).weapons if w.reported)
-    if weapon >= n_client:
-        facts = F.ENGINE_WEAPON_FACTS.get(unit_id, ())
+    if weapon >= n_client and unit_id in F.ENGINE_WEAPON_FACTS:  # (the Baneling's own weapon is in WEAPON_FACTS)
+        facts = F.ENGINE_WEAPON_FACTS[unit_id]
         weapon -= n_client
     if weapon < len(facts) and facts[weapon].per_level is not None:
         d, b = facts[weapon].per_level  # type: ignore[misc]
@@ -191,7 +198,9 @@ class UpgradeTable:
                     continue
                 d, b = per_level(s.unit_id, i)
                 w = s.weapons[i]
-                self.wvs[a, t] = d + (b if any(attr in st.attributes for attr, _ in w.bonus) else 0.0)
+                own = bonus_levels(s.unit_id, i)
+                hits = [attr for attr, _ in w.bonus if attr in st.attributes]
+                self.wvs[a, t] = d + (own.get(hits[0], b) if hits else 0.0)
 
 
 @cache

@@ -1,0 +1,171 @@
+"""Regeneration: Zerg life and Protoss shields come back over time.
+
+- **Zerg life**: every Zerg unit and structure below its maximum life regains
+  ``data.units.ZERG_LIFE_REGEN`` (0.2734 per normal-speed second, LP:Zerg) all the time, in a fight
+  too.  A burrowed Roach regains 7 more per faster second (5 per normal-speed second, LP:Roach,
+  "Rapid Regeneration").
+- **Protoss shields**: a unit or structure whose shields are below their maximum regains
+  ``data.units.PROTOSS_SHIELD_REGEN`` (2 per normal-speed second) once
+  ``PROTOSS_SHIELD_REGEN_DELAY`` (10 normal-speed seconds) passed without damage (LP:Shields);
+  combat marks the loop of the last damage in the store's ``hurt`` column.
+
+Rates are applied per game loop as exact binary fractions, so that ``k`` loops in one go give
+the same figures as ``k`` single loops whatever the world's chunking: the shields' 2/16 per loop
+is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real game keeps life in
+fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value nearest LP's 0.2734
+(m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
+units), only while such rows exist: worlds without Zerg or Protoss units do nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.data.units import PROTOSS_SHIELD_REGEN, PROTOSS_SHIELD_REGEN_DELAY, ZERG_LIFE_REGEN
+from sc2pool.engine.sim.units import TYPES
+
+try:  # the C function behind np.count_nonzero, without its Python dispatch
+    from numpy._core.multiarray import count_nonzero as _count
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count = np.count_nonzero
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.world import World
+
+FIXED_POINT = 4096.0
+"""Fraction steps of the real game's fixed-point life (12 bits)."""
+ZERG_LIFE_PER_LOOP = round(ZERG_LIFE_REGEN / D.NORMAL_LOOPS_PER_SECOND * FIXED_POINT) / FIXED_POINT
+"""70/4096 life per game loop (see the module docstring)."""
+ROACH_BURROWED_EXTRA = 5.0 / D.NORMAL_LOOPS_PER_SECOND
+"""Life per loop a burrowed Roach regains on top (7 per faster second, LP:Roach; 0.3125, exact)."""
+SHIELD_PER_LOOP = PROTOSS_SHIELD_REGEN / D.NORMAL_LOOPS_PER_SECOND
+"""Shields per game loop once regenerating (0.125)."""
+SHIELD_DELAY_LOOPS = int(round(PROTOSS_SHIELD_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECOND))
+"""Loops without damage before shields regenerate (160)."""
+
+ROACH_BURROWED = 118
+
+
+def _life_rates() -> np.ndarray:
+    """Per type row: life regained per loop (0 for non-Zerg types)."""
+    rate = np.zeros(len(TYPES.specs))
+    for i, s in enumerate(TYPES.specs):
+        if s.race == D.ZERG and s.hp > 0 and not s.neutral:
+            rate[i] = ZERG_LIFE_PER_LOOP
+    if ROACH_BURROWED in TYPES.row_of:
+        rate[TYPES.row(ROACH_BURROWED)] += ROACH_BURROWED_EXTRA
+    return rate
+
+
+_LIFE_RATE = _life_rates()
+_SHIELDED = TYPES.sh_max > 0
+_REGENERATES = (_LIFE_RATE > 0) | _SHIELDED
+
+
+class Regeneration:
+    """Zerg life and Protoss shield regeneration (see the module docstring).
+
+    Cheap when nothing regenerates: per set of units it caches the rows that may regenerate
+    with their maxima and rates; life is looked at only after some damage (:meth:`damaged`) or
+    a change of the set of units, shields only from the loop the earliest of them may start
+    regenerating."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self._version = -1
+        self._life_rows = np.zeros(0, np.int64)
+        self._life_top = np.zeros(0)
+        self._life_rate = np.zeros(0)
+        self._shield_rows = np.zeros(0, np.int64)
+        self._shield_top = np.zeros(0)
+        self._life_dirty = False
+        """Some Zerg row may be below its maximum life."""
+        self._shield_wake = 0
+        """The first loop at which some shield may regenerate."""
+        self._any = False
+        """Some unit may regenerate (a Zerg type, or one with shields)."""
+
+    def watching(self) -> bool:
+        """Whether some unit may regenerate (a Zerg type, or one with shields): otherwise damage
+        need not be reported."""
+        if self._version != self.w.u.version:
+            self._refresh()
+        return self._any
+
+    def damaged(self, rows: np.ndarray | int) -> None:
+        """Units of ``rows`` (indices or a mask) took damage now (combat, spells): their shields
+        wait again, Zerg life is looked at.  Nothing to do in a world without Zerg or shields."""
+        if not self.watching():
+            return
+        if len(self._life_rows):
+            self._life_dirty = True
+        if len(self._shield_rows):  # (only shields need the loop of the damage)
+            loop = self.w.loop
+            self.w.u.hurt[rows] = loop
+            self._shield_wake = min(self._shield_wake, loop + SHIELD_DELAY_LOOPS + 1)
+
+    def _refresh(self) -> None:
+        u = self.w.u
+        self._version = u.version
+        ti = u.ti
+        self._life_dirty = True
+        self._shield_wake = 0
+        self._any = bool(_count(_REGENERATES[ti]))
+        if not self._any:  # (a Terran world: nothing to look at until the set of units changes)
+            return
+        z = np.flatnonzero(_LIFE_RATE[ti] > 0)
+        self._life_rows, self._life_top, self._life_rate = z, TYPES.hp_max[ti[z]], _LIFE_RATE[ti[z]]
+        p = np.flatnonzero(_SHIELDED[ti])
+        self._shield_rows, self._shield_top = p, TYPES.sh_max[ti[p]]
+        if not len(z):
+            self._life_dirty = False
+        if not len(p):
+            self._shield_wake = 1 << 62
+
+    def update(self, h: int) -> None:
+        """The world advanced ``h`` loops to ``self.w.loop``: regenerate over them."""
+        u = self.w.u
+        if self._version != u.version:
+            self._refresh()
+        if not self._any:
+            return
+        if self._life_dirty:
+            z = self._life_rows
+            hp = u.hp[z]  # (a copy)
+            top = self._life_top
+            if _count(hp < top):
+                hp += self._life_rate if h == 1 else self._life_rate * h
+                np.minimum(hp, top, out=hp)
+                u.hp[z] = hp
+            else:
+                self._life_dirty = False
+        loop = self.w.loop
+        if loop >= self._shield_wake:
+            self._shields(h, loop)
+
+    def _shields(self, h: int, loop: int) -> None:
+        u = self.w.u
+        p = self._shield_rows
+        top = self._shield_top
+        sh = u.shield[p]  # (a copy)
+        low = sh < top
+        if not _count(low):
+            self._shield_wake = 1 << 62  # (until some damage)
+            return
+        # loops of (loop - h, loop] past the delay since the last damage (np.clip is slow)
+        start = u.hurt[p]
+        start += SHIELD_DELAY_LOOPS  # regenerating in the loops after this one
+        n = np.maximum(start, loop - h)
+        np.subtract(loop, n, out=n)
+        np.maximum(n, 0, out=n)
+        n *= low
+        if _count(n):  # some are regenerating: look again next loop
+            sh += SHIELD_PER_LOOP * n
+            np.minimum(sh, top, out=sh)
+            u.shield[p] = sh
+            self._shield_wake = loop + 1
+            return
+        self._shield_wake = int(start[low].min()) + 1  # (all wait for their delay)

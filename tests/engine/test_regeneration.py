@@ -1,0 +1,116 @@
+"""Regeneration (``sim/systems/regeneration.py``): Zerg life and Protoss shields come back at the
+real rates (LP:Zerg 0.2734 life per normal-speed second; LP:Roach, burrowed +7 per faster
+second; LP:Shields 2 shields per normal-speed second after 10 normal-speed seconds without
+damage), the same whatever the steps the world is advanced by, and not at all for Terran."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sc2pool.engine.maps import SKIRMISH
+from sc2pool.engine.sim.systems.regeneration import (
+    SHIELD_DELAY_LOOPS,
+    SHIELD_PER_LOOP,
+    ZERG_LIFE_PER_LOOP,
+)
+from sc2pool.engine.sim.world import World
+
+ROACH, ROACH_BURROWED, HATCHERY, ZEALOT, GATEWAY, MARINE, ZERGLING = 110, 118, 86, 73, 62, 48, 105
+
+
+def _idle_world(units: list[tuple[int, int, float, float]]) -> tuple[World, list[int]]:
+    """Units far enough apart (and of one owner) that nothing fights."""
+    w = World(SKIRMISH)
+    tags = [int(w.spawn(uid, owner, [x], [y])[0]) for uid, owner, x, y in units]
+    return w, tags
+
+
+def _run(w: World, loops: int, chunk: int) -> None:
+    end = w.loop + loops
+    while w.loop < end:
+        w.advance(min(chunk, end - w.loop))
+
+
+def test_the_rates_are_the_real_games() -> None:
+    assert abs(ZERG_LIFE_PER_LOOP * 16 - 0.2734) < 1e-4  # LP:Zerg, per normal-speed second
+    assert ZERG_LIFE_PER_LOOP * 4096 == 70  # (the game's fixed point: exact in binary)
+    assert SHIELD_PER_LOOP * 16 == 2.0 and SHIELD_DELAY_LOOPS == 160  # LP:Shields
+
+
+def test_zerg_life_regenerates_on_units_and_structures_up_to_the_maximum() -> None:
+    w, (roach, hatch, marine) = _idle_world([(ROACH, 1, 10.0, 10.0), (HATCHERY, 1, 30.0, 30.0), (MARINE, 1, 10.0, 30.0)])
+    u = w.u
+    u.hp[u.row(roach)] = 100.0
+    u.hp[u.row(hatch)] = 1000.0
+    u.hp[u.row(marine)] = 20.0
+    _run(w, 224, 16)  # 10 faster seconds
+    assert float(u.hp[u.row(roach)]) == 100.0 + 224 * 70 / 4096
+    assert float(u.hp[u.row(hatch)]) == 1000.0 + 224 * 70 / 4096
+    assert float(u.hp[u.row(marine)]) == 20.0  # Terran life does not come back
+    _run(w, 16 * 200, 64)
+    assert float(u.hp[u.row(roach)]) == 145.0  # capped at the maximum
+
+
+def test_a_burrowed_roach_regenerates_faster() -> None:
+    w, (roach, burrowed) = _idle_world([(ROACH, 1, 10.0, 10.0), (ROACH_BURROWED, 1, 20.0, 10.0)])
+    u = w.u
+    u.hp[u.row(roach)] = u.hp[u.row(burrowed)] = 50.0
+    _run(w, 16, 1)  # one normal-speed second
+    assert float(u.hp[u.row(burrowed)]) - 50.0 == 16 * 70 / 4096 + 5.0  # LP:Roach: +7 per faster second
+
+
+def test_regeneration_is_the_same_whatever_the_steps() -> None:
+    figures = []
+    for chunk in (1, 7, 50, 400):
+        w, (roach, zealot) = _idle_world([(ROACH, 1, 10.0, 10.0), (ZEALOT, 1, 20.0, 10.0)])
+        u = w.u
+        u.hp[u.row(roach)] = 10.0
+        u.shield[u.row(zealot)] = 3.0
+        _run(w, 400, chunk)
+        figures.append((float(u.hp[u.row(roach)]), float(u.shield[u.row(zealot)])))
+    assert len(set(figures)) == 1
+    assert figures[0] == (10.0 + 400 * 70 / 4096, 3.0 + (400 - 160) * 0.125)
+
+
+def test_shields_wait_ten_seconds_after_the_last_damage() -> None:
+    w, (zealot, gateway) = _idle_world([(ZEALOT, 1, 10.0, 10.0), (GATEWAY, 1, 30.0, 30.0)])
+    u = w.u
+    _run(w, 20, 20)
+    r, g = u.row(zealot), u.row(gateway)
+    u.shield[r] = 10.0
+    u.shield[g] = 100.0
+    w.regeneration.damaged(np.array([r, g]))  # (what combat and spells call)
+    _run(w, 100, 100)
+    w.regeneration.damaged(g)  # the Gateway is hit again 100 loops later
+    _run(w, SHIELD_DELAY_LOOPS - 100, 3)
+    assert float(u.shield[u.row(zealot)]) == 10.0
+    _run(w, 16, 16)
+    assert float(u.shield[u.row(zealot)]) == 12.0  # 2 per normal-speed second
+    assert float(u.shield[u.row(gateway)]) == 100.0
+    _run(w, 100, 7)
+    assert float(u.shield[u.row(zealot)]) == 12.0 + 100 * 0.125
+    assert float(u.shield[u.row(gateway)]) == 100.0 + 16 * 0.125
+    assert float(u.hp[u.row(zealot)]) == 100.0  # Protoss life does not come back
+
+
+def test_a_hit_restarts_the_shield_delay() -> None:
+    w = World(SKIRMISH)
+    [zealot] = w.spawn(ZEALOT, 2, [20.0], [20.0])
+    [ling] = w.spawn(ZERGLING, 1, [21.0], [20.0])
+    u = w.u
+    rows = u.rows(np.array([ling, zealot]))
+    w.combat.deal(rows[:1], rows[1:])
+    assert float(u.shield[u.row(zealot)]) == 45.0 and int(u.hurt[u.row(zealot)]) == w.loop
+    # the Zergling leaves; the Zealot regains its shields 10 s after the hit, to the maximum
+    w.remove_tags([ling])
+    _run(w, SHIELD_DELAY_LOOPS, 40)
+    assert float(u.shield[u.row(zealot)]) == 45.0
+    _run(w, 40, 40)
+    assert float(u.shield[u.row(zealot)]) == 50.0
+
+
+def test_a_terran_world_is_left_alone() -> None:
+    w, (marine,) = _idle_world([(MARINE, 1, 10.0, 10.0)])
+    w.u.hp[w.u.row(marine)] = 1.0
+    _run(w, 1000, 100)
+    assert float(w.u.hp[w.u.row(marine)]) == 1.0
