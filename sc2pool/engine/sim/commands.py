@@ -282,9 +282,8 @@ class CommandPath:
         """The Zerg abilities (inject, creep tumors, transfusion, cancelling eggs and structures
         under construction): ``systems/zerg_abilities.py``."""
         from sc2pool.engine.sim.races import ZERG
-        from sc2pool.engine.sim.systems.zerg_abilities import ABILITIES as ZERG_ABILITIES
-
         from sc2pool.engine.sim.systems.warpgate import ABILITIES as PROTOSS_ABILITIES
+        from sc2pool.engine.sim.systems.zerg_abilities import ABILITIES as ZERG_ABILITIES
 
         shared = ZERG_ABILITIES & PROTOSS_ABILITIES  # (cancelling a structure under construction)
         for ab in ZERG_ABILITIES:
