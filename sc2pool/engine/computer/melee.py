@@ -254,6 +254,7 @@ class MeleeComputer:
         assert plan is not None
         vision = world.vision
         if self.level.sees_all:
+            vision.revealed.add(pid)  # its units may target what none of them sees
             known = enemy
         elif len(enemy):
             known = enemy[vision.sees(pid, u.x[enemy], u.y[enemy])]

@@ -1122,13 +1122,18 @@ class Melee(Task):
         n_bases = len(bot.townhalls)
         army = self._army(bot)
         minutes = bot.time / 60.0
+        threatened = self.mode != ATTACK and bool(self._enemy_near_home(bot))
         if self.mode == ATTACK and army.tags_in(self._committed).amount < 6 and army.amount < 20 \
                 and not self._enemy_near_home(bot):
             choice = RETREAT
         elif self.mode != ATTACK and army.amount >= 20:
             choice = ATTACK
-        elif self.mode != ATTACK and self._enemy_near_home(bot) and army:
+        elif self.mode == RETREAT and threatened and army:
             choice = DEFEND
+        elif threatened and self._can(bot, "train_army"):
+            # DEFEND mode already sends the army at the threat each step (housekeeping); what the
+            # defence needs now is more of it, before workers, barracks or an expansion
+            choice = "train_army"
         elif bot.supply_left < 2 + 2 * n_prod and bot.already_pending(U[b.supply]) < 1 + n_prod // 3 \
                 and bot.supply_cap < 200:
             # save for the depot rather than spend the money on what needs the supply

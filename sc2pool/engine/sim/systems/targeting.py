@@ -165,6 +165,8 @@ class Targeting:
         if self.w.detection.active():
             self._undetected(tgt, tsafe, dx, dy, d_edge, explicit)
             kind = u.kind
+        if self.w.map.has_terrain:
+            self._unseen(tgt, tsafe, dx, dy, d_edge, explicit)
         has_t = tgt >= 0
         follow = (kind == FOLLOW) if any_explicit else None
         in_range = has_t & (d_edge <= rng)
@@ -282,6 +284,56 @@ class Targeting:
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
         if done:
             u.finish_orders(np.array(done, dtype=np.int64))
+
+    # ------------------------------------------------------------------ targets out of sight
+    def _unseen(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                d_edge: np.ndarray, explicit: np.ndarray) -> None:
+        """A unit attacks only what its player sees (LP:High_ground: "units on low ground cannot
+        see, and therefore cannot attack, units on high ground without a spotter"): on a ladder
+        map, a target on a higher cliff level than a ground attacker, or farther than the
+        attacker's own sight, is checked against the player's vision (:meth:`Vision.sees`, the
+        rule the observation uses).  An unseen ordered target is out of range (the attacker keeps
+        closing in, as it walks to where it last saw it); an unseen acquired one is replaced by
+        the nearest hittable hostile the player sees within acquisition range, if any.  Players
+        whose map is revealed (:attr:`Vision.revealed`) see everything.  Changes the arrays of
+        :meth:`resolve` in place."""
+        u = self.u
+        level = self.w.vision.level_grid()
+        if level is None:
+            return
+        rows = np.nonzero(tgt >= 0)[0]
+        if not len(rows):
+            return
+        t = tgt[rows]
+        h, w = level.shape
+        ax = np.minimum(np.maximum(u.x[rows].astype(np.int64), 0), w - 1)
+        ay = np.minimum(np.maximum(u.y[rows].astype(np.int64), 0), h - 1)
+        tx = np.minimum(np.maximum(u.x[t].astype(np.int64), 0), w - 1)
+        ty = np.minimum(np.maximum(u.y[t].astype(np.int64), 0), h - 1)
+        uphill = (level[ty, tx] > level[ay, ax]) & ~TYPES.is_flying[u.ti[rows]]
+        far = dx[rows] * dx[rows] + dy[rows] * dy[rows] > u.sight[rows] * u.sight[rows]
+        cand = uphill | far
+        if not _count(cand):
+            return
+        vision = self.w.vision
+        for r in rows[cand].tolist():
+            owner = int(u.owner[r])
+            if owner in vision.revealed:
+                continue
+            c = int(tgt[r])
+            if vision.sees(owner, u.x[c:c + 1], u.y[c:c + 1])[0]:
+                continue
+            if explicit[r]:
+                d_edge[r] = np.inf
+                continue
+            ddx, ddy, d = self._edges_from(r)
+            near = np.nonzero(d <= self.acquisition_range(np.array([r]))[0])[0]
+            allowed = np.zeros(len(d), dtype=bool)
+            if len(near):
+                allowed[near] = vision.sees(owner, u.x[near], u.y[near])
+            if _MIN_RANGE[u.ti[r]] > 0:
+                allowed &= d >= _MIN_RANGE[u.ti[r]]
+            self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
 
     def acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u

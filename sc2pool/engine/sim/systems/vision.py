@@ -54,6 +54,13 @@ class Vision:
         self._seen: dict[int, tuple[tuple[int, int], np.ndarray]] = {}
         self._fields: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._resource_cells: tuple[int, np.ndarray] | None = None
+        self.revealed: set[int] = set()
+        """Players whose whole map is revealed (the vision-cheating Computers): their units may
+        target what no unit of theirs sees."""
+
+    def level_grid(self) -> np.ndarray | None:
+        """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
+        return self._levels()
 
     def _levels(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
