@@ -397,8 +397,8 @@ class MeleeComputer:
                 building.get(rp.roles[DEPOT].ability, 0)
         if self.step and cap < 200 and cap - used <= 2 + len(ready_th) + 2 * ready_rax and \
                 depots_building < 1 + producers // 5:
-            if not self.place(world, DEPOT):
-                return
+            if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
+                return  # (keep the money for it; an Overlord short of a larva waits without)
         n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
             sum(n for _, t, n in self.hatching if t == rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
@@ -717,7 +717,7 @@ class MeleeComputer:
             if not ref.ready or ref.geyser not in harvest.resources:
                 continue
             while idle and on.get(ref.geyser, 0) < GAS_PER_REFINERY:
-                if world.command(pid, GATHER, [idle.pop()], None, ref.tag, False) != SUCCESS:
+                if world.command(pid, self.race.gather, [idle.pop()], None, ref.tag, False) != SUCCESS:
                     break
                 on[ref.geyser] = on.get(ref.geyser, 0) + 1
         fields: list[tuple[int, int, float, float]] = []
@@ -739,7 +739,7 @@ class MeleeComputer:
             need = [(per_base[k] - 2 * n_fields[k], k) for k in range(len(townhalls)) if n_fields[k]]
             _, k = min(need)
             best = min((f for f in fields if f[1] == k), key=lambda f: (on.get(f[0], 0), f[0]))
-            if world.command(pid, GATHER, [t], None, best[0], False) == SUCCESS:
+            if world.command(pid, self.race.gather, [t], None, best[0], False) == SUCCESS:
                 on[best[0]] = on.get(best[0], 0) + 1
                 per_base[k] += 1
 
@@ -837,7 +837,8 @@ class MeleeComputer:
                            for s in self.structs)
             r = u.row(tag)
             job = jobs.get(tag)
-            back = r >= 0 and at < world.loop and (u.kind[r] == IDLE or (job is not None and bool(job.resource)))
+            back = r >= 0 and at < world.loop and (u.kind[r] == IDLE or (job is not None and bool(job.resource)
+                                                                          and not job.build))
             if standing or r < 0 or back or world.loop - at > ORDER_TIMEOUT:
                 del self.ordered[tag]  # (carried out; or the worker died, was refused, went back to work)
                 continue

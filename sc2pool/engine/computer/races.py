@@ -110,6 +110,8 @@ class RaceProfile:
     """The worker's train ability."""
     worker_from: str
     """:data:`QUEUE` (a townhall's) or :data:`LARVA`."""
+    gather: int
+    """The worker's gather ability (HARVEST_GATHER_SCV / _PROBE / _DRONE, the client's ids)."""
     townhalls: tuple[int, ...]
     """Types it counts as its townhalls (where workers mine, what it expands with first)."""
     townhall_build: int
@@ -157,7 +159,7 @@ class RaceProfile:
 
 
 TERRAN_PROFILE = RaceProfile(
-    race=D.TERRAN, name="Terran", worker=D.SCV, worker_train=524, worker_from=QUEUE,
+    race=D.TERRAN, name="Terran", worker=D.SCV, worker_train=524, worker_from=QUEUE, gather=295,
     townhalls=(D.COMMANDCENTER,), townhall_build=318,
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
@@ -218,7 +220,7 @@ bases ("1 Gate Robo expand"); Macro: double gas, two Robotics Facilities per bas
 of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the numbers (m)."""
 
 PROTOSS_PROFILE = RaceProfile(
-    race=D.PROTOSS, name="Protoss", worker=PROBE, worker_train=1006, worker_from=QUEUE,
+    race=D.PROTOSS, name="Protoss", worker=PROBE, worker_train=1006, worker_from=QUEUE, gather=298,
     townhalls=(NEXUS,), townhall_build=880,
     roles={DEPOT: Role(881, PYLON, size=2), REFINERY: Role(882, ASSIMILATOR),
            GATEWAY: Role(883, GATEWAY_T, needs=PYLON, powered=True),
@@ -281,7 +283,7 @@ Macro: "Roach-Hydralisk" after a Lair; Air: Mutalisks from a Spire after a Lair.
 of those names; the numbers (m)."""
 
 ZERG_PROFILE = RaceProfile(
-    race=D.ZERG, name="Zerg", worker=DRONE, worker_train=1342, worker_from=LARVA,
+    race=D.ZERG, name="Zerg", worker=DRONE, worker_train=1342, worker_from=LARVA, gather=1183,
     townhalls=(HATCHERY, LAIR, HIVE), townhall_build=1152,
     roles={REFINERY: Role(1154, EXTRACTOR),
            POOL: Role(1155, POOL_T, needs=HATCHERY, creep=True),
