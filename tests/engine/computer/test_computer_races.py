@@ -45,6 +45,7 @@ def _builds(p: R.RaceProfile) -> list[L.Build]:
 def test_every_id_of_a_profile_is_the_clients_and_does_what_the_profile_says(race: int) -> None:
     p = R.PROFILES[race]
     assert p.race == race
+    assert T.generic(p.gather) == 3666  # a gather ability (HARVEST_GATHER is its generic form)
     w = T.TRAIN[p.worker_train]
     assert w.unit_id == p.worker and w.how == p.worker_from
     if p.worker_from == R.QUEUE:
@@ -357,3 +358,45 @@ def test_a_probe_order_counts_as_under_way_until_its_structure_stands(monkeypatc
     add_structure(g, R.PYLON, *pylon[2], ready=False)  # type: ignore[misc]
     decide(g, c)
     assert tag not in c.ordered
+
+
+def test_a_queen_with_the_energy_puts_spawn_larva_on_the_nearest_hatchery(monkeypatch: pytest.MonkeyPatch) -> None:
+    g, c, sink = stand_in(D.ZERG, monkeypatch, build=L.TIMING, queens=1)
+    hatch = next(s for s in g.world.construction.structures.values() if s.owner == 2)
+    queen = int(g.world.u.tag[g.world.u.unit_id == R.QUEEN][0])
+    energy = {queen: 10.0}
+    monkeypatch.setattr(g.world.abilities, "energy_of", lambda tag, loop=None: energy.get(tag, 0.0))
+    decide(g, c)
+    assert not sink.of(R.INJECT_LARVA)  # (25 energy needed)
+    energy[queen] = 30.0
+    decide(g, c)
+    assert [(i[1], i[3]) for i in sink.of(R.INJECT_LARVA)] == [((queen,), hatch.tag)]
+
+
+@pytest.mark.parametrize("race", [D.ZERG, D.PROTOSS])
+def test_idle_workers_are_sent_mining_with_their_races_gather(race: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    g, c, sink = stand_in(race, monkeypatch)
+    u = g.world.u
+    probe = int(u.tag[(u.owner == 2) & (u.unit_id == R.PROFILES[race].worker)][0])
+    g.world.workers.jobs.pop(probe, None)
+    u.kind[u.row(probe)] = 0  # IDLE
+    decide(g, c)
+    gathers = [x for x in sink.got if probe in x[1]]
+    assert gathers and gathers[0][0] == R.PROFILES[race].gather
+    assert T.generic(R.PROFILES[race].gather) == 3666  # (HARVEST_GATHER: the client's generic remap)
+
+
+def test_a_not_simulated_ability_is_not_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine without Spawn Larva answers NOT_SUPPORTED: the Computer stops asking."""
+    g, c, sink = stand_in(D.ZERG, monkeypatch, build=L.TIMING, queens=1)
+    monkeypatch.setattr(g.world.abilities, "energy_of", lambda tag, loop=None: 50.0)
+
+    def refuse(player: int, ability: int, tags: list[int], pos: tuple[float, float] | None, target: int,
+               queue: bool) -> int:
+        sink(player, ability, tags, pos, target, queue)
+        return 2 if ability == R.INJECT_LARVA else SUCCESS  # NOT_SUPPORTED
+
+    monkeypatch.setattr(g.world, "command", refuse)
+    decide(g, c)
+    decide(g, c)
+    assert len(sink.of(R.INJECT_LARVA)) == 1 and R.INJECT_LARVA in c.refused
