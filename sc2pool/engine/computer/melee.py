@@ -117,6 +117,11 @@ ALL_WORKERS = frozenset({D.SCV, 84, 104})
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
 """Placement answers that a spot will not change (a structure or a resource is in the way); a spot
 refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
+LARVA_SUPPLY_MARGIN = 6
+"""Zerg: supply kept ahead per finished Hatchery (m)."""
+RICH_EXPAND = 600
+"""Zerg: with more minerals than this it expands (within its level's bases) whatever its build's
+timing, and keeps two Queens per Hatchery instead of one (m)."""
 INJECT_ENERGY = 25
 """A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
@@ -392,11 +397,13 @@ class MeleeComputer:
         producers = len(ready_th) + ready_rax
         if rp.supply_train:  # (Overlords in their eggs)
             depots_building = sum(n for _, t, n in self.hatching if t == rp.supply_unit)
+            # (larvae spend in bursts, every Hatchery's three and a Spawn Larva's at once (m))
+            margin, at_once = 2 + LARVA_SUPPLY_MARGIN * len(ready_th), 1 + len(ready_th)
         else:
             depots_building = sum(1 for s in structures if s.unit_id == rp.supply_unit and not s.ready) + \
                 building.get(rp.roles[DEPOT].ability, 0)
-        if self.step and cap < 200 and cap - used <= 2 + len(ready_th) + 2 * ready_rax and \
-                depots_building < 1 + producers // 5:
+            margin, at_once = 2 + len(ready_th) + 2 * ready_rax, 1 + producers // 5
+        if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
             if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
                 return  # (keep the money for it; an Overlord short of a larva waits without)
         n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
@@ -405,6 +412,8 @@ class MeleeComputer:
         expand = self.build.expand_s
         # (from when it may start its next townhall; none left: at once)
         expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
+        if rp.worker_from == LARVA and world.supply.minerals.get(pid, 0) > RICH_EXPAND:
+            expand_at = min(expand_at, t_s)  # (Zerg: minerals pile up for want of larvae: another Hatchery)
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
@@ -442,8 +451,10 @@ class MeleeComputer:
                 self.step += 1  # (supply is already being taken care of)
                 continue
             need = rp.roles[what].needs if what in rp.roles else 0
-            if need and not any(s.unit_id in T.satisfies(need) for s in structures):
-                break  # (a barracks needs a supply depot, a gateway a pylon, ...)
+            if need and not (any(s.unit_id in T.satisfies(need) for s in structures) if rp.race == D.TERRAN
+                             else self.have_ready(need)):
+                break  # (a barracks needs a supply depot, a gateway a pylon, ...; finished but for Terran's,
+                # whose SCV walks there first, as its builds were tuned)
             if self.place(world, what):
                 self.step += 1
                 continue
@@ -680,7 +691,7 @@ class MeleeComputer:
         n = len(own_queens) + sum(s.queue.count(rp.queen) for s in ready_th)
         if rp.queen_train not in self.refused and self.can_make_queen():
             for th in ready_th:
-                if n >= len(ready_th):
+                if n >= len(ready_th) * (2 if world.supply.minerals.get(pid, 0) > RICH_EXPAND else 1):
                     break
                 if not th.busy and self.can_spend(world, 150, 0):
                     if self.answer(world.command(pid, rp.queen_train, [th.tag], None, 0, False), rp.queen_train):
