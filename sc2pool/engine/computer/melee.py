@@ -158,6 +158,8 @@ LANE = 0.8
 WIDE_LANE = 1.9
 """... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
 between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
+SMALL_STRUCTURE_RADIUS = 1.5
+"""Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 ECONOMY_PERIOD = 20
@@ -445,8 +447,8 @@ class MeleeComputer:
         opener = self.build.opener
         while self.step < len(opener):
             food, what = opener[self.step]
-            if used < food:
-                break
+            if used < min(food, self.level.max_workers):  # (a step beyond its workers' supply comes with them:
+                break  # a Zerg army waits for the Spawning Pool it would wait for)
             if what == DEPOT and depots_building and cap - used > 4:
                 self.step += 1  # (supply is already being taken care of)
                 continue
@@ -971,9 +973,13 @@ class MeleeComputer:
                        if uid in production]
             if addon:
                 mine.append((*addon_spot(x, y), D.unit_spec(ADDON_TYPE).radius))
+        terran = self.race.race == D.TERRAN
         for sx, sy, uid in others:
             rs = D.unit_spec(uid).radius
-            lane = WIDE_LANE if wide or (tech and (uid in production or uid in _ADDON_TYPES)) else LANE
+            if terran:
+                lane = WIDE_LANE if wide or (tech and (uid in production or uid in _ADDON_TYPES)) else LANE
+            else:  # (Protoss, Zerg: the wide lane between two big structures; a Pylon's side is walked round)
+                lane = WIDE_LANE if wide and rs >= SMALL_STRUCTURE_RADIUS else LANE
             for mx, my, mr in mine:
                 if (sx - mx) ** 2 + (sy - my) ** 2 < (mr + lane + rs) ** 2:
                     return False
