@@ -1,4 +1,10 @@
-"""The built-in AI of the melee game: a ``Computer(Terran, difficulty, build)`` player on a ladder map.
+"""The built-in AI of the melee game: a ``Computer(race, difficulty, build)`` player on a ladder map.
+
+One class plays the three races: whatever differs by race (the worker and what makes it, supply,
+the structures its builds name and what each needs, the army's producers, power and creep, how a
+build order is carried out) it reads from its race's profile (:mod:`.races`); the text below says
+"depot", "barracks", "SCV" for the role each race fills with its own (a Pylon or an Overlord, a
+Gateway or a Spawning Pool, a Probe or a Drone).
 
 It plays through the same command path as a bot (:meth:`World.command`: every rule a bot meets
 binds it too), reads the world's columns instead of an observation, and knows of the enemy only
