@@ -55,13 +55,11 @@ from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
     BARRACKS,
     DEPOT,
-    FACTORY,
     LEVELS,
     NO_ADDON,
     RANDOM_BUILD,
     REACTOR,
     REFINERY,
-    STARPORT,
     TECHLAB,
     Build,
     Level,
@@ -95,29 +93,16 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-# the real client's ability and unit ids
-TRAIN_SCV, TRAIN_MARINE, TRAIN_REAPER = 524, 560, 561
-BUILD_CC, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS, BUILD_FACTORY, BUILD_STARPORT = 318, 319, 320, 321, 328, 329
-ATTACK, MOVE_CMD, GATHER, ATTACK_UNIT_CMD, STOP = 3674, 16, 295, 23, 4
+# the real client's ability and unit ids (the race-specific ones are in the race profiles, .races)
+TRAIN_MARINE, TRAIN_REAPER = 560, 561
+BUILD_DEPOT, BUILD_BARRACKS = 319, 321
+"""Terran's footprint checks of its 2 x 2 and 3 x 3 spots (and an add-on's, 2 x 2)."""
+ATTACK, MOVE_CMD, ATTACK_UNIT_CMD, STOP = 3674, 16, 23, 4
 REAPER = 49
-ARMY_TYPES = (D.MARINE, REAPER, L.MARAUDER, L.HELLION, L.WIDOWMINE, L.SIEGETANK, L.VIKING, L.MEDIVAC, L.BANSHEE)
-"""The units it trains (the army it commands)."""
-_ARMY_ARRAY = np.array(ARMY_TYPES, dtype=np.int64)
-TRAIN_ABILITY = {D.MARINE: TRAIN_MARINE, REAPER: TRAIN_REAPER, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595,
-                 L.WIDOWMINE: 614, L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624}
-"""Unit type -> its train ability (the client's)."""
-PRODUCTION_UNIT = {BARRACKS: D.BARRACKS, FACTORY: T.FACTORY, STARPORT: T.STARPORT}
-PRODUCTION_NEEDS = {BARRACKS: D.SUPPLYDEPOT, FACTORY: D.BARRACKS, STARPORT: T.FACTORY}
-"""A production structure -> the finished structure it needs (the client's tech requirements)."""
 ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
 ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
-BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY, FACTORY: BUILD_FACTORY,
-                 STARPORT: BUILD_STARPORT}
-BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY, FACTORY: T.FACTORY,
-              STARPORT: T.STARPORT}
-_PRODUCTION_TYPES = frozenset(PRODUCTION_UNIT.values())
 ALL_WORKERS = frozenset({D.SCV, 84, 104})
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
@@ -479,7 +464,7 @@ class MeleeComputer:
             self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
             return
         # a refinery where it wants reapers
-        if self.build.reapers and not refineries and not building.get(BUILD_REFINERY) and ready_th:
+        if self.build.reapers and not refineries and not building.get(rp.roles[REFINERY].ability) and ready_th:
             if not self.place(world, REFINERY):
                 return
         # more barracks
