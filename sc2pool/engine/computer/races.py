@@ -205,7 +205,7 @@ P_BUILDS: dict[int, Build] = {
                    first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
                              trains=(_P_GATES, ((ROBO, NO_ADDON), (Train(IMMORTAL),))),
-                             refineries_per_base=2, spill=GATEWAY)),
+                             refineries_per_base=1, spill=GATEWAY)),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
                  wave_growth=10,
@@ -216,7 +216,7 @@ P_BUILDS: dict[int, Build] = {
 }
 """Rush: "2 Gate Zealot" (three Gateways of Zealots); Timing: "4 Gate" (Gateways of Stalkers and
 Zealots after a Cybernetics Core); Power: Gateways and a Robotics Facility (Immortals) on more
-bases ("1 Gate Robo expand"); Macro: double gas, two Robotics Facilities per base; Air: Stargates
+bases ("1 Gate Robo expand"); Macro: an early double gas, a Robotics Facility per base; Air: Stargates
 of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the numbers (m)."""
 
 PROTOSS_PROFILE = RaceProfile(
@@ -271,7 +271,7 @@ Z_BUILDS: dict[int, Build] = {
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
                              trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
                                                           Train(ZERGLING))),),
-                             refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
     L.AIR: Build("Air", opener=_HATCH_FIRST, barracks_per_base=1,
                  expand_s=(HATCH_FIRST_S, 400.0), reapers=0, first_attack_s=420.0, first_wave=20, wave_growth=10,
                  tech=Tech(per_base=((POOL, 0.01), (SPIRE, 0.01)), addons=(),
