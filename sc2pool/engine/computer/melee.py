@@ -796,16 +796,17 @@ class MeleeComputer:
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
             return bool(tag) and self.sent(world.command(pid, role.ability, [tag], None, geyser[0], False),
                                            role.ability, (geyser[1], geyser[2]), tag)
-        if role.powered and not self.have_ready(rp.supply_unit):
-            return False  # (no power yet: its first Pylon is on its way)
-        spot = self.free_spot(world, role.size, addon=rp.addons and self.tech is not None and what in rp.production,
-                              role=role)
+        spot = None
+        if not role.powered or self.have_ready(rp.supply_unit):
+            spot = self.free_spot(world, role.size, addon=rp.addons and self.tech is not None and what in rp.production,
+                                  role=role)
         if spot is None:
-            if role.powered and not any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) and \
-                    not any(p[2] == rp.supply_unit for p in self.pending):
-                self.place(world, DEPOT)  # (no powered spot left: a Pylon for more power)
+            if role.powered:  # (no power yet, or no powered spot left: a Pylon, unless one is on its way)
+                if not any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) and \
+                        not any(p[2] == rp.supply_unit for p in self.pending):
+                    self.place(world, DEPOT)
                 return False
-            return not role.powered  # (no room left: give up on it rather than stall)
+            return True  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
         if not tag:
             return False

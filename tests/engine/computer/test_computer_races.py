@@ -400,3 +400,17 @@ def test_a_not_simulated_ability_is_not_asked_again(monkeypatch: pytest.MonkeyPa
     decide(g, c)
     decide(g, c)
     assert len(sink.of(R.INJECT_LARVA)) == 1 and R.INJECT_LARVA in c.refused
+
+
+def test_a_protoss_structure_without_power_asks_for_a_pylon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its Pylons gone (supply still ample): the Cybernetics Core its tech path wants next cannot be
+    placed, so a Pylon is ordered first (once: not while one is on its way)."""
+    g, c, sink = stand_in(D.PROTOSS, monkeypatch, build=L.TIMING, minerals=390)
+    c.step = len(c.build.opener)
+    hx, hy = _home(g)
+    add_structure(g, R.GATEWAY_T, hx + 9, hy + 9)
+    set_food(g, monkeypatch, 20, 40)
+    decide(g, c)
+    assert len(sink.of(881)) == 1 and not sink.of(894)
+    decide(g, c)
+    assert len(sink.of(881)) == 1
