@@ -802,10 +802,12 @@ class MeleeComputer:
                                   role=role)
         if spot is None:
             if role.powered:  # (no power yet, or no powered spot left: a Pylon, unless one is on its way)
-                if not any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) and \
-                        not any(p[2] == rp.supply_unit for p in self.pending):
-                    self.place(world, DEPOT)
-                return False
+                if any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) or \
+                        any(p[2] == rp.supply_unit for p in self.pending):
+                    return False
+                n = len(self.pending)
+                # (waits for the Pylon it orders, or for the money for it; no room for one: gives up)
+                return self.place(world, DEPOT) and len(self.pending) == n
             return True  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
         if not tag:
@@ -909,7 +911,8 @@ class MeleeComputer:
             if not len(sources):
                 return None
         front = size == 3 or (size == 2 and rp.supply_front and (role is None or role.unit == rp.supply_unit))
-        dense = addon or powered
+        pylon = rp.supply_front and role is not None and role.unit == rp.supply_unit
+        dense = addon or powered or pylon  # (Protoss: Pylons and what they power pack round each other)
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world):
             key = (k, size, addon) if terran else (k, size, dense)
@@ -922,7 +925,7 @@ class MeleeComputer:
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,
-                                                     radius=ADDON_BASE_RADIUS if addon or powered else BASE_RADIUS,
+                                                     radius=ADDON_BASE_RADIUS if dense else BASE_RADIUS,
                                                      dense=dense)
             if terran:
                 while spots:
