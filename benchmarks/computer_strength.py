@@ -16,6 +16,7 @@ request handling (in-process games only)::
     python benchmarks/computer_strength.py --games 8                    # every level, 3 maps
     python benchmarks/computer_strength.py --games 2 --levels VeryEasy,VeryHard --maps AcidPlantLE
     python benchmarks/computer_strength.py --games 4 --jobs 2 --json out.json
+    python benchmarks/computer_strength.py --games 4 --race Protoss    # the Computer as Protoss (Zerg, Random)
 
 Ties (nobody eliminated within ``--limit`` game minutes) count as no win.
 """
@@ -58,6 +59,8 @@ class GameResult:
     ai_cpu_s: float
     engine_cpu_s: float
     step_cpu_s: float
+    race: str = "Terran"
+    """The Computer's race as asked (``--race``; Random: the engine draws)."""
 
 
 def _quiet() -> None:
@@ -68,7 +71,7 @@ def _quiet() -> None:
 
 
 def play(level: str, map_name: str, seed: int, build: str, limit_min: float, attack_at: float,
-         run_game: bool = False) -> GameResult:
+         run_game: bool = False, race: str = "Terran") -> GameResult:
     """One game of the reference bot (player 1) against the Computer (player 2)."""
     import random
 
@@ -82,7 +85,7 @@ def play(level: str, map_name: str, seed: int, build: str, limit_min: float, att
 
     random.seed(seed)
     bot = ReferenceBot(attack_at=attack_at)
-    players = [Bot(Race.Terran, bot), Computer(Race.Terran, Difficulty[level], AIBuild[build])]
+    players = [Bot(Race.Terran, bot), Computer(Race[race], Difficulty[level], AIBuild[build])]
     clock = {"ai": 0.0, "engine": 0.0, "step": 0.0}
 
     def timed(fn, key):  # type: ignore[no-untyped-def]
@@ -126,10 +129,10 @@ def play(level: str, map_name: str, seed: int, build: str, limit_min: float, att
             setattr(cls, name, fn)
     res = result.name if isinstance(result, Result) else str(result)
     return GameResult(level, map_name, seed, res, float(bot.time), time.perf_counter() - t0, clock["ai"],
-                      clock["engine"], clock["step"])
+                      clock["engine"], clock["step"], race)
 
 
-def _play_args(args: tuple[str, str, int, str, float, float, bool]) -> GameResult:
+def _play_args(args: tuple[str, str, int, str, float, float, bool, str]) -> GameResult:
     return play(*args)
 
 
@@ -206,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated difficulty names")
     ap.add_argument("--maps", default=",".join(MAPS), help="comma-separated ladder map names")
     ap.add_argument("--build", default="RandomBuild", help="the Computer's AIBuild name")
+    ap.add_argument("--race", default="Terran", choices=("Terran", "Zerg", "Protoss", "Random"),
+                    help="the Computer's race")
     ap.add_argument("--limit", type=float, default=20.0, help="game minutes before a game is a Tie")
     ap.add_argument("--attack-at", type=float, default=360.0, help="the reference bot's attack time (game s)")
     ap.add_argument("--seed", type=int, default=1000, help="first seed")
@@ -217,11 +222,11 @@ def main(argv: list[str] | None = None) -> int:
                          "(a later file's game of the same level, map and seed replaces an earlier one's)")
     args = ap.parse_args(argv)
     if args.report:
-        saved: dict[tuple[str, str, int], GameResult] = {}
+        saved: dict[tuple[str, str, int, str], GameResult] = {}
         for f in args.report:
             for d in json.loads(Path(f).read_text()):
                 g = GameResult(**d)
-                saved[(g.level, g.map_name, g.seed)] = g
+                saved[(g.level, g.map_name, g.seed, g.race)] = g
         games = list(saved.values())
         text, ok = report(games)
         print(f"{len(games)} games; maps {', '.join(sorted({g.map_name for g in games}))}; "
@@ -242,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
         install = tempfile.TemporaryDirectory(prefix="sc2pool-strength-")
         os.environ["SC2PATH"] = str(write_install(Path(install.name) / "StarCraftII"))
-    jobs = [(lv, m, args.seed + g, args.build, args.limit, args.attack_at, args.run_game)
+    jobs = [(lv, m, args.seed + g, args.build, args.limit, args.attack_at, args.run_game, args.race)
             for g in range(args.games) for m in maps for lv in levels]
     results: list[GameResult] = []
     t0 = time.perf_counter()
@@ -264,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     if install is not None:
         install.cleanup()
     text, ok = report(results)
-    print(f"\n{len(results)} games in {time.perf_counter() - t0:.0f} s; build {args.build}, maps {', '.join(maps)}\n")
+    print(f"\n{len(results)} games in {time.perf_counter() - t0:.0f} s; {args.race} Computer, build {args.build}, "
+          f"maps {', '.join(maps)}\n")
     print(text)
     return 0 if ok else 1
 

@@ -173,9 +173,9 @@ def test_random_plays_terran_and_every_race_is_a_player() -> None:
     assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
     assert g.scenario.race_actual(2) == TERRAN
     for race in (PROTOSS, ZERG):
-        with pytest.raises(GameError, match="Computer plays Terran only so far") as err:
-            melee(computer={"race": race, "difficulty": 2})
-        assert err.value.code == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+        g = melee(computer={"race": race, "difficulty": 2})
+        assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+        assert g.scenario.race_actual(2) == race  # (tests/engine/computer/test_computer_race_games.py)
         g = melee()
         assert g.join(sc_pb.RequestJoinGame(race=race)) == 1  # (test_protoss_*.py, test_zerg_*.py)
         assert g.scenario.race_actual(1) == race

@@ -85,7 +85,10 @@ class Tech:
     refineries_per_base: int
     """Refineries per finished townhall (each base has two geysers)."""
     spill: str
-    """The structure it adds one more of while minerals pile up beyond 400."""
+    """The structure it adds one more of while minerals pile up beyond 400 ("": none)."""
+    morphs: tuple[tuple[int, int], ...] = ()
+    """(structure type, morph ability): one structure of that type is upgraded in place once the
+    morph's requirement is met (a Zerg Hatchery into a Lair, for the tech that needs it)."""
 
     def addon_of(self, what: str, index: int) -> str:
         """The add-on the ``index``-th structure of kind ``what`` gets."""

@@ -1,4 +1,10 @@
-"""The built-in AI of the melee game: a ``Computer(Terran, difficulty, build)`` player on a ladder map.
+"""The built-in AI of the melee game: a ``Computer(race, difficulty, build)`` player on a ladder map.
+
+One class plays the three races: whatever differs by race (the worker and what makes it, supply,
+the structures its builds name and what each needs, the army's producers, power and creep, how a
+build order is carried out) it reads from its race's profile (:mod:`.races`); the text below says
+"depot", "barracks", "SCV" for the role each race fills with its own (a Pylon or an Overlord, a
+Gateway or a Spawning Pool, a Probe or a Drone).
 
 It plays through the same command path as a bot (:meth:`World.command`: every rule a bot meets
 binds it too), reads the world's columns instead of an observation, and knows of the enemy only
@@ -48,27 +54,36 @@ from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
     BARRACKS,
-    BUILDS,
     DEPOT,
-    FACTORY,
     LEVELS,
     NO_ADDON,
-    PRODUCTION,
     RANDOM_BUILD,
-    RANDOM_CHOICES,
     REACTOR,
     REFINERY,
-    SIMPLE,
-    STARPORT,
     TECHLAB,
     Build,
     Level,
     Tech,
 )
+from sc2pool.engine.computer.races import (
+    CREEP_REACH,
+    LARVA,
+    LARVA_T,
+    POWER_MARGIN,
+    POWER_RADIUS,
+    PROFILES,
+    STAYS,
+    RaceProfile,
+    Role,
+)
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
 from sc2pool.engine.data import tech as T
-from sc2pool.engine.sim.commands import SUCCESS
-from sc2pool.engine.sim.races import BUILDS as BUILDS_UNIT
+from sc2pool.engine.sim.commands import (
+    CANT_BUILD_LOCATION_INVALID,
+    CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
+    NOT_SUPPORTED,
+    SUCCESS,
+)
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
@@ -78,29 +93,31 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-# the real client's ability and unit ids
-TRAIN_SCV, TRAIN_MARINE, TRAIN_REAPER = 524, 560, 561
-BUILD_CC, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS, BUILD_FACTORY, BUILD_STARPORT = 318, 319, 320, 321, 328, 329
-ATTACK, MOVE_CMD, GATHER, ATTACK_UNIT_CMD, STOP = 3674, 16, 295, 23, 4
+# the real client's ability and unit ids (the race-specific ones are in the race profiles, .races)
+TRAIN_MARINE, TRAIN_REAPER = 560, 561
+BUILD_DEPOT, BUILD_BARRACKS = 319, 321
+"""Terran's footprint checks of its 2 x 2 and 3 x 3 spots (and an add-on's, 2 x 2)."""
+ATTACK, MOVE_CMD, ATTACK_UNIT_CMD, STOP = 3674, 16, 23, 4
 REAPER = 49
-ARMY_TYPES = (D.MARINE, REAPER, L.MARAUDER, L.HELLION, L.WIDOWMINE, L.SIEGETANK, L.VIKING, L.MEDIVAC, L.BANSHEE)
-"""The units it trains (the army it commands)."""
-_ARMY_ARRAY = np.array(ARMY_TYPES, dtype=np.int64)
-TRAIN_ABILITY = {D.MARINE: TRAIN_MARINE, REAPER: TRAIN_REAPER, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595,
-                 L.WIDOWMINE: 614, L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624}
-"""Unit type -> its train ability (the client's)."""
-PRODUCTION_UNIT = {BARRACKS: D.BARRACKS, FACTORY: T.FACTORY, STARPORT: T.STARPORT}
-PRODUCTION_NEEDS = {BARRACKS: D.SUPPLYDEPOT, FACTORY: D.BARRACKS, STARPORT: T.FACTORY}
-"""A production structure -> the finished structure it needs (the client's tech requirements)."""
 ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
 ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
-BUILD_ABILITY = {DEPOT: BUILD_DEPOT, BARRACKS: BUILD_BARRACKS, REFINERY: BUILD_REFINERY, FACTORY: BUILD_FACTORY,
-                 STARPORT: BUILD_STARPORT}
-BUILD_UNIT = {DEPOT: D.SUPPLYDEPOT, BARRACKS: D.BARRACKS, REFINERY: D.REFINERY, FACTORY: T.FACTORY,
-              STARPORT: T.STARPORT}
-_PRODUCTION_TYPES = frozenset(PRODUCTION_UNIT.values())
+ALL_WORKERS = frozenset({D.SCV, 84, 104})
+"""SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
+FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
+"""Placement answers that a spot will not change (a structure or a resource is in the way); a spot
+refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
+LARVA_SUPPLY_MARGIN = 6
+"""Zerg: supply kept ahead per finished Hatchery (m)."""
+RICH_EXPAND = 600
+"""Zerg: with more minerals than this it expands (within its level's bases) whatever its build's
+timing, and keeps two Queens per Hatchery instead of one (m)."""
+INJECT_ENERGY = 25
+"""A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
+ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
+"""A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
+(m: the longest walk to a site in a base and back)."""
 ADDON_TYPE = T.TECHLAB
 """The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
 _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
@@ -132,6 +149,8 @@ LANE = 0.8
 WIDE_LANE = 1.9
 """... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
 between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
+SMALL_STRUCTURE_RADIUS = 1.5
+"""Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 ECONOMY_PERIOD = 20
@@ -153,23 +172,47 @@ def _strength(rows: np.ndarray, u: object) -> float:
 class MeleeComputer:
     """Acts for ``player_id`` inside :meth:`Game.step` (see the module docstring)."""
 
-    def __init__(self, player_id: int, difficulty: int, build: int, scenario: Melee) -> None:
+    def __init__(self, player_id: int, difficulty: int, build: int, scenario: Melee, race: int | None = None) -> None:
+        """``race``: the race it plays (``common_pb2.Race``, not Random); None: the one the scenario
+        gave its player (``scenario.race_actual``), whose start it finds on the map."""
         if difficulty not in LEVELS:
             raise ValueError(f"unknown Computer difficulty {difficulty}: give 1 (VeryEasy) to 10 (CheatInsane)")
         if build not in (0, *range(1, 7)):
             raise ValueError(f"unknown Computer build {build}: give 1 (RandomBuild) to 6 (Air)")
+        race_id = scenario.race_actual(player_id) if race is None else race
+        if race_id not in PROFILES:
+            raise ValueError(f"unknown Computer race {race_id}: give 1 (Terran), 2 (Zerg) or 3 (Protoss)")
+        self.race: RaceProfile = PROFILES[race_id]
         self.player_id = player_id
         self.difficulty = difficulty
         self.ai_build = build or RANDOM_BUILD
         self.level: Level = LEVELS[difficulty]
         self.scenario = scenario
         self.rng = np.random.default_rng(int(scenario.rng.integers(1 << 62)))
+        rp = self.race
         if not self.level.own_build:
-            self.build: Build = SIMPLE
+            self.build: Build = rp.simple
         elif self.ai_build == RANDOM_BUILD:
-            self.build = BUILDS[RANDOM_CHOICES[int(self.rng.integers(len(RANDOM_CHOICES)))]]
+            self.build = rp.builds[rp.random_choices[int(self.rng.integers(len(rp.random_choices)))]]
         else:
-            self.build = BUILDS[self.ai_build]
+            self.build = rp.builds[self.ai_build]
+        self.army_types = np.array(rp.army, dtype=np.int64)
+        """The unit types of its army (those it trains and commands)."""
+        self.production_types = frozenset(rp.roles[w].unit for w in rp.production)
+        self.townhall_types = frozenset(rp.townhalls)
+        self.hatching: list[tuple[int, int, int]] = []
+        """Zerg: (loop it hatches, unit type, count) of the larvae it has morphed (its eggs)."""
+        self.ordered: dict[int, tuple[int, float, float, int]] = {}
+        """Protoss and Zerg: worker tag -> (build ability, x, y, loop) of the build orders it gave,
+        until the structure stands there (a Probe leaves at once, a Drone is gone)."""
+        self.refused: set[int] = set()
+        """Abilities the engine answered as not simulated (not asked again: Spawn Larva)."""
+        self.larvae: list[int] = []
+        """Zerg: tags of its larvae not used yet at this decision."""
+        self.now = 0
+        """The loop of this decision."""
+        self.building: dict[int, int] = {}
+        """Build ability -> its orders under way (this decision's economy)."""
         self.home = (float(scenario.starts[player_id][0]), float(scenario.starts[player_id][1]))
         self.candidates = [(float(x), float(y)) for x, y in scenario.map.start_locations
                            if (float(x), float(y)) != self.home]
@@ -227,14 +270,17 @@ class MeleeComputer:
         self.next_loop = world.loop + self.level.period
         if not world.has_economy:
             return
+        self.now = world.loop
         if self.plan is None:
             self.plan = map_plan(world)
             self.site_array = np.array(self.plan.sites)
         u = world.u
         own = u.owner == self.player_id
         uid = u.unit_id
-        self.workers = (own & (uid == D.SCV)).nonzero()[0]
-        self.army_rows = (own & np.isin(uid, _ARMY_ARRAY)).nonzero()[0]
+        self.workers = (own & (uid == self.race.worker)).nonzero()[0]
+        self.army_rows = (own & np.isin(uid, self.army_types)).nonzero()[0]
+        if self.race.worker_from == LARVA or self.race.army_from == LARVA:
+            self.larvae = [int(t) for t in u.tag[own & (uid == LARVA_T)].tolist()]
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)
         if world.loop >= self.economy_at:  # (the economy needs no quicker hand than ECONOMY_PERIOD)
@@ -310,11 +356,12 @@ class MeleeComputer:
         u = world.u
         pid = self.player_id
         structures = self.structs
-        townhalls = [s for s in structures if s.unit_id == D.COMMANDCENTER]
+        rp = self.race
+        townhalls = [s for s in structures if s.unit_id in self.townhall_types]
         ready_th = [s for s in townhalls if s.ready]
         barracks = [s for s in structures if s.unit_id == D.BARRACKS]
-        prod = {w: [s for s in structures if s.unit_id == PRODUCTION_UNIT[w]] for w in PRODUCTION}
-        refineries = [s for s in structures if s.unit_id == D.REFINERY]
+        prod = {w: [s for s in structures if s.unit_id == rp.roles[w].unit] for w in rp.production}
+        refineries = [s for s in structures if s.unit_id == rp.roles[REFINERY].unit]
         workers = self.workers
         jobs = world.workers.jobs
         building: dict[int, int] = {}
@@ -326,41 +373,65 @@ class MeleeComputer:
             if job is not None and job.build and job.phase != WALK_HOME:
                 building[job.build] = building.get(job.build, 0) + 1
                 if job.phase == WALK_SITE:  # (paid when the worker gets there: keep the money for it)
-                    spec = D.unit_spec(BUILDS_UNIT[job.build])
+                    spec = T.BUILD[job.build]
                     reserved[0] += spec.minerals
                     reserved[1] += spec.vespene
-                    self.pending.append((job.site[0], job.site[1], BUILDS_UNIT[job.build]))
+                    self.pending.append((job.site[0], job.site[1], spec.unit_id))
+        if rp.builder != STAYS:
+            self.orders_under_way(world, building, reserved)
+        self.building = building
         self.reserved = (reserved[0], reserved[1])
+        if self.hatching:
+            self.hatching = [h for h in self.hatching if h[0] > world.loop]
         self.gather_idle(world, workers, ready_th, refineries)
         # --- what it wants, most urgent first; a structure that is due keeps the money for itself
         used, cap = world.supply.food(pid)
         bases = len(townhalls)
-        ready_rax = sum(1 for w in PRODUCTION for b in prod[w] if b.ready)  # (its army producers)
+        ready_rax = sum(1 for w in rp.production for b in prod[w] if b.ready)  # (its army producers)
         producers = len(ready_th) + ready_rax
-        depots_building = sum(1 for s in structures if s.unit_id == D.SUPPLYDEPOT and not s.ready) + \
-            building.get(BUILD_DEPOT, 0)
-        if self.step and cap < 200 and cap - used <= 2 + len(ready_th) + 2 * ready_rax and \
-                depots_building < 1 + producers // 5:
-            if not self.place(world, DEPOT):
-                return
-        n_workers = len(workers) + sum(s.queue.count(D.SCV) for s in townhalls)
+        if rp.supply_train:  # (Overlords in their eggs)
+            depots_building = sum(n for _, t, n in self.hatching if t == rp.supply_unit)
+            # (larvae spend in bursts, every Hatchery's three and a Spawn Larva's at once (m))
+            margin, at_once = 2 + LARVA_SUPPLY_MARGIN * len(ready_th), 1 + len(ready_th)
+        else:
+            depots_building = sum(1 for s in structures if s.unit_id == rp.supply_unit and not s.ready) + \
+                building.get(rp.roles[DEPOT].ability, 0)
+            margin, at_once = 2 + len(ready_th) + 2 * ready_rax, 1 + producers // 5
+        if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
+            if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
+                return  # (keep the money for it; an Overlord short of a larva waits without)
+        n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
+            sum(n for _, t, n in self.hatching if t == rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
         expand = self.build.expand_s
         # (from when it may start its next townhall; none left: at once)
         expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
+        if rp.worker_from == LARVA and world.supply.minerals.get(pid, 0) > RICH_EXPAND:
+            expand_at = min(expand_at, t_s)  # (Zerg: minerals pile up for want of larvae: another Hatchery)
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
-        for th in ready_th:
-            if n_workers < want_workers and not th.queue and used < cap and self.can_spend(world, 50, 0):
-                if world.command(pid, TRAIN_SCV, [th.tag], None, 0, False) == SUCCESS:
-                    n_workers += 1
-                    used += 1
+        if rp.worker_from == LARVA:
+            per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
+            while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
+                if not self.from_larva(world, rp.worker_train, rp.worker):
+                    break
+                n_workers += 1
+                used += 1
+                per_decision -= 1
+        else:
+            for th in ready_th:
+                if n_workers < want_workers and not th.queue and used < cap and self.can_spend(world, 50, 0):
+                    if world.command(pid, rp.worker_train, [th.tag], None, 0, False) == SUCCESS:
+                        n_workers += 1
+                        used += 1
+        if rp.queen:
+            self.queens(world, ready_th, prod)
         if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
             self.send_scout(world, workers)
         # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
         # "CC First")
-        if bases < self.level.max_bases and t_s >= expand_at and not building.get(BUILD_CC) \
+        if bases < self.level.max_bases and t_s >= expand_at and not building.get(rp.townhall_build) \
                 and all(s.ready for s in townhalls):
             if not self.expand(world):
                 return
@@ -368,13 +439,16 @@ class MeleeComputer:
         opener = self.build.opener
         while self.step < len(opener):
             food, what = opener[self.step]
-            if used < food:
-                break
+            if used < min(food, self.level.max_workers):  # (a step beyond its workers' supply comes with them:
+                break  # a Zerg army waits for the Spawning Pool it would wait for)
             if what == DEPOT and depots_building and cap - used > 4:
                 self.step += 1  # (supply is already being taken care of)
                 continue
-            if what == BARRACKS and not any(s.unit_id == D.SUPPLYDEPOT for s in structures):
-                break  # (a barracks needs a supply depot)
+            need = rp.roles[what].needs if what in rp.roles else 0
+            if need and not (any(s.unit_id in T.satisfies(need) for s in structures) if rp.race == D.TERRAN
+                             else self.have_ready(need)):
+                break  # (a barracks needs a supply depot, a gateway a pylon, ...; finished but for Terran's,
+                # whose SCV walks there first, as its builds were tuned)
             if self.place(world, what):
                 self.step += 1
                 continue
@@ -391,7 +465,7 @@ class MeleeComputer:
             self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
             return
         # a refinery where it wants reapers
-        if self.build.reapers and not refineries and not building.get(BUILD_REFINERY) and ready_th:
+        if self.build.reapers and not refineries and not building.get(rp.roles[REFINERY].ability) and ready_th:
             if not self.place(world, REFINERY):
                 return
         # more barracks
@@ -412,34 +486,69 @@ class MeleeComputer:
         requirement is finished, then as many per base as the build has, within the level's cap on
         barracks + :data:`TECH_STRUCTURES`), their add-ons, then units."""
         pid = self.player_id
+        rp = self.race
         n_th = max(1, len(ready_th))
-        any_rax = bool(prod[BARRACKS])
-        if any_rax and ready_th and not building.get(BUILD_REFINERY) and \
+        any_rax = bool(prod[rp.production[0]])
+        gas_ability = rp.roles[REFINERY].ability
+        if any_rax and ready_th and not building.get(gas_ability) and \
                 len(refineries) < tech.refineries_per_base * n_th:
             if not self.place(world, REFINERY):
                 return
         rich = world.supply.minerals.get(pid, 0) > 400
-        if sum(building.get(BUILD_ABILITY[w], 0) for w in PRODUCTION) < (2 if rich else 1):
-            total = sum(len(prod[w]) + building.get(BUILD_ABILITY[w], 0) for w in PRODUCTION)
+        if sum(building.get(rp.roles[w].ability, 0) for w in rp.production) < (2 if rich else 1):
+            total = sum(len(prod[w]) + building.get(rp.roles[w].ability, 0) for w in rp.production)
             nxt = ""
             if total < self.level.max_barracks + TECH_STRUCTURES:
-                for w in PRODUCTION:  # (the tech chain: one of each it wants)
-                    if tech.wanted(w, n_th) and not prod[w] and not building.get(BUILD_ABILITY[w]):
+                for w in rp.production:  # (the tech chain: one of each it wants)
+                    if tech.wanted(w, n_th) and not prod[w] and not building.get(rp.roles[w].ability):
                         nxt = w
                         break
                 else:
                     for w, _ in tech.per_base:
-                        have = len(prod[w]) + building.get(BUILD_ABILITY[w], 0)
+                        have = len(prod[w]) + building.get(rp.roles[w].ability, 0)
                         want = have + 1 if rich and w == tech.spill else tech.wanted(w, n_th)
                         if have < want:
                             nxt = w
                             break
             if nxt:
-                need = PRODUCTION_NEEDS[nxt]
-                if any(s.unit_id == need and s.ready for s in self.structs) and not self.place(world, nxt):
+                need = rp.roles[nxt].needs
+                if self.have_ready(need) and not self.place(world, nxt):
                     return  # keep the money for it
-        self.add_ons(world, tech, prod)
+        if tech.morphs:
+            self.morph(world, tech)
+        if rp.addons:
+            self.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
+
+    def have_ready(self, need: int) -> bool:
+        """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""
+        ok = T.satisfies(need)
+        return any(s.unit_id in ok and s.ready for s in self.structs)
+
+    def morph(self, world: World, tech: Tech) -> None:
+        """The build's upgrades in place (a Hatchery into a Lair): one idle finished structure of
+        the source type starts it once none of the product exists and its requirement is met."""
+        for src, ability in tech.morphs:
+            if ability in self.refused:
+                continue
+            spec = T.MORPH[ability]
+            made = T.satisfies(spec.unit_id)
+            if any(s.unit_id in made or (s.morph is not None and s.morph[0] == ability) for s in self.structs):
+                continue
+            if not all(self.have_ready(r) for r in spec.requires.structures):
+                continue
+            if not self.can_spend(world, spec.minerals, spec.vespene):
+                continue
+            for s in self.structs:
+                if s.unit_id == src and s.ready and not s.busy:
+                    self.answer(world.command(self.player_id, ability, [s.tag], None, 0, False), ability)
+                    break
+
+    def answer(self, result: int, ability: int) -> bool:
+        """Whether a command succeeded; an ability the engine does not simulate is not asked again."""
+        if result == NOT_SUPPORTED:
+            self.refused.add(ability)
+        return result == SUCCESS
 
     def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
         """Each finished, idle production structure without an add-on builds the one the build gives
@@ -449,7 +558,7 @@ class MeleeComputer:
         u = world.u
         reapers_short = self.build.reapers and int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
             sum(b.queue.count(REAPER) for b in prod[BARRACKS]) < self.build.reapers
-        for w in PRODUCTION:
+        for w in self.race.production:
             for i, s in enumerate(sorted(prod[w], key=lambda s: s.tag)):
                 if not s.ready or s.addon or s.busy or s.tag in self.no_addon or (w == BARRACKS and reapers_short):
                     continue
@@ -475,12 +584,20 @@ class MeleeComputer:
         if len(army):
             ids, n = np.unique(u.unit_id[army], return_counts=True)
             counts = dict(zip(ids.tolist(), n.tolist(), strict=True))
-        for w in PRODUCTION:
+        rp = self.race
+        for w in rp.production:
             for s in prod[w]:
                 for t in s.queue:
                     counts[t] = counts.get(t, 0) + 1
+        for _, t, k in self.hatching:
+            if t in rp.train:
+                counts[t] = counts.get(t, 0) + k
         n_army = sum(counts.values())
-        for w in reversed(PRODUCTION):
+        if rp.army_from == LARVA:
+            self.produce_larva(world, tech.choices(LARVA, NO_ADDON), counts, n_army)
+            return
+        check_requirements = rp.race != D.TERRAN  # (Terran's builds never train what they cannot)
+        for w in reversed(rp.production):
             for s in prod[w]:
                 if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
                     continue
@@ -497,18 +614,93 @@ class MeleeComputer:
                             want = max(want, self.enemy_air + 1.0)
                         if counts.get(c.unit, 0) >= want:
                             continue
+                        if check_requirements and not self.can_make(c.unit):
+                            continue
                         spec = D.unit_spec(c.unit)
                         if not self.can_spend(world, spec.minerals, spec.vespene):
                             if spec.vespene and self.can_spend(world, 0, spec.vespene):
                                 return  # (short of minerals only: keep them for the tech unit)
                             continue
-                        if world.command(pid, TRAIN_ABILITY[c.unit], [s.tag], None, 0, False) == SUCCESS:
+                        if world.command(pid, rp.train[c.unit], [s.tag], None, 0, False) == SUCCESS:
                             counts[c.unit] = counts.get(c.unit, 0) + 1
                             n_army += 1
                             made = True
                             break
                     if not made:
                         break
+
+    def can_make(self, unit: int) -> bool:
+        """Whether the structures ``unit`` requires stand finished (a Stalker's Cybernetics Core, a
+        Roach's Roach Warren; the client's tech requirements, ``data.tech``)."""
+        spec = T.TRAIN[self.race.train[unit]]
+        return all(self.have_ready(r) for r in spec.requires.structures)
+
+    def from_larva(self, world: World, ability: int, unit: int) -> bool:
+        """Morph one of its larvae into ``unit`` with ``ability`` (``data.tech.TRAIN``, how="larva");
+        False when no larva is left or the engine refuses.  The egg is remembered until it hatches
+        (its unit then counts among the units it has)."""
+        while self.larvae:
+            tag = self.larvae.pop()
+            if self.answer(world.command(self.player_id, ability, [tag], None, 0, False), ability):
+                spec = T.TRAIN[ability]
+                self.hatching.append((world.loop + int(spec.time), unit, spec.count))
+                return True
+            if ability in self.refused:
+                return False
+        return False
+
+    def produce_larva(self, world: World, choices: tuple[L.Train, ...], counts: dict[int, int], n_army: int) -> None:
+        """Zerg: every larva left after its drones and overlords becomes the first army unit of the
+        build's list it has fewer of than it wants, can make and can pay for (as a structure's slot
+        in :meth:`produce_tech`)."""
+        rp = self.race
+        used, cap = world.supply.food(self.player_id)
+        while self.larvae and used < cap:
+            made = False
+            for c in choices:
+                want = max(float(c.at_least), c.share * (n_army + 1))
+                if counts.get(c.unit, 0) >= want or not self.can_make(c.unit):
+                    continue
+                spec = T.TRAIN[rp.train[c.unit]]
+                if not self.can_spend(world, spec.minerals, spec.vespene):
+                    if spec.vespene and self.can_spend(world, 0, spec.vespene):
+                        return  # (short of minerals only: keep them for the tech unit)
+                    continue
+                if self.from_larva(world, rp.train[c.unit], c.unit):
+                    counts[c.unit] = counts.get(c.unit, 0) + spec.count
+                    n_army += spec.count
+                    used += int(math.ceil(spec.food))
+                    made = True
+                    break
+            if not made:
+                break
+
+    def queens(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """Zerg: one Queen per finished Hatchery (from its queue, once a Spawning Pool stands), and
+        each Queen with the energy puts Spawn Larva on the Hatchery nearest to it."""
+        rp = self.race
+        u = world.u
+        pid = self.player_id
+        own_queens = ((u.owner == pid) & (u.unit_id == rp.queen)).nonzero()[0]
+        n = len(own_queens) + sum(s.queue.count(rp.queen) for s in ready_th)
+        if rp.queen_train not in self.refused and self.can_make_queen():
+            for th in ready_th:
+                if n >= len(ready_th) * (2 if world.supply.minerals.get(pid, 0) > RICH_EXPAND else 1):
+                    break
+                if not th.busy and self.can_spend(world, 150, 0):
+                    if self.answer(world.command(pid, rp.queen_train, [th.tag], None, 0, False), rp.queen_train):
+                        n += 1
+        if rp.inject in self.refused or not ready_th:
+            return
+        for r in own_queens.tolist():
+            if u.kind[r] != IDLE or world.abilities.energy_of(int(u.tag[r])) < INJECT_ENERGY:
+                continue
+            th = min(ready_th, key=lambda s: (s.x - u.x[r]) ** 2 + (s.y - u.y[r]) ** 2)
+            if not self.answer(world.command(pid, rp.inject, [int(u.tag[r])], None, th.tag, False), rp.inject):
+                break
+
+    def can_make_queen(self) -> bool:
+        return all(self.have_ready(r) for r in T.TRAIN[self.race.queen_train].requires.structures)
 
     def gather_idle(self, world: World, workers: np.ndarray, townhalls: list[Structure],
                     refineries: list[Structure]) -> None:
@@ -530,7 +722,7 @@ class MeleeComputer:
             if not ref.ready or ref.geyser not in harvest.resources:
                 continue
             while idle and on.get(ref.geyser, 0) < GAS_PER_REFINERY:
-                if world.command(pid, GATHER, [idle.pop()], None, ref.tag, False) != SUCCESS:
+                if world.command(pid, self.race.gather, [idle.pop()], None, ref.tag, False) != SUCCESS:
                     break
                 on[ref.geyser] = on.get(ref.geyser, 0) + 1
         fields: list[tuple[int, int, float, float]] = []
@@ -552,7 +744,7 @@ class MeleeComputer:
             need = [(per_base[k] - 2 * n_fields[k], k) for k in range(len(townhalls)) if n_fields[k]]
             _, k = min(need)
             best = min((f for f in fields if f[1] == k), key=lambda f: (on.get(f[0], 0), f[0]))
-            if world.command(pid, GATHER, [t], None, best[0], False) == SUCCESS:
+            if world.command(pid, self.race.gather, [t], None, best[0], False) == SUCCESS:
                 on[best[0]] = on.get(best[0], 0) + 1
                 per_base[k] += 1
 
@@ -571,8 +763,9 @@ class MeleeComputer:
         u = world.u
         jobs = world.workers.jobs
         best, bd = 0, math.inf
+        ordered = self.ordered
         for r, t in zip(workers.tolist(), u.tag[workers].tolist(), strict=True):
-            if t == self.scout or t in self.pulled:
+            if t == self.scout or t in self.pulled or t in ordered:
                 continue
             job = jobs.get(t)
             if job is None or job.build or not job.resource:
@@ -583,10 +776,16 @@ class MeleeComputer:
         return best
 
     def place(self, world: World, what: str) -> bool:
-        """Send a worker to build ``what`` at its next free spot; False when it cannot yet (money,
-        no worker, no spot): the caller then keeps the money for it."""
-        uid = BUILD_UNIT[what]
-        spec = D.unit_spec(uid)
+        """Send a worker to build ``what`` (a role of its race's profile) at its next free spot (Zerg
+        supply: an Overlord from a larva); False when it cannot yet (money, no worker, no spot, no
+        power yet): the caller then keeps the money for it."""
+        rp = self.race
+        if what == DEPOT and rp.supply_train:
+            t = T.TRAIN[rp.supply_train]
+            return self.can_spend(world, t.minerals, t.vespene) and self.from_larva(world, rp.supply_train,
+                                                                                    rp.supply_unit)
+        role = rp.roles[what]
+        spec = T.BUILD[role.ability]
         if not self.can_spend(world, spec.minerals, spec.vespene):
             return False
         pid = self.player_id
@@ -596,32 +795,73 @@ class MeleeComputer:
             if geyser is None:
                 return True  # (nothing to build on: not worth keeping money for)
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
-            return bool(tag) and self.sent(world.command(pid, BUILD_REFINERY, [tag], None, geyser[0], False), uid,
-                                           (geyser[1], geyser[2]))
-        size = 2 if what == DEPOT else 3
-        spot = self.free_spot(world, size, addon=self.tech is not None and what in PRODUCTION)
+            return bool(tag) and self.sent(world.command(pid, role.ability, [tag], None, geyser[0], False),
+                                           role.ability, (geyser[1], geyser[2]), tag)
+        spot = None
+        if not role.powered or self.have_ready(rp.supply_unit):
+            spot = self.free_spot(world, role.size, addon=rp.addons and self.tech is not None and what in rp.production,
+                                  role=role)
         if spot is None:
+            if role.powered:  # (no power yet, or no powered spot left: a Pylon, unless one is on its way)
+                if any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) or \
+                        any(p[2] == rp.supply_unit for p in self.pending):
+                    return False
+                n = len(self.pending)
+                # (waits for the Pylon it orders, or for the money for it; no room for one: gives up)
+                return self.place(world, DEPOT) and len(self.pending) == n
             return True  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
         if not tag:
             return False
-        return self.sent(world.command(pid, BUILD_ABILITY[what], [tag], spot, 0, False), uid, spot)
+        return self.sent(world.command(pid, role.ability, [tag], spot, 0, False), role.ability, spot, tag)
 
-    def sent(self, result: int, uid: int, spot: tuple[float, float]) -> bool:
+    def sent(self, result: int, ability: int, spot: tuple[float, float], tag: int = 0) -> bool:
         """Whether a build command succeeded; if so its cost is kept and its spot taken from now on
-        (the worker pays on arrival: two orders in one decision must not count on the same money)."""
+        (the worker pays on arrival: two orders in one decision must not count on the same money);
+        a Probe's or Drone's order is remembered until the structure stands (:meth:`orders_under_way`)."""
         if result != SUCCESS:
             return False
-        spec = D.unit_spec(uid)
+        spec = T.BUILD[ability]
         self.reserved = (self.reserved[0] + spec.minerals, self.reserved[1] + spec.vespene)
-        self.pending.append((spot[0], spot[1], uid))
+        self.pending.append((spot[0], spot[1], spec.unit_id))
+        if self.race.builder != STAYS and tag:
+            self.ordered[tag] = (ability, spot[0], spot[1], self.now)
+            # (counted at once: the opener's last structure is not ordered again by the tech path in
+            # the same decision; Terran's builds count it from the next decision, as they were tuned)
+            self.building[ability] = self.building.get(ability, 0) + 1
         return True
+
+    def orders_under_way(self, world: World, building: dict[int, int], reserved: list[int]) -> None:
+        """Protoss and Zerg: the build orders it gave that are not carried out yet count as under
+        way (their money kept, their spots taken), as an SCV's walk to its site does: a Probe's or a
+        Drone's until the structure stands at the spot, the worker is gone without one (killed) or
+        back at work (refused), or :data:`ORDER_TIMEOUT` has passed.  Orders the engine keeps as a
+        worker's construction job are counted there already."""
+        u = world.u
+        jobs = world.workers.jobs
+        for tag, (ability, x, y, at) in list(self.ordered.items()):
+            spec = T.BUILD[ability]
+            standing = any(s.unit_id in (spec.unit_id, spec.rich_unit_id) and abs(s.x - x) < 1.0 and abs(s.y - y) < 1.0
+                           for s in self.structs)
+            r = u.row(tag)
+            job = jobs.get(tag)
+            back = r >= 0 and at < world.loop and (u.kind[r] == IDLE or (job is not None and bool(job.resource)
+                                                                          and not job.build))
+            if standing or r < 0 or back or world.loop - at > ORDER_TIMEOUT:
+                del self.ordered[tag]  # (carried out; or the worker died, was refused, went back to work)
+                continue
+            if job is not None and job.build:
+                continue  # (counted with the jobs)
+            building[ability] = building.get(ability, 0) + 1
+            reserved[0] += spec.minerals
+            reserved[1] += spec.vespene
+            self.pending.append((x, y, spec.unit_id))
 
     def free_geyser(self, world: World) -> tuple[int, float, float] | None:
         """A geyser without a refinery at one of its finished bases."""
         pid = self.player_id
         ths = [s for s in world.construction.structures.values()
-               if s.owner == pid and s.unit_id == D.COMMANDCENTER and s.ready]
+               if s.owner == pid and s.unit_id in self.townhall_types and s.ready]
         for tag, res in world.harvest.resources.items():
             if res.is_mineral or res.refinery or res.contents <= 0:
                 continue
@@ -635,7 +875,7 @@ class MeleeComputer:
         assert plan is not None
         out = []
         for s in self.structs:
-            if s.unit_id == D.COMMANDCENTER:
+            if s.unit_id in self.townhall_types:
                 k = int(np.argmin([(a - s.x) ** 2 + (b - s.y) ** 2 for a, b in plan.sites]))
                 out.append(k)
         main = self.site_index(self.home)
@@ -646,32 +886,69 @@ class MeleeComputer:
         assert plan is not None
         return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
 
-    def free_spot(self, world: World, size: int, addon: bool = False) -> tuple[float, float] | None:
+    def free_spot(self, world: World, size: int, addon: bool = False, role: Role | None = None) \
+            -> tuple[float, float] | None:
         """The best free spot for a structure of ``size`` in its bases (the main first); with
-        ``addon``, one that leaves room for the structure's add-on on its right."""
+        ``addon``, one that leaves room for the structure's add-on on its right.  ``role``'s own
+        constraints: a Protoss structure within a finished Pylon's power field (any cell a candidate,
+        so that structures gather round their Pylons), a Zerg one within :data:`CREEP_REACH` of a
+        finished Hatchery; a spot refused for power or creep is kept for later."""
         plan = self.plan
         assert plan is not None
-        ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
+        rp = self.race
+        terran = rp.race == D.TERRAN
+        if terran or role is None:
+            ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
+        else:
+            ability = role.ability
+        powered = role is not None and role.powered
+        creep = role is not None and role.creep
+        sources = np.zeros((0, 2))
+        reach = 0.0
+        if powered or creep:
+            kinds = T.satisfies(rp.supply_unit) if powered else self.townhall_types
+            sources = np.array([(s.x, s.y) for s in self.structs if s.unit_id in kinds and s.ready]).reshape(-1, 2)
+            reach = POWER_RADIUS - POWER_MARGIN if powered else CREEP_REACH
+            if not len(sources):
+                return None
+        front = size == 3 or (size == 2 and rp.supply_front and (role is None or role.unit == rp.supply_unit))
+        pylon = rp.supply_front and role is not None and role.unit == rp.supply_unit
+        dense = addon or powered or pylon  # (Protoss: Pylons and what they power pack round each other)
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world):
-            key = (k, size, addon)
+            key = (k, size, addon) if terran else (k, size, dense)
             spots = self.spots.get(key)
             if spots is None:
                 hx, hy = plan.sites[k]
                 d = math.hypot(toward[0] - hx, toward[1] - hy) or 1.0
                 ux, uy = (toward[0] - hx) / d, (toward[1] - hy) / d
-                anchor = (hx + 8 * ux, hy + 8 * uy) if size == 3 else (hx - 8 * ux, hy - 8 * uy)
+                anchor = (hx + 8 * ux, hy + 8 * uy) if front else (hx - 8 * ux, hy - 8 * uy)
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,
-                                                     radius=ADDON_BASE_RADIUS if addon else BASE_RADIUS,
-                                                     dense=addon)
-            while spots:
-                x, y = spots[0]
-                if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
-                        and (not addon or world.placement.check(BUILD_DEPOT, *addon_spot(x, y)) == SUCCESS):
+                                                     radius=ADDON_BASE_RADIUS if dense else BASE_RADIUS,
+                                                     dense=dense)
+            if terran:
+                while spots:
+                    x, y = spots[0]
+                    if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
+                            and (not addon or world.placement.check(BUILD_DEPOT, *addon_spot(x, y)) == SUCCESS):
+                        return (x, y)
+                    spots.pop(0)
+                continue
+            i = 0
+            while i < len(spots):
+                x, y = spots[i]
+                if len(sources) and not (((sources[:, 0] - x) ** 2 + (sources[:, 1] - y) ** 2) <= reach * reach).any():
+                    i += 1
+                    continue
+                r = world.placement.check(ability, x, y)
+                if r == SUCCESS and self.clear_of_structures(x, y, size, addon):
                     return (x, y)
-                spots.pop(0)
+                if r == SUCCESS or r in FOOTPRINT_REFUSALS:
+                    spots.pop(i)  # (taken for good: a structure or a resource in the way, or no lane)
+                else:
+                    i += 1  # (no power or creep there yet)
         return None
 
     def clear_of_structures(self, x: float, y: float, size: int, addon: bool = False) -> bool:
@@ -686,14 +963,19 @@ class MeleeComputer:
         r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius
         others = [(s.x, s.y, s.unit_id) for s in self.structs] + self.pending
         mine = [(x, y, r)]
-        if tech:
+        production = self.production_types
+        if tech and self.race.addons:
             others += [(*addon_spot(sx, sy), ADDON_TYPE) for sx, sy, uid in list(others)
-                       if uid in _PRODUCTION_TYPES]
+                       if uid in production]
             if addon:
                 mine.append((*addon_spot(x, y), D.unit_spec(ADDON_TYPE).radius))
+        terran = self.race.race == D.TERRAN
         for sx, sy, uid in others:
             rs = D.unit_spec(uid).radius
-            lane = WIDE_LANE if wide or (tech and (uid in _PRODUCTION_TYPES or uid in _ADDON_TYPES)) else LANE
+            if terran:
+                lane = WIDE_LANE if wide or (tech and (uid in production or uid in _ADDON_TYPES)) else LANE
+            else:  # (Protoss, Zerg: the wide lane between two big structures; a Pylon's side is walked round)
+                lane = WIDE_LANE if wide and rs >= SMALL_STRUCTURE_RADIUS else LANE
             for mx, my, mr in mine:
                 if (sx - mx) ** 2 + (sy - my) ** 2 < (mr + lane + rs) ** 2:
                     return False
@@ -704,7 +986,9 @@ class MeleeComputer:
         away from the enemy; False while it cannot yet."""
         plan = self.plan
         assert plan is not None
-        if not self.can_spend(world, 400, 0):
+        ability = self.race.townhall_build
+        spec = T.BUILD[ability]
+        if not self.can_spend(world, spec.minerals, spec.vespene):
             return False
         ground = plan.ground.get(self.home)
         if ground is None:
@@ -720,12 +1004,12 @@ class MeleeComputer:
                 continue  # (another player's start location)
             if any((x - a) ** 2 + (y - b) ** 2 < 15 ** 2 for a, b in enemy_pts):
                 continue
-            if world.placement.check(BUILD_CC, x, y) != SUCCESS:
+            if world.placement.check(ability, x, y) != SUCCESS:
                 continue
             tag = self.builder(world, self.workers, (x, y))
             if not tag:
                 return False
-            return self.sent(world.command(self.player_id, BUILD_CC, [tag], (x, y), 0, False), D.COMMANDCENTER, (x, y))
+            return self.sent(world.command(self.player_id, ability, [tag], (x, y), 0, False), ability, (x, y), tag)
         return True
 
     def produce(self, world: World, barracks: list[Structure]) -> None:
@@ -750,7 +1034,7 @@ class MeleeComputer:
     def staging(self, world: World) -> tuple[float, float]:
         """Where the army waits: in front of its townhall nearest to the enemy, towards the enemy."""
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
-        ths = [(s.x, s.y) for s in self.structs if s.unit_id == D.COMMANDCENTER] or [self.home]
+        ths = [(s.x, s.y) for s in self.structs if s.unit_id in self.townhall_types] or [self.home]
         fx, fy = min(ths, key=lambda p: (p[0] - toward[0]) ** 2 + (p[1] - toward[1]) ** 2)
         d = math.hypot(toward[0] - fx, toward[1] - fy) or 1.0
         return (fx + (toward[0] - fx) / d * STAGING, fy + (toward[1] - fy) / d * STAGING)
@@ -770,7 +1054,7 @@ class MeleeComputer:
             d2 = (ex[:, None] - sp[None, :, 0]) ** 2 + (ey[:, None] - sp[None, :, 1]) ** 2
             near = (d2 < THREAT_RADIUS ** 2).any(axis=1)
             threat = known[near & TYPES.can_attack[u.ti[known]]]
-            if len(threat) == 1 and u.unit_id[threat[0]] == D.SCV:
+            if len(threat) == 1 and int(u.unit_id[threat[0]]) in ALL_WORKERS:
                 threat = threat[:0]  # (a scouting worker is no threat)
         in_wave = self.members(world, self.wave)[army]
         self.wave = set(u.tag[army[in_wave]].tolist())

@@ -53,8 +53,6 @@ from sc2pool.engine.sim.world import Deaths
 from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
 
 NO_TIME_LIMIT = 1 << 40
-COMPUTER_RACES = frozenset({D.TERRAN})
-"""The races the melee Computer (``sc2pool/engine/computer/``) plays so far."""
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
@@ -130,10 +128,6 @@ class Melee(Scenario):
                     f"player {p.player_id} ({who}, {RACE_NAMES.get(p.race, p.race)}): the sc2pool engine plays the "
                     f"melee game as Terran, Zerg or Protoss only so far; {RACE_NAMES.get(p.race, p.race)} is not simulated yet "
                     "(give Race.Terran, Race.Zerg, Race.Protoss or Race.Random)")
-            if p.type == COMPUTER and rules.race not in COMPUTER_RACES:
-                raise SetupError(
-                    f"player {p.player_id} (Computer, {rules.name}): the sc2pool engine's Computer plays Terran only "
-                    f"so far; a {rules.name} Computer is not simulated yet (give it Race.Terran or Race.Random)")
             self.rules[p.player_id] = rules
         self.starts: dict[int, tuple[float, float]] = {}
         self.townhalls: dict[int, int] = {}

@@ -16,7 +16,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.melee import REAPER, MeleeComputer
-from sc2pool.engine.game import Game, GameError
+from sc2pool.engine.game import Game
 from sc2pool.engine.scenarios.base import COMPUTER, PARTICIPANT, VICTORY
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT
 
@@ -200,12 +200,6 @@ def test_it_defeats_an_idle_player_within_20_minutes(difficulty: int) -> None:
     g = melee(difficulty, seed=difficulty)
     play_until(g, 20 * 60, chunk_s=30)
     assert g.ended and g.results == {1: 2, 2: VICTORY}
-
-
-def test_a_computer_of_a_race_not_simulated_is_refused() -> None:
-    for race, name in ((D.ZERG, "Zerg"),):  # (Protoss is simulated: races/protoss.py)
-        with pytest.raises(GameError, match=f"player 2 \\(Computer, {name}\\).*not simulated yet"):
-            melee(L.MEDIUM, race=race)
 
 
 def test_bad_levels_and_builds_are_refused() -> None:

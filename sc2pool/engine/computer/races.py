@@ -1,0 +1,322 @@
+"""What the melee Computer does differently by race: one :class:`RaceProfile` per race (data,
+no behaviour), and the Protoss and Zerg builds.
+
+:class:`~sc2pool.engine.computer.melee.MeleeComputer` is written once for the three races; where
+a race differs it reads its profile:
+
+- *the worker* and how it is made: a townhall's queue (SCV 524, Probe 1006) or a larva (Drone
+  1342, ``data.tech.TRAIN`` how="larva");
+- *supply*: a structure a worker builds (Supply Depot 319, Pylon 881) or a unit from a larva
+  (Overlord 1344);
+- *the structures* a build names by role (:data:`DEPOT`, :data:`BARRACKS`, :data:`REFINERY`,
+  ...): each role's build ability and structure type, what finished structure it needs first
+  (the client's tech requirements, ``data.tech.BUILD[...].requires``, and a Pylon's power for a
+  Protoss structure), its footprint size;
+- *the army*: the units its builds train, each unit's train ability and what produces it: a
+  structure's queue (Barracks, Gateway, Robotics Facility, Stargate) or a larva (every Zerg unit
+  but the Queen);
+- *placement*: Protoss structures but the Nexus, Pylon and Assimilator stand within
+  :data:`POWER_RADIUS` of a finished Pylon (Liquipedia "Pylon": a power field of radius 6.5),
+  Zerg structures but the Hatchery and Extractor on creep, which the Computer takes as within
+  :data:`CREEP_REACH` of its finished Hatcheries (m: a Hatchery's creep reaches further once it
+  has spread; the engine's placement refuses a spot off creep in any case);
+- *how a build order is carried out* (``RaceProfile.builder``): an SCV stays until the structure is
+  finished, a Probe warps it in and leaves (the Computer sends it back to mining), a Drone turns
+  into it (it is gone: the Computer counts it among the structures it has ordered);
+- Zerg's Queens (one per Hatchery, Spawn Larva 251 when they have the energy) and its Lair
+  (``Tech.morphs``).
+
+Ability and unit ids are the real client's (``data.tech``; ``tests/engine/computer/
+test_computer_races.py`` checks every id of every profile against it, with the right ``how``).
+
+The Protoss and Zerg builds follow the level knobs of :mod:`.levels` as the Terran ones do
+(VeryEasy and Easy play one simple build; Medium up their ``AIBuild``); their openers follow the
+standard build orders (Liquipedia "2 Gate Zealot", "4 Gate", "1 Gate Robo", "12 Pool", "Roach
+Rush", "Roach-Hydralisk"), the counts, shares and timings are the engine's (m).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sc2pool.engine import data as D
+from sc2pool.engine.computer import levels as L
+from sc2pool.engine.computer.levels import (
+    BARRACKS,
+    DEPOT,
+    FACTORY,
+    NO_ADDON,
+    REFINERY,
+    STARPORT,
+    Build,
+    Tech,
+    Train,
+)
+
+QUEUE, LARVA = "queue", "larva"
+"""Where a unit is made: a structure's queue, or a larva (Zerg)."""
+STAYS, LEAVES, CONSUMED = "stays", "leaves", "consumed"
+"""How a worker carries out a build order (Terran, Protoss, Zerg)."""
+POWER_RADIUS = 6.5
+"""A Pylon powers structures whose centre lies within this distance of its own (Liquipedia
+"Pylon")."""
+POWER_MARGIN = 0.5
+"""The Computer keeps its powered structures this much inside the field (m)."""
+CREEP_REACH = 10.0
+"""Zerg structures go within this distance of one of its finished Hatcheries (m: see the module
+docstring)."""
+
+# Protoss and Zerg structure roles (the Terran ones are in :mod:`.levels`)
+GATEWAY, CYBERCORE, ROBO, STARGATE = "gateway", "cybercore", "robo", "stargate"
+POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
+
+# unit type ids (the client's)
+PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
+GATEWAY_T, CYBERCORE_T, ROBO_T, STARGATE_T = 62, 72, 71, 67
+ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 80, 78
+DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
+POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
+ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN = 105, 110, 107, 108, 126
+INJECT_LARVA = 251
+"""Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
+LAIR_MORPH = 1216
+"""UpgradeToLair (``data.tech.MORPH``)."""
+
+
+@dataclass(frozen=True)
+class Role:
+    """A structure a build names: its build ability, its type, the finished structure it needs
+    first (0: none), its footprint size (2: 2 x 2, 3: 3 x 3)."""
+
+    ability: int
+    unit: int
+    needs: int = 0
+    size: int = 3
+    powered: bool = False
+    """Protoss: it must stand in a Pylon's power field."""
+    creep: bool = False
+    """Zerg: it must stand on creep."""
+
+
+@dataclass(frozen=True)
+class RaceProfile:
+    """Everything race-specific the Computer reads (see the module docstring)."""
+
+    race: int
+    name: str
+    worker: int
+    worker_train: int
+    """The worker's train ability."""
+    worker_from: str
+    """:data:`QUEUE` (a townhall's) or :data:`LARVA`."""
+    gather: int
+    """The worker's gather ability (HARVEST_GATHER_SCV / _PROBE / _DRONE, the client's ids)."""
+    townhalls: tuple[int, ...]
+    """Types it counts as its townhalls (where workers mine, what it expands with first)."""
+    townhall_build: int
+    """The build ability of a new townhall (an expansion)."""
+    roles: Mapping[str, Role]
+    """Role -> the structure (:data:`DEPOT`, :data:`REFINERY` and its builds' production roles);
+    Zerg has no :data:`DEPOT` structure (see ``supply_train``)."""
+    production: tuple[str, ...]
+    """The roles that train its army or open its tech, in the order the tech tree opens them."""
+    train: Mapping[int, int]
+    """Army unit type -> its train ability."""
+    army_from: str
+    """:data:`QUEUE` or :data:`LARVA`: what trains its army."""
+    builder: str
+    """:data:`STAYS`, :data:`LEAVES` or :data:`CONSUMED`."""
+    simple: Build
+    builds: Mapping[int, Build]
+    random_choices: tuple[int, ...]
+    supply_train: int = 0
+    """Zerg: supply is an Overlord trained from a larva (its ability); 0: a :data:`DEPOT` structure."""
+    supply_unit: int = 0
+    """The supply structure's or unit's type."""
+    addons: bool = False
+    """Terran: production structures get Tech Labs and Reactors (the builds' ``Tech.addons``)."""
+    supply_front: bool = False
+    """Its supply structures go in front of the townhall, towards the enemy, with its production
+    (Protoss: Pylons power the Gateways round them); False: behind it (Terran's depots)."""
+    queen: int = 0
+    """Zerg: the Queen's type (0: none), trained from a townhall's queue, one per townhall."""
+    queen_train: int = 0
+    inject: int = 0
+    """The Queen's Spawn Larva ability."""
+
+    @property
+    def army(self) -> tuple[int, ...]:
+        """The units it trains and commands as its army, sorted."""
+        return tuple(sorted(self.train))
+
+    def role_of(self, unit_id: int) -> str:
+        """The role whose structure is of type ``unit_id`` ("" none)."""
+        for name, r in self.roles.items():
+            if r.unit == unit_id:
+                return name
+        return ""
+
+
+TERRAN_PROFILE = RaceProfile(
+    race=D.TERRAN, name="Terran", worker=D.SCV, worker_train=524, worker_from=QUEUE, gather=295,
+    townhalls=(D.COMMANDCENTER,), townhall_build=318,
+    roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
+           REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
+           STARPORT: Role(329, 28, needs=27)},
+    production=L.PRODUCTION,
+    train={D.MARINE: 560, 49: 561, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595, L.WIDOWMINE: 614,
+           L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624},
+    army_from=QUEUE, builder=STAYS,
+    simple=L.SIMPLE, builds=L.BUILDS, random_choices=L.RANDOM_CHOICES,
+    supply_unit=D.SUPPLYDEPOT, addons=True,
+)
+"""Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
+
+# ---------------------------------------------------------------------------------- Protoss
+_P_GATES = ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.5), Train(ZEALOT)))
+
+P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
+                 reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3,
+                 tech=Tech(per_base=((GATEWAY, 2.0),), addons=(), trains=(((GATEWAY, NO_ADDON), (Train(ZEALOT),)),),
+                           refineries_per_base=0, spill=GATEWAY))
+"""VeryEasy and Easy: one Gateway after the first Pylon, a second one per base, Zealots, waves late
+(as the Terran Simple)."""
+P_BUILDS: dict[int, Build] = {
+    L.RUSH: Build("Rush", opener=((14, DEPOT), (15, GATEWAY), (16, GATEWAY), (19, DEPOT), (19, GATEWAY)),
+                  barracks_per_base=3, expand_s=(300.0, 600.0), reapers=0, first_attack_s=170.0, first_wave=6,
+                  wave_growth=5,
+                  tech=Tech(per_base=((GATEWAY, 3.0),), addons=(), trains=(((GATEWAY, NO_ADDON), (Train(ZEALOT),)),),
+                            refineries_per_base=0, spill=GATEWAY)),
+    L.TIMING: Build("Timing", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (21, DEPOT)),
+                    barracks_per_base=3, expand_s=(270.0, 500.0), reapers=0, first_attack_s=360.0, first_wave=18,
+                    wave_growth=8,
+                    tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(),
+                              trains=(((GATEWAY, NO_ADDON), (Train(STALKER, share=0.6), Train(ZEALOT))),),
+                              refineries_per_base=1, spill=GATEWAY)),
+    L.POWER: Build("Power", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (20, DEPOT)),
+                   barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=0, first_attack_s=450.0,
+                   first_wave=26, wave_growth=10,
+                   tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01), (ROBO, 0.5)), addons=(),
+                             trains=(_P_GATES, ((ROBO, NO_ADDON), (Train(IMMORTAL),))),
+                             refineries_per_base=1, spill=GATEWAY)),
+    L.MACRO: Build("Macro", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
+                   barracks_per_base=2, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0,
+                   first_wave=34, wave_growth=12,
+                   tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
+                             trains=(_P_GATES, ((ROBO, NO_ADDON), (Train(IMMORTAL),))),
+                             refineries_per_base=1, spill=GATEWAY)),
+    L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
+                 barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
+                 wave_growth=10,
+                 tech=Tech(per_base=((STARGATE, 1.5), (GATEWAY, 1.0), (CYBERCORE, 0.01)), addons=(),
+                           trains=(((STARGATE, NO_ADDON), (Train(VOIDRAY, share=0.7), Train(PHOENIX))),
+                                   ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.3, at_least=4), Train(ZEALOT, share=0.2)))),
+                           refineries_per_base=2, spill=GATEWAY)),
+}
+"""Rush: "2 Gate Zealot" (three Gateways of Zealots); Timing: "4 Gate" (Gateways of Stalkers and
+Zealots after a Cybernetics Core); Power: Gateways and a Robotics Facility (Immortals) on more
+bases ("1 Gate Robo expand"); Macro: an early double gas, a Robotics Facility per base; Air: Stargates
+of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the numbers (m)."""
+
+PROTOSS_PROFILE = RaceProfile(
+    race=D.PROTOSS, name="Protoss", worker=PROBE, worker_train=1006, worker_from=QUEUE, gather=298,
+    townhalls=(NEXUS,), townhall_build=880,
+    roles={DEPOT: Role(881, PYLON, size=2), REFINERY: Role(882, ASSIMILATOR),
+           GATEWAY: Role(883, GATEWAY_T, needs=PYLON, powered=True),
+           CYBERCORE: Role(894, CYBERCORE_T, needs=GATEWAY_T, powered=True),
+           ROBO: Role(893, ROBO_T, needs=CYBERCORE_T, powered=True),
+           STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True)},
+    production=(GATEWAY, CYBERCORE, ROBO, STARGATE),
+    train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, VOIDRAY: 950, PHOENIX: 946},
+    army_from=QUEUE, builder=LEAVES,
+    simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
+    supply_unit=PYLON, supply_front=True,
+)
+"""Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
+queue (no Warp Gate research: a Gateway keeps training, the real game's state before Warp Gate
+(Liquipedia "Warp Gate")), Robotics Facility and Stargate units in theirs."""
+
+# ---------------------------------------------------------------------------------- Zerg
+HATCH_FIRST_S = 30.0
+"""The hatchery-first builds expand from this game second on (after the 13 Overlord)."""
+_HATCH_FIRST = ((13, DEPOT), (17, POOL), (18, REFINERY))
+"""Hatchery first (Liquipedia "Hatch First": 13 Overlord, 16 Hatchery, 18 gas, 17 pool): the
+Hatchery is the expansion due at :data:`HATCH_FIRST_S`."""
+Z_SIMPLE = Build("Simple", opener=((13, DEPOT), (17, POOL), (18, REFINERY)), barracks_per_base=1,
+                 expand_s=(420.0, 840.0), reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3,
+                 tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01)), addons=(),
+                           trains=(((LARVA, NO_ADDON), (Train(ROACH, share=0.3), Train(ZERGLING))),),
+                           refineries_per_base=1, spill=""))
+"""VeryEasy and Easy: a Spawning Pool, one Extractor and a Roach Warren, Zerglings and a few
+Roaches, waves late (as the Terran Simple)."""
+Z_BUILDS: dict[int, Build] = {
+    L.RUSH: Build("Rush", opener=((12, POOL), (13, DEPOT)), barracks_per_base=1, expand_s=(300.0, 600.0),
+                  reapers=0, first_attack_s=150.0, first_wave=6, wave_growth=5,
+                  tech=Tech(per_base=((POOL, 0.01),), addons=(), trains=(((LARVA, NO_ADDON), (Train(ZERGLING),)),),
+                            refineries_per_base=0, spill="")),
+    L.TIMING: Build("Timing", opener=_HATCH_FIRST, barracks_per_base=1,
+                    expand_s=(HATCH_FIRST_S, 500.0), reapers=0, first_attack_s=330.0, first_wave=18, wave_growth=8,
+                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01)), addons=(),
+                              trains=(((LARVA, NO_ADDON), (Train(ROACH, share=0.8), Train(ZERGLING))),),
+                              refineries_per_base=1, spill="")),
+    L.POWER: Build("Power", opener=_HATCH_FIRST, barracks_per_base=1,
+                   expand_s=(HATCH_FIRST_S, 300.0, 600.0), reapers=0, first_attack_s=450.0, first_wave=26, wave_growth=10,
+                   tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
+                             trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.35), Train(ROACH, share=0.5),
+                                                          Train(ZERGLING))),),
+                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+    L.MACRO: Build("Macro", opener=_HATCH_FIRST, barracks_per_base=1,
+                   expand_s=(HATCH_FIRST_S, 200.0, 420.0), reapers=0, first_attack_s=500.0, first_wave=34, wave_growth=12,
+                   tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
+                             trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
+                                                          Train(ZERGLING))),),
+                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+    L.AIR: Build("Air", opener=_HATCH_FIRST, barracks_per_base=1,
+                 expand_s=(HATCH_FIRST_S, 400.0), reapers=0, first_attack_s=420.0, first_wave=20, wave_growth=10,
+                 tech=Tech(per_base=((POOL, 0.01), (SPIRE, 0.01)), addons=(),
+                           trains=(((LARVA, NO_ADDON), (Train(MUTALISK, share=0.7), Train(ZERGLING))),),
+                           refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+}
+"""Rush: "12 Pool" (Zerglings); Timing: hatchery first, a "Roach Rush" off two bases; Power and
+Macro: "Roach-Hydralisk" after a Lair; Air: Mutalisks from a Spire after a Lair.  Liquipedia pages
+of those names; the numbers (m)."""
+
+ZERG_PROFILE = RaceProfile(
+    race=D.ZERG, name="Zerg", worker=DRONE, worker_train=1342, worker_from=LARVA, gather=1183,
+    townhalls=(HATCHERY, LAIR, HIVE), townhall_build=1152,
+    roles={REFINERY: Role(1154, EXTRACTOR),
+           POOL: Role(1155, POOL_T, needs=HATCHERY, creep=True),
+           WARREN: Role(1165, WARREN_T, needs=POOL_T, creep=True),
+           DEN: Role(1157, DEN_T, needs=LAIR, creep=True),
+           SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True)},
+    production=(POOL, WARREN, DEN, SPIRE),
+    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346},
+    army_from=LARVA, builder=CONSUMED,
+    simple=Z_SIMPLE, builds=Z_BUILDS, random_choices=L.RANDOM_CHOICES,
+    supply_train=1344, supply_unit=OVERLORD,
+    queen=QUEEN, queen_train=1632, inject=INJECT_LARVA,
+)
+"""Zerg: Drones, Overlords and the army from larvae; structures from Drones (consumed); one
+Queen per Hatchery for Spawn Larva."""
+
+PROFILES: dict[int, RaceProfile] = {p.race: p for p in (TERRAN_PROFILE, PROTOSS_PROFILE, ZERG_PROFILE)}
+"""``common_pb2.Race`` -> its profile."""
+PLAYABLE = (D.TERRAN, D.ZERG, D.PROTOSS)
+"""The races a Random Computer draws among."""
+
+
+def pick_race(requested: int, rng: object, simulated: tuple[int, ...] = PLAYABLE) -> int:
+    """The race a Computer plays: ``requested``, or for Random (and no race) one of ``simulated``
+    drawn by the game's seeded generator (``rng.integers``); with Terran alone simulated, Terran
+    without a draw (the scenario's behaviour before Zerg and Protoss)."""
+    if requested in PROFILES:
+        return requested
+    if requested not in (D.RANDOM, D.NO_RACE):
+        raise ValueError(f"unknown race {requested}: give Terran (1), Zerg (2), Protoss (3) or Random (4)")
+    races = tuple(r for r in PLAYABLE if r in simulated)
+    if not races:
+        raise ValueError("no simulated race to draw a Random Computer's race from")
+    if len(races) == 1:
+        return races[0]
+    return races[int(rng.integers(len(races)))]  # type: ignore[attr-defined]

@@ -1,0 +1,100 @@
+"""Whole games of a Protoss and a Zerg melee Computer, as ``test_computer_melee.py`` plays the Terran
+one."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_computer_melee import computer, count, melee, play_until  # noqa: E402
+
+from sc2pool.engine import data as D  # noqa: E402
+from sc2pool.engine.computer import levels as L  # noqa: E402
+from sc2pool.engine.computer import races as R  # noqa: E402
+from sc2pool.engine.game import Game  # noqa: E402
+from sc2pool.engine.scenarios.base import VICTORY  # noqa: E402
+
+RACE_PARAMS = [pytest.param(r, id=R.PROFILES[r].name) for r in (D.PROTOSS, D.ZERG)]
+
+
+def army(g: Game, race: int) -> int:
+    u = g.world.u
+    return int(np.count_nonzero((u.owner == 2) & np.isin(u.unit_id, R.PROFILES[race].army)))
+
+
+def no_attack(g: Game) -> None:
+    c = computer(g)
+    c.build = dataclasses.replace(c.build, first_attack_s=math.inf)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("difficulty", [L.VERY_EASY, L.EASY, L.MEDIUM, L.HARD, L.VERY_HARD])
+@pytest.mark.parametrize("race", RACE_PARAMS)
+def test_every_level_builds_an_economy_and_an_army(race: int, difficulty: int) -> None:
+    g = melee(difficulty, seed=difficulty, race=race)
+    p = R.PROFILES[race]
+    assert computer(g).race is p
+    play_until(g, 360)
+    assert not g.ended or g.results == {1: 2, 2: VICTORY}
+    assert count(g, 2, p.worker) > 14
+    assert count(g, 2, p.supply_unit) >= (2 if p.supply_train else 1)
+    assert count(g, 2, p.roles[p.production[0]].unit) >= 1
+    assert army(g, race) >= 3
+    used, cap = g.world.supply.food(2)
+    assert used <= cap
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("race", RACE_PARAMS)
+def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
+    """Protoss Power: a Cybernetics Core, Stalkers and a Robotics Facility's Immortals; Zerg Power: a
+    Roach Warren, a Lair, a Hydralisk Den and Hydralisks, Queens."""
+    g = melee(L.HARD, L.POWER, race=race)
+    no_attack(g)
+    play_until(g, 540)
+    if race == D.PROTOSS:
+        assert count(g, 2, R.CYBERCORE_T) >= 1 and count(g, 2, R.STALKER) >= 3
+        assert count(g, 2, R.ROBO_T) >= 1 and count(g, 2, R.IMMORTAL) >= 1
+        pylons = [(s.x, s.y) for s in g.world.construction.structures.values()
+                  if s.owner == 2 and s.unit_id == R.PYLON]
+        for s in g.world.construction.structures.values():  # every powered structure in a Pylon's field
+            if s.owner == 2 and s.unit_id in (R.GATEWAY_T, R.CYBERCORE_T, R.ROBO_T, R.STARGATE_T):
+                assert any(math.hypot(s.x - x, s.y - y) <= R.POWER_RADIUS for x, y in pylons)
+    else:
+        assert count(g, 2, R.WARREN_T) >= 1 and count(g, 2, R.ROACH) >= 3
+        assert count(g, 2, R.LAIR) >= 1 and count(g, 2, R.DEN_T) >= 1 and count(g, 2, R.HYDRALISK) >= 1
+        assert count(g, 2, R.QUEEN) >= 1
+    assert count(g, 2, p_townhall(race)) >= 2  # (it expanded)
+
+
+def p_townhall(race: int) -> int:
+    return R.PROFILES[race].townhalls[0]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("difficulty", [L.MEDIUM, L.HARD, L.VERY_HARD])
+@pytest.mark.parametrize("race", RACE_PARAMS)
+def test_it_defeats_an_idle_player_within_20_minutes(race: int, difficulty: int) -> None:
+    g = melee(difficulty, seed=difficulty, race=race)
+    play_until(g, 20 * 60, chunk_s=30)
+    assert g.ended and g.results == {1: 2, 2: VICTORY}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("race", RACE_PARAMS)
+def test_strength_knobs_are_ordered(race: int) -> None:
+    """As for Terran: at six minutes the harder levels have spent more and hold more workers."""
+    got = []
+    p = R.PROFILES[race]
+    for difficulty in (L.VERY_EASY, L.MEDIUM, L.VERY_HARD):
+        g = melee(difficulty, build=L.POWER, seed=11, race=race)
+        play_until(g, 360)
+        got.append((g.world.supply.spent_minerals[2], count(g, 2, p.worker)))
+    assert got[0][0] < got[1][0] < got[2][0], got
+    assert got[0][1] < got[1][1] <= got[2][1], got
