@@ -36,6 +36,7 @@ from protoss_helpers import (
 from sc2pool.engine import data as D
 
 SUCCESS, TECH_REQUIREMENTS_NOT_MET, NOT_ENOUGH_FOOD = 1, 79, 13
+STARGATE, VOIDRAY, TRAIN_VOIDRAY = 67, 80, 950
 
 
 def test_a_protoss_player_starts_with_a_nexus_and_12_probes_mining() -> None:
@@ -172,3 +173,19 @@ def test_a_gateway_is_placed_by_a_probe_in_power() -> None:
     for _ in range(40):
         g.step(8)
     assert mine(g, GATEWAY)
+
+
+def test_a_unit_whose_build_time_is_not_whole_loops_leaves_the_queue() -> None:
+    """The client's Void Ray takes 963.2 loops: it is done at the first whole loop after that."""
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    sg = create(g, STARGATE, (x + 2.5, y + 0.5))
+    build_time = D.unit_spec(VOIDRAY).build_time
+    assert build_time != int(build_time)
+    assert act(g, TRAIN_VOIDRAY, [sg]) == SUCCESS
+    g.step(int(build_time))
+    assert not mine(g, VOIDRAY)
+    g.step(2)
+    assert len(mine(g, VOIDRAY)) == 1

@@ -95,7 +95,7 @@ class Production:
             s.queue.append(uid)
             if len(s.starts) < slots:
                 s.starts.append(now)
-                self.w.events.push(now + int(spec.build_time), s.tag, True)
+                self.w.events.push(now + math.ceil(spec.build_time), s.tag, True)
             supply.revision += 1
             return SUCCESS
         return first_error or ERROR
@@ -165,7 +165,7 @@ class Production:
         slots = self.w.addons.slots(s) if s.addon else 1
         while len(s.starts) < min(slots, len(s.queue)):
             s.starts.append(t)
-            self.w.events.push(t + int(D.unit_spec(s.queue[len(s.starts) - 1]).build_time), s.tag, True)
+            self.w.events.push(t + math.ceil(D.unit_spec(s.queue[len(s.starts) - 1]).build_time), s.tag, True)
         self.w.supply.revision += 1
 
     def _emerge(self, s: Structure, uid: int, t: int) -> None:
