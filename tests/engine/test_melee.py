@@ -168,10 +168,18 @@ def test_leaving_gives_the_other_player_the_victory() -> None:
     assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
 
 
-def test_random_plays_terran_and_every_race_is_a_player() -> None:
-    g = melee(computer={"race": RANDOM, "difficulty": 2})
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
-    assert g.scenario.race_actual(2) == TERRAN
+def test_random_draws_a_race_by_the_seed_and_every_race_is_a_player() -> None:
+    drawn = []
+    for seed in range(12):
+        g = melee(computer={"race": RANDOM, "difficulty": 2}, seed=seed)
+        assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+        drawn.append(g.scenario.race_actual(2))
+        townhall = {TERRAN: D.COMMANDCENTER, ZERG: 86, PROTOSS: 59}[drawn[-1]]
+        assert np.count_nonzero((g.world.u.owner == 2) & (g.world.u.unit_id == townhall)) == 1
+    assert set(drawn) == {TERRAN, ZERG, PROTOSS}
+    again = melee(computer={"race": RANDOM, "difficulty": 2}, seed=3)
+    again.join(sc_pb.RequestJoinGame(race=TERRAN))
+    assert again.scenario.race_actual(2) == drawn[3]
     for race in (PROTOSS, ZERG):
         g = melee(computer={"race": race, "difficulty": 2})
         assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1

@@ -21,8 +21,8 @@ Rules (LotV melee; sources in brackets):
 - Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
 - Races: the engine simulates the Terran, Zerg and Protoss economies (Zerg: a Hatchery, 12 Drones,
   an Overlord and 3 larvae, 12/14 supply, the start's creep; Protoss: a Nexus and 12 Probes,
-  :mod:`sc2pool.engine.sim.races.protoss`); a Random player plays Terran (m: the real game draws
-  among the three).
+  :mod:`sc2pool.engine.sim.races.protoss`); a Random player plays one of the three, drawn by
+  the game's seed when it starts (its ``race_actual``).
 - Score (Melee score type): minerals and vespene collected (the real client's melee score is a
   weighted sum of several parts; this is the engine's choice (m)).
 """
@@ -46,13 +46,15 @@ from sc2pool.engine.scenarios.base import (
     Scenario,
     SetupError,
 )
-from sc2pool.engine.sim.races import RACES, TERRAN, RaceRules
+from sc2pool.engine.sim.races import PROTOSS, RACES, TERRAN, ZERG, RaceRules
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
 
 NO_TIME_LIMIT = 1 << 40
+RANDOM_RACES: tuple[RaceRules, ...] = (TERRAN, ZERG, PROTOSS)
+"""What a Random player plays: one of these, drawn when the game starts."""
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
@@ -145,6 +147,9 @@ class Melee(Scenario):
         lm = self.ladder
         order = self.rng.permutation(len(lm.start_locations))
         self.starts = {p.player_id: lm.start_locations[int(order[k])] for k, p in enumerate(self.players)}
+        for p in self.players:  # Random: one of the three, drawn by the game's seed (the real game's rule)
+            if p.race == D.RANDOM:
+                self.rules[p.player_id] = RANDOM_RACES[int(self.rng.integers(len(RANDOM_RACES)))]
         first = next(iter(self.rules.values())).start
         w.start_economy(self.rules, minerals=first.minerals, vespene=first.vespene)
         self.spawn_neutrals(lm)
