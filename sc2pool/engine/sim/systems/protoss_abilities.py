@@ -1,0 +1,483 @@
+"""Protoss unit abilities: Blink, Charge, Psionic Transfer, Guardian Shield, Psionic Storm,
+Feedback, the Archon merge.
+
+Rules (the real game's; sources in brackets, "(m)" where the engine chose; times in faster
+seconds are converted at 22.4 game loops per second):
+
+- *Blink* (1442, or the generic 3687; a point): a Stalker with Blink researched (BLINKTECH 87)
+  teleports to the point; one farther than :data:`BLINK_RANGE` (from its centre) is walked to
+  until within it (m: the client's ``cast_range`` of 1442 is 500); then :data:`BLINK_COOLDOWN`
+  (range 8, cooldown 7 s, LP:Stalker).  It lands on the nearest free cell of a ladder map (m).
+- *Charge* (LP:Zealot): the research (CHARGE 86) gives Zealots 4.72 movement speed per faster
+  second (``systems/research.py``); 1819 on an enemy unit: the Zealot attacks it and, once
+  within :data:`CHARGE_RANGE`, lunges to its edge at once (m: the lunge's travel time is not
+  simulated), then :data:`CHARGE_COOLDOWN`.  The real game's autocast (charging whatever a Zealot
+  attacks) is not simulated (m).
+- *Psionic Transfer* (2544, a point; LP:Adept): the Adept projects a shade (AdeptPhaseShift,
+  801) that walks to the point at its client speed and cannot be hurt (m: it may still be shot
+  at); :data:`SHADE_LOOPS` later the Adept teleports to where the shade is and the shade is gone.
+  2594 (on the Adept) or 2596 (on the shade) cancels it: the shade vanishes, the Adept stays.
+  Cooldown :data:`SHADE_COOLDOWN` from the cast.
+- *Guardian Shield* (76, LP:Sentry): 75 energy; for :data:`GUARD_LOOPS` every unit of the
+  Sentry's player whose centre is within :data:`GUARD_RADIUS` of the Sentry (m: centre to centre)
+  takes :data:`GUARD_REDUCTION` less damage per attack from ranged weapons (weapon range above 1
+  (m): melee weapons have 0.1-1), before armor, never below 0.  ``systems/combat.py`` asks
+  :meth:`ProtossAbilities.guard`.
+- *Psionic Storm* (1036, a point within the client's cast range 9; LP:Psionic_Storm,
+  LP:High_Templar): 75 energy, Psionic Storm researched (PSISTORMTECH 52); every unit (friend or
+  foe, air too, not structures) whose centre is within :data:`STORM_RADIUS` takes
+  :data:`STORM_DAMAGE` over :data:`STORM_LOOPS` (an equal share each loop, no armor, shields
+  first); storms do not stack (a unit in two storms is hurt once per loop).
+- *Feedback* (140, an enemy unit with energy within the client's cast range 10; LP:High_Templar):
+  50 energy; the target loses all its energy and takes :data:`FEEDBACK_PER_ENERGY` damage per
+  energy lost (patch 4.7.1), shields first.
+- *Archon* (1766, ``data.tech.MORPH`` kind "merge": High and Dark Templar): the commanded
+  templar merge by pairs, in the order given; each pair stands still for :data:`MERGE_LOOPS`
+  (LP:Archon: 12 s), then an Archon (141) appears at their midpoint with full life and shields
+  (m: walking together first is not simulated).  A templar that dies meanwhile ends its pair's
+  merge; the other goes idle.
+
+An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
+``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine.sim.commands import (
+    CANT_TARGET_THAT_UNIT,
+    COOLDOWN,
+    ERROR,
+    MUST_TARGET_UNIT,
+    NOT_ENOUGH_ENERGY,
+    SUCCESS,
+    TECH_REQUIREMENTS_NOT_MET,
+)
+from sc2pool.engine.sim.units import ATTACK_UNIT, FOLLOW, IDLE, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.commands import Command
+    from sc2pool.engine.sim.world import World
+
+FASTER = 22.4
+"""Game loops per faster second (Liquipedia's LotV times)."""
+
+ZEALOT, STALKER, HIGH_TEMPLAR, DARK_TEMPLAR, SENTRY, ARCHON, ADEPT, SHADE = 73, 74, 75, 76, 77, 141, 311, 801
+BLINK, BLINK_GENERIC, CHARGE = 1442, 3687, 1819
+SHADE_CAST, SHADE_CANCEL, SHADE_CANCEL_SHADE = 2544, 2594, 2596
+GUARDIAN_SHIELD, STORM, FEEDBACK, MERGE = 76, 1036, 140, 1766
+BLINK_TECH, CHARGE_TECH, STORM_TECH = 87, 86, 52
+"""Upgrades: BLINKTECH, CHARGE, PSISTORMTECH (burnysc2's ``UpgradeId``)."""
+
+BLINK_RANGE = 8.0
+BLINK_COOLDOWN = round(7 * FASTER)
+"""Blink: range 8, cooldown 7 s = 157 loops (LP:Stalker)."""
+CHARGE_RANGE = 4.0
+CHARGE_COOLDOWN = round(7 * FASTER)
+"""Charge: from within 4 of its target, cooldown 7 s (LP:Zealot)."""
+SHADE_LOOPS = round(7 * FASTER)
+SHADE_COOLDOWN = round(11 * FASTER)
+"""Psionic Transfer: the shade lasts 7 s (157 loops), cooldown 11 s (246 loops) (LP:Adept)."""
+GUARD_ENERGY, GUARD_RADIUS, GUARD_REDUCTION = 75.0, 4.5, 2.0
+GUARD_LOOPS = round(11 * FASTER)
+"""Guardian Shield: 75 energy, radius 4.5, -2 ranged damage, 11 s = 246 loops (LP:Sentry)."""
+MELEE_RANGE = 1.0
+"""Weapons of this range or shorter are melee for Guardian Shield (m: Zealot, Zergling 0.1,
+Ultralisk 1; the shortest ranged weapons have 2 or more)."""
+STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
+STORM_LOOPS = round(2.85 * FASTER)
+"""Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
+range: the client's ``cast_range`` of 1036."""
+FEEDBACK_ENERGY, FEEDBACK_RANGE, FEEDBACK_PER_ENERGY = 50.0, 10.0, 0.5
+"""Feedback: 50 energy, 0.5 damage per energy drained (LP:High_Templar, patch 4.7.1); range: the
+client's ``cast_range`` of 140."""
+MERGE_LOOPS = round(12 * FASTER)
+"""The Archon merge: 12 s = 269 loops (LP:Archon)."""
+TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
+CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
+           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
+           MERGE: HIGH_TEMPLAR}
+"""Ability -> the type that uses it (the merge: Dark Templar too)."""
+ABILITIES = frozenset(CASTERS)
+_RANGED = TYPES.range > MELEE_RANGE
+"""Per type row: its weapon is ranged (Guardian Shield reduces its damage)."""
+
+
+@dataclass
+class Pending:
+    """A cast waiting for its caster to come into range."""
+
+    ability: int
+    x: float
+    y: float
+    target: int = 0
+
+
+@dataclass
+class Storm:
+    x: float
+    y: float
+    end: int
+    last: int
+    """The loop up to which its damage was dealt."""
+
+
+class ProtossAbilities:
+    """Casts under way, shades, Guardian Shields, storms, merges (see the module docstring)."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+        self.pending: dict[int, Pending] = {}
+        """Caster tag -> its cast waiting to come into range."""
+        self.ready: dict[tuple[int, int], int] = {}
+        """(tag, ability) -> the loop its cooldown is over."""
+        self.shades: dict[int, tuple[int, int]] = {}
+        """Adept tag -> (its shade's tag, the loop it teleports)."""
+        self.guards: dict[int, int] = {}
+        """Sentry tag -> the loop its Guardian Shield ends."""
+        self.storms: list[Storm] = []
+        self.merges: dict[int, tuple[int, int]] = {}
+        """First templar's tag -> (the second's tag, the loop the Archon appears)."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether anything here must be looked at by the economy's step."""
+        return bool(self.pending or self.shades or self.guards or self.storms or self.merges)
+
+    # ------------------------------------------------------------------ commands
+    def casters(self, c: Command) -> np.ndarray:
+        """Rows of the commanded units that use ``c.ability``."""
+        u = self.w.u
+        types = [CASTERS[c.ability]]
+        if c.ability == MERGE:
+            types.append(DARK_TEMPLAR)
+        return c.rows[np.isin(u.unit_id[c.rows], np.array(types))]
+
+    def command(self, c: Command) -> int:
+        rows = self.casters(c)
+        if not len(rows):
+            return ERROR
+        ab = c.ability
+        if ab == MERGE:
+            return self._merge(rows)
+        if ab in (SHADE_CANCEL, SHADE_CANCEL_SHADE):
+            return self._cancel_shades(rows)
+        if ab == GUARDIAN_SHIELD:
+            return self._guard(rows)
+        w = self.w
+        u = w.u
+        research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH}.get(ab)
+        if research is not None and not w.research.has(c.player, research):
+            return TECH_REQUIREMENTS_NOT_MET
+        if ab in (CHARGE, FEEDBACK):
+            if c.trow < 0:
+                return MUST_TARGET_UNIT
+            if not c.hostile:
+                return CANT_TARGET_THAT_UNIT
+            if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
+                return CANT_TARGET_THAT_UNIT
+            if ab == FEEDBACK and c.ttag not in w.abilities.energy:
+                return CANT_TARGET_THAT_UNIT  # (a unit without energy (m: the client's error is not known here))
+            if ab == CHARGE and not TYPES.can_hit[u.ti[rows[0]], u.ti[c.trow]]:
+                return CANT_TARGET_THAT_UNIT
+        elif c.pos is None and c.trow < 0:
+            return ERROR
+        loop = w.loop
+        key = SHADE_CAST if ab == SHADE_CAST else (BLINK if ab == BLINK_GENERIC else ab)
+        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), key), 0) <= loop]
+        if not free:
+            return COOLDOWN
+        energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY}.get(ab, 0.0)
+        if energy:
+            w.abilities._register()
+            free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
+            if not free:
+                return NOT_ENOUGH_ENERGY
+        r = free[0]
+        tag = int(u.tag[r])
+        if ab in (CHARGE, FEEDBACK):
+            x, y = float(u.x[c.trow]), float(u.y[c.trow])
+        else:
+            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+        if ab == SHADE_CAST:
+            self._shade(r, x, y)
+            return SUCCESS
+        self.pending[tag] = Pending(key, x, y, c.ttag if ab in (CHARGE, FEEDBACK) else 0)
+        u.queues.pop(tag, None)
+        if ab == CHARGE:
+            u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=c.ttag))
+        elif ab == FEEDBACK:
+            u.set_order(r, Order(FOLLOW, FEEDBACK, ttag=c.ttag))
+        else:
+            u.set_order(r, Order(MOVE, key, x, y))
+        w.touch()
+        self._try(tag, loop)
+        return SUCCESS
+
+    def _guard(self, rows: np.ndarray) -> int:
+        w = self.w
+        w.abilities._register()
+        for tag in w.u.tag[rows].tolist():
+            if w.abilities.spend(int(tag), GUARD_ENERGY):
+                self.guards[int(tag)] = w.loop + GUARD_LOOPS
+                w.touch()
+                return SUCCESS
+        return NOT_ENOUGH_ENERGY
+
+    def _shade(self, r: int, x: float, y: float) -> None:
+        """The Adept of row ``r`` projects its shade towards (x, y)."""
+        w = self.w
+        u = w.u
+        tag, owner = int(u.tag[r]), int(u.owner[r])
+        [shade] = w.spawn(SHADE, owner, [float(u.x[r])], [float(u.y[r])]).tolist()
+        w.abilities.jumping.add(int(shade))  # (the shade cannot be hurt: combat and spells skip the set)
+        sr = u.row(int(shade))
+        u.set_order(sr, Order(MOVE, 0, x, y))
+        self.shades[tag] = (int(shade), w.loop + SHADE_LOOPS)
+        self.ready[(tag, SHADE_CAST)] = w.loop + SHADE_COOLDOWN
+
+    def _cancel_shades(self, rows: np.ndarray) -> int:
+        u = self.w.u
+        tags = set(u.tag[rows].tolist())
+        gone = [a for a, (s, _) in self.shades.items() if a in tags or s in tags]
+        for a in gone:
+            shade, _ = self.shades.pop(a)
+            self.w.abilities.jumping.discard(shade)
+            self.w.remove_tags([shade])
+        return SUCCESS if gone else ERROR
+
+    def _merge(self, rows: np.ndarray) -> int:
+        """Pairs of the commanded templar (not merging already) start merging."""
+        w = self.w
+        u = w.u
+        busy = set(self.merges) | {b for b, _ in self.merges.values()}
+        free = [r for r in rows.tolist() if int(u.tag[r]) not in busy]
+        if len(free) < 2:
+            return ERROR
+        for a, b in zip(free[0::2], free[1::2], strict=False):
+            for r in (a, b):
+                u.queues.pop(int(u.tag[r]), None)
+                u.set_order(r, Order(TRANSFORM, MERGE))
+            self.merges[int(u.tag[a])] = (int(u.tag[b]), w.loop + MERGE_LOOPS)
+        w.touch()
+        return SUCCESS
+
+    # ------------------------------------------------------------------ per step
+    def _try(self, tag: int, loop: int) -> None:
+        """The pending cast of ``tag`` happens once its caster is in range."""
+        w = self.w
+        u = w.u
+        p = self.pending[tag]
+        r = u.row(tag)
+        if r < 0:
+            del self.pending[tag]
+            return
+        t = u.row(p.target) if p.target else -1
+        if p.target:
+            lost = t < 0 or (w.detection.active() and w.detection.hidden(int(u.owner[r]))[t])
+            if lost or int(u.ttag[r]) != p.target or int(u.ability[r]) != p.ability:
+                del self.pending[tag]
+                if lost and int(u.ability[r]) == p.ability:
+                    u.finish_orders(np.array([r]))
+                return
+            gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
+        else:
+            if int(u.kind[r]) != MOVE or int(u.ability[r]) != p.ability:
+                del self.pending[tag]  # (another order replaced it)
+                return
+            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (u.radius[r] if p.ability == STORM else 0.0)
+        reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE}[p.ability]
+        if gap > reach:
+            return
+        del self.pending[tag]
+        if p.ability == BLINK:
+            self._teleport(r, p.x, p.y)
+            self.ready[(tag, BLINK)] = loop + BLINK_COOLDOWN
+            u.finish_orders(np.array([r]))
+        elif p.ability == CHARGE:
+            d = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r])
+            if d > 0:
+                k = (d - float(u.radius[t] + u.radius[r])) / d
+                u.x[r] += k * (u.x[t] - u.x[r])
+                u.y[r] += k * (u.y[t] - u.y[r])
+            self.ready[(tag, CHARGE)] = loop + CHARGE_COOLDOWN
+            u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=p.target))  # (and fights on)
+        elif p.ability == STORM:
+            if w.abilities.spend(tag, STORM_ENERGY):
+                self.storms.append(Storm(p.x, p.y, loop + STORM_LOOPS, loop))
+            u.finish_orders(np.array([r]))
+        elif p.ability == FEEDBACK:
+            u.finish_orders(np.array([r]))
+            if w.abilities.spend(tag, FEEDBACK_ENERGY):
+                drained = w.abilities.energy_of(p.target)
+                w.abilities.spend(p.target, drained)
+                self._hurt([t], FEEDBACK_PER_ENERGY * drained)
+        w.touch()
+
+    def _teleport(self, r: int, x: float, y: float) -> None:
+        w = self.w
+        xs, ys = np.array([x]), np.array([y])
+        if w.pathing.active:
+            xs, ys = w.pathing.free_points(xs, ys)
+        w.map.clamp(xs, ys, float(w.u.radius[r]))
+        w.u.x[r], w.u.y[r] = float(xs[0]), float(ys[0])
+
+    def _hurt(self, rows: list[int], amount: float) -> None:
+        """Spell damage (shields first, no armor); removes those that die, all at once."""
+        u = self.w.u
+        dead: list[int] = []
+        jumping = self.w.abilities.jumping
+        for r in rows:
+            if jumping and int(u.tag[r]) in jumping:
+                continue
+            take = min(float(u.shield[r]), amount)
+            u.shield[r] -= take
+            self.w.regeneration.damaged(r)
+            u.hp[r] -= amount - take
+            if u.hp[r] <= 0.0:
+                dead.append(int(u.tag[r]))
+        if dead:
+            self.w.remove_tags(dead)
+
+    def upkeep(self, loop: int) -> None:
+        """Casts that came into range, shades that end, shields that fade, storms' damage,
+        merges that are done."""
+        for tag in list(self.pending):
+            self._try(tag, loop)
+        if self.shades:
+            self._shades(loop)
+        if self.guards:
+            for tag in [t for t, end in self.guards.items() if end <= loop]:
+                del self.guards[tag]
+        if self.storms:
+            self._storms(loop)
+        if self.merges:
+            self._merges(loop)
+
+    def _shades(self, loop: int) -> None:
+        w = self.w
+        u = w.u
+        for adept, (shade, end) in list(self.shades.items()):
+            a, s = u.row(adept), u.row(shade)
+            if a >= 0 and s >= 0 and end > loop:
+                continue
+            del self.shades[adept]
+            w.abilities.jumping.discard(shade)
+            if a >= 0 and s >= 0:
+                self._teleport(a, float(u.x[s]), float(u.y[s]))
+            if s >= 0:
+                w.remove_tags([shade])
+            w.touch()
+
+    def _storms(self, loop: int) -> None:
+        u = self.w.u
+        hit = np.zeros(len(u))
+        for s in self.storms:
+            upto = min(loop, s.end)
+            if upto <= s.last:
+                continue
+            inside = (np.hypot(u.x - s.x, u.y - s.y) <= STORM_RADIUS) & (u.owner != NEUTRAL_OWNER) \
+                & ~TYPES.structure[u.ti]
+            # (storms do not stack: a unit takes the largest share of the storms over it)
+            np.maximum(hit, np.where(inside, STORM_DAMAGE / STORM_LOOPS * (upto - s.last), 0.0), out=hit)
+            s.last = upto
+        self.storms = [s for s in self.storms if s.end > loop]
+        rows = np.nonzero(hit > 0)[0]
+        if len(rows):
+            amounts = hit[rows].tolist()
+            tags = u.tag[rows].copy()
+            for tag, amount in zip(tags.tolist(), amounts, strict=True):
+                r = u.row(int(tag))
+                if r >= 0:
+                    self._hurt([r], amount)
+            self.w.touch()
+
+    def _merges(self, loop: int) -> None:
+        w = self.w
+        u = w.u
+        for a, (b, end) in list(self.merges.items()):
+            ra, rb = u.row(a), u.row(b)
+            if ra >= 0 and rb >= 0 and end > loop:
+                continue
+            del self.merges[a]
+            if ra < 0 or rb < 0:
+                for r in (ra, rb):
+                    if r >= 0:
+                        u.kind[r], u.ability[r] = IDLE, 0
+                continue
+            x, y, owner = (float(u.x[ra]) + float(u.x[rb])) / 2, (float(u.y[ra]) + float(u.y[rb])) / 2, int(u.owner[ra])
+            w.remove_tags([a, b])
+            w.spawn(ARCHON, owner, [x], [y], free=True)
+            w.supply.revision += 1
+
+    def horizon(self, loop: int) -> int:
+        """Loops until the next thing here must happen on time (>= 1)."""
+        if self.pending or self.storms:
+            return 1
+        h = 1 << 30
+        for _, end in self.shades.values():
+            h = min(h, end - loop)
+        for end in self.guards.values():
+            h = min(h, end - loop)
+        for _, end in self.merges.values():
+            h = min(h, end - loop)
+        return max(1, h)
+
+    def forget(self, alive: set[int]) -> None:
+        for d in (self.pending, self.guards):
+            for t in [t for t in d if t not in alive]:
+                del d[t]  # type: ignore[attr-defined]
+        for key in [k for k in self.ready if k[0] not in alive]:
+            del self.ready[key]
+
+    # ------------------------------------------------------------------ what others ask
+    def guard(self, raw: np.ndarray, a_ti: np.ndarray, trows: np.ndarray) -> np.ndarray:
+        """Damage per attack of attackers of types ``a_ti`` on ``trows`` after Guardian Shields:
+        :data:`GUARD_REDUCTION` less from ranged weapons on units under a shield of their player."""
+        u = self.w.u
+        sentries = u.rows(np.fromiter(self.guards, dtype=np.int64, count=len(self.guards)))
+        sentries = sentries[sentries >= 0]
+        if not len(sentries) or not len(trows):
+            return raw
+        d = np.hypot(u.x[trows][:, None] - u.x[sentries][None, :], u.y[trows][:, None] - u.y[sentries][None, :])
+        covered = ((d <= GUARD_RADIUS) & (u.owner[trows][:, None] == u.owner[sentries][None, :])).any(axis=1)
+        covered &= _RANGED[a_ti]
+        if not covered.any():
+            return raw
+        return np.maximum(0.0, np.broadcast_to(raw, trows.shape) - np.where(covered, GUARD_REDUCTION, 0.0))
+
+    def any_caster(self, c: Command) -> bool:
+        """Whether a commanded unit uses ``c.ability`` (else the command goes on as one no system
+        simulates, as before these abilities)."""
+        return bool(len(self.casters(c)))
+
+    def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
+        """The casts the unit of row ``r`` may use now (research, cooldown, energy)."""
+        w = self.w
+        u = w.u
+        uid, tag = int(u.unit_id[r]), int(u.tag[r])
+        loop = w.loop
+        if uid == STALKER and w.research.has(player, BLINK_TECH) and self.ready.get((tag, BLINK), 0) <= loop:
+            out.append((BLINK, True))
+        elif uid == ZEALOT and w.research.has(player, CHARGE_TECH) and self.ready.get((tag, CHARGE), 0) <= loop:
+            out.append((CHARGE, False))
+        elif uid == ADEPT:
+            if tag in self.shades:
+                out.append((SHADE_CANCEL, False))
+            elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
+                out.append((SHADE_CAST, True))
+        elif uid == SENTRY and w.abilities.energy_of(tag) >= GUARD_ENERGY:
+            out.append((GUARDIAN_SHIELD, False))
+        elif uid in TEMPLAR:
+            out.append((MERGE, False))
+            if uid == HIGH_TEMPLAR:
+                e = w.abilities.energy_of(tag)
+                if e >= STORM_ENERGY and w.research.has(player, STORM_TECH):
+                    out.append((STORM, True))
+                if e >= FEEDBACK_ENERGY:
+                    out.append((FEEDBACK, False))

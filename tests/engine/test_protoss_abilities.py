@@ -1,0 +1,213 @@
+"""The Protoss units' abilities (``sim/systems/protoss_abilities.py``) through the command path:
+Blink, Charge, Psionic Transfer, Guardian Shield, Psionic Storm, Feedback, the Archon merge, and
+the Dark Templar's permanent cloak; each with the research, energy and cooldown the real game
+asks for (figures: the module's constants, cited there)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from test_terran_abilities import abilities
+from test_terran_spells import disarm, place
+from test_terran_tech import act, rich_eco
+
+from sc2pool.engine import data as D
+from sc2pool.engine.sim import commands as C
+from sc2pool.engine.sim.systems import protoss_abilities as P
+
+MARINE, MARAUDER, ZERGLING, GHOST = 48, 51, 105, 50
+
+
+def pos(w: Any, tag: int) -> tuple[float, float]:
+    r = w.u.row(tag)
+    return float(w.u.x[r]), float(w.u.y[r])
+
+
+def life(w: Any, tag: int) -> float:
+    r = w.u.row(tag)
+    return float(w.u.hp[r] + w.u.shield[r])
+
+
+def spawn(w: Any, uid: int, owner: int, x: float, y: float) -> int:
+    [tag] = w.spawn(uid, owner, [x], [y]).tolist()
+    place(w, {tag: (x, y)})
+    return int(tag)
+
+
+def test_the_figures_are_the_sources() -> None:
+    assert (P.BLINK_RANGE, P.BLINK_COOLDOWN) == (8.0, 157)  # LP:Stalker, 7 s
+    assert (P.SHADE_LOOPS, P.SHADE_COOLDOWN) == (157, 246)  # LP:Adept, 7 s and 11 s
+    assert (P.GUARD_ENERGY, P.GUARD_RADIUS, P.GUARD_REDUCTION, P.GUARD_LOOPS) == (75.0, 4.5, 2.0, 246)  # LP:Sentry
+    assert (P.STORM_ENERGY, P.STORM_RADIUS, P.STORM_DAMAGE, P.STORM_LOOPS) == (75.0, 1.5, 80.0, 64)
+    assert (P.FEEDBACK_ENERGY, P.FEEDBACK_PER_ENERGY) == (50.0, 0.5)  # LP:High_Templar
+    assert P.MERGE_LOOPS == 269  # LP:Archon, 12 s
+
+
+def test_blink_needs_its_research_then_teleports_within_8_and_waits_its_cooldown() -> None:
+    g, w = rich_eco()
+    s = spawn(w, P.STALKER, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, P.BLINK, [s], (27.0, 30.0)) == C.TECH_REQUIREMENTS_NOT_MET
+    assert P.BLINK not in abilities(g, s)
+    w.research.grant(1, P.BLINK_TECH)
+    assert P.BLINK in abilities(g, s)
+    assert act(g, P.BLINK, [s], (27.0, 30.0)) == C.SUCCESS
+    assert pos(w, s) == pytest.approx((27.0, 30.0))  # at once, no walk
+    assert act(g, P.BLINK, [s], (20.0, 30.0)) == C.COOLDOWN
+    g.step(P.BLINK_COOLDOWN - 1)
+    assert act(g, P.BLINK, [s], (20.0, 30.0)) == C.COOLDOWN
+    g.step(1)
+    # beyond its range: it walks until within 8 of the point, then blinks
+    assert act(g, P.BLINK, [s], (13.0, 30.0)) == C.SUCCESS
+    assert pos(w, s)[0] > 26.0
+    for _ in range(100):
+        g.step(1)
+        if pos(w, s)[0] < 14.0:
+            break
+    assert pos(w, s) == pytest.approx((13.0, 30.0))
+
+
+def test_charge_speeds_zealots_up_and_lunges_at_a_target_within_4() -> None:
+    g, w = rich_eco()
+    z = spawn(w, P.ZEALOT, 1, 20.0, 30.0)
+    m = spawn(w, MARINE, 2, 23.5, 30.0)
+    g.step(1)
+    slow = float(w.u.speed[w.u.row(z)])
+    assert act(g, P.CHARGE, [z], target=m) == C.TECH_REQUIREMENTS_NOT_MET
+    w.research.grant(1, P.CHARGE_TECH)
+    assert float(w.u.speed[w.u.row(z)]) == pytest.approx(slow * 4.725 / 3.15)  # LP:Zealot
+    assert act(g, P.CHARGE, [z], target=m) == C.SUCCESS
+    gap = math.dist(pos(w, z), pos(w, m)) - 0.5 - 0.375
+    assert gap == pytest.approx(0.0, abs=1e-6)  # at the Marine's edge at once
+    assert act(g, P.CHARGE, [z], target=m) == C.COOLDOWN
+
+
+def test_an_adept_shade_walks_out_then_the_adept_appears_where_it_is() -> None:
+    g, w = rich_eco()
+    a = spawn(w, P.ADEPT, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, P.SHADE_CAST, [a], (40.0, 30.0)) == C.SUCCESS
+    [(shade, _)] = w.protoss.shades.values()
+    assert int(w.u.unit_id[w.u.row(shade)]) == P.SHADE
+    assert act(g, P.SHADE_CAST, [a], (40.0, 30.0)) == C.COOLDOWN
+    g.step(P.SHADE_LOOPS - 1)
+    assert pos(w, a)[0] == pytest.approx(20.0, abs=0.5)
+    there = pos(w, shade)
+    assert there[0] > 25.0  # the shade walked
+    g.step(1)
+    assert w.u.row(shade) < 0  # gone
+    assert pos(w, a)[0] == pytest.approx(there[0], abs=0.5)
+    assert w.protoss.shades == {}
+
+
+def test_cancelling_the_shade_keeps_the_adept_where_it_stands() -> None:
+    g, w = rich_eco()
+    a = spawn(w, P.ADEPT, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, P.SHADE_CAST, [a], (40.0, 30.0)) == C.SUCCESS
+    [(shade, _)] = w.protoss.shades.values()
+    g.step(40)
+    assert act(g, P.SHADE_CANCEL, [a]) == C.SUCCESS
+    assert w.u.row(shade) < 0
+    g.step(P.SHADE_LOOPS)
+    assert pos(w, a)[0] == pytest.approx(20.0, abs=0.5)
+
+
+def fight(w: Any, g: Any, guard: bool) -> float:
+    """Shields and life a Zealot loses to a Marine's shots over 100 loops."""
+    z = spawn(w, P.ZEALOT, 1, 20.0, 30.0)
+    s = spawn(w, P.SENTRY, 1, 19.0, 30.0)
+    m = spawn(w, MARINE, 2, 24.0, 30.0)
+    disarm(w, z, s)
+    g.step(1)
+    w.command(1, D.HOLDPOSITION_HOLD, [z, s], None, 0, False)
+    w.command(2, D.ATTACK_ATTACK, [m], None, z, False)
+    if guard:
+        assert act(g, P.GUARDIAN_SHIELD, [s]) == C.NOT_ENOUGH_ENERGY  # (50 energy at the start)
+        w.abilities.energy[s] = (P.GUARD_ENERGY, w.loop, 200.0)
+        assert P.GUARDIAN_SHIELD in abilities(g, s)
+        assert act(g, P.GUARDIAN_SHIELD, [s]) == C.SUCCESS
+    before = life(w, z)
+    g.step(100)
+    return before - life(w, z)
+
+
+def test_guardian_shield_takes_2_from_each_ranged_attack() -> None:
+    g, w = rich_eco()
+    bare = fight(w, g, False)
+    g2, w2 = rich_eco()
+    shielded = fight(w2, g2, True)
+    # a Marine's 6 damage per shot becomes 4 (Zealot armor 1 applies to life, not to shields)
+    assert bare > 0
+    assert shielded == pytest.approx(bare * 4 / 6, rel=0.15)
+
+
+def test_psionic_storm_hurts_everyone_under_it_80_over_its_duration_without_stacking() -> None:
+    g, w = rich_eco()
+    ht = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 30.0)
+    ht2 = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 32.0)
+    foe = spawn(w, MARAUDER, 2, 26.0, 30.0)   # 125 life, no shields
+    friend = spawn(w, P.ZEALOT, 1, 26.0, 31.0)
+    far = spawn(w, MARAUDER, 2, 26.0, 34.0)
+    disarm(w, ht, ht2, foe, friend, far)
+    g.step(1)
+    for t in (foe, friend, far):
+        w.command(int(w.u.owner[w.u.row(t)]), D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    assert act(g, P.STORM, [ht], (26.0, 30.5)) == C.TECH_REQUIREMENTS_NOT_MET
+    w.research.grant(1, P.STORM_TECH)
+    assert act(g, P.STORM, [ht], (26.0, 30.5)) == C.NOT_ENOUGH_ENERGY  # (50 at the start)
+    for t in (ht, ht2):
+        w.abilities.energy[t] = (200.0, w.loop, 200.0)
+    before = {t: life(w, t) for t in (foe, friend, far)}
+    assert act(g, P.STORM, [ht], (26.0, 30.5)) == C.SUCCESS  # in range 9: at once
+    assert act(g, P.STORM, [ht2], (26.0, 30.5)) == C.SUCCESS  # a second storm on the same spot
+    assert w.abilities.energy_of(ht) == pytest.approx(125.0, abs=0.5)
+    g.step(P.STORM_LOOPS + 5)
+    assert before[foe] - life(w, foe) == pytest.approx(P.STORM_DAMAGE)  # once, not twice
+    assert before[friend] - life(w, friend) == pytest.approx(P.STORM_DAMAGE)  # friendly fire
+    assert life(w, far) == before[far]
+    assert w.protoss.storms == []
+
+
+def test_feedback_drains_energy_and_deals_half_of_it() -> None:
+    g, w = rich_eco()
+    ht = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 30.0)
+    ghost = spawn(w, GHOST, 2, 26.0, 30.0)
+    m = spawn(w, MARINE, 2, 26.0, 33.0)
+    disarm(w, ht, ghost, m)
+    g.step(1)
+    w.abilities._register()
+    w.abilities.energy[ghost] = (150.0, w.loop, 200.0)
+    assert act(g, P.FEEDBACK, [ht], target=m) == C.CANT_TARGET_THAT_UNIT  # no energy
+    before = life(w, ghost)
+    assert act(g, P.FEEDBACK, [ht], target=ghost) == C.SUCCESS
+    assert w.abilities.energy_of(ghost) == pytest.approx(0.0)
+    assert before - life(w, ghost) == pytest.approx(75.0, abs=0.1)
+    assert w.abilities.energy_of(ht) == pytest.approx(0.0, abs=0.1)  # 50 - 50
+
+
+def test_two_templar_merge_into_an_archon_after_12_seconds() -> None:
+    g, w = rich_eco()
+    a = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 30.0)
+    b = spawn(w, P.DARK_TEMPLAR, 1, 22.0, 30.0)
+    g.step(1)
+    assert act(g, P.MERGE, [a]) == C.ERROR  # one alone cannot
+    assert act(g, P.MERGE, [a, b]) == C.SUCCESS
+    g.step(P.MERGE_LOOPS - 1)
+    assert w.u.row(a) >= 0 and w.u.row(b) >= 0
+    g.step(2)
+    assert w.u.row(a) < 0 and w.u.row(b) < 0
+    archons = [int(t) for t in w.u.tag[w.u.unit_id == P.ARCHON].tolist()]
+    assert len(archons) == 1
+    assert pos(w, archons[0])[0] == pytest.approx(21.0, abs=1.0)
+
+
+def test_dark_templar_are_cloaked_and_cannot_be_attacked_without_detection() -> None:
+    g, w = rich_eco()
+    dt = spawn(w, P.DARK_TEMPLAR, 2, 24.0, 30.0)
+    m = spawn(w, MARINE, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, D.ATTACK_ATTACK, [m], target=dt) == C.CANT_TARGET_THAT_UNIT
+    assert all(u.tag != dt for u in g.observation(1).observation.raw_data.units)
