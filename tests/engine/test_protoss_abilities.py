@@ -211,3 +211,29 @@ def test_dark_templar_are_cloaked_and_cannot_be_attacked_without_detection() -> 
     g.step(1)
     assert act(g, D.ATTACK_ATTACK, [m], target=dt) == C.CANT_TARGET_THAT_UNIT
     assert all(u.tag != dt for u in g.observation(1).observation.raw_data.units)
+
+
+def test_a_force_field_keeps_ground_units_out_for_its_duration_and_a_massive_unit_breaks_it() -> None:
+    g, w = rich_eco()
+    s = spawn(w, P.SENTRY, 1, 20.0, 30.0)
+    m = spawn(w, MARINE, 2, 30.0, 30.0)
+    disarm(w, s, m)
+    g.step(1)
+    assert P.FORCE_FIELD in abilities(g, s)  # (50 energy at the start)
+    assert act(g, P.FORCE_FIELD, [s], (26.0, 30.0)) == C.SUCCESS
+    assert len(w.protoss.fields) == 1
+    assert act(g, P.FORCE_FIELD, [s], (26.0, 30.0)) == C.NOT_ENOUGH_ENERGY
+    w.command(2, D.MOVE_MOVE, [m], (20.0, 30.0), 0, False)  # straight through the field
+    for _ in range(100):
+        g.step(1)
+        assert math.dist(pos(w, m), (26.0, 30.0)) >= P.FIELD_RADIUS + 0.375 - 1e-6
+    g.step(P.FIELD_LOOPS)
+    assert w.protoss.fields == []
+    assert pos(w, m)[0] < 23.0  # through, once the field is gone
+    # a massive unit (a Thor) breaks it
+    w.abilities.energy[s] = (50.0, w.loop, 200.0)
+    thor = spawn(w, 52, 2, 34.0, 30.0)
+    assert act(g, P.FORCE_FIELD, [s], (28.0, 30.0)) == C.SUCCESS
+    w.command(2, D.MOVE_MOVE, [thor], (20.0, 30.0), 0, False)
+    g.step(60)
+    assert w.protoss.fields == []

@@ -1,5 +1,5 @@
-"""Protoss unit abilities: Blink, Charge, Psionic Transfer, Guardian Shield, Psionic Storm,
-Feedback, the Archon merge.
+"""Protoss unit abilities: Blink, Charge, Psionic Transfer, Guardian Shield, Force Field,
+Psionic Storm, Feedback, the Archon merge.
 
 Rules (the real game's; sources in brackets, "(m)" where the engine chose; times in faster
 seconds are converted at 22.4 game loops per second):
@@ -23,6 +23,12 @@ seconds are converted at 22.4 game loops per second):
   takes :data:`GUARD_REDUCTION` less damage per attack from ranged weapons (weapon range above 1
   (m): melee weapons have 0.1-1), before armor, never below 0.  ``systems/combat.py`` asks
   :meth:`ProtossAbilities.guard`.
+- *Force Field* (1526, a point within the client's cast range 9; LP:Sentry, LP:Force_Field):
+  50 energy; a disc of radius :data:`FIELD_RADIUS` stands there for :data:`FIELD_LOOPS`; ground
+  units (friend or foe) cannot stand in it: each economy step pushes any whose edge overlaps it
+  to its rim (m: the real game's pathing around it is not simulated, a unit walking into it is
+  held at its rim); a massive ground unit that touches it destroys it (LP:Force_Field).  It is not
+  reported in the observation (m).
 - *Psionic Storm* (1036, a point within the client's cast range 9; LP:Psionic_Storm,
   LP:High_Templar): 75 energy, Psionic Storm researched (PSISTORMTECH 52); every unit (friend or
   foe, air too, not structures) whose centre is within :data:`STORM_RADIUS` takes
@@ -49,6 +55,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine import data as D
 from sc2pool.engine.sim.commands import (
     CANT_TARGET_THAT_UNIT,
     COOLDOWN,
@@ -70,7 +77,7 @@ FASTER = 22.4
 ZEALOT, STALKER, HIGH_TEMPLAR, DARK_TEMPLAR, SENTRY, ARCHON, ADEPT, SHADE = 73, 74, 75, 76, 77, 141, 311, 801
 BLINK, BLINK_GENERIC, CHARGE = 1442, 3687, 1819
 SHADE_CAST, SHADE_CANCEL, SHADE_CANCEL_SHADE = 2544, 2594, 2596
-GUARDIAN_SHIELD, STORM, FEEDBACK, MERGE = 76, 1036, 140, 1766
+GUARDIAN_SHIELD, STORM, FEEDBACK, MERGE, FORCE_FIELD = 76, 1036, 140, 1766, 1526
 BLINK_TECH, CHARGE_TECH, STORM_TECH = 87, 86, 52
 """Upgrades: BLINKTECH, CHARGE, PSISTORMTECH (burnysc2's ``UpgradeId``)."""
 
@@ -89,6 +96,10 @@ GUARD_LOOPS = round(11 * FASTER)
 MELEE_RANGE = 1.0
 """Weapons of this range or shorter are melee for Guardian Shield (m: Zealot, Zergling 0.1,
 Ultralisk 1; the shortest ranged weapons have 2 or more)."""
+FIELD_ENERGY, FIELD_RANGE, FIELD_RADIUS = 50.0, 9.0, 1.7
+FIELD_LOOPS = round(11 * FASTER)
+"""Force Field: 50 energy, radius 1.7, 11 s = 246 loops (LP:Force_Field; the radius: to check);
+range: the client's ``cast_range`` of 1526."""
 STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
 STORM_LOOPS = round(2.85 * FASTER)
 """Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
@@ -100,11 +111,13 @@ MERGE_LOOPS = round(12 * FASTER)
 """The Archon merge: 12 s = 269 loops (LP:Archon)."""
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
-           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
+           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
+_MASSIVE = np.array([D.MASSIVE in s.attributes for s in TYPES.specs])
+"""Per type row: massive (breaks Force Fields)."""
 """Per type row: its weapon is ranged (Guardian Shield reduces its damage)."""
 
 
@@ -116,6 +129,13 @@ class Pending:
     x: float
     y: float
     target: int = 0
+
+
+@dataclass
+class Field:
+    x: float
+    y: float
+    end: int
 
 
 @dataclass
@@ -141,13 +161,15 @@ class ProtossAbilities:
         self.guards: dict[int, int] = {}
         """Sentry tag -> the loop its Guardian Shield ends."""
         self.storms: list[Storm] = []
+        self.fields: list[Field] = []
+        """Force Fields standing."""
         self.merges: dict[int, tuple[int, int]] = {}
         """First templar's tag -> (the second's tag, the loop the Archon appears)."""
 
     @property
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
-        return bool(self.pending or self.shades or self.guards or self.storms or self.merges)
+        return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields)
 
     # ------------------------------------------------------------------ commands
     def casters(self, c: Command) -> np.ndarray:
@@ -192,7 +214,7 @@ class ProtossAbilities:
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), key), 0) <= loop]
         if not free:
             return COOLDOWN
-        energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY}.get(ab, 0.0)
+        energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY}.get(ab, 0.0)
         if energy:
             w.abilities._register()
             free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
@@ -290,8 +312,9 @@ class ProtossAbilities:
             if int(u.kind[r]) != MOVE or int(u.ability[r]) != p.ability:
                 del self.pending[tag]  # (another order replaced it)
                 return
-            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (u.radius[r] if p.ability == STORM else 0.0)
-        reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE}[p.ability]
+            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (u.radius[r] if p.ability in (STORM, FORCE_FIELD) else 0.0)
+        reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
+                 FORCE_FIELD: FIELD_RANGE}[p.ability]
         if gap > reach:
             return
         del self.pending[tag]
@@ -310,6 +333,11 @@ class ProtossAbilities:
         elif p.ability == STORM:
             if w.abilities.spend(tag, STORM_ENERGY):
                 self.storms.append(Storm(p.x, p.y, loop + STORM_LOOPS, loop))
+            u.finish_orders(np.array([r]))
+        elif p.ability == FORCE_FIELD:
+            if w.abilities.spend(tag, FIELD_ENERGY):
+                self.fields.append(Field(p.x, p.y, loop + FIELD_LOOPS))
+                self._fields(loop)
             u.finish_orders(np.array([r]))
         elif p.ability == FEEDBACK:
             u.finish_orders(np.array([r]))
@@ -358,6 +386,8 @@ class ProtossAbilities:
             self._storms(loop)
         if self.merges:
             self._merges(loop)
+        if self.fields:
+            self._fields(loop)
 
     def _shades(self, loop: int) -> None:
         w = self.w
@@ -397,6 +427,35 @@ class ProtossAbilities:
                     self._hurt([r], amount)
             self.w.touch()
 
+    def _fields(self, loop: int) -> None:
+        """Force Fields whose time is up or that a massive unit touches are gone; the others push
+        the ground units overlapping them to their rim."""
+        w = self.w
+        u = w.u
+        n = len(self.fields)
+        self.fields = [f for f in self.fields if f.end > loop]
+        ground = ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti] & ~u.neutral & (u.unit_id != SHADE)
+        keep: list[Field] = []
+        moved = False
+        for f in self.fields:
+            dx, dy = u.x - f.x, u.y - f.y
+            d = np.hypot(dx, dy)
+            over = np.nonzero(ground & (d < FIELD_RADIUS + u.radius))[0]
+            if len(over) and _MASSIVE[u.ti[over]].any():
+                continue  # (broken by a massive unit)
+            keep.append(f)
+            for r in over.tolist():
+                rim = FIELD_RADIUS + float(u.radius[r])
+                if d[r] > 1e-9:
+                    u.x[r] = f.x + dx[r] / d[r] * rim
+                    u.y[r] = f.y + dy[r] / d[r] * rim
+                else:
+                    u.x[r] = f.x + rim
+                moved = True
+        if moved or len(keep) != n:
+            w.touch()
+        self.fields = keep
+
     def _merges(self, loop: int) -> None:
         w = self.w
         u = w.u
@@ -417,7 +476,7 @@ class ProtossAbilities:
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing here must happen on time (>= 1)."""
-        if self.pending or self.storms:
+        if self.pending or self.storms or self.fields:
             return 1
         h = 1 << 30
         for _, end in self.shades.values():
@@ -471,8 +530,12 @@ class ProtossAbilities:
                 out.append((SHADE_CANCEL, False))
             elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
                 out.append((SHADE_CAST, True))
-        elif uid == SENTRY and w.abilities.energy_of(tag) >= GUARD_ENERGY:
-            out.append((GUARDIAN_SHIELD, False))
+        elif uid == SENTRY:
+            e = w.abilities.energy_of(tag)
+            if e >= FIELD_ENERGY:
+                out.append((FORCE_FIELD, True))
+            if e >= GUARD_ENERGY:
+                out.append((GUARDIAN_SHIELD, False))
         elif uid in TEMPLAR:
             out.append((MERGE, False))
             if uid == HIGH_TEMPLAR:
