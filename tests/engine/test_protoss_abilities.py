@@ -237,3 +237,28 @@ def test_a_force_field_keeps_ground_units_out_for_its_duration_and_a_massive_uni
     w.command(2, D.MOVE_MOVE, [thor], (20.0, 30.0), 0, False)
     g.step(60)
     assert w.protoss.fields == []
+
+
+def test_prismatic_alignment_adds_10_against_armored_targets_for_its_duration() -> None:
+    g, w = rich_eco()
+    vr = spawn(w, P.VOID_RAY, 1, 20.0, 30.0)
+    tank = spawn(w, 52, 2, 24.0, 30.0)  # a Thor: armored, 400 life, armor 1
+    disarm(w, tank)
+    g.step(1)
+    w.command(2, D.HOLDPOSITION_HOLD, [tank], None, 0, False)
+    w.command(1, D.ATTACK_ATTACK, [vr], None, tank, False)
+    before = life(w, tank)
+    g.step(60)
+    plain = before - life(w, tank)
+    assert P.ALIGN in abilities(g, vr)
+    assert act(g, P.ALIGN, [vr]) == C.SUCCESS
+    assert act(g, P.ALIGN, [vr]) == C.COOLDOWN
+    before = life(w, tank)
+    g.step(60)
+    aligned = before - life(w, tank)
+    assert plain > 0
+    # the Void Ray's 6 (+4 armored) per attack, less the Thor's armor 1, becomes 19 per attack
+    assert w.u.row(tank) >= 0
+    assert plain % 9 == pytest.approx(0.0) and aligned > 0 and aligned % 19 == pytest.approx(0.0)
+    g.step(P.ALIGN_LOOPS)
+    assert w.protoss.aligned == {}

@@ -199,8 +199,8 @@ class Combat:
                 trows, ti, owners, arows = trows[ok], ti[ok], owners[ok], arows[ok]
             tt = u.ti[trows]
             raw = self._upgraded_damage(ti, tt, owners=owners)
-            if self.w.protoss.guards:  # (Guardian Shield, as in _hit)
-                raw = self.w.protoss.guard(raw, ti, trows)
+            if self.w.protoss.modifies:  # (as in _hit)
+                raw = self.w.protoss.adjust(raw, ti, None, trows)
             self._accumulate(raw, TYPES.attacks_vs[ti, tt], trows, damage)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
@@ -312,8 +312,8 @@ class Combat:
         ti = self.u.ti
         a_ti, t_ti = ti[att], ti[trows]
         raw = self._upgraded_damage(a_ti, t_ti, att)
-        if self.w.protoss.guards:  # (Guardian Shield: -2 ranged damage, systems/protoss_abilities.py)
-            raw = self.w.protoss.guard(raw, a_ti, trows)
+        if self.w.protoss.modifies:  # (Guardian Shield, Prismatic Alignment: systems/protoss_abilities.py)
+            raw = self.w.protoss.adjust(raw, a_ti, att, trows)
         self._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], trows, damage)
 
     def _upgraded_damage(self, a_ti: np.ndarray, t_ti: np.ndarray, att: np.ndarray | None = None,

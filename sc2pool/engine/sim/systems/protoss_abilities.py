@@ -29,6 +29,10 @@ seconds are converted at 22.4 game loops per second):
   to its rim (m: the real game's pathing around it is not simulated, a unit walking into it is
   held at its rim); a massive ground unit that touches it destroys it (LP:Force_Field).  It is not
   reported in the observation (m).
+- *Prismatic Alignment* (2393; LP:Void_Ray): the Void Ray's attacks deal
+  :data:`ALIGN_BONUS` more to armored targets for :data:`ALIGN_LOOPS`; cooldown
+  :data:`ALIGN_COOLDOWN` from the cast (``systems/combat.py`` asks :meth:`ProtossAbilities.adjust`).
+  Its movement speed penalty is not simulated (m).
 - *Psionic Storm* (1036, a point within the client's cast range 9; LP:Psionic_Storm,
   LP:High_Templar): 75 energy, Psionic Storm researched (PSISTORMTECH 52); every unit (friend or
   foe, air too, not structures) whose centre is within :data:`STORM_RADIUS` takes
@@ -77,7 +81,8 @@ FASTER = 22.4
 ZEALOT, STALKER, HIGH_TEMPLAR, DARK_TEMPLAR, SENTRY, ARCHON, ADEPT, SHADE = 73, 74, 75, 76, 77, 141, 311, 801
 BLINK, BLINK_GENERIC, CHARGE = 1442, 3687, 1819
 SHADE_CAST, SHADE_CANCEL, SHADE_CANCEL_SHADE = 2544, 2594, 2596
-GUARDIAN_SHIELD, STORM, FEEDBACK, MERGE, FORCE_FIELD = 76, 1036, 140, 1766, 1526
+GUARDIAN_SHIELD, STORM, FEEDBACK, MERGE, FORCE_FIELD, ALIGN = 76, 1036, 140, 1766, 1526, 2393
+VOID_RAY = 80
 BLINK_TECH, CHARGE_TECH, STORM_TECH = 87, 86, 52
 """Upgrades: BLINKTECH, CHARGE, PSISTORMTECH (burnysc2's ``UpgradeId``)."""
 
@@ -100,6 +105,11 @@ FIELD_ENERGY, FIELD_RANGE, FIELD_RADIUS = 50.0, 9.0, 1.7
 FIELD_LOOPS = round(11 * FASTER)
 """Force Field: 50 energy, radius 1.7, 11 s = 246 loops (LP:Force_Field; the radius: to check);
 range: the client's ``cast_range`` of 1526."""
+ALIGN_BONUS = 10.0
+ALIGN_LOOPS = round(14.3 * FASTER)
+ALIGN_COOLDOWN = round(43 * FASTER)
+"""Prismatic Alignment: +10 damage vs armored for 14.3 s (320 loops), cooldown 43 s (963 loops)
+(LP:Void_Ray; to check against the page)."""
 STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
 STORM_LOOPS = round(2.85 * FASTER)
 """Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
@@ -111,13 +121,15 @@ MERGE_LOOPS = round(12 * FASTER)
 """The Archon merge: 12 s = 269 loops (LP:Archon)."""
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
-           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
+           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
 _MASSIVE = np.array([D.MASSIVE in s.attributes for s in TYPES.specs])
 """Per type row: massive (breaks Force Fields)."""
+_ARMORED = np.array([D.ARMORED in s.attributes for s in TYPES.specs])
+"""Per type row: armored (Prismatic Alignment's bonus)."""
 """Per type row: its weapon is ranged (Guardian Shield reduces its damage)."""
 
 
@@ -163,13 +175,21 @@ class ProtossAbilities:
         self.storms: list[Storm] = []
         self.fields: list[Field] = []
         """Force Fields standing."""
+        self.aligned: dict[int, int] = {}
+        """Void Ray tag -> the loop its Prismatic Alignment ends."""
         self.merges: dict[int, tuple[int, int]] = {}
         """First templar's tag -> (the second's tag, the loop the Archon appears)."""
 
     @property
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
-        return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields)
+        return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
+                    or self.aligned)
+
+    @property
+    def modifies(self) -> bool:
+        """Whether combat must ask :meth:`adjust` (a Guardian Shield or an alignment is on)."""
+        return bool(self.guards or self.aligned)
 
     # ------------------------------------------------------------------ commands
     def casters(self, c: Command) -> np.ndarray:
@@ -191,6 +211,8 @@ class ProtossAbilities:
             return self._cancel_shades(rows)
         if ab == GUARDIAN_SHIELD:
             return self._guard(rows)
+        if ab == ALIGN:
+            return self._align(rows)
         w = self.w
         u = w.u
         research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH}.get(ab)
@@ -250,6 +272,17 @@ class ProtossAbilities:
                 w.touch()
                 return SUCCESS
         return NOT_ENOUGH_ENERGY
+
+    def _align(self, rows: np.ndarray) -> int:
+        w = self.w
+        loop = w.loop
+        for tag in [int(t) for t in w.u.tag[rows].tolist()]:
+            if self.ready.get((tag, ALIGN), 0) <= loop:
+                self.aligned[tag] = loop + ALIGN_LOOPS
+                self.ready[(tag, ALIGN)] = loop + ALIGN_COOLDOWN
+                w.touch()
+                return SUCCESS
+        return COOLDOWN
 
     def _shade(self, r: int, x: float, y: float) -> None:
         """The Adept of row ``r`` projects its shade towards (x, y)."""
@@ -379,9 +412,10 @@ class ProtossAbilities:
             self._try(tag, loop)
         if self.shades:
             self._shades(loop)
-        if self.guards:
-            for tag in [t for t, end in self.guards.items() if end <= loop]:
-                del self.guards[tag]
+        for d in (self.guards, self.aligned):
+            if d:
+                for tag in [t for t, end in d.items() if end <= loop]:
+                    del d[tag]
         if self.storms:
             self._storms(loop)
         if self.merges:
@@ -481,23 +515,37 @@ class ProtossAbilities:
         h = 1 << 30
         for _, end in self.shades.values():
             h = min(h, end - loop)
-        for end in self.guards.values():
-            h = min(h, end - loop)
+        for d in (self.guards, self.aligned):
+            for end in d.values():
+                h = min(h, end - loop)
         for _, end in self.merges.values():
             h = min(h, end - loop)
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.pending, self.guards):
+        for d in (self.pending, self.guards, self.aligned):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         for key in [k for k in self.ready if k[0] not in alive]:
             del self.ready[key]
 
     # ------------------------------------------------------------------ what others ask
-    def guard(self, raw: np.ndarray, a_ti: np.ndarray, trows: np.ndarray) -> np.ndarray:
-        """Damage per attack of attackers of types ``a_ti`` on ``trows`` after Guardian Shields:
-        :data:`GUARD_REDUCTION` less from ranged weapons on units under a shield of their player."""
+    def adjust(self, raw: np.ndarray, a_ti: np.ndarray, att: np.ndarray | None, trows: np.ndarray) -> np.ndarray:
+        """Damage per attack (before armor) of attackers of types ``a_ti`` (rows ``att``, None when
+        not known: a hit landing later) on ``trows``, after Prismatic Alignments and Guardian
+        Shields."""
+        u = self.w.u
+        if self.aligned and att is not None and len(att):
+            on = np.array([int(t) in self.aligned for t in u.tag[att].tolist()]) & _ARMORED[u.ti[trows]]
+            if on.any():
+                raw = np.broadcast_to(raw, trows.shape) + np.where(on, ALIGN_BONUS, 0.0)
+        if self.guards:
+            raw = self._guard_minus(raw, a_ti, trows)
+        return raw
+
+    def _guard_minus(self, raw: np.ndarray, a_ti: np.ndarray, trows: np.ndarray) -> np.ndarray:
+        """:data:`GUARD_REDUCTION` less from ranged weapons on units under a Guardian Shield of their
+        player."""
         u = self.w.u
         sentries = u.rows(np.fromiter(self.guards, dtype=np.int64, count=len(self.guards)))
         sentries = sentries[sentries >= 0]
@@ -530,6 +578,8 @@ class ProtossAbilities:
                 out.append((SHADE_CANCEL, False))
             elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
                 out.append((SHADE_CAST, True))
+        elif uid == VOID_RAY and self.ready.get((tag, ALIGN), 0) <= loop:
+            out.append((ALIGN, False))
         elif uid == SENTRY:
             e = w.abilities.energy_of(tag)
             if e >= FIELD_ENERGY:
