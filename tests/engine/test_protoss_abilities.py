@@ -262,3 +262,39 @@ def test_prismatic_alignment_adds_10_against_armored_targets_for_its_duration() 
     assert plain % 9 == pytest.approx(0.0) and aligned > 0 and aligned % 19 == pytest.approx(0.0)
     g.step(P.ALIGN_LOOPS)
     assert w.protoss.aligned == {}
+
+
+def test_a_carrier_launches_its_interceptors_at_an_enemy_builds_more_and_docks_them() -> None:
+    from protoss_helpers import away, protoss_game
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    c = spawn(w, P.CARRIER, 1, x, y)
+    w.supply.minerals[1] = 1000
+    g.step(2)
+    h = w.protoss.hangars[c]
+    assert (h.docked, h.out) == (P.HANGAR_START, set())
+    assert h.built_at > 0  # the fifth is under way, paid
+    assert w.supply.minerals[1] < 1000
+    m = spawn(w, MARINE, 2, x + 6.0, y)
+    g.step(2)
+    assert len(h.out) == P.HANGAR_START and h.docked == 0
+    before = life(w, m)
+    g.step(60)
+    assert w.u.row(m) < 0 or life(w, m) < before  # the Interceptors shoot
+    if w.u.row(m) >= 0:
+        kill_tag(g, m)
+    g.step(120)
+    assert h.out == set() and h.docked >= P.HANGAR_START  # back in the hangar
+    g.step(P.INTERCEPTOR_LOOPS * 4)
+    assert h.docked == P.HANGAR_MAX
+    kill_tag(g, c)
+    g.step(1)
+    assert c not in w.protoss.hangars
+
+
+def kill_tag(g: Any, tag: int) -> None:
+    from protoss_helpers import kill
+
+    kill(g, tag)

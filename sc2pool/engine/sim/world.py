@@ -327,6 +327,8 @@ class World:
         self.abilities.upkeep(to)
         if self.zerg.pending or self.zerg.burrowing or self.has_zerg:
             self.zerg.upkeep(to)
+        if self.power.active:  # (a Protoss player: new Carriers get their hangar)
+            self.protoss.carriers(to)
         if self.protoss.busy:
             self.protoss.upkeep(to)
         self.harvest.flush()

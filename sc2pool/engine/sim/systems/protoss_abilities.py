@@ -47,6 +47,17 @@ seconds are converted at 22.4 game loops per second):
   (m: walking together first is not simulated).  A templar that dies meanwhile ends its pair's
   merge; the other goes idle.
 
+- *Carrier* (LP:Carrier; the client's Carrier has no weapon of its own): each Carrier has a
+  hangar of up to :data:`HANGAR_MAX` Interceptors (85) and starts with :data:`HANGAR_START`
+  (to check).  It builds the missing ones one at a time by itself (the client's
+  ``allow_autocast`` of 1042; 1042 by hand is accepted), each for the client's 15 minerals and
+  246 loops (paid at the start; without the minerals it waits).  A Carrier ordered to attack a
+  unit within :data:`LAUNCH_RANGE`, or idle, holding or attack-moving with an enemy it may see
+  within it, launches its docked Interceptors (units at its position, attacking that target
+  with their client weapon); launched ones farther than :data:`LEASH_RANGE` from it, or without
+  a target, fly back and dock.  They die with their Carrier.  This runs only in games with a
+  Protoss player; the Carrier itself still flies to a unit it is told to attack (m).
+
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
 """
@@ -69,7 +80,18 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
-from sc2pool.engine.sim.units import ATTACK_UNIT, FOLLOW, IDLE, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+from sc2pool.engine.sim.units import (
+    ATTACK_MOVE,
+    ATTACK_UNIT,
+    FOLLOW,
+    HOLD,
+    IDLE,
+    MOVE,
+    NEUTRAL_OWNER,
+    TRANSFORM,
+    TYPES,
+    Order,
+)
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -110,6 +132,13 @@ ALIGN_LOOPS = round(14.3 * FASTER)
 ALIGN_COOLDOWN = round(43 * FASTER)
 """Prismatic Alignment: +10 damage vs armored for 14.3 s (320 loops), cooldown 43 s (963 loops)
 (LP:Void_Ray; to check against the page)."""
+CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
+HANGAR_MAX, HANGAR_START = 8, 4
+"""A Carrier holds 8 Interceptors and comes with 4 (LP:Carrier; the 4: to check)."""
+INTERCEPTOR_COST, INTERCEPTOR_LOOPS = 15, 246
+"""The client's cost and build time of 1042 (``data.tech.TRAIN``)."""
+LAUNCH_RANGE, LEASH_RANGE = 8.0, 14.0
+"""Interceptors launch at targets within 8 of the Carrier and return beyond 14 (LP:Carrier)."""
 STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
 STORM_LOOPS = round(2.85 * FASTER)
 """Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
@@ -122,7 +151,7 @@ MERGE_LOOPS = round(12 * FASTER)
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
-           MERGE: HIGH_TEMPLAR}
+           MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -141,6 +170,16 @@ class Pending:
     x: float
     y: float
     target: int = 0
+
+
+@dataclass
+class Hangar:
+    owner: int
+    docked: int
+    out: set[int]
+    """Tags of its launched Interceptors."""
+    built_at: int = 0
+    """The loop the Interceptor under construction is done (0: none)."""
 
 
 @dataclass
@@ -177,6 +216,9 @@ class ProtossAbilities:
         """Force Fields standing."""
         self.aligned: dict[int, int] = {}
         """Void Ray tag -> the loop its Prismatic Alignment ends."""
+        self.hangars: dict[int, Hangar] = {}
+        """Carrier tag -> its hangar."""
+        self._carriers_version = -1
         self.merges: dict[int, tuple[int, int]] = {}
         """First templar's tag -> (the second's tag, the loop the Archon appears)."""
 
@@ -184,7 +226,7 @@ class ProtossAbilities:
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
-                    or self.aligned)
+                    or self.aligned or self.hangars)
 
     @property
     def modifies(self) -> bool:
@@ -213,6 +255,8 @@ class ProtossAbilities:
             return self._guard(rows)
         if ab == ALIGN:
             return self._align(rows)
+        if ab == BUILD_INTERCEPTORS:
+            return SUCCESS  # (the hangar builds by itself: autocast)
         w = self.w
         u = w.u
         research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH}.get(ab)
@@ -422,6 +466,19 @@ class ProtossAbilities:
             self._merges(loop)
         if self.fields:
             self._fields(loop)
+        if self.hangars:
+            self._hangars(loop)
+
+    def carriers(self, loop: int) -> None:
+        """New Carriers get their hangar (called in games with a Protoss player)."""
+        u = self.w.u
+        if u.version == self._carriers_version:
+            return
+        self._carriers_version = u.version
+        rows = np.nonzero(u.unit_id == CARRIER)[0]
+        for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
+            if tag not in self.hangars:
+                self.hangars[tag] = Hangar(int(u.owner[r]), HANGAR_START, set())
 
     def _shades(self, loop: int) -> None:
         w = self.w
@@ -490,6 +547,90 @@ class ProtossAbilities:
             w.touch()
         self.fields = keep
 
+    def _carrier_target(self, r: int) -> int:
+        """The row the Carrier of row ``r`` sends its Interceptors at (-1: none)."""
+        w = self.w
+        u = w.u
+        kind = int(u.kind[r])
+        icpt = TYPES.row(INTERCEPTOR)
+        if kind == ATTACK_UNIT:
+            t = u.row(int(u.ttag[r]))
+            cand = np.array([t]) if t >= 0 else np.zeros(0, dtype=np.int64)
+        elif kind in (IDLE, HOLD, ATTACK_MOVE):
+            owner = int(u.owner[r])
+            ok = (u.owner != owner) & ~u.no_auto & TYPES.can_hit[icpt, u.ti]
+            if w.detection.active():
+                ok &= ~w.detection.hidden(owner)
+            cand = np.nonzero(ok)[0]
+        else:
+            return -1
+        if not len(cand):
+            return -1
+        gap = np.hypot(u.x[cand] - u.x[r], u.y[cand] - u.y[r]) - u.radius[cand] - u.radius[r]
+        k = int(np.argmin(gap))
+        return int(cand[k]) if gap[k] <= LAUNCH_RANGE else -1
+
+    def _hangars(self, loop: int) -> None:
+        """Build, launch, recall and dock Interceptors (see the module docstring)."""
+        w = self.w
+        u = w.u
+        gone: list[int] = []
+        for tag, h in list(self.hangars.items()):
+            r = u.row(tag)
+            h.out = {t for t in h.out if u.row(t) >= 0}
+            if r < 0:
+                del self.hangars[tag]
+                gone += sorted(h.out)  # (they die with their Carrier)
+                continue
+            if h.built_at and h.built_at <= loop:
+                h.built_at = 0
+                h.docked += 1
+            if not h.built_at and h.docked + len(h.out) < HANGAR_MAX \
+                    and w.supply.minerals.get(h.owner, 0) >= INTERCEPTOR_COST:
+                w.supply.pay(h.owner, INTERCEPTOR_COST, 0)
+                h.built_at = loop + INTERCEPTOR_LOOPS
+                w.supply.revision += 1
+            t = self._carrier_target(r)
+            cx, cy = float(u.x[r]), float(u.y[r])
+            if t >= 0:
+                ttag = int(u.tag[t])
+                if h.docked:
+                    new = w.spawn(INTERCEPTOR, h.owner, [cx] * h.docked, [cy] * h.docked).tolist()
+                    h.docked = 0
+                    h.out.update(int(i) for i in new)
+                    r = u.row(tag)
+                for i in sorted(h.out):
+                    ir = u.row(i)
+                    far = math.hypot(float(u.x[ir]) - cx, float(u.y[ir]) - cy) > LEASH_RANGE
+                    if not far and (int(u.kind[ir]) != ATTACK_UNIT or int(u.ttag[ir]) != ttag):
+                        u.set_order(ir, Order(ATTACK_UNIT, 0, ttag=ttag))
+                    elif far:
+                        u.set_order(ir, Order(FOLLOW, 0, ttag=tag))
+                continue
+            docked = []
+            for i in sorted(h.out):
+                ir = u.row(i)
+                if math.hypot(float(u.x[ir]) - cx, float(u.y[ir]) - cy) <= float(u.radius[r]) + 0.5:
+                    docked.append(i)
+                elif int(u.kind[ir]) != FOLLOW or int(u.ttag[ir]) != tag:
+                    u.set_order(ir, Order(FOLLOW, 0, ttag=tag))
+            if docked:
+                h.out.difference_update(docked)
+                h.docked += len(docked)
+                gone += docked
+        if gone:
+            self._vanish(gone)
+
+    def _vanish(self, tags: list[int]) -> None:
+        """Remove units that are not killed (docking Interceptors, m: those of a dead Carrier
+        too): they leave the observation without a death report."""
+        u = self.w.u
+        rows = u.rows(np.asarray(tags, dtype=np.int64))
+        mask = np.ones(len(u), dtype=bool)
+        mask[rows[rows >= 0]] = False
+        u.keep(mask)
+        self.w.touch()
+
     def _merges(self, loop: int) -> None:
         w = self.w
         u = w.u
@@ -510,8 +651,8 @@ class ProtossAbilities:
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing here must happen on time (>= 1)."""
-        if self.pending or self.storms or self.fields:
-            return 1
+        if self.pending or self.storms or self.fields or self.hangars:
+            return 1  # (Carriers look for targets every loop)
         h = 1 << 30
         for _, end in self.shades.values():
             h = min(h, end - loop)
