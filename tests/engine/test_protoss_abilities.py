@@ -298,3 +298,53 @@ def kill_tag(g: Any, tag: int) -> None:
     from protoss_helpers import kill
 
     kill(g, tag)
+
+
+def test_revelation_detects_the_cloaked_units_under_it_for_its_duration() -> None:
+    g, w = rich_eco()
+    o = spawn(w, P.ORACLE, 1, 20.0, 30.0)
+    dt = spawn(w, P.DARK_TEMPLAR, 2, 26.0, 30.0)
+    m = spawn(w, MARINE, 1, 19.0, 30.0)
+    disarm(w, dt, o)
+    g.step(1)
+    w.command(2, D.HOLDPOSITION_HOLD, [dt], None, 0, False)
+    assert act(g, D.ATTACK_ATTACK, [m], target=dt) == C.CANT_TARGET_THAT_UNIT
+    assert P.REVELATION in abilities(g, o)
+    assert act(g, P.REVELATION, [o], (26.0, 30.0)) == C.SUCCESS
+    assert w.abilities.energy_of(o) == pytest.approx(25.0, abs=0.5)  # 50 - 25
+    assert any(u.tag == dt for u in g.observation(1).observation.raw_data.units)
+    assert act(g, D.HOLDPOSITION_HOLD, [m]) == C.SUCCESS
+    w.u.can_attack[w.u.row(m)] = False
+    g.step(P.REVEAL_LOOPS - 2)
+    assert not w.detection.hidden(1)[w.u.row(dt)]
+    g.step(3)
+    assert w.detection.hidden(1)[w.u.row(dt)]
+
+
+def test_an_oracle_attacks_only_with_its_pulsar_beam_on_which_drains_its_energy() -> None:
+    from protoss_helpers import away, protoss_game
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    o = spawn(w, P.ORACLE, 1, x, y)
+    m = spawn(w, MARINE, 2, x + 3.0, y)
+    disarm(w, m)
+    g.step(2)
+    w.command(2, D.HOLDPOSITION_HOLD, [m], None, 0, False)
+    w.command(1, D.HOLDPOSITION_HOLD, [o], None, 0, False)
+    before = life(w, m)
+    g.step(40)
+    assert life(w, m) == before  # beam off: no attack
+    assert act(g, P.BEAM_ON, [o]) == C.SUCCESS
+    assert P.BEAM_OFF in abilities(g, o)
+    e0 = w.abilities.energy_of(o)
+    g.step(40)
+    assert w.u.row(m) < 0 or life(w, m) < before
+    assert w.abilities.energy_of(o) < e0  # the drain outruns the regeneration
+    assert act(g, P.BEAM_OFF, [o]) == C.SUCCESS
+    assert not bool(w.u.can_attack[w.u.row(o)])
+    w.abilities.energy[o] = (26.0, w.loop, 200.0)
+    assert act(g, P.BEAM_ON, [o]) == C.SUCCESS  # 1 energy left: off within a second or so
+    g.step(40)
+    assert o not in w.protoss.beams

@@ -9,7 +9,7 @@ Rules (the real game's, LP:Cloaking, LP:Detection; "(m)" where the engine chose)
   the detection range of one of the player's finished detectors (``data.units`` ``detect``:
   Missile Turret 11, Raven 11, Photon Cannon, Spore Crawler, Observer, Overseer, ...; measured
   from the detector's centre to the target's edge (m)) or inside one of the player's Scanner
-  Sweeps (radius 13, LP:Scanner_Sweep).
+  Sweeps (radius 13, LP:Scanner_Sweep), or is under one of the player's Oracles' Revelations.
 - *targeting*: a cloaked unit a player does not detect cannot be attacked by that player's
   units: they do not acquire it, an attack order on it is refused (``CantTargetThatUnit``), and
   a unit attacking it when it cloaks (or leaves detection) loses it (``systems/targeting.py``).
@@ -64,7 +64,7 @@ class Detection:
 
     def _revision(self) -> int:
         a = self.w.abilities
-        return hash((tuple(a.cloaked), len(a.scans)))
+        return hash((tuple(a.cloaked), len(a.scans), len(self.w.protoss.revealed)))
 
     def active(self) -> bool:
         """Whether any unit is cloaked now (else nothing here changes anything)."""
@@ -113,6 +113,8 @@ class Detection:
             out |= (d <= DETECT_RANGE[u.ti[det]][None, :]).any(axis=1)
         for scan in w.abilities.scan_discs(player):
             out |= np.hypot(x - scan.x, y - scan.y) - rad <= SCAN_RADIUS
+        if w.protoss.revealed:  # (an Oracle's Revelation: systems/protoss_abilities.py)
+            out |= w.protoss.detects(player, rows)
         return out
 
     def hidden(self, player: int) -> np.ndarray:

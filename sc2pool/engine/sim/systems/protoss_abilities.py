@@ -47,6 +47,13 @@ seconds are converted at 22.4 game loops per second):
   (m: walking together first is not simulated).  A templar that dies meanwhile ends its pair's
   merge; the other goes idle.
 
+- *Oracle* (LP:Oracle): Revelation (2146, a point within the client's cast range 12; 25 energy):
+  every unit of another player within :data:`REVEAL_RADIUS` of the point is detected by the
+  Oracle's player for :data:`REVEAL_LOOPS` wherever it goes (``systems/detection.py`` asks
+  :meth:`ProtossAbilities.revealed`; m: the vision it also gives is not simulated).  Pulsar Beam
+  (2375 on, 2376 off): in games with a Protoss player an Oracle attacks only while its beam is
+  on; turning it on costs :data:`BEAM_ENERGY`, then it drains :data:`BEAM_DRAIN` per faster
+  second (m: the regeneration goes on underneath) and goes off when the energy runs out.
 - *Carrier* (LP:Carrier; the client's Carrier has no weapon of its own): each Carrier has a
   hangar of up to :data:`HANGAR_MAX` Interceptors (85) and starts with :data:`HANGAR_START`
   (to check).  It builds the missing ones one at a time by itself (the client's
@@ -132,6 +139,14 @@ ALIGN_LOOPS = round(14.3 * FASTER)
 ALIGN_COOLDOWN = round(43 * FASTER)
 """Prismatic Alignment: +10 damage vs armored for 14.3 s (320 loops), cooldown 43 s (963 loops)
 (LP:Void_Ray; to check against the page)."""
+ORACLE, REVELATION, BEAM_ON, BEAM_OFF = 495, 2146, 2375, 2376
+REVEAL_ENERGY, REVEAL_RANGE, REVEAL_RADIUS = 25.0, 12.0, 6.0
+REVEAL_LOOPS = round(20 * FASTER)
+"""Revelation: 25 energy, radius 6, 20 s = 448 loops (LP:Oracle; to check against the page's
+current patch); range: the client's ``cast_range`` of 2146."""
+BEAM_ENERGY, BEAM_DRAIN = 25.0, 1.96
+"""Pulsar Beam: 25 energy to turn on, 1.96 energy per faster second while on (LP:Oracle)."""
+BEAM_PER_LOOP = BEAM_DRAIN / FASTER
 CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
 HANGAR_MAX, HANGAR_START = 8, 4
 """A Carrier holds 8 Interceptors and comes with 4 (LP:Carrier; the 4: to check)."""
@@ -151,7 +166,8 @@ MERGE_LOOPS = round(12 * FASTER)
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
-           MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER}
+           MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
+           REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -216,6 +232,10 @@ class ProtossAbilities:
         """Force Fields standing."""
         self.aligned: dict[int, int] = {}
         """Void Ray tag -> the loop its Prismatic Alignment ends."""
+        self.revealed: dict[int, tuple[int, int]] = {}
+        """Tag of a unit under Revelation -> (the player that detects it, the loop it ends)."""
+        self.beams: dict[int, int] = {}
+        """Oracle tag -> the loop up to which its beam's drain was paid."""
         self.hangars: dict[int, Hangar] = {}
         """Carrier tag -> its hangar."""
         self._carriers_version = -1
@@ -226,7 +246,7 @@ class ProtossAbilities:
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
-                    or self.aligned or self.hangars)
+                    or self.aligned or self.hangars or self.revealed or self.beams)
 
     @property
     def modifies(self) -> bool:
@@ -255,6 +275,8 @@ class ProtossAbilities:
             return self._guard(rows)
         if ab == ALIGN:
             return self._align(rows)
+        if ab in (BEAM_ON, BEAM_OFF):
+            return self._beam(rows, ab == BEAM_ON)
         if ab == BUILD_INTERCEPTORS:
             return SUCCESS  # (the hangar builds by itself: autocast)
         w = self.w
@@ -280,7 +302,8 @@ class ProtossAbilities:
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), key), 0) <= loop]
         if not free:
             return COOLDOWN
-        energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY}.get(ab, 0.0)
+        energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY,
+                  REVELATION: REVEAL_ENERGY}.get(ab, 0.0)
         if energy:
             w.abilities._register()
             free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
@@ -316,6 +339,49 @@ class ProtossAbilities:
                 w.touch()
                 return SUCCESS
         return NOT_ENOUGH_ENERGY
+
+    def _beam(self, rows: np.ndarray, on: bool) -> int:
+        w = self.w
+        u = w.u
+        w.abilities._register()
+        result = ERROR if on else SUCCESS
+        for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
+            tag = int(tag)
+            if not on:
+                if self.beams.pop(tag, None) is not None:
+                    self._pay_beam(tag, w.loop)
+                u.can_attack[r] = False
+                continue
+            if tag in self.beams:
+                result = SUCCESS
+            elif w.abilities.spend(tag, BEAM_ENERGY):
+                self.beams[tag] = w.loop
+                u.can_attack[r] = True
+                result = SUCCESS
+            elif result != SUCCESS:
+                result = NOT_ENOUGH_ENERGY
+        w.touch()
+        return result
+
+    def _pay_beam(self, tag: int, loop: int) -> bool:
+        """Drain the beam's energy up to ``loop``; False when the energy ran out."""
+        ab = self.w.abilities
+        cost = (loop - self.beams.get(tag, loop)) * BEAM_PER_LOOP
+        e = ab.energy_of(tag)
+        ab.spend(tag, min(e, cost))
+        if tag in self.beams:
+            self.beams[tag] = loop
+        return e > cost
+
+    def _beams(self, loop: int) -> None:
+        u = self.w.u
+        for tag in list(self.beams):
+            if not self._pay_beam(tag, loop):
+                del self.beams[tag]
+                r = u.row(tag)
+                if r >= 0:
+                    u.can_attack[r] = False
+                    self.w.touch()
 
     def _align(self, rows: np.ndarray) -> int:
         w = self.w
@@ -389,9 +455,9 @@ class ProtossAbilities:
             if int(u.kind[r]) != MOVE or int(u.ability[r]) != p.ability:
                 del self.pending[tag]  # (another order replaced it)
                 return
-            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (u.radius[r] if p.ability in (STORM, FORCE_FIELD) else 0.0)
+            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability == BLINK else u.radius[r])
         reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
-                 FORCE_FIELD: FIELD_RANGE}[p.ability]
+                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE}[p.ability]
         if gap > reach:
             return
         del self.pending[tag]
@@ -410,6 +476,14 @@ class ProtossAbilities:
         elif p.ability == STORM:
             if w.abilities.spend(tag, STORM_ENERGY):
                 self.storms.append(Storm(p.x, p.y, loop + STORM_LOOPS, loop))
+            u.finish_orders(np.array([r]))
+        elif p.ability == REVELATION:
+            if w.abilities.spend(tag, REVEAL_ENERGY):
+                owner = int(u.owner[r])
+                hit = np.nonzero((np.hypot(u.x - p.x, u.y - p.y) - u.radius <= REVEAL_RADIUS)
+                                 & (u.owner != owner) & (u.owner != NEUTRAL_OWNER))[0]
+                for h in u.tag[hit].tolist():
+                    self.revealed[int(h)] = (owner, loop + REVEAL_LOOPS)
             u.finish_orders(np.array([r]))
         elif p.ability == FORCE_FIELD:
             if w.abilities.spend(tag, FIELD_ENERGY):
@@ -468,6 +542,11 @@ class ProtossAbilities:
             self._fields(loop)
         if self.hangars:
             self._hangars(loop)
+        if self.beams:
+            self._beams(loop)
+        if self.revealed:
+            for tag in [t for t, (_, end) in self.revealed.items() if end <= loop]:
+                del self.revealed[tag]
 
     def carriers(self, loop: int) -> None:
         """New Carriers get their hangar (called in games with a Protoss player)."""
@@ -475,6 +554,10 @@ class ProtossAbilities:
         if u.version == self._carriers_version:
             return
         self._carriers_version = u.version
+        oracles = np.nonzero(u.unit_id == ORACLE)[0]
+        for r, tag in zip(oracles.tolist(), u.tag[oracles].tolist(), strict=True):
+            if tag not in self.beams:  # (an Oracle attacks only with its Pulsar Beam on)
+                u.can_attack[r] = False
         rows = np.nonzero(u.unit_id == CARRIER)[0]
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.hangars:
@@ -659,12 +742,16 @@ class ProtossAbilities:
         for d in (self.guards, self.aligned):
             for end in d.values():
                 h = min(h, end - loop)
+        for _, end in self.revealed.values():
+            h = min(h, end - loop)
+        for tag in self.beams:  # (a beam goes off when the energy runs out)
+            h = min(h, int(self.w.abilities.energy_of(tag, loop) / BEAM_PER_LOOP))
         for _, end in self.merges.values():
             h = min(h, end - loop)
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.pending, self.guards, self.aligned):
+        for d in (self.pending, self.guards, self.aligned, self.revealed, self.beams):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         for key in [k for k in self.ready if k[0] not in alive]:
@@ -699,6 +786,12 @@ class ProtossAbilities:
             return raw
         return np.maximum(0.0, np.broadcast_to(raw, trows.shape) - np.where(covered, GUARD_REDUCTION, 0.0))
 
+    def detects(self, player: int, rows: np.ndarray) -> np.ndarray:
+        """bool per row of ``rows``: under a Revelation of ``player``."""
+        u = self.w.u
+        return np.array([(got := self.revealed.get(int(t))) is not None and got[0] == player
+                         for t in u.tag[rows].tolist()], dtype=bool)
+
     def any_caster(self, c: Command) -> bool:
         """Whether a commanded unit uses ``c.ability`` (else the command goes on as one no system
         simulates, as before these abilities)."""
@@ -719,6 +812,14 @@ class ProtossAbilities:
                 out.append((SHADE_CANCEL, False))
             elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
                 out.append((SHADE_CAST, True))
+        elif uid == ORACLE:
+            e = w.abilities.energy_of(tag)
+            if tag in self.beams:
+                out.append((BEAM_OFF, False))
+            elif e >= BEAM_ENERGY:
+                out.append((BEAM_ON, False))
+            if e >= REVEAL_ENERGY:
+                out.append((REVELATION, True))
         elif uid == VOID_RAY and self.ready.get((tag, ALIGN), 0) <= loop:
             out.append((ALIGN, False))
         elif uid == SENTRY:
