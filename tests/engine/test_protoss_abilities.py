@@ -348,3 +348,31 @@ def test_an_oracle_attacks_only_with_its_pulsar_beam_on_which_drains_its_energy(
     assert act(g, P.BEAM_ON, [o]) == C.SUCCESS  # 1 energy left: off within a second or so
     g.step(40)
     assert o not in w.protoss.beams
+
+
+def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_foe() -> None:
+    g, w = rich_eco()
+    d = spawn(w, P.DISRUPTOR, 1, 20.0, 30.0)
+    foe = spawn(w, P.ZEALOT, 2, 28.0, 30.0)  # 100 life, 50 shields
+    friend = spawn(w, P.ZEALOT, 1, 28.0, 31.0)
+    air = spawn(w, P.VOID_RAY, 2, 28.0, 30.0)
+    far = spawn(w, MARINE, 2, 28.0, 34.0)
+    thor = spawn(w, 52, 2, 29.5, 29.0)  # no shields: 145 of its 400
+    disarm(w, foe, friend, air, far, thor)
+    g.step(1)
+    for t in (foe, air, far, thor):
+        w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
+    w.command(1, D.HOLDPOSITION_HOLD, [friend], None, 0, False)
+    before = {t: life(w, t) for t in (air, far)}
+    assert act(g, P.NOVA, [d], (28.0, 30.5)) == C.SUCCESS
+    assert act(g, P.NOVA, [d], (28.0, 30.5)) == C.COOLDOWN
+    disarm(w, foe, friend, air, far, thor)  # (again: adding the nova re-derived the columns)
+    [nova] = list(w.protoss.novas)
+    g.step(P.NOVA_LOOPS - 1)
+    assert life(w, foe) == 150.0
+    assert pos(w, nova)[0] > 27.0  # it got there
+    g.step(2)
+    assert w.u.row(nova) < 0
+    assert w.u.row(foe) < 0 and w.u.row(friend) < 0  # 145 (+55 vs shields) > 100 life + 50 shields
+    assert float(w.u.hp[w.u.row(thor)]) == pytest.approx(400.0 - P.NOVA_DAMAGE)
+    assert life(w, air) == before[air] and life(w, far) == before[far]

@@ -47,6 +47,12 @@ seconds are converted at 22.4 game loops per second):
   (m: walking together first is not simulated).  A templar that dies meanwhile ends its pair's
   merge; the other goes idle.
 
+- *Purification Nova* (2346, a point; LP:Disruptor): the Disruptor releases a nova
+  (DisruptorPhased, 733) that moves towards the point at its client speed (5.95 per faster
+  second), cannot be hurt and passes through units (m); :data:`NOVA_LOOPS` later it detonates:
+  every ground unit, friend or foe, whose edge is within :data:`NOVA_RADIUS` of it takes
+  :data:`NOVA_DAMAGE` (+:data:`NOVA_SHIELD_BONUS` against shields), no armor (m); structures are
+  not hurt (m: to check).  Cooldown :data:`NOVA_COOLDOWN` from the cast.
 - *Oracle* (LP:Oracle): Revelation (2146, a point within the client's cast range 12; 25 energy):
   every unit of another player within :data:`REVEAL_RADIUS` of the point is detected by the
   Oracle's player for :data:`REVEAL_LOOPS` wherever it goes (``systems/detection.py`` asks
@@ -139,6 +145,12 @@ ALIGN_LOOPS = round(14.3 * FASTER)
 ALIGN_COOLDOWN = round(43 * FASTER)
 """Prismatic Alignment: +10 damage vs armored for 14.3 s (320 loops), cooldown 43 s (963 loops)
 (LP:Void_Ray; to check against the page)."""
+DISRUPTOR, NOVA_UNIT, NOVA = 694, 733, 2346
+NOVA_DAMAGE, NOVA_SHIELD_BONUS, NOVA_RADIUS = 145.0, 55.0, 1.5
+NOVA_LOOPS = round(2.1 * FASTER)
+NOVA_COOLDOWN = round(21.4 * FASTER)
+"""Purification Nova: 145 (+55 vs shields) in radius 1.5 after 2.1 s (47 loops); cooldown 21.4 s
+(479 loops) (LP:Disruptor)."""
 ORACLE, REVELATION, BEAM_ON, BEAM_OFF = 495, 2146, 2375, 2376
 REVEAL_ENERGY, REVEAL_RANGE, REVEAL_RADIUS = 25.0, 12.0, 6.0
 REVEAL_LOOPS = round(20 * FASTER)
@@ -147,6 +159,9 @@ current patch); range: the client's ``cast_range`` of 2146."""
 BEAM_ENERGY, BEAM_DRAIN = 25.0, 1.96
 """Pulsar Beam: 25 energy to turn on, 1.96 energy per faster second while on (LP:Oracle)."""
 BEAM_PER_LOOP = BEAM_DRAIN / FASTER
+HELD = float(1 << 30)
+"""The weapon cooldown of an Oracle whose beam is off: ``can_attack`` is a column derived from
+the type again whenever units are added or removed, the cooldown is kept."""
 CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
 HANGAR_MAX, HANGAR_START = 8, 4
 """A Carrier holds 8 Interceptors and comes with 4 (LP:Carrier; the 4: to check)."""
@@ -167,7 +182,7 @@ TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
-           REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
+           NOVA: DISRUPTOR, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -236,6 +251,8 @@ class ProtossAbilities:
         """Tag of a unit under Revelation -> (the player that detects it, the loop it ends)."""
         self.beams: dict[int, int] = {}
         """Oracle tag -> the loop up to which its beam's drain was paid."""
+        self.novas: dict[int, int] = {}
+        """Tag of a Purification Nova on its way -> the loop it detonates."""
         self.hangars: dict[int, Hangar] = {}
         """Carrier tag -> its hangar."""
         self._carriers_version = -1
@@ -246,7 +263,7 @@ class ProtossAbilities:
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
-                    or self.aligned or self.hangars or self.revealed or self.beams)
+                    or self.aligned or self.hangars or self.revealed or self.beams or self.novas)
 
     @property
     def modifies(self) -> bool:
@@ -298,7 +315,7 @@ class ProtossAbilities:
         elif c.pos is None and c.trow < 0:
             return ERROR
         loop = w.loop
-        key = SHADE_CAST if ab == SHADE_CAST else (BLINK if ab == BLINK_GENERIC else ab)
+        key = BLINK if ab == BLINK_GENERIC else ab
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), key), 0) <= loop]
         if not free:
             return COOLDOWN
@@ -317,6 +334,13 @@ class ProtossAbilities:
             x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
         if ab == SHADE_CAST:
             self._shade(r, x, y)
+            return SUCCESS
+        if ab == NOVA:
+            [nova] = w.spawn(NOVA_UNIT, c.player, [float(u.x[r])], [float(u.y[r])]).tolist()
+            w.abilities.jumping.add(int(nova))  # (it cannot be hurt: combat and spells skip the set)
+            u.set_order(u.row(int(nova)), Order(MOVE, 0, x, y))
+            self.novas[int(nova)] = loop + NOVA_LOOPS
+            self.ready[(tag, NOVA)] = loop + NOVA_COOLDOWN
             return SUCCESS
         self.pending[tag] = Pending(key, x, y, c.ttag if ab in (CHARGE, FEEDBACK) else 0)
         u.queues.pop(tag, None)
@@ -351,12 +375,14 @@ class ProtossAbilities:
                 if self.beams.pop(tag, None) is not None:
                     self._pay_beam(tag, w.loop)
                 u.can_attack[r] = False
+                u.cd[r] = HELD
                 continue
             if tag in self.beams:
                 result = SUCCESS
             elif w.abilities.spend(tag, BEAM_ENERGY):
                 self.beams[tag] = w.loop
                 u.can_attack[r] = True
+                u.cd[r] = 0.0
                 result = SUCCESS
             elif result != SUCCESS:
                 result = NOT_ENOUGH_ENERGY
@@ -373,6 +399,23 @@ class ProtossAbilities:
             self.beams[tag] = loop
         return e > cost
 
+    def _novas(self, loop: int) -> None:
+        w = self.w
+        u = w.u
+        for tag, at in list(self.novas.items()):
+            if at > loop:
+                continue
+            del self.novas[tag]
+            w.abilities.jumping.discard(tag)
+            r = u.row(tag)
+            if r < 0:
+                continue
+            x, y = float(u.x[r]), float(u.y[r])
+            self._vanish([tag])
+            hit = np.nonzero((np.hypot(u.x - x, u.y - y) - u.radius <= NOVA_RADIUS) & (u.owner != NEUTRAL_OWNER)
+                             & ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti])[0]
+            self._hurt(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS)
+
     def _beams(self, loop: int) -> None:
         u = self.w.u
         for tag in list(self.beams):
@@ -381,6 +424,7 @@ class ProtossAbilities:
                 r = u.row(tag)
                 if r >= 0:
                     u.can_attack[r] = False
+                    u.cd[r] = HELD
                     self.w.touch()
 
     def _align(self, rows: np.ndarray) -> int:
@@ -506,18 +550,19 @@ class ProtossAbilities:
         w.map.clamp(xs, ys, float(w.u.radius[r]))
         w.u.x[r], w.u.y[r] = float(xs[0]), float(ys[0])
 
-    def _hurt(self, rows: list[int], amount: float) -> None:
-        """Spell damage (shields first, no armor); removes those that die, all at once."""
+    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0) -> None:
+        """Spell damage (shields first, ``shield_bonus`` more against shields only, no armor);
+        removes those that die, all at once."""
         u = self.w.u
         dead: list[int] = []
         jumping = self.w.abilities.jumping
         for r in rows:
             if jumping and int(u.tag[r]) in jumping:
                 continue
-            take = min(float(u.shield[r]), amount)
+            take = min(float(u.shield[r]), amount + shield_bonus)
             u.shield[r] -= take
             self.w.regeneration.damaged(r)
-            u.hp[r] -= amount - take
+            u.hp[r] -= amount - max(0.0, take - shield_bonus)
             if u.hp[r] <= 0.0:
                 dead.append(int(u.tag[r]))
         if dead:
@@ -544,6 +589,8 @@ class ProtossAbilities:
             self._hangars(loop)
         if self.beams:
             self._beams(loop)
+        if self.novas:
+            self._novas(loop)
         if self.revealed:
             for tag in [t for t, (_, end) in self.revealed.items() if end <= loop]:
                 del self.revealed[tag]
@@ -558,6 +605,7 @@ class ProtossAbilities:
         for r, tag in zip(oracles.tolist(), u.tag[oracles].tolist(), strict=True):
             if tag not in self.beams:  # (an Oracle attacks only with its Pulsar Beam on)
                 u.can_attack[r] = False
+                u.cd[r] = HELD
         rows = np.nonzero(u.unit_id == CARRIER)[0]
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.hangars:
@@ -744,6 +792,8 @@ class ProtossAbilities:
                 h = min(h, end - loop)
         for _, end in self.revealed.values():
             h = min(h, end - loop)
+        for end in self.novas.values():
+            h = min(h, end - loop)
         for tag in self.beams:  # (a beam goes off when the energy runs out)
             h = min(h, int(self.w.abilities.energy_of(tag, loop) / BEAM_PER_LOOP))
         for _, end in self.merges.values():
@@ -812,6 +862,8 @@ class ProtossAbilities:
                 out.append((SHADE_CANCEL, False))
             elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
                 out.append((SHADE_CAST, True))
+        elif uid == DISRUPTOR and self.ready.get((tag, NOVA), 0) <= loop:
+            out.append((NOVA, True))
         elif uid == ORACLE:
             e = w.abilities.energy_of(tag)
             if tag in self.beams:
