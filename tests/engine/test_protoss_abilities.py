@@ -376,3 +376,30 @@ def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_fo
     assert w.u.row(foe) < 0 and w.u.row(friend) < 0  # 145 (+55 vs shields) > 100 life + 50 shields
     assert float(w.u.hp[w.u.row(thor)]) == pytest.approx(400.0 - P.NOVA_DAMAGE)
     assert life(w, air) == before[air] and life(w, far) == before[far]
+
+
+def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
+    from protoss_helpers import PYLON, away, create, protoss_game
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    create(g, PYLON, (x, y + 4))
+    b = create(g, P.BATTERY, (x, y))
+    s = spawn(w, P.STALKER, 1, x + 3.0, y)
+    g.step(2)
+    w.command(1, D.HOLDPOSITION_HOLD, [s], None, 0, False)
+    r = w.u.row(s)
+    w.u.shield[r] = 0.0
+    w.regeneration.damaged(r)  # (its own regeneration waits)
+    e0 = w.abilities.energy_of(b)
+    assert P.RESTORE in abilities(g, b)
+    assert act(g, P.RESTORE, [b], target=s) == C.SUCCESS
+    assert act(g, P.RESTORE, [b], (x, y)) == C.MUST_TARGET_UNIT
+    g.step(1)  # (the battery notices: from then on the world goes loop by loop)
+    g.step(22)  # about a faster second
+    got = float(w.u.shield[w.u.row(s)])
+    assert got == pytest.approx(P.BATTERY_RATE, abs=P.BATTERY_PER_LOOP * 2)
+    assert e0 - w.abilities.energy_of(b) == pytest.approx(got / P.BATTERY_PER_ENERGY, abs=1.0)
+    g.step(40)
+    assert float(w.u.shield[w.u.row(s)]) == pytest.approx(80.0)  # full, then it stops

@@ -71,6 +71,13 @@ seconds are converted at 22.4 game loops per second):
   a target, fly back and dock.  They die with their Carrier.  This runs only in games with a
   Protoss player; the Carrier itself still flies to a unit it is told to attack (m).
 
+- *Shield Battery* (LP:Shield_Battery; the client's ``allow_autocast`` of its Restore): in games
+  with a Protoss player every finished, powered Shield Battery with energy restores the shields
+  of the nearest unit or structure of its player missing some within :data:`BATTERY_RANGE`
+  (edge to edge (m)) at :data:`BATTERY_RATE` shields per faster second, 1 energy per
+  :data:`BATTERY_PER_ENERGY` shields.  1980 on a unit of the player is accepted (the autocast
+  does it).  Which unit first: the nearest (m: the real one prefers units under attack).
+
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
 """
@@ -162,6 +169,11 @@ BEAM_PER_LOOP = BEAM_DRAIN / FASTER
 HELD = float(1 << 30)
 """The weapon cooldown of an Oracle whose beam is off: ``can_attack`` is a column derived from
 the type again whenever units are added or removed, the cooldown is kept."""
+BATTERY, RESTORE = 1910, 1980
+BATTERY_RATE, BATTERY_PER_ENERGY, BATTERY_RANGE = 50.4, 3.0, 6.0
+"""Restore: 50.4 shields per faster second, 1 energy per 3 shields, range 6 (LP:Shield_Battery; the
+rate: to check against the page's current patch)."""
+BATTERY_PER_LOOP = BATTERY_RATE / FASTER
 CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
 HANGAR_MAX, HANGAR_START = 8, 4
 """A Carrier holds 8 Interceptors and comes with 4 (LP:Carrier; the 4: to check)."""
@@ -182,7 +194,7 @@ TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
-           NOVA: DISRUPTOR, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
+           NOVA: DISRUPTOR, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -253,6 +265,10 @@ class ProtossAbilities:
         """Oracle tag -> the loop up to which its beam's drain was paid."""
         self.novas: dict[int, int] = {}
         """Tag of a Purification Nova on its way -> the loop it detonates."""
+        self.batteries: set[int] = set()
+        """Shield Battery tags (in games with a Protoss player)."""
+        self._restoring = False
+        self._last = 0
         self.hangars: dict[int, Hangar] = {}
         """Carrier tag -> its hangar."""
         self._carriers_version = -1
@@ -263,7 +279,7 @@ class ProtossAbilities:
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
-                    or self.aligned or self.hangars or self.revealed or self.beams or self.novas)
+                    or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries)
 
     @property
     def modifies(self) -> bool:
@@ -294,6 +310,10 @@ class ProtossAbilities:
             return self._align(rows)
         if ab in (BEAM_ON, BEAM_OFF):
             return self._beam(rows, ab == BEAM_ON)
+        if ab == RESTORE:
+            if c.trow < 0:
+                return MUST_TARGET_UNIT
+            return SUCCESS if int(self.w.u.owner[c.trow]) == c.player else CANT_TARGET_THAT_UNIT
         if ab == BUILD_INTERCEPTORS:
             return SUCCESS  # (the hangar builds by itself: autocast)
         w = self.w
@@ -398,6 +418,40 @@ class ProtossAbilities:
         if tag in self.beams:
             self.beams[tag] = loop
         return e > cost
+
+    def _restore(self, dt: int) -> None:
+        """Every finished, powered Shield Battery with energy restores the nearest unit or structure
+        of its player missing shields within range, for ``dt`` loops."""
+        self._restoring = False
+        w = self.w
+        u = w.u
+        if dt <= 0:
+            return
+        hurt = np.nonzero((u.shield < TYPES.sh_max[u.ti]) & (u.hp > 0))[0]
+        if not len(hurt):
+            return
+        structures = w.construction.structures
+        w.abilities._register()
+        for tag in sorted(self.batteries):
+            r = u.row(tag)
+            s = structures.get(tag)
+            if r < 0 or s is None or not s.ready or (w.power.active and not w.power.powered(tag)):
+                continue
+            e = w.abilities.energy_of(tag)
+            mine = hurt[(u.owner[hurt] == u.owner[r]) & (hurt != r)]
+            if e <= 0.0 or not len(mine):
+                continue
+            d = np.hypot(u.x[mine] - u.x[r], u.y[mine] - u.y[r]) - u.radius[mine] - u.radius[r]
+            k = int(np.argmin(d))
+            if d[k] > BATTERY_RANGE:
+                continue
+            t = int(mine[k])
+            amount = min(BATTERY_PER_LOOP * dt, float(TYPES.sh_max[u.ti[t]] - u.shield[t]), e * BATTERY_PER_ENERGY)
+            if amount <= 0:
+                continue
+            u.shield[t] += amount
+            w.abilities.spend(tag, amount / BATTERY_PER_ENERGY)
+            self._restoring = True
 
     def _novas(self, loop: int) -> None:
         w = self.w
@@ -591,6 +645,12 @@ class ProtossAbilities:
             self._beams(loop)
         if self.novas:
             self._novas(loop)
+        dt = loop - self._last
+        self._last = loop
+        if self.batteries:
+            # (while nobody was restored the world may have skipped loops: a unit hurt in them is
+            # restored from this loop on)
+            self._restore(max(dt, 0) if self._restoring else min(dt, 1))
         if self.revealed:
             for tag in [t for t, (_, end) in self.revealed.items() if end <= loop]:
                 del self.revealed[tag]
@@ -606,6 +666,7 @@ class ProtossAbilities:
             if tag not in self.beams:  # (an Oracle attacks only with its Pulsar Beam on)
                 u.can_attack[r] = False
                 u.cd[r] = HELD
+        self.batteries = set(u.tag[u.unit_id == BATTERY].tolist())
         rows = np.nonzero(u.unit_id == CARRIER)[0]
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.hangars:
@@ -782,8 +843,8 @@ class ProtossAbilities:
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing here must happen on time (>= 1)."""
-        if self.pending or self.storms or self.fields or self.hangars:
-            return 1  # (Carriers look for targets every loop)
+        if self.pending or self.storms or self.fields or self.hangars or self._restoring:
+            return 1  # (Carriers look for targets every loop; batteries restore loop by loop)
         h = 1 << 30
         for _, end in self.shades.values():
             h = min(h, end - loop)
@@ -862,6 +923,8 @@ class ProtossAbilities:
                 out.append((SHADE_CANCEL, False))
             elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
                 out.append((SHADE_CAST, True))
+        elif uid == BATTERY and w.abilities.energy_of(tag) > 0:
+            out.append((RESTORE, False))
         elif uid == DISRUPTOR and self.ready.get((tag, NOVA), 0) <= loop:
             out.append((NOVA, True))
         elif uid == ORACLE:
