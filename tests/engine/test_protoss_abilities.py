@@ -403,3 +403,25 @@ def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
     assert e0 - w.abilities.energy_of(b) == pytest.approx(got / P.BATTERY_PER_ENERGY, abs=1.0)
     g.step(40)
     assert float(w.u.shield[w.u.row(s)]) == pytest.approx(80.0)  # full, then it stops
+
+
+def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_itself() -> None:
+    from protoss_helpers import away, protoss_game
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    s_near = spawn(w, P.STALKER, 1, x + 3.0, y)
+    s_far = spawn(w, P.STALKER, 1, x + 3.0, y + 9.0)
+    g.step(2)
+    assert not w.detection.hidden(2)[w.u.row(s_near)]
+    ms = spawn(w, P.MOTHERSHIP, 1, x, y)
+    g.step(2)
+    hidden = w.detection.hidden(2)
+    assert hidden[w.u.row(s_near)]
+    assert not hidden[w.u.row(s_far)] and not hidden[w.u.row(ms)]
+    me = {u.tag: u.cloak for u in g.observation(1).observation.raw_data.units}
+    assert me[s_near] == 1  # Cloaked, as its own player sees it
+    kill_tag(g, ms)
+    g.step(2)
+    assert not w.detection.hidden(2)[w.u.row(s_near)]

@@ -4,7 +4,8 @@ Rules (the real game's, LP:Cloaking, LP:Detection; "(m)" where the engine chose)
 
 - *cloaked units*: a unit whose cloak is on (a Banshee's Cloaking Field, a Ghost's Personal
   Cloaking: ``systems/abilities.py``), a permanently cloaked type (Dark Templar, Observer) and a
-  burrowed form (the burrowed Widow Mine), ``data.units`` ``cloaked`` / ``burrowed``.
+  burrowed form (the burrowed Widow Mine), ``data.units`` ``cloaked`` / ``burrowed``; the units
+  under a Mothership's Cloaking Field (``systems/protoss_abilities.py``).
 - *detection*: a player detects a cloaked unit of another player while the unit's edge is within
   the detection range of one of the player's finished detectors (``data.units`` ``detect``:
   Missile Turret 11, Raven 11, Photon Cannon, Spore Crawler, Observer, Overseer, ...; measured
@@ -75,7 +76,7 @@ class Detection:
         if self._perm_version != u.version:
             self._perm_version = u.version
             self._any_perm = bool(ALWAYS_CLOAKED[u.ti].any())
-        return self._any_perm or bool(w.abilities.cloaked)
+        return self._any_perm or bool(w.abilities.cloaked) or w.protoss.motherships
 
     def cloaked_rows(self) -> np.ndarray:
         """Rows of the cloaked units."""
@@ -91,6 +92,8 @@ class Detection:
         self._key = key
         self._hidden = {}
         mask = ALWAYS_CLOAKED[u.ti].copy()
+        if w.protoss.motherships:  # (a Mothership's Cloaking Field: systems/protoss_abilities.py)
+            mask |= w.protoss.field_cloaked()
         if w.abilities.cloaked:
             rows = u.rows(np.fromiter(w.abilities.cloaked, dtype=np.int64, count=len(w.abilities.cloaked)))
             mask[rows[rows >= 0]] = True

@@ -78,6 +78,11 @@ seconds are converted at 22.4 game loops per second):
   :data:`BATTERY_PER_ENERGY` shields.  1980 on a unit of the player is accepted (the autocast
   does it).  Which unit first: the nearest (m: the real one prefers units under attack).
 
+- *Mothership*: Cloaking Field (LP:Mothership): in games with a Protoss player, every unit and
+  structure of the Mothership's player whose centre is within :data:`CLOAK_FIELD_RADIUS` of it
+  is cloaked (``systems/detection.py`` asks :meth:`ProtossAbilities.field_cloaked`), but for
+  Motherships (m: the real one's exact exclusions are not known here).
+
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
 """
@@ -174,6 +179,9 @@ BATTERY_RATE, BATTERY_PER_ENERGY, BATTERY_RANGE = 50.4, 3.0, 6.0
 """Restore: 50.4 shields per faster second, 1 energy per 3 shields, range 6 (LP:Shield_Battery; the
 rate: to check against the page's current patch)."""
 BATTERY_PER_LOOP = BATTERY_RATE / FASTER
+MOTHERSHIP = 10
+CLOAK_FIELD_RADIUS = 5.0
+"""The Mothership's Cloaking Field: radius 5 (LP:Mothership; to check)."""
 CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
 HANGAR_MAX, HANGAR_START = 8, 4
 """A Carrier holds 8 Interceptors and comes with 4 (LP:Carrier; the 4: to check)."""
@@ -265,6 +273,8 @@ class ProtossAbilities:
         """Oracle tag -> the loop up to which its beam's drain was paid."""
         self.novas: dict[int, int] = {}
         """Tag of a Purification Nova on its way -> the loop it detonates."""
+        self.motherships = False
+        """Whether a Mothership lives (in games with a Protoss player)."""
         self.batteries: set[int] = set()
         """Shield Battery tags (in games with a Protoss player)."""
         self._restoring = False
@@ -667,6 +677,7 @@ class ProtossAbilities:
                 u.can_attack[r] = False
                 u.cd[r] = HELD
         self.batteries = set(u.tag[u.unit_id == BATTERY].tolist())
+        self.motherships = bool((u.unit_id == MOTHERSHIP).any())
         rows = np.nonzero(u.unit_id == CARRIER)[0]
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.hangars:
@@ -896,6 +907,15 @@ class ProtossAbilities:
         if not covered.any():
             return raw
         return np.maximum(0.0, np.broadcast_to(raw, trows.shape) - np.where(covered, GUARD_REDUCTION, 0.0))
+
+    def field_cloaked(self) -> np.ndarray:
+        """bool per row of the store: cloaked by a Mothership's Cloaking Field."""
+        u = self.w.u
+        out = np.zeros(len(u), dtype=bool)
+        for r in np.nonzero(u.unit_id == MOTHERSHIP)[0].tolist():
+            out |= (np.hypot(u.x - u.x[r], u.y - u.y[r]) <= CLOAK_FIELD_RADIUS) & (u.owner == u.owner[r])
+        out &= u.unit_id != MOTHERSHIP
+        return out
 
     def detects(self, player: int, rows: np.ndarray) -> np.ndarray:
         """bool per row of ``rows``: under a Revelation of ``player``."""
