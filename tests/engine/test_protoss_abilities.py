@@ -425,3 +425,29 @@ def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_it
     kill_tag(g, ms)
     g.step(2)
     assert not w.detection.hidden(2)[w.u.row(s_near)]
+
+
+@pytest.mark.parametrize(("ability", "caster", "point"), [
+    (P.BLINK, P.STALKER, True), (P.BLINK_GENERIC, P.STALKER, True), (P.CHARGE, P.ZEALOT, False),
+    (P.SHADE_CAST, P.ADEPT, True), (P.GUARDIAN_SHIELD, P.SENTRY, None), (P.FORCE_FIELD, P.SENTRY, True),
+    (P.STORM, P.HIGH_TEMPLAR, True), (P.FEEDBACK, P.HIGH_TEMPLAR, False), (P.MERGE, P.HIGH_TEMPLAR, None),
+    (P.ALIGN, P.VOID_RAY, None), (P.NOVA, P.DISRUPTOR, True), (P.REVELATION, P.ORACLE, True),
+    (P.BEAM_ON, P.ORACLE, None), (P.BUILD_INTERCEPTORS, P.CARRIER, None),
+])
+def test_these_abilities_are_no_longer_not_supported(ability: int, caster: int, point: bool | None) -> None:
+    g, w = rich_eco()
+    me = spawn(w, caster, 1, 20.0, 30.0)
+    target = spawn(w, GHOST, 2, 24.0, 30.0)
+    g.step(1)
+    if point is None:
+        res = act(g, ability, [me])
+    elif point:
+        res = act(g, ability, [me], (24.0, 30.0))
+    else:
+        res = act(g, ability, [me], target=target)
+    assert res not in (C.NOT_SUPPORTED, C.ERROR) or ability == P.MERGE
+    # without a unit that uses it the command is answered as before these abilities
+    m = spawn(w, MARINE, 1, 18.0, 30.0)
+    g.step(1)
+    res = act(g, ability, [m], (24.0, 30.0)) if point else act(g, ability, [m], target=target)
+    assert res == C.NOT_SUPPORTED

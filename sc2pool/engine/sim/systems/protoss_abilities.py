@@ -521,7 +521,7 @@ class ProtossAbilities:
         for a in gone:
             shade, _ = self.shades.pop(a)
             self.w.abilities.jumping.discard(shade)
-            self.w.remove_tags([shade])
+            self._vanish([shade])
         return SUCCESS if gone else ERROR
 
     def _merge(self, rows: np.ndarray) -> int:
@@ -695,7 +695,7 @@ class ProtossAbilities:
             if a >= 0 and s >= 0:
                 self._teleport(a, float(u.x[s]), float(u.y[s]))
             if s >= 0:
-                w.remove_tags([shade])
+                self._vanish([shade])
             w.touch()
 
     def _storms(self, loop: int) -> None:
@@ -825,8 +825,9 @@ class ProtossAbilities:
             self._vanish(gone)
 
     def _vanish(self, tags: list[int]) -> None:
-        """Remove units that are not killed (docking Interceptors, m: those of a dead Carrier
-        too): they leave the observation without a death report."""
+        """Remove units that are not killed (docking Interceptors, shades and novas at their end,
+        merging templar; m: a dead Carrier's Interceptors too): they leave the observation
+        without a death report (m: what the real client reports for them is not known here)."""
         u = self.w.u
         rows = u.rows(np.asarray(tags, dtype=np.int64))
         mask = np.ones(len(u), dtype=bool)
@@ -848,7 +849,7 @@ class ProtossAbilities:
                         u.kind[r], u.ability[r] = IDLE, 0
                 continue
             x, y, owner = (float(u.x[ra]) + float(u.x[rb])) / 2, (float(u.y[ra]) + float(u.y[rb])) / 2, int(u.owner[ra])
-            w.remove_tags([a, b])
+            self._vanish([a, b])
             w.spawn(ARCHON, owner, [x], [y], free=True)
             w.supply.revision += 1
 
