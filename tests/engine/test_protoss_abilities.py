@@ -432,7 +432,7 @@ def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_it
     (P.SHADE_CAST, P.ADEPT, True), (P.GUARDIAN_SHIELD, P.SENTRY, None), (P.FORCE_FIELD, P.SENTRY, True),
     (P.STORM, P.HIGH_TEMPLAR, True), (P.FEEDBACK, P.HIGH_TEMPLAR, False), (P.MERGE, P.HIGH_TEMPLAR, None),
     (P.ALIGN, P.VOID_RAY, None), (P.NOVA, P.DISRUPTOR, True), (P.REVELATION, P.ORACLE, True),
-    (P.BEAM_ON, P.ORACLE, None), (P.BUILD_INTERCEPTORS, P.CARRIER, None),
+    (P.BEAM_ON, P.ORACLE, None), (P.BUILD_INTERCEPTORS, P.CARRIER, None), (P.GRAVITON, P.PHOENIX, False),
 ])
 def test_these_abilities_are_no_longer_not_supported(ability: int, caster: int, point: bool | None) -> None:
     g, w = rich_eco()
@@ -451,3 +451,28 @@ def test_these_abilities_are_no_longer_not_supported(ability: int, caster: int, 
     g.step(1)
     res = act(g, ability, [m], (24.0, 30.0)) if point else act(g, ability, [m], target=target)
     assert res == C.NOT_SUPPORTED
+
+
+def test_graviton_beam_holds_a_ground_unit_and_its_phoenix_for_its_duration() -> None:
+    g, w = rich_eco()
+    ph = spawn(w, P.PHOENIX, 1, 20.0, 30.0)
+    m = spawn(w, MARINE, 2, 26.0, 30.0)
+    thor = spawn(w, 52, 2, 26.0, 34.0)
+    disarm(w, ph, m, thor)
+    g.step(1)
+    assert act(g, P.GRAVITON, [ph], target=thor) == C.CANT_TARGET_THAT_UNIT  # massive
+    assert act(g, P.GRAVITON, [ph], target=m) == C.SUCCESS
+    for _ in range(60):  # it flies into range 4
+        g.step(1)
+        if ph in w.protoss.lifts:
+            break
+    assert w.protoss.lifts[ph][0] == m
+    assert w.abilities.energy_of(ph) == pytest.approx(0.0, abs=1.0)  # 50 - 50 (and a little regained)
+    w.command(2, D.MOVE_MOVE, [m], (40.0, 30.0), 0, False)  # waits: it is lifted
+    at = pos(w, m)
+    g.step(P.GRAVITON_LOOPS - 5)
+    assert pos(w, m) == at
+    g.step(10)
+    assert ph not in w.protoss.lifts
+    g.step(20)
+    assert pos(w, m)[0] > at[0]  # its move order after the beam

@@ -53,6 +53,11 @@ seconds are converted at 22.4 game loops per second):
   every ground unit, friend or foe, whose edge is within :data:`NOVA_RADIUS` of it takes
   :data:`NOVA_DAMAGE` (+:data:`NOVA_SHIELD_BONUS` against shields), no armor (m); structures are
   not hurt (m: to check).  Cooldown :data:`NOVA_COOLDOWN` from the cast.
+- *Graviton Beam* (173, an enemy ground unit, not massive nor a structure, within the client's
+  cast range 4; LP:Phoenix): 50 energy; the Phoenix flies into range, then both it and the target
+  channel for :data:`GRAVITON_LOOPS` (their order the beam: they neither move nor fire; commands
+  to them wait for its end); 174 on the Phoenix ends it early; it ends when either dies.  That
+  the lifted unit becomes a target for anti-air weapons is not simulated (m).
 - *Oracle* (LP:Oracle): Revelation (2146, a point within the client's cast range 12; 25 energy):
   every unit of another player within :data:`REVEAL_RADIUS` of the point is detected by the
   Oracle's player for :data:`REVEAL_LOOPS` wherever it goes (``systems/detection.py`` asks
@@ -163,6 +168,11 @@ NOVA_LOOPS = round(2.1 * FASTER)
 NOVA_COOLDOWN = round(21.4 * FASTER)
 """Purification Nova: 145 (+55 vs shields) in radius 1.5 after 2.1 s (47 loops); cooldown 21.4 s
 (479 loops) (LP:Disruptor)."""
+PHOENIX, GRAVITON, GRAVITON_CANCEL = 78, 173, 174
+GRAVITON_ENERGY, GRAVITON_RANGE = 50.0, 4.0
+GRAVITON_LOOPS = round(7 * FASTER)
+"""Graviton Beam: 50 energy, 7 s = 157 loops (LP:Phoenix; the duration: to check); range: the
+client's ``cast_range`` of 173."""
 ORACLE, REVELATION, BEAM_ON, BEAM_OFF = 495, 2146, 2375, 2376
 REVEAL_ENERGY, REVEAL_RANGE, REVEAL_RADIUS = 25.0, 12.0, 6.0
 REVEAL_LOOPS = round(20 * FASTER)
@@ -202,7 +212,7 @@ TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
-           NOVA: DISRUPTOR, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
+           NOVA: DISRUPTOR, GRAVITON: PHOENIX, GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -271,6 +281,8 @@ class ProtossAbilities:
         """Tag of a unit under Revelation -> (the player that detects it, the loop it ends)."""
         self.beams: dict[int, int] = {}
         """Oracle tag -> the loop up to which its beam's drain was paid."""
+        self.lifts: dict[int, tuple[int, int]] = {}
+        """Phoenix tag -> (the tag of the unit it lifts, the loop the beam ends)."""
         self.novas: dict[int, int] = {}
         """Tag of a Purification Nova on its way -> the loop it detonates."""
         self.motherships = False
@@ -289,7 +301,8 @@ class ProtossAbilities:
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
-                    or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries)
+                    or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries
+                    or self.lifts)
 
     @property
     def modifies(self) -> bool:
@@ -320,6 +333,11 @@ class ProtossAbilities:
             return self._align(rows)
         if ab in (BEAM_ON, BEAM_OFF):
             return self._beam(rows, ab == BEAM_ON)
+        if ab == GRAVITON_CANCEL:
+            ended = [int(t) for t in self.w.u.tag[rows].tolist() if int(t) in self.lifts]
+            for t in ended:
+                self._drop(t)
+            return SUCCESS if ended else ERROR
         if ab == RESTORE:
             if c.trow < 0:
                 return MUST_TARGET_UNIT
@@ -331,7 +349,7 @@ class ProtossAbilities:
         research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH}.get(ab)
         if research is not None and not w.research.has(c.player, research):
             return TECH_REQUIREMENTS_NOT_MET
-        if ab in (CHARGE, FEEDBACK):
+        if ab in (CHARGE, FEEDBACK, GRAVITON):
             if c.trow < 0:
                 return MUST_TARGET_UNIT
             if not c.hostile:
@@ -342,6 +360,9 @@ class ProtossAbilities:
                 return CANT_TARGET_THAT_UNIT  # (a unit without energy (m: the client's error is not known here))
             if ab == CHARGE and not TYPES.can_hit[u.ti[rows[0]], u.ti[c.trow]]:
                 return CANT_TARGET_THAT_UNIT
+            ti = u.ti[c.trow]
+            if ab == GRAVITON and (TYPES.is_flying[ti] or TYPES.structure[ti] or _MASSIVE[ti]):
+                return CANT_TARGET_THAT_UNIT
         elif c.pos is None and c.trow < 0:
             return ERROR
         loop = w.loop
@@ -350,7 +371,7 @@ class ProtossAbilities:
         if not free:
             return COOLDOWN
         energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY,
-                  REVELATION: REVEAL_ENERGY}.get(ab, 0.0)
+                  REVELATION: REVEAL_ENERGY, GRAVITON: GRAVITON_ENERGY}.get(ab, 0.0)
         if energy:
             w.abilities._register()
             free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
@@ -358,7 +379,7 @@ class ProtossAbilities:
                 return NOT_ENOUGH_ENERGY
         r = free[0]
         tag = int(u.tag[r])
-        if ab in (CHARGE, FEEDBACK):
+        if ab in (CHARGE, FEEDBACK, GRAVITON):
             x, y = float(u.x[c.trow]), float(u.y[c.trow])
         else:
             x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
@@ -372,12 +393,12 @@ class ProtossAbilities:
             self.novas[int(nova)] = loop + NOVA_LOOPS
             self.ready[(tag, NOVA)] = loop + NOVA_COOLDOWN
             return SUCCESS
-        self.pending[tag] = Pending(key, x, y, c.ttag if ab in (CHARGE, FEEDBACK) else 0)
+        self.pending[tag] = Pending(key, x, y, c.ttag if ab in (CHARGE, FEEDBACK, GRAVITON) else 0)
         u.queues.pop(tag, None)
         if ab == CHARGE:
             u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=c.ttag))
-        elif ab == FEEDBACK:
-            u.set_order(r, Order(FOLLOW, FEEDBACK, ttag=c.ttag))
+        elif ab in (FEEDBACK, GRAVITON):
+            u.set_order(r, Order(FOLLOW, ab, ttag=c.ttag))
         else:
             u.set_order(r, Order(MOVE, key, x, y))
         w.touch()
@@ -462,6 +483,16 @@ class ProtossAbilities:
             u.shield[t] += amount
             w.abilities.spend(tag, amount / BATTERY_PER_ENERGY)
             self._restoring = True
+
+    def _drop(self, phoenix: int) -> None:
+        """The beam of ``phoenix`` ends: both units take their next orders."""
+        u = self.w.u
+        target, _ = self.lifts.pop(phoenix)
+        for tag in (phoenix, target):
+            r = u.row(tag)
+            if r >= 0 and int(u.kind[r]) == TRANSFORM and int(u.ability[r]) == GRAVITON:
+                u.finish_orders(np.array([r]))
+        self.w.touch()
 
     def _novas(self, loop: int) -> None:
         w = self.w
@@ -565,7 +596,7 @@ class ProtossAbilities:
                 return
             gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability == BLINK else u.radius[r])
         reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
-                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE}[p.ability]
+                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE, GRAVITON: GRAVITON_RANGE}[p.ability]
         if gap > reach:
             return
         del self.pending[tag]
@@ -585,6 +616,14 @@ class ProtossAbilities:
             if w.abilities.spend(tag, STORM_ENERGY):
                 self.storms.append(Storm(p.x, p.y, loop + STORM_LOOPS, loop))
             u.finish_orders(np.array([r]))
+        elif p.ability == GRAVITON:
+            if w.abilities.spend(tag, GRAVITON_ENERGY):
+                for x in (r, t):
+                    u.queues.pop(int(u.tag[x]), None)
+                    u.set_order(x, Order(TRANSFORM, GRAVITON))
+                self.lifts[tag] = (p.target, loop + GRAVITON_LOOPS)
+            else:
+                u.finish_orders(np.array([r]))
         elif p.ability == REVELATION:
             if w.abilities.spend(tag, REVEAL_ENERGY):
                 owner = int(u.owner[r])
@@ -655,6 +694,11 @@ class ProtossAbilities:
             self._beams(loop)
         if self.novas:
             self._novas(loop)
+        if self.lifts:
+            u = self.w.u
+            for ph, (target, end) in list(self.lifts.items()):
+                if end <= loop or u.row(ph) < 0 or u.row(target) < 0:
+                    self._drop(ph)
         dt = loop - self._last
         self._last = loop
         if self.batteries:
@@ -867,6 +911,8 @@ class ProtossAbilities:
             h = min(h, end - loop)
         for end in self.novas.values():
             h = min(h, end - loop)
+        for _, end in self.lifts.values():
+            h = min(h, end - loop)
         for tag in self.beams:  # (a beam goes off when the energy runs out)
             h = min(h, int(self.w.abilities.energy_of(tag, loop) / BEAM_PER_LOOP))
         for _, end in self.merges.values():
@@ -948,6 +994,11 @@ class ProtossAbilities:
             out.append((RESTORE, False))
         elif uid == DISRUPTOR and self.ready.get((tag, NOVA), 0) <= loop:
             out.append((NOVA, True))
+        elif uid == PHOENIX:
+            if tag in self.lifts:
+                out.append((GRAVITON_CANCEL, False))
+            elif w.abilities.energy_of(tag) >= GRAVITON_ENERGY:
+                out.append((GRAVITON, False))
         elif uid == ORACLE:
             e = w.abilities.energy_of(tag)
             if tag in self.beams:
