@@ -476,3 +476,25 @@ def test_graviton_beam_holds_a_ground_unit_and_its_phoenix_for_its_duration() ->
     assert ph not in w.protoss.lifts
     g.step(20)
     assert pos(w, m)[0] > at[0]  # its move order after the beam
+
+
+def test_time_warp_slows_enemies_inside_it_by_half_for_its_duration() -> None:
+    g, w = rich_eco()
+    ms = spawn(w, P.MOTHERSHIP, 1, 20.0, 30.0)
+    m = spawn(w, MARINE, 2, 26.0, 30.0)
+    disarm(w, ms, m)
+    g.step(1)
+    full = float(w.u.speed[w.u.row(m)])
+    ms_speed = float(w.u.speed[w.u.row(ms)])
+    assert act(g, P.TIME_WARP, [ms], (26.0, 30.0)) == C.NOT_ENOUGH_ENERGY  # (50 at the start)
+    w.abilities.energy[ms] = (P.WARP_ENERGY, w.loop, 200.0)
+    assert act(g, P.TIME_WARP, [ms], (26.0, 30.0)) == C.SUCCESS
+    g.step(1)
+    assert float(w.u.speed[w.u.row(m)]) == pytest.approx(full * 0.5)
+    w.command(1, D.MOVE_MOVE, [ms], (26.0, 30.0), 0, False)  # into its own Time Warp
+    g.step(30)
+    assert float(w.u.speed[w.u.row(ms)]) == pytest.approx(ms_speed)  # its own units are not slowed
+    assert float(w.u.speed[w.u.row(m)]) == pytest.approx(full * 0.5)
+    g.step(P.WARP_LOOPS - 30 + 3)
+    assert w.protoss.warps == []
+    assert float(w.u.speed[w.u.row(m)]) == pytest.approx(full)

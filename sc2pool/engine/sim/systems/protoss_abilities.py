@@ -86,7 +86,10 @@ seconds are converted at 22.4 game loops per second):
 - *Mothership*: Cloaking Field (LP:Mothership): in games with a Protoss player, every unit and
   structure of the Mothership's player whose centre is within :data:`CLOAK_FIELD_RADIUS` of it
   is cloaked (``systems/detection.py`` asks :meth:`ProtossAbilities.field_cloaked`), but for
-  Motherships (m: the real one's exact exclusions are not known here).
+  Motherships (m: the real one's exact exclusions are not known here).  Time Warp (2244, a point
+  within the client's cast range 9): :data:`WARP_ENERGY`; for :data:`WARP_LOOPS` every unit of
+  another player within :data:`WARP_RADIUS` of the point moves 50% slower (the slow of
+  ``systems/research.py``; m: its attack speed slow is not simulated).
 
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
@@ -189,7 +192,12 @@ BATTERY_RATE, BATTERY_PER_ENERGY, BATTERY_RANGE = 50.4, 3.0, 6.0
 """Restore: 50.4 shields per faster second, 1 energy per 3 shields, range 6 (LP:Shield_Battery; the
 rate: to check against the page's current patch)."""
 BATTERY_PER_LOOP = BATTERY_RATE / FASTER
-MOTHERSHIP = 10
+MOTHERSHIP, TIME_WARP = 10, 2244
+WARP_ENERGY, WARP_RANGE, WARP_RADIUS = 75.0, 9.0, 3.5
+WARP_LOOPS = round(7.1 * FASTER)
+"""Time Warp: 75 energy, radius 3.5, 7.1 s = 159 loops, -50% movement speed (LP:Mothership; the
+energy and the duration: to check against the current patch); range: the client's ``cast_range``
+of 2244."""
 CLOAK_FIELD_RADIUS = 5.0
 """The Mothership's Cloaking Field: radius 5 (LP:Mothership; to check)."""
 CARRIER, INTERCEPTOR, BUILD_INTERCEPTORS = 79, 85, 1042
@@ -212,7 +220,7 @@ TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
 CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
-           NOVA: DISRUPTOR, GRAVITON: PHOENIX, GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
+           NOVA: DISRUPTOR, TIME_WARP: MOTHERSHIP, GRAVITON: PHOENIX, GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -259,6 +267,14 @@ class Storm:
     """The loop up to which its damage was dealt."""
 
 
+@dataclass
+class Warp:
+    x: float
+    y: float
+    end: int
+    owner: int
+
+
 class ProtossAbilities:
     """Casts under way, shades, Guardian Shields, storms, merges (see the module docstring)."""
 
@@ -281,6 +297,8 @@ class ProtossAbilities:
         """Tag of a unit under Revelation -> (the player that detects it, the loop it ends)."""
         self.beams: dict[int, int] = {}
         """Oracle tag -> the loop up to which its beam's drain was paid."""
+        self.warps: list[Warp] = []
+        """Time Warps standing."""
         self.lifts: dict[int, tuple[int, int]] = {}
         """Phoenix tag -> (the tag of the unit it lifts, the loop the beam ends)."""
         self.novas: dict[int, int] = {}
@@ -302,7 +320,7 @@ class ProtossAbilities:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
                     or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries
-                    or self.lifts)
+                    or self.lifts or self.warps)
 
     @property
     def modifies(self) -> bool:
@@ -371,7 +389,7 @@ class ProtossAbilities:
         if not free:
             return COOLDOWN
         energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY,
-                  REVELATION: REVEAL_ENERGY, GRAVITON: GRAVITON_ENERGY}.get(ab, 0.0)
+                  REVELATION: REVEAL_ENERGY, GRAVITON: GRAVITON_ENERGY, TIME_WARP: WARP_ENERGY}.get(ab, 0.0)
         if energy:
             w.abilities._register()
             free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
@@ -483,6 +501,17 @@ class ProtossAbilities:
             u.shield[t] += amount
             w.abilities.spend(tag, amount / BATTERY_PER_ENERGY)
             self._restoring = True
+
+    def _warps(self, loop: int) -> None:
+        """Units of other players inside a Time Warp are slowed until the next loop (again every
+        loop while inside)."""
+        self.warps = [f for f in self.warps if f.end > loop]
+        u = self.w.u
+        for f in self.warps:
+            rows = np.nonzero((np.hypot(u.x - f.x, u.y - f.y) <= WARP_RADIUS) & (u.owner != f.owner)
+                              & (u.owner != NEUTRAL_OWNER) & ~TYPES.structure[u.ti])[0]
+            if len(rows):
+                self.w.research.slow(rows, loop + 2)
 
     def _drop(self, phoenix: int) -> None:
         """The beam of ``phoenix`` ends: both units take their next orders."""
@@ -596,7 +625,8 @@ class ProtossAbilities:
                 return
             gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability == BLINK else u.radius[r])
         reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
-                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE, GRAVITON: GRAVITON_RANGE}[p.ability]
+                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE, GRAVITON: GRAVITON_RANGE,
+                 TIME_WARP: WARP_RANGE}[p.ability]
         if gap > reach:
             return
         del self.pending[tag]
@@ -624,6 +654,11 @@ class ProtossAbilities:
                 self.lifts[tag] = (p.target, loop + GRAVITON_LOOPS)
             else:
                 u.finish_orders(np.array([r]))
+        elif p.ability == TIME_WARP:
+            if w.abilities.spend(tag, WARP_ENERGY):
+                self.warps.append(Warp(p.x, p.y, loop + WARP_LOOPS, int(u.owner[r])))
+                self._warps(loop)
+            u.finish_orders(np.array([r]))
         elif p.ability == REVELATION:
             if w.abilities.spend(tag, REVEAL_ENERGY):
                 owner = int(u.owner[r])
@@ -694,6 +729,8 @@ class ProtossAbilities:
             self._beams(loop)
         if self.novas:
             self._novas(loop)
+        if self.warps:
+            self._warps(loop)
         if self.lifts:
             u = self.w.u
             for ph, (target, end) in list(self.lifts.items()):
@@ -899,7 +936,7 @@ class ProtossAbilities:
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing here must happen on time (>= 1)."""
-        if self.pending or self.storms or self.fields or self.hangars or self._restoring:
+        if self.pending or self.storms or self.fields or self.hangars or self._restoring or self.warps:
             return 1  # (Carriers look for targets every loop; batteries restore loop by loop)
         h = 1 << 30
         for _, end in self.shades.values():
@@ -994,6 +1031,8 @@ class ProtossAbilities:
             out.append((RESTORE, False))
         elif uid == DISRUPTOR and self.ready.get((tag, NOVA), 0) <= loop:
             out.append((NOVA, True))
+        elif uid == MOTHERSHIP and w.abilities.energy_of(tag) >= WARP_ENERGY:
+            out.append((TIME_WARP, True))
         elif uid == PHOENIX:
             if tag in self.lifts:
                 out.append((GRAVITON_CANCEL, False))

@@ -492,6 +492,15 @@ class Research:
             self.slowed[int(u.tag[r])] = end
         self._speeds(rows)
 
+    def slow(self, rows: np.ndarray, end: int) -> None:
+        """Slow the units of ``rows`` by :data:`SLOW_FACTOR` until ``end`` at least (a Mothership's
+        Time Warp, ``systems/protoss_abilities.py``; the same 50% as Concussive Shells)."""
+        u = self.w.u
+        for r in rows.tolist():
+            tag = int(u.tag[r])
+            self.slowed[tag] = max(self.slowed.get(tag, 0), end)
+        self._speeds(rows)
+
     # ------------------------------------------------------------------ stim
     def stim(self, player: int, rows: np.ndarray) -> int:
         """Stim the Marines and Marauders among ``rows`` whose owner has Stimpack and whose life
