@@ -429,6 +429,7 @@ def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_it
 
 @pytest.mark.parametrize(("ability", "caster", "point"), [
     (P.BLINK, P.STALKER, True), (P.BLINK_GENERIC, P.STALKER, True), (P.CHARGE, P.ZEALOT, False),
+    (P.SHADOW_STRIDE, P.DARK_TEMPLAR, True),
     (P.SHADE_CAST, P.ADEPT, True), (P.GUARDIAN_SHIELD, P.SENTRY, None), (P.FORCE_FIELD, P.SENTRY, True),
     (P.STORM, P.HIGH_TEMPLAR, True), (P.FEEDBACK, P.HIGH_TEMPLAR, False), (P.MERGE, P.HIGH_TEMPLAR, None),
     (P.ALIGN, P.VOID_RAY, None), (P.NOVA, P.DISRUPTOR, True), (P.REVELATION, P.ORACLE, True),
@@ -498,3 +499,18 @@ def test_time_warp_slows_enemies_inside_it_by_half_for_its_duration() -> None:
     g.step(P.WARP_LOOPS - 30 + 3)
     assert w.protoss.warps == []
     assert float(w.u.speed[w.u.row(m)]) == pytest.approx(full)
+
+
+def test_shadow_stride_needs_its_research_and_waits_14_seconds() -> None:
+    g, w = rich_eco()
+    dt = spawn(w, P.DARK_TEMPLAR, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, P.SHADOW_STRIDE, [dt], (26.0, 30.0)) == C.TECH_REQUIREMENTS_NOT_MET
+    w.research.grant(1, P.STRIDE_TECH)
+    assert P.SHADOW_STRIDE in abilities(g, dt)
+    assert act(g, P.SHADOW_STRIDE, [dt], (26.0, 30.0)) == C.SUCCESS
+    assert pos(w, dt) == pytest.approx((26.0, 30.0))
+    g.step(P.BLINK_COOLDOWN + 1)
+    assert act(g, P.SHADOW_STRIDE, [dt], (20.0, 30.0)) == C.COOLDOWN  # 14 s, not the Stalker's 7
+    g.step(P.STRIDE_COOLDOWN - P.BLINK_COOLDOWN)
+    assert act(g, P.SHADOW_STRIDE, [dt], (20.0, 30.0)) == C.SUCCESS

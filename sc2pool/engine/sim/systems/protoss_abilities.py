@@ -8,6 +8,8 @@ seconds are converted at 22.4 game loops per second):
   teleports to the point; one farther than :data:`BLINK_RANGE` (from its centre) is walked to
   until within it (m: the client's ``cast_range`` of 1442 is 500); then :data:`BLINK_COOLDOWN`
   (range 8, cooldown 7 s, LP:Stalker).  It lands on the nearest free cell of a ladder map (m).
+  Shadow Stride (2700) is the Dark Templar's blink the same way, with Shadow Stride researched
+  (DARKTEMPLARBLINKUPGRADE 141) and :data:`STRIDE_COOLDOWN`.
 - *Charge* (LP:Zealot): the research (CHARGE 86) gives Zealots 4.72 movement speed per faster
   second (``systems/research.py``); 1819 on an enemy unit: the Zealot attacks it and, once
   within :data:`CHARGE_RANGE`, lunges to its edge at once (m: the lunge's travel time is not
@@ -143,6 +145,9 @@ BLINK_TECH, CHARGE_TECH, STORM_TECH = 87, 86, 52
 
 BLINK_RANGE = 8.0
 BLINK_COOLDOWN = round(7 * FASTER)
+SHADOW_STRIDE, STRIDE_TECH = 2700, 141
+STRIDE_COOLDOWN = round(14 * FASTER)
+"""Shadow Stride: range 8, cooldown 14 s = 314 loops (LP:Dark_Templar; to check)."""
 """Blink: range 8, cooldown 7 s = 157 loops (LP:Stalker)."""
 CHARGE_RANGE = 4.0
 CHARGE_COOLDOWN = round(7 * FASTER)
@@ -217,7 +222,7 @@ client's ``cast_range`` of 140."""
 MERGE_LOOPS = round(12 * FASTER)
 """The Archon merge: 12 s = 269 loops (LP:Archon)."""
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
-CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
+CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, SHADOW_STRIDE: DARK_TEMPLAR, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
            SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
            MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
            NOVA: DISRUPTOR, TIME_WARP: MOTHERSHIP, GRAVITON: PHOENIX, GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
@@ -364,7 +369,8 @@ class ProtossAbilities:
             return SUCCESS  # (the hangar builds by itself: autocast)
         w = self.w
         u = w.u
-        research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH}.get(ab)
+        research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH,
+                    SHADOW_STRIDE: STRIDE_TECH}.get(ab)
         if research is not None and not w.research.has(c.player, research):
             return TECH_REQUIREMENTS_NOT_MET
         if ab in (CHARGE, FEEDBACK, GRAVITON):
@@ -623,16 +629,16 @@ class ProtossAbilities:
             if int(u.kind[r]) != MOVE or int(u.ability[r]) != p.ability:
                 del self.pending[tag]  # (another order replaced it)
                 return
-            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability == BLINK else u.radius[r])
-        reach = {BLINK: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
+            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability in (BLINK, SHADOW_STRIDE) else u.radius[r])
+        reach = {BLINK: BLINK_RANGE, SHADOW_STRIDE: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
                  FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE, GRAVITON: GRAVITON_RANGE,
                  TIME_WARP: WARP_RANGE}[p.ability]
         if gap > reach:
             return
         del self.pending[tag]
-        if p.ability == BLINK:
+        if p.ability in (BLINK, SHADOW_STRIDE):
             self._teleport(r, p.x, p.y)
-            self.ready[(tag, BLINK)] = loop + BLINK_COOLDOWN
+            self.ready[(tag, p.ability)] = loop + (BLINK_COOLDOWN if p.ability == BLINK else STRIDE_COOLDOWN)
             u.finish_orders(np.array([r]))
         elif p.ability == CHARGE:
             d = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r])
@@ -1020,6 +1026,9 @@ class ProtossAbilities:
         loop = w.loop
         if uid == STALKER and w.research.has(player, BLINK_TECH) and self.ready.get((tag, BLINK), 0) <= loop:
             out.append((BLINK, True))
+        elif uid == DARK_TEMPLAR and w.research.has(player, STRIDE_TECH) \
+                and self.ready.get((tag, SHADOW_STRIDE), 0) <= loop:
+            out += [(SHADOW_STRIDE, True), (MERGE, False)]
         elif uid == ZEALOT and w.research.has(player, CHARGE_TECH) and self.ready.get((tag, CHARGE), 0) <= loop:
             out.append((CHARGE, False))
         elif uid == ADEPT:
