@@ -447,8 +447,9 @@ class ProtossAbilities:
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             tag = int(tag)
             if not on:
-                if self.beams.pop(tag, None) is not None:
+                if tag in self.beams:  # (the drain up to now is paid first)
                     self._pay_beam(tag, w.loop)
+                    del self.beams[tag]
                 u.can_attack[r] = False
                 u.cd[r] = HELD
                 continue
