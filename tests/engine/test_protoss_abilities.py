@@ -429,7 +429,7 @@ def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_it
 
 @pytest.mark.parametrize(("ability", "caster", "point"), [
     (P.BLINK, P.STALKER, True), (P.BLINK_GENERIC, P.STALKER, True), (P.CHARGE, P.ZEALOT, False),
-    (P.SHADOW_STRIDE, P.DARK_TEMPLAR, True),
+    (P.SHADOW_STRIDE, P.DARK_TEMPLAR, True), (154, P.SENTRY, None),
     (P.SHADE_CAST, P.ADEPT, True), (P.GUARDIAN_SHIELD, P.SENTRY, None), (P.FORCE_FIELD, P.SENTRY, True),
     (P.STORM, P.HIGH_TEMPLAR, True), (P.FEEDBACK, P.HIGH_TEMPLAR, False), (P.MERGE, P.HIGH_TEMPLAR, None),
     (P.ALIGN, P.VOID_RAY, None), (P.NOVA, P.DISRUPTOR, True), (P.REVELATION, P.ORACLE, True),
@@ -514,3 +514,24 @@ def test_shadow_stride_needs_its_research_and_waits_14_seconds() -> None:
     assert act(g, P.SHADOW_STRIDE, [dt], (20.0, 30.0)) == C.COOLDOWN  # 14 s, not the Stalker's 7
     g.step(P.STRIDE_COOLDOWN - P.BLINK_COOLDOWN)
     assert act(g, P.SHADOW_STRIDE, [dt], (20.0, 30.0)) == C.SUCCESS
+
+
+def test_hallucination_makes_units_that_use_no_supply_are_reported_as_such_and_vanish_after_43_s() -> None:
+    g, w = rich_eco()
+    s = spawn(w, P.SENTRY, 1, 20.0, 30.0)
+    g.step(1)
+    assert act(g, 158, [s]) == C.NOT_ENOUGH_ENERGY  # (50 at the start)
+    w.abilities.energy[s] = (P.HALLUCINATION_ENERGY, w.loop, 200.0)
+    assert 158 in abilities(g, s)
+    food = g.observation(1).observation.player_common.food_used
+    assert act(g, 158, [s]) == C.SUCCESS  # two Stalkers
+    g.step(1)
+    obs = g.observation(1).observation
+    fakes = [u for u in obs.raw_data.units if u.unit_type == P.STALKER]
+    assert len(fakes) == 2 and all(u.is_hallucination for u in fakes)
+    assert obs.player_common.food_used == food
+    other: dict[int, bytes] = {}
+    w.protoss.extras(2, other)
+    assert other == {}  # another player sees them as real
+    g.step(P.HALLUCINATION_LOOPS)
+    assert not [u for u in g.observation(1).observation.raw_data.units if u.unit_type == P.STALKER]

@@ -392,6 +392,8 @@ class World:
             self.larva.extras(player, parts)
         if self.has_zerg:
             self.zerg.extras(parts)
+        if self.protoss.hallucinations:
+            self.protoss.extras(player, parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)

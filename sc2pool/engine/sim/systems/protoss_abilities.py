@@ -35,6 +35,11 @@ seconds are converted at 22.4 game loops per second):
   :data:`ALIGN_BONUS` more to armored targets for :data:`ALIGN_LOOPS`; cooldown
   :data:`ALIGN_COOLDOWN` from the cast (``systems/combat.py`` asks :meth:`ProtossAbilities.adjust`).
   Its movement speed penalty is not simulated (m).
+- *Hallucination* (146-164 even, 2114, 2389, 2391; LP:Hallucination): 75 energy; the Sentry
+  makes hallucinated units of the ability's type beside it (4 Probes; 2 High Templar, Stalkers,
+  Zealots or Adepts; else 1), which live :data:`HALLUCINATION_LOOPS`, use no supply and are
+  reported ``is_hallucination`` to their owner.  They do not fire (m: the real ones attack for
+  no damage); the double damage they take is not simulated (m).
 - *Psionic Storm* (1036, a point within the client's cast range 9; LP:Psionic_Storm,
   LP:High_Templar): 75 energy, Psionic Storm researched (PSISTORMTECH 52); every unit (friend or
   foe, air too, not structures) whose centre is within :data:`STORM_RADIUS` takes
@@ -212,6 +217,13 @@ INTERCEPTOR_COST, INTERCEPTOR_LOOPS = 15, 246
 """The client's cost and build time of 1042 (``data.tech.TRAIN``)."""
 LAUNCH_RANGE, LEASH_RANGE = 8.0, 14.0
 """Interceptors launch at targets within 8 of the Carrier and return beyond 14 (LP:Carrier)."""
+HALLUCINATIONS = {146: (141, 1), 148: (4, 1), 150: (75, 2), 152: (83, 1), 154: (78, 1), 156: (84, 4),
+                  158: (74, 2), 160: (80, 1), 162: (81, 1), 164: (73, 2), 2114: (495, 1), 2389: (694, 1),
+                  2391: (311, 2)}
+"""Hallucination ability -> (the type it makes, how many) (LP:Hallucination)."""
+HALLUCINATION_ENERGY = 75.0
+HALLUCINATION_LOOPS = round(43 * FASTER)
+"""Hallucination: 75 energy, the units live 43 s = 963 loops (LP:Hallucination)."""
 STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
 STORM_LOOPS = round(2.85 * FASTER)
 """Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
@@ -222,10 +234,12 @@ client's ``cast_range`` of 140."""
 MERGE_LOOPS = round(12 * FASTER)
 """The Archon merge: 12 s = 269 loops (LP:Archon)."""
 TEMPLAR = frozenset({HIGH_TEMPLAR, DARK_TEMPLAR})
-CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, SHADOW_STRIDE: DARK_TEMPLAR, CHARGE: ZEALOT, SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT,
-           SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY, FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR,
-           MERGE: HIGH_TEMPLAR, BUILD_INTERCEPTORS: CARRIER,
-           NOVA: DISRUPTOR, TIME_WARP: MOTHERSHIP, GRAVITON: PHOENIX, GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE}
+CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, SHADOW_STRIDE: DARK_TEMPLAR, CHARGE: ZEALOT,
+           SHADE_CAST: ADEPT, SHADE_CANCEL: ADEPT, SHADE_CANCEL_SHADE: SHADE, GUARDIAN_SHIELD: SENTRY,
+           FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR, MERGE: HIGH_TEMPLAR,
+           BUILD_INTERCEPTORS: CARRIER, NOVA: DISRUPTOR, TIME_WARP: MOTHERSHIP, GRAVITON: PHOENIX,
+           GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE,
+           **{ab: SENTRY for ab in HALLUCINATIONS}}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
 _RANGED = TYPES.range > MELEE_RANGE
@@ -302,6 +316,8 @@ class ProtossAbilities:
         """Tag of a unit under Revelation -> (the player that detects it, the loop it ends)."""
         self.beams: dict[int, int] = {}
         """Oracle tag -> the loop up to which its beam's drain was paid."""
+        self.hallucinations: dict[int, int] = {}
+        """Tag of a hallucinated unit -> the loop it is gone."""
         self.warps: list[Warp] = []
         """Time Warps standing."""
         self.lifts: dict[int, tuple[int, int]] = {}
@@ -325,7 +341,7 @@ class ProtossAbilities:
         """Whether anything here must be looked at by the economy's step."""
         return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
                     or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries
-                    or self.lifts or self.warps)
+                    or self.lifts or self.warps or self.hallucinations)
 
     @property
     def modifies(self) -> bool:
@@ -352,6 +368,8 @@ class ProtossAbilities:
             return self._cancel_shades(rows)
         if ab == GUARDIAN_SHIELD:
             return self._guard(rows)
+        if ab in HALLUCINATIONS:
+            return self._hallucinate(rows, ab)
         if ab == ALIGN:
             return self._align(rows)
         if ab in (BEAM_ON, BEAM_OFF):
@@ -437,6 +455,24 @@ class ProtossAbilities:
                 self.guards[int(tag)] = w.loop + GUARD_LOOPS
                 w.touch()
                 return SUCCESS
+        return NOT_ENOUGH_ENERGY
+
+    def _hallucinate(self, rows: np.ndarray, ab: int) -> int:
+        w = self.w
+        u = w.u
+        w.abilities._register()
+        uid, n = HALLUCINATIONS[ab]
+        for r in rows.tolist():
+            tag = int(u.tag[r])
+            if not w.abilities.spend(tag, HALLUCINATION_ENERGY):
+                continue
+            x, y = float(u.x[r]), float(u.y[r])
+            new = w.spawn(uid, int(u.owner[r]), [x] * n, [y] * n, free=True)
+            for t in new.tolist():
+                self.hallucinations[int(t)] = w.loop + HALLUCINATION_LOOPS
+            u.cd[u.rows(new)] = HELD  # (they do not fire)
+            w.supply.revision += 1
+            return SUCCESS
         return NOT_ENOUGH_ENERGY
 
     def _beam(self, rows: np.ndarray, on: bool) -> int:
@@ -738,6 +774,13 @@ class ProtossAbilities:
             self._novas(loop)
         if self.warps:
             self._warps(loop)
+        if self.hallucinations:
+            gone = [t for t, end in self.hallucinations.items() if end <= loop]
+            for t in gone:
+                del self.hallucinations[t]
+            if gone:
+                self.w.remove_tags(gone)
+                self.w.supply.revision += 1
         if self.lifts:
             u = self.w.u
             for ph, (target, end) in list(self.lifts.items()):
@@ -957,6 +1000,8 @@ class ProtossAbilities:
             h = min(h, end - loop)
         for _, end in self.lifts.values():
             h = min(h, end - loop)
+        for end in self.hallucinations.values():
+            h = min(h, end - loop)
         for tag in self.beams:  # (a beam goes off when the energy runs out)
             h = min(h, int(self.w.abilities.energy_of(tag, loop) / BEAM_PER_LOOP))
         for _, end in self.merges.values():
@@ -964,7 +1009,7 @@ class ProtossAbilities:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.pending, self.guards, self.aligned, self.revealed, self.beams):
+        for d in (self.pending, self.guards, self.aligned, self.revealed, self.beams, self.hallucinations):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         for key in [k for k in self.ready if k[0] not in alive]:
@@ -998,6 +1043,21 @@ class ProtossAbilities:
         if not covered.any():
             return raw
         return np.maximum(0.0, np.broadcast_to(raw, trows.shape) - np.where(covered, GUARD_REDUCTION, 0.0))
+
+    def hallucination_food(self, player: int) -> float:
+        """Food the player's hallucinated units would use (they use none)."""
+        u = self.w.u
+        rows = u.rows(np.fromiter(self.hallucinations, dtype=np.int64, count=len(self.hallucinations)))
+        rows = rows[rows >= 0]
+        return float(TYPES.food[u.ti[rows[u.owner[rows] == player]]].sum())
+
+    def extras(self, player: int, parts: dict[int, bytes]) -> None:
+        """``is_hallucination`` of the player's hallucinated units (others see them as real)."""
+        u = self.w.u
+        for t in self.hallucinations:
+            r = u.row(t)
+            if r >= 0 and int(u.owner[r]) == player:
+                parts[t] = parts.get(t, b"") + b"\xb0\x02\x01"
 
     def field_cloaked(self) -> np.ndarray:
         """bool per row of the store: cloaked by a Mothership's Cloaking Field."""
@@ -1062,6 +1122,8 @@ class ProtossAbilities:
             e = w.abilities.energy_of(tag)
             if e >= FIELD_ENERGY:
                 out.append((FORCE_FIELD, True))
+            if e >= HALLUCINATION_ENERGY:
+                out += [(ab, False) for ab in HALLUCINATIONS]
             if e >= GUARD_ENERGY:
                 out.append((GUARDIAN_SHIELD, False))
         elif uid in TEMPLAR:
