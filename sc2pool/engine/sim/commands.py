@@ -195,6 +195,12 @@ class CommandPath:
 
         for ab in PROTOSS_ABILITIES:
             self.economic[ab] = self._protoss
+        from sc2pool.engine.sim.systems.protoss_abilities import ABILITIES as PROTOSS_CASTS
+
+        self.protoss_casts = PROTOSS_CASTS
+        """Protoss units' casts (``systems/protoss_abilities.py``)."""
+        for ab in PROTOSS_CASTS:
+            self.economic[ab] = self._protoss_cast
         self._register_zerg()
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
@@ -258,8 +264,9 @@ class CommandPath:
             workers.clear_pending(tags)
         handler = self.economic.get(c.ability)
         if handler is not None:
-            if c.ability in self.zerg_only and not self._any_zerg(c):
-                workers.leave_jobs(c.rows)  # (no Zerg unit may use it: answered as before Zerg)
+            if (c.ability in self.zerg_only and not self._any_zerg(c)) or \
+                    (c.ability in self.protoss_casts and not self.w.protoss.any_caster(c)):
+                workers.leave_jobs(c.rows)  # (no unit may use it: answered as before these abilities)
                 return None
             return handler(c)
         if c.ability == D.SMART:
@@ -318,6 +325,9 @@ class CommandPath:
 
     def _cast(self, c: Command) -> int:
         return self.w.abilities.command(c)
+
+    def _protoss_cast(self, c: Command) -> int:
+        return self.w.protoss.command(c)
 
     def _protoss(self, c: Command) -> int:
         return self.w.warpgates.command(c)  # (Chrono Boost, Warp Gates, warp-in, cancel a warp-in)
@@ -395,6 +405,7 @@ class CommandPath:
         w.abilities.available(player, r, out)  # casts the unit has the energy (and research) for
         if w.power.active:
             w.warpgates.available(player, r, out)  # Chrono Boost, warp-ins, Warp Gate
+        w.protoss.available(player, r, out)  # Protoss units' casts
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)

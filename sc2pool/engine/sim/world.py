@@ -52,6 +52,7 @@ from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.power import Power
 from sc2pool.engine.sim.systems.production import Production
+from sc2pool.engine.sim.systems.protoss_abilities import ProtossAbilities
 from sc2pool.engine.sim.systems.regeneration import Regeneration
 from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
@@ -132,6 +133,8 @@ class World:
         self.power = Power(self)
         self.tempo = Tempo(self)
         self.warpgates = WarpGates(self)
+        self.protoss = ProtossAbilities(self)
+        """Protoss units' casts: Blink, Charge, shades, Guardian Shield, Psionic Storm, Feedback, Archons."""
         # Zerg: larvae and eggs, creep, the Queens' casts (run by the Zerg race's upkeep)
         self.larva = Larva(self)
         self.creep = Creep(self)
@@ -324,6 +327,10 @@ class World:
         self.abilities.upkeep(to)
         if self.zerg.pending or self.zerg.burrowing or self.has_zerg:
             self.zerg.upkeep(to)
+        if self.power.active:  # (a Protoss player: new Carriers get their hangar)
+            self.protoss.carriers(to)
+        if self.protoss.busy:
+            self.protoss.upkeep(to)
         self.harvest.flush()
 
     def _forget_protoss(self, alive: set[int]) -> None:
@@ -332,6 +339,8 @@ class World:
             self.power.forget(alive)
             self.tempo.forget(alive)
             self.warpgates.forget(alive)
+        if self.protoss.busy or self.protoss.ready:
+            self.protoss.forget(alive)
 
     def _forget_zerg(self, alive: set[int]) -> None:
         if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent or self.zerg.burrowing:
@@ -383,6 +392,8 @@ class World:
             self.larva.extras(player, parts)
         if self.has_zerg:
             self.zerg.extras(parts)
+        if self.protoss.hallucinations:
+            self.protoss.extras(player, parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
@@ -405,6 +416,8 @@ class World:
                 h = min(h, self.tempo.horizon(self.loop))
             if self.warpgates.warping:  # (a unit warping in is ready)
                 h = min(h, self.warpgates.horizon(self.loop))
+            if self.protoss.busy:  # (a Protoss cast in range, a shade's end, a storm's damage)
+                h = min(h, self.protoss.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
         if self.transport.active:  # (a Medivac's next drop, a salvage's end)

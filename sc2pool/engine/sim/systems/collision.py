@@ -40,6 +40,9 @@ and the crowd oscillates instead of settling; this damping settles a pressed cro
 passes.  The first pass resolves the overlaps found as the loop starts in full."""
 EXTRA_ROUNDS = 2
 """Rounds of passes for pairs the first round pushed into overlap (see Collision.separate)."""
+_SHADE, _NOVA = 801, 733
+"""AdeptPhaseShift (an Adept's shade) and DisruptorPhased (a Purification Nova): they do not
+collide (m, ``systems/protoss_abilities.py``)."""
 EXTRA_PASSES = 4
 """Passes per extra round."""
 CONTACT_SLOP = 0.05
@@ -179,6 +182,8 @@ class Collision:
             key = (u.version, econ.tobytes() if _count(econ) else b"")
         if self._coll_version != key:
             keep = ~TYPES.is_flying[u.ti] & ~u.neutral & ~econ
+            if self.w.has_economy:  # (an Adept's shade, a Disruptor's nova pass through units (m))
+                keep &= (u.unit_id != _SHADE) & (u.unit_id != _NOVA)
             if self.w.pathing.active:  # structures block their cells on a ladder map instead
                 keep &= ~TYPES.structure[u.ti]
             self._coll = np.nonzero(keep)[0]

@@ -198,7 +198,10 @@ class Combat:
             if n_ok < len(ok):
                 trows, ti, owners, arows = trows[ok], ti[ok], owners[ok], arows[ok]
             tt = u.ti[trows]
-            self._accumulate(self._upgraded_damage(ti, tt, owners=owners), TYPES.attacks_vs[ti, tt], trows, damage)
+            raw = self._upgraded_damage(ti, tt, owners=owners)
+            if self.w.protoss.modifies:  # (as in _hit)
+                raw = self.w.protoss.adjust(raw, ti, None, trows)
+            self._accumulate(raw, TYPES.attacks_vs[ti, tt], trows, damage)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
             if self._any_rings():
@@ -308,7 +311,10 @@ class Combat:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
         ti = self.u.ti
         a_ti, t_ti = ti[att], ti[trows]
-        self._accumulate(self._upgraded_damage(a_ti, t_ti, att), TYPES.attacks_vs[a_ti, t_ti], trows, damage)
+        raw = self._upgraded_damage(a_ti, t_ti, att)
+        if self.w.protoss.modifies:  # (Guardian Shield, Prismatic Alignment: systems/protoss_abilities.py)
+            raw = self.w.protoss.adjust(raw, a_ti, att, trows)
+        self._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], trows, damage)
 
     def _upgraded_damage(self, a_ti: np.ndarray, t_ti: np.ndarray, att: np.ndarray | None = None,
                          owners: np.ndarray | None = None) -> np.ndarray:

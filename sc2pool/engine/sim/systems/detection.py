@@ -4,12 +4,13 @@ Rules (the real game's, LP:Cloaking, LP:Detection; "(m)" where the engine chose)
 
 - *cloaked units*: a unit whose cloak is on (a Banshee's Cloaking Field, a Ghost's Personal
   Cloaking: ``systems/abilities.py``), a permanently cloaked type (Dark Templar, Observer) and a
-  burrowed form (the burrowed Widow Mine), ``data.units`` ``cloaked`` / ``burrowed``.
+  burrowed form (the burrowed Widow Mine), ``data.units`` ``cloaked`` / ``burrowed``; the units
+  under a Mothership's Cloaking Field (``systems/protoss_abilities.py``).
 - *detection*: a player detects a cloaked unit of another player while the unit's edge is within
   the detection range of one of the player's finished detectors (``data.units`` ``detect``:
   Missile Turret 11, Raven 11, Photon Cannon, Spore Crawler, Observer, Overseer, ...; measured
   from the detector's centre to the target's edge (m)) or inside one of the player's Scanner
-  Sweeps (radius 13, LP:Scanner_Sweep).
+  Sweeps (radius 13, LP:Scanner_Sweep), or is under one of the player's Oracles' Revelations.
 - *targeting*: a cloaked unit a player does not detect cannot be attacked by that player's
   units: they do not acquire it, an attack order on it is refused (``CantTargetThatUnit``), and
   a unit attacking it when it cloaks (or leaves detection) loses it (``systems/targeting.py``).
@@ -64,7 +65,7 @@ class Detection:
 
     def _revision(self) -> int:
         a = self.w.abilities
-        return hash((tuple(a.cloaked), len(a.scans)))
+        return hash((tuple(a.cloaked), len(a.scans), len(self.w.protoss.revealed)))
 
     def active(self) -> bool:
         """Whether any unit is cloaked now (else nothing here changes anything)."""
@@ -75,7 +76,7 @@ class Detection:
         if self._perm_version != u.version:
             self._perm_version = u.version
             self._any_perm = bool(ALWAYS_CLOAKED[u.ti].any())
-        return self._any_perm or bool(w.abilities.cloaked)
+        return self._any_perm or bool(w.abilities.cloaked) or w.protoss.motherships
 
     def cloaked_rows(self) -> np.ndarray:
         """Rows of the cloaked units."""
@@ -91,6 +92,8 @@ class Detection:
         self._key = key
         self._hidden = {}
         mask = ALWAYS_CLOAKED[u.ti].copy()
+        if w.protoss.motherships:  # (a Mothership's Cloaking Field: systems/protoss_abilities.py)
+            mask |= w.protoss.field_cloaked()
         if w.abilities.cloaked:
             rows = u.rows(np.fromiter(w.abilities.cloaked, dtype=np.int64, count=len(w.abilities.cloaked)))
             mask[rows[rows >= 0]] = True
@@ -113,6 +116,8 @@ class Detection:
             out |= (d <= DETECT_RANGE[u.ti[det]][None, :]).any(axis=1)
         for scan in w.abilities.scan_discs(player):
             out |= np.hypot(x - scan.x, y - scan.y) - rad <= SCAN_RADIUS
+        if w.protoss.revealed:  # (an Oracle's Revelation: systems/protoss_abilities.py)
+            out |= w.protoss.detects(player, rows)
         return out
 
     def hidden(self, player: int) -> np.ndarray:

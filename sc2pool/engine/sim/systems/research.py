@@ -88,13 +88,14 @@ HISEC_RANGE = 1.0
 _HISEC_TYPES = np.array([23, 31, 130, 11])
 """Hi-Sec Auto Tracking: +1 attack range of Missile Turrets, Auto-Turrets, Planetary Fortresses and
 Point Defense Drones (LP:Hi-Sec_Auto_Tracking)."""
-_FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), 106: (62, 1.879), 129: (62, 3.371)}
+_FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), 106: (62, 1.879), 129: (62, 3.371), 73: (86, 3.375)}
 """Unit type -> (upgrade, movement speed per normal second it gives): Hyperflight Rotors, a Banshee
 3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee); Metabolic Boost, a
 Zergling 4.13 -> 6.58 per faster second = 4.7 per normal second (LP:Zergling); Glial
 Reconstitution, a Roach 3.15 -> 4.2 per faster second = 3.0 per normal second (LP:Roach); Pneumatized
 Carapace, Overlords 2.63 and Overseers 4.72 per faster second = 1.879 and 3.371 per normal second
-(LP:Lair_(Legacy_of_the_Void))."""
+(LP:Lair_(Legacy_of_the_Void)); Charge, a Zealot 3.15 -> 4.725 per faster second = 3.375 per normal
+second (LP:Zealot)."""
 _RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 """The races whose research the engine simulates."""
 
@@ -489,6 +490,15 @@ class Research:
         end = self.w.loop + SLOW_LOOPS
         for r in rows.tolist():
             self.slowed[int(u.tag[r])] = end
+        self._speeds(rows)
+
+    def slow(self, rows: np.ndarray, end: int) -> None:
+        """Slow the units of ``rows`` by :data:`SLOW_FACTOR` until ``end`` at least (a Mothership's
+        Time Warp, ``systems/protoss_abilities.py``; the same 50% as Concussive Shells)."""
+        u = self.w.u
+        for r in rows.tolist():
+            tag = int(u.tag[r])
+            self.slowed[tag] = max(self.slowed.get(tag, 0), end)
         self._speeds(rows)
 
     # ------------------------------------------------------------------ stim

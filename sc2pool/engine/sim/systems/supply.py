@@ -59,6 +59,8 @@ class Supply:
             used += self.w.transport.food(player)
         if self.w.larva.active:  # (Zerg: eggs' units; Overlords provide supply)
             used += self.w.larva.food(player)
+        if self.w.protoss.hallucinations:  # (hallucinated units use none: systems/protoss_abilities.py)
+            used -= self.w.protoss.hallucination_food(player)
         cap = self._unit_supply(mine)
         for s in self.w.construction.structures.values():
             if s.owner == player:
