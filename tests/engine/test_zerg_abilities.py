@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_zerg_economy import act, hatchery, own, rich, zerg_game
+from test_zerg_economy import act, hatchery, zerg_game
 
 from sc2pool.engine.game import Game
 
@@ -75,3 +75,60 @@ def test_a_lurker_burrows_without_research_and_then_cannot_move() -> None:
     assert act(g, 2110, [lurker]) == SUCCESS
     g.step(20)
     assert _unit(g, lurker).unit_type == LURKER
+
+
+def test_corrosive_bile_lands_on_the_point_after_its_delay_and_has_a_cooldown() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import BILE_COOLDOWN, BILE_DELAY
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [ravager] = w.spawn(RAVAGER, 1, [x], [y]).tolist()
+    [roach] = w.spawn(110, 1, [x + 7.0], [y]).tolist()  # (its own units: bile hits friend and foe)
+    [ling] = w.spawn(ZERGLING, 1, [x + 7.0], [y + 2.0]).tolist()
+    g.step(2)
+    hp = float(w.u.hp[w.u.row(roach)])
+    assert act(g, 2338, [ravager], pos=(x + 7.0, y)) == SUCCESS  # within its range 9
+    assert act(g, 2338, [ravager], pos=(x + 7.0, y)) == COOLDOWN
+    assert 2338 not in [a.ability_id for a in g.query(1, _abilities_query(ravager)).abilities[0].abilities]
+    g.step(BILE_DELAY - 2)
+    assert float(w.u.hp[w.u.row(roach)]) == hp  # (not landed yet)
+    g.step(4)
+    assert abs(float(w.u.hp[w.u.row(roach)]) - (hp - 60.0)) < 0.1  # 60 damage (LP:Ravager; + Zerg regeneration)
+    assert float(w.u.hp[w.u.row(ling)]) == 35.0  # (0.5 radius: the point only)
+    g.step(BILE_COOLDOWN)
+    assert 2338 in [a.ability_id for a in g.query(1, _abilities_query(ravager)).abilities[0].abilities]
+
+
+def _abilities_query(tag: int) -> Any:
+    from s2clientprotocol import query_pb2
+
+    q = query_pb2.RequestQuery()
+    q.abilities.add(unit_tag=tag)
+    return q
+
+
+def test_fungal_growth_costs_75_energy_damages_enemies_in_its_radius_and_roots_them() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import FUNGAL_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [infestor] = w.spawn(INFESTOR, 1, [x], [y]).tolist()
+    g.step(2)
+    m = w.spawn(MARINE, 2, [x + 8.0, x + 8.0, x + 8.0], [y, y + 1.0, y + 6.0]).tolist()
+    assert act(g, 74, [infestor], pos=(x + 8.0, y)) == NOT_ENOUGH_ENERGY  # (it starts with 50)
+    w.abilities.energy[infestor] = (80.0, w.loop, 200.0)
+    assert act(g, 74, [infestor], pos=(x + 8.0, y + 0.5)) == SUCCESS
+    assert w.abilities.energy_of(infestor) < 6.0
+    assert w.commands.issue(2, 1, m[:2], (x + 20.0, y), 0, False) == SUCCESS  # (rooted: they cannot walk away)
+    g.step(FUNGAL_LOOPS // 2)
+    hit = [w.u.row(t) for t in m[:2]]
+    assert all(abs(float(w.u.x[r]) - (x + 8.0)) < 1e-6 for r in hit)
+    g.step(FUNGAL_LOOPS // 2 + 4)
+    assert all(abs(float(w.u.hp[r]) - 15.0) < 1e-6 for r in [w.u.row(t) for t in m[:2]])  # 45 - 30
+    assert float(w.u.hp[w.u.row(m[2])]) == 45.0  # (outside its 2.25 radius)
+    g.step(40)
+    assert float(w.u.x[w.u.row(m[0])]) > x + 9.0  # (free again: it walks on)

@@ -40,6 +40,8 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.zerg_spells import ABILITIES as SPELL_ABILITIES
+from sc2pool.engine.sim.systems.zerg_spells import ZergSpells
 from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ _BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
 _BURROWED_LUT = np.isin(TYPES.unit_id, _BURROWED)
 """Per type row: a burrowed Zerg type."""
 ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
-                       CREEP_ON, CREEP_OFF})
+                       CREEP_ON, CREEP_OFF, *SPELL_ABILITIES})
 
 
 @dataclass
@@ -119,6 +121,8 @@ class ZergAbilities:
         """Zerg structure under construction -> the Drone type it was (for a cancel)."""
         self.burrowing: dict[int, tuple[int, int]] = {}
         """Tag of a unit burrowing or unburrowing -> (its new type, the loop it is done)."""
+        self.spells = ZergSpells(world)
+        """The other Zerg units' targeted spells (Corrosive Bile, Fungal Growth, ...)."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -129,6 +133,8 @@ class ZergAbilities:
             return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
         if ab in BURROWS:
             return self._burrow(c)
+        if ab in SPELL_ABILITIES:
+            return self.spells.command(c)
         if ab in (CREEP_ON, CREEP_OFF):
             from sc2pool.engine.sim.systems.creep import OVERLORDS
 
@@ -306,6 +312,8 @@ class ZergAbilities:
         w = self.w
         if self.burrowing:
             self._burrows_done(loop)
+        if self.spells.active:
+            self.spells.upkeep(loop)
         if w.has_zerg:
             w.creep.speed_bonus()
         for tag, s in w.construction.structures.items():
@@ -337,12 +345,14 @@ class ZergAbilities:
     def horizon(self, loop: int) -> int:
         if self.pending:
             return 1
+        h = self.spells.horizon(loop) if self.spells.active else 1 << 30
         if self.burrowing:
-            return max(1, min(end for _, end in self.burrowing.values()) - loop)
-        return 1 << 30
+            h = min(h, max(1, min(end for _, end in self.burrowing.values()) - loop))
+        return h
 
     def forget(self, alive: set[int]) -> None:
         self.spent &= alive
+        self.spells.forget(alive)
         for d in (self.pending, self.builders, self.burrowing):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
@@ -369,3 +379,5 @@ class ZergAbilities:
             out.append((TUMOR_TUMOR, True))
         elif uid == LARVA:
             self.w.larva.available(player, out)
+        else:
+            self.spells.available(r, out)
