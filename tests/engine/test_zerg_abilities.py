@@ -1,5 +1,6 @@
 """Zerg units' abilities in a melee game on a ladder map, through the Game API: Banelings'
-explosions, Lurkers burrowing, Ravagers' Corrosive Bile, Infestors' Fungal Growth."""
+explosions, Lurkers burrowing, Ravagers' Corrosive Bile, Infestors' Fungal Growth, Vipers' Abduct,
+Parasitic Bomb and Consume."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from test_zerg_economy import act, hatchery, zerg_game
 
 from sc2pool.engine.game import Game
 
-SUCCESS, TECH, NOT_ENOUGH_ENERGY, COOLDOWN = 1, 79, 17, 6
-ZERGLING, BANELING, LURKER, LURKER_BURROWED, MARINE, RAVAGER, INFESTOR = 105, 9, 502, 503, 48, 688, 111
+SUCCESS, TECH, NOT_ENOUGH_ENERGY, COOLDOWN, CANT_TARGET = 1, 79, 17, 6, 36
+ZERGLING, BANELING, LURKER, LURKER_BURROWED, MARINE, RAVAGER, INFESTOR, VIPER = 105, 9, 502, 503, 48, 688, 111, 499
 EXPLODE, ATTACK = 42, 23
 
 
@@ -132,3 +133,62 @@ def test_fungal_growth_costs_75_energy_damages_enemies_in_its_radius_and_roots_t
     assert float(w.u.hp[w.u.row(m[2])]) == 45.0  # (outside its 2.25 radius)
     g.step(40)
     assert float(w.u.x[w.u.row(m[0])]) > x + 9.0  # (free again: it walks on)
+
+
+def test_abduct_pulls_the_unit_to_the_viper() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [viper] = w.spawn(VIPER, 1, [x], [y]).tolist()
+    [tank] = w.spawn(33, 2, [x + 10.0], [y]).tolist()  # (a Siege Tank 10 away: the Viper flies 1 closer)
+    g.step(2)
+    assert act(g, 2067, [viper], target=tank) == NOT_ENOUGH_ENERGY  # (it starts with 50; 75 needed)
+    w.abilities.energy[viper] = (100.0, w.loop, 200.0)
+    assert act(g, 2067, [viper], target=hatchery(g).tag) == CANT_TARGET  # (not a structure)
+    assert act(g, 2067, [viper], target=tank) == SUCCESS
+    g.step(30)
+    vr, tr = w.u.row(viper), w.u.row(tank)
+    assert abs(float(w.u.x[tr]) - float(w.u.x[vr])) < 1.5 and abs(float(w.u.y[tr]) - float(w.u.y[vr])) < 1.5
+    assert w.abilities.energy_of(viper) < 100.0 - 75.0 + 2.0
+
+
+def test_parasitic_bomb_hurts_enemy_air_units_around_its_target_over_7_seconds() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import BOMB_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [viper] = w.spawn(VIPER, 1, [x], [y]).tolist()
+    vikings = w.spawn(35, 2, [x + 6.0, x + 7.0, x + 6.0], [y, y, y + 8.0]).tolist()  # (Viking Fighters)
+    [marine] = w.spawn(MARINE, 2, [x + 6.0], [y + 1.0]).tolist()
+    g.step(2)
+    w.abilities.energy[viper] = (130.0, w.loop, 200.0)
+    assert act(g, 2542, [viper], target=marine) == CANT_TARGET  # (air units only)
+    assert act(g, 2542, [viper], target=vikings[0]) == SUCCESS
+    g.step(BOMB_LOOPS + 4)
+    hp = [float(w.u.hp[w.u.row(t)]) for t in vikings]
+    assert abs(hp[0] - (135.0 - 120.0)) < 1e-6 and abs(hp[1] - (135.0 - 120.0)) < 1e-6  # (135: LP:Viking)
+    assert hp[2] == 135.0 and float(w.u.hp[w.u.row(marine)]) == 45.0
+
+
+def test_consume_drains_a_structure_for_the_vipers_energy() -> None:
+    from sc2pool.engine.sim.systems.abilities import REGEN_PER_LOOP
+    from sc2pool.engine.sim.systems.zerg_spells import CONSUME_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    [viper] = w.spawn(VIPER, 1, [h.pos.x], [h.pos.y - 4.0]).tolist()
+    g.step(2)
+    w.abilities.energy[viper] = (10.0, w.loop, 200.0)
+    drone = next(u.tag for u in g.observation(1).observation.raw_data.units if u.unit_type == 104)
+    assert act(g, 2073, [viper], target=drone) == CANT_TARGET  # (structures only)
+    hp = float(w.u.hp[w.u.row(h.tag)])
+    assert act(g, 2073, [viper], target=h.tag) == SUCCESS
+    g.step(CONSUME_LOOPS + 4)
+    assert abs(float(w.u.hp[w.u.row(h.tag)]) - (hp - 200.0)) < 2.0  # (and the Hatchery regenerates a little)
+    regen = (CONSUME_LOOPS + 4) * REGEN_PER_LOOP  # (it regenerates meanwhile too)
+    assert abs(w.abilities.energy_of(viper) - (10.0 + 50.0 + regen)) < 0.1

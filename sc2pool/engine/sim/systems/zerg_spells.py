@@ -1,4 +1,5 @@
-"""Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth.
+"""Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth, the
+Viper's Abduct, Parasitic Bomb and Consume.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -14,6 +15,20 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   spread evenly over :data:`FUNGAL_LOOPS` and is rooted for as long (it cannot move; it may still
   fire).  A second Fungal on a unit already under one restarts it (m).  The spell reaches its
   targets at once (the real missile's flight is not simulated (m)).
+- *Abduct* (2067, a unit within the client's cast range 9; :data:`ABDUCT_ENERGY`, LP:Viper): the
+  Viper flies into range and pulls the unit (friend or foe, ground or air, not a structure) to
+  where the Viper is (a ground unit to the nearest point it can stand on); the pull is at once (m:
+  the real one flies it over about a second).
+- *Parasitic Bomb* (2542, an enemy air unit within the client's cast range 8;
+  :data:`BOMB_ENERGY`, LP:Viper; a ground unit: ``CantTargetThatUnit`` (m: the real code is not
+  known here)): for :data:`BOMB_LOOPS` every enemy air unit (not structures) whose edge is within
+  :data:`BOMB_RADIUS` of the bombed unit, the bombed unit too, takes :data:`BOMB_DAMAGE` in all,
+  spread evenly over the time; bombs stack.  It ends early when the bombed unit dies.
+- *Consume* (2073, a finished structure of the player within the client's cast range 7; no
+  energy, LP:Viper): over :data:`CONSUME_LOOPS` the structure loses :data:`CONSUME_LIFE` life and
+  the Viper gains :data:`CONSUME_ENERGY` energy, evenly; it ends early when the structure dies
+  or has 1 life left (m), or the Viper is given another order (its order is the ability
+  meanwhile (m)).  A unit target: ``CantTargetThatUnit``.
 
 Spell damage takes shields first and ignores armor (as the Terran spells of
 ``systems/abilities.py``, whose damage helpers these use).  A caster without the energy answers
@@ -30,16 +45,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.data import client
-from sc2pool.engine.sim.commands import COOLDOWN, ERROR, NOT_ENOUGH_ENERGY, SUCCESS
+from sc2pool.engine.sim.commands import (
+    CANT_TARGET_THAT_UNIT,
+    COOLDOWN,
+    ERROR,
+    MUST_TARGET_UNIT,
+    NOT_ENOUGH_ENERGY,
+    SUCCESS,
+)
 from sc2pool.engine.sim.systems.abilities import LOOPS_PER_FASTER_SECOND, Blast
-from sc2pool.engine.sim.units import MOVE, NEUTRAL_OWNER, TYPES, Order
+from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
     from sc2pool.engine.sim.world import World
 
-RAVAGER, INFESTOR = 688, 111
-CORROSIVE_BILE, FUNGAL_GROWTH = 2338, 74
+RAVAGER, INFESTOR, VIPER = 688, 111, 499
+CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME = 2338, 74, 2067, 2542, 2073
 BILE_DAMAGE = 60.0
 """LP:Ravager."""
 BILE_RADIUS = float(client.effects()[11].radius)
@@ -55,9 +77,29 @@ FUNGAL_LOOPS = int(2.85 * LOOPS_PER_FASTER_SECOND)
 (LP:Infestor)."""
 FUNGAL_RADIUS = 2.25
 """LP:Infestor."""
-SPELLS: dict[int, tuple[int, float]] = {CORROSIVE_BILE: (RAVAGER, float(client.ability(CORROSIVE_BILE).cast_range)),
-                                        FUNGAL_GROWTH: (INFESTOR, float(client.ability(FUNGAL_GROWTH).cast_range))}
-"""Ability -> (its caster type, the client's cast range: 9 and 10)."""
+ABDUCT_ENERGY = 75.0
+"""LP:Viper."""
+BOMB_ENERGY, BOMB_DAMAGE, BOMB_RADIUS = 125.0, 120.0, 3.0
+BOMB_LOOPS = int(7 * LOOPS_PER_FASTER_SECOND)
+"""Parasitic Bomb: 125 energy, 120 damage over 7 faster seconds = 156 loops in a radius of 3
+(LP:Viper)."""
+CONSUME_LIFE, CONSUME_ENERGY = 200.0, 50.0
+CONSUME_LOOPS = int(14 * LOOPS_PER_FASTER_SECOND)
+"""Consume: 200 life of the structure for 50 energy over 14 faster seconds = 313 loops (LP:Viper)."""
+
+
+def _range(ab: int) -> float:
+    return float(client.ability(ab).cast_range)
+
+
+SPELLS: dict[int, tuple[int, float, float, bool]] = {
+    CORROSIVE_BILE: (RAVAGER, _range(CORROSIVE_BILE), 0.0, False),
+    FUNGAL_GROWTH: (INFESTOR, _range(FUNGAL_GROWTH), FUNGAL_ENERGY, False),
+    ABDUCT: (VIPER, _range(ABDUCT), ABDUCT_ENERGY, True),
+    PARASITIC_BOMB: (VIPER, _range(PARASITIC_BOMB), BOMB_ENERGY, True),
+    CONSUME: (VIPER, _range(CONSUME), 0.0, True),
+}
+"""Ability -> (its caster type, the client's cast range (9, 10, 9, 8, 7), energy, on a unit)."""
 ABILITIES = frozenset(SPELLS)
 
 
@@ -68,6 +110,18 @@ class Cast:
     ability: int
     x: float
     y: float
+    target: int = 0
+
+
+@dataclass
+class Drain:
+    """A Parasitic Bomb on ``target`` (``owner`` the caster's), or a Viper consuming ``target``."""
+
+    owner: int
+    target: int
+    end: int
+    last: int
+    caster: int = 0
 
 
 @dataclass
@@ -94,10 +148,14 @@ class ZergSpells:
         """Tag of a unit under Fungal Growth -> its fungal."""
         self.ready: dict[tuple[int, int], int] = {}
         """(tag, ability) -> the loop its cooldown is over."""
+        self.bombs: list[Drain] = []
+        """Parasitic Bombs under way."""
+        self.consumes: dict[int, Drain] = {}
+        """Viper tag -> its Consume under way."""
 
     @property
     def active(self) -> bool:
-        return bool(self.casts or self.biles or self.fungals)
+        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes)
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -105,28 +163,56 @@ class ZergSpells:
         target is taken as its point) and casts."""
         w = self.w
         u = w.u
-        caster, _ = SPELLS[c.ability]
+        caster, _, energy, on_unit = SPELLS[c.ability]
         rows = c.rows[u.unit_id[c.rows] == caster]
         if len(rows) == 0:
             return ERROR
         if c.pos is None and c.trow < 0:
             return ERROR
+        if on_unit:
+            res = self._target_ok(c)
+            if res != SUCCESS:
+                return res
         loop = w.loop
         free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
         if not free:
             return COOLDOWN
-        if c.ability == FUNGAL_GROWTH:
-            w.abilities._register()  # (a new Infestor starts with its energy)
-            free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= FUNGAL_ENERGY]
+        w.abilities._register()  # (a new caster starts with its energy)
+        if energy:
+            free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
             if not free:
                 return NOT_ENOUGH_ENERGY
         r = free[0]
-        x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
         tag = int(u.tag[r])
-        self.casts[tag] = Cast(c.ability, x, y)
-        w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
+        self.consumes.pop(tag, None)
+        if on_unit:
+            self.casts[tag] = Cast(c.ability, 0.0, 0.0, c.ttag)
+            w.commands.give(np.array([r]), Order(FOLLOW, c.ability, ttag=c.ttag), False)
+        else:
+            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+            self.casts[tag] = Cast(c.ability, x, y)
+            w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
         w.touch()
         self._casts(loop)  # (in range already: it casts now)
+        return SUCCESS
+
+    def _target_ok(self, c: Command) -> int:
+        """What a Viper's spell on a unit may target (see the module docstring)."""
+        w = self.w
+        u = w.u
+        if c.trow < 0:
+            return MUST_TARGET_UNIT
+        ti = int(u.ti[c.trow])
+        owner = int(u.owner[c.trow])
+        if c.ability == CONSUME:
+            s = w.construction.structures.get(c.ttag)
+            return SUCCESS if s is not None and s.ready and owner == c.player else CANT_TARGET_THAT_UNIT
+        if owner == NEUTRAL_OWNER or TYPES.structure[ti]:
+            return CANT_TARGET_THAT_UNIT
+        if w.detection.active() and w.detection.hidden(c.player)[c.trow]:
+            return CANT_TARGET_THAT_UNIT
+        if c.ability == PARASITIC_BOMB and (owner == c.player or not TYPES.is_flying[ti]):
+            return CANT_TARGET_THAT_UNIT
         return SUCCESS
 
     # ------------------------------------------------------------------ per step
@@ -135,24 +221,102 @@ class ZergSpells:
         u = w.u
         for tag, cast in list(self.casts.items()):
             r = u.row(tag)
-            if r < 0 or u.kind[r] != MOVE or u.ability[r] != cast.ability:
+            kind = FOLLOW if cast.target else MOVE
+            if r < 0 or u.kind[r] != kind or u.ability[r] != cast.ability:
                 del self.casts[tag]  # (dead, or another order replaced it)
                 continue
-            _, reach = SPELLS[cast.ability]
-            if math.hypot(cast.x - float(u.x[r]), cast.y - float(u.y[r])) - float(u.radius[r]) > reach:
+            _, reach, energy, _ = SPELLS[cast.ability]
+            gap = math.hypot(cast.x - float(u.x[r]), cast.y - float(u.y[r])) - float(u.radius[r])
+            t = -1
+            if cast.target:
+                t = u.row(cast.target)
+                if t < 0:
+                    del self.casts[tag]
+                    u.finish_orders(np.array([r]))
+                    continue
+                gap = math.hypot(float(u.x[t] - u.x[r]), float(u.y[t] - u.y[r])) - float(u.radius[r] + u.radius[t])
+            if gap > reach:
                 continue
             del self.casts[tag]
             owner = int(u.owner[r])
+            if energy and not w.abilities.spend(tag, energy):
+                u.finish_orders(np.array([r]))
+                continue
             if cast.ability == FUNGAL_GROWTH:
-                if not w.abilities.spend(tag, FUNGAL_ENERGY):
-                    u.finish_orders(np.array([r]))
-                    continue
                 self._fungal(owner, cast.x, cast.y, loop)
-            else:
+            elif cast.ability == CORROSIVE_BILE:
                 self.ready[(tag, cast.ability)] = loop + BILE_COOLDOWN
                 self.biles.append((owner, cast.x, cast.y, loop + BILE_DELAY))
+            elif cast.ability == ABDUCT:
+                self._abduct(r, t)
+            elif cast.ability == PARASITIC_BOMB:
+                self.bombs.append(Drain(owner, cast.target, loop + BOMB_LOOPS, loop))
+            else:  # (Consume: the Viper keeps the order while it drains)
+                self.consumes[tag] = Drain(owner, cast.target, loop + CONSUME_LOOPS, loop, caster=tag)
+                w.touch()
+                continue
             u.finish_orders(np.array([r]))
             w.touch()
+
+    def _abduct(self, r: int, t: int) -> None:
+        """The target stands where the Viper is (a ground unit: the nearest point it may stand
+        on)."""
+        w = self.w
+        u = w.u
+        x, y = float(u.x[r]), float(u.y[r])
+        if not TYPES.is_flying[u.ti[t]] and w.pathing.active:
+            x, y = w.pathing.nearest_point(x, y)
+        u.x[t], u.y[t] = x, y
+        if u.kind[t] == MOVE or u.kind[t] == FOLLOW:  # (its path was from where it stood)
+            u.seg[t] = -1
+
+    def _bombs(self, loop: int) -> None:
+        w = self.w
+        u = w.u
+        per_loop = BOMB_DAMAGE / BOMB_LOOPS
+        keep: list[Drain] = []
+        hits: list[tuple[list[int], float]] = []
+        for b in self.bombs:
+            t = u.row(b.target)
+            if t < 0:
+                continue
+            upto = min(loop, b.end)
+            if upto > b.last:
+                near = (np.hypot(u.x - u.x[t], u.y - u.y[t]) - u.radius <= BOMB_RADIUS) & TYPES.is_flying[u.ti] \
+                    & ~TYPES.structure[u.ti] & (u.owner != b.owner) & (u.owner != NEUTRAL_OWNER)
+                near[t] = True
+                hits.append((np.nonzero(near)[0].tolist(), (upto - b.last) * per_loop))
+                b.last = upto
+            if upto < b.end:
+                keep.append(b)
+        self.bombs = keep
+        tags = [(u.tag[rows].tolist(), amount) for rows, amount in hits]
+        for tag_list, amount in tags:  # (rows change as units die: found again per bomb)
+            rows = u.rows(np.array(tag_list, dtype=np.int64))
+            w.abilities._hurt(rows[rows >= 0].tolist(), amount)
+        if hits:
+            w.touch()
+
+    def _consumes(self, loop: int) -> None:
+        w = self.w
+        u = w.u
+        for tag, d in list(self.consumes.items()):
+            r, t = u.row(tag), u.row(d.target)
+            if r < 0 or t < 0 or u.ability[r] != CONSUME:
+                del self.consumes[tag]  # (another order ended it)
+                continue
+            upto = min(loop, d.end)
+            n = upto - d.last
+            d.last = upto
+            if n > 0:
+                u.hp[t] = max(1.0, float(u.hp[t]) - n * CONSUME_LIFE / CONSUME_LOOPS)
+                e, _, top = w.abilities.energy[tag]
+                w.abilities.energy[tag] = (min(top, w.abilities.energy_of(tag) + n * CONSUME_ENERGY / CONSUME_LOOPS),
+                                           loop, top)
+                w.touch()
+            if upto >= d.end or float(u.hp[t]) <= 1.0:
+                del self.consumes[tag]
+                u.finish_orders(np.array([r]))
 
     def _fungal(self, owner: int, x: float, y: float, loop: int) -> None:
         u = self.w.u
@@ -200,16 +364,20 @@ class ZergSpells:
             self._biles(loop)
         if self.fungals:
             self._fungals(loop)
+        if self.bombs:
+            self._bombs(loop)
+        if self.consumes:
+            self._consumes(loop)
 
     def horizon(self, loop: int) -> int:
-        if self.casts or self.fungals:
+        if self.casts or self.fungals or self.bombs or self.consumes:
             return 1
         if self.biles:
             return max(1, min(b[3] for b in self.biles) - loop)
         return 1 << 30
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.casts, self.fungals):
+        for d in (self.casts, self.fungals, self.consumes):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         if self.ready:
@@ -223,3 +391,10 @@ class ZergSpells:
             out.append((CORROSIVE_BILE, True))
         elif uid == INFESTOR and self.w.abilities.energy_of(tag) >= FUNGAL_ENERGY:
             out.append((FUNGAL_GROWTH, True))
+        elif uid == VIPER:
+            e = self.w.abilities.energy_of(tag)
+            out.append((CONSUME, False))
+            if e >= ABDUCT_ENERGY:
+                out.append((ABDUCT, False))
+            if e >= BOMB_ENERGY:
+                out.append((PARASITIC_BOMB, False))
