@@ -192,3 +192,25 @@ def test_consume_drains_a_structure_for_the_vipers_energy() -> None:
     assert abs(float(w.u.hp[w.u.row(h.tag)]) - (hp - 200.0)) < 2.0  # (and the Hatchery regenerates a little)
     regen = (CONSUME_LOOPS + 4) * REGEN_PER_LOOP  # (it regenerates meanwhile too)
     assert abs(w.abilities.energy_of(viper) - (10.0 + 50.0 + regen)) < 0.1
+
+
+def test_burrowed_roaches_move_only_with_tunneling_claws() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    roaches = w.spawn(110, 1, [x, x], [y, y - 3.0]).tolist()
+    w.research.grant(1, 64)  # Burrow
+    g.step(2)
+    assert act(g, 1386, roaches) == SUCCESS  # BURROWDOWN_ROACH
+    g.step(20)
+    assert all(_unit(g, t).unit_type == 118 for t in roaches)
+    assert act(g, 1, roaches[:1], pos=(x + 6.0, y)) == SUCCESS
+    g.step(40)
+    assert abs(_unit(g, roaches[0]).pos.x - x) < 0.01  # (no Tunneling Claws: it stays)
+    w.research.grant(1, 3)  # Tunneling Claws
+    assert act(g, 1, roaches[1:], pos=(x + 6.0, y - 3.0)) == SUCCESS
+    g.step(40)
+    rr = w.u.row(roaches[1])
+    assert _unit(g, roaches[1]).unit_type == 118 and float(w.u.x[rr]) > x + 2.0
+    assert abs(float(w.u.speed[rr]) * 16 - 2.25 * 1.3) < 1e-3 or abs(float(w.u.speed[rr]) * 16 - 2.25) < 1e-3

@@ -95,6 +95,10 @@ Zergling 4.13 -> 6.58 per faster second = 4.7 per normal second (LP:Zergling); G
 Reconstitution, a Roach 3.15 -> 4.2 per faster second = 3.0 per normal second (LP:Roach); Pneumatized
 Carapace, Overlords 2.63 and Overseers 4.72 per faster second = 1.879 and 3.371 per normal second
 (LP:Lair_(Legacy_of_the_Void))."""
+_BURROWED_MOVE = {118: (3, 110)}
+"""Burrowed type -> (the upgrade that lets it move, the type whose speed it moves at): Tunneling
+Claws lets burrowed Roaches move (LP:Roach); at the Roach's own speed, Glial Reconstitution
+included (m: LP:Roach's burrowed speed figure is not checked here)."""
 _RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 """The races whose research the engine simulates."""
 
@@ -388,7 +392,7 @@ class Research:
             self.concussive_players.add(player)
         if upgrade == HISEC:
             self._hisec.add(player)
-        for uid, (up, _) in _FASTER.items():
+        for uid, (up, _) in (*_FASTER.items(), *_BURROWED_MOVE.items()):
             if upgrade == up:
                 self._fast_types.add(uid)
         self._mod_version = -1
@@ -463,6 +467,11 @@ class Research:
             fast = _FASTER.get(uid)
             if fast is not None and self.has(owner, fast[0]):
                 speed[r_i] = fast[1] / D.NORMAL_LOOPS_PER_SECOND
+            burrowed = _BURROWED_MOVE.get(uid)
+            if burrowed is not None and self.has(owner, burrowed[0]):
+                like = _FASTER.get(burrowed[1])
+                speed[r_i] = like[1] / D.NORMAL_LOOPS_PER_SECOND if like is not None and self.has(owner, like[0]) \
+                    else TYPES.speed[TYPES.row(burrowed[1])]
             if tag in self.stimmed:
                 speed[r_i] *= STIM_FACTOR
             if tag in self.slowed:
