@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_zerg_economy import act, hatchery, zerg_game
+from test_zerg_economy import act, hatchery, own, zerg_game
 
 from sc2pool.engine.game import Game
 
@@ -214,3 +214,32 @@ def test_burrowed_roaches_move_only_with_tunneling_claws() -> None:
     rr = w.u.row(roaches[1])
     assert _unit(g, roaches[1]).unit_type == 118 and float(w.u.x[rr]) > x + 2.0
     assert abs(float(w.u.speed[rr]) * 16 - 2.25 * 1.3) < 1e-3 or abs(float(w.u.speed[rr]) * 16 - 2.25) < 1e-3
+
+
+def test_a_spine_crawler_uproots_walks_and_roots_only_on_creep() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    spots = [(h.pos.x + dx, h.pos.y + dy) for dx in range(-9, 10) for dy in range(-9, 10)
+             if w.placement.fits(98, h.pos.x + dx, h.pos.y + dy, 1) == SUCCESS]
+    spot = spots[0]
+    w.construction.add_structure(98, 1, *spot)
+    g.step(2)
+    spine = own(g, 98)[0].tag
+    assert act(g, 1725, [spine]) == SUCCESS  # SPINECRAWLERUPROOT
+    g.step(20)
+    assert _unit(g, spine).unit_type == 139
+    assert w.placement.fits(98, *spot, 1) == SUCCESS  # (its old spot is free)
+    off = next((x + 0.0, y + 0.0) for x in range(0, w.map.width, 2) for y in range(0, w.map.height, 2)
+               if w.map.placeable[y - 1:y + 1, x - 1:x + 1].all() and not w.creep.grid[y - 2:y + 2, x - 2:x + 2].any()
+               and abs(x - h.pos.x) < 30 and abs(y - h.pos.y) < 30)
+    assert act(g, 1729, [spine], pos=off) == 44  # CantBuildLocationInvalid: no creep there
+    target = next(s for s in spots if abs(s[0] - spot[0]) + abs(s[1] - spot[1]) >= 4)
+    assert act(g, 1729, [spine], pos=target) == SUCCESS
+    g.step(400)
+    sp = _unit(g, spine)
+    assert sp.unit_type == 98 and abs(sp.pos.x - target[0]) <= 0.5 and abs(sp.pos.y - target[1]) <= 0.5
+    rec = w.construction.structures[spine]
+    assert (rec.x, rec.y) == (sp.pos.x, sp.pos.y)  # (snapped to the 2x2 footprint's corners)
+    assert w.placement.fits(98, *target, 1) != SUCCESS  # (it stands there now)

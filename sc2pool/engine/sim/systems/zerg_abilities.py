@@ -69,6 +69,10 @@ BURROW_DOWN, BURROW_UP = 3661, 3662
 """The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
 BURROW_LOOPS = 16
 """(m) Loops burrowing or unburrowing takes (the client's data has no transition times)."""
+ROOTS = {1729: (139, 98), 1731: (140, 99)}
+"""Spine / Spore Crawler root (a point) -> (the uprooted type, the rooted type); the generic 3680
+takes either.  Uprooting (1725 / 1727, generic 3681) is ``systems/modes.py``'s form change."""
+ROOT_GENERIC = 3680
 
 
 def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
@@ -96,7 +100,7 @@ _BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
 _BURROWED_LUT = np.isin(TYPES.unit_id, _BURROWED)
 """Per type row: a burrowed Zerg type."""
 ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
-                       CREEP_ON, CREEP_OFF, *SPELL_ABILITIES})
+                       CREEP_ON, CREEP_OFF, *SPELL_ABILITIES, *ROOTS, ROOT_GENERIC})
 
 
 @dataclass
@@ -135,6 +139,8 @@ class ZergAbilities:
             return self._burrow(c)
         if ab in SPELL_ABILITIES:
             return self.spells.command(c)
+        if ab in ROOTS or ab == ROOT_GENERIC:
+            return self._root(c)
         if ab in (CREEP_ON, CREEP_OFF):
             from sc2pool.engine.sim.systems.creep import OVERLORDS
 
@@ -204,6 +210,40 @@ class ZergAbilities:
             self.burrowing[tag] = (spec.unit_id, w.loop + BURROW_LOOPS)
             started = True
         if started:
+            w.touch()
+            return SUCCESS
+        return first_error
+
+    def _root(self, c: Command) -> int:
+        """An uprooted Spine or Spore Crawler walks to the point and roots there (LP:Spine_Crawler,
+        LP:Spore_Crawler): the spot is checked as the structure's placement, creep under its whole
+        footprint included (``CantBuildLocationInvalid`` otherwise), when ordered and again on
+        arrival; then the form change takes its time (``systems/modes.py``, which carries the
+        walk and the landing as a flying Terran structure's)."""
+        from sc2pool.engine.sim.systems.placement import half_size, snap
+
+        w = self.w
+        u = w.u
+        if c.pos is None:
+            return ERROR
+        first_error = ERROR
+        for i in c.rows.tolist():
+            uid = int(u.unit_id[i])
+            got = next(((ab, rooted) for ab, (src, rooted) in ROOTS.items() if src == uid
+                        and c.ability in (ab, ROOT_GENERIC)), None)
+            if got is None or int(u.kind[i]) == TRANSFORM:
+                continue
+            ab, rooted = got
+            hx, hy = half_size(rooted)
+            x, y = snap(c.pos[0], hx), snap(c.pos[1], hy)
+            res = w.placement.fits(rooted, x, y, c.player)
+            if res != SUCCESS:
+                first_error = res
+                continue
+            tag = int(u.tag[i])
+            u.queues.pop(tag, None)
+            u.set_order(i, Order(MOVE, ab, x, y))
+            w.modes.landing[tag] = (ab, x, y)
             w.touch()
             return SUCCESS
         return first_error
