@@ -243,3 +243,24 @@ def test_a_spine_crawler_uproots_walks_and_roots_only_on_creep() -> None:
     rec = w.construction.structures[spine]
     assert (rec.x, rec.y) == (sp.pos.x, sp.pos.y)  # (snapped to the 2x2 footprint's corners)
     assert w.placement.fits(98, *target, 1) != SUCCESS  # (it stands there now)
+
+
+def test_a_swarm_host_spawns_two_locusts_that_attack_and_expire() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import LOCUST_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [host] = w.spawn(494, 1, [x], [y]).tolist()
+    [marine] = w.spawn(MARINE, 2, [x + 12.0], [y]).tolist()
+    g.step(2)
+    assert act(g, 2704, [host], pos=(x + 12.0, y)) == SUCCESS
+    assert act(g, 2704, [host], pos=(x + 12.0, y)) == COOLDOWN
+    locusts = own(g, 489)
+    assert len(locusts) == 2 and all(lc.orders and lc.orders[0].ability_id == ATTACK for lc in locusts)
+    g.step(150)
+    assert w.u.row(marine) < 0 or float(w.u.hp[w.u.row(marine)]) < 45.0  # (10 damage each, LP:Swarm_Host)
+    g.step(LOCUST_LOOPS - 150 + 2)
+    assert own(g, 489) == []  # (their 18 s are over)
+    assert _unit(g, host) is not None

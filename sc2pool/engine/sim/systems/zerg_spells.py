@@ -1,5 +1,5 @@
 """Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth, the
-Viper's Abduct, Parasitic Bomb and Consume.
+Viper's Abduct, Parasitic Bomb and Consume, the Swarm Host's Locusts.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -29,6 +29,11 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   the Viper gains :data:`CONSUME_ENERGY` energy, evenly; it ends early when the structure dies
   or has 1 life left (m), or the Viper is given another order (its order is the ability
   meanwhile (m)).  A unit target: ``CantTargetThatUnit``.
+- *Spawn Locusts* (2704, a point anywhere (the client's cast range 500); a Swarm Host, burrowed or
+  not; no energy, a :data:`LOCUST_COOLDOWN` cooldown, LP:Swarm_Host): :data:`LOCUSTS` Locusts
+  (LocustMP 489, their client weapon) appear at the Swarm Host at once, attack-move to the point
+  and die after :data:`LOCUST_LOOPS`.  Their flying start (LocustMPFlying) and the Enduring Locusts
+  research (+5 s) are not simulated (m).
 
 Spell damage takes shields first and ignores armor (as the Terran spells of
 ``systems/abilities.py``, whose damage helpers these use).  A caster without the energy answers
@@ -60,8 +65,9 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
     from sc2pool.engine.sim.world import World
 
-RAVAGER, INFESTOR, VIPER = 688, 111, 499
-CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME = 2338, 74, 2067, 2542, 2073
+RAVAGER, INFESTOR, VIPER, SWARM_HOST, SWARM_HOST_BURROWED, LOCUST = 688, 111, 499, 494, 493, 489
+CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME, SPAWN_LOCUSTS = 2338, 74, 2067, 2542, 2073, 2704
+ATTACK = 23
 BILE_DAMAGE = 60.0
 """LP:Ravager."""
 BILE_RADIUS = float(client.effects()[11].radius)
@@ -88,6 +94,13 @@ CONSUME_LOOPS = int(14 * LOOPS_PER_FASTER_SECOND)
 """Consume: 200 life of the structure for 50 energy over 14 faster seconds = 313 loops (LP:Viper)."""
 
 
+LOCUSTS = 2
+LOCUST_LOOPS = int(18 * LOOPS_PER_FASTER_SECOND)
+LOCUST_COOLDOWN = int(43 * LOOPS_PER_FASTER_SECOND)
+"""Spawn Locusts: 2 Locusts living 18 faster seconds = 403 loops; a cooldown of 43 faster seconds
+= 963 loops (LP:Swarm_Host)."""
+
+
 def _range(ab: int) -> float:
     return float(client.ability(ab).cast_range)
 
@@ -100,7 +113,7 @@ SPELLS: dict[int, tuple[int, float, float, bool]] = {
     CONSUME: (VIPER, _range(CONSUME), 0.0, True),
 }
 """Ability -> (its caster type, the client's cast range (9, 10, 9, 8, 7), energy, on a unit)."""
-ABILITIES = frozenset(SPELLS)
+ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS})
 
 
 @dataclass
@@ -163,6 +176,8 @@ class ZergSpells:
         target is taken as its point) and casts."""
         w = self.w
         u = w.u
+        if c.ability == SPAWN_LOCUSTS:
+            return self._locusts(c)
         caster, _, energy, on_unit = SPELLS[c.ability]
         rows = c.rows[u.unit_id[c.rows] == caster]
         if len(rows) == 0:
@@ -194,6 +209,33 @@ class ZergSpells:
             w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
         w.touch()
         self._casts(loop)  # (in range already: it casts now)
+        return SUCCESS
+
+    def _locusts(self, c: Command) -> int:
+        """Every commanded Swarm Host off cooldown spawns its Locusts, which attack-move to the
+        point (see the module docstring)."""
+        w = self.w
+        u = w.u
+        if c.pos is None and c.trow < 0:
+            return ERROR
+        x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+        rows = c.rows[np.isin(u.unit_id[c.rows], np.array([SWARM_HOST, SWARM_HOST_BURROWED]))]
+        if len(rows) == 0:
+            return ERROR
+        loop = w.loop
+        hosts = [(int(u.tag[r]), float(u.x[r]), float(u.y[r])) for r in rows.tolist()
+                 if self.ready.get((int(u.tag[r]), SPAWN_LOCUSTS), 0) <= loop]
+        if not hosts:
+            return COOLDOWN
+        spawned: list[int] = []
+        for tag, hx, hy in hosts:
+            self.ready[(tag, SPAWN_LOCUSTS)] = loop + LOCUST_COOLDOWN
+            tags = w.spawn(LOCUST, c.player, [hx] * LOCUSTS, [hy] * LOCUSTS).tolist()
+            for t in tags:
+                w.abilities.timed[int(t)] = loop + LOCUST_LOOPS
+            spawned += [int(t) for t in tags]
+        w.commands.issue(c.player, ATTACK, spawned, (x, y), 0, False)
+        w.touch()
         return SUCCESS
 
     def _target_ok(self, c: Command) -> int:
@@ -389,6 +431,8 @@ class ZergSpells:
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
         if uid == RAVAGER and self.ready.get((tag, CORROSIVE_BILE), 0) <= self.w.loop:
             out.append((CORROSIVE_BILE, True))
+        elif uid in (SWARM_HOST, SWARM_HOST_BURROWED) and self.ready.get((tag, SPAWN_LOCUSTS), 0) <= self.w.loop:
+            out.append((SPAWN_LOCUSTS, True))
         elif uid == INFESTOR and self.w.abilities.energy_of(tag) >= FUNGAL_ENERGY:
             out.append((FUNGAL_GROWTH, True))
         elif uid == VIPER:
