@@ -264,3 +264,32 @@ def test_a_swarm_host_spawns_two_locusts_that_attack_and_expire() -> None:
     g.step(LOCUST_LOOPS - 150 + 2)
     assert own(g, 489) == []  # (their 18 s are over)
     assert _unit(g, host) is not None
+
+
+def test_neural_parasite_gives_the_infestor_player_the_unit_while_it_channels() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import NEURAL_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [infestor] = w.spawn(INFESTOR, 1, [x], [y]).tolist()
+    [tank] = w.spawn(33, 2, [x + 9.0], [y]).tolist()
+    g.step(2)
+    w.abilities.energy[infestor] = (120.0, w.loop, 200.0)
+    assert act(g, 249, [infestor], target=tank) == SUCCESS
+    g.step(30)
+    assert _unit(g, tank).alliance == 1  # (Self: the Zerg player's now)
+    assert act(g, 1, [tank], pos=(x + 9.0, y + 4.0)) == SUCCESS  # (and it obeys that player)
+    g.step(60)
+    assert _unit(g, tank).pos.y > y + 2.0
+    assert w.abilities.energy_of(infestor) < 120.0 - 100.0 + 5.0
+    g.step(NEURAL_LOOPS)
+    t = _unit(g, tank)
+    assert int(w.u.owner[w.u.row(tank)]) == 2 and (t is None or t.alliance == 4)  # (the Computer's again)
+    w.abilities.energy[infestor] = (120.0, w.loop, 200.0)
+    assert act(g, 249, [infestor], target=tank) == SUCCESS
+    g.step(30)
+    assert _unit(g, tank).alliance == 1
+    assert act(g, 250, [infestor]) == SUCCESS  # (cancelled: back at once)
+    assert int(w.u.owner[w.u.row(tank)]) == 2

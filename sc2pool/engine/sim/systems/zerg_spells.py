@@ -1,5 +1,6 @@
 """Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth, the
-Viper's Abduct, Parasitic Bomb and Consume, the Swarm Host's Locusts.
+Viper's Abduct, Parasitic Bomb and Consume, the Swarm Host's Locusts, the Infestor's Neural
+Parasite.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -29,6 +30,14 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   the Viper gains :data:`CONSUME_ENERGY` energy, evenly; it ends early when the structure dies
   or has 1 life left (m), or the Viper is given another order (its order is the ability
   meanwhile (m)).  A unit target: ``CantTargetThatUnit``.
+- *Neural Parasite* (249, an enemy unit, not a structure, within the client's cast range 8;
+  :data:`NEURAL_ENERGY`, LP:Infestor): the Infestor walks into range and channels (its order the
+  ability, it neither moves nor casts) for up to :data:`NEURAL_LOOPS`; meanwhile the target is the
+  Infestor's player's unit (its orders dropped; a worker leaves its job).  It ends (the target
+  back to its owner, idle) when the time is over, the Infestor dies, 250 cancels it, the target
+  dies, or it is farther than :data:`NEURAL_LEASH` (m); orders given the Infestor meanwhile wait
+  until it ends (m: as a form change's, ``sim/commands.py``).  The Neural
+  Parasite research is not required (m: LP:Infestor, patch 4.7.1 made it innate, to check).
 - *Spawn Locusts* (2704, a point anywhere (the client's cast range 500); a Swarm Host, burrowed or
   not; no energy, a :data:`LOCUST_COOLDOWN` cooldown, LP:Swarm_Host): :data:`LOCUSTS` Locusts
   (LocustMP 489, their client weapon) appear at the Swarm Host at once, attack-move to the point
@@ -59,7 +68,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.systems.abilities import LOOPS_PER_FASTER_SECOND, Blast
-from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TYPES, Order
+from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -68,6 +77,13 @@ if TYPE_CHECKING:
 RAVAGER, INFESTOR, VIPER, SWARM_HOST, SWARM_HOST_BURROWED, LOCUST = 688, 111, 499, 494, 493, 489
 CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME, SPAWN_LOCUSTS = 2338, 74, 2067, 2542, 2073, 2704
 ATTACK = 23
+NEURAL_PARASITE, NEURAL_CANCEL = 249, 250
+NEURAL_ENERGY = 100.0
+NEURAL_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
+"""Neural Parasite: 100 energy, up to 11 faster seconds = 246 loops (LP:Infestor; the duration to
+check)."""
+NEURAL_LEASH = 9.0
+"""(m) How far (edge to edge) the target may get before the channel breaks."""
 BILE_DAMAGE = 60.0
 """LP:Ravager."""
 BILE_RADIUS = float(client.effects()[11].radius)
@@ -111,9 +127,10 @@ SPELLS: dict[int, tuple[int, float, float, bool]] = {
     ABDUCT: (VIPER, _range(ABDUCT), ABDUCT_ENERGY, True),
     PARASITIC_BOMB: (VIPER, _range(PARASITIC_BOMB), BOMB_ENERGY, True),
     CONSUME: (VIPER, _range(CONSUME), 0.0, True),
+    NEURAL_PARASITE: (INFESTOR, _range(NEURAL_PARASITE), NEURAL_ENERGY, True),
 }
 """Ability -> (its caster type, the client's cast range (9, 10, 9, 8, 7), energy, on a unit)."""
-ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS})
+ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS, NEURAL_CANCEL})
 
 
 @dataclass
@@ -165,10 +182,12 @@ class ZergSpells:
         """Parasitic Bombs under way."""
         self.consumes: dict[int, Drain] = {}
         """Viper tag -> its Consume under way."""
+        self.controls: dict[int, Drain] = {}
+        """Infestor tag -> its Neural Parasite (``owner``: the target's own player)."""
 
     @property
     def active(self) -> bool:
-        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes)
+        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes or self.controls)
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -178,6 +197,13 @@ class ZergSpells:
         u = w.u
         if c.ability == SPAWN_LOCUSTS:
             return self._locusts(c)
+        if c.ability == NEURAL_CANCEL:
+            n = 0
+            for t in u.tag[c.rows].tolist():
+                if int(t) in self.controls:
+                    self._release(int(t))
+                    n += 1
+            return SUCCESS if n else ERROR
         caster, _, energy, on_unit = SPELLS[c.ability]
         rows = c.rows[u.unit_id[c.rows] == caster]
         if len(rows) == 0:
@@ -255,6 +281,8 @@ class ZergSpells:
             return CANT_TARGET_THAT_UNIT
         if c.ability == PARASITIC_BOMB and (owner == c.player or not TYPES.is_flying[ti]):
             return CANT_TARGET_THAT_UNIT
+        if c.ability == NEURAL_PARASITE and (owner == c.player or c.ttag in {d.target for d in self.controls.values()}):
+            return CANT_TARGET_THAT_UNIT
         return SUCCESS
 
     # ------------------------------------------------------------------ per step
@@ -293,12 +321,55 @@ class ZergSpells:
                 self._abduct(r, t)
             elif cast.ability == PARASITIC_BOMB:
                 self.bombs.append(Drain(owner, cast.target, loop + BOMB_LOOPS, loop))
+            elif cast.ability == NEURAL_PARASITE:
+                self._control(r, t, loop)
+                continue
             else:  # (Consume: the Viper keeps the order while it drains)
                 self.consumes[tag] = Drain(owner, cast.target, loop + CONSUME_LOOPS, loop, caster=tag)
                 w.touch()
                 continue
             u.finish_orders(np.array([r]))
             w.touch()
+
+    def _control(self, r: int, t: int, loop: int) -> None:
+        """The Infestor of row ``r`` takes the unit of row ``t`` until the channel ends."""
+        w = self.w
+        u = w.u
+        tag, target = int(u.tag[r]), int(u.tag[t])
+        self.controls[tag] = Drain(int(u.owner[t]), target, loop + NEURAL_LOOPS, loop, caster=tag)
+        u.kind[r] = TRANSFORM  # (channelling: it neither moves nor casts)
+        w.workers.leave_jobs(np.array([t]))
+        u.queues.pop(target, None)
+        u.owner[t] = u.owner[r]
+        u.finish_orders(np.array([t]))
+        u.retype([t], int(u.unit_id[t]))  # (the set of units changed: caches keyed on it refresh)
+        w.supply.revision += 1
+        w.touch()
+
+    def _release(self, tag: int) -> None:
+        """The Neural Parasite of the Infestor ``tag`` ends: the target goes back, idle."""
+        w = self.w
+        u = w.u
+        d = self.controls.pop(tag)
+        r, t = u.row(tag), u.row(d.target)
+        if r >= 0 and u.kind[r] == TRANSFORM:
+            u.finish_orders(np.array([r]))
+        if t >= 0:
+            u.queues.pop(d.target, None)
+            u.owner[t] = d.owner
+            u.finish_orders(np.array([t]))
+            u.retype([t], int(u.unit_id[t]))
+        w.supply.revision += 1
+        w.touch()
+
+    def _controls(self, loop: int) -> None:
+        u = self.w.u
+        for tag, d in list(self.controls.items()):
+            r, t = u.row(tag), u.row(d.target)
+            if r < 0 or t < 0 or u.kind[r] != TRANSFORM or u.ability[r] != NEURAL_PARASITE or loop >= d.end or \
+                    math.hypot(float(u.x[t] - u.x[r]), float(u.y[t] - u.y[r])) - float(u.radius[r] + u.radius[t]) \
+                    > NEURAL_LEASH:
+                self._release(tag)
 
     def _abduct(self, r: int, t: int) -> None:
         """The target stands where the Viper is (a ground unit: the nearest point it may stand
@@ -410,9 +481,11 @@ class ZergSpells:
             self._bombs(loop)
         if self.consumes:
             self._consumes(loop)
+        if self.controls:
+            self._controls(loop)
 
     def horizon(self, loop: int) -> int:
-        if self.casts or self.fungals or self.bombs or self.consumes:
+        if self.casts or self.fungals or self.bombs or self.consumes or self.controls:
             return 1
         if self.biles:
             return max(1, min(b[3] for b in self.biles) - loop)
@@ -422,6 +495,8 @@ class ZergSpells:
         for d in (self.casts, self.fungals, self.consumes):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
+        for t in [t for t, c in self.controls.items() if t not in alive or c.target not in alive]:
+            self._release(t)
         if self.ready:
             self.ready = {k: v for k, v in self.ready.items() if k[0] in alive}
 
@@ -433,8 +508,14 @@ class ZergSpells:
             out.append((CORROSIVE_BILE, True))
         elif uid in (SWARM_HOST, SWARM_HOST_BURROWED) and self.ready.get((tag, SPAWN_LOCUSTS), 0) <= self.w.loop:
             out.append((SPAWN_LOCUSTS, True))
-        elif uid == INFESTOR and self.w.abilities.energy_of(tag) >= FUNGAL_ENERGY:
-            out.append((FUNGAL_GROWTH, True))
+        elif uid == INFESTOR:
+            e = self.w.abilities.energy_of(tag)
+            if e >= FUNGAL_ENERGY:
+                out.append((FUNGAL_GROWTH, True))
+            if e >= NEURAL_ENERGY:
+                out.append((NEURAL_PARASITE, False))
+            if tag in self.controls:
+                out.append((NEURAL_CANCEL, False))
         elif uid == VIPER:
             e = self.w.abilities.energy_of(tag)
             out.append((CONSUME, False))
