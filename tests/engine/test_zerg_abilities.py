@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from test_zerg_economy import act, hatchery, own, zerg_game
 
 from sc2pool.engine.game import Game
@@ -293,3 +294,19 @@ def test_neural_parasite_gives_the_infestor_player_the_unit_while_it_channels() 
     assert _unit(g, tank).alliance == 1
     assert act(g, 250, [infestor]) == SUCCESS  # (cancelled: back at once)
     assert int(w.u.owner[w.u.row(tank)]) == 2
+
+
+def test_chitinous_plating_gives_ultralisks_2_more_armor() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    ultras = w.spawn(109, 1, [x, x + 20.0], [y, y]).tolist()
+    g.step(2)
+    rows = w.u.rows(np.array(ultras))
+    before = w.combat._armor(rows).tolist()
+    w.research.grant(1, 4)  # CHITINOUSPLATING
+    after = w.combat._armor(rows).tolist()
+    assert after == [before[0] + 2.0, before[1] + 2.0]
+    [ling] = w.spawn(ZERGLING, 1, [x], [y - 3.0]).tolist()
+    assert w.combat._armor(w.u.rows(np.array([ling]))).tolist() == [0.0]

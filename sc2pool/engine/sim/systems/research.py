@@ -99,6 +99,9 @@ _BURROWED_MOVE = {118: (3, 110)}
 """Burrowed type -> (the upgrade that lets it move, the type whose speed it moves at): Tunneling
 Claws lets burrowed Roaches move (LP:Roach); at the Roach's own speed, Glial Reconstitution
 included (m: LP:Roach's burrowed speed figure is not checked here)."""
+CHITINOUS_PLATING, CHITINOUS_ARMOR = 4, 2.0
+_ULTRALISKS = np.array([109, 131])
+"""Chitinous Plating: +2 armor for Ultralisks, burrowed or not (LP:Ultralisk)."""
 _RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 """The races whose research the engine simulates."""
 
@@ -242,6 +245,8 @@ class Research:
         """Players with Concussive Shells (combat asks :meth:`concussive` while there are any)."""
         self._hisec: set[int] = set()
         """Players with Hi-Sec Auto Tracking."""
+        self._plated: set[int] = set()
+        """Players with Chitinous Plating."""
         self._fast_types: set[int] = set()
         """Unit types some player made faster by research (Hyperflight Rotors: Banshees)."""
         self._mod_version = -1
@@ -392,6 +397,9 @@ class Research:
             self.concussive_players.add(player)
         if upgrade == HISEC:
             self._hisec.add(player)
+        if upgrade == CHITINOUS_PLATING:
+            self._plated.add(player)
+            self.upgraded = True
         for uid, (up, _) in (*_FASTER.items(), *_BURROWED_MOVE.items()):
             if upgrade == up:
                 self._fast_types.add(uid)
@@ -547,6 +555,9 @@ class Research:
         tab = upgrade_table()
         fam = tab.afam[t_ti]
         lvl = np.where(fam >= 0, self._alevel[owners, np.maximum(fam, 0)], 0.0)
+        if self._plated:  # (Chitinous Plating)
+            plated = np.isin(TYPES.unit_id[t_ti], _ULTRALISKS) & np.isin(owners, np.array(sorted(self._plated)))
+            return lvl * tab.aper[t_ti] + np.where(plated, CHITINOUS_ARMOR, 0.0)
         return lvl * tab.aper[t_ti]
 
     # ------------------------------------------------------------------ observation
