@@ -310,3 +310,21 @@ def test_chitinous_plating_gives_ultralisks_2_more_armor() -> None:
     assert after == [before[0] + 2.0, before[1] + 2.0]
     [ling] = w.spawn(ZERGLING, 1, [x], [y - 3.0]).tolist()
     assert w.combat._armor(w.u.rows(np.array([ling]))).tolist() == [0.0]
+
+
+def test_zerg_structures_off_creep_lose_life_but_a_hatchery() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    h = hatchery(g)
+    off = next((x + 0.5, y + 0.5) for x in range(2, w.map.width - 4, 2) for y in range(2, w.map.height - 4, 2)
+               if w.map.placeable[y - 2:y + 3, x - 2:x + 3].all() and not w.creep.grid[y - 8:y + 9, x - 8:x + 9].any()
+               and 20 < abs(x - h.pos.x) + abs(y - h.pos.y) < 60)
+    pool = w.construction.add_structure(89, 1, *off)
+    hatch = w.construction.add_structure(86, 1, off[0] - 14.0, off[1])  # (its own creep grows: not to the pool)
+    g.step(2)
+    hp, hhp = float(w.u.hp[w.u.row(pool)]), float(w.u.hp[w.u.row(hatch)])
+    g.step(160)  # (10 normal seconds)
+    lost = hp - float(w.u.hp[w.u.row(pool)])
+    assert 26.0 < lost < 31.0  # 3 per normal second less the 0.27 regeneration (LP:Zerg_Regeneration)
+    assert float(w.u.hp[w.u.row(hatch)]) >= hhp

@@ -15,6 +15,10 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
   75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.
+- *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
+  tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
+  normal second until it dies (LP:Zerg_Regeneration: 3 per second, 2.73 net of the 0.27 Zerg
+  regeneration, which ``systems/regeneration.py`` adds); checked at each economy step (m).
 - *cancel* (314 ``CANCEL_BUILDINPROGRESS``, 3659 ``CANCEL``) on a Zerg structure under
   construction: it is removed, the Drone that built it comes back where it stood and 75% of the
   order's cost is refunded (LP:Drone; the 75% of structures cancelled under construction:
@@ -73,6 +77,14 @@ ROOTS = {1729: (139, 98), 1731: (140, 99)}
 """Spine / Spore Crawler root (a point) -> (the uprooted type, the rooted type); the generic 3680
 takes either.  Uprooting (1725 / 1727, generic 3681) is ``systems/modes.py``'s form change."""
 ROOT_GENERIC = 3680
+OFF_CREEP_DECAY = 3.0
+"""Life per normal second a Zerg structure off creep loses (LP:Zerg_Regeneration)."""
+_NO_CREEP_NEEDED = frozenset({86, 100, 101, 88, 1995, 142, 139, 140, TUMOR, TUMOR_BURROWED, TUMOR_QUEEN})
+"""Zerg structures that stand off creep unharmed: Hatchery, Lair, Hive, Extractor (and its rich
+form), Nydus Worm, creep tumors (LP:Creep); uprooted crawlers walk (their record keeps the old spot)."""
+_DECAYING = frozenset(int(s.unit_id) for s in TYPES.specs
+                      if s.race == D.ZERG and s.is_structure and int(s.unit_id) not in _NO_CREEP_NEEDED)
+"""The Zerg structure types that lose life off creep."""
 
 
 def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
@@ -125,6 +137,8 @@ class ZergAbilities:
         """Zerg structure under construction -> the Drone type it was (for a cancel)."""
         self.burrowing: dict[int, tuple[int, int]] = {}
         """Tag of a unit burrowing or unburrowing -> (its new type, the loop it is done)."""
+        self._decayed = 0
+        """The loop up to which off-creep structures lost their life."""
         self.spells = ZergSpells(world)
         """The other Zerg units' targeted spells (Corrosive Bile, Fungal Growth, ...)."""
 
@@ -356,6 +370,7 @@ class ZergAbilities:
             self.spells.upkeep(loop)
         if w.has_zerg:
             w.creep.speed_bonus()
+            self._off_creep(loop)
         for tag, s in w.construction.structures.items():
             if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
                 r = w.u.row(tag)
@@ -363,6 +378,29 @@ class ZergAbilities:
                     w.u.retype(np.array([r]), TUMOR_BURROWED)
                 s.unit_id = TUMOR_BURROWED
                 w.touch()
+
+    def _off_creep(self, loop: int) -> None:
+        """Zerg structures off creep lose life for the loops since the last step."""
+        w = self.w
+        dt = loop - self._decayed
+        self._decayed = loop
+        if dt <= 0 or not w.creep.active:
+            return
+        u = w.u
+        dead: list[int] = []
+        for tag, s in w.construction.structures.items():
+            if s.unit_id not in _DECAYING or w.creep.has(s.x, s.y):
+                continue
+            r = u.row(tag)
+            if r < 0:
+                continue
+            u.hp[r] -= dt * OFF_CREEP_DECAY / D.NORMAL_LOOPS_PER_SECOND
+            w.regeneration.damaged(r)
+            if u.hp[r] <= 0.0:
+                dead.append(tag)
+            w.touch()
+        if dead:
+            w.remove_tags(dead)
 
     def _burrows_done(self, loop: int) -> None:
         u = self.w.u
