@@ -328,3 +328,30 @@ def test_zerg_structures_off_creep_lose_life_but_a_hatchery() -> None:
     lost = hp - float(w.u.hp[w.u.row(pool)])
     assert 26.0 < lost < 31.0  # 3 per normal second less the 0.27 regeneration (LP:Zerg_Regeneration)
     assert float(w.u.hp[w.u.row(hatch)]) >= hhp
+
+
+def test_blinding_cloud_cuts_ground_units_range_to_melee_while_it_lasts() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import CLOUD_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g, -16.0)  # (out of the marines' reach of the Hatchery and Drones)
+    [viper] = w.spawn(VIPER, 1, [x - 9.0], [y]).tolist()
+    [ling] = w.spawn(ZERGLING, 1, [x + 3.5], [y]).tolist()
+    w.u.hp[w.u.row(ling)] = 35.0
+    marines = w.spawn(MARINE, 2, [x, x + 6.0], [y, y + 6.0]).tolist()
+    w.abilities.energy[viper] = (110.0, w.loop, 200.0)
+    assert act(g, 2063, [viper], pos=(x, y)) == SUCCESS
+    assert act(g, 18, [ling]) == SUCCESS  # (hold: the ling stays 3.5 from the blinded marine)
+    assert w.commands.issue(2, 18, marines, None, 0, False) == SUCCESS  # (the marines hold too)
+    g.step(4)
+    rng = [float(w.u.range[w.u.row(t)]) for t in marines]
+    assert rng == [0.1, 5.0]
+    hp = float(w.u.hp[w.u.row(ling)])
+    g.step(60)
+    assert float(w.u.hp[w.u.row(ling)]) >= hp  # (the marine 3.5 away may not shoot it)
+    g.step(CLOUD_LOOPS)
+    assert float(w.u.range[w.u.row(marines[0])]) == 5.0
+    g.step(30)
+    assert w.u.row(ling) < 0 or float(w.u.hp[w.u.row(ling)]) < hp  # (its range back: it fires)

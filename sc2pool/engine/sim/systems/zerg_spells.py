@@ -1,6 +1,6 @@
 """Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth, the
-Viper's Abduct, Parasitic Bomb and Consume, the Swarm Host's Locusts, the Infestor's Neural
-Parasite.
+Viper's Abduct, Blinding Cloud, Parasitic Bomb and Consume, the Swarm Host's Locusts, the
+Infestor's Neural Parasite.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -20,6 +20,12 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   Viper flies into range and pulls the unit (friend or foe, ground or air, not a structure) to
   where the Viper is (a ground unit to the nearest point it can stand on); the pull is at once (m:
   the real one flies it over about a second).
+- *Blinding Cloud* (2063, a point within the client's cast range 10; :data:`CLOUD_ENERGY`,
+  LP:Viper): for :data:`CLOUD_LOOPS` every ground unit (friend or foe (m: to check), not
+  structures) whose centre is within :data:`CLOUD_RADIUS` (the client's effect
+  ``BlindingCloudCP``) of the point has its weapon range cut to :data:`MELEE_RANGE` (the store's
+  range column, which targeting reads); it gets its type's range back when it leaves or the cloud
+  ends.
 - *Parasitic Bomb* (2542, an enemy air unit within the client's cast range 8;
   :data:`BOMB_ENERGY`, LP:Viper; a ground unit: ``CantTargetThatUnit`` (m: the real code is not
   known here)): for :data:`BOMB_LOOPS` every enemy air unit (not structures) whose edge is within
@@ -77,6 +83,14 @@ if TYPE_CHECKING:
 RAVAGER, INFESTOR, VIPER, SWARM_HOST, SWARM_HOST_BURROWED, LOCUST = 688, 111, 499, 494, 493, 489
 CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME, SPAWN_LOCUSTS = 2338, 74, 2067, 2542, 2073, 2704
 ATTACK = 23
+BLINDING_CLOUD = 2063
+CLOUD_ENERGY = 100.0
+CLOUD_LOOPS = int(5.71 * LOOPS_PER_FASTER_SECOND)
+"""Blinding Cloud: 100 energy, 5.71 faster seconds = 127 loops (LP:Viper)."""
+CLOUD_RADIUS = float(client.effects()[10].radius)
+"""2.0: the client's effect 10 ``BlindingCloudCP`` (LP:Viper: 2)."""
+MELEE_RANGE = 0.1
+"""The client's melee weapons' range (a Zergling's 0.1)."""
 NEURAL_PARASITE, NEURAL_CANCEL = 249, 250
 NEURAL_ENERGY = 100.0
 NEURAL_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
@@ -128,6 +142,7 @@ SPELLS: dict[int, tuple[int, float, float, bool]] = {
     PARASITIC_BOMB: (VIPER, _range(PARASITIC_BOMB), BOMB_ENERGY, True),
     CONSUME: (VIPER, _range(CONSUME), 0.0, True),
     NEURAL_PARASITE: (INFESTOR, _range(NEURAL_PARASITE), NEURAL_ENERGY, True),
+    BLINDING_CLOUD: (VIPER, _range(BLINDING_CLOUD), CLOUD_ENERGY, False),
 }
 """Ability -> (its caster type, the client's cast range (9, 10, 9, 8, 7), energy, on a unit)."""
 ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS, NEURAL_CANCEL})
@@ -182,12 +197,17 @@ class ZergSpells:
         """Parasitic Bombs under way."""
         self.consumes: dict[int, Drain] = {}
         """Viper tag -> its Consume under way."""
+        self.clouds: list[tuple[float, float, int]] = []
+        """Blinding Clouds: (x, y, the loop it ends)."""
+        self.blinded: set[int] = set()
+        """Tags whose range a cloud cut."""
         self.controls: dict[int, Drain] = {}
         """Infestor tag -> its Neural Parasite (``owner``: the target's own player)."""
 
     @property
     def active(self) -> bool:
-        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes or self.controls)
+        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes or self.controls
+                    or self.clouds or self.blinded)
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -317,6 +337,9 @@ class ZergSpells:
             elif cast.ability == CORROSIVE_BILE:
                 self.ready[(tag, cast.ability)] = loop + BILE_COOLDOWN
                 self.biles.append((owner, cast.x, cast.y, loop + BILE_DELAY))
+            elif cast.ability == BLINDING_CLOUD:
+                self.clouds.append((cast.x, cast.y, loop + CLOUD_LOOPS))
+                self._clouds(loop)
             elif cast.ability == ABDUCT:
                 self._abduct(r, t)
             elif cast.ability == PARASITIC_BOMB:
@@ -370,6 +393,24 @@ class ZergSpells:
                     math.hypot(float(u.x[t] - u.x[r]), float(u.y[t] - u.y[r])) - float(u.radius[r] + u.radius[t]) \
                     > NEURAL_LEASH:
                 self._release(tag)
+
+    def _clouds(self, loop: int) -> None:
+        """Ground units inside a cloud have melee range; those that left get theirs back."""
+        u = self.w.u
+        self.clouds = [c for c in self.clouds if c[2] > loop]
+        inside = np.zeros(len(u), dtype=bool)
+        for x, y, _ in self.clouds:
+            inside |= np.hypot(u.x - x, u.y - y) <= CLOUD_RADIUS
+        inside &= ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti] & (u.owner != NEUTRAL_OWNER)
+        rows = np.nonzero(inside)[0]
+        now = set(u.tag[rows].tolist())
+        left = u.rows(np.array(sorted(self.blinded - now), dtype=np.int64))
+        left = left[left >= 0]
+        u.range[left] = TYPES.range[u.ti[left]]
+        u.range[rows] = np.minimum(TYPES.range[u.ti[rows]], MELEE_RANGE)
+        if now != self.blinded:
+            self.w.touch()
+        self.blinded = now
 
     def _abduct(self, r: int, t: int) -> None:
         """The target stands where the Viper is (a ground unit: the nearest point it may stand
@@ -483,9 +524,11 @@ class ZergSpells:
             self._consumes(loop)
         if self.controls:
             self._controls(loop)
+        if self.clouds or self.blinded:
+            self._clouds(loop)
 
     def horizon(self, loop: int) -> int:
-        if self.casts or self.fungals or self.bombs or self.consumes or self.controls:
+        if self.casts or self.fungals or self.bombs or self.consumes or self.controls or self.clouds or self.blinded:
             return 1
         if self.biles:
             return max(1, min(b[3] for b in self.biles) - loop)
@@ -521,5 +564,7 @@ class ZergSpells:
             out.append((CONSUME, False))
             if e >= ABDUCT_ENERGY:
                 out.append((ABDUCT, False))
+            if e >= CLOUD_ENERGY:
+                out.append((BLINDING_CLOUD, True))
             if e >= BOMB_ENERGY:
                 out.append((PARASITIC_BOMB, False))
