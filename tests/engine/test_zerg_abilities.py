@@ -355,3 +355,30 @@ def test_blinding_cloud_cuts_ground_units_range_to_melee_while_it_lasts() -> Non
     assert float(w.u.range[w.u.row(marines[0])]) == 5.0
     g.step(30)
     assert w.u.row(ling) < 0 or float(w.u.hp[w.u.row(ling)]) < hp  # (its range back: it fires)
+
+
+def test_an_overseers_changeling_is_not_attacked_by_enemies_on_their_own() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import CHANGELING_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g, -16.0)
+    [overseer] = w.spawn(129, 1, [x], [y]).tolist()
+    g.step(2)
+    assert act(g, 181, [overseer]) == SUCCESS  # (50 energy: it starts with 50)
+    assert act(g, 181, [overseer]) == NOT_ENOUGH_ENERGY
+    [changeling] = [u.tag for u in own(g, 12)]
+    w.u.x[w.u.row(overseer)] = x - 14.0  # (the Overseer out of the marine's reach: the Changeling alone)
+    [marine] = w.spawn(MARINE, 2, [x + 2.0], [y - 3.0]).tolist()
+    assert w.commands.issue(2, 18, [marine], None, 0, False) == SUCCESS  # (on hold: it shoots what is in range)
+    g.step(60)
+    assert float(w.u.hp[w.u.row(changeling)]) == 5.0  # (LP:Changeling: 5 life; not shot)
+    assert w.commands.issue(2, 23, [marine], None, changeling, False) == SUCCESS  # (ordered: it does)
+    g.step(40)
+    assert w.u.row(changeling) < 0
+    w.abilities.energy[overseer] = (60.0, w.loop, 200.0)
+    assert act(g, 1934, [overseer], pos=(x - 18.0, y)) == SUCCESS
+    [second] = [u.tag for u in own(g, 12)]
+    g.step(CHANGELING_LOOPS + 2)
+    assert w.u.row(second) < 0  # (its 150 s are over)

@@ -1,6 +1,6 @@
 """Zerg units' targeted spells: the Ravager's Corrosive Bile, the Infestor's Fungal Growth, the
 Viper's Abduct, Blinding Cloud, Parasitic Bomb and Consume, the Swarm Host's Locusts, the
-Infestor's Neural Parasite.
+Infestor's Neural Parasite, the Overseer's Changeling.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -44,6 +44,12 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   dies, or it is farther than :data:`NEURAL_LEASH` (m); orders given the Infestor meanwhile wait
   until it ends (m: as a form change's, ``sim/commands.py``).  The Neural
   Parasite research is not required (m: LP:Infestor, patch 4.7.1 made it innate, to check).
+- *Spawn Changeling* (181 in place, or 1934 toward a point within the client's cast range 10;
+  an Overseer, either form; :data:`CHANGELING_ENERGY`, LP:Overseer): a Changeling (12) appears at
+  the Overseer (1934: it then walks to the point) and dies after :data:`CHANGELING_LOOPS`
+  (LP:Changeling).  No unit attacks it on its own (``sim/units.py``: not auto-acquired), an
+  explicit attack order still does; its disguise as the nearest enemy's Marine, Zealot or
+  Zergling (types 13-17) is not simulated (m).
 - *Spawn Locusts* (2704, a point anywhere (the client's cast range 500); a Swarm Host, burrowed or
   not; no energy, a :data:`LOCUST_COOLDOWN` cooldown, LP:Swarm_Host): :data:`LOCUSTS` Locusts
   (LocustMP 489, their client weapon) appear at the Swarm Host at once, attack-move to the point
@@ -83,6 +89,11 @@ if TYPE_CHECKING:
 RAVAGER, INFESTOR, VIPER, SWARM_HOST, SWARM_HOST_BURROWED, LOCUST = 688, 111, 499, 494, 493, 489
 CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME, SPAWN_LOCUSTS = 2338, 74, 2067, 2542, 2073, 2704
 ATTACK = 23
+SPAWN_CHANGELING, SPAWN_CHANGELING_TARGET, CHANGELING, OVERSEERS = 181, 1934, 12, (129, 1912)
+CHANGELING_ENERGY = 50.0
+"""LP:Overseer."""
+CHANGELING_LOOPS = int(150 * LOOPS_PER_FASTER_SECOND)
+"""A Changeling lives 150 faster seconds = 3360 loops (LP:Changeling)."""
 BLINDING_CLOUD = 2063
 CLOUD_ENERGY = 100.0
 CLOUD_LOOPS = int(5.71 * LOOPS_PER_FASTER_SECOND)
@@ -145,7 +156,7 @@ SPELLS: dict[int, tuple[int, float, float, bool]] = {
     BLINDING_CLOUD: (VIPER, _range(BLINDING_CLOUD), CLOUD_ENERGY, False),
 }
 """Ability -> (its caster type, the client's cast range (9, 10, 9, 8, 7), energy, on a unit)."""
-ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS, NEURAL_CANCEL})
+ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS, NEURAL_CANCEL, SPAWN_CHANGELING, SPAWN_CHANGELING_TARGET})
 
 
 @dataclass
@@ -217,6 +228,8 @@ class ZergSpells:
         u = w.u
         if c.ability == SPAWN_LOCUSTS:
             return self._locusts(c)
+        if c.ability in (SPAWN_CHANGELING, SPAWN_CHANGELING_TARGET):
+            return self._changeling(c)
         if c.ability == NEURAL_CANCEL:
             n = 0
             for t in u.tag[c.rows].tolist():
@@ -255,6 +268,36 @@ class ZergSpells:
             w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
         w.touch()
         self._casts(loop)  # (in range already: it casts now)
+        return SUCCESS
+
+    def _changeling(self, c: Command) -> int:
+        """The first commanded Overseer with the energy spawns a Changeling (see the module
+        docstring); 1934 needs a point within its cast range."""
+        w = self.w
+        u = w.u
+        rows = c.rows[np.isin(u.unit_id[c.rows], np.array(OVERSEERS))]
+        if len(rows) == 0:
+            return ERROR
+        w.abilities._register()
+        rows = rows[[w.abilities.energy_of(int(t)) >= CHANGELING_ENERGY for t in u.tag[rows].tolist()]]
+        if len(rows) == 0:
+            return NOT_ENOUGH_ENERGY
+        r = int(rows[0])
+        if c.ability == SPAWN_CHANGELING_TARGET:
+            if c.pos is None:
+                return ERROR
+            if math.hypot(c.pos[0] - float(u.x[r]), c.pos[1] - float(u.y[r])) > _range(SPAWN_CHANGELING_TARGET) \
+                    + float(u.radius[r]):
+                return ERROR  # (m: out of range; the real client's answer is not known here)
+        w.abilities.spend(int(u.tag[r]), CHANGELING_ENERGY)
+        x, y = float(u.x[r]), float(u.y[r])
+        if w.pathing.active:
+            x, y = w.pathing.nearest_point(x, y)
+        [tag] = w.spawn(CHANGELING, c.player, [x], [y]).tolist()
+        w.abilities.timed[int(tag)] = w.loop + CHANGELING_LOOPS
+        if c.ability == SPAWN_CHANGELING_TARGET and c.pos is not None:
+            w.commands.issue(c.player, 1, [int(tag)], c.pos, 0, False)  # (MOVE)
+        w.touch()
         return SUCCESS
 
     def _locusts(self, c: Command) -> int:
@@ -549,6 +592,8 @@ class ZergSpells:
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
         if uid == RAVAGER and self.ready.get((tag, CORROSIVE_BILE), 0) <= self.w.loop:
             out.append((CORROSIVE_BILE, True))
+        elif uid in OVERSEERS and self.w.abilities.energy_of(tag) >= CHANGELING_ENERGY:
+            out += [(SPAWN_CHANGELING, False), (SPAWN_CHANGELING_TARGET, True)]
         elif uid in (SWARM_HOST, SWARM_HOST_BURROWED) and self.ready.get((tag, SPAWN_LOCUSTS), 0) <= self.w.loop:
             out.append((SPAWN_LOCUSTS, True))
         elif uid == INFESTOR:
