@@ -382,3 +382,26 @@ def test_an_overseers_changeling_is_not_attacked_by_enemies_on_their_own() -> No
     [second] = [u.tag for u in own(g, 12)]
     g.step(CHANGELING_LOOPS + 2)
     assert w.u.row(second) < 0  # (its 150 s are over)
+
+
+def test_adrenal_glands_make_zerglings_attack_faster() -> None:
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g, -16.0)
+    [ling] = w.spawn(ZERGLING, 1, [x], [y]).tolist()
+    [depot] = w.spawn(19, 2, [x + 1.8], [y]).tolist()
+    g.step(2)
+    assert act(g, ATTACK, [ling], target=depot) == SUCCESS
+
+    def dealt(loops: int) -> float:
+        before = float(w.u.hp[w.u.row(depot)])
+        g.step(loops)
+        return before - float(w.u.hp[w.u.row(depot)])
+
+    dealt(20)
+    base = dealt(224)
+    w.research.grant(1, 65)  # ZERGLINGATTACKSPEED
+    dealt(12)
+    fast = dealt(224)
+    assert 1.25 < fast / base < 1.6  # 0.497 -> 0.35 faster seconds between attacks (LP:Zergling)

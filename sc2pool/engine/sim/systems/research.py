@@ -99,9 +99,14 @@ _BURROWED_MOVE = {118: (3, 110)}
 """Burrowed type -> (the upgrade that lets it move, the type whose speed it moves at): Tunneling
 Claws lets burrowed Roaches move (LP:Roach); at the Roach's own speed, Glial Reconstitution
 included (m: LP:Roach's burrowed speed figure is not checked here)."""
+ADRENAL_GLANDS = 65
+ADRENAL_COOLDOWN = 0.35 * 22.4
+"""Adrenal Glands: a Zergling attacks every 0.35 faster seconds instead of 0.497 = 7.84 loops
+(LP:Zergling)."""
 CHITINOUS_PLATING, CHITINOUS_ARMOR = 4, 2.0
 _ULTRALISKS = np.array([109, 131])
 """Chitinous Plating: +2 armor for Ultralisks, burrowed or not (LP:Ultralisk)."""
+ZERGLING = 105
 _RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 """The races whose research the engine simulates."""
 
@@ -245,6 +250,8 @@ class Research:
         """Players with Concussive Shells (combat asks :meth:`concussive` while there are any)."""
         self._hisec: set[int] = set()
         """Players with Hi-Sec Auto Tracking."""
+        self.adrenal: set[int] = set()
+        """Players with Adrenal Glands (combat asks :meth:`stim_cooldowns`)."""
         self._plated: set[int] = set()
         """Players with Chitinous Plating."""
         self._fast_types: set[int] = set()
@@ -397,6 +404,8 @@ class Research:
             self.concussive_players.add(player)
         if upgrade == HISEC:
             self._hisec.add(player)
+        if upgrade == ADRENAL_GLANDS:
+            self.adrenal.add(player)
         if upgrade == CHITINOUS_PLATING:
             self._plated.add(player)
             self.upgraded = True
@@ -536,7 +545,12 @@ class Research:
         return SUCCESS
 
     def stim_cooldowns(self, rows: np.ndarray, cd: np.ndarray) -> np.ndarray:
-        """Cooldowns ``cd`` of the weapons of ``rows`` that fired, shortened for stimmed units."""
+        """Cooldowns ``cd`` of the weapons of ``rows`` that fired, shortened for stimmed units and
+        Zerglings with Adrenal Glands."""
+        if self.adrenal:
+            u = self.w.u
+            fast = (u.unit_id[rows] == ZERGLING) & np.isin(u.owner[rows], np.array(sorted(self.adrenal)))
+            cd = np.where(fast, np.minimum(cd, ADRENAL_COOLDOWN), cd)
         if not self.stimmed:
             return cd
         stimmed = np.isin(self.w.u.tag[rows], np.fromiter(self.stimmed, dtype=np.int64, count=len(self.stimmed)))
