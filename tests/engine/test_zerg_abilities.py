@@ -1,6 +1,8 @@
-"""Zerg units' abilities in a melee game on a ladder map, through the Game API: Banelings'
-explosions, Lurkers burrowing, Ravagers' Corrosive Bile, Infestors' Fungal Growth, Vipers' Abduct,
-Parasitic Bomb and Consume."""
+"""Zerg units' abilities in a melee game on a ladder map, through the Game API (and the world for
+set-ups): Banelings' explosions, Lurkers burrowing, Roaches tunnelling, crawlers uprooting and
+rooting, Corrosive Bile, Fungal Growth, Neural Parasite, the Viper's Abduct, Blinding Cloud,
+Parasitic Bomb and Consume, Locusts, Changelings, Adrenal Glands, Chitinous Plating, and Zerg
+structures off creep."""
 
 from __future__ import annotations
 
