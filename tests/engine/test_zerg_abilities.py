@@ -407,3 +407,23 @@ def test_adrenal_glands_make_zerglings_attack_faster() -> None:
     dealt(12)
     fast = dealt(224)
     assert 1.25 < fast / base < 1.6  # 0.497 -> 0.35 faster seconds between attacks (LP:Zergling)
+
+
+def test_transfusion_heals_75_at_once_then_50_over_time() -> None:
+    from sc2pool.engine.sim.systems.zerg_spells import TRANSFUSE_LOOPS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [queen] = w.spawn(126, 1, [x], [y]).tolist()
+    [roach] = w.spawn(110, 1, [x + 2.0], [y]).tolist()
+    g.step(2)
+    w.abilities.energy[queen] = (60.0, w.loop, 200.0)
+    w.u.hp[w.u.row(roach)] = 10.0
+    assert act(g, 1664, [queen], target=roach) == SUCCESS
+    g.step(1)
+    first = float(w.u.hp[w.u.row(roach)])
+    assert 85.0 <= first < 87.0  # 10 + 75 (and a loop of its own)
+    g.step(TRANSFUSE_LOOPS + 2)
+    assert 135.0 <= float(w.u.hp[w.u.row(roach)]) < 140.0  # + 50 over 7.14 s (LP:Queen)

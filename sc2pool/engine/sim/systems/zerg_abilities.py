@@ -13,7 +13,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   (1733, a point on creep within :data:`TUMOR_SPAWN_RANGE`, LP:Creep_Tumor) once; the new tumor
   (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
-  75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
+  75 life at once, then 50 more over 7.14 seconds (``systems/zerg_spells.py``); the client's
+  cast range 7.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.
 - *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
   tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
@@ -349,6 +350,7 @@ class ZergAbilities:
             tr = u.row(p.target)
             if tr >= 0:
                 u.hp[tr] = min(float(TYPES.hp_max[u.ti[tr]]), float(u.hp[tr]) + TRANSFUSE_LIFE)
+                self.spells.transfuse(p.target)  # (and 50 more over time)
         w.touch()
         return True
 

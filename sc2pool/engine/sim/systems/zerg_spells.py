@@ -50,6 +50,9 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   (LP:Changeling).  No unit attacks it on its own (``sim/units.py``: not auto-acquired), an
   explicit attack order still does; its disguise as the nearest enemy's Marine, Zealot or
   Zergling (types 13-17) is not simulated (m).
+- *Transfusion*'s life over time (the Queen's cast: ``systems/zerg_abilities.py``): after its 75
+  at once the target regains :data:`TRANSFUSE_OVER_TIME` more, evenly over
+  :data:`TRANSFUSE_LOOPS`, up to its maximum (LP:Queen).
 - *Spawn Locusts* (2704, a point anywhere (the client's cast range 500); a Swarm Host, burrowed or
   not; no energy, a :data:`LOCUST_COOLDOWN` cooldown, LP:Swarm_Host): :data:`LOCUSTS` Locusts
   (LocustMP 489, their client weapon) appear at the Swarm Host at once, attack-move to the point
@@ -89,6 +92,9 @@ if TYPE_CHECKING:
 RAVAGER, INFESTOR, VIPER, SWARM_HOST, SWARM_HOST_BURROWED, LOCUST = 688, 111, 499, 494, 493, 489
 CORROSIVE_BILE, FUNGAL_GROWTH, ABDUCT, PARASITIC_BOMB, CONSUME, SPAWN_LOCUSTS = 2338, 74, 2067, 2542, 2073, 2704
 ATTACK = 23
+TRANSFUSE_OVER_TIME = 50.0
+TRANSFUSE_LOOPS = int(7.14 * LOOPS_PER_FASTER_SECOND)
+"""Transfusion: +50 life over 7.14 faster seconds = 159 loops after the 75 at once (LP:Queen)."""
 SPAWN_CHANGELING, SPAWN_CHANGELING_TARGET, CHANGELING, OVERSEERS = 181, 1934, 12, (129, 1912)
 CHANGELING_ENERGY = 50.0
 """LP:Overseer."""
@@ -212,13 +218,15 @@ class ZergSpells:
         """Blinding Clouds: (x, y, the loop it ends)."""
         self.blinded: set[int] = set()
         """Tags whose range a cloud cut."""
+        self.heals: list[Drain] = []
+        """Transfusions' life over time."""
         self.controls: dict[int, Drain] = {}
         """Infestor tag -> its Neural Parasite (``owner``: the target's own player)."""
 
     @property
     def active(self) -> bool:
         return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes or self.controls
-                    or self.clouds or self.blinded)
+                    or self.clouds or self.blinded or self.heals)
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -437,6 +445,28 @@ class ZergSpells:
                     > NEURAL_LEASH:
                 self._release(tag)
 
+    def transfuse(self, target: int) -> None:
+        """The Transfusion on ``target`` goes on healing (see the module docstring)."""
+        loop = self.w.loop
+        self.heals.append(Drain(0, target, loop + TRANSFUSE_LOOPS, loop))
+
+    def _heals(self, loop: int) -> None:
+        u = self.w.u
+        keep: list[Drain] = []
+        for h in self.heals:
+            t = u.row(h.target)
+            if t < 0:
+                continue
+            upto = min(loop, h.end)
+            if upto > h.last:
+                top = float(TYPES.hp_max[u.ti[t]])
+                u.hp[t] = min(top, float(u.hp[t]) + (upto - h.last) * TRANSFUSE_OVER_TIME / TRANSFUSE_LOOPS)
+                h.last = upto
+                self.w.touch()
+            if upto < h.end:
+                keep.append(h)
+        self.heals = keep
+
     def _clouds(self, loop: int) -> None:
         """Ground units inside a cloud have melee range; those that left get theirs back."""
         u = self.w.u
@@ -569,9 +599,12 @@ class ZergSpells:
             self._controls(loop)
         if self.clouds or self.blinded:
             self._clouds(loop)
+        if self.heals:
+            self._heals(loop)
 
     def horizon(self, loop: int) -> int:
-        if self.casts or self.fungals or self.bombs or self.consumes or self.controls or self.clouds or self.blinded:
+        if self.casts or self.fungals or self.bombs or self.consumes or self.controls or self.clouds or self.blinded \
+                or self.heals:
             return 1
         if self.biles:
             return max(1, min(b[3] for b in self.biles) - loop)
