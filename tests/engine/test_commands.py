@@ -25,13 +25,13 @@ def test_an_ability_not_simulated_is_refused_and_logged_by_name(fresh_log: None,
                                                                 caplog: pytest.LogCaptureFixture) -> None:
     w = World(ARENA)
     tag = int(w.spawn(D.MARINE, 1, [10.0], [10.0])[0])
-    hatch = 2063  # a Viper's Blinding Cloud: in the data, simulated by no system
+    hatch = 28  # a Zerg spray (cosmetic): in the data, simulated by no system
     with caplog.at_level(logging.WARNING, logger="sc2pool.engine.sim.commands"):
         assert w.command(1, hatch, [tag], (20.0, 20.0), 0, False) == NOT_SUPPORTED
         assert w.command(1, hatch, [tag], None, 0, False) == ERROR  # (no target: as it always answered)
         assert w.command(1, 99999, [tag], (20.0, 20.0), 0, False) == NOT_SUPPORTED
     lines = [r.getMessage() for r in caplog.records]
-    assert lines == ["ability 2063 (Effect BlindingCloud) is not simulated: no system of the engine simulates it",
+    assert lines == ["ability 28 (Effect Spray Zerg) is not simulated: no system of the engine simulates it",
                      "ability 99999 (<ability 99999: not in the client's data>) is not simulated: no system of "
                      "the engine simulates it"]  # once per ability
     assert w.command(1, D.MOVE_MOVE, [tag], (20.0, 20.0), 0, False) == SUCCESS

@@ -734,6 +734,8 @@ MODE_TRANSITION_LOOPS: dict[int, int] = {
     417: 32, 1522: 32, 452: 32, 485: 32, 518: 32,   # lift off (m: the client's flying types' build time is 32)
     419: 32, 1524: 32, 554: 32, 520: 32, 522: 32,   # land (m)
     1528: 24, 1530: 24,   # Warp Prism phasing / transport mode (m: the client's WarpPrismPhasing build time)
+    1725: 16, 1727: 16,   # Spine / Spore Crawler uproot: the client's morph time 16
+    1729: 134, 1731: 134,  # Spine / Spore Crawler root: 6 faster s (m: LP:Spine_Crawler's root time, to check)
 }
 """Game loops a form change takes, by its (specific) ability: Liquipedia gives times in real
 seconds at Faster speed, 22.4 game loops each (rounded); "(m)" where not known (the client's data

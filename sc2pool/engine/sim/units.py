@@ -167,6 +167,11 @@ def melee_specs() -> tuple[D.UnitSpec, ...]:
 
 TYPES = TypeTable(tuple(D.UNITS) + melee_specs())
 """Every type a game may hold: the scenarios' types first (rows 0..), then :func:`melee_specs`."""
+CHANGELINGS = (12, 13, 14, 15, 16, 17)
+"""The Overseer's Changeling and its disguised forms: no unit attacks one on its own (LP:Changeling)."""
+_NO_AUTO_TYPE = TYPES.destructible | np.isin(TYPES.unit_id, np.array(CHANGELINGS))
+"""Per type row: never acquired automatically (rocks and debris, Changelings); an explicit attack
+order still may."""
 
 
 @dataclass
@@ -322,7 +327,7 @@ class UnitStore:
         d.update(zip(_DERIVED_FLOAT, TYPES.fmat[:, ti], strict=True))
         d.update(zip(_DERIVED_BOOL, TYPES.bmat[:, ti], strict=True))
         self.unit_id = TYPES.unit_id[ti]
-        self.no_auto = self.neutral | TYPES.destructible[ti]
+        self.no_auto = self.neutral | _NO_AUTO_TYPE[ti]
         self.targetable_rows = np.nonzero(~self.no_auto)[0]
         sp = self.speed[self.targetable_rows]
         self.max_speed = float(sp.max()) if len(sp) else 0.0

@@ -127,7 +127,7 @@ class Combat:
             jitter = self.w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1], len(f)) * D.NORMAL_LOOPS_PER_SECOND
             # (the weapon fired at this target: a Thor's cannons or its missiles)
             cd = TYPES.cd_vs[u.ti[f], u.ti[ft]]
-            if self.w.research.stimmed:
+            if self.w.research.stimmed or self.w.research.adrenal:  # (Stimpack, Adrenal Glands)
                 cd = self.w.research.stim_cooldowns(f, cd)
             u.cd[f] = np.maximum(cd + jitter, 1.0) + np.where(was_cooling[f], carry, 0.0)
             u.facing[f] = np.arctan2(dy[f], dx[f]) % _TWO_PI

@@ -139,6 +139,10 @@ def _pristine_jump(m: MapSpec) -> PathFinder:
     return pf
 
 
+UPROOTED_CRAWLERS = (139, 140)
+"""SpineCrawlerUprooted, SporeCrawlerUprooted: client structures that walk (LP:Spine_Crawler)."""
+
+
 @cache
 def _blocker_types() -> np.ndarray:
     """bool per type row: units of the type block cells while they stand (structures on the
@@ -148,8 +152,8 @@ def _blocker_types() -> np.ndarray:
 
     out = np.zeros(len(TYPES.specs), dtype=bool)
     for i, s in enumerate(TYPES.specs):
-        if s.unit_id == SUPPLYDEPOTLOWERED or TYPES.is_flying[i]:
-            continue
+        if s.unit_id in (SUPPLYDEPOTLOWERED, *UPROOTED_CRAWLERS) or TYPES.is_flying[i]:
+            continue  # (an uprooted Spine / Spore Crawler walks like a unit)
         if TYPES.structure[i] or has_footprint(s.name) or \
                 ((TYPES.neutral[i] or TYPES.destructible[i]) and placed(s.unit_id)):
             out[i] = True

@@ -96,6 +96,18 @@ Reconstitution, a Roach 3.15 -> 4.2 per faster second = 3.0 per normal second (L
 Carapace, Overlords 2.63 and Overseers 4.72 per faster second = 1.879 and 3.371 per normal second
 (LP:Lair_(Legacy_of_the_Void)); Charge, a Zealot 3.15 -> 4.725 per faster second = 3.375 per normal
 second (LP:Zealot)."""
+_BURROWED_MOVE = {118: (3, 110)}
+"""Burrowed type -> (the upgrade that lets it move, the type whose speed it moves at): Tunneling
+Claws lets burrowed Roaches move (LP:Roach); at the Roach's own speed, Glial Reconstitution
+included (m: LP:Roach's burrowed speed figure is not checked here)."""
+ADRENAL_GLANDS = 65
+ADRENAL_COOLDOWN = 0.35 * 22.4
+"""Adrenal Glands: a Zergling attacks every 0.35 faster seconds instead of 0.497 = 7.84 loops
+(LP:Zergling)."""
+CHITINOUS_PLATING, CHITINOUS_ARMOR = 4, 2.0
+_ULTRALISKS = np.array([109, 131])
+"""Chitinous Plating: +2 armor for Ultralisks, burrowed or not (LP:Ultralisk)."""
+ZERGLING = 105
 _RESEARCH_RACES = frozenset({D.TERRAN, D.ZERG, D.PROTOSS})
 """The races whose research the engine simulates."""
 
@@ -239,6 +251,10 @@ class Research:
         """Players with Concussive Shells (combat asks :meth:`concussive` while there are any)."""
         self._hisec: set[int] = set()
         """Players with Hi-Sec Auto Tracking."""
+        self.adrenal: set[int] = set()
+        """Players with Adrenal Glands (combat asks :meth:`stim_cooldowns`)."""
+        self._plated: set[int] = set()
+        """Players with Chitinous Plating."""
         self._fast_types: set[int] = set()
         """Unit types some player made faster by research (Hyperflight Rotors: Banshees)."""
         self._mod_version = -1
@@ -389,7 +405,12 @@ class Research:
             self.concussive_players.add(player)
         if upgrade == HISEC:
             self._hisec.add(player)
-        for uid, (up, _) in _FASTER.items():
+        if upgrade == ADRENAL_GLANDS:
+            self.adrenal.add(player)
+        if upgrade == CHITINOUS_PLATING:
+            self._plated.add(player)
+            self.upgraded = True
+        for uid, (up, _) in (*_FASTER.items(), *_BURROWED_MOVE.items()):
             if upgrade == up:
                 self._fast_types.add(uid)
         self._mod_version = -1
@@ -464,6 +485,11 @@ class Research:
             fast = _FASTER.get(uid)
             if fast is not None and self.has(owner, fast[0]):
                 speed[r_i] = fast[1] / D.NORMAL_LOOPS_PER_SECOND
+            burrowed = _BURROWED_MOVE.get(uid)
+            if burrowed is not None and self.has(owner, burrowed[0]):
+                like = _FASTER.get(burrowed[1])
+                speed[r_i] = like[1] / D.NORMAL_LOOPS_PER_SECOND if like is not None and self.has(owner, like[0]) \
+                    else TYPES.speed[TYPES.row(burrowed[1])]
             if tag in self.stimmed:
                 speed[r_i] *= STIM_FACTOR
             if tag in self.slowed:
@@ -529,7 +555,12 @@ class Research:
         return SUCCESS
 
     def stim_cooldowns(self, rows: np.ndarray, cd: np.ndarray) -> np.ndarray:
-        """Cooldowns ``cd`` of the weapons of ``rows`` that fired, shortened for stimmed units."""
+        """Cooldowns ``cd`` of the weapons of ``rows`` that fired, shortened for stimmed units and
+        Zerglings with Adrenal Glands."""
+        if self.adrenal:
+            u = self.w.u
+            fast = (u.unit_id[rows] == ZERGLING) & np.isin(u.owner[rows], np.array(sorted(self.adrenal)))
+            cd = np.where(fast, np.minimum(cd, ADRENAL_COOLDOWN), cd)
         if not self.stimmed:
             return cd
         stimmed = np.isin(self.w.u.tag[rows], np.fromiter(self.stimmed, dtype=np.int64, count=len(self.stimmed)))
@@ -548,6 +579,9 @@ class Research:
         tab = upgrade_table()
         fam = tab.afam[t_ti]
         lvl = np.where(fam >= 0, self._alevel[owners, np.maximum(fam, 0)], 0.0)
+        if self._plated:  # (Chitinous Plating)
+            plated = np.isin(TYPES.unit_id[t_ti], _ULTRALISKS) & np.isin(owners, np.array(sorted(self._plated)))
+            return lvl * tab.aper[t_ti] + np.where(plated, CHITINOUS_ARMOR, 0.0)
         return lvl * tab.aper[t_ti]
 
     # ------------------------------------------------------------------ observation

@@ -13,8 +13,13 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   (1733, a point on creep within :data:`TUMOR_SPAWN_RANGE`, LP:Creep_Tumor) once; the new tumor
   (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
-  75 life at once (its 50 more over 7.1 seconds is not simulated (m)); the client's cast range 7.
+  75 life at once, then 50 more over 7.14 seconds (``systems/zerg_spells.py``); the client's
+  cast range 7.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.
+- *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
+  tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
+  normal second until it dies (LP:Zerg_Regeneration: 3 per second, 2.73 net of the 0.27 Zerg
+  regeneration, which ``systems/regeneration.py`` adds); checked at each economy step (m).
 - *cancel* (314 ``CANCEL_BUILDINPROGRESS``, 3659 ``CANCEL``) on a Zerg structure under
   construction: it is removed, the Drone that built it comes back where it stood and 75% of the
   order's cost is refunded (LP:Drone; the 75% of structures cancelled under construction:
@@ -40,6 +45,8 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.zerg_spells import ABILITIES as SPELL_ABILITIES
+from sc2pool.engine.sim.systems.zerg_spells import ZergSpells
 from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
@@ -67,6 +74,18 @@ BURROW_DOWN, BURROW_UP = 3661, 3662
 """The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
 BURROW_LOOPS = 16
 """(m) Loops burrowing or unburrowing takes (the client's data has no transition times)."""
+ROOTS = {1729: (139, 98), 1731: (140, 99)}
+"""Spine / Spore Crawler root (a point) -> (the uprooted type, the rooted type); the generic 3680
+takes either.  Uprooting (1725 / 1727, generic 3681) is ``systems/modes.py``'s form change."""
+ROOT_GENERIC = 3680
+OFF_CREEP_DECAY = 3.0
+"""Life per normal second a Zerg structure off creep loses (LP:Zerg_Regeneration)."""
+_NO_CREEP_NEEDED = frozenset({86, 100, 101, 88, 1995, 142, 139, 140, TUMOR, TUMOR_BURROWED, TUMOR_QUEEN})
+"""Zerg structures that stand off creep unharmed: Hatchery, Lair, Hive, Extractor (and its rich
+form), Nydus Worm, creep tumors (LP:Creep); uprooted crawlers walk (their record keeps the old spot)."""
+_DECAYING = frozenset(int(s.unit_id) for s in TYPES.specs
+                      if s.race == D.ZERG and s.is_structure and int(s.unit_id) not in _NO_CREEP_NEEDED)
+"""The Zerg structure types that lose life off creep."""
 
 
 def _burrows() -> dict[int, dict[int, tech.MorphSpec]]:
@@ -94,7 +113,7 @@ _BURROWED = np.array(sorted({m.unit_id for m in BURROWS[BURROW_DOWN].values()}))
 _BURROWED_LUT = np.isin(TYPES.unit_id, _BURROWED)
 """Per type row: a burrowed Zerg type."""
 ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD, CANCEL, *UNIT_MORPHS, *BURROWS,
-                       CREEP_ON, CREEP_OFF})
+                       CREEP_ON, CREEP_OFF, *SPELL_ABILITIES, *ROOTS, ROOT_GENERIC})
 
 
 @dataclass
@@ -119,6 +138,10 @@ class ZergAbilities:
         """Zerg structure under construction -> the Drone type it was (for a cancel)."""
         self.burrowing: dict[int, tuple[int, int]] = {}
         """Tag of a unit burrowing or unburrowing -> (its new type, the loop it is done)."""
+        self._decayed = 0
+        """The loop up to which off-creep structures lost their life."""
+        self.spells = ZergSpells(world)
+        """The other Zerg units' targeted spells (Corrosive Bile, Fungal Growth, ...)."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -129,6 +152,10 @@ class ZergAbilities:
             return self.w.larva.morph_unit(c.player, UNIT_MORPHS[ab], c.rows)
         if ab in BURROWS:
             return self._burrow(c)
+        if ab in SPELL_ABILITIES:
+            return self.spells.command(c)
+        if ab in ROOTS or ab == ROOT_GENERIC:
+            return self._root(c)
         if ab in (CREEP_ON, CREEP_OFF):
             from sc2pool.engine.sim.systems.creep import OVERLORDS
 
@@ -198,6 +225,40 @@ class ZergAbilities:
             self.burrowing[tag] = (spec.unit_id, w.loop + BURROW_LOOPS)
             started = True
         if started:
+            w.touch()
+            return SUCCESS
+        return first_error
+
+    def _root(self, c: Command) -> int:
+        """An uprooted Spine or Spore Crawler walks to the point and roots there (LP:Spine_Crawler,
+        LP:Spore_Crawler): the spot is checked as the structure's placement, creep under its whole
+        footprint included (``CantBuildLocationInvalid`` otherwise), when ordered and again on
+        arrival; then the form change takes its time (``systems/modes.py``, which carries the
+        walk and the landing as a flying Terran structure's)."""
+        from sc2pool.engine.sim.systems.placement import half_size, snap
+
+        w = self.w
+        u = w.u
+        if c.pos is None:
+            return ERROR
+        first_error = ERROR
+        for i in c.rows.tolist():
+            uid = int(u.unit_id[i])
+            got = next(((ab, rooted) for ab, (src, rooted) in ROOTS.items() if src == uid
+                        and c.ability in (ab, ROOT_GENERIC)), None)
+            if got is None or int(u.kind[i]) == TRANSFORM:
+                continue
+            ab, rooted = got
+            hx, hy = half_size(rooted)
+            x, y = snap(c.pos[0], hx), snap(c.pos[1], hy)
+            res = w.placement.fits(rooted, x, y, c.player)
+            if res != SUCCESS:
+                first_error = res
+                continue
+            tag = int(u.tag[i])
+            u.queues.pop(tag, None)
+            u.set_order(i, Order(MOVE, ab, x, y))
+            w.modes.landing[tag] = (ab, x, y)
             w.touch()
             return SUCCESS
         return first_error
@@ -289,6 +350,7 @@ class ZergAbilities:
             tr = u.row(p.target)
             if tr >= 0:
                 u.hp[tr] = min(float(TYPES.hp_max[u.ti[tr]]), float(u.hp[tr]) + TRANSFUSE_LIFE)
+                self.spells.transfuse(p.target)  # (and 50 more over time)
         w.touch()
         return True
 
@@ -306,8 +368,11 @@ class ZergAbilities:
         w = self.w
         if self.burrowing:
             self._burrows_done(loop)
+        if self.spells.active:
+            self.spells.upkeep(loop)
         if w.has_zerg:
             w.creep.speed_bonus()
+            self._off_creep(loop)
         for tag, s in w.construction.structures.items():
             if s.unit_id in (TUMOR, TUMOR_QUEEN) and s.ready:
                 r = w.u.row(tag)
@@ -315,6 +380,29 @@ class ZergAbilities:
                     w.u.retype(np.array([r]), TUMOR_BURROWED)
                 s.unit_id = TUMOR_BURROWED
                 w.touch()
+
+    def _off_creep(self, loop: int) -> None:
+        """Zerg structures off creep lose life for the loops since the last step."""
+        w = self.w
+        dt = loop - self._decayed
+        self._decayed = loop
+        if dt <= 0 or not w.creep.active:
+            return
+        u = w.u
+        dead: list[int] = []
+        for tag, s in w.construction.structures.items():
+            if s.unit_id not in _DECAYING or w.creep.has(s.x, s.y):
+                continue
+            r = u.row(tag)
+            if r < 0:
+                continue
+            u.hp[r] -= dt * OFF_CREEP_DECAY / D.NORMAL_LOOPS_PER_SECOND
+            w.regeneration.damaged(r)
+            if u.hp[r] <= 0.0:
+                dead.append(tag)
+            w.touch()
+        if dead:
+            w.remove_tags(dead)
 
     def _burrows_done(self, loop: int) -> None:
         u = self.w.u
@@ -337,12 +425,14 @@ class ZergAbilities:
     def horizon(self, loop: int) -> int:
         if self.pending:
             return 1
+        h = self.spells.horizon(loop) if self.spells.active else 1 << 30
         if self.burrowing:
-            return max(1, min(end for _, end in self.burrowing.values()) - loop)
-        return 1 << 30
+            h = min(h, max(1, min(end for _, end in self.burrowing.values()) - loop))
+        return h
 
     def forget(self, alive: set[int]) -> None:
         self.spent &= alive
+        self.spells.forget(alive)
         for d in (self.pending, self.builders, self.burrowing):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
@@ -369,3 +459,5 @@ class ZergAbilities:
             out.append((TUMOR_TUMOR, True))
         elif uid == LARVA:
             self.w.larva.available(player, out)
+        else:
+            self.spells.available(r, out)
