@@ -56,6 +56,7 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
     ("kwargs", "needle"),
     [
         ({"race": "zerg"}, "not written yet"),
+        ({"race": "elf"}, "expected .terran. or .protoss."),
         ({"race": "elf"}, "unknown race"),
         ({"opponent": "selfish"}, "opponent must be"),
         ({"opponent": "bob"}, "opponent must be"),
@@ -291,3 +292,13 @@ def test_without_shaping_the_reward_is_the_result_only(run: Any, host: SC2EnvHos
     assert all(r.reward == 0.0 for r in results[:-1])
     assert last.reward == (1.0 if last.info["game_result"] == "Victory" else -1.0)
 
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("host", [{**VERY_EASY, "race": "protoss"}], indirect=True)
+def test_the_protoss_baseline_warps_in_pylons_gateways_and_zealots_and_wins(run: Any, host: SC2EnvHost) -> None:
+    results, task = _scripted_game(run, host, seed=5)
+    assert task.book.race == "protoss"
+    assert task.actions_done[A["build_supply"]] >= 3 and task.actions_done[A["build_production"]] >= 2
+    assert task.actions_done[A["train_army"]] >= 10 and task.actions_done[A["attack"]] >= 1
+    assert results[-1].info["game_result"] == "Victory"

@@ -1,6 +1,6 @@
 """The full game: a 1v1 melee game on a real ladder map, one game per episode (``--task Melee``).
 
-Options (``--task-kwargs``): ``race`` (ours: ``"terran"``), ``opponent`` (a ``Computer``:
+Options (``--task-kwargs``): ``race`` (ours: ``"terran"`` or ``"protoss"``), ``opponent`` (a ``Computer``:
 ``{"race": "terran", "difficulty": "easy", "build": "randombuild"}``, any key left out takes that
 default; or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
 pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` also tells the trainer
@@ -176,7 +176,21 @@ TERRAN = RaceBook(
                 "WIDOWMINE", "THOR", "GHOST", "LIBERATOR", "BANSHEE", "RAVEN", "BATTLECRUISER", "HELLIONTANK",
                 "SIEGETANKSIEGED", "VIKINGASSAULT", "WIDOWMINEBURROWED", "THORAP", "LIBERATORAG"),
 )
-RACE_BOOKS: dict[str, RaceBook] = {"terran": TERRAN}
+PROTOSS = RaceBook(
+    race="protoss",
+    worker="PROBE",
+    townhall="NEXUS",
+    supply="PYLON",
+    gas="ASSIMILATOR",
+    production="GATEWAY",
+    army="ZEALOT",
+    army_alt="STALKER",
+    supply_types=("PYLON",),
+    army_types=("ZEALOT", "STALKER", "ADEPT", "SENTRY", "HIGHTEMPLAR", "DARKTEMPLAR", "ARCHON", "IMMORTAL",
+                "COLOSSUS", "DISRUPTOR", "OBSERVER", "WARPPRISM", "PHOENIX", "ORACLE", "VOIDRAY", "TEMPEST",
+                "CARRIER", "MOTHERSHIP"),
+)
+RACE_BOOKS: dict[str, RaceBook] = {"terran": TERRAN, "protoss": PROTOSS}
 
 DEFAULT_OPPONENT: dict[str, str] = {"race": "terran", "difficulty": "easy", "build": "randombuild"}
 PAIRED_OPPONENTS = ("self", "league")
@@ -221,12 +235,12 @@ class Melee(Task):
         super().__init__(scripted=scripted)
         race = str(race).lower()
         if race not in RACE_BOOKS:
-            if race in ("zerg", "protoss", "random"):
+            if race in ("zerg", "random"):
                 raise TaskError(
-                    f"Melee: race {race!r} is not written yet (the engine plays the melee game as Terran so far); "
-                    "use race='terran'"
+                    f"Melee: race {race!r} is not written yet (the decoder plays Terran and Protoss so far); "
+                    "use race='terran' or race='protoss'"
                 )
-            raise TaskError(f"Melee: unknown race {race!r}; expected 'terran'")
+            raise TaskError(f"Melee: unknown race {race!r}; expected 'terran' or 'protoss'")
         self.book = RACE_BOOKS[race]
         #: ``"self"`` / ``"league"`` when the opponent is another env of the pool, else None.
         self.paired_opponent: str | None = None
@@ -529,7 +543,7 @@ class Melee(Task):
                     and bot.already_pending(U[b.production]) - bot.structures(U[b.production]).not_ready.amount < 1)
         if action in ("train_army", "train_army_alt"):
             t = U[b.army if action == "train_army" else b.army_alt]
-            return (self._can_afford(bot, t) and bot.supply_left >= 1
+            return (self._can_afford(bot, t) and bot.supply_left >= 1 and bot.tech_requirement_progress(t) >= 1
                     and any(len(p.orders) < 2 for p in bot.structures(U[b.production]).ready))
         if action == "expand":
             return (self._can_afford(bot, U[b.townhall]) and bool(bot.workers)
