@@ -42,13 +42,19 @@ from sc2pool.engine.install import ensure_install
 LOOPS_PER_MINUTE = 22.4 * 60
 
 
-def make_game(map_name: str, seed: int, difficulty: int, opponent: str) -> Game:
+#: ``common_pb2.Race`` by name.
+RACES = {"terran": 1, "zerg": 2, "protoss": 3}
+
+
+def make_game(map_name: str, seed: int, difficulty: int, opponent: str, race: str = "terran",
+              computer_race: str = "terran") -> Game:
+    """Player 1 (``race``) is idle or a second Computer; player 2 the Computer (``computer_race``)."""
     path = os.path.join(ensure_install(), "Maps", f"{map_name}.SC2Map")
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=path), random_seed=seed)
-    req.player_setup.add(type=sc_pb.Participant, race=1)
-    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=difficulty)
+    req.player_setup.add(type=sc_pb.Participant, race=RACES[race])  # type: ignore[arg-type]
+    req.player_setup.add(type=sc_pb.Computer, race=RACES[computer_race], difficulty=difficulty)  # type: ignore[arg-type]
     g = Game.create(req)
-    g.join(sc_pb.RequestJoinGame(race=1))
+    g.join(sc_pb.RequestJoinGame(race=RACES[race]))  # type: ignore[arg-type]
     if opponent == "computer":
         from sc2pool.engine.computer.melee import MeleeComputer
 
@@ -65,6 +71,8 @@ class Clock:
         self.computer: list[float] = []
         self.units: list[int] = []
         self.busy: list[int] = []
+        self.side_max = [0, 0]
+        """Most units (structures included) players 1 and 2 had at once."""
         self._wall = self._cpu = self._computer = 0.0
 
     def add(self, wall: float, cpu: float) -> None:
@@ -81,6 +89,8 @@ class Clock:
         self._wall = self._cpu = self._computer = 0.0
         u = g.world.u
         self.units.append(len(u))
+        for i in (0, 1):
+            self.side_max[i] = max(self.side_max[i], int(np.count_nonzero(u.owner == i + 1)))
         self.busy.append(int(np.count_nonzero(u.kind[u.speed > 0] != 0)))
 
 
@@ -122,7 +132,8 @@ def run_steps(g: Game, steps: int, clock: Clock) -> None:
             break
 
 
-def run_bot(map_name: str, seed: int, difficulty: int, minutes: float, clock: Clock) -> dict[str, object]:
+def run_bot(map_name: str, seed: int, difficulty: int, minutes: float, clock: Clock, race: str = "terran",
+            computer_race: str = "terran", bot_kind: str = "marine") -> dict[str, object]:
     """Play ``benchmarks/melee_bot.py`` against the Computer in process (burnysc2's ``run_match``
     over the engine's in-process transport), timing every request per step."""
     import asyncio
@@ -132,7 +143,7 @@ def run_bot(map_name: str, seed: int, difficulty: int, minutes: float, clock: Cl
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from loguru import logger
-    from melee_bot import MarineBot  # type: ignore[import-not-found]
+    from melee_bot import make_bot  # type: ignore[import-not-found]
     from sc2.controller import Controller
     from sc2.data import Difficulty, Race
     from sc2.main import GameMatch, run_match
@@ -170,8 +181,8 @@ def run_bot(map_name: str, seed: int, difficulty: int, minutes: float, clock: Cl
 
     EngineSession.handle = handle  # type: ignore[method-assign]
     EngineSession._step = step  # type: ignore[method-assign]
-    bot = MarineBot()
-    players = [Bot(Race.Terran, bot), Computer(Race.Terran, Difficulty(difficulty))]
+    bot = make_bot(bot_kind, race)
+    players = [Bot(Race[race.capitalize()], bot), Computer(Race[computer_race.capitalize()], Difficulty(difficulty))]
     match = GameMatch(Map(Path(f"{map_name}.SC2Map")), players, random_seed=seed,
                       game_time_limit=int(minutes * 60))
     t0 = time.perf_counter()
@@ -192,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--difficulty", type=int, default=7)
     ap.add_argument("--opponent", choices=("computer", "idle", "bot"), default="computer")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--race", choices=tuple(RACES), default="terran", help="player 1's race (idle, Computer or bot)")
+    ap.add_argument("--computer-race", choices=tuple(RACES), default="terran", help="player 2's race (the Computer)")
+    ap.add_argument("--bot", choices=("marine", "baseline"), default="marine",
+                    help="with --opponent bot: melee_bot.MarineBot (Terran) or the Melee task's scripted baseline")
     ap.add_argument("--profile", type=int, default=0, help="cProfile the game; print this many functions")
     ap.add_argument("--json", default="")
     ap.add_argument("--paths", action="store_true",
@@ -225,10 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     extra: dict[str, object] = {}
     create_s = 0.0
     if args.opponent == "bot":
-        extra = run_bot(args.map, args.seed, args.difficulty, args.minutes, clock)
+        extra = run_bot(args.map, args.seed, args.difficulty, args.minutes, clock, args.race, args.computer_race,
+                        args.bot)
     else:
         t0 = time.perf_counter()
-        g = make_game(args.map, args.seed, args.difficulty, args.opponent)
+        g = make_game(args.map, args.seed, args.difficulty, args.opponent, args.race, args.computer_race)
         create_s = time.perf_counter() - t0
         run_steps(g, int(args.minutes * LOOPS_PER_MINUTE / 8), clock)
     if prof is not None:
@@ -247,10 +263,11 @@ def main(argv: list[str] | None = None) -> int:
 
     out = {
         "map": args.map, "minutes": args.minutes, "difficulty": args.difficulty, "opponent": args.opponent,
+        "race": args.race, "computer_race": args.computer_race, "bot": args.bot if args.opponent == "bot" else None,
         "seed": args.seed, "steps": len(ms), "create_s": round(create_s, 3),
         "wall_ms": figures(ms), "cpu_ms": figures(cms), "computer_ms": figures(ai), "engine_only_ms": figures(own),
         "computer_share": float(ai.sum() / max(cms.sum(), 1e-9)),
-        "units_max": int(max(clock.units)), "busy_mean": float(np.mean(clock.busy)), "busy_max": int(max(clock.busy)),
+        "units_max": int(max(clock.units)), "units_max_per_player": clock.side_max, "busy_mean": float(np.mean(clock.busy)), "busy_max": int(max(clock.busy)),
         "load": os.getloadavg()[0], **extra,
     }
     if args.paths:

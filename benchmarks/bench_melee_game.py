@@ -13,6 +13,10 @@ it runs).
 
     taskset -c 0 python benchmarks/bench_melee_game.py                 # AcidPlantLE, Hard, 15 min
     taskset -c 0 python benchmarks/bench_melee_game.py --minutes 5 --difficulty 7 --json out.json
+    taskset -c 0 python benchmarks/bench_melee_game.py --bot baseline --race protoss --computer-race zerg
+
+``--bot baseline`` plays the Melee task's scripted baseline (any race it is written for) instead
+of the Terran ``MarineBot``; ``--computer-race`` picks the Computer's race.
 
 ``taskset -c 0`` keeps the bot and the server (a child inherits the affinity) on one core; hold
 ``flock /tmp/sc2pool-bench.lock`` round it on a shared machine and note the load beside the
@@ -34,6 +38,9 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # workers/, for --bot baseline
+
+RACES = ("terran", "zerg", "protoss")
 
 
 class ServerWatch(threading.Thread):
@@ -71,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=15.0, help="game minutes (burnysc2's game_time_limit)")
     ap.add_argument("--difficulty", type=int, default=5, help="the Computer's level (5 = Hard)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--race", choices=RACES, default="terran", help="the bot's race")
+    ap.add_argument("--computer-race", choices=RACES, default="terran", help="the Computer's race")
+    ap.add_argument("--bot", choices=("marine", "baseline"), default="marine",
+                    help="marine: melee_bot.MarineBot (Terran); baseline: the Melee task's scripted baseline")
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
 
@@ -84,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp = tempfile.TemporaryDirectory(prefix="sc2pool-bench-")
     os.environ["SC2PATH"] = str(write_install(tmp.name))
     from loguru import logger
-    from melee_bot import MarineBot  # type: ignore[import-not-found]
+    from melee_bot import make_bot  # type: ignore[import-not-found]
     from sc2 import maps
     from sc2.data import Difficulty, Race
     from sc2.main import run_game
@@ -94,11 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.disable(logging.WARNING)
 
     random.seed(args.seed)
-    bot = MarineBot()
+    bot = make_bot(args.bot, args.race)
     watch = ServerWatch()
     watch.start()
     c0, t0 = time.process_time(), time.perf_counter()
-    result = run_game(maps.get(args.map), [Bot(Race.Terran, bot), Computer(Race.Terran, Difficulty(args.difficulty))],
+    result = run_game(maps.get(args.map), [Bot(Race[args.race.capitalize()], bot),
+                                                Computer(Race[args.computer_race.capitalize()], Difficulty(args.difficulty))],
                       realtime=False, random_seed=args.seed, game_time_limit=int(args.minutes * 60))
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
@@ -107,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     game_s = float(bot.time)
     out = {
         "map": args.map, "minutes": args.minutes, "difficulty": args.difficulty, "seed": args.seed,
+        "bot": args.bot, "race": args.race, "computer_race": args.computer_race,
         "result": str(result), "game_s": round(game_s, 1), "wall_s": round(wall, 2),
         "x_real_time": round(game_s / wall, 1) if wall > 0 else None,
         "bot_process_cpu_s": round(cpu, 2), "server_cpu_s": round(watch.cpu_s, 2),

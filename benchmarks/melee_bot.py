@@ -110,3 +110,35 @@ class MarineBot(BotAI):
                 return spot
             self.search += 1
         return spots[self.search % len(spots)]
+
+
+class BaselineBot(BotAI):
+    """The Melee task's scripted baseline (``workers/sc2/tasks/melee.py``) as a plain bot, so the
+    speed benchmarks can play races other than Terran over the same burnysc2 path: a build order
+    that expands, trains its race's army and attacks.  ``max_marines`` counts its army at most."""
+
+    def __init__(self, race: str = "protoss", step_loops: int = 8) -> None:
+        super().__init__()
+        from workers.sc2.tasks.melee import Melee
+
+        self.task = Melee(scripted=True, race=race, step_loops=step_loops)
+        self.max_marines = 0
+
+    async def on_start(self) -> None:
+        self.client.game_step = self.task.step_loops
+        self.task.episode_start(self)
+
+    async def on_step(self, iteration: int) -> None:
+        if iteration:
+            self.task.reward(self)
+        await self.task.scripted_decode(self)
+        self.max_marines = max(self.max_marines, self.task._army(self).amount)
+
+
+def make_bot(kind: str, race: str) -> BotAI:
+    """``kind`` ``"marine"``: :class:`MarineBot` (Terran only); ``"baseline"``: :class:`BaselineBot`."""
+    if kind == "marine":
+        if race != "terran":
+            raise SystemExit(f"--bot marine plays Terran only, not {race}; use --bot baseline")
+        return MarineBot()
+    return BaselineBot(race)
