@@ -23,8 +23,8 @@ import pytest
 
 from sc2pool.engine import data as D
 from sc2pool.engine.maps import SKIRMISH
-from sc2pool.engine.sim.units import TYPES
 from sc2pool.engine.sim.world import World
+from tests.engine.damage_table import duel, hit_damage, targets_for
 
 LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, MASSIVE, STRUCTURE = (D.LIGHT, D.ARMORED, D.BIOLOGICAL, D.MECHANICAL,
                                                              D.MASSIVE, D.STRUCTURE)
@@ -139,21 +139,12 @@ def expected(wp: Weapon, t: Target, level: int, armor_level: int) -> float:
 
 
 def engine(wp: Weapon, t: Target, level: int, armor_level: int) -> float:
-    w = World(SKIRMISH)
-    [a] = w.spawn(wp.unit_id, 1, [20.0], [20.0])
-    [b] = w.spawn(t.unit_id, 2, [24.0], [20.0])
-    for up in wp.family[:level]:
-        w.research.grant(1, up)
-    for up in t.armor_family[:armor_level]:
-        w.research.grant(2, up)
-    rows = w.u.rows(np.array([a, b]))
-    assert TYPES.can_hit[w.u.ti[rows[0]], w.u.ti[rows[1]]], (wp.name, t.name)
-    return float(w.combat.hit_damage(rows[:1], rows[1:])[0])
+    w, rows = duel(wp.unit_id, t.unit_id, wp.family[:level], t.armor_family[:armor_level], (wp.name, t.name))
+    return hit_damage(w, rows)
 
 
 def _targets(wp: Weapon) -> list[Target]:
-    air = {"ground": (False,), "air": (True,), "both": (False, True)}[wp.hits]
-    return [t for t in TARGETS if D.unit_spec(t.unit_id).is_flying in air]
+    return targets_for(wp.hits, TARGETS)
 
 
 def test_the_tables_agree_with_the_client_on_every_base_figure() -> None:

@@ -35,6 +35,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.maps import SKIRMISH
 from sc2pool.engine.sim.units import TYPES
 from sc2pool.engine.sim.world import World
+from tests.engine.damage_table import duel, hit_damage, targets_for
 
 LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, MASSIVE, STRUCTURE = (D.LIGHT, D.ARMORED, D.BIOLOGICAL, D.MECHANICAL,
                                                              D.MASSIVE, D.STRUCTURE)
@@ -191,25 +192,14 @@ def through(wp: Weapon, t: Target, level: int, armor_level: int, shields: float)
 
 
 def _world(wp: Weapon, t: Target, level: int, armor_level: int) -> tuple[World, np.ndarray]:
-    w = World(SKIRMISH)
-    [a] = w.spawn(wp.unit_id, 1, [20.0], [20.0])
-    [b] = w.spawn(t.unit_id, 2, [24.0], [20.0])
-    for up in wp.family[:level]:
-        w.research.grant(1, up)
-    for up in t.armor_family[:armor_level]:
-        w.research.grant(2, up)
-    if t.shields:
-        for up in P_SHIELDS[:armor_level]:
-            w.research.grant(2, up)
-    rows = w.u.rows(np.array([a, b]))
-    assert TYPES.can_hit[w.u.ti[rows[0]], w.u.ti[rows[1]]], (wp.name, t.name)
-    return w, rows
+    shields = P_SHIELDS[:armor_level] if t.shields else ()
+    return duel(wp.unit_id, t.unit_id, wp.family[:level], (*t.armor_family[:armor_level], *shields),
+                (wp.name, t.name))
 
 
 def engine(wp: Weapon, t: Target, level: int, armor_level: int) -> float:
     """The engine's life damage of one shot on the target without its shields."""
-    w, rows = _world(wp, t, level, armor_level)
-    return float(w.combat.hit_damage(rows[:1], rows[1:])[0])
+    return hit_damage(*_world(wp, t, level, armor_level))
 
 
 def engine_shot(wp: Weapon, t: Target, level: int, armor_level: int, shields: float) -> tuple[float, float]:
@@ -224,8 +214,7 @@ def engine_shot(wp: Weapon, t: Target, level: int, armor_level: int, shields: fl
 
 
 def _targets(wp: Weapon) -> list[Target]:
-    air = {"ground": (False,), "air": (True,), "both": (False, True)}[wp.hits]
-    return [t for t in TARGETS if D.unit_spec(t.unit_id).is_flying in air]
+    return targets_for(wp.hits, TARGETS)
 
 
 def test_the_tables_agree_with_the_client_on_every_base_figure() -> None:
