@@ -5,7 +5,7 @@
 # memory (benchmarks/bench_melee_game.py), for Terran against the Hard Computer, a 20-minute
 # VeryHard late game, and Zerg/Protoss match-ups and mirrors. Run from the repository root with the
 # wheels of benchmarks/device/prepare_wheels.sh in ./.whl; writes <job>.json / <job>.txt per run
-# and machine.txt into $OUT.
+# and machine.txt into $OUT, and all of them as race_speed.tgz.
 #
 #   bash benchmarks/device/race_speed.sh
 #
@@ -52,6 +52,7 @@ ALL=(
   "tvt-step2|python3 benchmarks/bench_melee.py --opponent bot --map $MAP --minutes $M --difficulty 5 --seed 2"
   "tvt-late|python3 benchmarks/bench_melee.py --map $MAP --minutes $L --difficulty 7 --seed 1"
   "zvp-late|python3 benchmarks/bench_melee.py --map $MAP --minutes $L --difficulty 7 --seed 1 --race zerg --computer-race protoss"
+  "tvt-cvc|python3 benchmarks/bench_melee.py --map $MAP --minutes $M --difficulty 5 --seed 1"
   "zvp-cvc|python3 benchmarks/bench_melee.py --map $MAP --minutes $M --difficulty 5 --seed 1 --race zerg --computer-race protoss"
   "zvz-cvc|python3 benchmarks/bench_melee.py --map $MAP --minutes $M --difficulty 5 --seed 1 --race zerg --computer-race zerg"
   "pvp-cvc|python3 benchmarks/bench_melee.py --map $MAP --minutes $M --difficulty 5 --seed 1 --race protoss --computer-race protoss"
@@ -88,3 +89,5 @@ done
 for j in "${todo[@]}"; do name=${j%%|*}; echo "$name: $(tail -1 "$OUT/$name.txt")"; done
 left=$(pgrep -f -- "$sc2" | wc -l)
 stamp "done; game processes still running: $left"
+# one archive: a device call brings back only a few files
+tar czf "$OUT/race_speed.tgz" -C "$OUT" --exclude race_speed.tgz . && stamp "wrote $OUT/race_speed.tgz"
