@@ -365,6 +365,10 @@ class Abilities:
         """Supply Depots that got Extra Supplies."""
         self._healing = False
         self._last = 0
+        # (the unit store and its version when the energy units were last registered and the
+        # Medivacs last found: neither can change while the set of units stays the same)
+        self._registered: tuple[int, int] = (0, -1)
+        self._medivacs: tuple[tuple[int, int], np.ndarray] = ((0, -1), np.zeros(0, dtype=np.int64))
         self.ready: dict[tuple[int, int], int] = {}
         """(tag, ability) -> the loop its cooldown is over."""
         self.timed: dict[int, int] = {}
@@ -413,6 +417,10 @@ class Abilities:
         """Units with energy that appeared (or became a type with energy) start with their type's
         starting energy; a type change between two types with energy keeps it."""
         u = self.w.u
+        key = (id(u), u.version)
+        if key == self._registered:
+            return
+        self._registered = key
         rows = np.nonzero(E_MAX[u.ti] > 0)[0]
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.energy:
@@ -982,7 +990,10 @@ class Abilities:
         range for ``dt`` loops (the horizon keeps ``dt`` at 1 while any heals)."""
         self._healing = False
         u = self.w.u
-        medivacs = np.nonzero(u.unit_id == MEDIVAC)[0]
+        key = (id(u), u.version)
+        if self._medivacs[0] != key:
+            self._medivacs = (key, np.nonzero(u.unit_id == MEDIVAC)[0])
+        medivacs = self._medivacs[1]
         if not len(medivacs) or dt <= 0:
             return
         top = TYPES.hp_max[u.ti] + self.w.research.life_bonus()
