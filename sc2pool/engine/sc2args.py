@@ -21,6 +21,7 @@ def parse_sc2_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("-port", type=int, default=None, help="websocket port (required)")
     p.add_argument("-dataDir", default=None)
     p.add_argument("-tempDir", default=None)
+    p.add_argument("-dataVersion", default=None, help="the release's data hash (burnysc2's sc2_version)")
     p.add_argument("-verbose", action="store_true")
     args, _unknown = p.parse_known_args(list(argv))
     if args.port is None:

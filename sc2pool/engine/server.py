@@ -371,6 +371,10 @@ def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, p
     logfile = os.environ.get("SC2POOL_ENGINE_LOG")
     configure_logging(logging.WARNING, logfile)
     _watch_parent(os.getppid() if parent_pid is None else parent_pid)
+    if args.dataVersion:  # (before the simulation loads the data)
+        from sc2pool.engine.data import versions
+
+        versions.select(args.dataVersion)
     _preload()
     try:
         asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True, sock=sock, peers=True))

@@ -157,7 +157,8 @@ def capture() -> sc_pb.ResponseData:
 
 @lru_cache(maxsize=1)
 def response_data() -> sc_pb.ResponseData:
-    """The engine's ``ResponseData`` (all sections): the client's with :data:`DELIBERATE` applied.
+    """The engine's ``ResponseData`` (all sections): the client's with :data:`DELIBERATE` applied,
+    and the selected older release's differences (:mod:`sc2pool.engine.data.versions`).
 
     Shared and constant for the process lifetime: callers must treat it as read-only (the server
     caches its serialized bytes)."""
@@ -167,6 +168,15 @@ def response_data() -> sc_pb.ResponseData:
         msg = getattr(r, section)[index[section][key]]
         for name, value in fields.items():
             setattr(msg, name, value)
+    from sc2pool.engine.data import versions  # an older release's differences, when one was selected
+
+    for patch in versions.active():
+        msg = next(m for m in getattr(r, patch.section) if _key(m) == patch.key)
+        for name, value in patch.fields.items():
+            if value is None:
+                msg.ClearField(name)
+            else:
+                setattr(msg, name, value)
     return r
 
 
