@@ -118,7 +118,8 @@ try:
     t0 = time.perf_counter()
     result = run_game(maps.get(spec["map"]),
                       [Bot(Race[spec["race"]], bot), Computer(Race[spec["opponent"]], Difficulty[spec["difficulty"]])],
-                      realtime=False, game_time_limit=spec["time_limit"])
+                      realtime=False, game_time_limit=spec["time_limit"],
+                      **({"sc2_version": spec["sc2_version"]} if spec.get("sc2_version") else {}))
     out["wall_s"] = round(time.perf_counter() - t0, 2)
     out["result"] = getattr(result, "name", str(result))
     state = getattr(bot, "state", None)
@@ -177,6 +178,14 @@ def _main_matchup(root: Path, ex: Example) -> tuple[str, str]:
     if m is None:
         return "Protoss", "Easy"
     return m.group(1), m.group(2)
+
+
+def _main_version(root: Path, ex: Example) -> str | None:
+    """The client release an example's ``main()`` pins (``sc2_version="4.7"``), None if none: the
+    engine then serves that release's known differences (``sc2pool.engine.data.versions``)."""
+    src = (root / (ex.module.replace(".", "/") + ".py")).read_text()
+    m = re.search(r"sc2_version\s*=\s*[\"']([\d.]+)[\"']", src)
+    return m.group(1) if m else None
 
 
 def _engine_warnings(log: Path, limit: int = 20) -> dict[str, int]:
@@ -249,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
             if ex.cls in SHORT_IN_CI and not args.full_length and args.mode == "ci":
                 limit = min(limit or SHORT_IN_CI[ex.cls], SHORT_IN_CI[ex.cls])
             spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": args.map, "opponent": opp,
-                    "difficulty": diff, "time_limit": limit}
+                    "difficulty": diff, "time_limit": limit,
+                    "sc2_version": _main_version(root, ex) if args.mode == "main" else None}
             game_env, log = env, None
             if args.engine_log is not None:
                 args.engine_log.mkdir(parents=True, exist_ok=True)
@@ -265,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                    f"{stderr.strip()[-400:]}"}
             except subprocess.TimeoutExpired:
                 out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
-            out.update(opponent=f"{opp} {diff}", map=args.map, total_s=round(time.perf_counter() - t0, 1))
+            out.update(opponent=f"{opp} {diff}", map=args.map, sc2_version=spec["sc2_version"], total_s=round(time.perf_counter() - t0, 1))
             if log is not None and log.is_file():
                 out["engine_warnings"] = _engine_warnings(log)
             want = "Tie" if args.mode == "ci" else "Victory"
