@@ -426,6 +426,13 @@ def _crosses(pts: tuple[tuple[float, float], ...], cell: int, width: int, box: t
     return False
 
 
+def _edge_distance(unbuilt: np.ndarray, ndimage: Any) -> np.ndarray:
+    """Distance from each cell's centre to the nearest edge of a cell not ``unbuilt`` (inf if none)."""
+    if unbuilt.all():
+        return np.full(unbuilt.shape, np.inf)
+    return ndimage.distance_transform_edt(unbuilt) - 0.5
+
+
 class PathFinder:
     """Paths for ground units of any radius on ``pathable`` (bool[h, w], [y, x]) plus structures."""
 
@@ -441,7 +448,9 @@ class PathFinder:
         self._blocks: dict[int, np.ndarray] = {}  # key -> flat cell indices
         self._blocked_count = np.zeros(self.base.size, dtype=np.int32)
         self._pathable = self.base.copy()
-        self._clearance = self._clear(self._pathable, ndimage)
+        self._terrain_clearance = self._terrain_clear(self.base, ndimage)
+        self._clearance = self._clear(self._pathable, self._blocked_count.reshape(self.base.shape) == 0,
+                                      self._terrain_clearance, ndimage)
         self._graph = _Graph(self.base)
         self._layers: dict[int, _Layer] = {}
         self._layer(0.375)  # the small units' layer: the first query does not pay for building it
@@ -482,7 +491,9 @@ class PathFinder:
         iy0, iy1 = max(int(ys.min()) - pad, 0), min(int(ys.max()) + pad + 1, self.height)
         ix0, ix1 = max(int(xs.min()) - pad, 0), min(int(xs.max()) + pad + 1, self.width)
         wy0, wy1, wx0, wx1 = max(iy0 - pad, 0), min(iy1 + pad, self.height), max(ix0 - pad, 0), min(ix1 + pad, self.width)
-        window = self._clear(self._pathable[wy0:wy1, wx0:wx1], ndimage)
+        win = (slice(wy0, wy1), slice(wx0, wx1))
+        window = self._clear(self._pathable[win], self._blocked_count.reshape(self.base.shape)[win] == 0,
+                             self._terrain_clearance[win], ndimage)
         # the window's border sees no blocked cell beyond it; inside by `pad` the capped value is exact
         self._clearance[iy0:iy1, ix0:ix1] = window[iy0 - wy0:iy1 - wy0, ix0 - wx0:ix1 - wx0]
         for rc, layer in list(self._layers.items()):
@@ -499,12 +510,29 @@ class PathFinder:
             return self._clearance[window] >= need
         from scipy import ndimage  # a radius beyond the capped clearance: measure it on the whole grid
 
-        return ((ndimage.distance_transform_edt(self._pathable) - 0.5 >= need) & self._pathable)[window]
+        unbuilt = self._blocked_count.reshape(self.base.shape) == 0
+        far = np.minimum(ndimage.distance_transform_edt(self.base), _edge_distance(unbuilt, ndimage))
+        return ((far >= need) & self._pathable)[window]
 
     @staticmethod
-    def _clear(free: np.ndarray, ndimage: Any) -> np.ndarray:
-        """float32: distance from each free cell's centre to the nearest blocked cell's edge, capped; -1 if blocked."""
-        d = ndimage.distance_transform_edt(free) - 0.5
+    def _terrain_clear(base: np.ndarray, ndimage: Any) -> np.ndarray:
+        """float32: distance from each cell's centre to the nearest centre of a cell the terrain
+        blocks, capped.
+
+        The grid marks a cell unpathable when a cliff or doodad covers part of it, so the real edge
+        lies inside that cell: measured to its centre (half a cell in), every main ramp of the 24
+        ladder maps lets units of radius 1 (Thor, Ultralisk, Archon) through, as the real game does;
+        measured to the cell's edge, 23 of 24 mains were closed to every unit above radius 0.5
+        (Stalkers, Hydralisks, Marauders). docs/engine.md, "Pathfinding".
+        """
+        return np.minimum(ndimage.distance_transform_edt(base), CLEAR_CAP + 1.0).astype(np.float32)
+
+    @staticmethod
+    def _clear(free: np.ndarray, unbuilt: np.ndarray, terrain: np.ndarray, ndimage: Any) -> np.ndarray:
+        """float32: each free cell's clearance, capped; -1 if blocked: the lesser of the terrain's
+        (:meth:`_terrain_clear`) and the distance to the nearest edge of a cell a structure, rock or
+        resource blocks (``~unbuilt``: their footprints are whole cells)."""
+        d = np.minimum(terrain, _edge_distance(unbuilt, ndimage))
         return np.where(free, np.minimum(d, CLEAR_CAP + 1.0), -1.0).astype(np.float32)
 
     def _flat(self, cells: tuple[slice, slice] | np.ndarray) -> np.ndarray:

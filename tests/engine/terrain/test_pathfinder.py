@@ -55,15 +55,43 @@ def test_unreachable_goal_gives_the_nearest_reachable_point():
     assert pf.nearest_pathable(15.2, 3.3) in ((14.5, 3.5), (16.5, 3.5))
 
 
-def test_big_units_do_not_fit_through_a_narrow_gap():
+def test_big_units_do_not_fit_through_a_narrow_gap_between_structures():
     g = np.ones((30, 30), dtype=bool)
-    g[:, 15] = False
-    g[14, 15] = True  # a one-cell gap
+    wall = np.zeros_like(g)
+    wall[:, 15] = True
+    wall[14, 15] = False  # a one-cell gap
     pf = PathFinder(g)
+    pf.set_blocked(1, wall)
     small = pf.path((5.5, 14.5), (25.5, 14.5), radius=0.375)
     assert small[-1].tolist() == [25.5, 14.5]
-    big = pf.path((5.5, 14.5), (25.5, 14.5), radius=1.0)
-    assert big[-1][0] < 15, "a radius-1 unit stops on its side of the gap"
+    for radius in (0.625, 1.0):
+        big = pf.path((5.5, 14.5), (25.5, 14.5), radius=radius)
+        assert big[-1][0] < 15, f"a radius-{radius} unit stops on its side of the gap"
+
+
+def test_terrain_cells_block_from_their_centre_structures_from_their_edge():
+    # the grid marks a cell unpathable where a cliff covers part of it: a unit may come to its centre
+    g = np.ones((30, 30), dtype=bool)
+    g[:, 15] = False
+    g[12:15, 15] = True  # a three-cell gap in the terrain
+    pf = PathFinder(g)
+    assert pf.path((5.5, 13.5), (25.5, 13.5), radius=1.0)[-1].tolist() == [25.5, 13.5]
+    wall = np.zeros_like(g)
+    wall[12, 15] = wall[14, 15] = True  # structures narrow it to one cell
+    pf.set_blocked(1, wall)
+    assert pf.path((5.5, 13.5), (25.5, 13.5), radius=1.0)[-1][0] < 15
+    assert pf.path((5.5, 13.5), (25.5, 13.5), radius=0.375)[-1].tolist() == [25.5, 13.5]
+
+
+@pytest.mark.parametrize("name", ["AcidPlantLE", "AbyssalReefLE"])
+def test_every_ground_unit_walks_down_the_main_ramp(name):
+    # in the real game every ground unit up to radius 1 (Thor, Ultralisk, Archon) uses the main ramp
+    lm = load_map(find_map(name))
+    pf = PathFinder(lm.pathable)
+    (ax, ay), (bx, by) = lm.start_locations[:2]
+    for radius in (0.375, 0.625, 0.875, 1.0):  # Probe, Stalker / Hydralisk, Siege Tank, Thor
+        d = pf.distance((ax + 4, ay + 4), (bx + 4, by + 4), radius)
+        assert d is not None and d > math.hypot(bx - ax, by - ay) * 0.9, (name, radius)
 
 
 def test_set_blocked_accepts_masks_and_cell_lists():
@@ -110,14 +138,19 @@ def test_a_structure_on_a_ladder_map_blocks_its_cells():
     assert len(p) >= 2, "goes round the townhall"
 
 
-def _inflated(grid: np.ndarray, radius: float) -> np.ndarray:
-    """The cells a unit of ``radius`` may stand on, computed afresh (as PathFinder defines them)."""
+def _inflated(terrain: np.ndarray, built: np.ndarray, radius: float) -> np.ndarray:
+    """The cells a unit of ``radius`` may stand on, computed afresh (as PathFinder defines them):
+    ``terrain`` cells block from their centre, ``built`` (structure) cells from their edge."""
     from scipy import ndimage
 
+    free = terrain & ~built
     rc = max(0, math.ceil((radius - 0.5) / 0.25 - 1e-9))
     if rc == 0:
-        return grid.copy()
-    return grid & (ndimage.distance_transform_edt(grid) - 0.5 >= 0.5 + 0.25 * rc)
+        return free
+    far = ndimage.distance_transform_edt(terrain)
+    if built.any():
+        far = np.minimum(far, ndimage.distance_transform_edt(~built) - 0.5)
+    return free & (far >= 0.5 + 0.25 * rc)
 
 
 def _length(start, pts: np.ndarray) -> float:
@@ -140,13 +173,20 @@ def test_structures_change_paths_as_a_fresh_pathfinder_would():
         for s, g in queries:
             pf.path(s, g, r)
     # depots and barracks round the main and on the way out of it, one taken down again
+    built = {}
     for k in range(8):
         x, y = int(ax) + int(rng.integers(-12, 12)), int(ay) + int(rng.integers(-12, 12))
-        pf.set_blocked(k, (slice(y, y + 3), slice(x, x + 3)))
+        built[k] = (slice(y, y + 3), slice(x, x + 3))
+        pf.set_blocked(k, built[k])
     pf.set_blocked(3, None)
-    fresh = PathFinder(pf.pathable)
+    del built[3]
+    fresh = PathFinder(grid)  # the same structures, placed before any path was asked for
+    mask = np.zeros_like(grid)
+    for k, cells in built.items():
+        fresh.set_blocked(k, cells)
+        mask[cells] = True
     for r in (0.375, 1.25):
-        free = _inflated(pf.pathable, r)
+        free = _inflated(grid, mask, r)
         for s, g in queries:
             got, want = pf.path(s, g, r), fresh.path(s, g, r)
             assert got[-1].tolist() == pytest.approx(want[-1].tolist()), (s, g, r)
