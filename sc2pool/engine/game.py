@@ -105,9 +105,11 @@ _POINT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _POINT_ORDER[[MOVE, ATTACK_MOVE, PATROL]] = True
 _UNIT_ORDER = np.zeros(N_KINDS, dtype=bool)
 _UNIT_ORDER[[ATTACK_UNIT, FOLLOW]] = True
-_SNAPSHOT = b"\x08\x02\x90\x01\x00\x98\x01\x00"
-"""Unit fields of a snapshot, after the record: display_type Snapshot, mineral and vespene
-contents 0 (the real client reports no contents for resources it does not see)."""
+_SNAPSHOT = b"\x08\x02\x50\x00\x90\x01\x00\x98\x01\x00"
+"""Unit fields of a snapshot, after the record: display_type Snapshot, cloak CloakedUnknown (0),
+mineral and vespene contents 0 (the real client reports no contents for resources it does not
+see, and cloak 0 for every snapshot in python-sc2's captures: burnysc2's ``can_be_attacked`` is
+then False, so bots do not pick remembered structures as targets)."""
 
 
 class GameError(Exception):

@@ -145,6 +145,27 @@ def test_an_enemy_structure_seen_once_stays_as_a_snapshot() -> None:
     assert later == {enemy_cc.tag: SNAPSHOT}
 
 
+def test_snapshots_report_their_cloak_unknown_as_the_real_client() -> None:
+    # python-sc2's capture: every snapshot (display_type 2) has cloak CloakedUnknown (0), every
+    # visible unit NotCloaked (3); burnysc2's can_be_attacked is False for a snapshot
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    enemy_cc = next(u for u in own(g, 2) if u.unit_type == D.COMMANDCENTER)
+    scout = next(u for u in own(g) if u.unit_type == D.SCV)
+    g.world.u.x[g.world.u.row(scout.tag)] = enemy_cc.pos.x - 6
+    g.world.u.y[g.world.u.row(scout.tag)] = enemy_cc.pos.y
+    g.world.touch()
+    cloak = {u.tag: u.cloak for u in g.observation(1).observation.raw_data.units if u.alliance == ENEMY}
+    assert cloak[enemy_cc.tag] == 3
+    g.debug(1, _kill(scout.tag))
+    g.step(1)
+    units = g.observation(1).observation.raw_data.units
+    snapshots = [u for u in units if u.display_type == SNAPSHOT]
+    assert enemy_cc.tag in {u.tag for u in snapshots} and any(u.alliance == NEUTRAL for u in snapshots)
+    assert {u.cloak for u in snapshots} == {0} and all(u.HasField("cloak") for u in snapshots)
+    assert {u.cloak for u in units if u.display_type == VISIBLE} == {3}
+
+
 def _kill(*tags: int) -> sc_pb.RequestDebug:
     req = sc_pb.RequestDebug()
     req.debug.add().kill_unit.tag.extend(tags)
