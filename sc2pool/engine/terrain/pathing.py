@@ -127,7 +127,7 @@ class _Graph:
     Nodes are the pathable cells (row-major order); each radius class gives the edges its own
     weights (infinite where a cell is not free for it), so a structure changes weights in place and
     never rebuilds the sparse structure.  A diagonal edge needs both cells beside it free (no
-    corner cutting).
+    corner cutting) for the layer's ``side`` clearance (:meth:`_Layer.side_need`).
     """
 
     def __init__(self, base: np.ndarray) -> None:
@@ -163,13 +163,16 @@ class _Graph:
         self.degree = np.diff(self.indptr)
         self.indices = self.dst.astype(np.int32)
 
-    def weights(self, free_flat: np.ndarray, edges: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """Edge weights for a radius class whose free cells are ``free_flat`` (bool[h*w])."""
+    def weights(self, free_flat: np.ndarray, edges: np.ndarray | slice = slice(None),
+                side_flat: np.ndarray | None = None) -> np.ndarray:
+        """Edge weights for a radius class whose free cells are ``free_flat`` (bool[h*w]); the
+        cells beside a diagonal step must be in ``side_flat`` (default: ``free_flat``)."""
         s, d = self.cells[self.src[edges]], self.cells[self.dst[edges]]
         ok = free_flat[s] & free_flat[d]
         sa, sb = self.side_a[edges], self.side_b[edges]
         diag = sa >= 0
-        ok[diag] &= free_flat[sa[diag]] & free_flat[sb[diag]]
+        side = free_flat if side_flat is None else side_flat
+        ok[diag] &= side[sa[diag]] & side[sb[diag]]
         return np.where(ok, self.cost[edges], np.inf)
 
     def edges_of(self, nodes: np.ndarray) -> np.ndarray:
@@ -207,10 +210,12 @@ class _Layer:
         self.pf = pf
         self.need = need
         self.free = pf._free_for(need)
+        self.side = pf._free_for(self.side_need(need)) if need > 0 else self.free
         self.rows: list[list[bool]] = self.free.tolist()
         self.sat = _blocked_sat(self.free)
         g = pf._graph
-        self.matrix = csr_matrix((g.weights(self.free.ravel()), g.indices, g.indptr), shape=(g.n, g.n))
+        self.matrix = csr_matrix((g.weights(self.free.ravel(), side_flat=self.side.ravel()), g.indices, g.indptr),
+                                 shape=(g.n, g.n))
         self._labels: np.ndarray | None = None
         self.fields: OrderedDict[int, _Field] = OrderedDict()
         self.local: OrderedDict[int, _Field] = OrderedDict()
@@ -220,6 +225,21 @@ class _Layer:
         self.epoch = 0
         self.opened_at = 0
         self.near_goal: dict[tuple[int, int], int] = {}  # (component, goal cell) -> reachable cell
+
+    @staticmethod
+    def side_need(need: float) -> float:
+        """The clearance the two cells beside a diagonal step need for a layer of ``need``.
+
+        A diagonal step between two cells free for ``need`` passes through the corner the four
+        cells share; with the two side cells pathable, every other cell is at least a cell's width
+        from that corner, so a unit whose clearance needs up to 1 passes (a side cell's centre is
+        half a diagonal from the corner: half a cell less than ``need`` beyond that).  Requiring
+        the side cells free for ``need`` itself shut the diagonal ramps of ladder maps (AcidPlantLE's
+        mains) to every unit wider than 0.5, Hydralisks, Marauders, Queens and Siege Tanks among
+        them, which the real game lets down its main ramps.  A corner between two blocked cells
+        (a wall of diagonal depots) still stops every unit: its side cells are blocked.
+        """
+        return max(0.0, need - 0.5)
 
     @property
     def labels(self) -> np.ndarray:
@@ -247,7 +267,12 @@ class _Layer:
         new = pf._free_for(self.need, (slice(y0, y1), slice(x0, x1)))
         old = self.free[y0:y1, x0:x1]
         closed, opened = old & ~new, new & ~old
-        if not (closed.any() or opened.any()):
+        side_changed = None
+        if self.side is not self.free:
+            new_side = pf._free_for(self.side_need(self.need), (slice(y0, y1), slice(x0, x1)))
+            side_changed = new_side != self.side[y0:y1, x0:x1]
+            self.side[y0:y1, x0:x1] = new_side
+        if not (closed.any() or opened.any() or (side_changed is not None and side_changed.any())):
             return
         self.free[y0:y1, x0:x1] = new
         for y in range(y0, y1):
@@ -258,7 +283,8 @@ class _Layer:
         ty0, tx0 = max(y0 - 1, 0), max(x0 - 1, 0)
         ty1, tx1 = min(y1 + 1, pf.height), min(x1 + 1, pf.width)
         changed = np.zeros((ty1 - ty0, tx1 - tx0), dtype=bool)
-        changed[y0 - ty0:y1 - ty0, x0 - tx0:x1 - tx0] = closed | opened
+        changed[y0 - ty0:y1 - ty0, x0 - tx0:x1 - tx0] = closed | opened if side_changed is None else \
+            closed | opened | side_changed
         touched = changed.copy()  # the changed cells and their 8 neighbours
         touched[1:] |= changed[:-1]
         touched[:-1] |= changed[1:]
@@ -269,7 +295,7 @@ class _Layer:
         near = g.node[(ty + ty0) * pf.width + tx + tx0]
         near = near[near >= 0]
         edges = g.edges_of(near)
-        self.matrix.data[edges] = g.weights(self.free.ravel(), edges)
+        self.matrix.data[edges] = g.weights(self.free.ravel(), edges, self.side.ravel())
         self._labels = None
         self.near_goal.clear()
         self.epoch += 1

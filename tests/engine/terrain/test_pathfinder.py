@@ -120,6 +120,18 @@ def _inflated(grid: np.ndarray, radius: float) -> np.ndarray:
     return grid & (ndimage.distance_transform_edt(grid) - 0.5 >= 0.5 + 0.25 * rc)
 
 
+def _corners_passed(grid: np.ndarray, radius: float) -> np.ndarray:
+    """The cells a unit of ``radius`` may pass the corner of on a diagonal step: free for its
+    radius class less half a cell (PathFinder's ``side_need``)."""
+    from scipy import ndimage
+
+    rc = max(0, math.ceil((radius - 0.5) / 0.25 - 1e-9))
+    need = max(0.0, 0.25 * rc)
+    if need == 0:
+        return grid.copy()
+    return grid & (ndimage.distance_transform_edt(grid) - 0.5 >= need)
+
+
 def _length(start, pts: np.ndarray) -> float:
     a = np.vstack([[start], pts])
     return float(np.hypot(*np.diff(a, axis=0).T).sum())
@@ -147,12 +159,30 @@ def test_structures_change_paths_as_a_fresh_pathfinder_would():
     fresh = PathFinder(pf.pathable)
     for r in (0.375, 1.25):
         free = _inflated(pf.pathable, r)
+        corners = _corners_passed(pf.pathable, r)
         for s, g in queries:
             got, want = pf.path(s, g, r), fresh.path(s, g, r)
             assert got[-1].tolist() == pytest.approx(want[-1].tolist()), (s, g, r)
             assert _length(s, got) == pytest.approx(_length(s, want), rel=0.03), (s, g, r)
             if free[int(s[1]), int(s[0])]:
-                _assert_walkable(free, s, got)
+                _assert_walkable(corners, s, got)
+                assert all(free[int(y), int(x)] for x, y in got[:-1]), "every waypoint stands where the unit fits"
+
+
+def test_units_wider_than_half_a_cell_go_down_acid_plants_diagonal_main_ramp():
+    """AcidPlantLE's main ramps run diagonally on the pathing grid (the real client's grid: the
+    engine's matches the capture's): a step down them passes the corner of two cells a
+    Hydralisk's clearance does not cover at their centres, which the real game's Hydralisks,
+    Marauders and Stalkers walk down. They used to be walled in (hydralisk_push's Hydralisks
+    never left their main)."""
+    m = load_map(find_map("AcidPlantLE"))  # type: ignore[arg-type]
+    pf = PathFinder(start_pathing(m, 0))
+    (ax, ay), (bx, by) = m.start_locations[:2]
+    for r in (0.375, 0.5625, 0.625):  # a Zergling, a Marauder, a Hydralisk
+        d = pf.distance((ax + 4.0, ay), (bx, by), r)
+        assert d is not None and d < 1.35 * math.hypot(bx - ax, by - ay), r
+        p = pf.path((ax + 4.0, ay), (bx, by), r)
+        assert p[-1].tolist() == [bx, by]
 
 
 def test_a_diagonal_gap_is_no_way_through():
