@@ -267,10 +267,11 @@ class _Layer:
         new = pf._free_for(self.need, (slice(y0, y1), slice(x0, x1)))
         old = self.free[y0:y1, x0:x1]
         closed, opened = old & ~new, new & ~old
-        side_changed = None
+        side_changed = side_opened = None
         if self.side is not self.free:
             new_side = pf._free_for(self.side_need(self.need), (slice(y0, y1), slice(x0, x1)))
-            side_changed = new_side != self.side[y0:y1, x0:x1]
+            old_side = self.side[y0:y1, x0:x1]
+            side_changed, side_opened = new_side != old_side, new_side & ~old_side
             self.side[y0:y1, x0:x1] = new_side
         if not (closed.any() or opened.any() or (side_changed is not None and side_changed.any())):
             return
@@ -299,12 +300,14 @@ class _Layer:
         self._labels = None
         self.near_goal.clear()
         self.epoch += 1
-        if opened.any():
+        if opened.any() or (side_opened is not None and side_opened.any()):
             self.opened_at = self.epoch
             return
         cy, cx = np.nonzero(closed)
         blocked = g.node[(cy + y0) * pf.width + (cx + x0)]
         blocked = blocked[blocked >= 0]
+        if side_changed is not None:  # (cells beside diagonal steps closed too: the steps they shut)
+            cy, cx = np.nonzero(closed | side_changed)
         box = (x0 + int(cx.min()) - 1, y0 + int(cy.min()) - 1, x0 + int(cx.max()) + 2, y0 + int(cy.max()) + 2)
         for f in (*self.fields.values(), *self.local.values()):  # repaired when next used: a goal no
             if len(f.pending) < MAX_PENDING:  # unit asks for again costs nothing
@@ -319,8 +322,8 @@ class _Layer:
         g, w = self.pf._graph, self.pf.width
         a, b = g.cells[nodes[has]], g.cells[p[has]]
         ay, ax, by, bx = a // w, a % w, b // w, b % w
-        free = self.free.ravel()
-        ok = free[a] & free[b] & free[ay * w + bx] & free[by * w + ax]  # the two cells beside a diagonal step
+        free, side = self.free.ravel(), self.side.ravel()
+        ok = free[a] & free[b] & side[ay * w + bx] & side[by * w + ax]  # the two cells beside a diagonal step
         return nodes[has][~ok]
 
     def _repair(self, f: _Field) -> bool:

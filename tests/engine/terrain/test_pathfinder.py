@@ -185,6 +185,27 @@ def test_units_wider_than_half_a_cell_go_down_acid_plants_diagonal_main_ramp():
         assert p[-1].tolist() == [bx, by]
 
 
+def test_a_structure_in_a_passage_too_narrow_for_a_layer_updates_it_as_a_fresh_pathfinder():
+    """A cell blocked where a wide unit's layer has no free cell changes only the cells its
+    diagonal steps pass beside; the layer is updated (placed and removed), not broken."""
+    g = np.zeros((20, 30), dtype=bool)
+    g[2:18, 2:12] = True
+    g[2:18, 18:28] = True
+    g[9, 12:18] = True  # a one-cell corridor between two rooms
+    pf = PathFinder(g)
+    start, goal = (6.5, 6.5), (24.5, 14.5)
+    for r in (0.375, 0.625):
+        pf.path(start, goal, r)
+    pf.set_blocked(1, (slice(9, 10), slice(14, 15)))  # in the corridor
+    fresh = PathFinder(pf.pathable)
+    for r in (0.375, 0.625):
+        assert pf.path(start, goal, r).tolist() == fresh.path(start, goal, r).tolist()
+    pf.set_blocked(1, None)
+    fresh = PathFinder(pf.pathable)
+    for r in (0.375, 0.625):
+        assert pf.path(start, goal, r).tolist() == fresh.path(start, goal, r).tolist()
+
+
 def test_a_diagonal_gap_is_no_way_through():
     """Units do not cut corners: two free cells touching only at a corner do not connect, so the
     goal beyond is unreachable and the path ends at the nearest cell this side."""
