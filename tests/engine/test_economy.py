@@ -229,6 +229,32 @@ def test_construction_placement_progress_and_supply() -> None:
     assert unit(g, cc).ideal_harvesters == 16
 
 
+def test_damage_taken_under_construction_stays_as_the_structure_grows_and_completes() -> None:
+    # (the real game: a structure under construction starts at 10% life and gains the rest as it
+    # is built; life it loses meanwhile comes back only by repair; LP:Buildings, starcraft.fandom
+    # Hit_point). Before the fix the growth reset the life to the progress's, so 6 Zerglings never
+    # hurt a Command Center an SCV was building.
+    g, world = eco()
+    scv = tags_of(g, D.SCV)[0]
+    world.supply.minerals[1] = 1000
+    assert act(g, 319, [scv], (30.0, 30.0)) == 1
+    for _ in range(40):
+        g.step(4)
+        if tags_of(g, D.SUPPLYDEPOT):
+            break
+    depot = tags_of(g, D.SUPPLYDEPOT)[0]
+    g.step(100)
+    before = unit(g, depot).health
+    world.u.hp[world.u.row(depot)] -= 30.0  # as combat deals damage
+    g.step(140)
+    mid = unit(g, depot)
+    grown = 400 * 0.9 * mid.build_progress + 40
+    assert 0.45 < mid.build_progress < 0.6 and mid.health == pytest.approx(grown - 30.0, abs=0.5) and mid.health > before
+    g.step(245)
+    d = unit(g, depot)
+    assert d.build_progress == 1.0 and d.health == pytest.approx(370.0, abs=1e-3)
+
+
 def test_refinery_then_gas_4_per_trip() -> None:
     g, world = eco(keep_scvs=2)
     scv, other = tags_of(g, D.SCV)
@@ -255,6 +281,31 @@ def test_refinery_then_gas_4_per_trip() -> None:
     x = unit(g, ref)
     assert x.vespene_contents == 2250 - 4 or x.vespene_contents == 2250 - 8
     assert x.assigned_harvesters == 1 and x.ideal_harvesters == 3
+
+
+def test_exhausted_refinery_wants_no_harvesters() -> None:
+    # (a mined-out gas structure reports ideal_harvesters 0, as a mined-out townhall does: bots
+    # that fill "assigned < ideal" then stop sending workers it refuses as exhausted)
+    g, world = eco(keep_scvs=2)
+    scv, _ = tags_of(g, D.SCV)
+    geyser = next(r for r in world.harvest.resources.values() if not r.is_mineral)
+    world.supply.minerals[1] = 500
+    assert act(g, 320, [scv], target=geyser.tag) == 1
+    for _ in range(100):
+        g.step(8)
+        if world.supply.collected_vespene[1]:
+            break
+    ref = tags_of(g, D.REFINERY)[0]
+    assert unit(g, ref).ideal_harvesters == 3
+    geyser.contents = 4  # one trip left
+    for _ in range(100):
+        g.step(8)
+        if geyser.contents <= 0:
+            break
+    g.step(1)
+    x = unit(g, ref)
+    assert geyser.contents == 0 and x.vespene_contents == 0 and x.ideal_harvesters == 0
+    assert act(g, GATHER_SCV, [scv], target=ref) == C.CANT_TARGET_EXHAUSTED_RESOURCES
 
 
 def test_rally_to_minerals_makes_new_scvs_mine() -> None:

@@ -193,6 +193,45 @@ def test_structures_change_paths_as_a_fresh_pathfinder_would():
             assert _length(s, got) == pytest.approx(_length(s, want), rel=0.03), (s, g, r)
             if free[int(s[1]), int(s[0])]:
                 _assert_walkable(free, s, got)
+                assert all(free[int(y), int(x)] for x, y in got[:-1]), "every waypoint stands where the unit fits"
+
+
+def test_units_wider_than_half_a_cell_go_down_acid_plants_diagonal_main_ramp():
+    """AcidPlantLE's main ramps run diagonally on the pathing grid (the real client's grid: the
+    engine's matches the capture's): a step down them passes the corner of two cells a
+    Hydralisk's clearance does not cover at their centres, which the real game's Hydralisks,
+    Marauders and Stalkers walk down. They used to be walled in (hydralisk_push's Hydralisks
+    never left their main)."""
+    m = load_map(find_map("AcidPlantLE"))  # type: ignore[arg-type]
+    pf = PathFinder(start_pathing(m, 0))
+    (ax, ay), (bx, by) = m.start_locations[:2]
+    for r in (0.375, 0.5625, 0.625):  # a Zergling, a Marauder, a Hydralisk
+        d = pf.distance((ax + 4.0, ay), (bx, by), r)
+        assert d is not None and d < 1.35 * math.hypot(bx - ax, by - ay), r
+        p = pf.path((ax + 4.0, ay), (bx, by), r)
+        assert p[-1].tolist() == [bx, by]
+
+
+def test_a_structure_in_a_passage_too_narrow_for_a_layer_updates_it_as_a_fresh_pathfinder():
+    """A structure in a passage a wide unit's layer has no free cell in: the layer is updated
+    (placed and removed) as a fresh PathFinder with the same structures builds it, not broken."""
+    g = np.zeros((20, 30), dtype=bool)
+    g[2:18, 2:12] = True
+    g[2:18, 18:28] = True
+    g[9, 12:18] = True  # a one-cell corridor between two rooms
+    pf = PathFinder(g)
+    start, goal = (6.5, 6.5), (24.5, 14.5)
+    for r in (0.375, 0.625):
+        pf.path(start, goal, r)
+    pf.set_blocked(1, (slice(9, 10), slice(14, 15)))  # in the corridor
+    fresh = PathFinder(g)  # the same structure, placed before any path was asked for
+    fresh.set_blocked(1, (slice(9, 10), slice(14, 15)))
+    for r in (0.375, 0.625):
+        assert pf.path(start, goal, r).tolist() == fresh.path(start, goal, r).tolist()
+    pf.set_blocked(1, None)
+    fresh = PathFinder(g)
+    for r in (0.375, 0.625):
+        assert pf.path(start, goal, r).tolist() == fresh.path(start, goal, r).tolist()
 
 
 def test_a_diagonal_gap_is_no_way_through():

@@ -73,6 +73,10 @@ class Structure:
     """An upgrade in place under way: (ability, product type, start loop, end loop)."""
     mode: int = 0
     """The ability of a form change under way (lifting off, landing: ``systems/modes.py``), 0: none."""
+    life_set: float = -1.0
+    """The life :meth:`Construction.life` last gave it under construction (-1: none yet)."""
+    life_lost: float = 0.0
+    """Life it lost under construction (damage less healing): its progress's life does not restore it."""
 
     @property
     def busy(self) -> bool:
@@ -251,6 +255,7 @@ class Construction:
             w.harvest.resources[geyser].refinery = stag
         sr = u.row(stag)
         u.hp[sr] = spec.hp * CONSTRUCTION_START_LIFE
+        s.life_set = float(u.hp[sr])
         w.events.push(t + int(math.ceil(s.build_loops)), stag)
         if of_type(uid).construction == BUILDER_LEAVES:
             self._builder_leaves(s, tag)
@@ -300,8 +305,10 @@ class Construction:
     def _complete(self, s: Structure, t: int) -> None:
         u = self.w.u
         r = u.row(s.tag)
-        if r >= 0:
-            u.hp[r] = TYPES.hp_max[u.ti[r]]
+        if r >= 0 and u.hp[r] > 0:
+            self._note_loss(s, r)
+            hp_max = float(TYPES.hp_max[u.ti[r]])
+            u.hp[r] = hp_max - max(s.life_lost, 0.0) if s.life_lost else hp_max
         self.w.supply.revision += 1
         b = s.builder
         s.builder = 0
@@ -311,16 +318,28 @@ class Construction:
             of_type(s.unit_id).on_structure_complete(self.w, s, b, t)
 
     def life(self) -> None:
-        """Structures under construction gain life with their progress (10% to 100%)."""
+        """Structures under construction gain life with their progress (10% to 100%); the life
+        they lost meanwhile (attacked while being built) stays lost, as in the real game, where
+        only repair, regeneration or healing give it back: the growth adds to what is left
+        rather than resetting it (else an SCV building a Command Center outheals any attack)."""
         u = self.w.u
         now = self.w.events.now
         for s in self.structures.values():
             if s.since >= 0 and not s.ready:
                 r = u.row(s.tag)
-                if r >= 0:
+                if r >= 0 and u.hp[r] > 0:  # (one at 0 dies with this loop's deaths)
+                    self._note_loss(s, r)
                     p = s.progress(now)
                     hp_max = float(TYPES.hp_max[u.ti[r]])
-                    u.hp[r] = hp_max * (CONSTRUCTION_START_LIFE + (1 - CONSTRUCTION_START_LIFE) * p)
+                    hp = hp_max * (CONSTRUCTION_START_LIFE + (1 - CONSTRUCTION_START_LIFE) * p)
+                    u.hp[r] = min(hp - s.life_lost, hp_max) if s.life_lost else hp
+                    s.life_set = float(u.hp[r])
+
+    def _note_loss(self, s: Structure, r: int) -> None:
+        """Add what the structure's life changed by since :meth:`life` last set it (damage, healing)
+        to its ``life_lost``."""
+        if s.life_set >= 0:
+            s.life_lost += s.life_set - float(self.w.u.hp[r])
 
     # ------------------------------------------------------------------ observation
     def extras(self, player: int, parts: dict[int, bytes]) -> None:

@@ -99,7 +99,9 @@ def default_contents(unit_id: int) -> int:
 NEAR_TOWNHALL = 8.0
 """Mineral fields within this distance of a townhall count for its ideal harvesters (2 each)."""
 GAS_HARVESTERS = 3
-"""A refinery's ideal harvesters."""
+"""A refinery's ideal harvesters (0 once its geyser is exhausted: as a mined-out base's townhall,
+the real client reports a depleted gas structure wanting no workers; bots played on it skip
+"ready buildings with ideal_harvesters == 0" as empty, e.g. sharpy-sc2's worker manager)."""
 NEUTRAL = 16
 
 
@@ -522,7 +524,9 @@ class Harvest:
                 if st.unit_id in TOWNHALLS:
                     b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
                 elif st.unit_id in GAS_STRUCTURES:
-                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(GAS_HARVESTERS)
+                    g = self.resources.get(st.geyser)
+                    want = GAS_HARVESTERS if g is not None and g.contents > 0 else 0
+                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(want)
             if st.unit_id in GAS_STRUCTURES and st.geyser in self.resources:
                 b += b"\x98\x01" + varint(max(self.resources[st.geyser].contents, 0))
             if b:
