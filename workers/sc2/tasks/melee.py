@@ -1,6 +1,7 @@
 """The full game: a 1v1 melee game on a real ladder map, one game per episode (``--task Melee``).
 
-Options (``--task-kwargs``): ``race`` (ours: ``"terran"`` or ``"protoss"``), ``opponent`` (a ``Computer``:
+Options (``--task-kwargs``): ``race`` (ours: ``"terran"``, ``"zerg"``, ``"protoss"`` or ``"random"``,
+the game drawing the race and the decoder reading it at the episode's start), ``opponent`` (a ``Computer``:
 ``{"race": "terran", "difficulty": "easy", "build": "randombuild"}``, any key left out takes that
 default; or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
 pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` also tells the trainer
@@ -35,8 +36,11 @@ Why the spaces look as they do (docs/melee.md has the longer account):
   hundreds of steps later. ``shaping=0`` is the pure win/loss reward.
 
 Only burnysc2's public ``BotAI`` API is used (``decode`` is a coroutine for its placement queries),
-so the task runs unchanged on the real game. Terran is written; Zerg and Protoss follow when the
-engine simulates their economies (the decoder's race tables are where they plug in).
+so the task runs unchanged on the real game. The actions mean the same for every race; a
+``RaceBook`` names the units and structures. Zerg differs in where units come from: Drones,
+Overlords and the army hatch from larvae, and ``build_production`` builds the next of a Spawning
+Pool, a Queen a Hatchery (her injects are housekeeping), a Roach Warren and more Hatcheries
+(at the next expansion), because a Zerg's production is its larvae (docs/melee.md, "Races").
 """
 
 from __future__ import annotations
@@ -639,8 +643,8 @@ class Melee(Task):
         """What Zerg's ``build_production`` builds now, the first missing in ``production_steps``:
         a Spawning Pool (Zerglings and Queens need it), a Queen for every finished Hatchery (her
         injects are the cheapest larvae: 3 every 29 s against the Hatchery's own 1 every 11 s,
-        docs/engine.md), a Roach Warren (Roaches), then more Hatcheries at home (each a larva
-        source of its own, and a Queen's). None while the step due cannot be started (its tech
+        docs/engine.md), a Roach Warren (Roaches), then more Hatcheries (each a larva source of
+        its own, and a Queen's), at the next expansion. None while the step due cannot be started (its tech
         not finished, no Drone to build it, no free Hatchery, too little supply, or one of it
         already on its way: a second would be ordered before the first is paid for)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
@@ -906,8 +910,11 @@ class Melee(Task):
             if step == "QUEEN":
                 free = [th for th in bot.townhalls.ready if not th.orders]
                 return bool(free) and bool(free[0].train(U.QUEEN))
-            # a Hatchery has no footprint of creep to keep to; it goes a little further out
-            return await self._build_near_home(bot, U[step], behind=-10.0 if step == "HATCHERY" else -6.0, step=3)
+            if step == "HATCHERY":
+                # at the next expansion: the same larvae as one at home, minerals later, and no
+                # wall (Hatcheries at home shut the army in the main on AcidPlantLE, measured)
+                return await self._do_expand(bot)
+            return await self._build_near_home(bot, U[step], behind=-6.0, step=3)
         return await self._build_near_home(bot, U[self.book.production], behind=-6.0, step=3)
 
     async def _build_near_home(self, bot: BotAI, type_id: Any, behind: float, step: int = 2) -> bool:
@@ -919,16 +926,45 @@ class Melee(Task):
         centre = bot.game_info.map_center
         direction = centre - th.position
         d = direction.length or 1.0
-        near = th.position - direction / d * behind
-        near = near.rounded if step == 2 else near.rounded.offset((0.5, 0.5))
-        spot = await bot.find_placement(type_id, near=near, max_distance=20, random_alternative=False,
-                                        placement_step=step)
+        if self.book.larvae:
+            spot = await self._zerg_spot(bot, th, type_id, -direction / d * behind)
+        else:
+            near = th.position - direction / d * behind
+            near = near.rounded if step == 2 else near.rounded.offset((0.5, 0.5))
+            spot = await bot.find_placement(type_id, near=near, max_distance=20, random_alternative=False,
+                                            placement_step=step)
         if spot is None:
             return False
         worker = self._builder(bot, spot)
         if worker is None:
             return False
         return bool(worker.build(type_id, spot))
+
+    async def _zerg_spot(self, bot: BotAI, th: Unit, type_id: Any, offset: Point2,
+                         clearance: float = 3.0) -> Point2 | None:
+        """A spot for a Zerg structure round the main Hatchery, ``offset`` from it first, then the
+        same distance in the other directions (45 degrees apart), that leaves the way from the
+        Hatchery to the main's ramp free: a Hatchery at home placed towards the map's centre
+        walled the main off and kept the army in it (measured on AcidPlantLE; Hatcheries are no
+        longer built at home for that reason, a Spawning Pool and a Roach Warren still are)."""
+        from sc2.position import Point2
+
+        ramp = bot.main_base_ramp
+        a, b = th.position, ramp.top_center
+        radius = 2.5 if type_id.name == "HATCHERY" else 1.5  # half the footprint: 5x5 or 3x3
+        for k in (0, 1, -1, 2, -2, 3, -3, 4):
+            ang = k * math.pi / 4
+            c, s_ = math.cos(ang), math.sin(ang)
+            rel = Point2((offset.x * c - offset.y * s_, offset.y * c + offset.x * s_))
+            near = (a + rel).rounded.offset((0.5, 0.5))
+            spot = await bot.find_placement(type_id, near=near, max_distance=6, random_alternative=False,
+                                            placement_step=1)
+            if spot is None:
+                continue
+            if (_segment_distance(spot, a, b) > radius + clearance
+                    and spot.distance_to(ramp.bottom_center) > radius + clearance):
+                return spot
+        return None
 
     def _builder(self, bot: BotAI, near: Point2) -> Unit | None:
         ws = bot.workers.filter(lambda w: (w.is_gathering or w.is_idle) and not w.is_carrying_resource
@@ -1402,7 +1438,7 @@ class Melee(Task):
         (her injects are housekeeping), a Roach Warren, an army of 3 supply a minute from 2:00
         (larvae are shared: Drones first left nothing against the Computer's first attacks),
         Drones for both bases (16 a base and 3 an Extractor, at most 44), then Roaches while the gas lasts and Zerglings with the rest, and
-        a Hatchery at home whenever 600 minerals pile up (larvae are short then); the army attacks
+        another Hatchery whenever 600 minerals pile up (larvae are short then); the army attacks
         at 24 supply, falls back below 8 and attacks again at 24, and comes home to defend when 3
         enemies are at our bases (supply rather than a count: a Zergling is half a Roach's supply)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
@@ -1479,6 +1515,14 @@ def _worker_types() -> set[Any]:
 
         _WORKERS.update({U.SCV, U.PROBE, U.DRONE, U.MULE, U.DRONEBURROWED})
     return _WORKERS
+
+
+def _segment_distance(p: Point2, a: Point2, b: Point2) -> float:
+    """Distance from point ``p`` to the segment ``a``-``b``."""
+    dx, dy = b.x - a.x, b.y - a.y
+    n = dx * dx + dy * dy
+    t = 0.0 if n == 0 else max(0.0, min(1.0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / n))
+    return math.hypot(p.x - a.x - t * dx, p.y - a.y - t * dy)
 
 
 def gas_tags(bot: BotAI) -> set[int]:
