@@ -548,7 +548,9 @@ class Melee(Task):
 
     def _note_morphing(self, bot: BotAI) -> None:
         """Where each Drone with a build order goes: a Drone that builds is consumed, reported
-        among the dead units (docs/engine.md, Zerg), and is not a loss."""
+        among the dead units (docs/engine.md, Zerg), and is not a loss. (The decoder also notes
+        the builder it sends, until the next observation: a Drone next to the spot builds before
+        an observation shows its order.)"""
         from sc2.position import Point2
 
         if self._build_abilities is None:
@@ -567,6 +569,11 @@ class Melee(Task):
             if isinstance(target, Point2):
                 morphing[w.tag] = (float(target.x), float(target.y))
         self._morphing = morphing
+
+    def _note_builder(self, worker: Unit, spot: Point2) -> None:
+        """A Drone sent to build (only Zerg's builders are consumed)."""
+        if self.book.larvae:
+            self._morphing[worker.tag] = (float(spot.x), float(spot.y))
 
     def _became_structure(self, bot: BotAI, tag: int) -> bool:
         """Whether our dead unit ``tag`` was a Drone that built: one of our structures stands
@@ -938,6 +945,7 @@ class Melee(Task):
         worker = self._builder(bot, spot)
         if worker is None:
             return False
+        self._note_builder(worker, spot)
         return bool(worker.build(type_id, spot))
 
     async def _zerg_spot(self, bot: BotAI, th: Unit, type_id: Any, offset: Point2,
@@ -980,6 +988,7 @@ class Melee(Task):
         worker = self._builder(bot, geyser.position)
         if worker is None:
             return False
+        self._note_builder(worker, geyser.position)
         return bool(worker.build_gas(geyser))
 
     async def _do_train_army(self, bot: BotAI) -> bool:
@@ -1043,6 +1052,7 @@ class Melee(Task):
         worker = self._builder(bot, spot)
         if worker is None:
             return False
+        self._note_builder(worker, spot)
         return bool(worker.build(U[self.book.townhall], spot))
 
     async def _do_attack(self, bot: BotAI) -> bool:
