@@ -651,9 +651,9 @@ class Melee(Task):
         a Spawning Pool (Zerglings and Queens need it), a Queen for every finished Hatchery (her
         injects are the cheapest larvae: 3 every 29 s against the Hatchery's own 1 every 11 s,
         docs/engine.md), a Roach Warren (Roaches), then more Hatcheries (each a larva source of
-        its own, and a Queen's), at the next expansion. None while the step due cannot be started (its tech
-        not finished, no Drone to build it, no free Hatchery, too little supply, or one of it
-        already on its way: a second would be ordered before the first is paid for)."""
+        its own, and a Queen's), at the next expansion. None while the step due cannot be started
+        (its tech not finished, no Drone to build it, no free Hatchery, too little supply, or one
+        of it already on its way: a second would be ordered before the first is paid for)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         townhalls = bot.townhalls.ready
