@@ -1444,13 +1444,14 @@ class Melee(Task):
 
     def _zerg_script(self, bot: BotAI) -> str:
         """The Zerg baseline's choice: an Overlord ahead of supply, Drones to 16 then a Spawning
-        Pool, a second Hatchery at 2:30, an Extractor, a Queen a Hatchery
-        (her injects are housekeeping), a Roach Warren, an army of 3 supply a minute from 2:00
-        (larvae are shared: Drones first left nothing against the Computer's first attacks),
-        Drones for both bases (16 a base and 3 an Extractor, at most 44), then Roaches while the gas lasts and Zerglings with the rest, and
-        another Hatchery whenever 600 minerals pile up (larvae are short then); the army attacks
-        at 24 supply, falls back below 8 and attacks again at 24, and comes home to defend when 3
-        enemies are at our bases (supply rather than a count: a Zergling is half a Roach's supply)."""
+        Pool, a second Hatchery at 2:30, an Extractor, a Queen a Hatchery (her injects are
+        housekeeping), a Roach Warren, an army of 3 supply a minute from 2:00 (larvae are shared:
+        Drones first left nothing against the Computer's first attacks), Drones for both bases
+        (16 a base and 3 an Extractor, at most 44), then Roaches while the gas lasts and
+        Zerglings with the rest, and another Hatchery whenever 600 minerals pile up (larvae are
+        short then). The army attacks at 24 supply, falls back below 8 and attacks again at 24,
+        and comes home to defend when 3 enemies are at our bases (supply rather than a count: a
+        Zergling is half a Roach's supply)."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         b = self.book
