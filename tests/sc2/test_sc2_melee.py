@@ -55,8 +55,7 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [
-        ({"race": "zerg"}, "not written yet"),
-        ({"race": "elf"}, "expected .terran. or .protoss."),
+        ({"race": "elf"}, r"expected one of \['terran', 'zerg', 'protoss', 'random'\]"),
         ({"race": "elf"}, "unknown race"),
         ({"opponent": "selfish"}, "opponent must be"),
         ({"opponent": "bob"}, "opponent must be"),
@@ -72,6 +71,14 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
 def test_bad_options_are_task_errors_naming_the_option(kwargs: dict[str, Any], needle: str) -> None:
     with pytest.raises(TaskError, match=needle):
         make_task("Melee", kwargs)
+
+
+def test_every_race_and_random_reach_the_setup() -> None:
+    for race in ("terran", "zerg", "protoss", "Random"):
+        task = make_task("Melee", {"race": race})
+        assert isinstance(task, Melee)
+        assert task.game_setup().race == race.lower()
+    assert make_task("Melee", {"race": "zerg"}).book.larvae  # type: ignore[attr-defined]
 
 
 def test_options_reach_the_setup() -> None:
@@ -302,3 +309,95 @@ def test_the_protoss_baseline_warps_in_pylons_gateways_and_zealots_and_wins(run:
     assert task.actions_done[A["build_supply"]] >= 3 and task.actions_done[A["build_production"]] >= 2
     assert task.actions_done[A["train_army"]] >= 10 and task.actions_done[A["attack"]] >= 1
     assert results[-1].info["game_result"] == "Victory"
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("host", [{**VERY_EASY, "race": "zerg"}], indirect=True)
+def test_the_zerg_baseline_hatches_overlords_drones_roaches_and_wins(run: Any, host: SC2EnvHost) -> None:
+    results, task = _scripted_game(run, host, seed=5)
+    assert task.book.race == "zerg"
+    # Overlords; a Spawning Pool, a Queen and a Roach Warren at least; Roaches; an attack
+    assert task.actions_done[A["build_supply"]] >= 3 and task.actions_done[A["build_production"]] >= 3
+    assert task.actions_done[A["train_army_alt"]] >= 10 and task.actions_done[A["attack"]] >= 1
+    assert task.actions_done[A["expand"]] == 1 and task.actions_done[A["build_gas"]] >= 1
+    last = results[-1]
+    assert last.info["game_result"] == "Victory"
+    assert last.info["value_killed"] > last.info["value_lost"]
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("host", [{"map": "AcidPlantLE", "race": "zerg", "time_limit_s": 900,
+                                   "opponent": {"difficulty": "veryeasy"}}], indirect=True)
+def test_zerg_macro_actions_hatch_from_larvae_and_build_with_drones(run: Any, host: SC2EnvHost) -> None:
+    from sc2.ids.buff_id import BuffId
+    from sc2.ids.unit_typeid import UnitTypeId as U
+
+    d = _Driver(run, host)
+    bot, task = d.bot, d.task
+    avail = _available(d.obs)
+    # 50 minerals, 3 larvae, no Spawning Pool: a Drone, nothing else of the economy
+    assert avail["train_worker"] and not any(avail[a] for a in ("build_supply", "build_production", "train_army",
+                                                                 "train_army_alt", "expand", "attack"))
+    feats = dict(zip(FEATURES, d.obs["features"], strict=True))
+    # the larva sources (one Hatchery), its larvae waiting, an Overlord's supply
+    assert feats["production"] == pytest.approx(1 / 10) and feats["production_idle"] == pytest.approx(3 / 10)
+    assert feats["supply_structures"] == pytest.approx(1 / 20)
+    for action in ("train_army", "train_army_alt", "build_production"):
+        d.step(action)
+        assert task.actions_done[A[action]] == 0, action
+
+    # a Drone and an Overlord hatch from larvae
+    d.when_available("train_worker")
+    assert d.bot.already_pending(U.DRONE) == 1 and d.bot.units(U.EGG).amount == 1
+    d.when_available("build_supply")
+    assert d.bot.already_pending(U.OVERLORD) == 1
+    d.until("the Overlord", lambda: d.bot.units(U.OVERLORD).amount == 2)
+    assert d.obs["features"][FEATURES.index("supply_structures")] == pytest.approx(2 / 20)
+
+    # the first production step is a Spawning Pool, built by a Drone on creep; the Drone is
+    # consumed, and that is no loss
+    d.when_available("build_production")
+    d.until("the Spawning Pool placed", lambda: d.bot.structures(U.SPAWNINGPOOL).amount == 1)
+    pool = d.bot.structures(U.SPAWNINGPOOL).first
+    assert d.bot.has_creep(pool.position)
+    assert not d.bot.structures(U.SPAWNINGPOOL).ready and not _available(d.obs)["build_production"]
+    d.when_available("build_gas")
+    d.until("the Extractor placed", lambda: d.bot.gas_buildings.amount == 1)
+    assert task._value_lost == 0.0
+    d.until("the Spawning Pool", lambda: d.bot.structures(U.SPAWNINGPOOL).ready.amount == 1, limit=600)
+
+    # then a Queen in the Hatchery's queue; Zerglings from larvae meanwhile
+    d.when_available("build_production")
+    assert d.bot.already_pending(U.QUEEN) == 1
+    d.when_available("train_army")
+    assert d.bot.already_pending(U.ZERGLING) >= 1
+    d.until("the Zerglings", lambda: d.bot.units(U.ZERGLING).amount >= 2)
+    # the Queen injects larvae without being told (housekeeping)
+    d.until("the inject", lambda: d.bot.townhalls.first.has_buff(BuffId.QUEENSPAWNLARVATIMER), limit=600)
+
+    # then a Roach Warren, and Roaches from it
+    d.when_available("build_production")
+    d.until("the Roach Warren placed", lambda: d.bot.structures(U.ROACHWARREN).amount == 1)
+    assert not _available(d.obs)["train_army_alt"]
+    d.until("the Roach Warren", lambda: d.bot.structures(U.ROACHWARREN).ready.amount == 1, limit=600)
+    d.when_available("train_army_alt")
+    assert d.bot.already_pending(U.ROACH) >= 1
+
+    # an expansion: a Drone goes to build a Hatchery at the nearest free location
+    d.when_available("expand")
+    assert d.bot.already_pending(U.HATCHERY) == 1
+    d.until("the new Hatchery", lambda: d.bot.townhalls.amount == 2)
+    nearest = min(bot.expansion_locations_list, key=lambda p: p.distance_to(bot.start_location)
+                  if p.distance_to(bot.start_location) > 5 else math.inf)
+    assert d.bot.townhalls.closest_distance_to(nearest) < 4
+    assert task._value_lost == 0.0
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("host", [{"map": "CatalystLE", "race": "random", "time_limit_s": 30}], indirect=True)
+def test_random_plays_the_race_the_game_drew(run: Any, host: SC2EnvHost) -> None:
+    d = _Driver(run, host)
+    assert d.task.race == "random"
+    assert d.task.book.race == d.bot.race.name.lower() != "random"
+    d.when_available("train_worker")
+    assert d.bot.already_pending(d.bot.workers.first.type_id) == 1

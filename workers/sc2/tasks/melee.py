@@ -1,6 +1,7 @@
 """The full game: a 1v1 melee game on a real ladder map, one game per episode (``--task Melee``).
 
-Options (``--task-kwargs``): ``race`` (ours: ``"terran"`` or ``"protoss"``), ``opponent`` (a ``Computer``:
+Options (``--task-kwargs``): ``race`` (ours: ``"terran"``, ``"zerg"``, ``"protoss"`` or ``"random"``,
+the game drawing the race and the decoder reading it at the episode's start), ``opponent`` (a ``Computer``:
 ``{"race": "terran", "difficulty": "easy", "build": "randombuild"}``, any key left out takes that
 default; or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
 pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` also tells the trainer
@@ -35,8 +36,11 @@ Why the spaces look as they do (docs/melee.md has the longer account):
   hundreds of steps later. ``shaping=0`` is the pure win/loss reward.
 
 Only burnysc2's public ``BotAI`` API is used (``decode`` is a coroutine for its placement queries),
-so the task runs unchanged on the real game. Terran is written; Zerg and Protoss follow when the
-engine simulates their economies (the decoder's race tables are where they plug in).
+so the task runs unchanged on the real game. The actions mean the same for every race; a
+``RaceBook`` names the units and structures. Zerg differs in where units come from: Drones,
+Overlords and the army hatch from larvae, and ``build_production`` builds the next of a Spawning
+Pool, a Queen a Hatchery (her injects are housekeeping), a Roach Warren and more Hatcheries
+(at the next expansion), because a Zerg's production is its larvae (docs/melee.md, "Races").
 """
 
 from __future__ import annotations
@@ -148,7 +152,12 @@ MAP_SCALE = 200.0
 
 @dataclass(frozen=True)
 class RaceBook:
-    """What the macro decisions mean for one race (burnysc2 ``UnitTypeId`` names)."""
+    """What the macro decisions mean for one race (burnysc2 ``UnitTypeId`` names).
+
+    ``larvae``: the worker, the supply and the army hatch from larvae (Zerg), not from a
+    structure's queue. ``production_steps`` (Zerg only): what ``build_production`` builds, the
+    first one missing in this order (see ``Melee._zerg_next_production``), because a Zerg's
+    production is its larvae and the structures only unlock what larvae may become."""
 
     race: str
     worker: str
@@ -160,6 +169,8 @@ class RaceBook:
     army_alt: str
     supply_types: tuple[str, ...]
     army_types: tuple[str, ...]
+    larvae: bool = False
+    production_steps: tuple[str, ...] = ()
 
 
 TERRAN = RaceBook(
@@ -190,7 +201,29 @@ PROTOSS = RaceBook(
                 "COLOSSUS", "DISRUPTOR", "OBSERVER", "WARPPRISM", "PHOENIX", "ORACLE", "VOIDRAY", "TEMPEST",
                 "CARRIER", "MOTHERSHIP"),
 )
-RACE_BOOKS: dict[str, RaceBook] = {"terran": TERRAN, "protoss": PROTOSS}
+ZERG = RaceBook(
+    race="zerg",
+    worker="DRONE",
+    townhall="HATCHERY",
+    supply="OVERLORD",
+    gas="EXTRACTOR",
+    production="SPAWNINGPOOL",
+    army="ZERGLING",
+    army_alt="ROACH",
+    # Overseers and transport Overlords keep the Overlord's 8 supply (docs/engine.md, Zerg)
+    supply_types=("OVERLORD", "OVERSEER", "OVERLORDTRANSPORT", "OVERSEERSIEGEMODE"),
+    # Queens are not army: they stay at their Hatchery to inject larvae (and defend it)
+    army_types=("ZERGLING", "ROACH", "BANELING", "HYDRALISK", "RAVAGER", "MUTALISK", "CORRUPTOR", "BROODLORD",
+                "ULTRALISK", "INFESTOR", "SWARMHOSTMP", "VIPER", "LURKERMP", "LURKERMPBURROWED", "ROACHBURROWED",
+                "ZERGLINGBURROWED", "BANELINGBURROWED", "HYDRALISKBURROWED", "INFESTORBURROWED",
+                "ULTRALISKBURROWED", "RAVAGERBURROWED"),
+    larvae=True,
+    production_steps=("SPAWNINGPOOL", "QUEEN", "ROACHWARREN", "HATCHERY"),
+)
+RACE_BOOKS: dict[str, RaceBook] = {"terran": TERRAN, "zerg": ZERG, "protoss": PROTOSS}
+#: ``race`` options: a book's race, or ``"random"`` (the game draws it; the book is picked at the
+#: episode's start from ``bot.race``).
+RACES: tuple[str, ...] = (*RACE_BOOKS, "random")
 
 DEFAULT_OPPONENT: dict[str, str] = {"race": "terran", "difficulty": "easy", "build": "randombuild"}
 PAIRED_OPPONENTS = ("self", "league")
@@ -234,14 +267,13 @@ class Melee(Task):
     ) -> None:
         super().__init__(scripted=scripted)
         race = str(race).lower()
-        if race not in RACE_BOOKS:
-            if race in ("zerg", "random"):
-                raise TaskError(
-                    f"Melee: race {race!r} is not written yet (the decoder plays Terran and Protoss so far); "
-                    "use race='terran' or race='protoss'"
-                )
-            raise TaskError(f"Melee: unknown race {race!r}; expected 'terran' or 'protoss'")
-        self.book = RACE_BOOKS[race]
+        if race not in RACES:
+            raise TaskError(f"Melee: unknown race {race!r}; expected one of {list(RACES)}")
+        #: The race asked for (``"random"`` included): what the game is set up with.
+        self.race = race
+        #: The decoder's table; for ``"random"`` a placeholder until ``episode_start`` reads the
+        #: race the game drew.
+        self.book = RACE_BOOKS.get(race, TERRAN)
         #: ``"self"`` / ``"league"`` when the opponent is another env of the pool, else None.
         self.paired_opponent: str | None = None
         if isinstance(opponent, str) and opponent.lower() in PAIRED_OPPONENTS:
@@ -306,7 +338,7 @@ class Melee(Task):
         name = self.maps[int(seed) % len(self.maps)]
         return GameSetup(
             map_name=f"{name}.SC2Map",
-            race=self.book.race,
+            race=self.race,
             opponents=() if self.opponent is None else (self.opponent,),
             game_step=self.step_loops,
             time_limit_s=self.time_limit_s,
@@ -332,6 +364,8 @@ class Melee(Task):
         self._known_value: dict[int, float] = {}  # enemy tag -> value, of units and structures seen
         self._known_structures: dict[int, tuple[float, float]] = {}
         self._own_value: dict[int, float] = {}
+        self._unit_types: dict[int, Any] = {}  # tag -> the type its value was taken for
+        self._morphing: dict[int, tuple[float, float]] = {}  # Drone tag -> where it goes to build
         self._value_killed = 0.0
         self._value_lost = 0.0
         self._reward_killed = 0.0
@@ -353,6 +387,9 @@ class Melee(Task):
 
     def episode_start(self, bot: BotAI) -> None:
         self._reset_episode()
+        if self.race == "random":
+            # the game drew the race; burnysc2 reads it from the game info at the start
+            self.book = RACE_BOOKS[bot.race.name.lower()]
         self._prev_score = 0.0
         area = bot.game_info.playable_area
         self._x0, self._y0 = float(area.x), float(area.y)
@@ -460,15 +497,19 @@ class Melee(Task):
                 killed += v
                 self._known_structures.pop(tag, None)
             v = self._own_value.pop(tag, None)
-            if v is not None:
+            if v is not None and not self._became_structure(bot, tag):
                 lost += v
         self._value_killed += killed
         self._value_lost += lost
         self._reward_killed += killed
         self._reward_lost += lost
+        # a unit is valued again when its type changes: a larva becomes an egg and then a unit
+        # under one tag (docs/engine.md, Zerg), a Zergling a Baneling
+        types = self._unit_types
         for u in bot.enemy_units:
-            if u.tag not in self._known_value:
+            if u.tag not in self._known_value or types.get(u.tag) != u.type_id:
                 self._known_value[u.tag] = self._value(bot, u)
+                types[u.tag] = u.type_id
         for s in bot.enemy_structures:
             if s.tag not in self._known_value:
                 self._known_value[s.tag] = self._value(bot, s)
@@ -476,7 +517,14 @@ class Melee(Task):
         own = {}
         for u in bot.all_own_units:
             v = self._own_value.get(u.tag)
-            own[u.tag] = self._value(bot, u) if v is None else v
+            if v is None or types.get(u.tag) != u.type_id:
+                v = self._value(bot, u)
+                types[u.tag] = u.type_id
+            own[u.tag] = v
+        for tag in dead:
+            types.pop(tag, None)
+        if self.book.larvae:
+            self._note_morphing(bot)
         # units of ours that vanished without a death event (a gas worker inside its refinery
         # is not in the observation) keep their value until they die or come back
         for tag, v in self._own_value.items():
@@ -497,6 +545,43 @@ class Melee(Task):
 
             if bot.is_visible(Point2((x, y))) and bot.enemy_structures.find_by_tag(tag) is None:
                 del self._known_structures[tag]
+
+    def _note_morphing(self, bot: BotAI) -> None:
+        """Where each Drone with a build order goes: a Drone that builds is consumed, reported
+        among the dead units (docs/engine.md, Zerg), and is not a loss. (The decoder also notes
+        the builder it sends, until the next observation: a Drone next to the spot builds before
+        an observation shows its order.)"""
+        from sc2.position import Point2
+
+        if self._build_abilities is None:
+            self._reserved(bot)
+        assert self._build_abilities is not None
+        morphing: dict[int, tuple[float, float]] = {}
+        for w in bot.workers:
+            if not w.orders or w.orders[0].ability.id not in self._build_abilities:
+                continue
+            target = w.orders[0].target
+            if isinstance(target, int):  # an Extractor's geyser
+                geyser = bot.vespene_geyser.find_by_tag(target)
+                if geyser is None:
+                    continue
+                target = geyser.position
+            if isinstance(target, Point2):
+                morphing[w.tag] = (float(target.x), float(target.y))
+        self._morphing = morphing
+
+    def _note_builder(self, worker: Unit, spot: Point2) -> None:
+        """A Drone sent to build (only Zerg's builders are consumed)."""
+        if self.book.larvae:
+            self._morphing[worker.tag] = (float(spot.x), float(spot.y))
+
+    def _became_structure(self, bot: BotAI, tag: int) -> bool:
+        """Whether our dead unit ``tag`` was a Drone that built: one of our structures stands
+        where it was going."""
+        from sc2.position import Point2
+
+        goal = self._morphing.get(tag)
+        return goal is not None and bool(bot.structures.closer_than(1.5, Point2(goal)))
 
     @staticmethod
     def _value(bot: BotAI, unit: Unit) -> float:
@@ -529,22 +614,29 @@ class Melee(Task):
         if action == "train_worker":
             return (bot.supply_left >= 1 and self._can_afford(bot, U[b.worker])
                     and bot.workers.amount + bot.already_pending(U[b.worker]) < self._worker_cap(bot)
-                    and any(len(t.orders) < 2 for t in bot.townhalls.ready))
+                    and (bool(bot.larva) if b.larvae else any(len(t.orders) < 2 for t in bot.townhalls.ready)))
         if action == "build_supply":
+            if b.larvae:  # an Overlord hatches from a larva
+                return (bot.supply_cap < 200 and self._can_afford(bot, U[b.supply]) and bool(bot.larva)
+                        and bot.already_pending(U[b.supply]) < 3)
             return (bot.supply_cap < 200 and self._can_afford(bot, U[b.supply]) and bool(bot.workers)
                     and bool(bot.townhalls) and bot.already_pending(U[b.supply]) < 3)
         if action == "build_gas":
             return (self._can_afford(bot, U[b.gas]) and bool(bot.workers)
                     and bot.already_pending(U[b.gas]) < 1 and self._free_geyser(bot) is not None)
         if action == "build_production":
+            if b.larvae:
+                step = self._zerg_next_production(bot)
+                return step is not None and self._can_afford(bot, U[step])
             return (self._can_afford(bot, U[b.production]) and bot.tech_requirement_progress(U[b.production]) >= 1
                     and bool(bot.workers) and bool(bot.townhalls)
                     and bot.structures(U[b.production]).amount < MAX_PRODUCTION
                     and bot.already_pending(U[b.production]) - bot.structures(U[b.production]).not_ready.amount < 1)
         if action in ("train_army", "train_army_alt"):
             t = U[b.army if action == "train_army" else b.army_alt]
-            return (self._can_afford(bot, t) and bot.supply_left >= 1 and bot.tech_requirement_progress(t) >= 1
-                    and any(len(p.orders) < 2 for p in bot.structures(U[b.production]).ready))
+            if not (self._can_afford(bot, t) and bot.supply_left >= 1 and bot.tech_requirement_progress(t) >= 1):
+                return False
+            return bool(bot.larva) if b.larvae else any(len(p.orders) < 2 for p in bot.structures(U[b.production]).ready)
         if action == "expand":
             return (self._can_afford(bot, U[b.townhall]) and bool(bot.workers)
                     and bot.already_pending(U[b.townhall]) < 1 and len(bot.townhalls) < 6)
@@ -553,6 +645,39 @@ class Melee(Task):
         if action == "scout":
             return bool(bot.units)
         raise AssertionError(action)
+
+    def _zerg_next_production(self, bot: BotAI) -> str | None:
+        """What Zerg's ``build_production`` builds now, the first missing in ``production_steps``:
+        a Spawning Pool (Zerglings and Queens need it), a Queen for every finished Hatchery (her
+        injects are the cheapest larvae: 3 every 29 s against the Hatchery's own 1 every 11 s,
+        docs/engine.md), a Roach Warren (Roaches), then more Hatcheries (each a larva source of
+        its own, and a Queen's), at the next expansion. None while the step due cannot be started
+        (its tech not finished, no Drone to build it, no free Hatchery, too little supply, or one
+        of it already on its way: a second would be ordered before the first is paid for)."""
+        from sc2.ids.unit_typeid import UnitTypeId as U
+
+        townhalls = bot.townhalls.ready
+        for step in self.book.production_steps:
+            t = U[step]
+            if step == "QUEEN":
+                queens = bot.units(t).amount + bot.already_pending(t)
+                if queens >= townhalls.amount:
+                    continue
+                if (bot.tech_requirement_progress(t) < 1 or bot.supply_left < 2
+                        or not any(not th.orders for th in townhalls)):
+                    return None
+                return step
+            if step == "HATCHERY":
+                if (bot.townhalls.amount >= MAX_PRODUCTION or bot.already_pending(t) >= 1
+                        or not bot.workers or not bot.townhalls):
+                    return None
+                return step
+            if bot.structures(t).amount or bot.already_pending(t):
+                continue
+            if bot.tech_requirement_progress(t) < 1 or not bot.workers or not bot.townhalls:
+                return None
+            return step
+        return None
 
     def _can_afford(self, bot: BotAI, type_id: Any) -> bool:
         """``bot.can_afford`` less what builders on their way have yet to pay: a structure's cost
@@ -575,7 +700,8 @@ class Melee(Task):
 
             b = self.book
             self._build_abilities = {}
-            for name in (b.supply, b.gas, b.production, b.townhall):
+            built = {b.supply, b.gas, b.production, b.townhall, *b.production_steps}
+            for name in sorted(built):
                 ability = bot.game_data.units[U[name].value].creation_ability
                 if ability is not None:
                     self._build_abilities[ability.id] = U[name]
@@ -622,7 +748,7 @@ class Melee(Task):
         ideal = sum(t.ideal_harvesters for t in townhalls.ready)
         assigned = sum(t.assigned_harvesters for t in townhalls.ready)
         gas_workers = sum(g.assigned_harvesters for g in bot.gas_buildings.ready)
-        production = bot.structures(U[b.production])
+        prod_ready, prod_pending, prod_idle = self._production(bot)
         if army:
             c = army.center
             ax, ay = self._norm(c.x, c.y)
@@ -653,11 +779,11 @@ class Melee(Task):
             gas_workers / 12.0,
             townhalls.amount / 4.0,
             bot.already_pending(U[b.townhall]) / 2.0,
-            bot.structures.of_type(supply_types).amount / 20.0,
+            bot.all_own_units.of_type(supply_types).amount / 20.0,
             bot.gas_buildings.amount / 4.0,
-            production.ready.amount / MAX_PRODUCTION,
-            production.not_ready.amount / 3.0,
-            production.ready.idle.amount / MAX_PRODUCTION,
+            prod_ready / MAX_PRODUCTION,
+            prod_pending / 3.0,
+            prod_idle / MAX_PRODUCTION,
             army.amount / 60.0,
             bot.supply_army / 100.0,
             (bot.already_pending(U[b.army]) + bot.already_pending(U[b.army_alt])) / 10.0,
@@ -683,6 +809,23 @@ class Melee(Task):
         ]
         features = np.clip(np.asarray(v, np.float32), 0.0, 1.0)
         return {"features": features, "minimap": self._minimap(bot)}
+
+    def _production(self, bot: BotAI) -> tuple[float, float, float]:
+        """The ``production`` features: what makes the army (ready), what is on its way to
+        (pending), and what of it waits unused (idle). Terran and Protoss: the production
+        structures, those building, those with an empty queue. Zerg, whose army hatches from
+        larvae: the larva sources (finished Hatcheries, Lairs, Hives and the Queens that inject
+        them), the production steps under way (Spawning Pool, Roach Warren, Hatcheries, Queens
+        in training), and the larvae waiting."""
+        from sc2.ids.unit_typeid import UnitTypeId as U
+
+        b = self.book
+        if b.larvae:
+            ready = bot.townhalls.ready.amount + bot.units(U.QUEEN).amount
+            pending = sum(bot.already_pending(U[t]) for t in set(b.production_steps))
+            return float(ready), float(pending), float(bot.larva.amount)
+        production = bot.structures(U[b.production])
+        return float(production.ready.amount), float(production.not_ready.amount), float(production.ready.idle.amount)
 
     def _minimap(self, bot: BotAI) -> np.ndarray:
         assert self._static is not None and self._cells is not None
@@ -750,6 +893,8 @@ class Melee(Task):
     async def _do_train_worker(self, bot: BotAI) -> bool:
         from sc2.ids.unit_typeid import UnitTypeId as U
 
+        if self.book.larvae:
+            return self._hatch(bot, U[self.book.worker], 1) > 0
         for th in sorted(bot.townhalls.ready, key=lambda t: len(t.orders)):
             if len(th.orders) < 2:
                 return bool(th.train(U[self.book.worker]))
@@ -758,11 +903,25 @@ class Melee(Task):
     async def _do_build_supply(self, bot: BotAI) -> bool:
         from sc2.ids.unit_typeid import UnitTypeId as U
 
+        if self.book.larvae:
+            return self._hatch(bot, U[self.book.supply], 1) > 0
         return await self._build_near_home(bot, U[self.book.supply], behind=6.0)
 
     async def _do_build_production(self, bot: BotAI) -> bool:
         from sc2.ids.unit_typeid import UnitTypeId as U
 
+        if self.book.larvae:
+            step = self._zerg_next_production(bot)
+            if step is None:
+                return False
+            if step == "QUEEN":
+                free = [th for th in bot.townhalls.ready if not th.orders]
+                return bool(free) and bool(free[0].train(U.QUEEN))
+            if step == "HATCHERY":
+                # at the next expansion: the same larvae as one at home, minerals later, and no
+                # wall (Hatcheries at home shut the army in the main on AcidPlantLE, measured)
+                return await self._do_expand(bot)
+            return await self._build_near_home(bot, U[step], behind=-6.0, step=3)
         return await self._build_near_home(bot, U[self.book.production], behind=-6.0, step=3)
 
     async def _build_near_home(self, bot: BotAI, type_id: Any, behind: float, step: int = 2) -> bool:
@@ -774,16 +933,46 @@ class Melee(Task):
         centre = bot.game_info.map_center
         direction = centre - th.position
         d = direction.length or 1.0
-        near = th.position - direction / d * behind
-        near = near.rounded if step == 2 else near.rounded.offset((0.5, 0.5))
-        spot = await bot.find_placement(type_id, near=near, max_distance=20, random_alternative=False,
-                                        placement_step=step)
+        if self.book.larvae:
+            spot = await self._zerg_spot(bot, th, type_id, -direction / d * behind)
+        else:
+            near = th.position - direction / d * behind
+            near = near.rounded if step == 2 else near.rounded.offset((0.5, 0.5))
+            spot = await bot.find_placement(type_id, near=near, max_distance=20, random_alternative=False,
+                                            placement_step=step)
         if spot is None:
             return False
         worker = self._builder(bot, spot)
         if worker is None:
             return False
+        self._note_builder(worker, spot)
         return bool(worker.build(type_id, spot))
+
+    async def _zerg_spot(self, bot: BotAI, th: Unit, type_id: Any, offset: Point2,
+                         clearance: float = 3.0) -> Point2 | None:
+        """A spot for a Zerg structure round the main Hatchery, ``offset`` from it first, then the
+        same distance in the other directions (45 degrees apart), that leaves the way from the
+        Hatchery to the main's ramp free: a Hatchery at home placed towards the map's centre
+        walled the main off and kept the army in it (measured on AcidPlantLE; Hatcheries are no
+        longer built at home for that reason, a Spawning Pool and a Roach Warren still are)."""
+        from sc2.position import Point2
+
+        ramp = bot.main_base_ramp
+        a, b = th.position, ramp.top_center
+        radius = 2.5 if type_id.name == "HATCHERY" else 1.5  # half the footprint: 5x5 or 3x3
+        for k in (0, 1, -1, 2, -2, 3, -3, 4):
+            ang = k * math.pi / 4
+            c, s_ = math.cos(ang), math.sin(ang)
+            rel = Point2((offset.x * c - offset.y * s_, offset.y * c + offset.x * s_))
+            near = (a + rel).rounded.offset((0.5, 0.5))
+            spot = await bot.find_placement(type_id, near=near, max_distance=6, random_alternative=False,
+                                            placement_step=1)
+            if spot is None:
+                continue
+            if (_segment_distance(spot, a, b) > radius + clearance
+                    and spot.distance_to(ramp.bottom_center) > radius + clearance):
+                return spot
+        return None
 
     def _builder(self, bot: BotAI, near: Point2) -> Unit | None:
         ws = bot.workers.filter(lambda w: (w.is_gathering or w.is_idle) and not w.is_carrying_resource
@@ -799,6 +988,7 @@ class Melee(Task):
         worker = self._builder(bot, geyser.position)
         if worker is None:
             return False
+        self._note_builder(worker, geyser.position)
         return bool(worker.build_gas(geyser))
 
     async def _do_train_army(self, bot: BotAI) -> bool:
@@ -808,10 +998,13 @@ class Melee(Task):
         return self._train_at_production(bot, self.book.army_alt)
 
     def _train_at_production(self, bot: BotAI, unit: str) -> bool:
-        """One unit at every production structure with room in its queue, while affordable."""
+        """One unit at every production structure with room in its queue (Zerg: from every
+        larva), while affordable."""
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         t = U[unit]
+        if self.book.larvae:
+            return self._hatch(bot, t, len(bot.larva)) > 0
         done = False
         for p in sorted(bot.structures(U[self.book.production]).ready, key=lambda s: len(s.orders)):
             if len(p.orders) >= 2 or not self._can_afford(bot, t):
@@ -819,6 +1012,32 @@ class Melee(Task):
             if p.train(t):
                 done = True
         return done
+
+    def _hatch(self, bot: BotAI, type_id: Any, amount: int) -> int:
+        """Up to ``amount`` larvae become ``type_id`` while it is affordable and the supply lasts
+        (burnysc2's ``Unit.train`` takes the cost off ``bot.minerals`` but not the supply, so the
+        supply is counted here); the larvae of the Hatchery with the most go first, since a
+        Hatchery at 3 larvae makes no more. Returns how many."""
+        supply = bot.calculate_supply_cost(type_id)
+        left = bot.supply_left
+        if not bot.townhalls:
+            larvae = list(bot.larva)
+        else:
+            counts: dict[int, int] = {}
+            near = {}
+            for la in bot.larva:
+                th = bot.townhalls.closest_to(la)
+                near[la.tag] = th.tag
+                counts[th.tag] = counts.get(th.tag, 0) + 1
+            larvae = sorted(bot.larva, key=lambda la: -counts[near[la.tag]])
+        n = 0
+        for la in larvae:
+            if n >= amount or left < supply or not self._can_afford(bot, type_id):
+                break
+            if la.train(type_id):
+                n += 1
+                left -= supply
+        return n
 
     async def _do_expand(self, bot: BotAI) -> bool:
         from sc2.ids.unit_typeid import UnitTypeId as U
@@ -833,6 +1052,7 @@ class Melee(Task):
         worker = self._builder(bot, spot)
         if worker is None:
             return False
+        self._note_builder(worker, spot)
         return bool(worker.build(U[self.book.townhall], spot))
 
     async def _do_attack(self, bot: BotAI) -> bool:
@@ -940,6 +1160,8 @@ class Melee(Task):
         """What a player does without deciding it: workers mine and fill refineries, the army
         follows its standing order, a scout that got there comes home."""
         self._workers(bot)
+        if self.book.larvae:
+            self._queens(bot)
         self._command_army(bot, fresh=False)
         if self._scout_tag is not None:
             scout = bot.units.find_by_tag(self._scout_tag)
@@ -966,12 +1188,44 @@ class Melee(Task):
             if self._step % 8 == 0:
                 self._transfer(bot)
             return
+        load = self._field_load(bot)
         for w in idle:
             th = min(townhalls, key=lambda t: (t.assigned_harvesters - t.ideal_harvesters, t.distance_to(w)))
-            fields = bot.mineral_field.closer_than(10, th)
-            if not fields:
-                fields = bot.mineral_field
-            w.gather(fields.closest_to(th))
+            w.gather(self._field_for(bot, th, load))
+
+    def _queens(self, bot: BotAI) -> None:
+        """Queens stay home: each fights an enemy near her or injects larvae into the nearest
+        finished Hatchery without an inject under way (25 energy, docs/engine.md), else walks
+        back to it. Injecting is what a player does every 29 s without deciding it anew."""
+        from sc2.ids.ability_id import AbilityId
+        from sc2.ids.buff_id import BuffId
+        from sc2.ids.unit_typeid import UnitTypeId as U
+
+        townhalls = bot.townhalls.ready
+        queens = bot.units(U.QUEEN)
+        if not queens or not townhalls:
+            return
+        threats = self._enemy_near_home(bot)
+        injecting: set[int] = set()
+        for q in queens:
+            for o in q.orders:
+                if o.ability.id == AbilityId.EFFECT_INJECTLARVA and isinstance(o.target, int):
+                    injecting.add(o.target)
+        for q in queens:
+            close = threats.closer_than(12.0, q) if threats else threats
+            if close:
+                if q.is_idle or not q.is_attacking:
+                    q.attack(close.closest_to(q))
+                continue
+            if q.orders and not q.is_attacking:
+                continue
+            th = townhalls.closest_to(q)
+            if (q.energy >= 25 and th.tag not in injecting
+                    and not th.has_buff(BuffId.QUEENSPAWNLARVATIMER)):
+                q(AbilityId.EFFECT_INJECTLARVA, th)
+                injecting.add(th.tag)
+            elif q.is_idle and q.distance_to(th) > 8.0:
+                q.move(th.position)
 
     def _transfer(self, bot: BotAI) -> None:
         """Move the surplus workers of an over-saturated townhall to one that needs them."""
@@ -983,13 +1237,35 @@ class Melee(Task):
         surplus = min(over.assigned_harvesters - over.ideal_harvesters, under.ideal_harvesters - under.assigned_harvesters)
         if surplus <= 0:
             return
-        fields = bot.mineral_field.closer_than(10, under)
-        if not fields:
+        if not bot.mineral_field.closer_than(10, under):
             return
         movers = bot.workers.filter(lambda w: w.is_gathering and not w.is_carrying_resource
                                     and w.tag != self._scout_tag).closer_than(10, over)
+        load = self._field_load(bot)
         for w in movers[:surplus]:
-            w.gather(fields.closest_to(under))
+            w.gather(self._field_for(bot, under, load))
+
+    @staticmethod
+    def _field_load(bot: BotAI) -> dict[int, int]:
+        """How many workers are sent to each mineral field (by its tag)."""
+        load: dict[int, int] = {}
+        for w in bot.workers:
+            if w.orders and isinstance(w.orders[0].target, int):
+                t = w.orders[0].target
+                load[t] = load.get(t, 0) + 1
+        return load
+
+    @staticmethod
+    def _field_for(bot: BotAI, th: Unit, load: dict[int, int]) -> Unit:
+        """The mineral field of townhall ``th`` with the fewest workers sent to it, the nearest
+        on a tie (and counts the worker now sent): workers sent to one field wait there for
+        each other (a field is mined by one worker at a time), two a field is full speed."""
+        fields = bot.mineral_field.closer_than(10, th)
+        if not fields:
+            fields = bot.mineral_field
+        f = min(fields, key=lambda m: (load.get(m.tag, 0), m.distance_to(th)))
+        load[f.tag] = load.get(f.tag, 0) + 1
+        return f
 
     def _rally(self, bot: BotAI) -> tuple[float, float]:
         """Where the army waits: in front of the townhall nearest the enemy, towards the map's centre."""
@@ -1131,6 +1407,9 @@ class Melee(Task):
         from sc2.ids.unit_typeid import UnitTypeId as U
 
         b = self.book
+        if b.larvae:
+            await self.decode(bot, ACTIONS.index(self._zerg_script(bot)))
+            return
         choice = "no_op"
         n_prod = bot.structures(U[b.production]).amount
         n_bases = len(bot.townhalls)
@@ -1163,6 +1442,79 @@ class Melee(Task):
             choice = "train_army"
         await self.decode(bot, ACTIONS.index(choice))
 
+    def _zerg_script(self, bot: BotAI) -> str:
+        """The Zerg baseline's choice: an Overlord ahead of supply, Drones to 16 then a Spawning
+        Pool, a second Hatchery at 2:30, an Extractor, a Queen a Hatchery (her injects are
+        housekeeping), a Roach Warren, an army of 3 supply a minute from 2:00 (larvae are shared:
+        Drones first left nothing against the Computer's first attacks), Drones for both bases
+        (16 a base and 3 an Extractor, at most 44), then Roaches while the gas lasts and
+        Zerglings with the rest, and another Hatchery whenever 600 minerals pile up (larvae are
+        short then). The army attacks at 24 supply, falls back below 8 and attacks again at 24,
+        and comes home to defend when 3 enemies are at our bases (supply rather than a count: a
+        Zergling is half a Roach's supply)."""
+        from sc2.ids.unit_typeid import UnitTypeId as U
+
+        b = self.book
+        army = self._army(bot)
+        supply = self._army_supply(bot, army)
+        committed = self._army_supply(bot, army.tags_in(self._committed))
+        n_bases = len(bot.townhalls)
+        minutes = bot.time / 60.0
+        drones = bot.workers.amount + bot.already_pending(U.DRONE)
+        has_pool = bool(bot.structures(U.SPAWNINGPOOL)) or bot.already_pending(U.SPAWNINGPOOL) > 0
+        threats = self._enemy_near_home(bot)
+        threatened = self.mode != ATTACK and bool(threats)
+        if self.mode == ATTACK and threats.amount >= 3:
+            # an attack on our bases: the army comes back (Drones die faster than a base falls)
+            return DEFEND
+        if self.mode == ATTACK and committed < 8 and supply < 24 and not threats:
+            return RETREAT
+        if self.mode != ATTACK and supply >= 24 and not threats:
+            return ATTACK
+        if self.mode == RETREAT and threatened and army:
+            return DEFEND
+        if threatened:
+            for a in ("train_army_alt", "train_army"):
+                if self._can(bot, a):
+                    return a
+        larva_sources = bot.townhalls.ready.amount + bot.units(U.QUEEN).amount
+        if bot.supply_left < 2 + 3 * larva_sources and bot.supply_cap < 200 \
+                and bot.already_pending(U[b.supply]) < 1 + larva_sources // 2:
+            # save for the Overlord rather than spend the money on what needs the supply
+            return "build_supply" if self._can(bot, "build_supply") else "no_op"
+        if not has_pool and drones >= 16:
+            return "build_production" if self._can(bot, "build_production") else "no_op"
+        if n_bases < 2 and minutes >= 2.5 and bot.already_pending(U[b.townhall]) < 1:
+            return "expand" if self._can(bot, "expand") else "no_op"
+        gas = bot.gas_buildings.amount
+        if has_pool and gas < 1 and self._can(bot, "build_gas"):
+            return "build_gas"
+        step = self._zerg_next_production(bot)
+        if (step in ("QUEEN", "ROACHWARREN") or step == "HATCHERY" and bot.minerals >= 600) \
+                and self._can(bot, "build_production"):
+            # money piling up: the larvae are what is short, and a Hatchery at home makes more
+            return "build_production"
+        if supply < 3.0 * (minutes - 2.0):
+            # larvae are shared: an army that keeps up with the clock before more Drones (the
+            # Computer's first attacks come from 5:00 on)
+            for a in ("train_army_alt", "train_army"):
+                if self._can(bot, a):
+                    return a
+        if drones < min(16 * n_bases + 3 * gas, 44) and self._can(bot, "train_worker"):
+            return "train_worker"
+        if self._can(bot, "train_army_alt"):
+            return "train_army_alt"
+        if self._can(bot, "train_army"):
+            return "train_army"
+        return "no_op"
+
+    @staticmethod
+    def _army_supply(bot: BotAI, army: Units) -> float:
+        """The supply an army takes (a Zergling counts half)."""
+        from sc2.ids.unit_typeid import UnitTypeId as U
+
+        return sum(0.5 if u.type_id == U.ZERGLING else bot.calculate_supply_cost(u.type_id) for u in army)
+
 
 _WORKERS: set[Any] = set()
 
@@ -1174,6 +1526,14 @@ def _worker_types() -> set[Any]:
 
         _WORKERS.update({U.SCV, U.PROBE, U.DRONE, U.MULE, U.DRONEBURROWED})
     return _WORKERS
+
+
+def _segment_distance(p: Point2, a: Point2, b: Point2) -> float:
+    """Distance from point ``p`` to the segment ``a``-``b``."""
+    dx, dy = b.x - a.x, b.y - a.y
+    n = dx * dx + dy * dy
+    t = 0.0 if n == 0 else max(0.0, min(1.0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / n))
+    return math.hypot(p.x - a.x - t * dx, p.y - a.y - t * dy)
 
 
 def gas_tags(bot: BotAI) -> set[int]:
