@@ -198,6 +198,11 @@ class Build:
     """Supply each later wave adds."""
     tech: Tech | None = None
     """Its tech path (None: barracks of marines and reapers only, as Simple and Rush)."""
+    strength_margin: float = 0.0
+    """At the levels with army control (:attr:`Level.focus_fire`) a wave also waits until the army
+    at home is this many times as strong as the enemy army it reckons (what it has seen, grown by
+    the enemy's production since; 0: it does not compare;
+    the Terran and Zerg builds) (m)."""
 
 
 SIMPLE = Build("Simple", opener=((14, DEPOT), (16, BARRACKS)), barracks_per_base=2, expand_s=(420.0, 840.0),

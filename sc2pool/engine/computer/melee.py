@@ -36,7 +36,11 @@ knobs and their sources):
   last; the higher levels walk back when they meet a stronger army; units that cannot fight
   ground units (Medivacs, Vikings) follow the wave, Vikings go for enemy air units near it;
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
-  target in range (units that can shoot back first, then the one with the least life left).
+  target in range (units that can shoot back first, then the one with the least life left); a
+  build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
+  than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), and its Sentries cast
+  Guardian Shield in a fight (:meth:`MeleeComputer.shields`);
+- **placement** (Protoss): no structure on the way out of a base (:meth:`MeleeComputer.keeps_way_out`).
 
 Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
 store's columns, commands only when an order changes); ``benchmarks/computer_strength.py``
@@ -153,19 +157,45 @@ SMALL_STRUCTURE_RADIUS = 1.5
 """Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
+ENEMY_TRAIN_S = 25.0
+"""Game seconds it reckons an enemy production structure takes per unit (m: a Marine is 18, a
+Zealot 27)."""
+ENEMY_PRODUCTION = frozenset({21, 27, 28, 62, 133, 71, 67, 86, 100, 101})
+"""Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
+Hive (the client's unit ids)."""
+SHIELD_ENERGY = 75.0
+"""Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
+SHIELD_REACH = 8.0
+"""A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
+SHIELD_SPACING = 6.0
+"""... and no shield of its player's up this close (m: a shield covers 4.5 round its Sentry)."""
+MELEE_SHARE = 0.5
+"""The share of its melee units' damage its launch check counts (m: Zealots without Charge against
+Marines lose about even Lanchester strengths in the engine's fights)."""
+FULL_ARMY = 120
+"""Army supply from which a wave goes whatever the enemy's strength (m)."""
+WAY_OUT_RADIUS = 0.5
+"""The way out of a base is planned for a unit this big (a Zealot: the engine's pathing lets no wider
+ground unit down a main ramp)."""
+WAY_OUT_ROOM = 1.5
+"""Its structures keep this far from the way out of each base (m)."""
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
 
 
-def _strength(rows: np.ndarray, u: object) -> float:
+def _strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
     """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
-    the sum of damage per loop)."""
+    the sum of damage per loop); ``melee``: the share of a melee unit's damage that counts (it
+    walks into its targets' fire and not all of a group reaches them)."""
     if not len(rows):
         return 0.0
     ti = u.ti[rows]  # type: ignore[attr-defined]
     hp = float((u.hp[rows] + u.shield[rows]).sum())  # type: ignore[attr-defined]
-    dps = float((TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0))[TYPES.can_attack[ti]].sum())
+    per = TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)
+    if melee != 1.0:
+        per = np.where(TYPES.range[ti] < 1.0, per * melee, per)
+    dps = float(per[TYPES.can_attack[ti]].sum())
     return hp * dps
 
 
@@ -237,6 +267,8 @@ class MeleeComputer:
         self.gather_since = -1
         self.wave_moved = (0, 0.0, 0.0)
         """(loop, x, y): where the wave's centre was when it last moved 4 (tech builds)."""
+        self.ways: dict[int, np.ndarray] = {}
+        """Base index -> points along its army's way out (:meth:`keeps_way_out`)."""
         self.spots: dict[tuple[int, int, bool], list[tuple[float, float]]] = {}
         """(base index, structure size, with room for an add-on) -> building spots left (best first)."""
         self.tech: Tech | None = self.build.tech
@@ -244,6 +276,9 @@ class MeleeComputer:
         """Production structures whose add-on could not be placed (they train without one)."""
         self.enemy_air = 0
         """The most enemy air units (not structures) it has seen at once (its Vikings answer them)."""
+        self.enemy_army: dict[int, tuple[int, int]] = {}
+        """Builds with a ``strength_margin``: enemy army unit tag -> (its type's row, the loop it was
+        last seen), until it dies."""
         self.known = np.zeros(0, dtype=np.int64)
         """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
@@ -312,6 +347,8 @@ class MeleeComputer:
             self.enemy_air = max(self.enemy_air, int(np.count_nonzero(TYPES.is_flying[u.ti[known]] & ~st)))
         for r in known[st].tolist():
             self.enemy_structures[int(u.tag[r])] = (float(u.x[r]), float(u.y[r]), int(u.unit_id[r]))
+        if self.build.strength_margin:
+            self.remember_army(world, known[~st])
         if self.enemy_structures and world.loop >= self.look_far_at:
             if self.level.sees_all:
                 gone = [t for t in self.enemy_structures if u.row(t) < 0]
@@ -336,6 +373,34 @@ class MeleeComputer:
                     if (x - c[0]) ** 2 + (y - c[1]) ** 2 < 20 ** 2:
                         self.enemy_main = c
                         break
+
+    def remember_army(self, world: World, units: np.ndarray) -> None:
+        """Remember the enemy's fighting units it sees (workers apart) until they die (m: a death
+        out of its sight counts too)."""
+        u = world.u
+        ti = u.ti[units]
+        fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], list(ALL_WORKERS))]
+        loop = world.loop
+        for t, k in zip(u.tag[fighters].tolist(), u.ti[fighters].tolist(), strict=True):
+            self.enemy_army[int(t)] = (int(k), loop)
+        if self.enemy_army and loop >= self.look_far_at:
+            for t in [t for t in self.enemy_army if u.row(t) < 0]:
+                del self.enemy_army[t]
+
+    def enemy_strength(self) -> float:
+        """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
+        production structures it knows of may have trained since it last saw that army (one unit
+        of the army's average each :data:`ENEMY_TRAIN_S` per structure) (m)."""
+        if not self.enemy_army:
+            return 0.0
+        n = len(self.enemy_army)
+        ti = np.fromiter((k for k, _ in self.enemy_army.values()), dtype=np.int64, count=n)
+        hp = float((TYPES.hp_max[ti] + TYPES.sh_max[ti]).sum())
+        dps = float((TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)).sum())
+        seen = max(loop for _, loop in self.enemy_army.values())
+        producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
+        grown = 1.0 + producers * (self.now - seen) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND) / n
+        return hp * dps * grown * grown
 
     # ------------------------------------------------------------------ economy
     def can_spend(self, world: World, minerals: int, vespene: int) -> bool:
@@ -942,6 +1007,9 @@ class MeleeComputer:
                 if len(sources) and not (((sources[:, 0] - x) ** 2 + (sources[:, 1] - y) ** 2) <= reach * reach).any():
                     i += 1
                     continue
+                if rp.keep_way_out and not self.keeps_way_out(world, k, x, y, size):
+                    spots.pop(i)  # (on its army's way out)
+                    continue
                 r = world.placement.check(ability, x, y)
                 if r == SUCCESS and self.clear_of_structures(x, y, size, addon):
                     return (x, y)
@@ -950,6 +1018,43 @@ class MeleeComputer:
                 else:
                     i += 1  # (no power or creep there yet)
         return None
+
+    def keeps_way_out(self, world: World, k: int, x: float, y: float, size: int) -> bool:
+        """Whether a structure of ``size`` at (x, y) in base ``k`` stands clear of the way its
+        ground army (:data:`WAY_OUT_RADIUS`) walks out of that base towards the enemy's
+        possible starts (:data:`WAY_OUT_ROOM` either side of it).  The lanes of
+        :meth:`clear_of_structures` are kept pair by pair; a row of Pylons and Gateways across a
+        ramp would still shut its army in (they go in front of the Nexus, towards the enemy)."""
+        pts = self.ways.get(k)
+        if pts is None:
+            pts = self.ways[k] = self.way_out(world, k)
+        if not len(pts):
+            return True
+        h = size / 2
+        dx = np.maximum(np.abs(pts[:, 0] - x) - h, 0.0)
+        dy = np.maximum(np.abs(pts[:, 1] - y) - h, 0.0)
+        return bool((dx * dx + dy * dy >= WAY_OUT_ROOM * WAY_OUT_ROOM).all())
+
+    def way_out(self, world: World, k: int) -> np.ndarray:
+        """(n, 2) points every half cell along the paths from base ``k`` to each start location the
+        enemy may have (planned once, on the structures standing then)."""
+        plan = self.plan
+        assert plan is not None
+        pathing = world.pathing
+        if not pathing.active or not self.candidates:
+            return np.zeros((0, 2))
+        finder = pathing.finder
+        hx, hy = plan.sites[k]
+        out = []
+        for c in self.candidates:
+            d = math.hypot(c[0] - hx, c[1] - hy) or 1.0
+            start = finder.nearest_pathable(hx + 6 * (c[0] - hx) / d, hy + 6 * (c[1] - hy) / d, WAY_OUT_RADIUS)
+            poly = np.vstack([np.array([start]), finder.path(start, c, WAY_OUT_RADIUS).reshape(-1, 2)])
+            for (ax, ay), (bx, by) in zip(poly[:-1].tolist(), poly[1:].tolist(), strict=True):
+                n = max(1, int(math.hypot(bx - ax, by - ay) * 2))
+                t = np.linspace(0.0, 1.0, n + 1)
+                out.append(np.stack((ax + (bx - ax) * t, ay + (by - ay) * t), axis=1))
+        return np.concatenate(out) if out else np.zeros((0, 2))
 
     def clear_of_structures(self, x: float, y: float, size: int, addon: bool = False) -> bool:
         """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
@@ -1072,6 +1177,7 @@ class MeleeComputer:
             if self.level.pull_workers and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
             self.focus(world, home_army, known)
+            self.shields(world, home_army, threat)
         elif self.pulled:
             back = [t for t in self.pulled if u.row(t) >= 0]
             self.pulled.clear()
@@ -1174,6 +1280,10 @@ class MeleeComputer:
         if supply < size:
             self.gather_since = -1
             return
+        if self.build.strength_margin and self.level.focus_fire and supply < FULL_ARMY and \
+                _strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
+            self.gather_since = -1  # (no wave into an army it knows to be stronger: it grows first)
+            return
         if self.level.group_up:
             sx, sy = self.staging(world)
             near = (u.x[home_army] - sx) ** 2 + (u.y[home_army] - sy) ** 2 < GROUP_RADIUS ** 2
@@ -1230,6 +1340,7 @@ class MeleeComputer:
         if len(escorts):
             self.escort(world, escorts, wave, (cx, cy))
         self.focus(world, wave_all, known)
+        self.shields(world, wave_all, known)
 
     def escort(self, world: World, escorts: np.ndarray, wave: np.ndarray, at: tuple[float, float]) -> None:
         """Units of a wave that cannot fight ground units follow the one nearest its centre;
@@ -1284,6 +1395,34 @@ class MeleeComputer:
         go = rows[~busy]
         if len(go):
             world.command(self.player_id, ATTACK, [int(t) for t in u.tag[go].tolist()], target, 0, False)
+
+    def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
+        """At the levels with army control, each Sentry among ``rows`` within :data:`SHIELD_REACH`
+        of an enemy that can shoot casts Guardian Shield when it has the energy and no shield of its
+        player's is up within :data:`SHIELD_SPACING` of it (Protoss)."""
+        rp = self.race
+        if not rp.shield or not self.level.focus_fire or not len(rows) or not len(enemy) or rp.shield in self.refused:
+            return
+        u = world.u
+        sentries = rows[u.unit_id[rows] == rp.shield_caster]
+        enemy = enemy[TYPES.can_attack[u.ti[enemy]] & ~TYPES.structure[u.ti[enemy]]]
+        if not len(sentries) or not len(enemy):
+            return
+        up = [t for t, end in world.protoss.guards.items() if end > world.loop]
+        casters = u.rows(np.array(up, dtype=np.int64)) if up else np.zeros(0, dtype=np.int64)
+        shielded = [(float(u.x[r]), float(u.y[r])) for r in casters[casters >= 0].tolist()]
+        ex, ey = u.x[enemy], u.y[enemy]
+        for r in sentries.tolist():
+            x, y = float(u.x[r]), float(u.y[r])
+            if float(((ex - x) ** 2 + (ey - y) ** 2).min()) > SHIELD_REACH ** 2 or \
+                    any((x - sx) ** 2 + (y - sy) ** 2 < SHIELD_SPACING ** 2 for sx, sy in shielded):
+                continue
+            tag = int(u.tag[r])
+            if world.abilities.energy_of(tag) < SHIELD_ENERGY:
+                continue
+            if not self.answer(world.command(self.player_id, rp.shield, [tag], None, 0, False), rp.shield):
+                return
+            shielded.append((x, y))
 
     def focus(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """At the higher levels every unit with an enemy in range attacks the best one: a unit that

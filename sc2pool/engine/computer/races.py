@@ -68,18 +68,20 @@ CREEP_REACH = 10.0
 docstring)."""
 
 # Protoss and Zerg structure roles (the Terran ones are in :mod:`.levels`)
-GATEWAY, CYBERCORE, ROBO, STARGATE = "gateway", "cybercore", "robo", "stargate"
+GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "robobay", "stargate"
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
 
 # unit type ids (the client's)
 PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
-GATEWAY_T, CYBERCORE_T, ROBO_T, STARGATE_T = 62, 72, 71, 67
-ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 80, 78
+GATEWAY_T, CYBERCORE_T, ROBO_T, ROBOBAY_T, STARGATE_T = 62, 72, 71, 70, 67
+ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 4, 80, 78
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN = 105, 110, 107, 108, 126
 INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
+GUARDIAN_SHIELD = 76
+"""GuardianShield_GuardianShield (the client's ability id): a Sentry's -2 ranged damage aura."""
 LAIR_MORPH = 1216
 """UpgradeToLair (``data.tech.MORPH``)."""
 
@@ -144,6 +146,14 @@ class RaceProfile:
     queen_train: int = 0
     inject: int = 0
     """The Queen's Spawn Larva ability."""
+    shield: int = 0
+    """Protoss: Guardian Shield's ability (its Sentries cast it in a fight at the levels with army
+    control; 0: none)."""
+    shield_caster: int = 0
+    """The unit that casts it (the Sentry)."""
+    keep_way_out: bool = False
+    """Protoss: no structure may shut its army in (:meth:`.melee.MeleeComputer.keeps_way_out`):
+    its Pylons and what they power pack in front of the Nexus, towards the enemy."""
 
     @property
     def army(self) -> tuple[int, ...]:
@@ -174,7 +184,14 @@ TERRAN_PROFILE = RaceProfile(
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 
 # ---------------------------------------------------------------------------------- Protoss
-_P_GATES = ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.5), Train(ZEALOT)))
+_P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(ADEPT, share=0.35), Train(ZEALOT)))
+"""Gateways after the Cybernetics Core: two Sentries (Guardian Shield: Liquipedia "Sentry"), Adepts
+(against light units: Liquipedia "Adept") and Zealots.
+Stalkers, Immortals and Colossi are left out (m): the engine's pathing lets no ground unit wider
+than a Zealot (radius 0.5) down the main ramps of its ladder maps (docs/engine.md, "Zerg/Protoss
+Computer strength"), so they would never leave the main."""
+P_MARGIN = 3.0
+"""The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 
 P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
                  reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3,
@@ -184,40 +201,44 @@ P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_bas
 (as the Terran Simple)."""
 P_BUILDS: dict[int, Build] = {
     L.RUSH: Build("Rush", opener=((14, DEPOT), (15, GATEWAY), (16, GATEWAY), (19, DEPOT), (19, GATEWAY)),
-                  barracks_per_base=3, expand_s=(300.0, 600.0), reapers=0, first_attack_s=170.0, first_wave=6,
+                  barracks_per_base=3, expand_s=(210.0, 420.0), reapers=0, first_attack_s=170.0, first_wave=6,
                   wave_growth=5,
-                  tech=Tech(per_base=((GATEWAY, 3.0),), addons=(), trains=(((GATEWAY, NO_ADDON), (Train(ZEALOT),)),),
-                            refineries_per_base=0, spill=GATEWAY)),
+                  tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(), trains=(_P_GATES,),
+                            refineries_per_base=1, spill=GATEWAY), strength_margin=P_MARGIN),
     L.TIMING: Build("Timing", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (21, DEPOT)),
                     barracks_per_base=3, expand_s=(270.0, 500.0), reapers=0, first_attack_s=360.0, first_wave=18,
                     wave_growth=8,
                     tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(),
-                              trains=(((GATEWAY, NO_ADDON), (Train(STALKER, share=0.6), Train(ZEALOT))),),
-                              refineries_per_base=1, spill=GATEWAY)),
+                              trains=(_P_GATES,),
+                              refineries_per_base=1, spill=GATEWAY), strength_margin=P_MARGIN),
     L.POWER: Build("Power", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (20, DEPOT)),
                    barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=0, first_attack_s=450.0,
                    first_wave=26, wave_growth=10,
-                   tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01), (ROBO, 0.5)), addons=(),
-                             trains=(_P_GATES, ((ROBO, NO_ADDON), (Train(IMMORTAL),))),
-                             refineries_per_base=1, spill=GATEWAY)),
+                   tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(),
+                             trains=(_P_GATES,), refineries_per_base=1, spill=GATEWAY),
+                   strength_margin=P_MARGIN),
     L.MACRO: Build("Macro", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                    barracks_per_base=2, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0,
                    first_wave=34, wave_growth=12,
-                   tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
-                             trains=(_P_GATES, ((ROBO, NO_ADDON), (Train(IMMORTAL),))),
-                             refineries_per_base=1, spill=GATEWAY)),
+                   tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01)), addons=(),
+                             trains=(_P_GATES,), refineries_per_base=1, spill=GATEWAY),
+                   strength_margin=P_MARGIN),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
                  wave_growth=10,
                  tech=Tech(per_base=((STARGATE, 1.5), (GATEWAY, 1.0), (CYBERCORE, 0.01)), addons=(),
                            trains=(((STARGATE, NO_ADDON), (Train(VOIDRAY, share=0.7), Train(PHOENIX))),
                                    ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.3, at_least=4), Train(ZEALOT, share=0.2)))),
-                           refineries_per_base=2, spill=GATEWAY)),
+                           refineries_per_base=2, spill=GATEWAY), strength_margin=P_MARGIN),
 }
-"""Rush: "2 Gate Zealot" (three Gateways of Zealots); Timing: "4 Gate" (Gateways of Stalkers and
-Zealots after a Cybernetics Core); Power: Gateways and a Robotics Facility (Immortals) on more
-bases ("1 Gate Robo expand"); Macro: an early double gas, a Robotics Facility per base; Air: Stargates
-of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the numbers (m)."""
+"""Rush: "2 Gate Zealot" (three Gateways of Zealots, then a Cybernetics Core for Sentries and
+Adepts, an early expansion); Timing: "4 Gate" (Gateways after a Cybernetics Core); Power: the
+same Gateways on more bases; Macro: an early double gas and expansions, Gateways per base; Air:
+Stargates of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the
+numbers (m).  Gateway armies are Zealots, Adepts and two Sentries (:data:`_P_GATES`: why no
+Stalkers, Immortals or Colossi).  Every build has :data:`P_MARGIN`: at the levels with army
+control a wave waits until it is three times as strong as the enemy army it has seen (the
+reference bot's 6:00 Marine push is beaten at home, then the wave goes)."""
 
 PROTOSS_PROFILE = RaceProfile(
     race=D.PROTOSS, name="Protoss", worker=PROBE, worker_train=1006, worker_from=QUEUE, gather=298,
@@ -226,12 +247,14 @@ PROTOSS_PROFILE = RaceProfile(
            GATEWAY: Role(883, GATEWAY_T, needs=PYLON, powered=True),
            CYBERCORE: Role(894, CYBERCORE_T, needs=GATEWAY_T, powered=True),
            ROBO: Role(893, ROBO_T, needs=CYBERCORE_T, powered=True),
+           ROBOBAY: Role(892, ROBOBAY_T, needs=ROBO_T, powered=True),
            STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True)},
-    production=(GATEWAY, CYBERCORE, ROBO, STARGATE),
-    train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, VOIDRAY: 950, PHOENIX: 946},
+    production=(GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE),
+    train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, COLOSSUS: 978, VOIDRAY: 950,
+           PHOENIX: 946},
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
-    supply_unit=PYLON, supply_front=True,
+    supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
 queue (no Warp Gate research: a Gateway keeps training, the real game's state before Warp Gate
