@@ -184,12 +184,13 @@ TERRAN_PROFILE = RaceProfile(
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 
 # ---------------------------------------------------------------------------------- Protoss
-_P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(ADEPT, share=0.35), Train(ZEALOT)))
-"""Gateways after the Cybernetics Core: two Sentries (Guardian Shield: Liquipedia "Sentry"), Adepts
-(against light units: Liquipedia "Adept") and Zealots.
-Stalkers, Immortals and Colossi are left out (m): the engine's pathing lets no ground unit wider
-than a Zealot (radius 0.5) down the main ramps of its ladder maps (docs/engine.md, "Zerg/Protoss
-Computer strength"), so they would never leave the main."""
+_P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(STALKER, share=0.4),
+                                   Train(ADEPT, share=0.2), Train(ZEALOT)))
+"""Gateways after the Cybernetics Core: two Sentries (Guardian Shield: Liquipedia "Sentry"), then
+Stalkers, Adepts (against light units: Liquipedia "Adept") and Zealots; the shares (m)."""
+_P_ROBO = ((ROBO, NO_ADDON), (Train(IMMORTAL),))
+"""A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); the Colossus (its Robotics
+Bay) is in the profile and in no build yet."""
 P_MARGIN = 3.0
 """The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 
@@ -214,14 +215,14 @@ P_BUILDS: dict[int, Build] = {
     L.POWER: Build("Power", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (20, DEPOT)),
                    barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=0, first_attack_s=450.0,
                    first_wave=26, wave_growth=10,
-                   tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(),
-                             trains=(_P_GATES,), refineries_per_base=1, spill=GATEWAY),
+                   tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01), (ROBO, 0.5)), addons=(),
+                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY),
                    strength_margin=P_MARGIN),
     L.MACRO: Build("Macro", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                    barracks_per_base=2, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0,
                    first_wave=34, wave_growth=12,
-                   tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01)), addons=(),
-                             trains=(_P_GATES,), refineries_per_base=1, spill=GATEWAY),
+                   tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
+                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY),
                    strength_margin=P_MARGIN),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
@@ -233,10 +234,10 @@ P_BUILDS: dict[int, Build] = {
 }
 """Rush: "2 Gate Zealot" (three Gateways of Zealots, then a Cybernetics Core for Sentries and
 Adepts, an early expansion); Timing: "4 Gate" (Gateways after a Cybernetics Core); Power: the
-same Gateways on more bases; Macro: an early double gas and expansions, Gateways per base; Air:
-Stargates of Void Rays and Phoenixes, Stalkers at home.  Liquipedia pages of those names; the
-numbers (m).  Gateway armies are Zealots, Adepts and two Sentries (:data:`_P_GATES`: why no
-Stalkers, Immortals or Colossi).  Every build has :data:`P_MARGIN`: at the levels with army
+same Gateways and a Robotics Facility's Immortals on more bases; Macro: an early double gas and
+expansions, Gateways and a Robotics Facility per base; Air: Stargates of Void Rays and Phoenixes,
+Stalkers at home.  Liquipedia pages of those names; the numbers (m).  Gateway armies:
+:data:`_P_GATES`.  Every build has :data:`P_MARGIN`: at the levels with army
 control a wave waits until it is three times as strong as the enemy army it has seen (the
 reference bot's 6:00 Marine push is beaten at home, then the wave goes)."""
 

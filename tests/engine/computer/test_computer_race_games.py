@@ -53,13 +53,14 @@ def test_every_level_builds_an_economy_and_an_army(race: int, difficulty: int) -
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("race", RACE_PARAMS)
 def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
-    """Protoss Power: a Cybernetics Core, Sentries and Adepts; Zerg Power: a Roach Warren, a Lair, a
+    """Protoss Power: a Cybernetics Core, Sentries, Stalkers and a Robotics Facility's Immortals; Zerg Power: a Roach Warren, a Lair, a
     Hydralisk Den and Hydralisks, Queens."""
     g = melee(L.HARD, L.POWER, race=race)
     no_attack(g)
     play_until(g, 540)
     if race == D.PROTOSS:
-        assert count(g, 2, R.CYBERCORE_T) >= 1 and count(g, 2, R.ADEPT) >= 3 and count(g, 2, R.SENTRY) >= 1
+        assert count(g, 2, R.CYBERCORE_T) >= 1 and count(g, 2, R.STALKER) >= 3 and count(g, 2, R.SENTRY) >= 1
+        assert count(g, 2, R.ROBO_T) >= 1 and count(g, 2, R.IMMORTAL) >= 1
         pylons = [(s.x, s.y) for s in g.world.construction.structures.values()
                   if s.owner == 2 and s.unit_id == R.PYLON]
         for s in g.world.construction.structures.values():  # every powered structure in a Pylon's field
