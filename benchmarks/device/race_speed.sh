@@ -8,6 +8,7 @@
 # and machine.txt into $OUT, and all of them as race_speed.tgz.
 #
 #   bash benchmarks/device/race_speed.sh
+#   ARCHIVE=$OUT/race_speed.tgz OUT=$(mktemp -d) bash benchmarks/device/race_speed.sh   # a device call
 #
 # One job per physical core (the first logical CPU of each core, from sysfs), in waves; JOBS
 # (default: all) picks jobs by name, MINUTES (15) and LATE_MINUTES (20) set the game lengths, LIMIT
@@ -89,5 +90,8 @@ done
 for j in "${todo[@]}"; do name=${j%%|*}; echo "$name: $(tail -1 "$OUT/$name.txt")"; done
 left=$(pgrep -f -- "$sc2" | wc -l)
 stamp "done; game processes still running: $left"
-# one archive: a device call brings back only a few files
-tar czf "$OUT/race_speed.tgz" -C "$OUT" --exclude race_speed.tgz . && stamp "wrote $OUT/race_speed.tgz"
+# one archive (a device call brings back only a few files: run with OUT in a temporary folder and
+# ARCHIVE under the call's $OUT), written beside the folder first so tar does not read it growing
+ARCHIVE=${ARCHIVE:-$OUT/race_speed.tgz}
+tmp_tgz=$(mktemp --suffix=.tgz)
+tar czf "$tmp_tgz" -C "$OUT" --exclude "$(basename "$ARCHIVE")" . && mv "$tmp_tgz" "$ARCHIVE" && stamp "wrote $ARCHIVE"
