@@ -175,8 +175,8 @@ Marines lose about even Lanchester strengths in the engine's fights)."""
 FULL_ARMY = 120
 """Army supply from which a wave goes whatever the enemy's strength (m)."""
 WAY_OUT_RADIUS = 0.5
-"""The way out of a base is planned for a unit this big (a Zealot: the engine's pathing lets no wider
-ground unit down a main ramp)."""
+"""The way out of a base is planned for a unit this big (a Zealot); :data:`WAY_OUT_ROOM` either
+side of it leaves room for the wider ones (m)."""
 WAY_OUT_ROOM = 1.5
 """Its structures keep this far from the way out of each base (m)."""
 ECONOMY_PERIOD = 20
