@@ -273,6 +273,9 @@ def test_neural_parasite_gives_the_infestor_player_the_unit_while_it_channels() 
     from sc2pool.engine.sim.systems.zerg_spells import NEURAL_LOOPS
 
     g = zerg_game()
+    # the tank is the Computer's between the two casts: with no Computer deciding, it stays in reach
+    # (its orders, now that a tank can leave its main, walked it out of the Infestor's sight)
+    g.scenario.computers.clear()  # type: ignore[attr-defined]
     g.step(4)
     w = g.world
     x, y = _spot(g)
