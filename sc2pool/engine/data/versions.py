@@ -87,7 +87,7 @@ def select(data_hash: str) -> str | None:
         _selected = None
         return None
     _selected = label
-    applied = [p for p in active()]
+    applied = active()
     log.warning("data version %s (release %s) asked for: serving patch 5.0.11's data with %d known "
                 "difference(s) of that release (%s); other differences are not entered",
                 data_hash, label, len(applied), "; ".join(p.source for p in applied) or "none")
