@@ -145,6 +145,11 @@ class Level:
     """Minerals or vespene more per trip (the resource cheats)."""
     sees_all: bool = False
     """Knows every unit on the map (the vision cheats)."""
+    answers_worker_rush: bool = True
+    """Pulls workers against enemy workers alone (a worker rush) even without :attr:`pull_workers`:
+    python-sc2's CI (``test/run_example_bots_vs_computer.py``) requires its 12-worker rush to tie
+    with the real Easy AI for 240 game seconds, which has no army at 1:00 and whose mining workers
+    would not fight on their own; VeryEasy does not (m: no source either way)."""
 
 
 _CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barracks=10, max_bases=4, own_build=True,
@@ -154,7 +159,7 @@ _CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barrack
 LEVELS: dict[int, Level] = {
     VERY_EASY: Level(period=96, income=2 / 5, gas_income=1 / 4, max_workers=16, max_barracks=1, max_bases=1,
                      own_build=False, scout=0, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
-                     wave_scale=0.7, attack_scale=0.75),
+                     wave_scale=0.7, attack_scale=0.75, answers_worker_rush=False),
     EASY: Level(period=64, income=3 / 5, gas_income=2 / 4, max_workers=22, max_barracks=2, max_bases=2,
                 own_build=False, scout=1, pull_workers=False, focus_fire=False, group_up=False, retreat=False,
                 wave_scale=0.85, attack_scale=0.85),

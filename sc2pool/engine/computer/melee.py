@@ -109,6 +109,7 @@ LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
 ALL_WORKERS = frozenset({D.SCV, 84, 104})
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
+ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
 """Placement answers that a spot will not change (a structure or a resource is in the way); a spot
 refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
@@ -379,7 +380,7 @@ class MeleeComputer:
         out of its sight counts too)."""
         u = world.u
         ti = u.ti[units]
-        fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], list(ALL_WORKERS))]
+        fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], ALL_WORKER_IDS)]
         loop = world.loop
         for t, k in zip(u.tag[fighters].tolist(), u.ti[fighters].tolist(), strict=True):
             self.enemy_army[int(t)] = (int(k), loop)
@@ -1174,7 +1175,8 @@ class MeleeComputer:
                 self.wave.clear()
                 home_army = army
                 mine_str = _strength(army, u)
-            if self.level.pull_workers and mine_str < enemy_str:
+            worker_rush = self.level.answers_worker_rush and bool(np.isin(u.unit_id[threat], ALL_WORKER_IDS).all())
+            if (self.level.pull_workers or worker_rush) and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
             self.focus(world, home_army, known)
             self.shields(world, home_army, threat)

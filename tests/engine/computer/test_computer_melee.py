@@ -152,9 +152,11 @@ def test_it_defends_its_base_against_an_early_rush() -> None:
     assert count(g, 2, D.COMMANDCENTER) >= 1 and not g.ended
 
 
-def test_the_higher_levels_pull_workers_against_a_worker_rush() -> None:
+def test_every_level_from_easy_pulls_workers_against_a_worker_rush() -> None:
+    """Easy has no army at 0:25 and does not pull workers against an army (``Level.pull_workers``),
+    but answers workers alone with its own (``Level.answers_worker_rush``); VeryEasy does not."""
     pulled_max = {}
-    for difficulty in (L.VERY_EASY, L.HARD):
+    for difficulty in (L.VERY_EASY, L.EASY, L.HARD):
         g = melee(difficulty)
         tags = _rush(g, D.SCV, 12, 25, dist=12.0)  # (before its scout leaves: they would chase it)
         most = 0
@@ -164,10 +166,10 @@ def test_the_higher_levels_pull_workers_against_a_worker_rush() -> None:
             mine = (u.owner == 2) & (u.unit_id == D.SCV)
             most = max(most, int(np.count_nonzero(mine & ((u.kind == ATTACK_MOVE) | (u.kind == ATTACK_UNIT)))))
         pulled_max[difficulty] = most
-        if difficulty == L.HARD:
+        if difficulty != L.VERY_EASY:
             assert int((g.world.u.rows(tags) >= 0).sum()) <= 1  # the worker rush is beaten (a lone worker is no threat)
             assert count(g, 2, D.COMMANDCENTER) == 1
-    assert pulled_max[L.VERY_EASY] == 0 and pulled_max[L.HARD] >= 6, pulled_max
+    assert pulled_max[L.VERY_EASY] == 0 and pulled_max[L.EASY] >= 6 and pulled_max[L.HARD] >= 6, pulled_max
 
 
 def test_cheat_vision_knows_enemy_units_outside_its_vision() -> None:
