@@ -230,6 +230,7 @@ class Game:
         self._dead_cursor: dict[int, int] = {}
         self._game_info: dict[int, sc_pb.ResponseGameInfo] = {}
         self._left = set()
+        self._leave_result: dict[int, int] | None = None
         self._const_obs: dict[int, bytes] = {}
         self._creep_cache: tuple[int, bytes] | None = None
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
@@ -267,10 +268,20 @@ class Game:
         raise GameError("All participant slots are taken", code=_RJG.GameFull)
 
     def leave(self, player_id: int) -> None:
-        """The player leaves: it loses, everybody else wins (if the game was still on)."""
+        """The player leaves: it loses, everybody else wins (if the game was still on).
+
+        While another player is still in the game the result comes with the next game loop, not
+        at the loop both already reached: the game has not simulated the leave yet. In lockstep
+        both bots see the same loop, and one that returns at burnysc2's ``game_time_limit`` and
+        leaves would otherwise turn the other's observation of that same loop into a Victory or
+        not, by which request reached the server first."""
         self._left.add(player_id)
         if not self.ended:
-            self._forced_result = {s.player_id: DEFEAT if s.player_id == player_id else VICTORY for s in self._slots}
+            result = {s.player_id: DEFEAT if s.player_id == player_id else VICTORY for s in self._slots}
+            if any(p not in self._left for p in self._joined):
+                self._leave_result = result  # applied by the next step
+            else:
+                self._forced_result = result
 
     @property
     def game_loop(self) -> int:
@@ -351,6 +362,10 @@ class Game:
             raise GameError(f"step count must be >= 0, got {count}")
         w = self.world
         scen = self.scenario
+        if self._leave_result is not None and count > 0:
+            if not self.ended:
+                self._forced_result = self._leave_result
+            self._leave_result = None
         target = w.loop + count
         limit = scen.time_limit
         while w.loop < target and not self.ended:

@@ -189,6 +189,22 @@ def test_leaving_gives_the_other_player_the_victory() -> None:
     assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
 
 
+def test_in_a_bot_vs_bot_game_a_leave_decides_it_with_the_next_loop() -> None:
+    """Both bots of a lockstep game see loop L; one returns at burnysc2's game_time_limit and
+    leaves. The other's observation of loop L is still a running game (it returns its own Tie);
+    only a step gives it the Victory."""
+    g = melee(second={"race": ZERG})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 1
+    assert g.join(sc_pb.RequestJoinGame(race=ZERG)) == 2
+    g.step(224)
+    g.leave(2)
+    assert not g.ended and not g.observation(1).player_result
+    g.step(1)
+    assert g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+    assert {r.player_id: r.result for r in g.observation(1).player_result} == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+    assert g.game_loop == 224  # decided, not played on
+
+
 def test_random_draws_a_race_by_the_seed_and_every_race_is_a_player() -> None:
     drawn = []
     for seed in range(12):
