@@ -158,6 +158,54 @@ print("RESULT " + json.dumps(out), flush=True)
 """
 
 
+#: python-sc2's second CI procedure (``test/run_example_bots_vs_each_other.py``): these 13 examples,
+#: every pair once for 10 game seconds and once for 2, each game a Tie for both players; and its
+#: scripts ``examples/bot_vs_bot.py`` (``main_old``: WarpGateBot against ZergRushBot, 2 s, a replay
+#: saved) and ``examples/play_tvz.py`` (ZergRushBot against a human, realtime; the human replaced
+#: by a bot here, played to the end).
+VERSUS: tuple[str, ...] = ("CannonRushBot", "FindAdeptShadesBot", "ThreebaseVoidrayBot", "WarpGateBot", "CyclonePush",
+                           "MassReaperBot", "BCRushBot", "ProxyRaxBot", "RampWallBot", "ExpandEverywhere",
+                           "Hydralisk", "BroodlordBot", "ZergRushBot")
+
+_CHILD_VERSUS = r"""
+import json, sys, time, traceback
+sys.path.insert(0, sys.argv[1])
+spec = json.loads(sys.argv[2])
+out = {"example": " vs ".join(p["cls"] for p in spec["players"]), "result": None, "error": None}
+try:
+    from loguru import logger
+    logger.remove()
+    errors = []
+    logger.add(lambda m: errors.append(str(m)), level="ERROR")
+    import importlib
+    from sc2 import maps
+    from sc2.data import Race
+    from sc2.main import run_game
+    from sc2.player import Bot
+    bots = [getattr(importlib.import_module(p["module"]), p["cls"])() for p in spec["players"]]
+    t0 = time.perf_counter()
+    kw = {"save_replay_as": spec["replay"]} if spec.get("replay") else {}
+    result = run_game(maps.get(spec["map"]), [Bot(Race[p["race"]], b) for p, b in zip(spec["players"], bots)],
+                      realtime=spec["realtime"], game_time_limit=spec["time_limit"], **kw)
+    out["wall_s"] = round(time.perf_counter() - t0, 2)
+    out["result"] = [getattr(r, "name", str(r)) for r in result] if isinstance(result, list) else str(result)
+    out["game_s"] = [round(getattr(getattr(b, "state", None), "game_loop", 0) / 22.4, 1) for b in bots]
+    out["on_end_called"] = [getattr(b, "on_end_called", None) for b in bots]
+    out["units"] = [len(getattr(b, "units", [])) + len(getattr(b, "structures", [])) for b in bots]
+    if spec.get("replay"):
+        import os
+        out["replay_bytes"] = os.path.getsize(spec["replay"]) if os.path.exists(spec["replay"]) else 0
+    out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
+    tb = next((e for e in errors if "Traceback" in e), None)
+    if tb:
+        out["error"] = tb.strip().splitlines()[-1][:500]
+except Exception as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    out["traceback"] = traceback.format_exc()[-2000:]
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
 def _checkout(path: Path) -> tuple[Path, Path | None]:
     """A work tree with ``examples/`` from ``path`` (a work tree, or a bare repo: HEAD unpacked)."""
     if (path / "examples").is_dir():
@@ -201,10 +249,11 @@ def _engine_warnings(log: Path, limit: int = 20) -> dict[str, int]:
     return seen
 
 
-def _play(spec: dict[str, object], root: Path, env: dict[str, str], timeout: float) -> tuple[str, str, int]:
-    """One game in a child process of its own session; the child and the game process it starts
+def _play(spec: dict[str, object], root: Path, env: dict[str, str], timeout: float,
+          child: str = _CHILD) -> tuple[str, str, int]:
+    """One game in a child process of its own session; the child and the game processes it starts
     are killed with their process group however this ends (a timeout, Ctrl-C, a SIGTERM)."""
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(root), json.dumps(spec)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", child, str(root), json.dumps(spec)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
@@ -217,13 +266,80 @@ def _play(spec: dict[str, object], root: Path, env: dict[str, str], timeout: flo
         proc.wait()
 
 
+def _versus(args: argparse.Namespace, root: Path) -> int:
+    """python-sc2's bots-against-each-other procedure, then its two bot-against-bot scripts."""
+    from itertools import combinations
+
+    from sc2pool.engine.install import ensure_install
+
+    env = dict(os.environ, SC2PATH=str(ensure_install(set_env=False)))
+    by_cls = {e.cls: e for e in EXAMPLES}
+
+    def player(cls: str) -> dict[str, str]:
+        e = by_cls[cls]
+        return {"module": e.module, "cls": e.cls, "race": e.race}
+
+    specs: list[dict[str, object]] = []
+    for a, b in combinations(VERSUS, 2):
+        if args.only and not ({a, b, by_cls[a].module, by_cls[b].module} & set(args.only)):
+            continue
+        for limit in (10, 2):  # (its "realtime" variant also plays realtime=False, 2 s)
+            specs.append({"players": [player(a), player(b)], "map": args.map, "realtime": False,
+                          "time_limit": args.time_limit or limit, "want": "Tie"})
+    replay = Path(tempfile.mkdtemp(prefix="bot-vs-bot-")) / "Example.SC2Replay"
+    if not args.only or "bot_vs_bot" in args.only:
+        specs.append({"players": [player("WarpGateBot"), player("ZergRushBot")], "map": args.map, "realtime": False,
+                      "time_limit": 2, "replay": str(replay), "want": "Tie", "script": "bot_vs_bot.py main_old"})
+    if not args.only or "play_tvz" in args.only:
+        specs.append({"players": [player("ProxyRaxBot"), player("ZergRushBot")], "map": args.map, "realtime": True,
+                      "time_limit": None, "want": "end", "script": "play_tvz.py"})
+    results = []
+    try:
+        for spec in specs:
+            t0 = time.perf_counter()
+            try:
+                stdout, stderr, code = _play(spec, root, env, args.timeout, _CHILD_VERSUS)
+                line = next((s for s in stdout.splitlines() if s.startswith("RESULT ")), None)
+                out = json.loads(line[7:]) if line else {"result": None,
+                                                          "error": f"no result (exit {code}): {stderr.strip()[-400:]}"}
+            except subprocess.TimeoutExpired:
+                out = {"result": None, "error": f"timed out after {args.timeout:.0f} s"}
+            out.update(map=args.map, time_limit=spec["time_limit"], realtime=spec["realtime"],
+                       script=spec.get("script"), total_s=round(time.perf_counter() - t0, 1))
+            res = out.get("result")
+            if spec["want"] == "Tie":
+                # The player that reaches the limit first returns a Tie and leaves; one stepping a
+                # longer game_step (ZergRushBot steps 2 loops, most others 8) is still waiting for
+                # its step then, and the leave gives it the Victory, as a leave does. python-sc2's
+                # script asserts a Tie for both, but its CI does not run it ("TODO Fix"), so what
+                # the real game answers here is not known.
+                ok = isinstance(res, list) and "Tie" in res and set(res) <= {"Tie", "Victory"}
+            else:  # played to its end: one side won
+                ok = isinstance(res, list) and sorted(res) == ["Defeat", "Victory"]
+            ok = ok and not out.get("error") and all(v is not False for v in out.get("on_end_called", []))
+            if spec.get("replay"):
+                ok = ok and out.get("replay_bytes", 0) > 0
+            out["ok"] = ok
+            results.append(out)
+            print(json.dumps(out), flush=True)
+    finally:
+        shutil.rmtree(replay.parent, ignore_errors=True)
+    n_ok = sum(1 for r in results if r["ok"])
+    print(f"summary: {n_ok}/{len(results)} as expected", flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0 if n_ok == len(results) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so _play's cleanup runs on a SIGTERM
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--python-sc2", required=True, type=Path, help="python-sc2 work tree or bare git repository")
     p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s)")
-    p.add_argument("--mode", choices=("ci", "main"), default="ci",
-                   help="ci: python-sc2's CI procedure (a Tie expected); main: each example's own match-up (a win expected)")
+    p.add_argument("--mode", choices=("ci", "main", "versus"), default="ci",
+                   help="ci: python-sc2's CI procedure (a Tie expected); main: each example's own match-up (a win "
+                        "expected); versus: its bots-against-each-other procedure (every pair, a Tie expected), "
+                        "then bot_vs_bot.py and play_tvz.py (its human replaced by ProxyRaxBot) to their end")
     p.add_argument("--opponent", default=None,
                    help="Computer race (ci mode: default Protoss; main mode: replaces the race main() writes, "
                         "e.g. Terran while the engine simulates Terran only)")
@@ -244,6 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     root, tmp = _checkout(args.python_sc2.expanduser().resolve())
+    if args.mode == "versus":
+        try:
+            return _versus(args, root)
+        finally:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
     chosen = [e for e in EXAMPLES if not args.only or e.group in args.only or e.module in args.only
               or e.module.rsplit(".", 1)[-1] in args.only]
     results = []
