@@ -74,6 +74,18 @@ EXAMPLES: tuple[Example, ...] = (
 #: Python loop over every cell (seconds of the bot's own CPU a step), and SlowBot sleeps on purpose.
 SHORT_IN_CI: dict[str, int] = {"RampWallBot": 2, "SlowBot": 2}
 
+#: The end of every child script: the bot's logged errors and any exception, one RESULT line.
+_CHILD_END = r"""
+    out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
+    tb = next((e for e in errors if "Traceback" in e), None)
+    if tb:
+        out["error"] = tb.strip().splitlines()[-1][:500]
+except Exception as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    out["traceback"] = traceback.format_exc()[-2000:]
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
 _CHILD = r"""
 import json, sys, time, traceback
 sys.path.insert(0, sys.argv[1])
@@ -147,15 +159,7 @@ try:
         out["refused"] = refused
     except Exception:
         pass
-    out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
-    tb = next((e for e in errors if "Traceback" in e), None)
-    if tb:
-        out["error"] = tb.strip().splitlines()[-1][:500]
-except Exception as exc:
-    out["error"] = f"{type(exc).__name__}: {exc}"[:500]
-    out["traceback"] = traceback.format_exc()[-2000:]
-print("RESULT " + json.dumps(out), flush=True)
-"""
+""" + _CHILD_END
 
 
 #: python-sc2's second CI procedure (``test/run_example_bots_vs_each_other.py``): these 13 examples,
@@ -195,15 +199,7 @@ try:
     if spec.get("replay"):
         import os
         out["replay_bytes"] = os.path.getsize(spec["replay"]) if os.path.exists(spec["replay"]) else 0
-    out["errors"] = [e.splitlines()[0][:300] for e in errors][:5]
-    tb = next((e for e in errors if "Traceback" in e), None)
-    if tb:
-        out["error"] = tb.strip().splitlines()[-1][:500]
-except Exception as exc:
-    out["error"] = f"{type(exc).__name__}: {exc}"[:500]
-    out["traceback"] = traceback.format_exc()[-2000:]
-print("RESULT " + json.dumps(out), flush=True)
-"""
+""" + _CHILD_END
 
 
 def _checkout(path: Path) -> tuple[Path, Path | None]:
@@ -283,9 +279,10 @@ def _versus(args: argparse.Namespace, root: Path) -> int:
     for a, b in combinations(VERSUS, 2):
         if args.only and not ({a, b, by_cls[a].module, by_cls[b].module} & set(args.only)):
             continue
-        for limit in (10, 2):  # (its "realtime" variant also plays realtime=False, 2 s)
+        # (its "realtime" variant also plays realtime=False, for 2 s); --time-limit: once, that long
+        for limit in ((args.time_limit,) if args.time_limit else (10, 2)):
             specs.append({"players": [player(a), player(b)], "map": args.map, "realtime": False,
-                          "time_limit": args.time_limit or limit, "want": "Tie"})
+                          "time_limit": limit, "want": "Tie"})
     replay = Path(tempfile.mkdtemp(prefix="bot-vs-bot-")) / "Example.SC2Replay"
     if not args.only or "bot_vs_bot" in args.only:
         specs.append({"players": [player("WarpGateBot"), player("ZergRushBot")], "map": args.map, "realtime": False,
