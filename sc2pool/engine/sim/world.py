@@ -38,6 +38,7 @@ from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import PROTOSS, ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
+from sc2pool.engine.sim.systems.casting import Casting
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
@@ -126,6 +127,8 @@ class World:
         self.construction = Construction(self)
         self.addons = AddOns(self)
         self.research = Research(self)
+        self.casting = Casting(self)
+        """Every race's "walk into range, then cast" orders (the race modules register their casts)."""
         self.abilities = Abilities(self)
         self.detection = Detection(self)
         self.repair = Repair(self)
@@ -290,6 +293,8 @@ class World:
             self.addons.forget(alive)
             self.research.forget(alive)
             self.abilities.forget(alive)
+            if self.casting.active:
+                self.casting.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
             self._forget_protoss(alive)
@@ -325,6 +330,8 @@ class World:
             self.tempo.upkeep(to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
+        if self.casting.active:
+            self.casting.upkeep(to)
         if self.zerg.pending or self.zerg.burrowing or self.has_zerg or self.zerg.spells.active:
             self.zerg.upkeep(to)
         if self.power.active:  # (a Protoss player: new Carriers get their hangar)
@@ -417,6 +424,8 @@ class World:
                 h = min(h, self.tempo.horizon(self.loop))
             if self.warpgates.warping:  # (a unit warping in is ready)
                 h = min(h, self.warpgates.horizon(self.loop))
+            if self.casting.active:  # (a cast coming into range, a channel's end)
+                h = min(h, self.casting.horizon(self.loop))
             if self.protoss.busy:  # (a Protoss cast in range, a shade's end, a storm's damage)
                 h = min(h, self.protoss.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
