@@ -332,7 +332,7 @@ class World:
         self.abilities.upkeep(to)
         if self.casting.active:
             self.casting.upkeep(to)
-        if self.zerg.pending or self.zerg.burrowing or self.has_zerg or self.zerg.spells.active:
+        if self.zerg.burrowing or self.has_zerg or self.zerg.spells.active:
             self.zerg.upkeep(to)
         if self.power.active:  # (a Protoss player: new Carriers get their hangar)
             self.protoss.carriers(to)
@@ -350,7 +350,7 @@ class World:
             self.protoss.forget(alive)
 
     def _forget_zerg(self, alive: set[int]) -> None:
-        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
+        if self.larva.active or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
                 or self.zerg.spells.active or self.zerg.spells.ready:
             self.larva.forget(alive)
             self.zerg.forget(alive)
@@ -362,7 +362,7 @@ class World:
             h = min(h, self.larva.horizon(self.loop))
         if self.creep.active:
             h = min(h, self.creep.horizon(self.loop))
-        if self.zerg.pending or self.zerg.burrowing or self.zerg.spells.active:
+        if self.zerg.burrowing or self.zerg.spells.active:
             h = min(h, self.zerg.horizon(self.loop))
         return h
 
