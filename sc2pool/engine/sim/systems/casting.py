@@ -11,8 +11,9 @@ effect callback, and they choose the caster and check the target when the comman
 Rules (the real game's; "(m)" where the engine chose):
 
 - *range* is measured edge to edge: from the caster's edge to the target unit's edge, or to the
-  target point (LP:Range: "measured from the edge of the unit to the edge of its target"); the
-  range is the client's ``cast_range`` unless the race module cites another figure.  Blink and
+  target point (burnysc2 7.3.0's ``Unit.in_ability_cast_range``, written against the real client:
+  ``cast_range + self.radius + target.radius`` to a unit, ``cast_range + self.radius`` to a point);
+  the range is the client's ``cast_range`` unless the race module cites another figure.  Blink and
   Shadow Stride measure their teleport from the caster's centre (m, :attr:`CastSpec.from_centre`).
 - *approach*: a cast on a unit follows it (``FOLLOW``, re-aimed every loop as it moves); a cast on
   a point walks to the point (``MOVE``); Charge attacks its target meanwhile (``ATTACK_UNIT``).
