@@ -305,3 +305,26 @@ def test_another_order_during_the_approach_replaces_the_cast(race: str, caster_t
     assert not w.casting.active
     assert w.abilities.energy_of(caster) >= 200.0 - 1e-9  # never cast
     assert gap(w, caster, (40.0, Y)) < 0.0  # it walked all the way
+
+
+@pytest.mark.parametrize(("race", "caster_type", "ability", "cost", "research"),
+                         [*POINTS, ("zerg-queen", ZA.QUEEN, ZA.TRANSFUSE, ZA.TRANSFUSE_ENERGY, 0)])
+def test_of_the_commanded_casters_the_first_with_the_energy_casts(race: str, caster_type: int, ability: int,
+                                                                  cost: float, research: int) -> None:
+    g, w = rich_eco()
+    tired = spawn(w, caster_type, 1, 8.0)
+    fresh = spawn(w, caster_type, 1, 8.0, Y - 3.0)
+    roach = spawn(w, ROACH, 1, 30.0)
+    disarm(w, tired, fresh, roach)
+    if research:
+        w.research.grant(1, research)
+    g.step(1)
+    energy(w, tired, cost - 1.0)
+    energy(w, fresh, cost + 1.0)
+    if race == "zerg-queen":
+        w.u.hp[w.u.row(roach)] = 10.0
+        assert act(g, ability, [tired, fresh], target=roach) == C.SUCCESS
+    else:
+        assert act(g, ability, [tired, fresh], (30.0, Y)) == C.SUCCESS
+    assert fresh in w.casting.casts and tired not in w.casting.casts
+    assert not orders(g, tired)

@@ -170,11 +170,13 @@ class ZergAbilities:
         queens = c.rows[u.unit_id[c.rows] == QUEEN]
         if len(queens) == 0:
             return ERROR
-        r = int(queens[0])
-        tag = int(u.tag[r])
         energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
-        if self.w.abilities.energy_of(tag) < energy:
+        self.w.abilities._register()  # (a new Queen starts with its energy)
+        # the first commanded Queen with the energy casts, as every race's casts choose (m)
+        ready = [int(q) for q in queens.tolist() if self.w.abilities.energy_of(int(u.tag[q])) >= energy]
+        if not ready:
             return NOT_ENOUGH_ENERGY
+        r = ready[0]
         if ab == INJECT:
             s = self.w.construction.structures.get(c.ttag)
             if s is None or s.unit_id not in TOWNHALLS or not s.ready or s.owner != c.player:
