@@ -328,3 +328,23 @@ def test_of_the_commanded_casters_the_first_with_the_energy_casts(race: str, cas
         assert act(g, ability, [tired, fresh], (30.0, Y)) == C.SUCCESS
     assert fresh in w.casting.casts and tired not in w.casting.casts
     assert not orders(g, tired)
+
+
+def test_a_cast_queued_behind_a_consume_waits_for_its_end() -> None:
+    g, w = rich_eco()
+    viper = spawn(w, Z.VIPER, 1, 30.0, 36.0)
+    marine = spawn(w, MARINE, 2, 44.0)
+    disarm(w, viper, marine)
+    depot = w.construction.add_structure(D.SUPPLYDEPOT, 1, 30.0, 38.0)  # (a finished structure of its player)
+    g.step(1)
+    energy(w, viper, 100.0)
+    assert act(g, Z.CONSUME, [viper], target=depot) == C.SUCCESS
+    g.step(4)
+    assert viper in w.zerg.spells.consumes
+    assert act(g, Z.ABDUCT, [viper], target=marine, queue=True) == C.SUCCESS
+    g.step(Z.CONSUME_LOOPS // 2)
+    assert viper in w.zerg.spells.consumes  # (not ended by the queued cast)
+    g.step(Z.CONSUME_LOOPS // 2 + 100)
+    assert viper not in w.zerg.spells.consumes and not w.casting.active
+    r, t = w.u.row(viper), w.u.row(marine)
+    assert math.hypot(w.u.x[t] - w.u.x[r], w.u.y[t] - w.u.y[r]) < 1.5  # then it abducted the marine

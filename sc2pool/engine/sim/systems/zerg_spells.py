@@ -264,7 +264,8 @@ class ZergSpells:
             if not free:
                 return NOT_ENOUGH_ENERGY
         r = free[0]
-        self.consumes.pop(int(u.tag[r]), None)
+        if not c.queue:  # (a new order ends a Consume; a queued one waits for it)
+            self.consumes.pop(int(u.tag[r]), None)
         if on_unit:
             return w.casting.order(c, r, Cast(c.ability, c.ttag))
         x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
