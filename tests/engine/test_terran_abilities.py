@@ -236,7 +236,7 @@ def test_yamato_needs_weapon_refit_channels_then_deals_240_and_waits_its_cooldow
     assert u.x[u.row(bc)] > 20.0  # flies to within range 10 of it
     for _ in range(400):
         g.step(1)
-        if bc in w.abilities.casts and w.abilities.casts[bc].fire_at >= 0:
+        if w.casting.channelling(bc):
             break
     start = w.loop
     x = float(u.x[u.row(bc)])
@@ -297,7 +297,7 @@ def test_an_emp_takes_100_shields_and_energy_around_its_point() -> None:
     assert [o.ability_id for o in unit(g, ghost).orders] == [EMP]
     for _ in range(400):
         g.step(1)
-        if ghost not in w.abilities.casts:
+        if ghost not in w.casting.casts:
             break
     assert u.x[u.row(ghost)] > 20.0  # it walked into range 10 first
     assert float(u.shield[u.row(gateway)]) == 500.0 - 100.0  # LP:Ghost

@@ -366,7 +366,7 @@ def test_a_ghost_academy_arms_a_nuke_that_a_ghost_drops_after_14_seconds() -> No
     assert act(g, A.NUKE, [ghost], (38.0, 30.0)) == C.SUCCESS
     for _ in range(300):
         g.step(1)
-        if w.abilities.casts.get(ghost) is not None and w.abilities.casts[ghost].fire_at >= 0:
+        if w.casting.channelling(ghost):
             break
     start = w.loop
     assert w.abilities.silos == {}  # launched

@@ -38,6 +38,7 @@ from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import PROTOSS, ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
+from sc2pool.engine.sim.systems.casting import Casting
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
@@ -126,6 +127,8 @@ class World:
         self.construction = Construction(self)
         self.addons = AddOns(self)
         self.research = Research(self)
+        self.casting = Casting(self)
+        """Every race's "walk into range, then cast" orders (the race modules register their casts)."""
         self.abilities = Abilities(self)
         self.detection = Detection(self)
         self.repair = Repair(self)
@@ -290,6 +293,8 @@ class World:
             self.addons.forget(alive)
             self.research.forget(alive)
             self.abilities.forget(alive)
+            if self.casting.active:
+                self.casting.forget(alive)
             self.harvest.forget(alive)
             self.placement.forget(alive)
             self._forget_protoss(alive)
@@ -325,7 +330,9 @@ class World:
             self.tempo.upkeep(to)
         self.research.upkeep(to)
         self.abilities.upkeep(to)
-        if self.zerg.pending or self.zerg.burrowing or self.has_zerg or self.zerg.spells.active:
+        if self.casting.active:
+            self.casting.upkeep(to)
+        if self.zerg.burrowing or self.has_zerg or self.zerg.spells.active:
             self.zerg.upkeep(to)
         if self.power.active:  # (a Protoss player: new Carriers get their hangar)
             self.protoss.carriers(to)
@@ -343,7 +350,7 @@ class World:
             self.protoss.forget(alive)
 
     def _forget_zerg(self, alive: set[int]) -> None:
-        if self.larva.active or self.zerg.pending or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
+        if self.larva.active or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
                 or self.zerg.spells.active or self.zerg.spells.ready:
             self.larva.forget(alive)
             self.zerg.forget(alive)
@@ -355,7 +362,7 @@ class World:
             h = min(h, self.larva.horizon(self.loop))
         if self.creep.active:
             h = min(h, self.creep.horizon(self.loop))
-        if self.zerg.pending or self.zerg.burrowing or self.zerg.spells.active:
+        if self.zerg.burrowing or self.zerg.spells.active:
             h = min(h, self.zerg.horizon(self.loop))
         return h
 
@@ -417,6 +424,8 @@ class World:
                 h = min(h, self.tempo.horizon(self.loop))
             if self.warpgates.warping:  # (a unit warping in is ready)
                 h = min(h, self.warpgates.horizon(self.loop))
+            if self.casting.active:  # (a cast coming into range, a channel's end)
+                h = min(h, self.casting.horizon(self.loop))
             if self.protoss.busy:  # (a Protoss cast in range, a shade's end, a storm's damage)
                 h = min(h, self.protoss.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)

@@ -80,7 +80,9 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   regeneration is (m)); it turns off when the energy runs out.  Who sees and targets a cloaked
   unit: ``systems/detection.py``.
 
-An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
+The targeted casts (:data:`SPELLS`) walk into range, pay, start their cooldown and channel by the
+shared ``systems/casting.py`` (the rules every race's casts share); this module gives their data and
+effects.  An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
 research ``TechRequirementsNotMet``; a calldown on a target it does not take ``CantTargetThatUnit``.
 """
 
@@ -106,8 +108,9 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.workers import order_bytes
-from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -300,17 +303,6 @@ Interference Matrix (3747) and Anti-Armor Missile (3753) (75 energy each, LP:Rav
 the client's ``cast_range``."""
 
 
-@dataclass
-class Cast:
-    """A targeted cast under way: approaching (``fire_at`` -1) or channelling."""
-
-    ability: int
-    target: int
-    fire_at: int = -1
-    x: float = 0.0
-    y: float = 0.0
-
-
 @dataclass(frozen=True)
 class Blast:
     """Damage in a disc at a loop (a KD8 Charge's grenade, a Sentinel Missile's splash)."""
@@ -373,8 +365,6 @@ class Abilities:
         """(tag, ability) -> the loop its cooldown is over."""
         self.timed: dict[int, int] = {}
         """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
-        self.casts: dict[int, Cast] = {}
-        """Caster tag -> its targeted cast under way (:data:`SPELLS`)."""
         self.blasts: list[Blast] = []
         """Blasts to come (KD8 Charges in flight)."""
         self.locks: dict[int, Lock] = {}
@@ -389,6 +379,15 @@ class Abilities:
         """Tag -> the loop its Anti-Armor Missile's -3 armor ends."""
         self.silos: dict[int, int] = {}
         """Ghost Academy tag -> the loop its nuke is (or was) armed."""
+        # the targeted casts walk into range by systems/casting.py; their effects are here
+        effects = {EMP: self._emp_cast, AUTO_TURRET: self._turret_cast, KD8: self._kd8, LOCK_ON: self._lock_on,
+                   NUKE: self._nuke, TACTICAL_JUMP: self._jump, INTERFERENCE_MATRIX: self._matrix,
+                   ANTI_ARMOR_MISSILE: self._shred}
+        starts = {TACTICAL_JUMP: self._jump_start, NUKE: self._nuke_start}
+        world.casting.add(*(CastSpec(ab, s.range, effects.get(ab, self._spell_damage), on_unit=not s.point,
+                                     energy=s.energy, cooldown=s.cooldown, ready=self.ready, channel=s.channel,
+                                     start=starts.get(ab))
+                            for ab, s in SPELLS.items()))
 
     # ------------------------------------------------------------------ energy
     def energy_of(self, tag: int, loop: int | None = None) -> float:
@@ -600,105 +599,63 @@ class Abilities:
             if not free:
                 return NOT_ENOUGH_ENERGY
         r = free[0]
-        tag = int(u.tag[r])
         if spell.point:
             x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
-            self.casts[tag] = Cast(c.ability, 0, x=x, y=y)
-            w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
-        else:
-            self.casts[tag] = Cast(c.ability, c.ttag)
-            w.commands.give(np.array([r]), Order(FOLLOW, c.ability, ttag=c.ttag), False)
-        self._casts(loop)  # (in range already: it starts now)
-        return SUCCESS
+            return w.casting.order(c, r, Cast(c.ability, x=x, y=y))
+        return w.casting.order(c, r, Cast(c.ability, c.ttag))
 
-    def _casts(self, loop: int) -> None:
-        """Targeted casts: approaching ones start once in range (the energy paid, the cooldown
-        started, the channel begun); channelled ones take effect when it is over."""
-        w = self.w
-        u = w.u
-        done: list[int] = []
-        for tag, cast in self.casts.items():
-            spell = SPELLS[cast.ability]
-            r = u.row(tag)
-            t = u.row(cast.target) if cast.target else -1
-            if r < 0:
-                done.append(tag)
-                continue
-            lost = not spell.point and (t < 0 or (w.detection.active()
-                                                  and w.detection.hidden(int(u.owner[r]))[t]))
-            if cast.fire_at < 0:
-                kind = MOVE if spell.point else FOLLOW
-                if u.kind[r] != kind or u.ability[r] != cast.ability or (not spell.point and u.ttag[r] != cast.target):
-                    done.append(tag)  # another order replaced it
-                    continue
-                if lost:
-                    u.finish_orders(np.array([r]))
-                    done.append(tag)
-                    continue
-                if spell.point:
-                    gap = math.hypot(cast.x - u.x[r], cast.y - u.y[r]) - u.radius[r]
-                else:
-                    gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
-                if gap > spell.range:
-                    continue
-                if spell.energy and not self.spend(tag, spell.energy):
-                    u.finish_orders(np.array([r]))  # (spent meanwhile)
-                    done.append(tag)
-                    continue
-                cast.fire_at = loop + spell.channel
-                if cast.ability == TACTICAL_JUMP:
-                    self.jumping.add(tag)
-                if cast.ability == NUKE:  # (the Academy's nuke is launched: used even if the Ghost dies)
-                    silos = self._armed_silos(int(u.owner[r]))
-                    if not silos:
-                        u.finish_orders(np.array([r]))
-                        done.append(tag)
-                        continue
-                    del self.silos[silos[0]]
-                if spell.cooldown:
-                    self.ready[(tag, cast.ability)] = loop + spell.cooldown
-                u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
-                u.eng[r] = 0
-            if loop < cast.fire_at:
-                continue
-            done.append(tag)
-            u.finish_orders(np.array([r]))
-            if cast.ability == EMP:
-                self._emp(cast.x, cast.y)
-            elif cast.ability == AUTO_TURRET:
-                self._turret(int(u.owner[r]), cast.x, cast.y)
-            elif cast.ability == KD8:
-                self.blasts.append(Blast(int(u.owner[r]), cast.x, cast.y, loop + KD8_DELAY, KD8_DAMAGE, KD8_RADIUS,
-                                         enemies_only=True, ground_only=True))
-            elif cast.ability == LOCK_ON:
-                if not lost:
-                    self.locks[tag] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
-            elif cast.ability == NUKE:
-                self._blast(Blast(int(u.owner[r]), cast.x, cast.y, loop, NUKE_DAMAGE, NUKE_RADIUS, everything=True,
-                                  structure_bonus=NUKE_STRUCTURE_BONUS))
-            elif cast.ability == TACTICAL_JUMP:
-                self.jumping.discard(tag)
-                x, y = np.array([cast.x]), np.array([cast.y])
-                w.map.clamp(x, y, float(u.radius[r]))
-                u.x[r], u.y[r] = float(x[0]), float(y[0])
-            elif cast.ability == INTERFERENCE_MATRIX:
-                if not lost:
-                    self.disabled[cast.target] = loop + MATRIX_LOOPS
-                    u.cd[t] = max(float(u.cd[t]), float(MATRIX_LOOPS))  # (its weapon waits it out)
-                    self.locks.pop(cast.target, None)  # (a Cyclone's lock ends (m))
-            elif cast.ability == ANTI_ARMOR_MISSILE:
-                if not lost:
-                    tx, ty = float(u.x[t]), float(u.y[t])
-                    hit = np.nonzero((np.hypot(u.x - tx, u.y - ty) - u.radius <= SHRED_RADIUS)
-                                     & (u.owner != NEUTRAL_OWNER))[0]
-                    for h in u.tag[hit].tolist():
-                        self.shredded[int(h)] = loop + SHRED_LOOPS
-            elif not lost:
-                self._damage(t, spell.damage)
-        for tag in done:
-            del self.casts[tag]
-        if done:
-            w.touch()
+    # ------------------------------------------------------------------ the casts' effects
+    def _jump_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
+        self.jumping.add(int(self.w.u.tag[r]))  # (invulnerable while it warps out)
+        return True
+
+    def _nuke_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
+        """The Academy's nuke is launched: used even if the Ghost dies painting."""
+        silos = self._armed_silos(int(self.w.u.owner[r]))
+        if not silos:
+            return False
+        del self.silos[silos[0]]
+        return True
+
+    def _spell_damage(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._damage(t, SPELLS[cast.ability].damage)
+
+    def _emp_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._emp(cast.x, cast.y)
+
+    def _turret_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._turret(int(self.w.u.owner[r]), cast.x, cast.y)
+
+    def _kd8(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.blasts.append(Blast(int(self.w.u.owner[r]), cast.x, cast.y, loop + KD8_DELAY, KD8_DAMAGE, KD8_RADIUS,
+                                 enemies_only=True, ground_only=True))
+
+    def _lock_on(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.locks[int(self.w.u.tag[r])] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
+
+    def _nuke(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._blast(Blast(int(self.w.u.owner[r]), cast.x, cast.y, loop, NUKE_DAMAGE, NUKE_RADIUS, everything=True,
+                          structure_bonus=NUKE_STRUCTURE_BONUS))
+
+    def _jump(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        u = self.w.u
+        self.jumping.discard(int(u.tag[r]))
+        x, y = np.array([cast.x]), np.array([cast.y])
+        self.w.map.clamp(x, y, float(u.radius[r]))
+        u.x[r], u.y[r] = float(x[0]), float(y[0])
+
+    def _matrix(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        u = self.w.u
+        self.disabled[cast.target] = loop + MATRIX_LOOPS
+        u.cd[t] = max(float(u.cd[t]), float(MATRIX_LOOPS))  # (its weapon waits it out)
+        self.locks.pop(cast.target, None)  # (a Cyclone's lock ends (m))
+
+    def _shred(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        u = self.w.u
+        tx, ty = float(u.x[t]), float(u.y[t])
+        hit = np.nonzero((np.hypot(u.x - tx, u.y - ty) - u.radius <= SHRED_RADIUS) & (u.owner != NEUTRAL_OWNER))[0]
+        for h in u.tag[hit].tolist():
+            self.shredded[int(h)] = loop + SHRED_LOOPS
 
     def _turret(self, owner: int, x: float, y: float) -> None:
         """An Auto-Turret (a 2 x 2 structure, its centre on the grid's corners (m)) that shoots
@@ -932,8 +889,6 @@ class Abilities:
                 self.w.touch()
         if self.mules:
             self._mules(loop)
-        if self.casts:
-            self._casts(loop)
         if self.locks:
             self._locks(loop)
         for d in (self.disabled, self.shredded):
@@ -1022,7 +977,7 @@ class Abilities:
 
     def forget(self, alive: set[int]) -> None:
         self.jumping &= alive
-        for d in (self.energy, self.cloaked, self.mules, self.casts, self.timed, self.locks, self.disabled,
+        for d in (self.energy, self.cloaked, self.mules, self.timed, self.locks, self.disabled,
                   self.shredded, self.silos):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
@@ -1043,8 +998,6 @@ class Abilities:
                 h = min(h, end - loop)
         for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
             h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
-        for cast in self.casts.values():
-            h = min(h, cast.fire_at - loop if cast.fire_at >= 0 else 1)
         for m in self.mules.values():
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:

@@ -98,6 +98,9 @@ seconds are converted at 22.4 game loops per second):
   another player within :data:`WARP_RADIUS` of the point moves 50% slower (the slow of
   ``systems/research.py``; m: its attack speed slow is not simulated).
 
+Blink, Shadow Stride, Charge, Psionic Storm, Feedback, Force Field, Revelation, Graviton Beam and
+Time Warp walk into range, pay and start their cooldown by the shared ``systems/casting.py``; this
+module gives their data and effects.
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
 """
@@ -120,6 +123,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -251,16 +255,6 @@ _ARMORED = np.array([D.ARMORED in s.attributes for s in TYPES.specs])
 
 
 @dataclass
-class Pending:
-    """A cast waiting for its caster to come into range."""
-
-    ability: int
-    x: float
-    y: float
-    target: int = 0
-
-
-@dataclass
 class Hangar:
     owner: int
     docked: int
@@ -299,8 +293,6 @@ class ProtossAbilities:
 
     def __init__(self, world: World) -> None:
         self.w = world
-        self.pending: dict[int, Pending] = {}
-        """Caster tag -> its cast waiting to come into range."""
         self.ready: dict[tuple[int, int], int] = {}
         """(tag, ability) -> the loop its cooldown is over."""
         self.shades: dict[int, tuple[int, int]] = {}
@@ -335,11 +327,26 @@ class ProtossAbilities:
         self._carriers_version = -1
         self.merges: dict[int, tuple[int, int]] = {}
         """First templar's tag -> (the second's tag, the loop the Archon appears)."""
+        # the targeted casts walk into range by systems/casting.py; their effects are here
+        ready = self.ready
+        world.casting.add(
+            CastSpec(BLINK, BLINK_RANGE, self._blink, cooldown=BLINK_COOLDOWN, ready=ready, from_centre=True),
+            CastSpec(SHADOW_STRIDE, BLINK_RANGE, self._blink, cooldown=STRIDE_COOLDOWN, ready=ready,
+                     from_centre=True),
+            CastSpec(CHARGE, CHARGE_RANGE, self._charge, on_unit=True, cooldown=CHARGE_COOLDOWN, ready=ready,
+                     approach=ATTACK_UNIT, keeps_order=True),
+            CastSpec(STORM, STORM_RANGE, self._storm, energy=STORM_ENERGY),
+            CastSpec(FEEDBACK, FEEDBACK_RANGE, self._feedback, on_unit=True, energy=FEEDBACK_ENERGY),
+            CastSpec(FORCE_FIELD, FIELD_RANGE, self._force_field, energy=FIELD_ENERGY),
+            CastSpec(REVELATION, REVEAL_RANGE, self._reveal, energy=REVEAL_ENERGY),
+            CastSpec(GRAVITON, GRAVITON_RANGE, self._graviton, on_unit=True, energy=GRAVITON_ENERGY, keeps_order=True),
+            CastSpec(TIME_WARP, WARP_RANGE, self._time_warp, energy=WARP_ENERGY),
+        )
 
     @property
     def busy(self) -> bool:
         """Whether anything here must be looked at by the economy's step."""
-        return bool(self.pending or self.shades or self.guards or self.storms or self.merges or self.fields
+        return bool(self.shades or self.guards or self.storms or self.merges or self.fields
                     or self.aligned or self.hangars or self.revealed or self.beams or self.novas or self.batteries
                     or self.lifts or self.warps or self.hallucinations)
 
@@ -435,17 +442,9 @@ class ProtossAbilities:
             self.novas[int(nova)] = loop + NOVA_LOOPS
             self.ready[(tag, NOVA)] = loop + NOVA_COOLDOWN
             return SUCCESS
-        self.pending[tag] = Pending(key, x, y, c.ttag if ab in (CHARGE, FEEDBACK, GRAVITON) else 0)
-        u.queues.pop(tag, None)
-        if ab == CHARGE:
-            u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=c.ttag))
-        elif ab in (FEEDBACK, GRAVITON):
-            u.set_order(r, Order(FOLLOW, ab, ttag=c.ttag))
-        else:
-            u.set_order(r, Order(MOVE, key, x, y))
-        w.touch()
-        self._try(tag, loop)
-        return SUCCESS
+        if ab in (CHARGE, FEEDBACK, GRAVITON):
+            return w.casting.order(c, r, Cast(key, c.ttag))
+        return w.casting.order(c, r, Cast(key, x=x, y=y))
 
     def _guard(self, rows: np.ndarray) -> int:
         w = self.w
@@ -644,84 +643,52 @@ class ProtossAbilities:
         return SUCCESS
 
     # ------------------------------------------------------------------ per step
-    def _try(self, tag: int, loop: int) -> None:
-        """The pending cast of ``tag`` happens once its caster is in range."""
-        w = self.w
-        u = w.u
-        p = self.pending[tag]
-        r = u.row(tag)
-        if r < 0:
-            del self.pending[tag]
-            return
-        t = u.row(p.target) if p.target else -1
-        if p.target:
-            lost = t < 0 or (w.detection.active() and w.detection.hidden(int(u.owner[r]))[t])
-            if lost or int(u.ttag[r]) != p.target or int(u.ability[r]) != p.ability:
-                del self.pending[tag]
-                if lost and int(u.ability[r]) == p.ability:
-                    u.finish_orders(np.array([r]))
-                return
-            gap = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r]) - u.radius[t] - u.radius[r]
-        else:
-            if int(u.kind[r]) != MOVE or int(u.ability[r]) != p.ability:
-                del self.pending[tag]  # (another order replaced it)
-                return
-            gap = math.hypot(p.x - u.x[r], p.y - u.y[r]) - (0.0 if p.ability in (BLINK, SHADOW_STRIDE) else u.radius[r])
-        reach = {BLINK: BLINK_RANGE, SHADOW_STRIDE: BLINK_RANGE, CHARGE: CHARGE_RANGE, STORM: STORM_RANGE, FEEDBACK: FEEDBACK_RANGE,
-                 FORCE_FIELD: FIELD_RANGE, REVELATION: REVEAL_RANGE, GRAVITON: GRAVITON_RANGE,
-                 TIME_WARP: WARP_RANGE}[p.ability]
-        if gap > reach:
-            return
-        del self.pending[tag]
-        if p.ability in (BLINK, SHADOW_STRIDE):
-            self._teleport(r, p.x, p.y)
-            self.ready[(tag, p.ability)] = loop + (BLINK_COOLDOWN if p.ability == BLINK else STRIDE_COOLDOWN)
-            u.finish_orders(np.array([r]))
-        elif p.ability == CHARGE:
-            d = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r])
-            if d > 0:
-                k = (d - float(u.radius[t] + u.radius[r])) / d
-                u.x[r] += k * (u.x[t] - u.x[r])
-                u.y[r] += k * (u.y[t] - u.y[r])
-            self.ready[(tag, CHARGE)] = loop + CHARGE_COOLDOWN
-            u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=p.target))  # (and fights on)
-        elif p.ability == STORM:
-            if w.abilities.spend(tag, STORM_ENERGY):
-                self.storms.append(Storm(p.x, p.y, loop + STORM_LOOPS, loop))
-            u.finish_orders(np.array([r]))
-        elif p.ability == GRAVITON:
-            if w.abilities.spend(tag, GRAVITON_ENERGY):
-                for x in (r, t):
-                    u.queues.pop(int(u.tag[x]), None)
-                    u.set_order(x, Order(TRANSFORM, GRAVITON))
-                self.lifts[tag] = (p.target, loop + GRAVITON_LOOPS)
-            else:
-                u.finish_orders(np.array([r]))
-        elif p.ability == TIME_WARP:
-            if w.abilities.spend(tag, WARP_ENERGY):
-                self.warps.append(Warp(p.x, p.y, loop + WARP_LOOPS, int(u.owner[r])))
-                self._warps(loop)
-            u.finish_orders(np.array([r]))
-        elif p.ability == REVELATION:
-            if w.abilities.spend(tag, REVEAL_ENERGY):
-                owner = int(u.owner[r])
-                hit = np.nonzero((np.hypot(u.x - p.x, u.y - p.y) - u.radius <= REVEAL_RADIUS)
-                                 & (u.owner != owner) & (u.owner != NEUTRAL_OWNER))[0]
-                for h in u.tag[hit].tolist():
-                    self.revealed[int(h)] = (owner, loop + REVEAL_LOOPS)
-            u.finish_orders(np.array([r]))
-        elif p.ability == FORCE_FIELD:
-            if w.abilities.spend(tag, FIELD_ENERGY):
-                self.fields.append(Field(p.x, p.y, loop + FIELD_LOOPS))
-                self._fields(loop)
-            u.finish_orders(np.array([r]))
-        elif p.ability == FEEDBACK:
-            u.finish_orders(np.array([r]))
-            if w.abilities.spend(tag, FEEDBACK_ENERGY):
-                drained = w.abilities.energy_of(p.target)
-                w.abilities.spend(p.target, drained)
-                self._hurt([t], FEEDBACK_PER_ENERGY * drained)
-        w.touch()
+    # ------------------------------------------------------------------ the casts' effects
+    def _blink(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._teleport(r, cast.x, cast.y)
+
+    def _charge(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        """The Zealot lunges to its target's edge and fights on."""
+        u = self.w.u
+        d = math.hypot(u.x[t] - u.x[r], u.y[t] - u.y[r])
+        if d > 0:
+            k = (d - float(u.radius[t] + u.radius[r])) / d
+            u.x[r] += k * (u.x[t] - u.x[r])
+            u.y[r] += k * (u.y[t] - u.y[r])
+        u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=cast.target))
+
+    def _storm(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.storms.append(Storm(cast.x, cast.y, loop + STORM_LOOPS, loop))
+
+    def _graviton(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        """The Phoenix and its target channel the beam."""
+        u = self.w.u
+        for x in (r, t):
+            u.queues.pop(int(u.tag[x]), None)
+            u.set_order(x, Order(TRANSFORM, GRAVITON))
+        self.lifts[int(u.tag[r])] = (cast.target, loop + GRAVITON_LOOPS)
+
+    def _time_warp(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.warps.append(Warp(cast.x, cast.y, loop + WARP_LOOPS, int(self.w.u.owner[r])))
+        self._warps(loop)
+
+    def _reveal(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        u = self.w.u
+        owner = int(u.owner[r])
+        hit = np.nonzero((np.hypot(u.x - cast.x, u.y - cast.y) - u.radius <= REVEAL_RADIUS)
+                         & (u.owner != owner) & (u.owner != NEUTRAL_OWNER))[0]
+        for h in u.tag[hit].tolist():
+            self.revealed[int(h)] = (owner, loop + REVEAL_LOOPS)
+
+    def _force_field(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.fields.append(Field(cast.x, cast.y, loop + FIELD_LOOPS))
+        self._fields(loop)
+
+    def _feedback(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        ab = self.w.abilities
+        drained = ab.energy_of(cast.target)
+        ab.spend(cast.target, drained)
+        self._hurt([t], FEEDBACK_PER_ENERGY * drained)
 
     def _teleport(self, r: int, x: float, y: float) -> None:
         w = self.w
@@ -752,8 +719,6 @@ class ProtossAbilities:
     def upkeep(self, loop: int) -> None:
         """Casts that came into range, shades that end, shields that fade, storms' damage,
         merges that are done."""
-        for tag in list(self.pending):
-            self._try(tag, loop)
         if self.shades:
             self._shades(loop)
         for d in (self.guards, self.aligned):
@@ -986,7 +951,7 @@ class ProtossAbilities:
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing here must happen on time (>= 1)."""
-        if self.pending or self.storms or self.fields or self.hangars or self._restoring or self.warps:
+        if self.storms or self.fields or self.hangars or self._restoring or self.warps:
             return 1  # (Carriers look for targets every loop; batteries restore loop by loop)
         h = 1 << 30
         for _, end in self.shades.values():
@@ -1009,7 +974,7 @@ class ProtossAbilities:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.pending, self.guards, self.aligned, self.revealed, self.beams, self.hallucinations):
+        for d in (self.guards, self.aligned, self.revealed, self.beams, self.hallucinations):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         for key in [k for k in self.ready if k[0] not in alive]:

@@ -4,17 +4,18 @@ cancelling a Zerg structure under construction or an egg.
 Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 
 - *Spawn Larva* (251, a Hatchery, Lair or Hive; 25 energy, LP:Queen): the Queen walks into the
-  client's cast range of the target, spends the energy, and the hatchery gets 3 larvae 29 faster
-  seconds later (:mod:`.larva`); injects on a hatchery with one under way queue up behind it
-  (patch 3.8, LP:Spawn_Larva).
+  client's cast range of the target (0.1, edge to edge), spends the energy, and the hatchery gets 3
+  larvae 29 faster seconds later (:mod:`.larva`); injects on a hatchery with one under way queue up
+  behind it (patch 3.8, LP:Spawn_Larva).
 - *Creep Tumor* (1694, a point on creep; 25 energy, LP:Queen, LP:Creep_Tumor): the Queen walks
-  there and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
+  there (the client's cast range 0 from its edge) and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
   burrows (137) and spreads creep (:mod:`.creep`).  A burrowed tumor may place one new tumor
   (1733, a point on creep within :data:`TUMOR_SPAWN_RANGE`, LP:Creep_Tumor) once; the new tumor
   (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
   75 life at once, then 50 more over 7.14 seconds (``systems/zerg_spells.py``); the client's
   cast range 7.
+- The walk into range, the payment and a lost target are the shared ``systems/casting.py``'s.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.
 - *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
   tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
@@ -29,7 +30,6 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -45,6 +45,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.zerg_spells import ABILITIES as SPELL_ABILITIES
 from sc2pool.engine.sim.systems.zerg_spells import ZergSpells
 from sc2pool.engine.sim.units import IDLE, MOVE, TRANSFORM, TYPES, Order
@@ -116,22 +117,11 @@ ABILITIES = frozenset({INJECT, QUEEN_TUMOR, TUMOR_TUMOR, TRANSFUSE, CANCEL_BUILD
                        CREEP_ON, CREEP_OFF, *SPELL_ABILITIES, *ROOTS, ROOT_GENERIC})
 
 
-@dataclass
-class Pending:
-    """A Queen's cast on its way into range."""
-
-    ability: int
-    target: int
-    x: float
-    y: float
-
-
 class ZergAbilities:
     """Queens' casts under way, tumors that spawned theirs, Drones inside their structures."""
 
     def __init__(self, world: World) -> None:
         self.w = world
-        self.pending: dict[int, Pending] = {}
         self.spent: set[int] = set()
         """Tumors that placed their new tumor."""
         self.builders: dict[int, int] = {}
@@ -142,6 +132,14 @@ class ZergAbilities:
         """The loop up to which off-creep structures lost their life."""
         self.spells = ZergSpells(world)
         """The other Zerg units' targeted spells (Corrosive Bile, Fungal Growth, ...)."""
+        # the Queens' casts walk into range by systems/casting.py (the client's cast ranges: Spawn
+        # Larva 0.1, Creep Tumor 0, Transfusion 7); their effects are here
+        world.casting.add(
+            CastSpec(INJECT, client.ability(INJECT).cast_range, self._inject, on_unit=True, energy=INJECT_ENERGY),
+            CastSpec(QUEEN_TUMOR, client.ability(QUEEN_TUMOR).cast_range, self._tumor, energy=TUMOR_ENERGY),
+            CastSpec(TRANSFUSE, client.ability(TRANSFUSE).cast_range, self._transfuse, on_unit=True,
+                     energy=TRANSFUSE_ENERGY),
+        )
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -172,34 +170,30 @@ class ZergAbilities:
         queens = c.rows[u.unit_id[c.rows] == QUEEN]
         if len(queens) == 0:
             return ERROR
-        r = int(queens[0])
-        tag = int(u.tag[r])
         energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
-        if self.w.abilities.energy_of(tag) < energy:
+        self.w.abilities._register()  # (a new Queen starts with its energy)
+        # the first commanded Queen with the energy casts, as every race's casts choose (m)
+        ready = [int(q) for q in queens.tolist() if self.w.abilities.energy_of(int(u.tag[q])) >= energy]
+        if not ready:
             return NOT_ENOUGH_ENERGY
+        r = ready[0]
         if ab == INJECT:
             s = self.w.construction.structures.get(c.ttag)
             if s is None or s.unit_id not in TOWNHALLS or not s.ready or s.owner != c.player:
                 return CANT_TARGET_THAT_UNIT
-            x, y = s.x, s.y
-        elif ab == QUEEN_TUMOR:
+            return self.w.casting.order(c, r, Cast(ab, c.ttag))
+        if ab == QUEEN_TUMOR:
             if c.pos is None:
                 return ERROR
             x, y = c.pos
             if not self.w.creep.has(x, y):
                 return CANT_BUILD_LOCATION_INVALID
-        else:
-            if c.trow < 0 or c.hostile:
-                return CANT_TARGET_THAT_UNIT
-            if D.BIOLOGICAL not in TYPES.specs[int(u.ti[c.trow])].attributes:
-                return MUST_TARGET_BIOLOGICAL_UNITS
-            x, y = float(u.x[c.trow]), float(u.y[c.trow])
-        self.pending[tag] = Pending(ab, c.ttag, x, y)
-        u.queues.pop(tag, None)
-        u.set_order(r, Order(MOVE, ab, x, y))
-        self.w.touch()
-        self._try(tag, self.w.loop)
-        return SUCCESS
+            return self.w.casting.order(c, r, Cast(ab, x=x, y=y))
+        if c.trow < 0 or c.hostile:
+            return CANT_TARGET_THAT_UNIT
+        if D.BIOLOGICAL not in TYPES.specs[int(u.ti[c.trow])].attributes:
+            return MUST_TARGET_BIOLOGICAL_UNITS
+        return self.w.casting.order(c, r, Cast(ab, c.ttag))
 
     def _burrow(self, c: Command) -> int:
         """Zerg units burrow or unburrow in place (LP:Burrow): the Burrow research (64) is
@@ -312,59 +306,22 @@ class ZergAbilities:
         return ERROR
 
     # ------------------------------------------------------------------ per step
-    def _try(self, tag: int, loop: int) -> bool:
-        """Cast when in range; True when the cast is over (done or given up)."""
-        w = self.w
-        u = w.u
-        p = self.pending.get(tag)
-        r = u.row(tag)
-        if p is None or r < 0:
-            self.pending.pop(tag, None)
-            return True
-        if p.target:
-            tr = u.row(p.target)
-            if tr < 0:
-                del self.pending[tag]
-                self._idle(r)
-                return True
-            p.x, p.y = float(u.x[tr]), float(u.y[tr])
-            reach = float(TYPES.radius[u.ti[r]] + TYPES.radius[u.ti[tr]]) + client.ability(p.ability).cast_range + 0.5
-        else:
-            reach = float(TYPES.radius[u.ti[r]]) + 0.5
-        if math.hypot(p.x - float(u.x[r]), p.y - float(u.y[r])) > reach:
-            if int(u.ability[r]) != p.ability:  # another order replaced it, or it stopped short
-                del self.pending[tag]
-                return True
-            return False
-        del self.pending[tag]
-        self._idle(r)
-        energy = INJECT_ENERGY if p.ability in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
-        if not w.abilities.spend(tag, energy):
-            return True
-        if p.ability == INJECT:
-            w.larva.inject(p.target, loop)
-        elif p.ability == QUEEN_TUMOR:
-            if w.creep.has(p.x, p.y):
-                self._place_tumor(TUMOR_QUEEN, int(u.owner[r]), p.x, p.y)
-        else:
-            tr = u.row(p.target)
-            if tr >= 0:
-                u.hp[tr] = min(float(TYPES.hp_max[u.ti[tr]]), float(u.hp[tr]) + TRANSFUSE_LIFE)
-                self.spells.transfuse(p.target)  # (and 50 more over time)
-        w.touch()
-        return True
+    # ------------------------------------------------------------------ the Queens' casts' effects
+    def _inject(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.w.larva.inject(cast.target, loop)
 
-    def _idle(self, r: int) -> None:
+    def _tumor(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        if self.w.creep.has(cast.x, cast.y):  # (the creep may have receded meanwhile)
+            self._place_tumor(TUMOR_QUEEN, int(self.w.u.owner[r]), cast.x, cast.y)
+
+    def _transfuse(self, cast: Cast, r: int, t: int, loop: int) -> None:
         u = self.w.u
-        u.kind[r] = IDLE
-        u.ability[r] = 0
-        u.ttag[r] = 0
+        u.hp[t] = min(float(TYPES.hp_max[u.ti[t]]), float(u.hp[t]) + TRANSFUSE_LIFE)
+        self.spells.transfuse(cast.target)  # (and 50 more over time)
 
     def upkeep(self, loop: int) -> None:
         """Casts in range happen; finished tumors burrow; creep's speed bonus follows the units
         (after research has set their speeds)."""
-        for tag in list(self.pending):
-            self._try(tag, loop)
         w = self.w
         if self.burrowing:
             self._burrows_done(loop)
@@ -423,8 +380,6 @@ class ZergAbilities:
             self.w.touch()
 
     def horizon(self, loop: int) -> int:
-        if self.pending:
-            return 1
         h = self.spells.horizon(loop) if self.spells.active else 1 << 30
         if self.burrowing:
             h = min(h, max(1, min(end for _, end in self.burrowing.values()) - loop))
@@ -433,7 +388,7 @@ class ZergAbilities:
     def forget(self, alive: set[int]) -> None:
         self.spent &= alive
         self.spells.forget(alive)
-        for d in (self.pending, self.builders, self.burrowing):
+        for d in (self.builders, self.burrowing):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
 

@@ -59,7 +59,9 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   and die after :data:`LOCUST_LOOPS`.  Their flying start (LocustMPFlying) and the Enduring Locusts
   research (+5 s) are not simulated (m).
 
-Spell damage takes shields first and ignores armor (as the Terran spells of
+The targeted spells walk into range, pay and start their cooldown by the shared
+``systems/casting.py`` (a target that dies, or cloaks undetected, ends the order); this module
+gives their data and effects.  Spell damage takes shields first and ignores armor (as the Terran spells of
 ``systems/abilities.py``, whose damage helpers these use).  A caster without the energy answers
 ``NotEnoughEnergy``; a cast before the cooldown is over ``Cooldown``.  The casts are Zerg-only
 abilities: a game without Zerg units answers them as before (``sim/commands.py``).
@@ -83,7 +85,8 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.systems.abilities import LOOPS_PER_FASTER_SECOND, Blast
-from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES, Order
+from sc2pool.engine.sim.systems.casting import Cast, CastSpec
+from sc2pool.engine.sim.units import FOLLOW, MOVE, NEUTRAL_OWNER, TRANSFORM, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -166,16 +169,6 @@ ABILITIES = frozenset({*SPELLS, SPAWN_LOCUSTS, NEURAL_CANCEL, SPAWN_CHANGELING, 
 
 
 @dataclass
-class Cast:
-    """A cast on its way into range."""
-
-    ability: int
-    x: float
-    y: float
-    target: int = 0
-
-
-@dataclass
 class Drain:
     """A Parasitic Bomb on ``target`` (``owner`` the caster's), or a Viper consuming ``target``."""
 
@@ -202,8 +195,6 @@ class ZergSpells:
 
     def __init__(self, world: World) -> None:
         self.w = world
-        self.casts: dict[int, Cast] = {}
-        """Caster tag -> its cast on its way into range."""
         self.biles: list[tuple[int, float, float, int]] = []
         """(owner, x, y, the loop it lands)."""
         self.fungals: dict[int, Fungal] = {}
@@ -222,10 +213,18 @@ class ZergSpells:
         """Transfusions' life over time."""
         self.controls: dict[int, Drain] = {}
         """Infestor tag -> its Neural Parasite (``owner``: the target's own player)."""
+        # the targeted casts walk into range by systems/casting.py; their effects are here
+        effects = {CORROSIVE_BILE: self._bile, FUNGAL_GROWTH: self._fungal_cast, ABDUCT: self._abduct_cast,
+                   PARASITIC_BOMB: self._bomb, CONSUME: self._consume, NEURAL_PARASITE: self._control_cast,
+                   BLINDING_CLOUD: self._cloud}
+        world.casting.add(*(CastSpec(ab, reach, effects[ab], on_unit=on_unit, energy=energy,
+                                     cooldown=BILE_COOLDOWN if ab == CORROSIVE_BILE else 0, ready=self.ready,
+                                     keeps_order=ab in (CONSUME, NEURAL_PARASITE))
+                            for ab, (_, reach, energy, on_unit) in SPELLS.items()))
 
     @property
     def active(self) -> bool:
-        return bool(self.casts or self.biles or self.fungals or self.bombs or self.consumes or self.controls
+        return bool(self.biles or self.fungals or self.bombs or self.consumes or self.controls
                     or self.clouds or self.blinded or self.heals)
 
     # ------------------------------------------------------------------ commands
@@ -265,18 +264,12 @@ class ZergSpells:
             if not free:
                 return NOT_ENOUGH_ENERGY
         r = free[0]
-        tag = int(u.tag[r])
-        self.consumes.pop(tag, None)
+        if not c.queue:  # (a new order ends a Consume; a queued one waits for it)
+            self.consumes.pop(int(u.tag[r]), None)
         if on_unit:
-            self.casts[tag] = Cast(c.ability, 0.0, 0.0, c.ttag)
-            w.commands.give(np.array([r]), Order(FOLLOW, c.ability, ttag=c.ttag), False)
-        else:
-            x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
-            self.casts[tag] = Cast(c.ability, x, y)
-            w.commands.give(np.array([r]), Order(MOVE, c.ability, x, y), False)
-        w.touch()
-        self._casts(loop)  # (in range already: it casts now)
-        return SUCCESS
+            return w.casting.order(c, r, Cast(c.ability, c.ttag))
+        x, y = c.pos if c.pos is not None else (float(u.x[c.trow]), float(u.y[c.trow]))
+        return w.casting.order(c, r, Cast(c.ability, x=x, y=y))
 
     def _changeling(self, c: Command) -> int:
         """The first commanded Overseer with the energy spawns a Changeling (see the module
@@ -357,53 +350,30 @@ class ZergSpells:
         return SUCCESS
 
     # ------------------------------------------------------------------ per step
-    def _casts(self, loop: int) -> None:
-        w = self.w
-        u = w.u
-        for tag, cast in list(self.casts.items()):
-            r = u.row(tag)
-            kind = FOLLOW if cast.target else MOVE
-            if r < 0 or u.kind[r] != kind or u.ability[r] != cast.ability:
-                del self.casts[tag]  # (dead, or another order replaced it)
-                continue
-            _, reach, energy, _ = SPELLS[cast.ability]
-            gap = math.hypot(cast.x - float(u.x[r]), cast.y - float(u.y[r])) - float(u.radius[r])
-            t = -1
-            if cast.target:
-                t = u.row(cast.target)
-                if t < 0:
-                    del self.casts[tag]
-                    u.finish_orders(np.array([r]))
-                    continue
-                gap = math.hypot(float(u.x[t] - u.x[r]), float(u.y[t] - u.y[r])) - float(u.radius[r] + u.radius[t])
-            if gap > reach:
-                continue
-            del self.casts[tag]
-            owner = int(u.owner[r])
-            if energy and not w.abilities.spend(tag, energy):
-                u.finish_orders(np.array([r]))
-                continue
-            if cast.ability == FUNGAL_GROWTH:
-                self._fungal(owner, cast.x, cast.y, loop)
-            elif cast.ability == CORROSIVE_BILE:
-                self.ready[(tag, cast.ability)] = loop + BILE_COOLDOWN
-                self.biles.append((owner, cast.x, cast.y, loop + BILE_DELAY))
-            elif cast.ability == BLINDING_CLOUD:
-                self.clouds.append((cast.x, cast.y, loop + CLOUD_LOOPS))
-                self._clouds(loop)
-            elif cast.ability == ABDUCT:
-                self._abduct(r, t)
-            elif cast.ability == PARASITIC_BOMB:
-                self.bombs.append(Drain(owner, cast.target, loop + BOMB_LOOPS, loop))
-            elif cast.ability == NEURAL_PARASITE:
-                self._control(r, t, loop)
-                continue
-            else:  # (Consume: the Viper keeps the order while it drains)
-                self.consumes[tag] = Drain(owner, cast.target, loop + CONSUME_LOOPS, loop, caster=tag)
-                w.touch()
-                continue
-            u.finish_orders(np.array([r]))
-            w.touch()
+    # ------------------------------------------------------------------ the casts' effects
+    def _bile(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.biles.append((int(self.w.u.owner[r]), cast.x, cast.y, loop + BILE_DELAY))
+
+    def _fungal_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._fungal(int(self.w.u.owner[r]), cast.x, cast.y, loop)
+
+    def _cloud(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.clouds.append((cast.x, cast.y, loop + CLOUD_LOOPS))
+        self._clouds(loop)
+
+    def _abduct_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._abduct(r, t)
+
+    def _bomb(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.bombs.append(Drain(int(self.w.u.owner[r]), cast.target, loop + BOMB_LOOPS, loop))
+
+    def _consume(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        """The Viper keeps its order while it drains."""
+        tag = int(self.w.u.tag[r])
+        self.consumes[tag] = Drain(int(self.w.u.owner[r]), cast.target, loop + CONSUME_LOOPS, loop, caster=tag)
+
+    def _control_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self._control(r, t, loop)
 
     def _control(self, r: int, t: int, loop: int) -> None:
         """The Infestor of row ``r`` takes the unit of row ``t`` until the channel ends."""
@@ -585,8 +555,6 @@ class ZergSpells:
             w.touch()
 
     def upkeep(self, loop: int) -> None:
-        if self.casts:
-            self._casts(loop)
         if self.biles:
             self._biles(loop)
         if self.fungals:
@@ -603,7 +571,7 @@ class ZergSpells:
             self._heals(loop)
 
     def horizon(self, loop: int) -> int:
-        if self.casts or self.fungals or self.bombs or self.consumes or self.controls or self.clouds or self.blinded \
+        if self.fungals or self.bombs or self.consumes or self.controls or self.clouds or self.blinded \
                 or self.heals:
             return 1
         if self.biles:
@@ -611,7 +579,7 @@ class ZergSpells:
         return 1 << 30
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.casts, self.fungals, self.consumes):
+        for d in (self.fungals, self.consumes):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
         for t in [t for t, c in self.controls.items() if t not in alive or c.target not in alive]:
