@@ -321,8 +321,13 @@ class Targeting:
         # whether each candidate's player sees its target: one vision test per player for all its
         # candidates (a point's answer does not depend on the others'; nothing moves in between)
         seen = np.ones(len(rc), dtype=bool)
-        for owner in np.unique(owners).tolist():
+        players = set(owners.tolist())
+        for owner in players:
             if owner in vision.revealed:
+                continue
+            if len(players) == 1:  # (the usual case: one player's units chase)
+                t = tgt[rc]
+                seen = vision.sees(owner, u.x[t], u.y[t])
                 continue
             k = (owners == owner).nonzero()[0]
             t = tgt[rc[k]]
