@@ -208,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bot", choices=("marine", "baseline"), default="marine",
                     help="with --opponent bot: melee_bot.MarineBot (Terran) or the Melee task's scripted baseline")
     ap.add_argument("--profile", type=int, default=0, help="cProfile the game; print this many functions")
+    ap.add_argument("--profile-out", default="", help="with --profile: also dump the pstats file here")
     ap.add_argument("--json", default="")
     ap.add_argument("--paths", action="store_true",
                     help="count the PathFinder's path queries and time them (a wrapper round PathFinder.path)")
@@ -252,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
 
         prof.disable()
         pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(args.profile)
+        if args.profile_out:
+            prof.dump_stats(args.profile_out)
     ms = np.array(clock.wall) * 1e3
     cms = np.array(clock.cpu) * 1e3
     ai = np.array(clock.computer) * 1e3

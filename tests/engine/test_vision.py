@@ -48,7 +48,7 @@ def melee_game() -> Game:
     return g
 
 
-@pytest.mark.parametrize("layout", ["anywhere", "cell centres", "cell corners", "tenths", "edges"])
+@pytest.mark.parametrize("layout", ["anywhere", "cell centres", "cell corners", "tenths", "edges", "one band"])
 def test_seen_cells_are_exactly_the_rule_on_cliff_levels(layout: str) -> None:
     g = melee_game()
     w = g.world
@@ -64,6 +64,8 @@ def test_seen_cells_are_exactly_the_rule_on_cliff_levels(layout: str) -> None:
             xs, ys = rng.integers(0, m.width, k) + 0.5, rng.integers(0, m.height, k) + 0.5
         elif layout == "cell corners":
             xs, ys = rng.integers(0, m.width, k) * 1.0, rng.integers(0, m.height, k) * 1.0
+        elif layout == "one band":  # (rows above and below every disc: only the band is summed)
+            xs, ys = rng.uniform(0, m.width, k), rng.uniform(70.0, 80.0, k)
         elif layout == "tenths":  # (where rounding decides the cells at a disc's rim)
             xs, ys = rng.integers(0, 10 * m.width, k) / 10, rng.integers(0, 10 * m.height, k) / 10
         else:

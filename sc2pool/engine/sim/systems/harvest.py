@@ -471,10 +471,13 @@ class Harvest:
     # ------------------------------------------------------------------ observation
     def townhall_map(self, player: int) -> tuple[dict[int, int], dict[int, int]]:
         """(mineral field -> the townhall it counts for, townhall -> ideal harvesters), cached
-        while the set of units and of finished townhalls stays the same."""
-        ready = tuple(t for t, s in self.w.construction.structures.items()
-                      if s.owner == player and s.unit_id in TOWNHALLS and s.ready)
-        key = (self.w.u.version, ready)
+        while the player's finished townhalls (and where they stand) and the resources stay the
+        same: the answer depends on nothing else (fields do not move), so other units coming and
+        going do not recompute it."""
+        at = tuple((t, s.x, s.y) for t, s in self.w.construction.structures.items()
+                   if s.owner == player and s.unit_id in TOWNHALLS and s.ready)
+        ready = tuple(t for t, _, _ in at)
+        key = (at, tuple(self.resources))
         hit = self._th.get(player)
         if hit is not None and hit[0] == key:
             return hit[1]

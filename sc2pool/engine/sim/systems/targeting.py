@@ -316,13 +316,24 @@ class Targeting:
         if not _count(cand):
             return
         vision = self.w.vision
-        for r in rows[cand].tolist():
-            owner = int(u.owner[r])
+        rc = rows[cand]
+        owners = u.owner[rc]
+        # whether each candidate's player sees its target: one vision test per player for all its
+        # candidates (a point's answer does not depend on the others'; nothing moves in between)
+        seen = np.ones(len(rc), dtype=bool)
+        players = set(owners.tolist())
+        for owner in players:
             if owner in vision.revealed:
                 continue
-            c = int(tgt[r])
-            if vision.sees(owner, u.x[c:c + 1], u.y[c:c + 1])[0]:
+            if len(players) == 1:  # (the usual case: one player's units chase)
+                t = tgt[rc]
+                seen = vision.sees(owner, u.x[t], u.y[t])
                 continue
+            k = (owners == owner).nonzero()[0]
+            t = tgt[rc[k]]
+            seen[k] = vision.sees(owner, u.x[t], u.y[t])
+        for r in rc[~seen].tolist():
+            owner = int(u.owner[r])
             if explicit[r]:
                 d_edge[r] = np.inf
                 continue

@@ -155,14 +155,23 @@ class Vision:
         lo = np.maximum(lo, 0.0)
         hi = np.minimum(hi, w - 1.0)
         ok &= lo <= hi
+        seen = np.zeros((h, w), dtype=bool)
+        band = cy[ok]
+        if not len(band):
+            self._seen[player] = (key, seen)
+            return seen
+        # only the band of rows some disc reaches is summed (the others see nothing): a player's
+        # units usually cover a third of the map's height
+        y0, y1 = int(band.min()), int(band.max()) + 1
         stride = w + 1
-        base = (cy * stride)[ok]
+        base = band - y0
+        base *= stride
         wk = np.broadcast_to(wgt[:, None], ok.shape)[ok]
-        diff = np.zeros(h * stride + 1, dtype=np.int64)
+        diff = np.zeros((y1 - y0) * stride + 1, dtype=np.int64)
         np.add.at(diff, base + lo[ok].astype(np.int64), wk)
         np.add.at(diff, base + hi[ok].astype(np.int64) + 1, -wk)
-        cover = diff[:-1].cumsum().reshape(h, stride)[:, :w].reshape(-1)
-        seen = (np.right_shift(cover, shift) & ((1 << _FIELD_BITS) - 1)).astype(bool).reshape(h, w)
+        cover = diff[:-1].cumsum().reshape(y1 - y0, stride)[:, :w].reshape(-1)
+        seen[y0:y1] = (np.right_shift(cover, shift[y0 * w:y1 * w]) & ((1 << _FIELD_BITS) - 1)).reshape(y1 - y0, w)
         self._seen[player] = (key, seen)
         return seen
 
