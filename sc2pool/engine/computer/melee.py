@@ -33,8 +33,9 @@ knobs and their sources):
   is big enough and the build's first attack time has passed (the higher levels first gather the
   wave), it attack-moves to the nearest enemy structure it knows of, else to the enemy start
   locations it has not seen, else it searches the expansion sites; each wave is bigger than the
-  last; the higher levels walk back when they meet a stronger army; units that cannot fight
-  ground units (Medivacs, Vikings) follow the wave, Vikings go for enemy air units near it;
+  last; the higher levels walk back when they meet a stronger army (and go out again once they
+  are stronger than it); units that cannot fight ground units (Medivacs, Vikings) follow the
+  wave, Vikings go for enemy air units near it;
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
