@@ -33,8 +33,9 @@ knobs and their sources):
   is big enough and the build's first attack time has passed (the higher levels first gather the
   wave), it attack-moves to the nearest enemy structure it knows of, else to the enemy start
   locations it has not seen, else it searches the expansion sites; each wave is bigger than the
-  last; the higher levels walk back when they meet a stronger army; units that cannot fight
-  ground units (Medivacs, Vikings) follow the wave, Vikings go for enemy air units near it;
+  last; the higher levels walk back when they meet a stronger army (and go out again once they
+  are stronger than it); units that cannot fight ground units (Medivacs, Vikings) follow the
+  wave, Vikings go for enemy air units near it;
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
@@ -70,7 +71,9 @@ from sc2pool.engine.computer.levels import (
     Tech,
 )
 from sc2pool.engine.computer.races import (
+    ARMY_PER_DRONE,
     CREEP_REACH,
+    DRONES_ALONE,
     LARVA,
     LARVA_T,
     POWER_MARGIN,
@@ -117,7 +120,14 @@ LARVA_SUPPLY_MARGIN = 6
 """Zerg: supply kept ahead per finished Hatchery (m)."""
 RICH_EXPAND = 600
 """Zerg: with more minerals than this it expands (within its level's bases) whatever its build's
-timing, and keeps two Queens per Hatchery instead of one (m)."""
+timing, and keeps more Queens per Hatchery (two; :data:`RICH_QUEENS`) instead of one (m)."""
+QUEEN_DEFENCE = 25.0
+"""Zerg: Queens this close to the enemies at its bases join the defence (m)."""
+QUEEN_HOME = 10.0
+"""Zerg: a Queen this close to a Hatchery is that Hatchery's (m)."""
+RICH_QUEENS = 4
+"""Zerg: Queens per Hatchery while minerals pile up beyond :data:`RICH_EXPAND`, at the levels whose
+Queens defend (they cost no larva: the money the larvae leave buys defence) (m)."""
 INJECT_ENERGY = 25
 """A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
@@ -262,6 +272,10 @@ class MeleeComputer:
         self.scout_targets: list[tuple[float, float]] = []
         self.rescout_at = 0
         self.pulled: set[int] = set()
+        self.threat_at: tuple[float, float] | None = None
+        """Where the enemies near its structures stood at its last army decision (None: none)."""
+        self.fled = 0.0
+        """The strength of the enemy its last wave walked back from (0: none since its last wave)."""
         self.wave: set[int] = set()
         self.waves = 0
         self.wave_target: tuple[float, float] | None = None
@@ -479,6 +493,8 @@ class MeleeComputer:
                            + (4 if soon else 0))
         if rp.worker_from == LARVA:
             per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
+            if not self.drones_wanted(world, n_workers):
+                per_decision = 0
             while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
                 if not self.from_larva(world, rp.worker_train, rp.worker):
                     break
@@ -741,29 +757,72 @@ class MeleeComputer:
             if not made:
                 break
 
+    def drones_wanted(self, world: World, n_workers: int) -> bool:
+        """Zerg: whether a larva may become a drone now rather than an army unit: not while enemies
+        attack its structures (the levels that defend better, :attr:`Level.pull_workers`), and
+        beyond :data:`DRONES_ALONE` drones only while its army keeps :data:`ARMY_PER_DRONE` supply
+        per drone beyond them."""
+        if self.threat_at is not None and self.level.pull_workers:
+            return False
+        if n_workers < DRONES_ALONE:
+            return True
+        u = world.u
+        army = float(TYPES.food[u.ti[self.army_rows]].sum()) + \
+            sum(n * D.unit_spec(t).food_required for _, t, n in self.hatching if t in self.race.train)
+        return army >= ARMY_PER_DRONE * (n_workers - DRONES_ALONE)
+
     def queens(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
-        """Zerg: one Queen per finished Hatchery (from its queue, once a Spawning Pool stands), and
-        each Queen with the energy puts Spawn Larva on the Hatchery nearest to it."""
+        """Zerg: one Queen per finished Hatchery (from the queue of the one with the fewest Queens
+        near it, once a Spawning Pool stands; more when minerals pile up), and Spawn Larva on each
+        Hatchery with none under way by an idle Queen with the energy: one near it, else (none
+        near) the nearest.  At the levels that defend better the Queens near enemies at its bases
+        fight them."""
         rp = self.race
         u = world.u
         pid = self.player_id
         own_queens = ((u.owner == pid) & (u.unit_id == rp.queen)).nonzero()[0]
+        qx, qy = u.x[own_queens], u.y[own_queens]
+
+        def near(s: Structure, rows: np.ndarray | None = None) -> np.ndarray:
+            x, y = (qx, qy) if rows is None else (u.x[rows], u.y[rows])
+            return (x - s.x) ** 2 + (y - s.y) ** 2 < QUEEN_HOME ** 2
+
         n = len(own_queens) + sum(s.queue.count(rp.queen) for s in ready_th)
+        rich = world.supply.minerals.get(pid, 0) > RICH_EXPAND
+        per_th = (RICH_QUEENS if self.level.pull_workers else 2) if rich else 1
         if rp.queen_train not in self.refused and self.can_make_queen():
-            for th in ready_th:
-                if n >= len(ready_th) * (2 if world.supply.minerals.get(pid, 0) > RICH_EXPAND else 1):
+            for th in sorted(ready_th, key=lambda s: int(np.count_nonzero(near(s)))):
+                if n >= len(ready_th) * per_th:
                     break
                 if not th.busy and self.can_spend(world, 150, 0):
                     if self.answer(world.command(pid, rp.queen_train, [th.tag], None, 0, False), rp.queen_train):
                         n += 1
-        if rp.inject in self.refused or not ready_th:
+        if self.threat_at is not None and self.level.pull_workers and len(own_queens):
+            tx, ty = self.threat_at
+            fight = (qx - tx) ** 2 + (qy - ty) ** 2 < QUEEN_DEFENCE ** 2
+            self.attack_move(world, own_queens[fight], (tx, ty))
+            own_queens = own_queens[~fight]
+        if rp.inject in self.refused or not ready_th or not len(own_queens):
             return
-        for r in own_queens.tolist():
-            if u.kind[r] != IDLE or world.abilities.energy_of(int(u.tag[r])) < INJECT_ENERGY:
+        # (injects on one Hatchery queue up one after the other: each Hatchery gets one at a time,
+        # from a Queen of its own, so that every Hatchery's larvae grow and no Queen walks far)
+        on_way = own_queens[u.ability[own_queens] == rp.inject]
+        energy = np.array([world.abilities.energy_of(int(t)) for t in u.tag[own_queens].tolist()])
+        ready = own_queens[(u.kind[own_queens] == IDLE) & (energy >= INJECT_ENERGY)]
+        for th in ready_th:
+            if not len(ready):
+                break
+            if world.larva.injects.get(th.tag) or \
+                    bool((((u.tx[on_way] - th.x) ** 2 + (u.ty[on_way] - th.y) ** 2) < 1.0).any()):
                 continue
-            th = min(ready_th, key=lambda s: (s.x - u.x[r]) ** 2 + (s.y - u.y[r]) ** 2)
+            home = ready[near(th, ready)]
+            if not len(home) and near(th).any():
+                continue  # (its own Queen is busy or short of energy: it will come)
+            pick = home if len(home) else ready
+            r = int(pick[int(np.argmin((u.x[pick] - th.x) ** 2 + (u.y[pick] - th.y) ** 2))])
             if not self.answer(world.command(pid, rp.inject, [int(u.tag[r])], None, th.tag, False), rp.inject):
                 break
+            ready = ready[ready != r]
 
     def can_make_queen(self) -> bool:
         return all(self.have_ready(r) for r in T.TRAIN[self.race.queen_train].requires.structures)
@@ -1165,8 +1224,11 @@ class MeleeComputer:
         in_wave = self.members(world, self.wave)[army]
         self.wave = set(u.tag[army[in_wave]].tolist())
         home_army = army[~in_wave]
+        self.threat_at = None
         if len(threat):
             tx, ty = float(u.x[threat].mean()), float(u.y[threat].mean())
+            self.threat_at = (tx, ty)
+            self.fled = 0.0  # (the enemy it walked back from came: the fight at home decides)
             self.attack_move(world, home_army, (tx, ty))
             mine_str = _strength(home_army, u)
             enemy_str = _strength(threat, u)
@@ -1286,6 +1348,9 @@ class MeleeComputer:
                 _strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
             self.gather_since = -1  # (no wave into an army it knows to be stronger: it grows first)
             return
+        if self.fled and supply < FULL_ARMY and _strength(home_army, u) < RETREAT_RATIO * self.fled:
+            self.gather_since = -1  # (not out again into the army it walked back from: it grows first)
+            return
         if self.level.group_up:
             sx, sy = self.staging(world)
             near = (u.x[home_army] - sx) ** 2 + (u.y[home_army] - sy) ** 2 < GROUP_RADIUS ** 2
@@ -1294,6 +1359,7 @@ class MeleeComputer:
             if np.count_nonzero(near) < 0.8 * len(home_army) and world.loop - self.gather_since < GROUP_TIMEOUT:
                 return
         self.gather_since = -1
+        self.fled = 0.0
         self.waves += 1
         self.wave_moved = (0, 0.0, 0.0)
         self.wave = set(u.tag[home_army].tolist())
@@ -1330,6 +1396,7 @@ class MeleeComputer:
                 world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave_all].tolist()],
                               self.staging(world), 0, False)
                 self.wave.clear()
+                self.fled = _strength(near, u)
                 return
         target = self.attack_target(world, (cx, cy))
         if target != self.wave_target:

@@ -262,6 +262,14 @@ queue (no Warp Gate research: a Gateway keeps training, the real game's state be
 (Liquipedia "Warp Gate")), Robotics Facility and Stargate units in theirs."""
 
 # ---------------------------------------------------------------------------------- Zerg
+DRONES_ALONE = 40
+"""Zerg: drones it makes before its army must keep pace with them (m)."""
+ARMY_PER_DRONE = 1.0
+"""Zerg: beyond :data:`DRONES_ALONE` drones, a larva becomes a drone only while its army (eggs
+included) holds at least this much supply per drone beyond them; else the larva goes to the army.
+Every larva goes first to a drone otherwise, and the larvae, not the money, bound a Zerg's
+production: without it a level whose cap on workers is high (VeryHard's 66) made nothing but
+drones until after the enemy's first push (m)."""
 HATCH_FIRST_S = 30.0
 """The hatchery-first builds expand from this game second on (after the 13 Overlord)."""
 _HATCH_FIRST = ((13, DEPOT), (17, POOL), (18, REFINERY))
