@@ -806,14 +806,15 @@ class MeleeComputer:
             return
         # (injects on one Hatchery queue up one after the other: each Hatchery gets one at a time,
         # from a Queen of its own, so that every Hatchery's larvae grow and no Queen walks far)
-        on_way = own_queens[u.ability[own_queens] == rp.inject]
+        casting = world.casting  # (an inject under way is a cast order on its Hatchery)
+        on_way = {c.target for c in casting.casts.values() if c.ability == rp.inject}
+        on_way.update(c.target for q in casting.queued.values() for c in q if c.ability == rp.inject)
         energy = np.array([world.abilities.energy_of(int(t)) for t in u.tag[own_queens].tolist()])
         ready = own_queens[(u.kind[own_queens] == IDLE) & (energy >= INJECT_ENERGY)]
         for th in ready_th:
             if not len(ready):
                 break
-            if world.larva.injects.get(th.tag) or \
-                    bool((((u.tx[on_way] - th.x) ** 2 + (u.ty[on_way] - th.y) ** 2) < 1.0).any()):
+            if world.larva.injects.get(th.tag) or th.tag in on_way:
                 continue
             home = ready[near(th, ready)]
             if not len(home) and near(th).any():

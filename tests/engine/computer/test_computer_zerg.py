@@ -57,7 +57,8 @@ def test_queens_defend_and_larvae_go_to_the_army_under_attack(difficulty: int, d
     hatch = min((s for s in c.structs if s.unit_id == R.HATCHERY),
                 key=lambda s: (s.x - c.home[0]) ** 2 + (s.y - c.home[1]) ** 2)
     spawn(g, D.MARINE, 1, (hatch.x + 6.0, hatch.y + 6.0), 8)
-    drones_before = count(g, 2, R.DRONE)
+    # (drones already in their eggs hatch meanwhile: counted with the drones)
+    drones_before = count(g, 2, R.DRONE) + sum(n for _, t, n in c.hatching if t == R.DRONE)
     fought = False
     for k in range(1, 9):
         play_until(g, 240 + k)
