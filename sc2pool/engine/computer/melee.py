@@ -164,6 +164,8 @@ ENEMY_PRODUCTION = frozenset({21, 27, 28, 62, 133, 71, 67, 86, 100, 101})
 """Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
 Hive (the client's unit ids)."""
 SHIELD_ENERGY = 75.0
+CHRONO_ENERGY = 50.0
+"""Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
 """Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 SHIELD_REACH = 8.0
 """A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
@@ -182,6 +184,15 @@ WAY_OUT_ROOM = 1.5
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
+DEFEND_MARGIN = 2.0
+"""A build with a ``strength_margin`` (Protoss), at the levels with army control, defends first
+while its army at home is weaker than this many times the enemy army it reckons (m: the reckoning
+counted 27 of the reference bot's 40 Marines at 6:00)."""
+DEFEND_UNDER_WAY = 2
+"""... with at most this many of them on their way or warping in at once (m)."""
+DEFEND_SPILL = 150
+"""... and meanwhile adds a Gateway (its build's ``spill``) from this many minerals left after its
+army's queues, instead of 400 (m)."""
 
 
 def _strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
@@ -279,6 +290,10 @@ class MeleeComputer:
         self.enemy_army: dict[int, tuple[int, int]] = {}
         """Builds with a ``strength_margin``: enemy army unit tag -> (its type's row, the loop it was
         last seen), until it dies."""
+        self.enemy_extra = 0.0
+        """Enemy army units it reckons trained since it saw them (:meth:`enemy_strength`)."""
+        self.enemy_extra_at = 0
+        """The loop :attr:`enemy_extra` was last grown."""
         self.known = np.zeros(0, dtype=np.int64)
         """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
@@ -293,6 +308,8 @@ class MeleeComputer:
         self.workers = np.zeros(0, dtype=np.int64)
         self.army_rows = np.zeros(0, dtype=np.int64)
         self.structs: list[Structure] = []
+        self.defend = False
+        """This economy decision defends first (:meth:`defending`)."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -376,30 +393,38 @@ class MeleeComputer:
 
     def remember_army(self, world: World, units: np.ndarray) -> None:
         """Remember the enemy's fighting units it sees (workers apart) until they die (m: a death
-        out of its sight counts too)."""
+        out of its sight counts too).  Meanwhile it reckons that each enemy production structure it
+        knows of trains one more every :data:`ENEMY_TRAIN_S`; a unit it sees for the first time is
+        one of those (m)."""
         u = world.u
         ti = u.ti[units]
         fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], list(ALL_WORKERS))]
         loop = world.loop
+        if self.enemy_army:
+            producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
+            self.enemy_extra += producers * (loop - self.enemy_extra_at) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND)
+        self.enemy_extra_at = loop
+        new = 0
         for t, k in zip(u.tag[fighters].tolist(), u.ti[fighters].tolist(), strict=True):
+            new += int(t) not in self.enemy_army
             self.enemy_army[int(t)] = (int(k), loop)
+        self.enemy_extra = max(0.0, self.enemy_extra - new)
         if self.enemy_army and loop >= self.look_far_at:
             for t in [t for t in self.enemy_army if u.row(t) < 0]:
                 del self.enemy_army[t]
 
     def enemy_strength(self) -> float:
         """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
-        production structures it knows of may have trained since it last saw that army (one unit
-        of the army's average each :data:`ENEMY_TRAIN_S` per structure) (m)."""
+        production structures it knows of may have trained that it has not seen yet (units of the
+        army's average: :meth:`remember_army`) (m).  (A new sighting of a few units does not undo
+        the reckoning of those it has not seen again.)"""
         if not self.enemy_army:
             return 0.0
         n = len(self.enemy_army)
         ti = np.fromiter((k for k, _ in self.enemy_army.values()), dtype=np.int64, count=n)
         hp = float((TYPES.hp_max[ti] + TYPES.sh_max[ti]).sum())
         dps = float((TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)).sum())
-        seen = max(loop for _, loop in self.enemy_army.values())
-        producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
-        grown = 1.0 + producers * (self.now - seen) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND) / n
+        grown = 1.0 + self.enemy_extra / n
         return hp * dps * grown * grown
 
     # ------------------------------------------------------------------ economy
@@ -465,6 +490,13 @@ class MeleeComputer:
         if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
             if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
                 return  # (keep the money for it; an Overlord short of a larva waits without)
+        self.defend = self.defending(world)
+        if self.defend and self.tech is not None:
+            self.produce_tech(world, prod)  # (its army before more workers and structures)
+            if self.step >= len(self.build.opener) and not self.more_production(world, self.tech, prod, building):
+                return  # (keep the money for it)
+        if rp.chrono and self.level.focus_fire:
+            self.chrono(world, ready_th, prod)
         n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
             sum(n for _, t, n in self.hatching if t == rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
@@ -476,6 +508,8 @@ class MeleeComputer:
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
+        if self.defend:  # (no more than its finished bases mine: the money goes to its army)
+            want_workers = min(want_workers, MINERALS_PER_BASE * len(ready_th) + GAS_PER_REFINERY * len(refineries))
         if rp.worker_from == LARVA:
             per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
             while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
@@ -497,7 +531,7 @@ class MeleeComputer:
         # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
         # "CC First")
         if bases < self.level.max_bases and t_s >= expand_at and not building.get(rp.townhall_build) \
-                and all(s.ready for s in townhalls):
+                and all(s.ready for s in townhalls) and not self.defend:
             if not self.expand(world):
                 return
         # the opener
@@ -559,7 +593,7 @@ class MeleeComputer:
                 len(refineries) < tech.refineries_per_base * n_th:
             if not self.place(world, REFINERY):
                 return
-        rich = world.supply.minerals.get(pid, 0) > 400
+        rich = world.supply.minerals.get(pid, 0) > (DEFEND_SPILL if self.defend else 400)
         if sum(building.get(rp.roles[w].ability, 0) for w in rp.production) < (2 if rich else 1):
             total = sum(len(prod[w]) + building.get(rp.roles[w].ability, 0) for w in rp.production)
             nxt = ""
@@ -584,6 +618,54 @@ class MeleeComputer:
         if rp.addons:
             self.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
+
+    def defending(self, world: World) -> bool:
+        """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
+        army control, whose army at home is weaker than :data:`DEFEND_MARGIN` times the enemy army
+        it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues before it
+        trains workers, starts no townhall and adds production from :data:`DEFEND_SPILL` minerals
+        (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
+        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
+            return False
+        army = self.army_rows
+        home = army[~self.members(world, self.wave)[army]]
+        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
+
+    def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
+                        building: dict[int, int]) -> bool:
+        """While it defends: one more of its build's ``spill`` structure (a Gateway) once every
+        finished one is busy and none is on its way, within the level's cap on production, before
+        more workers; False while it waits for the money (the caller keeps it)."""
+        rp = self.race
+        w = tech.spill
+        if not w or any(s.ready and not s.queue for s in prod[w]) or \
+                building.get(rp.roles[w].ability, 0) + sum(not s.ready for s in prod[w]) >= DEFEND_UNDER_WAY:
+            return True
+        total = sum(len(prod[p]) + building.get(rp.roles[p].ability, 0) for p in rp.production)
+        if total >= self.level.max_barracks + TECH_STRUCTURES or not self.have_ready(rp.roles[w].needs):
+            return True
+        return self.place(world, w)
+
+    def chrono(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """Each finished townhall with the energy boosts a busy structure not boosted yet: while it
+        defends one of its army's producers, else a townhall training a worker, else a producer
+        (Protoss: Chrono Boost, Liquipedia "Chrono Boost")."""
+        rp = self.race
+        if rp.chrono in self.refused:
+            return
+        boosted = world.tempo.boosted
+        army = [s for w in rp.production for s in prod[w] if s.ready and s.queue and s.tag not in boosted]
+        workers = [s for s in ready_th if s.queue and s.tag not in boosted]
+        targets = army + workers if self.defend else workers + army
+        for th in ready_th:
+            if not targets:
+                return
+            if world.abilities.energy_of(th.tag) < CHRONO_ENERGY:
+                continue
+            if not self.answer(world.command(self.player_id, rp.chrono, [th.tag], None, targets[0].tag, False),
+                               rp.chrono):
+                return
+            targets.pop(0)
 
     def have_ready(self, need: int) -> bool:
         """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""

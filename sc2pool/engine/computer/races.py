@@ -82,6 +82,9 @@ INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
 GUARDIAN_SHIELD = 76
 """GuardianShield_GuardianShield (the client's ability id): a Sentry's -2 ranged damage aura."""
+CHRONO_BOOST = 3755
+"""Effect_ChronoBoostEnergyCost (the client's ability id): a Nexus's 50 energy for +50 % speed of a
+structure's production for 20 s (Liquipedia "Chrono Boost")."""
 LAIR_MORPH = 1216
 """UpgradeToLair (``data.tech.MORPH``)."""
 
@@ -151,6 +154,9 @@ class RaceProfile:
     control; 0: none)."""
     shield_caster: int = 0
     """The unit that casts it (the Sentry)."""
+    chrono: int = 0
+    """Protoss: Chrono Boost's ability, cast by its townhalls on its production at the levels with
+    army control (:meth:`.melee.MeleeComputer.chrono`; 0: none)."""
     keep_way_out: bool = False
     """Protoss: no structure may shut its army in (:meth:`.melee.MeleeComputer.keeps_way_out`):
     its Pylons and what they power pack in front of the Nexus, towards the enemy."""
@@ -256,6 +262,7 @@ PROTOSS_PROFILE = RaceProfile(
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
+    chrono=CHRONO_BOOST,
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
 queue (no Warp Gate research: a Gateway keeps training, the real game's state before Warp Gate
