@@ -130,7 +130,8 @@ def test_it_defends_first_while_the_enemy_army_is_stronger(difficulty: int, defe
     play_until(g, 31)
     c.remember_army(g.world, rows(g, marine_tags))
     assert c.defending(g.world) == defends
-    c.remember_army = lambda *a: None  # type: ignore[method-assign]  (the Marines stay remembered)
+    # (the Marines stay remembered as they are)
+    c.remember_army = lambda *a: None  # type: ignore[method-assign]
     c.build = dataclasses.replace(c.build, expand_s=(60.0, 420.0))
     play_until(g, 150)
     assert c.defend == defends
