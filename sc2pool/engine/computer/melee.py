@@ -508,8 +508,12 @@ class MeleeComputer:
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
-        if self.defend:  # (no more than its finished bases mine: the money goes to its army)
+        if self.defend:  # (no more than its finished bases mine, none while a producer waits for money)
             want_workers = min(want_workers, MINERALS_PER_BASE * len(ready_th) + GAS_PER_REFINERY * len(refineries))
+            tech = self.tech
+            if tech is not None and any(s.ready and not s.queue for w in rp.production if tech.choices(w, NO_ADDON)
+                                        for s in prod[w]):
+                want_workers = 0
         if rp.worker_from == LARVA:
             per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
             while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
