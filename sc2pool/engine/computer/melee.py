@@ -160,9 +160,10 @@ LOOK_FAR = 48
 ENEMY_TRAIN_S = 25.0
 """Game seconds it reckons an enemy production structure takes per unit (m: a Marine is 18, a
 Zealot 27)."""
-ENEMY_PRODUCTION = frozenset({21, 27, 28, 62, 133, 71, 67, 86, 100, 101})
+ENEMY_PRODUCTION = {21: 48, 27: 53, 28: 35, 62: 73, 133: 73, 71: 83, 67: 80, 86: 105, 100: 105, 101: 105}
 """Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
-Hive (the client's unit ids)."""
+Hive (the client's unit ids) -> the unit it reckons each trains before it has seen the enemy's
+army: Marine, Hellion, Viking, Zealot, Immortal, Void Ray, Zergling (m)."""
 SHIELD_ENERGY = 75.0
 CHRONO_ENERGY = 50.0
 """Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
@@ -400,9 +401,8 @@ class MeleeComputer:
         ti = u.ti[units]
         fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], list(ALL_WORKERS))]
         loop = world.loop
-        if self.enemy_army:
-            producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
-            self.enemy_extra += producers * (loop - self.enemy_extra_at) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND)
+        producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
+        self.enemy_extra += producers * (loop - self.enemy_extra_at) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND)
         self.enemy_extra_at = loop
         new = 0
         for t, k in zip(u.tag[fighters].tolist(), u.ti[fighters].tolist(), strict=True):
@@ -416,10 +416,18 @@ class MeleeComputer:
     def enemy_strength(self) -> float:
         """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
         production structures it knows of may have trained that it has not seen yet (units of the
-        army's average: :meth:`remember_army`) (m).  (A new sighting of a few units does not undo
-        the reckoning of those it has not seen again.)"""
-        if not self.enemy_army:
-            return 0.0
+        army's average: :meth:`remember_army`; before it has seen any, the units of
+        :data:`ENEMY_PRODUCTION`) (m).  (A new sighting of a few units does not undo the reckoning
+        of those it has not seen again.)"""
+        if not self.enemy_army:  # (none seen yet: the units its production structures train)
+            kinds = [TYPES.row(ENEMY_PRODUCTION[uid]) for _, _, uid in self.enemy_structures.values()
+                     if uid in ENEMY_PRODUCTION]
+            if not kinds or not self.enemy_extra:
+                return 0.0
+            k = np.array(kinds, dtype=np.int64)
+            hp = float((TYPES.hp_max[k] + TYPES.sh_max[k]).mean())
+            dps = float((TYPES.dmg[k, k] * TYPES.attacks[k] / np.maximum(TYPES.cd_loops[k], 1.0)).mean())
+            return (self.enemy_extra * hp) * (self.enemy_extra * dps)
         n = len(self.enemy_army)
         ti = np.fromiter((k for k, _ in self.enemy_army.values()), dtype=np.int64, count=n)
         hp = float((TYPES.hp_max[ti] + TYPES.sh_max[ti]).sum())
@@ -629,11 +637,14 @@ class MeleeComputer:
         it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues before it
         trains workers, starts no townhall and adds production from :data:`DEFEND_SPILL` minerals
         (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
-        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
+        if not (self.build.strength_margin and self.level.focus_fire):
+            return False
+        enemy = self.enemy_strength()
+        if not enemy:
             return False
         army = self.army_rows
         home = army[~self.members(world, self.wave)[army]]
-        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
+        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * enemy
 
     def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
                         building: dict[int, int]) -> bool:
