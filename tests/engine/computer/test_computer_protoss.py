@@ -117,6 +117,27 @@ def test_the_enemy_army_it_reckons_keeps_growing_past_a_new_sighting() -> None:
 
 
 @pytest.mark.timeout(300)
+def test_before_it_sees_an_army_it_reckons_what_the_enemy_production_trains() -> None:
+    """Three Barracks known for 100 s and no Marine seen: it reckons 12 Marines (a wave that went
+    blind at 6:00 crossed 46 of them on their way to its base)."""
+    g = melee(L.HARD, L.TIMING, race=D.PROTOSS)
+    c = computer(g)
+    no_attack(g)
+    c.level = dataclasses.replace(c.level, scout=0)
+    play_until(g, 30)
+    x, y = c.candidates[0]
+    c.enemy_structures.update({-k: (x, y, D.BARRACKS) for k in range(1, 4)})
+    c.remember_army(g.world, np.zeros(0, dtype=np.int64))
+    assert c.enemy_extra < 0.1
+    play_until(g, 130)
+    assert not c.enemy_army and c.enemy_extra == pytest.approx(12.0, abs=0.2)
+    marine = D.unit_spec(D.MARINE)
+    hp = marine.hp + marine.shield
+    assert c.enemy_strength() > 0.9 * (12 * hp) * (12 * 6.0 / 13.78)
+    assert c.defend  # (its few units at home are weaker than twice that)
+
+
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("difficulty, defends", [(L.HARD, True), (L.MEDIUM, False)])
 def test_it_defends_first_while_the_enemy_army_is_stronger(difficulty: int, defends: bool) -> None:
     """Against 40 Marines it reckons, with 8 Zealots at home: the harder levels train no more
