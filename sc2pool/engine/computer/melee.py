@@ -38,8 +38,10 @@ knobs and their sources):
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
-  than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), and its Sentries cast
-  Guardian Shield in a fight (:meth:`MeleeComputer.shields`);
+  than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), defends first while that
+  army is stronger than its own (:meth:`MeleeComputer.defending`), casts Chrono Boost
+  (:meth:`MeleeComputer.chrono`), and its Sentries cast Guardian Shield in a fight
+  (:meth:`MeleeComputer.shields`);
 - **placement** (Protoss): no structure on the way out of a base (:meth:`MeleeComputer.keeps_way_out`).
 
 Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
@@ -165,9 +167,9 @@ ENEMY_PRODUCTION = {21: 48, 27: 53, 28: 35, 62: 73, 133: 73, 71: 83, 67: 80, 86:
 Hive (the client's unit ids) -> the unit it reckons each trains before it has seen the enemy's
 army: Marine, Hellion, Viking, Zealot, Immortal, Void Ray, Zergling (m)."""
 SHIELD_ENERGY = 75.0
+"""Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 CHRONO_ENERGY = 50.0
 """Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
-"""Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 SHIELD_REACH = 8.0
 """A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
 SHIELD_SPACING = 6.0
@@ -188,7 +190,7 @@ often) (m)."""
 DEFEND_MARGIN = 2.0
 """A build with a ``strength_margin`` (Protoss), at the levels with army control, defends first
 while its army at home is weaker than this many times the enemy army it reckons (m: the reckoning
-counted 27 of the reference bot's 40 Marines at 6:00)."""
+is short of what it has not seen; at 6:00 it counted about 27 of the reference bot's 40 Marines)."""
 DEFEND_UNDER_WAY = 2
 """... with at most this many of them on their way or warping in at once (m)."""
 DEFEND_SPILL = 150
@@ -292,7 +294,7 @@ class MeleeComputer:
         """Builds with a ``strength_margin``: enemy army unit tag -> (its type's row, the loop it was
         last seen), until it dies."""
         self.enemy_extra = 0.0
-        """Enemy army units it reckons trained since it saw them (:meth:`enemy_strength`)."""
+        """Enemy army units it reckons trained and has not seen yet (:meth:`remember_army`)."""
         self.enemy_extra_at = 0
         """The loop :attr:`enemy_extra` was last grown."""
         self.known = np.zeros(0, dtype=np.int64)
@@ -634,9 +636,10 @@ class MeleeComputer:
     def defending(self, world: World) -> bool:
         """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
         army control, whose army at home is weaker than :data:`DEFEND_MARGIN` times the enemy army
-        it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues before it
-        trains workers, starts no townhall and adds production from :data:`DEFEND_SPILL` minerals
-        (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
+        it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
+        trains no worker while a producer is idle and none beyond what its finished bases mine,
+        starts no townhall, adds production (:meth:`more_production`, and from :data:`DEFEND_SPILL`
+        minerals) (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
         if not (self.build.strength_margin and self.level.focus_fire):
             return False
         enemy = self.enemy_strength()
@@ -649,8 +652,9 @@ class MeleeComputer:
     def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
                         building: dict[int, int]) -> bool:
         """While it defends: one more of its build's ``spill`` structure (a Gateway) once every
-        finished one is busy and none is on its way, within the level's cap on production, before
-        more workers; False while it waits for the money (the caller keeps it)."""
+        finished one is busy and fewer than :data:`DEFEND_UNDER_WAY` are on their way, within the
+        level's cap on production, before more workers; False while it waits for the money (the
+        caller keeps it)."""
         rp = self.race
         w = tech.spill
         if not w or any(s.ready and not s.queue for s in prod[w]) or \
