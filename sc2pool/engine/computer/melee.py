@@ -635,19 +635,16 @@ class MeleeComputer:
 
     def defending(self, world: World) -> bool:
         """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
-        army control, whose army at home is weaker than :data:`DEFEND_MARGIN` times the enemy army
-        it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
+        army control, that has seen enemy army units and whose army at home is weaker than
+        :data:`DEFEND_MARGIN` times the enemy army it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
         trains no worker while a producer is idle and none beyond what its finished bases mine,
         starts no townhall, adds production (:meth:`more_production`, and from :data:`DEFEND_SPILL`
         minerals) (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
-        if not (self.build.strength_margin and self.level.focus_fire):
-            return False
-        enemy = self.enemy_strength()
-        if not enemy:
-            return False
+        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
+            return False  # (a Barracks seen is no reason to stop expanding: an army seen is)
         army = self.army_rows
         home = army[~self.members(world, self.wave)[army]]
-        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * enemy
+        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
 
     def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
                         building: dict[int, int]) -> bool:
