@@ -118,8 +118,9 @@ def test_the_enemy_army_it_reckons_keeps_growing_past_a_new_sighting() -> None:
 
 @pytest.mark.timeout(300)
 def test_before_it_sees_an_army_it_reckons_what_the_enemy_production_trains() -> None:
-    """Three Barracks known for 100 s and no Marine seen: it reckons 12 Marines (a wave that went
-    blind at 6:00 crossed 46 of them on their way to its base)."""
+    """Three Barracks known for 100 s and no Marine seen: it reckons 12 Marines, and a wave waits
+    for three times their strength (a wave that went blind at 6:00 crossed 46 of them on their way
+    to its base)."""
     g = melee(L.HARD, L.TIMING, race=D.PROTOSS)
     c = computer(g)
     no_attack(g)
@@ -134,7 +135,17 @@ def test_before_it_sees_an_army_it_reckons_what_the_enemy_production_trains() ->
     marine = D.unit_spec(D.MARINE)
     hp = marine.hp + marine.shield
     assert c.enemy_strength() > 0.9 * (12 * hp) * (12 * 6.0 / 13.78)
-    assert c.defend  # (its few units at home are weaker than twice that)
+    assert not c.defend  # (a Barracks seen is no reason to stop expanding)
+    # 10 Zealots (20 supply, the wave's 18) wait for three times the 12 Marines reckoned
+    zealots = spawn(g, R.ZEALOT, 2, c.staging(g.world), 10)
+    play_until(g, 130.5)
+    home = rows(g, zealots)
+    c.build = dataclasses.replace(c.build, first_attack_s=0.0)
+    c.launch(g.world, home)
+    assert not c.wave
+    c.enemy_structures.clear()  # (no production known: nothing reckoned, the wave goes)
+    c.launch(g.world, home)
+    assert c.wave
 
 
 @pytest.mark.timeout(300)
