@@ -39,8 +39,10 @@ knobs and their sources):
 - **army control** at the higher levels: every unit with an enemy in range attacks the best
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
-  than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), and its Sentries cast
-  Guardian Shield in a fight (:meth:`MeleeComputer.shields`);
+  than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), defends first while that
+  army is stronger than its own (:meth:`MeleeComputer.defending`), casts Chrono Boost
+  (:meth:`MeleeComputer.chrono`), and its Sentries cast Guardian Shield in a fight
+  (:meth:`MeleeComputer.shields`);
 - **placement** (Protoss): no structure on the way out of a base (:meth:`MeleeComputer.keeps_way_out`).
 
 Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
@@ -171,11 +173,14 @@ LOOK_FAR = 48
 ENEMY_TRAIN_S = 25.0
 """Game seconds it reckons an enemy production structure takes per unit (m: a Marine is 18, a
 Zealot 27)."""
-ENEMY_PRODUCTION = frozenset({21, 27, 28, 62, 133, 71, 67, 86, 100, 101})
+ENEMY_PRODUCTION = {21: 48, 27: 53, 28: 35, 62: 73, 133: 73, 71: 83, 67: 80, 86: 105, 100: 105, 101: 105}
 """Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
-Hive (the client's unit ids)."""
+Hive (the client's unit ids) -> the unit it reckons each trains before it has seen the enemy's
+army: Marine, Hellion, Viking, Zealot, Immortal, Void Ray, Zergling (m)."""
 SHIELD_ENERGY = 75.0
 """Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
+CHRONO_ENERGY = 50.0
+"""Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
 SHIELD_REACH = 8.0
 """A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
 SHIELD_SPACING = 6.0
@@ -193,6 +198,15 @@ WAY_OUT_ROOM = 1.5
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
+DEFEND_MARGIN = 2.0
+"""A build with a ``strength_margin`` (Protoss), at the levels with army control, defends first
+while its army at home is weaker than this many times the enemy army it reckons (m: the reckoning
+is short of what it has not seen; at 6:00 it counted about 27 of the reference bot's 40 Marines)."""
+DEFEND_UNDER_WAY = 2
+"""... with at most this many of them on their way or warping in at once (m)."""
+DEFEND_SPILL = 150
+"""... and meanwhile adds a Gateway (its build's ``spill``) from this many minerals left after its
+army's queues, instead of 400 (m)."""
 
 
 def _strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
@@ -294,6 +308,10 @@ class MeleeComputer:
         self.enemy_army: dict[int, tuple[int, int]] = {}
         """Builds with a ``strength_margin``: enemy army unit tag -> (its type's row, the loop it was
         last seen), until it dies."""
+        self.enemy_extra = 0.0
+        """Enemy army units it reckons trained and has not seen yet (:meth:`remember_army`)."""
+        self.enemy_extra_at = 0
+        """The loop :attr:`enemy_extra` was last grown."""
         self.known = np.zeros(0, dtype=np.int64)
         """Rows of the enemy units it knows of at this decision."""
         self.reserved = (0, 0)
@@ -308,6 +326,8 @@ class MeleeComputer:
         self.workers = np.zeros(0, dtype=np.int64)
         self.army_rows = np.zeros(0, dtype=np.int64)
         self.structs: list[Structure] = []
+        self.defend = False
+        """This economy decision defends first (:meth:`defending`)."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -391,30 +411,45 @@ class MeleeComputer:
 
     def remember_army(self, world: World, units: np.ndarray) -> None:
         """Remember the enemy's fighting units it sees (workers apart) until they die (m: a death
-        out of its sight counts too)."""
+        out of its sight counts too).  Meanwhile it reckons that each enemy production structure it
+        knows of trains one more every :data:`ENEMY_TRAIN_S`; a unit it sees for the first time is
+        one of those (m)."""
         u = world.u
         ti = u.ti[units]
         fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], ALL_WORKER_IDS)]
         loop = world.loop
+        producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
+        self.enemy_extra += producers * (loop - self.enemy_extra_at) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND)
+        self.enemy_extra_at = loop
+        new = 0
         for t, k in zip(u.tag[fighters].tolist(), u.ti[fighters].tolist(), strict=True):
+            new += int(t) not in self.enemy_army
             self.enemy_army[int(t)] = (int(k), loop)
+        self.enemy_extra = max(0.0, self.enemy_extra - new)
         if self.enemy_army and loop >= self.look_far_at:
             for t in [t for t in self.enemy_army if u.row(t) < 0]:
                 del self.enemy_army[t]
 
     def enemy_strength(self) -> float:
         """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
-        production structures it knows of may have trained since it last saw that army (one unit
-        of the army's average each :data:`ENEMY_TRAIN_S` per structure) (m)."""
-        if not self.enemy_army:
-            return 0.0
+        production structures it knows of may have trained that it has not seen yet (units of the
+        army's average: :meth:`remember_army`; before it has seen any, the units of
+        :data:`ENEMY_PRODUCTION`) (m).  (A new sighting of a few units does not undo the reckoning
+        of those it has not seen again.)"""
+        if not self.enemy_army:  # (none seen yet: the units its production structures train)
+            kinds = [TYPES.row(ENEMY_PRODUCTION[uid]) for _, _, uid in self.enemy_structures.values()
+                     if uid in ENEMY_PRODUCTION]
+            if not kinds or not self.enemy_extra:
+                return 0.0
+            k = np.array(kinds, dtype=np.int64)
+            hp = float((TYPES.hp_max[k] + TYPES.sh_max[k]).mean())
+            dps = float((TYPES.dmg[k, k] * TYPES.attacks[k] / np.maximum(TYPES.cd_loops[k], 1.0)).mean())
+            return (self.enemy_extra * hp) * (self.enemy_extra * dps)
         n = len(self.enemy_army)
         ti = np.fromiter((k for k, _ in self.enemy_army.values()), dtype=np.int64, count=n)
         hp = float((TYPES.hp_max[ti] + TYPES.sh_max[ti]).sum())
         dps = float((TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)).sum())
-        seen = max(loop for _, loop in self.enemy_army.values())
-        producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
-        grown = 1.0 + producers * (self.now - seen) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND) / n
+        grown = 1.0 + self.enemy_extra / n
         return hp * dps * grown * grown
 
     # ------------------------------------------------------------------ economy
@@ -480,6 +515,13 @@ class MeleeComputer:
         if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
             if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
                 return  # (keep the money for it; an Overlord short of a larva waits without)
+        self.defend = self.defending(world)
+        if self.defend and self.tech is not None:
+            self.produce_tech(world, prod)  # (its army before more workers and structures)
+            if self.step >= len(self.build.opener) and not self.more_production(world, self.tech, prod, building):
+                return  # (keep the money for it)
+        if rp.chrono and self.level.focus_fire:
+            self.chrono(world, ready_th, prod)
         n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
             sum(n for _, t, n in self.hatching if t == rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
@@ -491,6 +533,12 @@ class MeleeComputer:
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
+        if self.defend:  # (no more than its finished bases mine, none while a producer waits for money)
+            want_workers = min(want_workers, MINERALS_PER_BASE * len(ready_th) + GAS_PER_REFINERY * len(refineries))
+            tech = self.tech
+            if tech is not None and any(s.ready and not s.queue for w in rp.production if tech.choices(w, NO_ADDON)
+                                        for s in prod[w]):
+                want_workers = 0
         if rp.worker_from == LARVA:
             per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
             if not self.drones_wanted(world, n_workers):
@@ -514,7 +562,7 @@ class MeleeComputer:
         # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
         # "CC First")
         if bases < self.level.max_bases and t_s >= expand_at and not building.get(rp.townhall_build) \
-                and all(s.ready for s in townhalls):
+                and all(s.ready for s in townhalls) and not self.defend:
             if not self.expand(world):
                 return
         # the opener
@@ -576,7 +624,7 @@ class MeleeComputer:
                 len(refineries) < tech.refineries_per_base * n_th:
             if not self.place(world, REFINERY):
                 return
-        rich = world.supply.minerals.get(pid, 0) > 400
+        rich = world.supply.minerals.get(pid, 0) > (DEFEND_SPILL if self.defend else 400)
         if sum(building.get(rp.roles[w].ability, 0) for w in rp.production) < (2 if rich else 1):
             total = sum(len(prod[w]) + building.get(rp.roles[w].ability, 0) for w in rp.production)
             nxt = ""
@@ -601,6 +649,56 @@ class MeleeComputer:
         if rp.addons:
             self.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
+
+    def defending(self, world: World) -> bool:
+        """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
+        army control, that has seen enemy army units and whose army at home is weaker than
+        :data:`DEFEND_MARGIN` times the enemy army it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
+        trains no worker while a producer is idle and none beyond what its finished bases mine,
+        starts no townhall, adds production (:meth:`more_production`, and from :data:`DEFEND_SPILL`
+        minerals) (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
+        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
+            return False  # (a Barracks seen is no reason to stop expanding: an army seen is)
+        army = self.army_rows
+        home = army[~self.members(world, self.wave)[army]]
+        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
+
+    def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
+                        building: dict[int, int]) -> bool:
+        """While it defends: one more of its build's ``spill`` structure (a Gateway) once every
+        finished one is busy and fewer than :data:`DEFEND_UNDER_WAY` are on their way, within the
+        level's cap on production, before more workers; False while it waits for the money (the
+        caller keeps it)."""
+        rp = self.race
+        w = tech.spill
+        if not w or any(s.ready and not s.queue for s in prod[w]) or \
+                building.get(rp.roles[w].ability, 0) + sum(not s.ready for s in prod[w]) >= DEFEND_UNDER_WAY:
+            return True
+        total = sum(len(prod[p]) + building.get(rp.roles[p].ability, 0) for p in rp.production)
+        if total >= self.level.max_barracks + TECH_STRUCTURES or not self.have_ready(rp.roles[w].needs):
+            return True
+        return self.place(world, w)
+
+    def chrono(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """Each finished townhall with the energy boosts a busy structure not boosted yet: while it
+        defends one of its army's producers, else a townhall training a worker, else a producer
+        (Protoss: Chrono Boost, Liquipedia "Chrono Boost")."""
+        rp = self.race
+        if rp.chrono in self.refused:
+            return
+        boosted = world.tempo.boosted
+        army = [s for w in rp.production for s in prod[w] if s.ready and s.queue and s.tag not in boosted]
+        workers = [s for s in ready_th if s.queue and s.tag not in boosted]
+        targets = army + workers if self.defend else workers + army
+        for th in ready_th:
+            if not targets:
+                return
+            if world.abilities.energy_of(th.tag) < CHRONO_ENERGY:
+                continue
+            if not self.answer(world.command(self.player_id, rp.chrono, [th.tag], None, targets[0].tag, False),
+                               rp.chrono):
+                return
+            targets.pop(0)
 
     def have_ready(self, need: int) -> bool:
         """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""

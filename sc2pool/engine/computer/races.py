@@ -82,6 +82,9 @@ INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
 GUARDIAN_SHIELD = 76
 """GuardianShield_GuardianShield (the client's ability id): a Sentry's -2 ranged damage aura."""
+CHRONO_BOOST = 3755
+"""Effect_ChronoBoostEnergyCost (the client's ability id): a Nexus's 50 energy for +50 % speed of a
+structure's production for 20 s (Liquipedia "Chrono Boost")."""
 LAIR_MORPH = 1216
 """UpgradeToLair (``data.tech.MORPH``)."""
 
@@ -151,6 +154,9 @@ class RaceProfile:
     control; 0: none)."""
     shield_caster: int = 0
     """The unit that casts it (the Sentry)."""
+    chrono: int = 0
+    """Protoss: Chrono Boost's ability, cast by its townhalls on its production at the levels with
+    army control (:meth:`.melee.MeleeComputer.chrono`; 0: none)."""
     keep_way_out: bool = False
     """Protoss: no structure may shut its army in (:meth:`.melee.MeleeComputer.keeps_way_out`):
     its Pylons and what they power pack in front of the Nexus, towards the enemy."""
@@ -184,10 +190,12 @@ TERRAN_PROFILE = RaceProfile(
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 
 # ---------------------------------------------------------------------------------- Protoss
-_P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(STALKER, share=0.4),
-                                   Train(ADEPT, share=0.2), Train(ZEALOT)))
+_P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(ADEPT, share=0.35),
+                                   Train(STALKER, share=0.25), Train(ZEALOT)))
 """Gateways after the Cybernetics Core: two Sentries (Guardian Shield: Liquipedia "Sentry"), then
-Stalkers, Adepts (against light units: Liquipedia "Adept") and Zealots; the shares (m)."""
+Adepts (against light units: Liquipedia "Adept"), Stalkers and Zealots; the shares (m: Adepts
+before Stalkers since the engine's Adept does 22 to a Marine every 36 loops for 100/25, a Stalker
+13 every 30 for 125/50; with Stalkers at 0.4 the gateway army lost to the 6:00 Marine push)."""
 _P_ROBO = ((ROBO, NO_ADDON), (Train(IMMORTAL),))
 """A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); the Colossus (its Robotics
 Bay) is in the profile and in no build yet."""
@@ -256,6 +264,7 @@ PROTOSS_PROFILE = RaceProfile(
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
+    chrono=CHRONO_BOOST,
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
 queue (no Warp Gate research: a Gateway keeps training, the real game's state before Warp Gate

@@ -1,6 +1,7 @@
 """The Protoss Computer's army control at the higher levels (``sc2pool.engine.computer.melee``):
 its structures keep the way out of its bases free, its waves wait while the enemy army it has seen
-is stronger, its Sentries cast Guardian Shield in a fight.  Real games in process (the participant
+is stronger (and its reckoning of that army keeps growing past a new sighting), it defends first
+meanwhile, its Sentries cast Guardian Shield in a fight, its Nexus casts Chrono Boost.  Real games in process (the participant
 idle), as ``test_computer_race_games.py`` plays them."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
 from sc2pool.engine.computer import races as R  # noqa: E402
 from sc2pool.engine.computer.melee import SHIELD_ENERGY, WAY_OUT_RADIUS, WAY_OUT_ROOM  # noqa: E402
+from sc2pool.engine.computer.races import CHRONO_BOOST  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 
 
@@ -88,6 +90,101 @@ def test_a_wave_waits_while_the_enemy_army_it_remembers_is_stronger(difficulty: 
         c.enemy_army.clear()
         c.launch(g.world, home)
         assert c.wave
+
+
+@pytest.mark.timeout(300)
+def test_the_enemy_army_it_reckons_keeps_growing_past_a_new_sighting() -> None:
+    """19 Marines seen, three Barracks known: 100 s later it reckons 12 more, and seeing one new
+    Marine then leaves 11 of them reckoned (an earlier reckoning started again from the units it
+    remembered at each new sighting, and a Rush wave left into 44 Marines it reckoned 25)."""
+    g = melee(L.HARD, L.RUSH, race=D.PROTOSS)
+    c = computer(g)
+    no_attack(g)
+    c.level = dataclasses.replace(c.level, scout=0)  # (it sees only the units it is shown)
+    play_until(g, 30)
+    marine_tags = spawn(g, D.MARINE, 1, c.candidates[0], 20)
+    play_until(g, 31)
+    x, y = c.candidates[0]
+    c.enemy_structures.update({-k: (x, y, D.BARRACKS) for k in range(1, 4)})
+    c.remember_army(g.world, rows(g, marine_tags[:19]))
+    seen = c.enemy_strength()
+    assert seen > 0 and c.enemy_extra == 0.0
+    play_until(g, 131)
+    c.remember_army(g.world, rows(g, marine_tags[19:]))
+    assert len(c.enemy_army) == 20
+    assert c.enemy_extra == pytest.approx(11.0, abs=0.1)
+    assert c.enemy_strength() == pytest.approx(seen * (31 / 19) ** 2, rel=0.02)
+
+
+@pytest.mark.timeout(300)
+def test_before_it_sees_an_army_it_reckons_what_the_enemy_production_trains() -> None:
+    """Three Barracks known for 100 s and no Marine seen: it reckons 12 Marines, and a wave waits
+    for three times their strength (a wave that went blind at 6:00 crossed 46 of them on their way
+    to its base)."""
+    g = melee(L.HARD, L.TIMING, race=D.PROTOSS)
+    c = computer(g)
+    no_attack(g)
+    c.level = dataclasses.replace(c.level, scout=0)
+    play_until(g, 30)
+    x, y = c.candidates[0]
+    c.enemy_structures.update({-k: (x, y, D.BARRACKS) for k in range(1, 4)})
+    c.remember_army(g.world, np.zeros(0, dtype=np.int64))
+    assert c.enemy_extra < 0.1
+    play_until(g, 130)
+    assert not c.enemy_army and c.enemy_extra == pytest.approx(12.0, abs=0.2)
+    marine = D.unit_spec(D.MARINE)
+    hp = marine.hp + marine.shield
+    assert c.enemy_strength() > 0.9 * (12 * hp) * (12 * 6.0 / 13.78)
+    assert not c.defend  # (a Barracks seen is no reason to stop expanding)
+    # 10 Zealots (20 supply, the wave's 18) wait for three times the 12 Marines reckoned
+    zealots = spawn(g, R.ZEALOT, 2, c.staging(g.world), 10)
+    play_until(g, 130.5)
+    home = rows(g, zealots)
+    c.build = dataclasses.replace(c.build, first_attack_s=0.0)
+    c.launch(g.world, home)
+    assert not c.wave
+    c.enemy_structures.clear()  # (no production known: nothing reckoned, the wave goes)
+    c.launch(g.world, home)
+    assert c.wave
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("difficulty, defends", [(L.HARD, True), (L.MEDIUM, False)])
+def test_it_defends_first_while_the_enemy_army_is_stronger(difficulty: int, defends: bool) -> None:
+    """Against 40 Marines it reckons, with 8 Zealots at home: the harder levels train no more
+    workers than its finished base mines, and start no Nexus."""
+    g = melee(difficulty, L.RUSH, race=D.PROTOSS)
+    c = computer(g)
+    no_attack(g)
+    play_until(g, 30)
+    spawn(g, R.ZEALOT, 2, c.staging(g.world), 8)
+    marine_tags = spawn(g, D.MARINE, 1, c.candidates[0], 40)
+    play_until(g, 31)
+    c.remember_army(g.world, rows(g, marine_tags))
+    assert c.defending(g.world) == defends
+    # (the Marines stay remembered as they are)
+    c.remember_army = lambda *a: None  # type: ignore[method-assign]
+    c.build = dataclasses.replace(c.build, expand_s=(60.0, 420.0))
+    play_until(g, 150)
+    assert c.defend == defends
+    u = g.world.u
+    probes = int(((u.owner == 2) & (u.unit_id == R.PROBE)).sum())
+    nexuses = sum(1 for s in g.world.construction.structures.values() if s.owner == 2 and s.unit_id == R.NEXUS)
+    if defends:
+        assert probes <= 16 + 3 and nexuses == 1
+    else:
+        assert nexuses == 2
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("difficulty, boosts", [(L.HARD, True), (L.MEDIUM, False)])
+def test_its_nexus_chrono_boosts_its_probes(difficulty: int, boosts: bool) -> None:
+    g = melee(difficulty, L.RUSH, race=D.PROTOSS)
+    play_until(g, 2)
+    nexus = next(s for s in g.world.construction.structures.values() if s.owner == 2 and s.unit_id == R.NEXUS)
+    assert nexus.queue  # (a Probe)
+    assert (nexus.tag in g.world.tempo.boosted) == boosts
+    assert computer(g).race.chrono == CHRONO_BOOST
 
 
 @pytest.mark.timeout(300)

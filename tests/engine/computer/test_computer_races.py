@@ -259,7 +259,7 @@ def test_protoss_trains_probes_from_the_nexus_and_builds_a_pylon_before_a_gatewa
         assert probe in _workers(g, D.PROTOSS)
 
 
-def test_protoss_gateways_train_zealots_then_sentries_and_stalkers_once_a_cybernetics_core_stands(
+def test_protoss_gateways_train_zealots_then_sentries_and_adepts_once_a_cybernetics_core_stands(
         monkeypatch: pytest.MonkeyPatch) -> None:
     g, c, sink = stand_in(D.PROTOSS, monkeypatch, build=L.TIMING)
     c.step = len(c.build.opener)
@@ -281,7 +281,7 @@ def test_protoss_gateways_train_zealots_then_sentries_and_stalkers_once_a_cybern
     g.world.supply.minerals[2] = 390  # (not so rich that it wants a 4th Gateway)
     sink.got.clear()
     decide(g, c)
-    assert len(sink.of(921)) == 2 and sink.of(917)  # two Sentries, the build's first choice, then Stalkers
+    assert len(sink.of(921)) == 2 and sink.of(922)  # two Sentries, the build's first choice, then Adepts
 
 
 # ------------------------------------------------------------------------------- Zerg
