@@ -56,6 +56,11 @@ _MIN_RANGE = np.array([_min_range(int(t)) for t in TYPES.unit_id])
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
+_WORKER_TI = np.isin(TYPES.unit_id, (45, 84, 104))
+"""SCV, Probe, Drone by type index: idle, they do not acquire targets of their own (a builder
+Probe left beside an enemy Nexus does not start hitting it, as cannon rushes on the real game show
+and python-sc2's CI requires of its cannon_rush: a Tie with the Easy AI for 240 s); ordered to
+attack or attack-move they fight like any unit. Answering a hit is not modelled (m)."""
 _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 
@@ -110,6 +115,7 @@ class Targeting:
         else:
             cur = u.rows(u.eng)
         auto = u.can_attack & _AUTO_LUT[kind]
+        auto &= ~(_WORKER_TI[u.ti] & (kind == IDLE))
         has = cur >= 0
         # (rows without a target index the last unit: their dx, dy, d_edge are never read)
         tsafe = cur
