@@ -17,6 +17,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
 from sc2pool.engine.game import Game, GameError
+from sc2pool.engine.sim.units import TYPES
 from sc2pool.engine.terrain import find_map, load_map, start_raw
 
 MAP = "AbyssalReefLE.SC2Map"
@@ -187,6 +188,28 @@ def test_leaving_gives_the_other_player_the_victory() -> None:
     g = joined()
     g.leave(1)
     assert g.results == {1: sc_pb.Defeat, 2: sc_pb.Victory}
+
+
+def test_an_idle_worker_does_not_attack_on_its_own_an_attack_moving_one_does() -> None:
+    """A builder Probe left beside an enemy Nexus does not start hitting it (a cannon rush);
+    ordered to attack-move, a worker fights like any unit."""
+    g = joined(computer={"race": TERRAN, "difficulty": 1})
+    g.step(1)
+    w = g.world
+    u = w.u
+    cc = int(((u.owner == 2) & (u.unit_id == D.COMMANDCENTER)).nonzero()[0][0])
+    cx, cy = float(u.x[cc]), float(u.y[cc])
+
+    def enemy_damage() -> float:  # (life missing: the Computer keeps training SCVs)
+        mine = u.owner == 2
+        return float((TYPES.hp_max[u.ti[mine]] - u.hp[mine]).sum())
+
+    tags = [int(t) for t in w.spawn(D.SCV, 1, np.array([cx + 3.5]), np.array([cy]), free=True)]
+    g.step(int(10 * 22.4))
+    assert enemy_damage() == 0 and int(u.rows(np.array(tags))[0]) >= 0
+    assert w.command(1, 3674, tags, (cx, cy), 0, False) == 1  # ATTACK_ATTACK (attack-move)
+    g.step(22)
+    assert enemy_damage() > 0
 
 
 def test_in_a_bot_vs_bot_game_a_leave_decides_it_with_the_next_loop() -> None:
