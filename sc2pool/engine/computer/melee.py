@@ -1426,7 +1426,16 @@ class MeleeComputer:
         if pick:
             self.pulled.update(pick)
             world.command(pid, ATTACK, pick, at, 0, False)
-        self.focus(world, self.members(world, self.pulled).nonzero()[0], threat)
+        pulled = self.members(world, self.pulled).nonzero()[0]
+        # A pulled worker that reached the point stands idle, and an idle worker acquires nothing
+        # of its own (systems/targeting.py): each such one attacks the threat nearest to it.
+        idle = pulled[u.kind[pulled] == IDLE]
+        if len(idle) and len(threat):
+            d = (u.x[idle][:, None] - u.x[threat][None, :]) ** 2 + (u.y[idle][:, None] - u.y[threat][None, :]) ** 2
+            nearest = threat[np.argmin(d, axis=1)]
+            for r, t in zip(idle.tolist(), nearest.tolist(), strict=True):
+                world.command(pid, ATTACK, [int(u.tag[r])], None, int(u.tag[t]), False)
+        self.focus(world, pulled, threat)
 
     def launch(self, world: World, home_army: np.ndarray) -> None:
         """Start a wave once the army at home is big enough and the build's time has come (the
