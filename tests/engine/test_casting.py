@@ -35,6 +35,18 @@ def energy(w: Any, tag: int, value: float) -> None:
     w.abilities.energy[tag] = (value, w.loop, 200.0)
 
 
+def ready_caster(caster_type: int, research: int) -> tuple[Any, Any, int]:
+    """A game with a disarmed caster of player 1 at x 8, its research done and 200 energy."""
+    g, w = rich_eco()
+    caster = spawn(w, caster_type, 1, 8.0)
+    disarm(w, caster)
+    if research:
+        w.research.grant(1, research)
+    g.step(1)
+    energy(w, caster, 200.0)
+    return g, w, caster
+
+
 def gap(w: Any, caster: int, target: int | tuple[float, float]) -> float:
     """Edge to edge from the caster to a unit, or from its edge to a point."""
     u = w.u
@@ -236,13 +248,7 @@ def test_without_the_energy_the_command_fails_and_energy_spent_meanwhile_ends_th
 @pytest.mark.parametrize(("race", "caster_type", "ability", "cost", "research"), POINTS)
 def test_queued_casts_wait_for_the_orders_before_them_then_cast_in_turn(
         race: str, caster_type: int, ability: int, cost: float, research: int) -> None:
-    g, w = rich_eco()
-    caster = spawn(w, caster_type, 1, 8.0)
-    disarm(w, caster)
-    if research:
-        w.research.grant(1, research)
-    g.step(1)
-    energy(w, caster, 200.0)
+    g, w, caster = ready_caster(caster_type, research)
     first, second = (30.0, Y), (30.0, Y - 10.0)
     assert act(g, D.MOVE_MOVE, [caster], (8.0, Y - 10.0)) == C.SUCCESS
     assert act(g, ability, [caster], first, queue=True) == C.SUCCESS
@@ -290,13 +296,7 @@ def test_a_new_order_drops_the_queued_casts() -> None:
 @pytest.mark.parametrize(("race", "caster_type", "ability", "cost", "research"), POINTS)
 def test_another_order_during_the_approach_replaces_the_cast(race: str, caster_type: int, ability: int, cost: float,
                                                               research: int) -> None:
-    g, w = rich_eco()
-    caster = spawn(w, caster_type, 1, 8.0)
-    disarm(w, caster)
-    if research:
-        w.research.grant(1, research)
-    g.step(1)
-    energy(w, caster, 200.0)
+    g, w, caster = ready_caster(caster_type, research)
     assert act(g, ability, [caster], (40.0, Y)) == C.SUCCESS
     g.step(8)
     assert caster in w.casting.casts
