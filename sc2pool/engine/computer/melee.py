@@ -93,6 +93,7 @@ from sc2pool.engine.sim.commands import (
     NOT_SUPPORTED,
     SUCCESS,
 )
+from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
@@ -112,7 +113,7 @@ ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
 ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
-ALL_WORKERS = frozenset({D.SCV, 84, 104})
+ALL_WORKERS = WORKERS
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
 ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -56,7 +57,7 @@ _MIN_RANGE = np.array([_min_range(int(t)) for t in TYPES.unit_id])
 # Lookup tables by order kind (faster than np.isin on small arrays).
 _AUTO_LUT = np.zeros(N_KINDS, dtype=bool)
 _AUTO_LUT[[IDLE, ATTACK_MOVE, HOLD, PATROL]] = True
-_WORKER_TI = np.isin(TYPES.unit_id, (45, 84, 104))
+_WORKER_TI = np.isin(TYPES.unit_id, sorted(WORKERS))
 """SCV, Probe, Drone by type index: idle, they do not acquire targets of their own (a builder
 Probe left beside an enemy Nexus does not start hitting it, as cannon rushes on the real game show
 and python-sc2's CI requires of its cannon_rush: a Tie with the Easy AI for 240 s); ordered to
