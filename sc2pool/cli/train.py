@@ -79,7 +79,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--resume", default=None, metavar="MODEL",
-        help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply)",
+        help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply, "
+             "but for those --ppo names: e.g. '{\"learning_rate\": 3e-5}')",
     )
     p.add_argument(
         "--on-failure",
@@ -256,9 +257,6 @@ def _train_run(args: argparse.Namespace) -> int:
     if args.resume is not None and args.pretrain_episodes:
         print("sc2pool train: --pretrain-episodes does not apply with --resume (the saved model has learnt already)",
               file=sys.stderr)
-        return 2
-    if args.resume is not None and args.ppo is not None:
-        print("sc2pool train: --ppo does not apply with --resume (the saved model keeps its own settings)", file=sys.stderr)
         return 2
     try:
         res = train(

@@ -65,6 +65,22 @@ TASK_PPO_DEFAULTS: dict[str, dict[str, Any]] = {
 TASK_PRETRAIN_DEFAULTS: dict[str, int] = {"Melee": 24}
 
 
+#: PPO settings a resumed run may change (``ppo_kwargs`` with ``resume``): the optimisation's,
+#: e.g. a lower learning rate to train on against a stronger opponent. The network's shape is
+#: the saved model's (``RESUME_FIXED``).
+RESUME_SETTABLE = frozenset({
+    "learning_rate", "ent_coef", "vf_coef", "clip_range", "n_epochs", "batch_size", "n_steps", "gamma",
+    "gae_lambda", "max_grad_norm", "target_kl",
+})
+RESUME_FIXED = frozenset({"policy", "policy_kwargs"})
+
+
+def _plain(value: Any) -> Any:
+    """A PPO setting as run.json can hold it: a schedule (SB3 keeps ``clip_range`` as one) by its
+    value at the start of training."""
+    return float(value(1.0)) if callable(value) else value
+
+
 def ppo_params(task: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The PPO keyword arguments for ``task``: ``PPO_DEFAULTS``, the task's own, then ``overrides``."""
     return {**PPO_DEFAULTS, **TASK_PPO_DEFAULTS.get(task, {}), **(overrides or {})}
@@ -401,6 +417,14 @@ def train(
         raise ValueError(f"pretrain_episodes must be >= 0 games, got {pretrain_episodes}")
     if pretrain_episodes and resume is not None:
         raise ValueError("pretrain_episodes does not apply with resume (the saved model has learnt already)")
+    if resume is not None and ppo_kwargs:
+        fixed = sorted(set(ppo_kwargs) & RESUME_FIXED)
+        if fixed:
+            raise ValueError(f"{fixed} cannot change when resuming (the saved network is built with them); "
+                             f"settings that can: {sorted(RESUME_SETTABLE)}")
+        unknown = sorted(set(ppo_kwargs) - RESUME_SETTABLE)
+        if unknown:
+            raise ValueError(f"unknown PPO settings {unknown} for resume; settings that can change: {sorted(RESUME_SETTABLE)}")
 
     _limit_torch_threads()
     out = Path(out_dir)
@@ -420,7 +444,8 @@ def train(
                     t = int(self.num_timesteps) - start
                     episodes.append((t, float(ep["r"]), int(ep["l"])))
                     if keep_results and info.get("game_result") is not None:
-                        _note_result(results_path, t, time.perf_counter() - t0, str(info["game_result"]))
+                        _note_result(results_path, t, time.perf_counter() - t0, str(info["game_result"]),
+                                     str(info.get("opponent", "")))
             return True
 
     class _Restarts(BaseCallback):
@@ -445,7 +470,11 @@ def train(
         if seed is not None:
             env.seed(seed)
         if resume is not None:
-            model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"), verbose=verbose)
+            # only the settings asked for change; the rest are the saved model's own
+            model = PPO.load(Path(resume), env=env, device="cpu", tensorboard_log=str(out / "tensorboard"),
+                             verbose=verbose, **(ppo_kwargs or {}))
+            params = {key: _plain(getattr(model, key)) if key in RESUME_SETTABLE and hasattr(model, key) else value
+                      for key, value in params.items()}
         else:
             from sc2pool.training.extractors import policy_for
 
@@ -540,15 +569,17 @@ def _pretrain(
     }
 
 
-def _note_result(path: Path, timestep: int, wall_s: float, result: str) -> None:
+def _note_result(path: Path, timestep: int, wall_s: float, result: str, opponent: str = "") -> None:
     """Append one episode's game result to ``game_results.csv`` as it ends (a win rate against
-    timesteps and wall time; written as the run goes so that a stopped run keeps it)."""
+    timesteps and wall time; written as the run goes so that a stopped run keeps it). ``opponent``
+    names the Computer played (``Opponent.label``; empty in self-play), so that a run against a
+    mix of opponents has a curve for each."""
     new = not path.exists()
     with path.open("a", newline="") as f:
         w = csv.writer(f)
         if new:
-            w.writerow(["timestep", "wall_s", "result"])
-        w.writerow([timestep, f"{wall_s:.1f}", result])
+            w.writerow(["timestep", "wall_s", "result", "opponent"])
+        w.writerow([timestep, f"{wall_s:.1f}", result, opponent])
 
 
 def _write_outputs(
@@ -594,17 +625,29 @@ def plot_win_rate(results_csv: Path, path: Path, title: str = "", window: int = 
     import matplotlib.pyplot as plt
 
     with Path(results_csv).open() as f:
-        rows = list(csv.DictReader(f))
-    t = np.array([int(r["timestep"]) for r in rows])
-    wall = np.array([float(r["wall_s"]) for r in rows]) / 60.0
-    won = np.array([r["result"] == "Victory" for r in rows], float)
-    lost = np.array([r["result"] == "Defeat" for r in rows], float)
+        all_rows = list(csv.DictReader(f))
+    # a run against a mix of Computers: a won/lost pair of lines for each (older files have no column)
+    opponents = sorted({r.get("opponent") or "" for r in all_rows})
+    palette = (("C2", "C3"), ("C0", "C1"), ("C4", "C5"), ("C6", "C7"))
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=100, sharey=True)
-    k = max(1, min(window, len(rows)))
-    for ax, x, label in ((axes[0], t, "timesteps"), (axes[1], wall, "wall time (min)")):
-        if len(rows) >= k:
-            ax.plot(x[k - 1 :], np.convolve(won, np.ones(k) / k, mode="valid"), color="C2", lw=2, marker=".", ms=3, label="won")
-            ax.plot(x[k - 1 :], np.convolve(lost, np.ones(k) / k, mode="valid"), color="C3", lw=1, marker=".", ms=3, label="lost")
+    k = 1
+    for n, opponent in enumerate(opponents):
+        rows = [r for r in all_rows if (r.get("opponent") or "") == opponent]
+        kn = max(1, min(window, len(rows)))
+        k = max(k, kn)
+        t = np.array([int(r["timestep"]) for r in rows])
+        wall = np.array([float(r["wall_s"]) for r in rows]) / 60.0
+        won = np.array([r["result"] == "Victory" for r in rows], float)
+        lost = np.array([r["result"] == "Defeat" for r in rows], float)
+        suffix = f" ({opponent})" if len(opponents) > 1 else ""
+        c_won, c_lost = palette[n % len(palette)]
+        for ax, x in ((axes[0], t), (axes[1], wall)):
+            if len(rows) >= kn:
+                ax.plot(x[kn - 1 :], np.convolve(won, np.ones(kn) / kn, mode="valid"), color=c_won, lw=2, marker=".",
+                        ms=3, label=f"won{suffix}")
+                ax.plot(x[kn - 1 :], np.convolve(lost, np.ones(kn) / kn, mode="valid"), color=c_lost, lw=1, marker=".",
+                        ms=3, label=f"lost{suffix}")
+    for ax, label in ((axes[0], "timesteps"), (axes[1], "wall time (min)")):
         ax.set_xlabel(label)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
@@ -681,6 +724,18 @@ class EvalResult:
     video_frames: int = 0
     results: list[str | None] = field(default_factory=list)
     """Each episode's game result (``Victory``/``Defeat``/``Tie``; None when the game gave none)."""
+    opponents: list[str] = field(default_factory=list)
+    """Each episode's Computer (``Opponent.label``; empty when none), beside ``results``."""
+
+    def by_opponent(self) -> dict[str, EvalResult]:
+        """The games against each Computer, when a task draws several (one entry otherwise)."""
+        labels = self.opponents if len(self.opponents) == len(self.results) else [""] * len(self.results)
+        out: dict[str, EvalResult] = {}
+        for label in sorted(set(labels)):
+            keep = [i for i, lab in enumerate(labels) if lab == label]
+            out[label] = EvalResult([self.returns[i] for i in keep], [self.lengths[i] for i in keep], self.seconds,
+                                    results=[self.results[i] for i in keep], opponents=[label] * len(keep))
+        return out
 
     @property
     def games(self) -> int:
@@ -768,6 +823,7 @@ def evaluate(
     returns: list[float] = []
     lengths: list[int] = []
     results: list[str | None] = []
+    opponents: list[str] = []
     keep_results = reports_results(task)
     writer: Any = None
     try:
@@ -801,6 +857,7 @@ def evaluate(
                     lengths.append(int(info["episode"]["l"]))
                     result = info.get("game_result") if keep_results else None
                     results.append(str(result) if result is not None else None)
+                    opponents.append(str(info.get("opponent", "")))
                     if writer is not None:
                         last = info.get("terminal_frame")
                         if isinstance(last, np.ndarray):
@@ -823,6 +880,7 @@ def evaluate(
         video=writer.path if writer is not None else None,
         video_frames=writer.frames if writer is not None else 0,
         results=results,
+        opponents=opponents,
     )
 
 
@@ -838,6 +896,14 @@ def summarize_eval(res: EvalResult) -> str:
             f"\nwin rate: {res.win_rate:.3f}  ({res.wins}/{res.games} games won, {ties} tied; "
             f"95% Wilson interval {lo:.3f}-{hi:.3f})"
         )
+        groups = res.by_opponent()
+        if len(groups) > 1:
+            for label, part in groups.items():
+                if part.games:
+                    lo, hi = part.win_interval()
+                    ties = sum(r == "Tie" for r in part.results)
+                    text += (f"\n  against {label or '(no Computer)'}: {part.win_rate:.3f}  ({part.wins}/{part.games} won, "
+                             f"{ties} tied; 95% Wilson interval {lo:.3f}-{hi:.3f})")
     if res.video is not None:
         text += f"\nvideo: {res.video} ({res.video_frames} frames)"
     return text

@@ -62,6 +62,9 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
         ({"opponent": {"difficulty": "impossible"}}, "unknown opponent difficulty"),
         ({"opponent": {"level": "easy"}}, "unknown opponent keys"),
         ({"map": []}, "map must be"),
+        ({"opponent": []}, "non-empty list"),
+        ({"opponent": ["self"]}, "holds Computer dicts only"),
+        ({"opponent": [{"difficulty": "easy"}, {"difficulty": "hardest"}]}, "unknown opponent difficulty 'hardest'"),
         ({"time_limit_s": 0}, "time_limit_s must be > 0"),
         ({"step_loops": 0}, "step_loops must be"),
         ({"shaping": -1}, "shaping must be >= 0"),
@@ -88,6 +91,18 @@ def test_options_reach_the_setup() -> None:
     setup = task.game_setup()
     assert setup.game_step == 16 and setup.time_limit_s == 60
     assert setup.opponents == (Opponent("terran", "medium", "rush"),)
+
+
+def test_a_list_of_opponents_is_drawn_per_episode_independently_of_the_map() -> None:
+    task = make_task("Melee", {"map": ["AcidPlantLE", "BlueshiftLE"],
+                               "opponent": [{"difficulty": "easy"}, {"difficulty": "medium", "race": "zerg"}]})
+    assert isinstance(task, Melee)
+    easy, medium = Opponent("terran", "easy", "randombuild"), Opponent("zerg", "medium", "randombuild")
+    assert task.opponents == (easy, medium) and task.game_setup().opponents == (easy,)
+    pairs = {(task.episode_setup(s).map_name, task.episode_setup(s).opponents) for s in range(8)}
+    # every map meets every opponent (a draw on the same digits of the seed would pair them off)
+    assert pairs == {(m, (o,)) for m in ("AcidPlantLE.SC2Map", "BlueshiftLE.SC2Map") for o in (easy, medium)}
+    assert medium.label == "zerg/medium/randombuild"
 
 
 def _result(name: str) -> Any:

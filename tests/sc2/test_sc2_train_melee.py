@@ -56,6 +56,35 @@ def test_eval_result_counts_results_and_prints_the_interval() -> None:
     assert "win rate" not in summarize_eval(EvalResult([1.0], [3], 1.0, results=[None]))
 
 
+def test_eval_summary_gives_each_opponent_its_own_win_rate() -> None:
+    res = EvalResult(returns=[1.0, -1.0, 1.0, 1.0], lengths=[10] * 4, seconds=1.0,
+                     results=["Victory", "Defeat", "Victory", "Victory"],
+                     opponents=["terran/easy/randombuild", "terran/medium/randombuild"] * 2)
+    groups = res.by_opponent()
+    assert [(k, g.wins, g.games) for k, g in groups.items()] == [
+        ("terran/easy/randombuild", 2, 2), ("terran/medium/randombuild", 1, 2)]
+    text = summarize_eval(res)
+    assert "win rate: 0.750  (3/4 games won" in text
+    assert "against terran/easy/randombuild: 1.000  (2/2 won, 0 tied;" in text
+    assert "against terran/medium/randombuild: 0.500  (1/2 won, 0 tied;" in text
+    # one opponent: no breakdown
+    assert "against" not in summarize_eval(EvalResult([1.0], [3], 1.0, results=["Victory"], opponents=["x"]))
+
+
+def test_win_rate_plot_reads_results_with_and_without_the_opponent_column(tmp_path: Path) -> None:
+    from sc2pool.training.train import plot_win_rate
+
+    old = tmp_path / "old.csv"
+    old.write_text("timestep,wall_s,result\n" + "".join(f"{i},{i}.0,{'Victory' if i % 2 else 'Tie'}\n" for i in range(30)))
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("timestep,wall_s,result,opponent\n" + "".join(
+        f"{i},{i}.0,{'Victory' if i % 3 else 'Defeat'},terran/{'easy' if i % 2 else 'medium'}/randombuild\n"
+        for i in range(30)))
+    for src in (old, mixed):
+        plot_win_rate(src, tmp_path / f"{src.stem}.png")
+        assert (tmp_path / f"{src.stem}.png").stat().st_size > 1000
+
+
 def test_dict_observations_with_a_minimap_get_the_minimap_extractor() -> None:
     space = gym.spaces.Dict({
         "features": gym.spaces.Box(0.0, 1.0, (52,), np.float32),
@@ -102,6 +131,24 @@ def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree
     r = cli("eval", str(out / "model.zip"), "--task", "Melee", "--task-kwargs", short, "--episodes", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"win rate: 0\.000  \(0/2 games won, 2 tied; 95% Wilson interval 0\.000-0\.658\)", r.stdout), r.stdout
+    assert {row["opponent"] for row in rows} == {"terran/easy/randombuild"}
+
+    # on from the saved model, with a lower learning rate, against Easy and VeryEasy drawn per game
+    mixed = json.dumps({"map": "BlueshiftLE", "time_limit_s": 20,
+                        "opponent": [{"difficulty": "easy"}, {"difficulty": "veryeasy"}]})
+    more = tmp_path / "more"
+    r = cli("train", "--task", "Melee", "--task-kwargs", mixed, "--workers", "1", "--envs-per-worker", "2",
+            "--timesteps", "64", "--out", str(more), "--no-progress", "--resume", str(out / "model.zip"),
+            "--ppo", json.dumps({"learning_rate": 1e-5}))
+    assert r.returncode == 0, r.stderr[-3000:]
+    ppo = json.loads((more / "run.json").read_text())["ppo"]
+    assert ppo["learning_rate"] == 1e-5 and ppo["n_steps"] == 32 and ppo["batch_size"] == 32  # the rest: the model's
+    with (more / "game_results.csv").open() as f:
+        labels = {row["opponent"] for row in csv.DictReader(f)}
+    assert labels and labels <= {"terran/easy/randombuild", "terran/veryeasy/randombuild"}
+    r = cli("train", "--task", "Melee", "--task-kwargs", short, "--resume", str(out / "model.zip"), "--out",
+            str(tmp_path / "bad"), "--ppo", json.dumps({"policy_kwargs": {"net_arch": [8]}}))
+    assert r.returncode == 2 and "cannot change when resuming" in r.stderr
 
 
 def test_pretrain_options_are_checked_before_anything_starts(tmp_path: Path) -> None:

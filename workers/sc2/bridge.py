@@ -218,6 +218,8 @@ class BridgeBot(BotAI):
             terminated, truncated = False, True
         info = dict(_task_call(game, "info", task.info, self))
         info["game_result"] = game_result.name
+        if game.setup.opponents:
+            info["opponent"] = game.setup.opponents[0].label  # which Computer, when a task draws them
         obs = self._encode(game)
         game.publish(Transition(obs, reward, bool(terminated), bool(truncated), info), t0)
 

@@ -57,6 +57,12 @@ class Opponent:
     difficulty: str = "easy"
     build: str | None = None
 
+    @property
+    def label(self) -> str:
+        """``race/difficulty/build`` in lower case: how results name the opponent they were
+        played against (``info["opponent"]``, ``game_results.csv``)."""
+        return "/".join(str(x).lower() for x in (self.race, self.difficulty, self.build or "randombuild"))
+
 
 @dataclass(frozen=True)
 class GameSetup:

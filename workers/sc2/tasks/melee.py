@@ -3,7 +3,8 @@
 Options (``--task-kwargs``): ``race`` (ours: ``"terran"``, ``"zerg"``, ``"protoss"`` or ``"random"``,
 the game drawing the race and the decoder reading it at the episode's start), ``opponent`` (a ``Computer``:
 ``{"race": "terran", "difficulty": "easy", "build": "randombuild"}``, any key left out takes that
-default; or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
+default; a list of them, one drawn per episode with the game's seed (a curriculum: Easy and
+Medium mixed); or ``"self"`` / ``"league"``: the second player is another env of the pool, the host
 pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` also tells the trainer
 to play the second slot with saved snapshots of the policy, see docs/melee.md), ``map`` (a ladder map name or a
 list drawn from per episode with the game's seed), ``time_limit_s`` (game seconds; the end is a
@@ -276,11 +277,21 @@ class Melee(Task):
         self.book = RACE_BOOKS.get(race, TERRAN)
         #: ``"self"`` / ``"league"`` when the opponent is another env of the pool, else None.
         self.paired_opponent: str | None = None
+        #: The Computers drawn from per episode (one unless ``opponent`` is a list); empty in self-play.
+        self.opponents: tuple[Opponent, ...] = ()
         if isinstance(opponent, str) and opponent.lower() in PAIRED_OPPONENTS:
             self.paired_opponent = opponent.lower()
-            self.opponent: Opponent | None = None
+        elif isinstance(opponent, (list, tuple)):
+            if not opponent:
+                raise TaskError("Melee: opponent must be a Computer dict or a non-empty list of them, got []")
+            if not all(isinstance(o, dict) for o in opponent):
+                raise TaskError(f"Melee: a list of opponents holds Computer dicts only ('self' and 'league' "
+                                f"stand alone), got {opponent!r}")
+            self.opponents = tuple(self._opponent(o) for o in opponent)
         else:
-            self.opponent = self._opponent(opponent)
+            self.opponents = (self._opponent(opponent),)
+        #: The first Computer (the only one unless ``opponent`` is a list); None in self-play.
+        self.opponent: Opponent | None = self.opponents[0] if self.opponents else None
         maps = LADDER_2018_S3 if map is None else ((map,) if isinstance(map, str) else tuple(map))
         if not maps or not all(isinstance(m, str) and m for m in maps):
             raise TaskError(f"Melee: map must be a map name or a non-empty list of them, got {map!r}")
@@ -316,7 +327,9 @@ class Melee(Task):
                 f"({{'race': ..., 'difficulty': ..., 'build': ...}}) or one of {list(PAIRED_OPPONENTS)}, got {opponent!r}"
             )
         if not isinstance(opponent, dict):
-            raise TaskError(f"Melee: opponent must be a dict or 'self'/'league', got {opponent!r}")
+            raise TaskError(
+                f"Melee: opponent must be a Computer dict, a list of them or 'self'/'league', got {opponent!r}"
+            )
         unknown = set(opponent) - set(DEFAULT_OPPONENT)
         if unknown:
             raise TaskError(f"Melee: unknown opponent keys {sorted(unknown)}; expected {sorted(DEFAULT_OPPONENT)}")
@@ -333,13 +346,16 @@ class Melee(Task):
         return self.episode_setup(0)
 
     def episode_setup(self, seed: int) -> GameSetup:
-        """The map of the game with this seed: drawn from ``maps`` (a list cycles through its maps
-        in an order the seed decides, so every env plays them all)."""
+        """The map and the Computer of the game with this seed: drawn from ``maps`` and
+        ``opponents`` (a list cycles through its entries in an order the seed decides, so every env
+        plays them all; the opponent's draw uses the seed's higher digits, so that maps and
+        opponents are not paired off)."""
         name = self.maps[int(seed) % len(self.maps)]
+        drawn = self.opponents[(int(seed) // len(self.maps)) % len(self.opponents)] if self.opponents else None
         return GameSetup(
             map_name=f"{name}.SC2Map",
             race=self.race,
-            opponents=() if self.opponent is None else (self.opponent,),
+            opponents=() if drawn is None else (drawn,),
             game_step=self.step_loops,
             time_limit_s=self.time_limit_s,
             paired=self.paired_opponent is not None,
