@@ -167,6 +167,26 @@ def test_snapshots_report_their_cloak_unknown_as_the_real_client() -> None:
     assert {u.cloak for u in units if u.display_type == VISIBLE} == {3}
 
 
+def test_enemy_units_report_no_orders_as_the_real_client() -> None:
+    # raw.proto: Unit.orders "Not populated for enemies"; their carried resources (buffs) show
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    for _ in range(40):  # the enemy's workers out on their fields, some carrying
+        g.step(16)
+    enemy_cc = next(u for u in own(g, 2) if u.unit_type == D.COMMANDCENTER)
+    scout = next(u for u in own(g, 1) if u.unit_type == D.SCV)
+    g.world.u.x[g.world.u.row(scout.tag)] = enemy_cc.pos.x - 5
+    g.world.u.y[g.world.u.row(scout.tag)] = enemy_cc.pos.y
+    g.world.touch()
+    enemy = [u for u in g.observation(1).observation.raw_data.units if u.alliance == ENEMY]
+    scvs = [u for u in enemy if u.unit_type == D.SCV]
+    assert len(scvs) >= 3, "the scout should see the enemy's mining SCVs"
+    assert [u.tag for u in enemy if u.orders] == []
+    assert any(u.buff_ids for u in scvs)  # carrying minerals: seen, as in the real game
+    # the owner still sees its own orders
+    assert all(u.orders for u in own(g, 2) if u.unit_type == D.SCV)
+
+
 def _kill(*tags: int) -> sc_pb.RequestDebug:
     req = sc_pb.RequestDebug()
     req.debug.add().kill_unit.tag.extend(tags)

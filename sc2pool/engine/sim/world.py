@@ -392,7 +392,7 @@ class World:
         self.morph.extras(player, parts)
         self.research.extras(player, parts)
         self.modes.extras(parts)
-        self.abilities.extras(parts)
+        self.abilities.extras(player, parts)
         if self.power.active:
             self.power.extras(player, parts)
             self.warpgates.extras(player, parts)

@@ -1066,17 +1066,24 @@ class Abilities:
                 out.append((on, False))
 
     # ------------------------------------------------------------------ observation
-    def extras(self, parts: dict[int, bytes]) -> None:
-        """``energy`` and ``energy_max`` of every unit with energy; MULEs mining: their gather
-        order on their field."""
+    def extras(self, player: int, parts: dict[int, bytes]) -> None:
+        """``energy`` and ``energy_max`` of every unit with energy (an enemy's too, as the real
+        client); the player's MULEs mining: their gather order on their field, and its Ghost
+        Academies arming a nuke (orders are "not populated for enemies", raw.proto)."""
         loop = self.w.loop
         for tag, (_, _, top) in self.energy.items():
             parts[tag] = parts.get(tag, b"") + struct.pack("<HfHf", 0x018D, self.energy_of(tag, loop), 0x02AD, top)
+        u = self.w.u
+
+        def mine(tag: int) -> bool:
+            r = u.row(tag)
+            return r >= 0 and int(u.owner[r]) == player
+
         for tag, m in self.mules.items():
-            if m.field:
+            if m.field and mine(tag):
                 parts[tag] = parts.get(tag, b"") + order_bytes(GATHER_MULE, tag=m.field)
         for tag, at in self.silos.items():  # (a nuke being armed: the Academy's order, with progress)
-            if at > loop:
+            if at > loop and mine(tag):
                 done = 1.0 - (at - loop) / NUKE_ARM_LOOPS
                 parts[tag] = parts.get(tag, b"") + order_bytes(NUKE_ARM, progress=done)
 

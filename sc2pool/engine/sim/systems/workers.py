@@ -371,6 +371,19 @@ class Workers:
         return job.cache_bytes
 
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
-        """Append every working worker's order bytes to ``parts`` (tag -> bytes)."""
-        for tag, job in self.jobs.items():
-            parts[tag] = parts.get(tag, b"") + self.job_bytes(job)
+        """Append the player's working workers' orders (and carry buffs) to ``parts`` (tag ->
+        bytes); another player's workers show only what they carry (raw.proto: a unit's orders
+        are "not populated for enemies"; its buffs are)."""
+        if not self.jobs:
+            return
+        u = self.w.u
+        rows = u.rows(np.fromiter(self.jobs, dtype=np.int64, count=len(self.jobs)))
+        owners = np.where(rows >= 0, u.owner[rows], -1).tolist()
+        for (tag, job), owner in zip(self.jobs.items(), owners, strict=True):
+            if owner == player:
+                b = self.job_bytes(job)
+            elif job.carry:
+                b = carry_buff_bytes(job.carry_gas)
+            else:
+                continue
+            parts[tag] = parts.get(tag, b"") + b
