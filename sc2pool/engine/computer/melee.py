@@ -58,7 +58,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
     BARRACKS,
     DEPOT,
@@ -73,11 +72,7 @@ from sc2pool.engine.computer.levels import (
     Tech,
 )
 from sc2pool.engine.computer.races import (
-    ARMY_PER_DRONE,
     CREEP_REACH,
-    DRONES_ALONE,
-    LARVA,
-    LARVA_T,
     POWER_MARGIN,
     POWER_RADIUS,
     PROFILES,
@@ -85,7 +80,9 @@ from sc2pool.engine.computer.races import (
     RaceProfile,
     Role,
 )
+from sc2pool.engine.computer.rules import RaceRules, strength
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.zerg import ZergRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import (
     CANT_BUILD_LOCATION_INVALID,
@@ -119,20 +116,6 @@ ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
 """Placement answers that a spot will not change (a structure or a resource is in the way); a spot
 refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
-LARVA_SUPPLY_MARGIN = 6
-"""Zerg: supply kept ahead per finished Hatchery (m)."""
-RICH_EXPAND = 600
-"""Zerg: with more minerals than this it expands (within its level's bases) whatever its build's
-timing, and keeps more Queens per Hatchery (two; :data:`RICH_QUEENS`) instead of one (m)."""
-QUEEN_DEFENCE = 25.0
-"""Zerg: Queens this close to the enemies at its bases join the defence (m)."""
-QUEEN_HOME = 10.0
-"""Zerg: a Queen this close to a Hatchery is that Hatchery's (m)."""
-RICH_QUEENS = 4
-"""Zerg: Queens per Hatchery while minerals pile up beyond :data:`RICH_EXPAND`, at the levels whose
-Queens defend (they cost no larva: the money the larvae leave buys defence) (m)."""
-INJECT_ENERGY = 25
-"""A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
 """A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
 (m: the longest walk to a site in a base and back)."""
@@ -210,19 +193,8 @@ DEFEND_SPILL = 150
 army's queues, instead of 400 (m)."""
 
 
-def _strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
-    """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
-    the sum of damage per loop); ``melee``: the share of a melee unit's damage that counts (it
-    walks into its targets' fire and not all of a group reaches them)."""
-    if not len(rows):
-        return 0.0
-    ti = u.ti[rows]  # type: ignore[attr-defined]
-    hp = float((u.hp[rows] + u.shield[rows]).sum())  # type: ignore[attr-defined]
-    per = TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)
-    if melee != 1.0:
-        per = np.where(TYPES.range[ti] < 1.0, per * melee, per)
-    dps = float(per[TYPES.can_attack[ti]].sum())
-    return hp * dps
+RULES: dict[int, type[RaceRules]] = {D.TERRAN: RaceRules, D.ZERG: ZergRules, D.PROTOSS: RaceRules}
+"""``common_pb2.Race`` -> the class of its rules (the behaviour where the race plays differently)."""
 
 
 class MeleeComputer:
@@ -256,15 +228,11 @@ class MeleeComputer:
         """The unit types of its army (those it trains and commands)."""
         self.production_types = frozenset(rp.roles[w].unit for w in rp.production)
         self.townhall_types = frozenset(rp.townhalls)
-        self.hatching: list[tuple[int, int, int]] = []
-        """Zerg: (loop it hatches, unit type, count) of the larvae it has morphed (its eggs)."""
         self.ordered: dict[int, tuple[int, float, float, int]] = {}
         """Protoss and Zerg: worker tag -> (build ability, x, y, loop) of the build orders it gave,
         until the structure stands there (a Probe leaves at once, a Drone is gone)."""
         self.refused: set[int] = set()
         """Abilities the engine answered as not simulated (not asked again: Spawn Larva)."""
-        self.larvae: list[int] = []
-        """Zerg: tags of its larvae not used yet at this decision."""
         self.now = 0
         """The loop of this decision."""
         self.building: dict[int, int] = {}
@@ -328,7 +296,9 @@ class MeleeComputer:
         self.army_rows = np.zeros(0, dtype=np.int64)
         self.structs: list[Structure] = []
         self.defend = False
-        """This economy decision defends first (:meth:`defending`)."""
+        """This economy decision defends first (:meth:`RaceRules.defending`)."""
+        self.rules: RaceRules = RULES[race_id](self)
+        """Its race's behaviour where the races differ."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -350,8 +320,7 @@ class MeleeComputer:
         uid = u.unit_id
         self.workers = (own & (uid == self.race.worker)).nonzero()[0]
         self.army_rows = (own & np.isin(uid, self.army_types)).nonzero()[0]
-        if self.race.worker_from == LARVA or self.race.army_from == LARVA:
-            self.larvae = [int(t) for t in u.tag[own & (uid == LARVA_T)].tolist()]
+        self.rules.observe(world, own)
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)
         if world.loop >= self.economy_at:  # (the economy needs no quicker hand than ECONOMY_PERIOD)
@@ -431,8 +400,8 @@ class MeleeComputer:
             for t in [t for t in self.enemy_army if u.row(t) < 0]:
                 del self.enemy_army[t]
 
-    def enemy_strength(self) -> float:
-        """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
+    def enemystrength(self) -> float:
+        """:func:`~.rules.strength` of the enemy army it remembers, at full life, grown by what the enemy's
         production structures it knows of may have trained that it has not seen yet (units of the
         army's average: :meth:`remember_army`; before it has seen any, the units of
         :data:`ENEMY_PRODUCTION`) (m).  (A new sighting of a few units does not undo the reckoning
@@ -497,25 +466,18 @@ class MeleeComputer:
             self.orders_under_way(world, building, reserved)
         self.building = building
         self.reserved = (reserved[0], reserved[1])
-        if self.hatching:
-            self.hatching = [h for h in self.hatching if h[0] > world.loop]
+        rules = self.rules
+        rules.upkeep(world)
         self.gather_idle(world, workers, ready_th, refineries)
         # --- what it wants, most urgent first; a structure that is due keeps the money for itself
         used, cap = world.supply.food(pid)
         bases = len(townhalls)
         ready_rax = sum(1 for w in rp.production for b in prod[w] if b.ready)  # (its army producers)
         producers = len(ready_th) + ready_rax
-        if rp.supply_train:  # (Overlords in their eggs)
-            depots_building = sum(n for _, t, n in self.hatching if t == rp.supply_unit)
-            # (larvae spend in bursts, every Hatchery's three and a Spawn Larva's at once (m))
-            margin, at_once = 2 + LARVA_SUPPLY_MARGIN * len(ready_th), 1 + len(ready_th)
-        else:
-            depots_building = sum(1 for s in structures if s.unit_id == rp.supply_unit and not s.ready) + \
-                building.get(rp.roles[DEPOT].ability, 0)
-            margin, at_once = 2 + len(ready_th) + 2 * ready_rax, 1 + producers // 5
+        depots_building, margin, at_once = rules.supply_under_way(building, ready_th, ready_rax, producers)
         if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
-            if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
-                return  # (keep the money for it; an Overlord short of a larva waits without)
+            if not self.place(world, DEPOT) and rules.waits_for_supply():
+                return  # (keep the money for it)
         self.defend = self.defending(world)
         if self.defend and self.tech is not None:
             self.produce_tech(world, prod)  # (its army before more workers and structures)
@@ -523,14 +485,12 @@ class MeleeComputer:
                 return  # (keep the money for it)
         if rp.chrono and self.level.focus_fire:
             self.chrono(world, ready_th, prod)
-        n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
-            sum(n for _, t, n in self.hatching if t == rp.worker)
+        n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + rules.eggs(rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
         expand = self.build.expand_s
         # (from when it may start its next townhall; none left: at once)
         expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
-        if rp.worker_from == LARVA and world.supply.minerals.get(pid, 0) > RICH_EXPAND:
-            expand_at = min(expand_at, t_s)  # (Zerg: minerals pile up for want of larvae: another Hatchery)
+        expand_at = rules.expand_at(world, expand_at, t_s)
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
@@ -540,24 +500,8 @@ class MeleeComputer:
             if tech is not None and any(s.ready and not s.queue for w in rp.production if tech.choices(w, NO_ADDON)
                                         for s in prod[w]):
                 want_workers = 0
-        if rp.worker_from == LARVA:
-            per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
-            if not self.drones_wanted(world, n_workers):
-                per_decision = 0
-            while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
-                if not self.from_larva(world, rp.worker_train, rp.worker):
-                    break
-                n_workers += 1
-                used += 1
-                per_decision -= 1
-        else:
-            for th in ready_th:
-                if n_workers < want_workers and not th.queue and used < cap and self.can_spend(world, 50, 0):
-                    if world.command(pid, rp.worker_train, [th.tag], None, 0, False) == SUCCESS:
-                        n_workers += 1
-                        used += 1
-        if rp.queen:
-            self.queens(world, ready_th, prod)
+        used = rules.train_workers(world, ready_th, n_workers, want_workers, used, cap)
+        rules.tend_bases(world, ready_th, prod)
         if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
             self.send_scout(world, workers)
         # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
@@ -662,7 +606,7 @@ class MeleeComputer:
             return False  # (a Barracks seen is no reason to stop expanding: an army seen is)
         army = self.army_rows
         home = army[~self.members(world, self.wave)[army]]
-        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
+        return strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemystrength()
 
     def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
                         building: dict[int, int]) -> bool:
@@ -750,182 +694,27 @@ class MeleeComputer:
                     self.no_addon.add(s.tag)
 
     def produce_tech(self, world: World, prod: dict[str, list[Structure]]) -> None:
-        """Every finished production structure not building its add-on fills its slots (two with a
-        Reactor): each slot takes the first unit of the build's list for that structure and add-on
-        that it has fewer of than it wants and can pay for; Starports and Factories first, and a
-        unit that needs vespene and lacks only minerals keeps them (nothing more is trained this
-        decision), so that the gas goes to the tech units rather than piling up."""
+        """Its army by the build's shares (:meth:`RaceRules.train_army`: the structures' slots, or a
+        Zerg's larvae), counting the army it has and has queued."""
         tech = self.tech
         assert tech is not None
-        pid = self.player_id
         u = world.u
-        addons = world.addons
         counts: dict[int, int] = {}
         army = self.army_rows
         if len(army):
             ids, n = np.unique(u.unit_id[army], return_counts=True)
             counts = dict(zip(ids.tolist(), n.tolist(), strict=True))
-        rp = self.race
-        for w in rp.production:
+        for w in self.race.production:
             for s in prod[w]:
                 for t in s.queue:
                     counts[t] = counts.get(t, 0) + 1
-        for _, t, k in self.hatching:
-            if t in rp.train:
-                counts[t] = counts.get(t, 0) + k
-        n_army = sum(counts.values())
-        if rp.army_from == LARVA:
-            self.produce_larva(world, tech.choices(LARVA, NO_ADDON), counts, n_army)
-            return
-        check_requirements = rp.race != D.TERRAN  # (Terran's builds never train what they cannot)
-        for w in reversed(rp.production):
-            for s in prod[w]:
-                if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
-                    continue
-                a = addons.attached(s)
-                kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
-                    REACTOR if a.unit_id in REACTORS else NO_ADDON
-                slots = addons.slots(s)
-                choices = tech.choices(w, kind)
-                while len(s.queue) < slots:
-                    made = False
-                    for c in choices:
-                        want = max(float(c.at_least), c.share * (n_army + 1))
-                        if c.unit == L.VIKING and self.enemy_air:
-                            want = max(want, self.enemy_air + 1.0)
-                        if counts.get(c.unit, 0) >= want:
-                            continue
-                        if check_requirements and not self.can_make(c.unit):
-                            continue
-                        spec = D.unit_spec(c.unit)
-                        if not self.can_spend(world, spec.minerals, spec.vespene):
-                            if spec.vespene and self.can_spend(world, 0, spec.vespene):
-                                return  # (short of minerals only: keep them for the tech unit)
-                            continue
-                        if world.command(pid, rp.train[c.unit], [s.tag], None, 0, False) == SUCCESS:
-                            counts[c.unit] = counts.get(c.unit, 0) + 1
-                            n_army += 1
-                            made = True
-                            break
-                    if not made:
-                        break
+        self.rules.train_army(world, tech, prod, counts)
 
     def can_make(self, unit: int) -> bool:
         """Whether the structures ``unit`` requires stand finished (a Stalker's Cybernetics Core, a
         Roach's Roach Warren; the client's tech requirements, ``data.tech``)."""
         spec = T.TRAIN[self.race.train[unit]]
         return all(self.have_ready(r) for r in spec.requires.structures)
-
-    def from_larva(self, world: World, ability: int, unit: int) -> bool:
-        """Morph one of its larvae into ``unit`` with ``ability`` (``data.tech.TRAIN``, how="larva");
-        False when no larva is left or the engine refuses.  The egg is remembered until it hatches
-        (its unit then counts among the units it has)."""
-        while self.larvae:
-            tag = self.larvae.pop()
-            if self.answer(world.command(self.player_id, ability, [tag], None, 0, False), ability):
-                spec = T.TRAIN[ability]
-                self.hatching.append((world.loop + int(spec.time), unit, spec.count))
-                return True
-            if ability in self.refused:
-                return False
-        return False
-
-    def produce_larva(self, world: World, choices: tuple[L.Train, ...], counts: dict[int, int], n_army: int) -> None:
-        """Zerg: every larva left after its drones and overlords becomes the first army unit of the
-        build's list it has fewer of than it wants, can make and can pay for (as a structure's slot
-        in :meth:`produce_tech`)."""
-        rp = self.race
-        used, cap = world.supply.food(self.player_id)
-        while self.larvae and used < cap:
-            made = False
-            for c in choices:
-                want = max(float(c.at_least), c.share * (n_army + 1))
-                if counts.get(c.unit, 0) >= want or not self.can_make(c.unit):
-                    continue
-                spec = T.TRAIN[rp.train[c.unit]]
-                if not self.can_spend(world, spec.minerals, spec.vespene):
-                    if spec.vespene and self.can_spend(world, 0, spec.vespene):
-                        return  # (short of minerals only: keep them for the tech unit)
-                    continue
-                if self.from_larva(world, rp.train[c.unit], c.unit):
-                    counts[c.unit] = counts.get(c.unit, 0) + spec.count
-                    n_army += spec.count
-                    used += int(math.ceil(spec.food))
-                    made = True
-                    break
-            if not made:
-                break
-
-    def drones_wanted(self, world: World, n_workers: int) -> bool:
-        """Zerg: whether a larva may become a drone now rather than an army unit: not while enemies
-        attack its structures (the levels that defend better, :attr:`Level.pull_workers`), and
-        beyond :data:`DRONES_ALONE` drones only while its army keeps :data:`ARMY_PER_DRONE` supply
-        per drone beyond them."""
-        if self.threat_at is not None and self.level.pull_workers:
-            return False
-        if n_workers < DRONES_ALONE:
-            return True
-        u = world.u
-        army = float(TYPES.food[u.ti[self.army_rows]].sum()) + \
-            sum(n * D.unit_spec(t).food_required for _, t, n in self.hatching if t in self.race.train)
-        return army >= ARMY_PER_DRONE * (n_workers - DRONES_ALONE)
-
-    def queens(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
-        """Zerg: one Queen per finished Hatchery (from the queue of the one with the fewest Queens
-        near it, once a Spawning Pool stands; more when minerals pile up), and Spawn Larva on each
-        Hatchery with none under way by an idle Queen with the energy: one near it, else (none
-        near) the nearest.  At the levels that defend better the Queens near enemies at its bases
-        fight them."""
-        rp = self.race
-        u = world.u
-        pid = self.player_id
-        own_queens = ((u.owner == pid) & (u.unit_id == rp.queen)).nonzero()[0]
-        qx, qy = u.x[own_queens], u.y[own_queens]
-
-        def near(s: Structure, rows: np.ndarray | None = None) -> np.ndarray:
-            x, y = (qx, qy) if rows is None else (u.x[rows], u.y[rows])
-            return (x - s.x) ** 2 + (y - s.y) ** 2 < QUEEN_HOME ** 2
-
-        n = len(own_queens) + sum(s.queue.count(rp.queen) for s in ready_th)
-        rich = world.supply.minerals.get(pid, 0) > RICH_EXPAND
-        per_th = (RICH_QUEENS if self.level.pull_workers else 2) if rich else 1
-        if rp.queen_train not in self.refused and self.can_make_queen():
-            for th in sorted(ready_th, key=lambda s: int(np.count_nonzero(near(s)))):
-                if n >= len(ready_th) * per_th:
-                    break
-                if not th.busy and self.can_spend(world, 150, 0):
-                    if self.answer(world.command(pid, rp.queen_train, [th.tag], None, 0, False), rp.queen_train):
-                        n += 1
-        if self.threat_at is not None and self.level.pull_workers and len(own_queens):
-            tx, ty = self.threat_at
-            fight = (qx - tx) ** 2 + (qy - ty) ** 2 < QUEEN_DEFENCE ** 2
-            self.attack_move(world, own_queens[fight], (tx, ty))
-            own_queens = own_queens[~fight]
-        if rp.inject in self.refused or not ready_th or not len(own_queens):
-            return
-        # (injects on one Hatchery queue up one after the other: each Hatchery gets one at a time,
-        # from a Queen of its own, so that every Hatchery's larvae grow and no Queen walks far)
-        casting = world.casting  # (an inject under way is a cast order on its Hatchery)
-        on_way = {c.target for c in casting.casts.values() if c.ability == rp.inject}
-        on_way.update(c.target for q in casting.queued.values() for c in q if c.ability == rp.inject)
-        energy = np.array([world.abilities.energy_of(int(t)) for t in u.tag[own_queens].tolist()])
-        ready = own_queens[(u.kind[own_queens] == IDLE) & (energy >= INJECT_ENERGY)]
-        for th in ready_th:
-            if not len(ready):
-                break
-            if world.larva.injects.get(th.tag) or th.tag in on_way:
-                continue
-            home = ready[near(th, ready)]
-            if not len(home) and near(th).any():
-                continue  # (its own Queen is busy or short of energy: it will come)
-            pick = home if len(home) else ready
-            r = int(pick[int(np.argmin((u.x[pick] - th.x) ** 2 + (u.y[pick] - th.y) ** 2))])
-            if not self.answer(world.command(pid, rp.inject, [int(u.tag[r])], None, th.tag, False), rp.inject):
-                break
-            ready = ready[ready != r]
-
-    def can_make_queen(self) -> bool:
-        return all(self.have_ready(r) for r in T.TRAIN[self.race.queen_train].requires.structures)
 
     def gather_idle(self, world: World, workers: np.ndarray, townhalls: list[Structure],
                     refineries: list[Structure]) -> None:
@@ -1001,14 +790,17 @@ class MeleeComputer:
         return best
 
     def place(self, world: World, what: str) -> bool:
-        """Send a worker to build ``what`` (a role of its race's profile) at its next free spot (Zerg
-        supply: an Overlord from a larva); False when it cannot yet (money, no worker, no spot, no
-        power yet): the caller then keeps the money for it."""
+        """Order ``what`` (a role of its race's profile; its supply as :meth:`RaceRules.add_supply`
+        has it: a Zerg's is an Overlord from a larva); False when it cannot yet (money, no worker, no
+        spot, no power yet): the caller then keeps the money for it."""
+        if what == DEPOT:
+            return self.rules.add_supply(world)
+        return self.construct(world, what)
+
+    def construct(self, world: World, what: str) -> bool:
+        """Send a worker to build the structure of role ``what`` at its next free spot (as
+        :meth:`place`)."""
         rp = self.race
-        if what == DEPOT and rp.supply_train:
-            t = T.TRAIN[rp.supply_train]
-            return self.can_spend(world, t.minerals, t.vespene) and self.from_larva(world, rp.supply_train,
-                                                                                    rp.supply_unit)
         role = rp.roles[what]
         spec = T.BUILD[role.ability]
         if not self.can_spend(world, spec.minerals, spec.vespene):
@@ -1330,13 +1122,13 @@ class MeleeComputer:
             self.threat_at = (tx, ty)
             self.fled = 0.0  # (the enemy it walked back from came: the fight at home decides)
             self.attack_move(world, home_army, (tx, ty))
-            mine_str = _strength(home_army, u)
-            enemy_str = _strength(threat, u)
+            mine_str = strength(home_army, u)
+            enemy_str = strength(threat, u)
             if self.wave and self.level.retreat and mine_str < enemy_str:
                 self.attack_move(world, army[in_wave], (tx, ty))  # the wave comes back
                 self.wave.clear()
                 home_army = army
-                mine_str = _strength(army, u)
+                mine_str = strength(army, u)
             worker_rush = self.level.answers_worker_rush and bool(np.isin(u.unit_id[threat], ALL_WORKER_IDS).all())
             if (self.level.pull_workers or worker_rush) and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
@@ -1454,10 +1246,10 @@ class MeleeComputer:
             self.gather_since = -1
             return
         if self.build.strength_margin and self.level.focus_fire and supply < FULL_ARMY and \
-                _strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
+                strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemystrength():
             self.gather_since = -1  # (no wave into an army it knows to be stronger: it grows first)
             return
-        if self.fled and supply < FULL_ARMY and _strength(home_army, u) < RETREAT_RATIO * self.fled:
+        if self.fled and supply < FULL_ARMY and strength(home_army, u) < RETREAT_RATIO * self.fled:
             self.gather_since = -1  # (not out again into the army it walked back from: it grows first)
             return
         if self.level.group_up:
@@ -1501,11 +1293,11 @@ class MeleeComputer:
         if self.level.retreat and len(known):
             near = known[(u.x[known] - cx) ** 2 + (u.y[known] - cy) ** 2 < FIGHT_RADIUS ** 2]
             near = near[TYPES.can_attack[u.ti[near]]]
-            if len(near) and _strength(near, u) > RETREAT_RATIO * _strength(wave_all, u):
+            if len(near) and strength(near, u) > RETREAT_RATIO * strength(wave_all, u):
                 world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave_all].tolist()],
                               self.staging(world), 0, False)
                 self.wave.clear()
-                self.fled = _strength(near, u)
+                self.fled = strength(near, u)
                 return
         target = self.attack_target(world, (cx, cy))
         if target != self.wave_target:

@@ -1,0 +1,158 @@
+"""The seams where the melee Computer's races play differently: :class:`RaceRules`.
+
+:class:`~sc2pool.engine.computer.melee.MeleeComputer` holds the flow the three races share (its
+decisions, what it knows, where it builds, its army); at each point where a race differs it calls
+its race's rules, one subclass per race (:mod:`.terran`, :mod:`.zerg`, :mod:`.protoss`), chosen
+once per game by the race it plays.  The facts those rules read (ids, roles, builds) are the race's
+:class:`~.races.RaceProfile`; the rules hold the behaviour, and the state only one race needs (a
+Zerg's larvae and eggs, a Protoss's ways out of its bases).
+
+The defaults here are what two races of the three share, so that each race's module holds only
+what is its own: a townhall's queue trains the worker (Terran, Protoss; not Zerg's larvae), a
+structure gives supply (not Zerg's Overlords), the army trains in its structures' queues (not
+Zerg's), a spot refused for power or creep is kept for later (Protoss, Zerg; Terran's spots are
+footprints only).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2pool.engine import data as D
+from sc2pool.engine.computer import levels as L
+from sc2pool.engine.computer.levels import DEPOT, NO_ADDON, REACTOR, TECHLAB, Tech
+from sc2pool.engine.sim.commands import SUCCESS
+from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS
+from sc2pool.engine.sim.units import TYPES
+
+if TYPE_CHECKING:
+    from sc2pool.engine.computer.melee import MeleeComputer
+    from sc2pool.engine.sim.systems.construction import Structure
+    from sc2pool.engine.sim.world import World
+
+
+def strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
+    """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
+    the sum of damage per loop); ``melee``: the share of a melee unit's damage that counts (it
+    walks into its targets' fire and not all of a group reaches them)."""
+    if not len(rows):
+        return 0.0
+    ti = u.ti[rows]  # type: ignore[attr-defined]
+    hp = float((u.hp[rows] + u.shield[rows]).sum())  # type: ignore[attr-defined]
+    per = TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)
+    if melee != 1.0:
+        per = np.where(TYPES.range[ti] < 1.0, per * melee, per)
+    dps = float(per[TYPES.can_attack[ti]].sum())
+    return hp * dps
+
+
+class RaceRules:
+    """What the Computer does where its race matters (see the module docstring); each hook is
+    called by :class:`~.melee.MeleeComputer` at one point of its decisions."""
+
+    checks_requirements = True
+    """Whether a unit's required structures are checked before its producer is asked to train it."""
+
+    def __init__(self, computer: MeleeComputer) -> None:
+        self.c = computer
+
+    # ------------------------------------------------------------------ each decision
+    def observe(self, world: World, own: np.ndarray) -> None:
+        """What it notes of its own units (``own``: bool per row) at each decision beyond its
+        workers and army (Zerg: its larvae)."""
+
+    # ------------------------------------------------------------------ economy
+    def upkeep(self, world: World) -> None:
+        """First thing of each economy decision (Zerg: forget the eggs that have hatched)."""
+
+    def eggs(self, unit: int) -> int:
+        """Units of type ``unit`` on their way outside any structure's queue (Zerg: in their eggs)."""
+        return 0
+
+    def supply_under_way(self, building: dict[int, int], ready_th: list[Structure], ready_rax: int,
+                         producers: int) -> tuple[int, int, int]:
+        """(supply providers under way, the free supply it keeps ahead, how many may be under way
+        at once): depots not finished or a worker's on its way; the margin grows with its
+        producers (m)."""
+        c = self.c
+        rp = c.race
+        under_way = sum(1 for s in c.structs if s.unit_id == rp.supply_unit and not s.ready) + \
+            building.get(rp.roles[DEPOT].ability, 0)
+        return under_way, 2 + len(ready_th) + 2 * ready_rax, 1 + producers // 5
+
+    def add_supply(self, world: World) -> bool:
+        """Order more supply (a depot, a Pylon); False while it cannot yet (the caller then keeps
+        the money for it)."""
+        return self.c.construct(world, DEPOT)
+
+    def waits_for_supply(self) -> bool:
+        """Whether the economy keeps its money for the supply :meth:`add_supply` could not order."""
+        return True
+
+    def expand_at(self, world: World, at: float, t_s: float) -> float:
+        """The game second from which it may start its next townhall (``at``: its build's)."""
+        return at
+
+    def train_workers(self, world: World, ready_th: list[Structure], n_workers: int, want: int, used: int,
+                      cap: int) -> int:
+        """Train workers towards ``want`` (``n_workers`` it has or has on their way); returns the
+        supply used after them.  Each idle finished townhall trains one."""
+        c = self.c
+        pid = c.player_id
+        ability = c.race.worker_train
+        for th in ready_th:
+            if n_workers < want and not th.queue and used < cap and c.can_spend(world, 50, 0):
+                if world.command(pid, ability, [th.tag], None, 0, False) == SUCCESS:
+                    n_workers += 1
+                    used += 1
+        return used
+
+    def tend_bases(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """After its workers: the units that serve its bases (Zerg: Queens and Spawn Larva)."""
+
+    def train_army(self, world: World, tech: Tech, prod: dict[str, list[Structure]], counts: dict[int, int]) -> None:
+        """Every finished production structure not building its add-on fills its slots (two with a
+        Reactor): each slot takes the first unit of the build's list for that structure and add-on
+        that it has fewer of than it wants and can pay for; the last producers of its tech chain
+        first (Starports, Factories), and a unit that needs vespene and lacks only minerals keeps
+        them (nothing more is trained this decision), so that the gas goes to the tech units rather
+        than piling up.  ``counts``: unit type -> how many it has and has queued."""
+        c = self.c
+        pid = c.player_id
+        addons = world.addons
+        rp = c.race
+        n_army = sum(counts.values())
+        check_requirements = self.checks_requirements
+        for w in reversed(rp.production):
+            for s in prod[w]:
+                if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
+                    continue
+                a = addons.attached(s)
+                kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
+                    REACTOR if a.unit_id in REACTORS else NO_ADDON
+                slots = addons.slots(s)
+                choices = tech.choices(w, kind)
+                while len(s.queue) < slots:
+                    made = False
+                    for ch in choices:
+                        want = max(float(ch.at_least), ch.share * (n_army + 1))
+                        if ch.unit == L.VIKING and c.enemy_air:
+                            want = max(want, c.enemy_air + 1.0)
+                        if counts.get(ch.unit, 0) >= want:
+                            continue
+                        if check_requirements and not c.can_make(ch.unit):
+                            continue
+                        spec = D.unit_spec(ch.unit)
+                        if not c.can_spend(world, spec.minerals, spec.vespene):
+                            if spec.vespene and c.can_spend(world, 0, spec.vespene):
+                                return  # (short of minerals only: keep them for the tech unit)
+                            continue
+                        if world.command(pid, rp.train[ch.unit], [s.tag], None, 0, False) == SUCCESS:
+                            counts[ch.unit] = counts.get(ch.unit, 0) + 1
+                            n_army += 1
+                            made = True
+                            break
+                    if not made:
+                        break
