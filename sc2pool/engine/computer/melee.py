@@ -71,25 +71,13 @@ from sc2pool.engine.computer.levels import (
     Level,
     Tech,
 )
-from sc2pool.engine.computer.races import (
-    CREEP_REACH,
-    POWER_MARGIN,
-    POWER_RADIUS,
-    PROFILES,
-    STAYS,
-    RaceProfile,
-    Role,
-)
-from sc2pool.engine.computer.rules import RaceRules, strength
+from sc2pool.engine.computer.protoss import ProtossRules
+from sc2pool.engine.computer.races import PROFILES, STAYS, RaceProfile, Role
+from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
 from sc2pool.engine.computer.zerg import ZergRules
 from sc2pool.engine.data import tech as T
-from sc2pool.engine.sim.commands import (
-    CANT_BUILD_LOCATION_INVALID,
-    CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
-    NOT_SUPPORTED,
-    SUCCESS,
-)
+from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
@@ -113,18 +101,12 @@ LOOPS_PER_SECOND = 22.4
 ALL_WORKERS = WORKERS
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
 ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
-FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
-"""Placement answers that a spot will not change (a structure or a resource is in the way); a spot
-refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
 """A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
 (m: the longest walk to a site in a base and back)."""
 ADDON_TYPE = T.TECHLAB
 """The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
 _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
-TECH_STRUCTURES = 2
-"""A build with a tech path may have this many production structures beyond the level's cap on
-barracks (its Factory and Starport) (m)."""
 ESCORT_AIR_RADIUS = 14.0
 """Vikings with a wave go after enemy air units this close to the wave (m)."""
 
@@ -161,39 +143,17 @@ ENEMY_PRODUCTION = {21: 48, 27: 53, 28: 35, 62: 73, 133: 73, 71: 83, 67: 80, 86:
 """Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
 Hive (the client's unit ids) -> the unit it reckons each trains before it has seen the enemy's
 army: Marine, Hellion, Viking, Zealot, Immortal, Void Ray, Zergling (m)."""
-SHIELD_ENERGY = 75.0
-"""Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
-CHRONO_ENERGY = 50.0
-"""Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
-SHIELD_REACH = 8.0
-"""A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
-SHIELD_SPACING = 6.0
-"""... and no shield of its player's up this close (m: a shield covers 4.5 round its Sentry)."""
-MELEE_SHARE = 0.5
-"""The share of its melee units' damage its launch check counts (m: Zealots without Charge against
-Marines lose about even Lanchester strengths in the engine's fights)."""
 FULL_ARMY = 120
 """Army supply from which a wave goes whatever the enemy's strength (m)."""
-WAY_OUT_RADIUS = 0.5
-"""The way out of a base is planned for a unit this big (a Zealot); :data:`WAY_OUT_ROOM` either
-side of it leaves room for the wider ones (m)."""
-WAY_OUT_ROOM = 1.5
-"""Its structures keep this far from the way out of each base (m)."""
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
-DEFEND_MARGIN = 2.0
-"""A build with a ``strength_margin`` (Protoss), at the levels with army control, defends first
-while its army at home is weaker than this many times the enemy army it reckons (m: the reckoning
-is short of what it has not seen; at 6:00 it counted about 27 of the reference bot's 40 Marines)."""
-DEFEND_UNDER_WAY = 2
-"""... with at most this many of them on their way or warping in at once (m)."""
 DEFEND_SPILL = 150
 """... and meanwhile adds a Gateway (its build's ``spill``) from this many minerals left after its
 army's queues, instead of 400 (m)."""
 
 
-RULES: dict[int, type[RaceRules]] = {D.TERRAN: RaceRules, D.ZERG: ZergRules, D.PROTOSS: RaceRules}
+RULES: dict[int, type[RaceRules]] = {D.TERRAN: RaceRules, D.ZERG: ZergRules, D.PROTOSS: ProtossRules}
 """``common_pb2.Race`` -> the class of its rules (the behaviour where the race plays differently)."""
 
 
@@ -265,8 +225,6 @@ class MeleeComputer:
         self.gather_since = -1
         self.wave_moved = (0, 0.0, 0.0)
         """(loop, x, y): where the wave's centre was when it last moved 4 (tech builds)."""
-        self.ways: dict[int, np.ndarray] = {}
-        """Base index -> points along its army's way out (:meth:`keeps_way_out`)."""
         self.spots: dict[tuple[int, int, bool], list[tuple[float, float]]] = {}
         """(base index, structure size, with room for an add-on) -> building spots left (best first)."""
         self.tech: Tech | None = self.build.tech
@@ -400,7 +358,7 @@ class MeleeComputer:
             for t in [t for t in self.enemy_army if u.row(t) < 0]:
                 del self.enemy_army[t]
 
-    def enemystrength(self) -> float:
+    def enemy_strength(self) -> float:
         """:func:`~.rules.strength` of the enemy army it remembers, at full life, grown by what the enemy's
         production structures it knows of may have trained that it has not seen yet (units of the
         army's average: :meth:`remember_army`; before it has seen any, the units of
@@ -478,13 +436,10 @@ class MeleeComputer:
         if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
             if not self.place(world, DEPOT) and rules.waits_for_supply():
                 return  # (keep the money for it)
-        self.defend = self.defending(world)
-        if self.defend and self.tech is not None:
-            self.produce_tech(world, prod)  # (its army before more workers and structures)
-            if self.step >= len(self.build.opener) and not self.more_production(world, self.tech, prod, building):
-                return  # (keep the money for it)
-        if rp.chrono and self.level.focus_fire:
-            self.chrono(world, ready_th, prod)
+        self.defend = rules.defending(world)
+        if self.defend and not rules.defend_first(world, prod, building):
+            return  # (keep the money for it)
+        rules.speed_up(world, ready_th, prod)
         n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + rules.eggs(rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
         expand = self.build.expand_s
@@ -594,56 +549,6 @@ class MeleeComputer:
         if rp.addons:
             self.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
-
-    def defending(self, world: World) -> bool:
-        """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
-        army control, that has seen enemy army units and whose army at home is weaker than
-        :data:`DEFEND_MARGIN` times the enemy army it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
-        trains no worker while a producer is idle and none beyond what its finished bases mine,
-        starts no townhall, adds production (:meth:`more_production`, and from :data:`DEFEND_SPILL`
-        minerals) (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
-        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
-            return False  # (a Barracks seen is no reason to stop expanding: an army seen is)
-        army = self.army_rows
-        home = army[~self.members(world, self.wave)[army]]
-        return strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemystrength()
-
-    def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
-                        building: dict[int, int]) -> bool:
-        """While it defends: one more of its build's ``spill`` structure (a Gateway) once every
-        finished one is busy and fewer than :data:`DEFEND_UNDER_WAY` are on their way, within the
-        level's cap on production, before more workers; False while it waits for the money (the
-        caller keeps it)."""
-        rp = self.race
-        w = tech.spill
-        if not w or any(s.ready and not s.queue for s in prod[w]) or \
-                building.get(rp.roles[w].ability, 0) + sum(not s.ready for s in prod[w]) >= DEFEND_UNDER_WAY:
-            return True
-        total = sum(len(prod[p]) + building.get(rp.roles[p].ability, 0) for p in rp.production)
-        if total >= self.level.max_barracks + TECH_STRUCTURES or not self.have_ready(rp.roles[w].needs):
-            return True
-        return self.place(world, w)
-
-    def chrono(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
-        """Each finished townhall with the energy boosts a busy structure not boosted yet: while it
-        defends one of its army's producers, else a townhall training a worker, else a producer
-        (Protoss: Chrono Boost, Liquipedia "Chrono Boost")."""
-        rp = self.race
-        if rp.chrono in self.refused:
-            return
-        boosted = world.tempo.boosted
-        army = [s for w in rp.production for s in prod[w] if s.ready and s.queue and s.tag not in boosted]
-        workers = [s for s in ready_th if s.queue and s.tag not in boosted]
-        targets = army + workers if self.defend else workers + army
-        for th in ready_th:
-            if not targets:
-                return
-            if world.abilities.energy_of(th.tag) < CHRONO_ENERGY:
-                continue
-            if not self.answer(world.command(self.player_id, rp.chrono, [th.tag], None, targets[0].tag, False),
-                               rp.chrono):
-                return
-            targets.pop(0)
 
     def have_ready(self, need: int) -> bool:
         """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""
@@ -814,19 +719,9 @@ class MeleeComputer:
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
             return bool(tag) and self.sent(world.command(pid, role.ability, [tag], None, geyser[0], False),
                                            role.ability, (geyser[1], geyser[2]), tag)
-        spot = None
-        if not role.powered or self.have_ready(rp.supply_unit):
-            spot = self.free_spot(world, role.size, addon=rp.addons and self.tech is not None and what in rp.production,
-                                  role=role)
+        spot = self.free_spot(world, role, addon=rp.addons and self.tech is not None and what in rp.production)
         if spot is None:
-            if role.powered:  # (no power yet, or no powered spot left: a Pylon, unless one is on its way)
-                if any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) or \
-                        any(p[2] == rp.supply_unit for p in self.pending):
-                    return False
-                n = len(self.pending)
-                # (waits for the Pylon it orders, or for the money for it; no room for one: gives up)
-                return self.place(world, DEPOT) and len(self.pending) == n
-            return True  # (no room left: give up on it rather than stall)
+            return self.rules.no_spot(world, role)  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
         if not tag:
             return False
@@ -903,37 +798,32 @@ class MeleeComputer:
         assert plan is not None
         return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
 
-    def free_spot(self, world: World, size: int, addon: bool = False, role: Role | None = None) \
-            -> tuple[float, float] | None:
-        """The best free spot for a structure of ``size`` in its bases (the main first); with
-        ``addon``, one that leaves room for the structure's add-on on its right.  ``role``'s own
-        constraints: a Protoss structure within a finished Pylon's power field (any cell a candidate,
-        so that structures gather round their Pylons), a Zerg one within :data:`CREEP_REACH` of a
-        finished Hatchery; a spot refused for power or creep is kept for later."""
+    def free_spot(self, world: World, role: Role, addon: bool = False) -> tuple[float, float] | None:
+        """The best free spot for ``role``'s structure in its bases (the main first); with ``addon``,
+        one that leaves room for the structure's add-on on its right; within its race's bounds
+        (:meth:`RaceRules.site_bound`: a Protoss structure within a finished Pylon's power field,
+        any cell a candidate, so that structures gather round their Pylons; a Zerg one near a
+        finished Hatchery); :meth:`RaceRules.spot_in` picks among each base's spots."""
         plan = self.plan
         assert plan is not None
         rp = self.race
+        rules = self.rules
+        size = role.size
         terran = rp.race == D.TERRAN
-        if terran or role is None:
-            ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
-        else:
-            ability = role.ability
-        powered = role is not None and role.powered
-        creep = role is not None and role.creep
+        ability = (BUILD_DEPOT if size == 2 else BUILD_BARRACKS) if terran else role.ability
         sources = np.zeros((0, 2))
         reach = 0.0
-        if powered or creep:
-            kinds = T.satisfies(rp.supply_unit) if powered else self.townhall_types
-            sources = np.array([(s.x, s.y) for s in self.structs if s.unit_id in kinds and s.ready]).reshape(-1, 2)
-            reach = POWER_RADIUS - POWER_MARGIN if powered else CREEP_REACH
+        bound = rules.site_bound(role)
+        if bound is not None:
+            sources, reach = bound
             if not len(sources):
                 return None
-        front = size == 3 or (size == 2 and rp.supply_front and (role is None or role.unit == rp.supply_unit))
-        pylon = rp.supply_front and role is not None and role.unit == rp.supply_unit
-        dense = addon or powered or pylon  # (Protoss: Pylons and what they power pack round each other)
+        front = size == 3 or (size == 2 and rp.supply_front and role.unit == rp.supply_unit)
+        pylon = rp.supply_front and role.unit == rp.supply_unit
+        dense = addon or role.powered or pylon  # (Protoss: Pylons and what they power pack round each other)
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world):
-            key = (k, size, addon) if terran else (k, size, dense)
+            key = (k, size, dense)
             spots = self.spots.get(key)
             if spots is None:
                 hx, hy = plan.sites[k]
@@ -953,60 +843,10 @@ class MeleeComputer:
                         return (x, y)
                     spots.pop(0)
                 continue
-            i = 0
-            while i < len(spots):
-                x, y = spots[i]
-                if len(sources) and not (((sources[:, 0] - x) ** 2 + (sources[:, 1] - y) ** 2) <= reach * reach).any():
-                    i += 1
-                    continue
-                if rp.keep_way_out and not self.keeps_way_out(world, k, x, y, size):
-                    spots.pop(i)  # (on its army's way out)
-                    continue
-                r = world.placement.check(ability, x, y)
-                if r == SUCCESS and self.clear_of_structures(x, y, size, addon):
-                    return (x, y)
-                if r == SUCCESS or r in FOOTPRINT_REFUSALS:
-                    spots.pop(i)  # (taken for good: a structure or a resource in the way, or no lane)
-                else:
-                    i += 1  # (no power or creep there yet)
+            spot = rules.spot_in(world, k, spots, ability, size, addon, sources, reach)
+            if spot is not None:
+                return spot
         return None
-
-    def keeps_way_out(self, world: World, k: int, x: float, y: float, size: int) -> bool:
-        """Whether a structure of ``size`` at (x, y) in base ``k`` stands clear of the way its
-        ground army (:data:`WAY_OUT_RADIUS`) walks out of that base towards the enemy's
-        possible starts (:data:`WAY_OUT_ROOM` either side of it).  The lanes of
-        :meth:`clear_of_structures` are kept pair by pair; a row of Pylons and Gateways across a
-        ramp would still shut its army in (they go in front of the Nexus, towards the enemy)."""
-        pts = self.ways.get(k)
-        if pts is None:
-            pts = self.ways[k] = self.way_out(world, k)
-        if not len(pts):
-            return True
-        h = size / 2
-        dx = np.maximum(np.abs(pts[:, 0] - x) - h, 0.0)
-        dy = np.maximum(np.abs(pts[:, 1] - y) - h, 0.0)
-        return bool((dx * dx + dy * dy >= WAY_OUT_ROOM * WAY_OUT_ROOM).all())
-
-    def way_out(self, world: World, k: int) -> np.ndarray:
-        """(n, 2) points every half cell along the paths from base ``k`` to each start location the
-        enemy may have (planned once, on the structures standing then)."""
-        plan = self.plan
-        assert plan is not None
-        pathing = world.pathing
-        if not pathing.active or not self.candidates:
-            return np.zeros((0, 2))
-        finder = pathing.finder
-        hx, hy = plan.sites[k]
-        out = []
-        for c in self.candidates:
-            d = math.hypot(c[0] - hx, c[1] - hy) or 1.0
-            start = finder.nearest_pathable(hx + 6 * (c[0] - hx) / d, hy + 6 * (c[1] - hy) / d, WAY_OUT_RADIUS)
-            poly = np.vstack([np.array([start]), finder.path(start, c, WAY_OUT_RADIUS).reshape(-1, 2)])
-            for (ax, ay), (bx, by) in zip(poly[:-1].tolist(), poly[1:].tolist(), strict=True):
-                n = max(1, int(math.hypot(bx - ax, by - ay) * 2))
-                t = np.linspace(0.0, 1.0, n + 1)
-                out.append(np.stack((ax + (bx - ax) * t, ay + (by - ay) * t), axis=1))
-        return np.concatenate(out) if out else np.zeros((0, 2))
 
     def clear_of_structures(self, x: float, y: float, size: int, addon: bool = False) -> bool:
         """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
@@ -1133,7 +973,7 @@ class MeleeComputer:
             if (self.level.pull_workers or worker_rush) and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
             self.focus(world, home_army, known)
-            self.shields(world, home_army, threat)
+            self.rules.shields(world, home_army, threat)
         elif self.pulled:
             back = [t for t in self.pulled if u.row(t) >= 0]
             self.pulled.clear()
@@ -1246,7 +1086,7 @@ class MeleeComputer:
             self.gather_since = -1
             return
         if self.build.strength_margin and self.level.focus_fire and supply < FULL_ARMY and \
-                strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemystrength():
+                strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
             self.gather_since = -1  # (no wave into an army it knows to be stronger: it grows first)
             return
         if self.fled and supply < FULL_ARMY and strength(home_army, u) < RETREAT_RATIO * self.fled:
@@ -1310,7 +1150,7 @@ class MeleeComputer:
         if len(escorts):
             self.escort(world, escorts, wave, (cx, cy))
         self.focus(world, wave_all, known)
-        self.shields(world, wave_all, known)
+        self.rules.shields(world, wave_all, known)
 
     def escort(self, world: World, escorts: np.ndarray, wave: np.ndarray, at: tuple[float, float]) -> None:
         """Units of a wave that cannot fight ground units follow the one nearest its centre;
@@ -1365,34 +1205,6 @@ class MeleeComputer:
         go = rows[~busy]
         if len(go):
             world.command(self.player_id, ATTACK, [int(t) for t in u.tag[go].tolist()], target, 0, False)
-
-    def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
-        """At the levels with army control, each Sentry among ``rows`` within :data:`SHIELD_REACH`
-        of an enemy that can shoot casts Guardian Shield when it has the energy and no shield of its
-        player's is up within :data:`SHIELD_SPACING` of it (Protoss)."""
-        rp = self.race
-        if not rp.shield or not self.level.focus_fire or not len(rows) or not len(enemy) or rp.shield in self.refused:
-            return
-        u = world.u
-        sentries = rows[u.unit_id[rows] == rp.shield_caster]
-        enemy = enemy[TYPES.can_attack[u.ti[enemy]] & ~TYPES.structure[u.ti[enemy]]]
-        if not len(sentries) or not len(enemy):
-            return
-        up = [t for t, end in world.protoss.guards.items() if end > world.loop]
-        casters = u.rows(np.array(up, dtype=np.int64)) if up else np.zeros(0, dtype=np.int64)
-        shielded = [(float(u.x[r]), float(u.y[r])) for r in casters[casters >= 0].tolist()]
-        ex, ey = u.x[enemy], u.y[enemy]
-        for r in sentries.tolist():
-            x, y = float(u.x[r]), float(u.y[r])
-            if float(((ex - x) ** 2 + (ey - y) ** 2).min()) > SHIELD_REACH ** 2 or \
-                    any((x - sx) ** 2 + (y - sy) ** 2 < SHIELD_SPACING ** 2 for sx, sy in shielded):
-                continue
-            tag = int(u.tag[r])
-            if world.abilities.energy_of(tag) < SHIELD_ENERGY:
-                continue
-            if not self.answer(world.command(self.player_id, rp.shield, [tag], None, 0, False), rp.shield):
-                return
-            shielded.append((x, y))
 
     def focus(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """At the higher levels every unit with an enemy in range attacks the best one: a unit that

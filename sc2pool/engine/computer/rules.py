@@ -23,7 +23,12 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import DEPOT, NO_ADDON, REACTOR, TECHLAB, Tech
-from sc2pool.engine.sim.commands import SUCCESS
+from sc2pool.engine.computer.races import Role
+from sc2pool.engine.sim.commands import (
+    CANT_BUILD_LOCATION_INVALID,
+    CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
+    SUCCESS,
+)
 from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS
 from sc2pool.engine.sim.units import TYPES
 
@@ -31,6 +36,17 @@ if TYPE_CHECKING:
     from sc2pool.engine.computer.melee import MeleeComputer
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
+
+MELEE_SHARE = 0.5
+"""The share of its melee units' damage its launch check (and a Protoss's defence check) counts
+(m: Zealots without Charge against Marines lose about even Lanchester strengths in the engine's
+fights)."""
+TECH_STRUCTURES = 2
+"""A build with a tech path may have this many production structures beyond the level's cap on
+barracks (its Factory and Starport) (m)."""
+FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
+"""Placement answers that a spot will not change (a structure or a resource is in the way); a spot
+refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
 
 
 def strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
@@ -64,6 +80,18 @@ class RaceRules:
         workers and army (Zerg: its larvae)."""
 
     # ------------------------------------------------------------------ economy
+    def defending(self, world: World) -> bool:
+        """Whether this economy decision defends first (Protoss: :meth:`.protoss.ProtossRules.defending`)."""
+        return False
+
+    def defend_first(self, world: World, prod: dict[str, list[Structure]], building: dict[int, int]) -> bool:
+        """While it defends, what goes before its workers and structures; False: it keeps its money
+        for what it could not order yet (the decision ends)."""
+        return True
+
+    def speed_up(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """Before its workers: speed up its production (Protoss: Chrono Boost)."""
+
     def upkeep(self, world: World) -> None:
         """First thing of each economy decision (Zerg: forget the eggs that have hatched)."""
 
@@ -156,3 +184,48 @@ class RaceRules:
                             break
                     if not made:
                         break
+
+    # ------------------------------------------------------------------ placement
+    def site_bound(self, role: Role) -> tuple[np.ndarray, float] | None:
+        """Where ``role``'s structure may stand: (centres of the finished structures it must be near,
+        how near), as a Pylon's power field or a Hatchery's creep; None: anywhere."""
+        return None
+
+    def spot_in(self, world: World, k: int, spots: list[tuple[float, float]], ability: int, size: int, addon: bool,
+                sources: np.ndarray, reach: float) -> tuple[float, float] | None:
+        """The first of base ``k``'s ``spots`` (best first) where the structure may stand now (within
+        ``reach`` of one of ``sources`` when there are any, off :meth:`in_the_way`, placement's
+        check of ``ability`` and :meth:`~.melee.MeleeComputer.clear_of_structures`); spots taken
+        for good are dropped from ``spots``, one refused for power or creep is kept for later."""
+        c = self.c
+        i = 0
+        while i < len(spots):
+            x, y = spots[i]
+            if len(sources) and not (((sources[:, 0] - x) ** 2 + (sources[:, 1] - y) ** 2) <= reach * reach).any():
+                i += 1
+                continue
+            if self.in_the_way(world, k, x, y, size):
+                spots.pop(i)  # (on its army's way out)
+                continue
+            r = world.placement.check(ability, x, y)
+            if r == SUCCESS and c.clear_of_structures(x, y, size, addon):
+                return (x, y)
+            if r == SUCCESS or r in FOOTPRINT_REFUSALS:
+                spots.pop(i)  # (taken for good: a structure or a resource in the way, or no lane)
+            else:
+                i += 1  # (no power or creep there yet)
+        return None
+
+    def in_the_way(self, world: World, k: int, x: float, y: float, size: int) -> bool:
+        """Whether a structure of ``size`` at (x, y) in base ``k`` would stand in its army's way
+        (Protoss: :meth:`.protoss.ProtossRules.keeps_way_out`)."""
+        return False
+
+    def no_spot(self, world: World, role: Role) -> bool:
+        """No spot for ``role``'s structure: whether the caller may go on (True: it gives up on it
+        rather than stall) or keeps its money for it (Protoss: a Pylon for power first)."""
+        return True
+
+    # ------------------------------------------------------------------ army
+    def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
+        """``rows`` of its army fight ``enemy``: their spells (Protoss: Guardian Shield)."""

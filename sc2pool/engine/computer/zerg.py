@@ -17,7 +17,7 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import NO_ADDON, Tech
-from sc2pool.engine.computer.races import ARMY_PER_DRONE, DRONES_ALONE, LARVA, LARVA_T
+from sc2pool.engine.computer.races import ARMY_PER_DRONE, CREEP_REACH, DRONES_ALONE, LARVA, LARVA_T, Role
 from sc2pool.engine.computer.rules import RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.units import IDLE, TYPES
@@ -116,6 +116,16 @@ class ZergRules(RaceRules):
                 counts[t] = counts.get(t, 0) + k
         n_army = sum(counts.values())
         self.produce_larva(world, tech.choices(LARVA, NO_ADDON), counts, n_army)
+
+    def site_bound(self, role: Role) -> tuple[np.ndarray, float] | None:
+        """A structure on creep within :data:`~.races.CREEP_REACH` of a finished Hatchery (the
+        engine's placement refuses a spot off creep in any case)."""
+        if not role.creep:
+            return None
+        c = self.c
+        kinds = c.townhall_types
+        sources = np.array([(s.x, s.y) for s in c.structs if s.unit_id in kinds and s.ready]).reshape(-1, 2)
+        return sources, CREEP_REACH
 
     # ------------------------------------------------------------------ larvae
     def from_larva(self, world: World, ability: int, unit: int) -> bool:
