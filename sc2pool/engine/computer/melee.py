@@ -59,14 +59,11 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer.levels import (
-    BARRACKS,
     DEPOT,
     LEVELS,
     NO_ADDON,
     RANDOM_BUILD,
-    REACTOR,
     REFINERY,
-    TECHLAB,
     Build,
     Level,
     Tech,
@@ -75,11 +72,11 @@ from sc2pool.engine.computer.protoss import ProtossRules
 from sc2pool.engine.computer.races import PROFILES, STAYS, RaceProfile, Role
 from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.terran import TerranRules
 from sc2pool.engine.computer.zerg import ZergRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.races import WORKERS
-from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
 
@@ -88,14 +85,9 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-# the real client's ability and unit ids (the race-specific ones are in the race profiles, .races)
-TRAIN_MARINE, TRAIN_REAPER = 560, 561
-BUILD_DEPOT, BUILD_BARRACKS = 319, 321
-"""Terran's footprint checks of its 2 x 2 and 3 x 3 spots (and an add-on's, 2 x 2)."""
+# the real client's ability ids (the race-specific ones are in the race profiles, .races, and the
+# races' rules)
 ATTACK, MOVE_CMD, ATTACK_UNIT_CMD, STOP = 3674, 16, 23, 4
-REAPER = 49
-ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
-ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
 ALL_WORKERS = WORKERS
@@ -104,9 +96,6 @@ ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
 """A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
 (m: the longest walk to a site in a base and back)."""
-ADDON_TYPE = T.TECHLAB
-"""The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
-_ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
 ESCORT_AIR_RADIUS = 14.0
 """Vikings with a wave go after enemy air units this close to the wave (m)."""
 
@@ -127,13 +116,6 @@ STAGING = 8.0
 MINERALS_PER_BASE, GAS_PER_REFINERY = 16, 3
 """Two workers per mineral field, three per refinery (the harvest system's ideal counts)."""
 RESCOUT_S = 150.0
-LANE = 0.8
-"""Room it leaves between its structures' collision circles (a marine is 0.75 across) (m)."""
-WIDE_LANE = 1.9
-"""... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
-between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
-SMALL_STRUCTURE_RADIUS = 1.5
-"""Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 ENEMY_TRAIN_S = 25.0
@@ -153,7 +135,7 @@ DEFEND_SPILL = 150
 army's queues, instead of 400 (m)."""
 
 
-RULES: dict[int, type[RaceRules]] = {D.TERRAN: RaceRules, D.ZERG: ZergRules, D.PROTOSS: ProtossRules}
+RULES: dict[int, type[RaceRules]] = {D.TERRAN: TerranRules, D.ZERG: ZergRules, D.PROTOSS: ProtossRules}
 """``common_pb2.Race`` -> the class of its rules (the behaviour where the race plays differently)."""
 
 
@@ -402,7 +384,6 @@ class MeleeComputer:
         rp = self.race
         townhalls = [s for s in structures if s.unit_id in self.townhall_types]
         ready_th = [s for s in townhalls if s.ready]
-        barracks = [s for s in structures if s.unit_id == D.BARRACKS]
         prod = {w: [s for s in structures if s.unit_id == rp.roles[w].unit] for w in rp.production}
         refineries = [s for s in structures if s.unit_id == rp.roles[REFINERY].unit]
         workers = self.workers
@@ -475,10 +456,8 @@ class MeleeComputer:
                 self.step += 1  # (supply is already being taken care of)
                 continue
             need = rp.roles[what].needs if what in rp.roles else 0
-            if need and not (any(s.unit_id in T.satisfies(need) for s in structures) if rp.race == D.TERRAN
-                             else self.have_ready(need)):
-                break  # (a barracks needs a supply depot, a gateway a pylon, ...; finished but for Terran's,
-                # whose SCV walks there first, as its builds were tuned)
+            if need and not rules.may_start(need):
+                break  # (a barracks needs a supply depot, a gateway a pylon, ...)
             if self.place(world, what):
                 self.step += 1
                 continue
@@ -489,25 +468,12 @@ class MeleeComputer:
             if self.tech is not None:
                 self.produce_tech(world, prod)
             else:
-                self.produce(world, barracks)
+                rules.produce_basic(world)
             return
         if self.tech is not None:
             self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
-            return
-        # a refinery where it wants reapers
-        if self.build.reapers and not refineries and not building.get(rp.roles[REFINERY].ability) and ready_th:
-            if not self.place(world, REFINERY):
-                return
-        # more barracks
-        want_rax = self.build.barracks_per_base * max(1, len(ready_th))
-        if world.supply.minerals.get(pid, 0) > 400:
-            want_rax = len(barracks) + 1  # (money piles up: more production)
-        want_rax = min(self.level.max_barracks, want_rax)
-        if len(barracks) + building.get(BUILD_BARRACKS, 0) < want_rax and not building.get(BUILD_BARRACKS) \
-                and any(s.unit_id == D.SUPPLYDEPOT and s.ready for s in structures):
-            if not self.place(world, BARRACKS):
-                return
-        self.produce(world, barracks)
+        else:
+            rules.economy_basic(world, ready_th, refineries, building)
 
     def economy_tech(self, world: World, tech: Tech, prod: dict[str, list[Structure]], ready_th: list[Structure],
                      refineries: list[Structure], building: dict[int, int]) -> None:
@@ -546,8 +512,7 @@ class MeleeComputer:
                     return  # keep the money for it
         if tech.morphs:
             self.morph(world, tech)
-        if rp.addons:
-            self.add_ons(world, tech, prod)
+        self.rules.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
 
     def have_ready(self, need: int) -> bool:
@@ -579,24 +544,6 @@ class MeleeComputer:
         if result == NOT_SUPPORTED:
             self.refused.add(ability)
         return result == SUCCESS
-
-    def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
-        """Each finished, idle production structure without an add-on builds the one the build gives
-        it (by its rank among its kind), a barracks once the build's reapers are out (the "Reaper
-        Expand": the reaper first, then the add-on); one whose add-on has no room trains without."""
-        pid = self.player_id
-        u = world.u
-        reapers_short = self.build.reapers and int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
-            sum(b.queue.count(REAPER) for b in prod[BARRACKS]) < self.build.reapers
-        for w in self.race.production:
-            for i, s in enumerate(sorted(prod[w], key=lambda s: s.tag)):
-                if not s.ready or s.addon or s.busy or s.tag in self.no_addon or (w == BARRACKS and reapers_short):
-                    continue
-                want = tech.addon_of(w, i)
-                if not want or not self.can_spend(world, *ADDON_COST[want]):
-                    continue
-                if world.command(pid, ADDON_ABILITY[want], [s.tag], None, 0, False) != SUCCESS:
-                    self.no_addon.add(s.tag)
 
     def produce_tech(self, world: World, prod: dict[str, list[Structure]]) -> None:
         """Its army by the build's shares (:meth:`RaceRules.train_army`: the structures' slots, or a
@@ -809,8 +756,7 @@ class MeleeComputer:
         rp = self.race
         rules = self.rules
         size = role.size
-        terran = rp.race == D.TERRAN
-        ability = (BUILD_DEPOT if size == 2 else BUILD_BARRACKS) if terran else role.ability
+        ability = rules.check_ability(role)
         sources = np.zeros((0, 2))
         reach = 0.0
         bound = rules.site_bound(role)
@@ -835,14 +781,6 @@ class MeleeComputer:
                                                      extra_right=2 if addon else 0,
                                                      radius=ADDON_BASE_RADIUS if dense else BASE_RADIUS,
                                                      dense=dense)
-            if terran:
-                while spots:
-                    x, y = spots[0]
-                    if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
-                            and (not addon or world.placement.check(BUILD_DEPOT, *addon_spot(x, y)) == SUCCESS):
-                        return (x, y)
-                    spots.pop(0)
-                continue
             spot = rules.spot_in(world, k, spots, ability, size, addon, sources, reach)
             if spot is not None:
                 return spot
@@ -860,19 +798,12 @@ class MeleeComputer:
         r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius
         others = [(s.x, s.y, s.unit_id) for s in self.structs] + self.pending
         mine = [(x, y, r)]
-        production = self.production_types
-        if tech and self.race.addons:
-            others += [(*addon_spot(sx, sy), ADDON_TYPE) for sx, sy, uid in list(others)
-                       if uid in production]
-            if addon:
-                mine.append((*addon_spot(x, y), D.unit_spec(ADDON_TYPE).radius))
-        terran = self.race.race == D.TERRAN
+        rules = self.rules
+        if tech:
+            rules.add_on_room(others, mine, x, y, addon)
         for sx, sy, uid in others:
             rs = D.unit_spec(uid).radius
-            if terran:
-                lane = WIDE_LANE if wide or (tech and (uid in production or uid in _ADDON_TYPES)) else LANE
-            else:  # (Protoss, Zerg: the wide lane between two big structures; a Pylon's side is walked round)
-                lane = WIDE_LANE if wide and rs >= SMALL_STRUCTURE_RADIUS else LANE
+            lane = rules.lane(uid, rs, wide, tech)
             for mx, my, mr in mine:
                 if (sx - mx) ** 2 + (sy - my) ** 2 < (mr + lane + rs) ** 2:
                     return False
@@ -908,24 +839,6 @@ class MeleeComputer:
                 return False
             return self.sent(world.command(self.player_id, ability, [tag], (x, y), 0, False), ability, (x, y), tag)
         return True
-
-    def produce(self, world: World, barracks: list[Structure]) -> None:
-        """Marines from every idle barracks; reapers while it has fewer than the build wants."""
-        pid = self.player_id
-        u = world.u
-        idle = [b for b in barracks if b.ready and not b.queue]
-        if not idle:
-            return
-        reapers = int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
-            sum(b.queue.count(REAPER) for b in barracks)
-        for b in idle:
-            if reapers < self.build.reapers and self.can_spend(world, 50, 50):
-                if world.command(pid, TRAIN_REAPER, [b.tag], None, 0, False) == SUCCESS:
-                    reapers += 1
-                    continue
-            if not self.can_spend(world, 50, 0):
-                return
-            world.command(pid, TRAIN_MARINE, [b.tag], None, 0, False)
 
     # ------------------------------------------------------------------ army
     def staging(self, world: World) -> tuple[float, float]:

@@ -44,6 +44,13 @@ fights)."""
 TECH_STRUCTURES = 2
 """A build with a tech path may have this many production structures beyond the level's cap on
 barracks (its Factory and Starport) (m)."""
+LANE = 0.8
+"""Room it leaves between its structures' collision circles (a marine is 0.75 across) (m)."""
+WIDE_LANE = 1.9
+"""... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
+between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
+SMALL_STRUCTURE_RADIUS = 1.5
+"""Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
 """Placement answers that a spot will not change (a structure or a resource is in the way); a spot
 refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
@@ -140,6 +147,24 @@ class RaceRules:
     def tend_bases(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
         """After its workers: the units that serve its bases (Zerg: Queens and Spawn Larva)."""
 
+    def may_start(self, need: int) -> bool:
+        """Whether a structure whose requirement is ``need`` may be ordered: one counting as ``need``
+        stands finished (a Gateway's Pylon, a Roach Warren's Spawning Pool)."""
+        return self.c.have_ready(need)
+
+    def produce_basic(self, world: World) -> None:
+        """Its army, for a build without a tech path (Terran's Simple and Rush)."""
+        raise NotImplementedError(f"{self.c.race.name}: every build of the race has a tech path")
+
+    def economy_basic(self, world: World, ready_th: list[Structure], refineries: list[Structure],
+                      building: dict[int, int]) -> None:
+        """After the opener of a build without a tech path: its structures and army."""
+        raise NotImplementedError(f"{self.c.race.name}: every build of the race has a tech path")
+
+    def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
+        """Before its army, after the opener of a build with a tech path: its production structures'
+        add-ons (Terran: Tech Labs and Reactors)."""
+
     def train_army(self, world: World, tech: Tech, prod: dict[str, list[Structure]], counts: dict[int, int]) -> None:
         """Every finished production structure not building its add-on fills its slots (two with a
         Reactor): each slot takes the first unit of the build's list for that structure and add-on
@@ -191,6 +216,10 @@ class RaceRules:
         how near), as a Pylon's power field or a Hatchery's creep; None: anywhere."""
         return None
 
+    def check_ability(self, role: Role) -> int:
+        """The build ability whose placement check a spot for ``role``'s structure must pass."""
+        return role.ability
+
     def spot_in(self, world: World, k: int, spots: list[tuple[float, float]], ability: int, size: int, addon: bool,
                 sources: np.ndarray, reach: float) -> tuple[float, float] | None:
         """The first of base ``k``'s ``spots`` (best first) where the structure may stand now (within
@@ -220,6 +249,18 @@ class RaceRules:
         """Whether a structure of ``size`` at (x, y) in base ``k`` would stand in its army's way
         (Protoss: :meth:`.protoss.ProtossRules.keeps_way_out`)."""
         return False
+
+    def add_on_room(self, others: list[tuple[float, float, int]], mine: list[tuple[float, float, float]],
+                    x: float, y: float, addon: bool) -> None:
+        """With a tech path: the spots :meth:`~.melee.MeleeComputer.clear_of_structures` keeps free
+        beyond the structures (``others``: x, y, type) and round the new one (``mine``: x, y, radius;
+        Terran: the add-ons' spots)."""
+
+    def lane(self, uid: int, rs: float, wide: bool, tech: bool) -> float:
+        """The room between a new structure and one of type ``uid`` (radius ``rs``); ``wide``: the
+        new one is a production structure of a build with a tech path.  The wide lane between two
+        big structures; a small one's side (a Pylon's) is walked round."""
+        return WIDE_LANE if wide and rs >= SMALL_STRUCTURE_RADIUS else LANE
 
     def no_spot(self, world: World, role: Role) -> bool:
         """No spot for ``role``'s structure: whether the caller may go on (True: it gives up on it
