@@ -1,10 +1,15 @@
 """The built-in AI of the melee game: a ``Computer(race, difficulty, build)`` player on a ladder map.
 
-One class plays the three races: whatever differs by race (the worker and what makes it, supply,
-the structures its builds name and what each needs, the army's producers, power and creep, how a
-build order is carried out) it reads from its race's profile (:mod:`.races`); the text below says
-"depot", "barracks", "SCV" for the role each race fills with its own (a Pylon or an Overlord, a
-Gateway or a Spawning Pool, a Probe or a Drone).
+One class plays the three races.  This module holds the flow they share (the decisions below,
+what it knows of the enemy, where it builds, its army); the facts that differ by race (the worker
+and what makes it, supply, the structures its builds name and what each needs, the army's
+producers, how a build order is carried out) it reads from its race's profile (:mod:`.races`),
+and where a race plays differently it calls its race's rules (:class:`~.rules.RaceRules`, chosen
+once per game from :data:`RULES`): :mod:`.terran` (barracks of Marines and Reapers, add-ons,
+footprint placement), :mod:`.zerg` (larvae, eggs, Queens), :mod:`.protoss` (power, the way out,
+defending first, Chrono Boost, Guardian Shield).  The text below says "depot", "barracks", "SCV"
+for the role each race fills with its own (a Pylon or an Overlord, a Gateway or a Spawning Pool,
+a Probe or a Drone).
 
 It plays through the same command path as a bot (:meth:`World.command`: every rule a bot meets
 binds it too), reads the world's columns instead of an observation, and knows of the enemy only
@@ -40,10 +45,11 @@ knobs and their sources):
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
   than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), defends first while that
-  army is stronger than its own (:meth:`MeleeComputer.defending`), casts Chrono Boost
-  (:meth:`MeleeComputer.chrono`), and its Sentries cast Guardian Shield in a fight
-  (:meth:`MeleeComputer.shields`);
-- **placement** (Protoss): no structure on the way out of a base (:meth:`MeleeComputer.keeps_way_out`).
+  army is stronger than its own (:meth:`.protoss.ProtossRules.defending`), casts Chrono Boost
+  (:meth:`.protoss.ProtossRules.chrono`), and its Sentries cast Guardian Shield in a fight
+  (:meth:`.protoss.ProtossRules.shields`);
+- **placement** (Protoss): no structure on the way out of a base
+  (:meth:`.protoss.ProtossRules.keeps_way_out`).
 
 Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
 store's columns, commands only when an order changes); ``benchmarks/computer_strength.py``
@@ -131,8 +137,9 @@ ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
 DEFEND_SPILL = 150
-"""... and meanwhile adds a Gateway (its build's ``spill``) from this many minerals left after its
-army's queues, instead of 400 (m)."""
+"""While it defends first (:meth:`.protoss.ProtossRules.defending`) it adds a production structure
+(its build's ``spill``, a Gateway) from this many minerals left after its army's queues, instead
+of 400 (m)."""
 
 
 RULES: dict[int, type[RaceRules]] = {D.TERRAN: TerranRules, D.ZERG: ZergRules, D.PROTOSS: ProtossRules}
