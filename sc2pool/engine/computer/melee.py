@@ -1,10 +1,15 @@
 """The built-in AI of the melee game: a ``Computer(race, difficulty, build)`` player on a ladder map.
 
-One class plays the three races: whatever differs by race (the worker and what makes it, supply,
-the structures its builds name and what each needs, the army's producers, power and creep, how a
-build order is carried out) it reads from its race's profile (:mod:`.races`); the text below says
-"depot", "barracks", "SCV" for the role each race fills with its own (a Pylon or an Overlord, a
-Gateway or a Spawning Pool, a Probe or a Drone).
+One class plays the three races.  This module holds the flow they share (the decisions below,
+what it knows of the enemy, where it builds, its army); the facts that differ by race (the worker
+and what makes it, supply, the structures its builds name and what each needs, the army's
+producers, how a build order is carried out) it reads from its race's profile (:mod:`.races`),
+and where a race plays differently it calls its race's rules (:class:`~.rules.RaceRules`, chosen
+once per game from :data:`RULES`): :mod:`.terran` (barracks of Marines and Reapers, add-ons,
+footprint placement), :mod:`.zerg` (larvae, eggs, Queens), :mod:`.protoss` (power, the way out,
+defending first, Chrono Boost, Guardian Shield).  The text below says "depot", "barracks", "SCV"
+for the role each race fills with its own (a Pylon or an Overlord, a Gateway or a Spawning Pool,
+a Probe or a Drone).
 
 It plays through the same command path as a bot (:meth:`World.command`: every rule a bot meets
 binds it too), reads the world's columns instead of an observation, and knows of the enemy only
@@ -40,10 +45,11 @@ knobs and their sources):
   target in range (units that can shoot back first, then the one with the least life left); a
   build with a ``strength_margin`` (Protoss) launches a wave only when it is that much stronger
   than the enemy army it reckons (:meth:`MeleeComputer.enemy_strength`), defends first while that
-  army is stronger than its own (:meth:`MeleeComputer.defending`), casts Chrono Boost
-  (:meth:`MeleeComputer.chrono`), and its Sentries cast Guardian Shield in a fight
-  (:meth:`MeleeComputer.shields`);
-- **placement** (Protoss): no structure on the way out of a base (:meth:`MeleeComputer.keeps_way_out`).
+  army is stronger than its own (:meth:`.protoss.ProtossRules.defending`), casts Chrono Boost
+  (:meth:`.protoss.ProtossRules.chrono`), and its Sentries cast Guardian Shield in a fight
+  (:meth:`.protoss.ProtossRules.shields`);
+- **placement** (Protoss): no structure on the way out of a base
+  (:meth:`.protoss.ProtossRules.keeps_way_out`).
 
 Where the Computer builds and expands: :mod:`.sites`.  Its cost is kept small (numpy over the
 store's columns, commands only when an order changes); ``benchmarks/computer_strength.py``
@@ -58,43 +64,25 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
-    BARRACKS,
     DEPOT,
     LEVELS,
     NO_ADDON,
     RANDOM_BUILD,
-    REACTOR,
     REFINERY,
-    TECHLAB,
     Build,
     Level,
     Tech,
 )
-from sc2pool.engine.computer.races import (
-    ARMY_PER_DRONE,
-    CREEP_REACH,
-    DRONES_ALONE,
-    LARVA,
-    LARVA_T,
-    POWER_MARGIN,
-    POWER_RADIUS,
-    PROFILES,
-    STAYS,
-    RaceProfile,
-    Role,
-)
+from sc2pool.engine.computer.protoss import ProtossRules
+from sc2pool.engine.computer.races import PROFILES, STAYS, RaceProfile, Role
+from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.terran import TerranRules
+from sc2pool.engine.computer.zerg import ZergRules
 from sc2pool.engine.data import tech as T
-from sc2pool.engine.sim.commands import (
-    CANT_BUILD_LOCATION_INVALID,
-    CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
-    NOT_SUPPORTED,
-    SUCCESS,
-)
+from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.races import WORKERS
-from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
 
@@ -103,45 +91,17 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-# the real client's ability and unit ids (the race-specific ones are in the race profiles, .races)
-TRAIN_MARINE, TRAIN_REAPER = 560, 561
-BUILD_DEPOT, BUILD_BARRACKS = 319, 321
-"""Terran's footprint checks of its 2 x 2 and 3 x 3 spots (and an add-on's, 2 x 2)."""
+# the real client's ability ids (the race-specific ones are in the race profiles, .races, and the
+# races' rules)
 ATTACK, MOVE_CMD, ATTACK_UNIT_CMD, STOP = 3674, 16, 23, 4
-REAPER = 49
-ADDON_ABILITY = {TECHLAB: BUILD_TECHLAB, REACTOR: BUILD_REACTOR}
-ADDON_COST = {TECHLAB: (50, 25), REACTOR: (50, 50)}
 LOOPS_PER_SECOND = 22.4
 """Game loops per game second at faster speed (the unit of the builds' timings)."""
 ALL_WORKERS = WORKERS
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
 ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
-FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOSE_TO_RESOURCES})
-"""Placement answers that a spot will not change (a structure or a resource is in the way); a spot
-refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
-LARVA_SUPPLY_MARGIN = 6
-"""Zerg: supply kept ahead per finished Hatchery (m)."""
-RICH_EXPAND = 600
-"""Zerg: with more minerals than this it expands (within its level's bases) whatever its build's
-timing, and keeps more Queens per Hatchery (two; :data:`RICH_QUEENS`) instead of one (m)."""
-QUEEN_DEFENCE = 25.0
-"""Zerg: Queens this close to the enemies at its bases join the defence (m)."""
-QUEEN_HOME = 10.0
-"""Zerg: a Queen this close to a Hatchery is that Hatchery's (m)."""
-RICH_QUEENS = 4
-"""Zerg: Queens per Hatchery while minerals pile up beyond :data:`RICH_EXPAND`, at the levels whose
-Queens defend (they cost no larva: the money the larvae leave buys defence) (m)."""
-INJECT_ENERGY = 25
-"""A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
 """A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
 (m: the longest walk to a site in a base and back)."""
-ADDON_TYPE = T.TECHLAB
-"""The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
-_ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
-TECH_STRUCTURES = 2
-"""A build with a tech path may have this many production structures beyond the level's cap on
-barracks (its Factory and Starport) (m)."""
 ESCORT_AIR_RADIUS = 14.0
 """Vikings with a wave go after enemy air units this close to the wave (m)."""
 
@@ -162,13 +122,6 @@ STAGING = 8.0
 MINERALS_PER_BASE, GAS_PER_REFINERY = 16, 3
 """Two workers per mineral field, three per refinery (the harvest system's ideal counts)."""
 RESCOUT_S = 150.0
-LANE = 0.8
-"""Room it leaves between its structures' collision circles (a marine is 0.75 across) (m)."""
-WIDE_LANE = 1.9
-"""... with a tech path: a Siege Tank is 1.75 across (m); its building lattice leaves 3 free cells
-between structures instead of 2 (a 3 x 3 structure's circle reaches 0.31 beyond its cells)."""
-SMALL_STRUCTURE_RADIUS = 1.5
-"""Structures with a smaller radius are 2 x 2 (a Pylon, a Spire)."""
 LOOK_FAR = 48
 """Loops between two looks at what changes slowly (remembered structures, expansion sites seen)."""
 ENEMY_TRAIN_S = 25.0
@@ -178,51 +131,19 @@ ENEMY_PRODUCTION = {21: 48, 27: 53, 28: 35, 62: 73, 133: 73, 71: 83, 67: 80, 86:
 """Barracks, Factory, Starport, Gateway, Warp Gate, Robotics Facility, Stargate, Hatchery, Lair,
 Hive (the client's unit ids) -> the unit it reckons each trains before it has seen the enemy's
 army: Marine, Hellion, Viking, Zealot, Immortal, Void Ray, Zergling (m)."""
-SHIELD_ENERGY = 75.0
-"""Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
-CHRONO_ENERGY = 50.0
-"""Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
-SHIELD_REACH = 8.0
-"""A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
-SHIELD_SPACING = 6.0
-"""... and no shield of its player's up this close (m: a shield covers 4.5 round its Sentry)."""
-MELEE_SHARE = 0.5
-"""The share of its melee units' damage its launch check counts (m: Zealots without Charge against
-Marines lose about even Lanchester strengths in the engine's fights)."""
 FULL_ARMY = 120
 """Army supply from which a wave goes whatever the enemy's strength (m)."""
-WAY_OUT_RADIUS = 0.5
-"""The way out of a base is planned for a unit this big (a Zealot); :data:`WAY_OUT_ROOM` either
-side of it leaves room for the wider ones (m)."""
-WAY_OUT_ROOM = 1.5
-"""Its structures keep this far from the way out of each base (m)."""
 ECONOMY_PERIOD = 20
 """Loops between two economy decisions at least (the quickest levels decide on their army more
 often) (m)."""
-DEFEND_MARGIN = 2.0
-"""A build with a ``strength_margin`` (Protoss), at the levels with army control, defends first
-while its army at home is weaker than this many times the enemy army it reckons (m: the reckoning
-is short of what it has not seen; at 6:00 it counted about 27 of the reference bot's 40 Marines)."""
-DEFEND_UNDER_WAY = 2
-"""... with at most this many of them on their way or warping in at once (m)."""
 DEFEND_SPILL = 150
-"""... and meanwhile adds a Gateway (its build's ``spill``) from this many minerals left after its
-army's queues, instead of 400 (m)."""
+"""While it defends first (:meth:`.protoss.ProtossRules.defending`) it adds a production structure
+(its build's ``spill``, a Gateway) from this many minerals left after its army's queues, instead
+of 400 (m)."""
 
 
-def _strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
-    """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
-    the sum of damage per loop); ``melee``: the share of a melee unit's damage that counts (it
-    walks into its targets' fire and not all of a group reaches them)."""
-    if not len(rows):
-        return 0.0
-    ti = u.ti[rows]  # type: ignore[attr-defined]
-    hp = float((u.hp[rows] + u.shield[rows]).sum())  # type: ignore[attr-defined]
-    per = TYPES.dmg[ti, ti] * TYPES.attacks[ti] / np.maximum(TYPES.cd_loops[ti], 1.0)
-    if melee != 1.0:
-        per = np.where(TYPES.range[ti] < 1.0, per * melee, per)
-    dps = float(per[TYPES.can_attack[ti]].sum())
-    return hp * dps
+RULES: dict[int, type[RaceRules]] = {D.TERRAN: TerranRules, D.ZERG: ZergRules, D.PROTOSS: ProtossRules}
+"""``common_pb2.Race`` -> the class of its rules (the behaviour where the race plays differently)."""
 
 
 class MeleeComputer:
@@ -256,15 +177,11 @@ class MeleeComputer:
         """The unit types of its army (those it trains and commands)."""
         self.production_types = frozenset(rp.roles[w].unit for w in rp.production)
         self.townhall_types = frozenset(rp.townhalls)
-        self.hatching: list[tuple[int, int, int]] = []
-        """Zerg: (loop it hatches, unit type, count) of the larvae it has morphed (its eggs)."""
         self.ordered: dict[int, tuple[int, float, float, int]] = {}
         """Protoss and Zerg: worker tag -> (build ability, x, y, loop) of the build orders it gave,
         until the structure stands there (a Probe leaves at once, a Drone is gone)."""
         self.refused: set[int] = set()
         """Abilities the engine answered as not simulated (not asked again: Spawn Larva)."""
-        self.larvae: list[int] = []
-        """Zerg: tags of its larvae not used yet at this decision."""
         self.now = 0
         """The loop of this decision."""
         self.building: dict[int, int] = {}
@@ -297,8 +214,6 @@ class MeleeComputer:
         self.gather_since = -1
         self.wave_moved = (0, 0.0, 0.0)
         """(loop, x, y): where the wave's centre was when it last moved 4 (tech builds)."""
-        self.ways: dict[int, np.ndarray] = {}
-        """Base index -> points along its army's way out (:meth:`keeps_way_out`)."""
         self.spots: dict[tuple[int, int, bool], list[tuple[float, float]]] = {}
         """(base index, structure size, with room for an add-on) -> building spots left (best first)."""
         self.tech: Tech | None = self.build.tech
@@ -328,7 +243,9 @@ class MeleeComputer:
         self.army_rows = np.zeros(0, dtype=np.int64)
         self.structs: list[Structure] = []
         self.defend = False
-        """This economy decision defends first (:meth:`defending`)."""
+        """This economy decision defends first (:meth:`RaceRules.defending`)."""
+        self.rules: RaceRules = RULES[race_id](self)
+        """Its race's behaviour where the races differ."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -350,8 +267,7 @@ class MeleeComputer:
         uid = u.unit_id
         self.workers = (own & (uid == self.race.worker)).nonzero()[0]
         self.army_rows = (own & np.isin(uid, self.army_types)).nonzero()[0]
-        if self.race.worker_from == LARVA or self.race.army_from == LARVA:
-            self.larvae = [int(t) for t in u.tag[own & (uid == LARVA_T)].tolist()]
+        self.rules.observe(world, own)
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)
         if world.loop >= self.economy_at:  # (the economy needs no quicker hand than ECONOMY_PERIOD)
@@ -432,7 +348,7 @@ class MeleeComputer:
                 del self.enemy_army[t]
 
     def enemy_strength(self) -> float:
-        """:func:`_strength` of the enemy army it remembers, at full life, grown by what the enemy's
+        """:func:`~.rules.strength` of the enemy army it remembers, at full life, grown by what the enemy's
         production structures it knows of may have trained that it has not seen yet (units of the
         army's average: :meth:`remember_army`; before it has seen any, the units of
         :data:`ENEMY_PRODUCTION`) (m).  (A new sighting of a few units does not undo the reckoning
@@ -475,7 +391,6 @@ class MeleeComputer:
         rp = self.race
         townhalls = [s for s in structures if s.unit_id in self.townhall_types]
         ready_th = [s for s in townhalls if s.ready]
-        barracks = [s for s in structures if s.unit_id == D.BARRACKS]
         prod = {w: [s for s in structures if s.unit_id == rp.roles[w].unit] for w in rp.production}
         refineries = [s for s in structures if s.unit_id == rp.roles[REFINERY].unit]
         workers = self.workers
@@ -497,40 +412,28 @@ class MeleeComputer:
             self.orders_under_way(world, building, reserved)
         self.building = building
         self.reserved = (reserved[0], reserved[1])
-        if self.hatching:
-            self.hatching = [h for h in self.hatching if h[0] > world.loop]
+        rules = self.rules
+        rules.upkeep(world)
         self.gather_idle(world, workers, ready_th, refineries)
         # --- what it wants, most urgent first; a structure that is due keeps the money for itself
         used, cap = world.supply.food(pid)
         bases = len(townhalls)
         ready_rax = sum(1 for w in rp.production for b in prod[w] if b.ready)  # (its army producers)
         producers = len(ready_th) + ready_rax
-        if rp.supply_train:  # (Overlords in their eggs)
-            depots_building = sum(n for _, t, n in self.hatching if t == rp.supply_unit)
-            # (larvae spend in bursts, every Hatchery's three and a Spawn Larva's at once (m))
-            margin, at_once = 2 + LARVA_SUPPLY_MARGIN * len(ready_th), 1 + len(ready_th)
-        else:
-            depots_building = sum(1 for s in structures if s.unit_id == rp.supply_unit and not s.ready) + \
-                building.get(rp.roles[DEPOT].ability, 0)
-            margin, at_once = 2 + len(ready_th) + 2 * ready_rax, 1 + producers // 5
+        depots_building, margin, at_once = rules.supply_under_way(building, ready_th, ready_rax, producers)
         if self.step and cap < 200 and cap - used <= margin and depots_building < at_once:
-            if not self.place(world, DEPOT) and (not rp.supply_train or self.larvae):
-                return  # (keep the money for it; an Overlord short of a larva waits without)
-        self.defend = self.defending(world)
-        if self.defend and self.tech is not None:
-            self.produce_tech(world, prod)  # (its army before more workers and structures)
-            if self.step >= len(self.build.opener) and not self.more_production(world, self.tech, prod, building):
+            if not self.place(world, DEPOT) and rules.waits_for_supply():
                 return  # (keep the money for it)
-        if rp.chrono and self.level.focus_fire:
-            self.chrono(world, ready_th, prod)
-        n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + \
-            sum(n for _, t, n in self.hatching if t == rp.worker)
+        self.defend = rules.defending(world)
+        if self.defend and not rules.defend_first(world, prod, building):
+            return  # (keep the money for it)
+        rules.speed_up(world, ready_th, prod)
+        n_workers = len(workers) + sum(s.queue.count(rp.worker) for s in townhalls) + rules.eggs(rp.worker)
         t_s = world.loop / LOOPS_PER_SECOND
         expand = self.build.expand_s
         # (from when it may start its next townhall; none left: at once)
         expand_at = expand[bases - 1] if 0 < bases <= len(expand) else (0.0 if bases == 0 else math.inf)
-        if rp.worker_from == LARVA and world.supply.minerals.get(pid, 0) > RICH_EXPAND:
-            expand_at = min(expand_at, t_s)  # (Zerg: minerals pile up for want of larvae: another Hatchery)
+        expand_at = rules.expand_at(world, expand_at, t_s)
         soon = bases < self.level.max_bases and t_s >= expand_at - 60.0
         want_workers = min(self.level.max_workers, MINERALS_PER_BASE * bases + GAS_PER_REFINERY * len(refineries) + 2
                            + (4 if soon else 0))
@@ -540,24 +443,8 @@ class MeleeComputer:
             if tech is not None and any(s.ready and not s.queue for w in rp.production if tech.choices(w, NO_ADDON)
                                         for s in prod[w]):
                 want_workers = 0
-        if rp.worker_from == LARVA:
-            per_decision = len(ready_th) + 1  # (the other larvae are left for the army and supply)
-            if not self.drones_wanted(world, n_workers):
-                per_decision = 0
-            while n_workers < want_workers and used < cap and per_decision > 0 and self.can_spend(world, 50, 0):
-                if not self.from_larva(world, rp.worker_train, rp.worker):
-                    break
-                n_workers += 1
-                used += 1
-                per_decision -= 1
-        else:
-            for th in ready_th:
-                if n_workers < want_workers and not th.queue and used < cap and self.can_spend(world, 50, 0):
-                    if world.command(pid, rp.worker_train, [th.tag], None, 0, False) == SUCCESS:
-                        n_workers += 1
-                        used += 1
-        if rp.queen:
-            self.queens(world, ready_th, prod)
+        used = rules.train_workers(world, ready_th, n_workers, want_workers, used, cap)
+        rules.tend_bases(world, ready_th, prod)
         if self.scout == 0 and self.level.scout and len(workers) >= 15 and self.candidates:
             self.send_scout(world, workers)
         # expansions, once due, before the rest of the opener (the builds' timings: "Reaper Expand",
@@ -576,10 +463,8 @@ class MeleeComputer:
                 self.step += 1  # (supply is already being taken care of)
                 continue
             need = rp.roles[what].needs if what in rp.roles else 0
-            if need and not (any(s.unit_id in T.satisfies(need) for s in structures) if rp.race == D.TERRAN
-                             else self.have_ready(need)):
-                break  # (a barracks needs a supply depot, a gateway a pylon, ...; finished but for Terran's,
-                # whose SCV walks there first, as its builds were tuned)
+            if need and not rules.may_start(need):
+                break  # (a barracks needs a supply depot, a gateway a pylon, ...)
             if self.place(world, what):
                 self.step += 1
                 continue
@@ -590,25 +475,12 @@ class MeleeComputer:
             if self.tech is not None:
                 self.produce_tech(world, prod)
             else:
-                self.produce(world, barracks)
+                rules.produce_basic(world)
             return
         if self.tech is not None:
             self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
-            return
-        # a refinery where it wants reapers
-        if self.build.reapers and not refineries and not building.get(rp.roles[REFINERY].ability) and ready_th:
-            if not self.place(world, REFINERY):
-                return
-        # more barracks
-        want_rax = self.build.barracks_per_base * max(1, len(ready_th))
-        if world.supply.minerals.get(pid, 0) > 400:
-            want_rax = len(barracks) + 1  # (money piles up: more production)
-        want_rax = min(self.level.max_barracks, want_rax)
-        if len(barracks) + building.get(BUILD_BARRACKS, 0) < want_rax and not building.get(BUILD_BARRACKS) \
-                and any(s.unit_id == D.SUPPLYDEPOT and s.ready for s in structures):
-            if not self.place(world, BARRACKS):
-                return
-        self.produce(world, barracks)
+        else:
+            rules.economy_basic(world, ready_th, refineries, building)
 
     def economy_tech(self, world: World, tech: Tech, prod: dict[str, list[Structure]], ready_th: list[Structure],
                      refineries: list[Structure], building: dict[int, int]) -> None:
@@ -647,59 +519,8 @@ class MeleeComputer:
                     return  # keep the money for it
         if tech.morphs:
             self.morph(world, tech)
-        if rp.addons:
-            self.add_ons(world, tech, prod)
+        self.rules.add_ons(world, tech, prod)
         self.produce_tech(world, prod)
-
-    def defending(self, world: World) -> bool:
-        """Whether it defends first: a build with a ``strength_margin`` (Protoss), at the levels with
-        army control, that has seen enemy army units and whose army at home is weaker than
-        :data:`DEFEND_MARGIN` times the enemy army it reckons (:meth:`enemy_strength`).  Meanwhile it fills its production's queues first,
-        trains no worker while a producer is idle and none beyond what its finished bases mine,
-        starts no townhall, adds production (:meth:`more_production`, and from :data:`DEFEND_SPILL`
-        minerals) (the harder levels "defend better against rushes": :mod:`.levels`; the rules (m))."""
-        if not (self.build.strength_margin and self.level.focus_fire and self.enemy_army):
-            return False  # (a Barracks seen is no reason to stop expanding: an army seen is)
-        army = self.army_rows
-        home = army[~self.members(world, self.wave)[army]]
-        return _strength(home, world.u, MELEE_SHARE) < DEFEND_MARGIN * self.enemy_strength()
-
-    def more_production(self, world: World, tech: Tech, prod: dict[str, list[Structure]],
-                        building: dict[int, int]) -> bool:
-        """While it defends: one more of its build's ``spill`` structure (a Gateway) once every
-        finished one is busy and fewer than :data:`DEFEND_UNDER_WAY` are on their way, within the
-        level's cap on production, before more workers; False while it waits for the money (the
-        caller keeps it)."""
-        rp = self.race
-        w = tech.spill
-        if not w or any(s.ready and not s.queue for s in prod[w]) or \
-                building.get(rp.roles[w].ability, 0) + sum(not s.ready for s in prod[w]) >= DEFEND_UNDER_WAY:
-            return True
-        total = sum(len(prod[p]) + building.get(rp.roles[p].ability, 0) for p in rp.production)
-        if total >= self.level.max_barracks + TECH_STRUCTURES or not self.have_ready(rp.roles[w].needs):
-            return True
-        return self.place(world, w)
-
-    def chrono(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
-        """Each finished townhall with the energy boosts a busy structure not boosted yet: while it
-        defends one of its army's producers, else a townhall training a worker, else a producer
-        (Protoss: Chrono Boost, Liquipedia "Chrono Boost")."""
-        rp = self.race
-        if rp.chrono in self.refused:
-            return
-        boosted = world.tempo.boosted
-        army = [s for w in rp.production for s in prod[w] if s.ready and s.queue and s.tag not in boosted]
-        workers = [s for s in ready_th if s.queue and s.tag not in boosted]
-        targets = army + workers if self.defend else workers + army
-        for th in ready_th:
-            if not targets:
-                return
-            if world.abilities.energy_of(th.tag) < CHRONO_ENERGY:
-                continue
-            if not self.answer(world.command(self.player_id, rp.chrono, [th.tag], None, targets[0].tag, False),
-                               rp.chrono):
-                return
-            targets.pop(0)
 
     def have_ready(self, need: int) -> bool:
         """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""
@@ -731,201 +552,28 @@ class MeleeComputer:
             self.refused.add(ability)
         return result == SUCCESS
 
-    def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
-        """Each finished, idle production structure without an add-on builds the one the build gives
-        it (by its rank among its kind), a barracks once the build's reapers are out (the "Reaper
-        Expand": the reaper first, then the add-on); one whose add-on has no room trains without."""
-        pid = self.player_id
-        u = world.u
-        reapers_short = self.build.reapers and int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
-            sum(b.queue.count(REAPER) for b in prod[BARRACKS]) < self.build.reapers
-        for w in self.race.production:
-            for i, s in enumerate(sorted(prod[w], key=lambda s: s.tag)):
-                if not s.ready or s.addon or s.busy or s.tag in self.no_addon or (w == BARRACKS and reapers_short):
-                    continue
-                want = tech.addon_of(w, i)
-                if not want or not self.can_spend(world, *ADDON_COST[want]):
-                    continue
-                if world.command(pid, ADDON_ABILITY[want], [s.tag], None, 0, False) != SUCCESS:
-                    self.no_addon.add(s.tag)
-
     def produce_tech(self, world: World, prod: dict[str, list[Structure]]) -> None:
-        """Every finished production structure not building its add-on fills its slots (two with a
-        Reactor): each slot takes the first unit of the build's list for that structure and add-on
-        that it has fewer of than it wants and can pay for; Starports and Factories first, and a
-        unit that needs vespene and lacks only minerals keeps them (nothing more is trained this
-        decision), so that the gas goes to the tech units rather than piling up."""
+        """Its army by the build's shares (:meth:`RaceRules.train_army`: the structures' slots, or a
+        Zerg's larvae), counting the army it has and has queued."""
         tech = self.tech
         assert tech is not None
-        pid = self.player_id
         u = world.u
-        addons = world.addons
         counts: dict[int, int] = {}
         army = self.army_rows
         if len(army):
             ids, n = np.unique(u.unit_id[army], return_counts=True)
             counts = dict(zip(ids.tolist(), n.tolist(), strict=True))
-        rp = self.race
-        for w in rp.production:
+        for w in self.race.production:
             for s in prod[w]:
                 for t in s.queue:
                     counts[t] = counts.get(t, 0) + 1
-        for _, t, k in self.hatching:
-            if t in rp.train:
-                counts[t] = counts.get(t, 0) + k
-        n_army = sum(counts.values())
-        if rp.army_from == LARVA:
-            self.produce_larva(world, tech.choices(LARVA, NO_ADDON), counts, n_army)
-            return
-        check_requirements = rp.race != D.TERRAN  # (Terran's builds never train what they cannot)
-        for w in reversed(rp.production):
-            for s in prod[w]:
-                if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
-                    continue
-                a = addons.attached(s)
-                kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
-                    REACTOR if a.unit_id in REACTORS else NO_ADDON
-                slots = addons.slots(s)
-                choices = tech.choices(w, kind)
-                while len(s.queue) < slots:
-                    made = False
-                    for c in choices:
-                        want = max(float(c.at_least), c.share * (n_army + 1))
-                        if c.unit == L.VIKING and self.enemy_air:
-                            want = max(want, self.enemy_air + 1.0)
-                        if counts.get(c.unit, 0) >= want:
-                            continue
-                        if check_requirements and not self.can_make(c.unit):
-                            continue
-                        spec = D.unit_spec(c.unit)
-                        if not self.can_spend(world, spec.minerals, spec.vespene):
-                            if spec.vespene and self.can_spend(world, 0, spec.vespene):
-                                return  # (short of minerals only: keep them for the tech unit)
-                            continue
-                        if world.command(pid, rp.train[c.unit], [s.tag], None, 0, False) == SUCCESS:
-                            counts[c.unit] = counts.get(c.unit, 0) + 1
-                            n_army += 1
-                            made = True
-                            break
-                    if not made:
-                        break
+        self.rules.train_army(world, tech, prod, counts)
 
     def can_make(self, unit: int) -> bool:
         """Whether the structures ``unit`` requires stand finished (a Stalker's Cybernetics Core, a
         Roach's Roach Warren; the client's tech requirements, ``data.tech``)."""
         spec = T.TRAIN[self.race.train[unit]]
         return all(self.have_ready(r) for r in spec.requires.structures)
-
-    def from_larva(self, world: World, ability: int, unit: int) -> bool:
-        """Morph one of its larvae into ``unit`` with ``ability`` (``data.tech.TRAIN``, how="larva");
-        False when no larva is left or the engine refuses.  The egg is remembered until it hatches
-        (its unit then counts among the units it has)."""
-        while self.larvae:
-            tag = self.larvae.pop()
-            if self.answer(world.command(self.player_id, ability, [tag], None, 0, False), ability):
-                spec = T.TRAIN[ability]
-                self.hatching.append((world.loop + int(spec.time), unit, spec.count))
-                return True
-            if ability in self.refused:
-                return False
-        return False
-
-    def produce_larva(self, world: World, choices: tuple[L.Train, ...], counts: dict[int, int], n_army: int) -> None:
-        """Zerg: every larva left after its drones and overlords becomes the first army unit of the
-        build's list it has fewer of than it wants, can make and can pay for (as a structure's slot
-        in :meth:`produce_tech`)."""
-        rp = self.race
-        used, cap = world.supply.food(self.player_id)
-        while self.larvae and used < cap:
-            made = False
-            for c in choices:
-                want = max(float(c.at_least), c.share * (n_army + 1))
-                if counts.get(c.unit, 0) >= want or not self.can_make(c.unit):
-                    continue
-                spec = T.TRAIN[rp.train[c.unit]]
-                if not self.can_spend(world, spec.minerals, spec.vespene):
-                    if spec.vespene and self.can_spend(world, 0, spec.vespene):
-                        return  # (short of minerals only: keep them for the tech unit)
-                    continue
-                if self.from_larva(world, rp.train[c.unit], c.unit):
-                    counts[c.unit] = counts.get(c.unit, 0) + spec.count
-                    n_army += spec.count
-                    used += int(math.ceil(spec.food))
-                    made = True
-                    break
-            if not made:
-                break
-
-    def drones_wanted(self, world: World, n_workers: int) -> bool:
-        """Zerg: whether a larva may become a drone now rather than an army unit: not while enemies
-        attack its structures (the levels that defend better, :attr:`Level.pull_workers`), and
-        beyond :data:`DRONES_ALONE` drones only while its army keeps :data:`ARMY_PER_DRONE` supply
-        per drone beyond them."""
-        if self.threat_at is not None and self.level.pull_workers:
-            return False
-        if n_workers < DRONES_ALONE:
-            return True
-        u = world.u
-        army = float(TYPES.food[u.ti[self.army_rows]].sum()) + \
-            sum(n * D.unit_spec(t).food_required for _, t, n in self.hatching if t in self.race.train)
-        return army >= ARMY_PER_DRONE * (n_workers - DRONES_ALONE)
-
-    def queens(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
-        """Zerg: one Queen per finished Hatchery (from the queue of the one with the fewest Queens
-        near it, once a Spawning Pool stands; more when minerals pile up), and Spawn Larva on each
-        Hatchery with none under way by an idle Queen with the energy: one near it, else (none
-        near) the nearest.  At the levels that defend better the Queens near enemies at its bases
-        fight them."""
-        rp = self.race
-        u = world.u
-        pid = self.player_id
-        own_queens = ((u.owner == pid) & (u.unit_id == rp.queen)).nonzero()[0]
-        qx, qy = u.x[own_queens], u.y[own_queens]
-
-        def near(s: Structure, rows: np.ndarray | None = None) -> np.ndarray:
-            x, y = (qx, qy) if rows is None else (u.x[rows], u.y[rows])
-            return (x - s.x) ** 2 + (y - s.y) ** 2 < QUEEN_HOME ** 2
-
-        n = len(own_queens) + sum(s.queue.count(rp.queen) for s in ready_th)
-        rich = world.supply.minerals.get(pid, 0) > RICH_EXPAND
-        per_th = (RICH_QUEENS if self.level.pull_workers else 2) if rich else 1
-        if rp.queen_train not in self.refused and self.can_make_queen():
-            for th in sorted(ready_th, key=lambda s: int(np.count_nonzero(near(s)))):
-                if n >= len(ready_th) * per_th:
-                    break
-                if not th.busy and self.can_spend(world, 150, 0):
-                    if self.answer(world.command(pid, rp.queen_train, [th.tag], None, 0, False), rp.queen_train):
-                        n += 1
-        if self.threat_at is not None and self.level.pull_workers and len(own_queens):
-            tx, ty = self.threat_at
-            fight = (qx - tx) ** 2 + (qy - ty) ** 2 < QUEEN_DEFENCE ** 2
-            self.attack_move(world, own_queens[fight], (tx, ty))
-            own_queens = own_queens[~fight]
-        if rp.inject in self.refused or not ready_th or not len(own_queens):
-            return
-        # (injects on one Hatchery queue up one after the other: each Hatchery gets one at a time,
-        # from a Queen of its own, so that every Hatchery's larvae grow and no Queen walks far)
-        casting = world.casting  # (an inject under way is a cast order on its Hatchery)
-        on_way = {c.target for c in casting.casts.values() if c.ability == rp.inject}
-        on_way.update(c.target for q in casting.queued.values() for c in q if c.ability == rp.inject)
-        energy = np.array([world.abilities.energy_of(int(t)) for t in u.tag[own_queens].tolist()])
-        ready = own_queens[(u.kind[own_queens] == IDLE) & (energy >= INJECT_ENERGY)]
-        for th in ready_th:
-            if not len(ready):
-                break
-            if world.larva.injects.get(th.tag) or th.tag in on_way:
-                continue
-            home = ready[near(th, ready)]
-            if not len(home) and near(th).any():
-                continue  # (its own Queen is busy or short of energy: it will come)
-            pick = home if len(home) else ready
-            r = int(pick[int(np.argmin((u.x[pick] - th.x) ** 2 + (u.y[pick] - th.y) ** 2))])
-            if not self.answer(world.command(pid, rp.inject, [int(u.tag[r])], None, th.tag, False), rp.inject):
-                break
-            ready = ready[ready != r]
-
-    def can_make_queen(self) -> bool:
-        return all(self.have_ready(r) for r in T.TRAIN[self.race.queen_train].requires.structures)
 
     def gather_idle(self, world: World, workers: np.ndarray, townhalls: list[Structure],
                     refineries: list[Structure]) -> None:
@@ -1001,14 +649,17 @@ class MeleeComputer:
         return best
 
     def place(self, world: World, what: str) -> bool:
-        """Send a worker to build ``what`` (a role of its race's profile) at its next free spot (Zerg
-        supply: an Overlord from a larva); False when it cannot yet (money, no worker, no spot, no
-        power yet): the caller then keeps the money for it."""
+        """Order ``what`` (a role of its race's profile; its supply as :meth:`RaceRules.add_supply`
+        has it: a Zerg's is an Overlord from a larva); False when it cannot yet (money, no worker, no
+        spot, no power yet): the caller then keeps the money for it."""
+        if what == DEPOT:
+            return self.rules.add_supply(world)
+        return self.construct(world, what)
+
+    def construct(self, world: World, what: str) -> bool:
+        """Send a worker to build the structure of role ``what`` at its next free spot (as
+        :meth:`place`)."""
         rp = self.race
-        if what == DEPOT and rp.supply_train:
-            t = T.TRAIN[rp.supply_train]
-            return self.can_spend(world, t.minerals, t.vespene) and self.from_larva(world, rp.supply_train,
-                                                                                    rp.supply_unit)
         role = rp.roles[what]
         spec = T.BUILD[role.ability]
         if not self.can_spend(world, spec.minerals, spec.vespene):
@@ -1022,19 +673,9 @@ class MeleeComputer:
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
             return bool(tag) and self.sent(world.command(pid, role.ability, [tag], None, geyser[0], False),
                                            role.ability, (geyser[1], geyser[2]), tag)
-        spot = None
-        if not role.powered or self.have_ready(rp.supply_unit):
-            spot = self.free_spot(world, role.size, addon=rp.addons and self.tech is not None and what in rp.production,
-                                  role=role)
+        spot = self.free_spot(world, role, addon=rp.addons and self.tech is not None and what in rp.production)
         if spot is None:
-            if role.powered:  # (no power yet, or no powered spot left: a Pylon, unless one is on its way)
-                if any(s.unit_id == rp.supply_unit and not s.ready for s in self.structs) or \
-                        any(p[2] == rp.supply_unit for p in self.pending):
-                    return False
-                n = len(self.pending)
-                # (waits for the Pylon it orders, or for the money for it; no room for one: gives up)
-                return self.place(world, DEPOT) and len(self.pending) == n
-            return True  # (no room left: give up on it rather than stall)
+            return self.rules.no_spot(world, role)  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
         if not tag:
             return False
@@ -1111,37 +752,31 @@ class MeleeComputer:
         assert plan is not None
         return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
 
-    def free_spot(self, world: World, size: int, addon: bool = False, role: Role | None = None) \
-            -> tuple[float, float] | None:
-        """The best free spot for a structure of ``size`` in its bases (the main first); with
-        ``addon``, one that leaves room for the structure's add-on on its right.  ``role``'s own
-        constraints: a Protoss structure within a finished Pylon's power field (any cell a candidate,
-        so that structures gather round their Pylons), a Zerg one within :data:`CREEP_REACH` of a
-        finished Hatchery; a spot refused for power or creep is kept for later."""
+    def free_spot(self, world: World, role: Role, addon: bool = False) -> tuple[float, float] | None:
+        """The best free spot for ``role``'s structure in its bases (the main first); with ``addon``,
+        one that leaves room for the structure's add-on on its right; within its race's bounds
+        (:meth:`RaceRules.site_bound`: a Protoss structure within a finished Pylon's power field,
+        any cell a candidate, so that structures gather round their Pylons; a Zerg one near a
+        finished Hatchery); :meth:`RaceRules.spot_in` picks among each base's spots."""
         plan = self.plan
         assert plan is not None
         rp = self.race
-        terran = rp.race == D.TERRAN
-        if terran or role is None:
-            ability = BUILD_DEPOT if size == 2 else BUILD_BARRACKS
-        else:
-            ability = role.ability
-        powered = role is not None and role.powered
-        creep = role is not None and role.creep
+        rules = self.rules
+        size = role.size
+        ability = rules.check_ability(role)
         sources = np.zeros((0, 2))
         reach = 0.0
-        if powered or creep:
-            kinds = T.satisfies(rp.supply_unit) if powered else self.townhall_types
-            sources = np.array([(s.x, s.y) for s in self.structs if s.unit_id in kinds and s.ready]).reshape(-1, 2)
-            reach = POWER_RADIUS - POWER_MARGIN if powered else CREEP_REACH
+        bound = rules.site_bound(role)
+        if bound is not None:
+            sources, reach = bound
             if not len(sources):
                 return None
-        front = size == 3 or (size == 2 and rp.supply_front and (role is None or role.unit == rp.supply_unit))
-        pylon = rp.supply_front and role is not None and role.unit == rp.supply_unit
-        dense = addon or powered or pylon  # (Protoss: Pylons and what they power pack round each other)
+        front = size == 3 or (size == 2 and rp.supply_front and role.unit == rp.supply_unit)
+        pylon = rp.supply_front and role.unit == rp.supply_unit
+        dense = addon or role.powered or pylon  # (Protoss: Pylons and what they power pack round each other)
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world):
-            key = (k, size, addon) if terran else (k, size, dense)
+            key = (k, size, dense)
             spots = self.spots.get(key)
             if spots is None:
                 hx, hy = plan.sites[k]
@@ -1153,68 +788,10 @@ class MeleeComputer:
                                                      extra_right=2 if addon else 0,
                                                      radius=ADDON_BASE_RADIUS if dense else BASE_RADIUS,
                                                      dense=dense)
-            if terran:
-                while spots:
-                    x, y = spots[0]
-                    if world.placement.check(ability, x, y) == SUCCESS and self.clear_of_structures(x, y, size, addon) \
-                            and (not addon or world.placement.check(BUILD_DEPOT, *addon_spot(x, y)) == SUCCESS):
-                        return (x, y)
-                    spots.pop(0)
-                continue
-            i = 0
-            while i < len(spots):
-                x, y = spots[i]
-                if len(sources) and not (((sources[:, 0] - x) ** 2 + (sources[:, 1] - y) ** 2) <= reach * reach).any():
-                    i += 1
-                    continue
-                if rp.keep_way_out and not self.keeps_way_out(world, k, x, y, size):
-                    spots.pop(i)  # (on its army's way out)
-                    continue
-                r = world.placement.check(ability, x, y)
-                if r == SUCCESS and self.clear_of_structures(x, y, size, addon):
-                    return (x, y)
-                if r == SUCCESS or r in FOOTPRINT_REFUSALS:
-                    spots.pop(i)  # (taken for good: a structure or a resource in the way, or no lane)
-                else:
-                    i += 1  # (no power or creep there yet)
+            spot = rules.spot_in(world, k, spots, ability, size, addon, sources, reach)
+            if spot is not None:
+                return spot
         return None
-
-    def keeps_way_out(self, world: World, k: int, x: float, y: float, size: int) -> bool:
-        """Whether a structure of ``size`` at (x, y) in base ``k`` stands clear of the way its
-        ground army (:data:`WAY_OUT_RADIUS`) walks out of that base towards the enemy's
-        possible starts (:data:`WAY_OUT_ROOM` either side of it).  The lanes of
-        :meth:`clear_of_structures` are kept pair by pair; a row of Pylons and Gateways across a
-        ramp would still shut its army in (they go in front of the Nexus, towards the enemy)."""
-        pts = self.ways.get(k)
-        if pts is None:
-            pts = self.ways[k] = self.way_out(world, k)
-        if not len(pts):
-            return True
-        h = size / 2
-        dx = np.maximum(np.abs(pts[:, 0] - x) - h, 0.0)
-        dy = np.maximum(np.abs(pts[:, 1] - y) - h, 0.0)
-        return bool((dx * dx + dy * dy >= WAY_OUT_ROOM * WAY_OUT_ROOM).all())
-
-    def way_out(self, world: World, k: int) -> np.ndarray:
-        """(n, 2) points every half cell along the paths from base ``k`` to each start location the
-        enemy may have (planned once, on the structures standing then)."""
-        plan = self.plan
-        assert plan is not None
-        pathing = world.pathing
-        if not pathing.active or not self.candidates:
-            return np.zeros((0, 2))
-        finder = pathing.finder
-        hx, hy = plan.sites[k]
-        out = []
-        for c in self.candidates:
-            d = math.hypot(c[0] - hx, c[1] - hy) or 1.0
-            start = finder.nearest_pathable(hx + 6 * (c[0] - hx) / d, hy + 6 * (c[1] - hy) / d, WAY_OUT_RADIUS)
-            poly = np.vstack([np.array([start]), finder.path(start, c, WAY_OUT_RADIUS).reshape(-1, 2)])
-            for (ax, ay), (bx, by) in zip(poly[:-1].tolist(), poly[1:].tolist(), strict=True):
-                n = max(1, int(math.hypot(bx - ax, by - ay) * 2))
-                t = np.linspace(0.0, 1.0, n + 1)
-                out.append(np.stack((ax + (bx - ax) * t, ay + (by - ay) * t), axis=1))
-        return np.concatenate(out) if out else np.zeros((0, 2))
 
     def clear_of_structures(self, x: float, y: float, size: int, addon: bool = False) -> bool:
         """Whether a structure of ``size`` at (x, y) leaves a lane of :data:`LANE` between its
@@ -1228,19 +805,12 @@ class MeleeComputer:
         r = D.unit_spec(D.SUPPLYDEPOT if size == 2 else D.BARRACKS).radius
         others = [(s.x, s.y, s.unit_id) for s in self.structs] + self.pending
         mine = [(x, y, r)]
-        production = self.production_types
-        if tech and self.race.addons:
-            others += [(*addon_spot(sx, sy), ADDON_TYPE) for sx, sy, uid in list(others)
-                       if uid in production]
-            if addon:
-                mine.append((*addon_spot(x, y), D.unit_spec(ADDON_TYPE).radius))
-        terran = self.race.race == D.TERRAN
+        rules = self.rules
+        if tech:
+            rules.add_on_room(others, mine, x, y, addon)
         for sx, sy, uid in others:
             rs = D.unit_spec(uid).radius
-            if terran:
-                lane = WIDE_LANE if wide or (tech and (uid in production or uid in _ADDON_TYPES)) else LANE
-            else:  # (Protoss, Zerg: the wide lane between two big structures; a Pylon's side is walked round)
-                lane = WIDE_LANE if wide and rs >= SMALL_STRUCTURE_RADIUS else LANE
+            lane = rules.lane(uid, rs, wide, tech)
             for mx, my, mr in mine:
                 if (sx - mx) ** 2 + (sy - my) ** 2 < (mr + lane + rs) ** 2:
                     return False
@@ -1277,24 +847,6 @@ class MeleeComputer:
             return self.sent(world.command(self.player_id, ability, [tag], (x, y), 0, False), ability, (x, y), tag)
         return True
 
-    def produce(self, world: World, barracks: list[Structure]) -> None:
-        """Marines from every idle barracks; reapers while it has fewer than the build wants."""
-        pid = self.player_id
-        u = world.u
-        idle = [b for b in barracks if b.ready and not b.queue]
-        if not idle:
-            return
-        reapers = int(np.count_nonzero((u.owner == pid) & (u.unit_id == REAPER))) + \
-            sum(b.queue.count(REAPER) for b in barracks)
-        for b in idle:
-            if reapers < self.build.reapers and self.can_spend(world, 50, 50):
-                if world.command(pid, TRAIN_REAPER, [b.tag], None, 0, False) == SUCCESS:
-                    reapers += 1
-                    continue
-            if not self.can_spend(world, 50, 0):
-                return
-            world.command(pid, TRAIN_MARINE, [b.tag], None, 0, False)
-
     # ------------------------------------------------------------------ army
     def staging(self, world: World) -> tuple[float, float]:
         """Where the army waits: in front of its townhall nearest to the enemy, towards the enemy."""
@@ -1330,18 +882,18 @@ class MeleeComputer:
             self.threat_at = (tx, ty)
             self.fled = 0.0  # (the enemy it walked back from came: the fight at home decides)
             self.attack_move(world, home_army, (tx, ty))
-            mine_str = _strength(home_army, u)
-            enemy_str = _strength(threat, u)
+            mine_str = strength(home_army, u)
+            enemy_str = strength(threat, u)
             if self.wave and self.level.retreat and mine_str < enemy_str:
                 self.attack_move(world, army[in_wave], (tx, ty))  # the wave comes back
                 self.wave.clear()
                 home_army = army
-                mine_str = _strength(army, u)
+                mine_str = strength(army, u)
             worker_rush = self.level.answers_worker_rush and bool(np.isin(u.unit_id[threat], ALL_WORKER_IDS).all())
             if (self.level.pull_workers or worker_rush) and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
             self.focus(world, home_army, known)
-            self.shields(world, home_army, threat)
+            self.rules.shields(world, home_army, threat)
         elif self.pulled:
             back = [t for t in self.pulled if u.row(t) >= 0]
             self.pulled.clear()
@@ -1454,10 +1006,10 @@ class MeleeComputer:
             self.gather_since = -1
             return
         if self.build.strength_margin and self.level.focus_fire and supply < FULL_ARMY and \
-                _strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
+                strength(home_army, u, MELEE_SHARE) < self.build.strength_margin * self.enemy_strength():
             self.gather_since = -1  # (no wave into an army it knows to be stronger: it grows first)
             return
-        if self.fled and supply < FULL_ARMY and _strength(home_army, u) < RETREAT_RATIO * self.fled:
+        if self.fled and supply < FULL_ARMY and strength(home_army, u) < RETREAT_RATIO * self.fled:
             self.gather_since = -1  # (not out again into the army it walked back from: it grows first)
             return
         if self.level.group_up:
@@ -1501,11 +1053,11 @@ class MeleeComputer:
         if self.level.retreat and len(known):
             near = known[(u.x[known] - cx) ** 2 + (u.y[known] - cy) ** 2 < FIGHT_RADIUS ** 2]
             near = near[TYPES.can_attack[u.ti[near]]]
-            if len(near) and _strength(near, u) > RETREAT_RATIO * _strength(wave_all, u):
+            if len(near) and strength(near, u) > RETREAT_RATIO * strength(wave_all, u):
                 world.command(self.player_id, MOVE_CMD, [int(t) for t in u.tag[wave_all].tolist()],
                               self.staging(world), 0, False)
                 self.wave.clear()
-                self.fled = _strength(near, u)
+                self.fled = strength(near, u)
                 return
         target = self.attack_target(world, (cx, cy))
         if target != self.wave_target:
@@ -1518,7 +1070,7 @@ class MeleeComputer:
         if len(escorts):
             self.escort(world, escorts, wave, (cx, cy))
         self.focus(world, wave_all, known)
-        self.shields(world, wave_all, known)
+        self.rules.shields(world, wave_all, known)
 
     def escort(self, world: World, escorts: np.ndarray, wave: np.ndarray, at: tuple[float, float]) -> None:
         """Units of a wave that cannot fight ground units follow the one nearest its centre;
@@ -1573,34 +1125,6 @@ class MeleeComputer:
         go = rows[~busy]
         if len(go):
             world.command(self.player_id, ATTACK, [int(t) for t in u.tag[go].tolist()], target, 0, False)
-
-    def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
-        """At the levels with army control, each Sentry among ``rows`` within :data:`SHIELD_REACH`
-        of an enemy that can shoot casts Guardian Shield when it has the energy and no shield of its
-        player's is up within :data:`SHIELD_SPACING` of it (Protoss)."""
-        rp = self.race
-        if not rp.shield or not self.level.focus_fire or not len(rows) or not len(enemy) or rp.shield in self.refused:
-            return
-        u = world.u
-        sentries = rows[u.unit_id[rows] == rp.shield_caster]
-        enemy = enemy[TYPES.can_attack[u.ti[enemy]] & ~TYPES.structure[u.ti[enemy]]]
-        if not len(sentries) or not len(enemy):
-            return
-        up = [t for t, end in world.protoss.guards.items() if end > world.loop]
-        casters = u.rows(np.array(up, dtype=np.int64)) if up else np.zeros(0, dtype=np.int64)
-        shielded = [(float(u.x[r]), float(u.y[r])) for r in casters[casters >= 0].tolist()]
-        ex, ey = u.x[enemy], u.y[enemy]
-        for r in sentries.tolist():
-            x, y = float(u.x[r]), float(u.y[r])
-            if float(((ex - x) ** 2 + (ey - y) ** 2).min()) > SHIELD_REACH ** 2 or \
-                    any((x - sx) ** 2 + (y - sy) ** 2 < SHIELD_SPACING ** 2 for sx, sy in shielded):
-                continue
-            tag = int(u.tag[r])
-            if world.abilities.energy_of(tag) < SHIELD_ENERGY:
-                continue
-            if not self.answer(world.command(self.player_id, rp.shield, [tag], None, 0, False), rp.shield):
-                return
-            shielded.append((x, y))
 
     def focus(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """At the higher levels every unit with an enemy in range attacks the best one: a unit that

@@ -2,7 +2,8 @@
 no behaviour), and the Protoss and Zerg builds.
 
 :class:`~sc2pool.engine.computer.melee.MeleeComputer` is written once for the three races; where
-a race differs it reads its profile:
+a race differs it reads its profile's facts, and plays by its race's rules where it behaves
+differently (:mod:`.terran`, :mod:`.zerg`, :mod:`.protoss`):
 
 - *the worker* and how it is made: a townhall's queue (SCV 524, Probe 1006) or a larva (Drone
   1342, ``data.tech.TRAIN`` how="larva");
@@ -156,9 +157,9 @@ class RaceProfile:
     """The unit that casts it (the Sentry)."""
     chrono: int = 0
     """Protoss: Chrono Boost's ability, cast by its townhalls on its production at the levels with
-    army control (:meth:`.melee.MeleeComputer.chrono`; 0: none)."""
+    army control (:meth:`.protoss.ProtossRules.chrono`; 0: none)."""
     keep_way_out: bool = False
-    """Protoss: no structure may shut its army in (:meth:`.melee.MeleeComputer.keeps_way_out`):
+    """Protoss: no structure may shut its army in (:meth:`.protoss.ProtossRules.keeps_way_out`):
     its Pylons and what they power pack in front of the Nexus, towards the enemy."""
 
     @property

@@ -15,7 +15,8 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
-from sc2pool.engine.computer.melee import REAPER, MeleeComputer
+from sc2pool.engine.computer.melee import MeleeComputer
+from sc2pool.engine.computer.terran import REAPER
 from sc2pool.engine.game import Game
 from sc2pool.engine.scenarios.base import COMPUTER, PARTICIPANT, VICTORY
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT

@@ -1,4 +1,4 @@
-"""The Protoss Computer's army control at the higher levels (``sc2pool.engine.computer.melee``):
+"""The Protoss Computer's army control at the higher levels (``sc2pool.engine.computer.protoss``, ``.melee``):
 its structures keep the way out of its bases free, its waves wait while the enemy army it has seen
 is stronger (and its reckoning of that army keeps growing past a new sighting), it defends first
 meanwhile, its Sentries cast Guardian Shield in a fight, its Nexus casts Chrono Boost.  Real games in process (the participant
@@ -20,7 +20,7 @@ from test_computer_melee import computer, melee, play_until  # noqa: E402
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
 from sc2pool.engine.computer import races as R  # noqa: E402
-from sc2pool.engine.computer.melee import SHIELD_ENERGY, WAY_OUT_RADIUS, WAY_OUT_ROOM  # noqa: E402
+from sc2pool.engine.computer.protoss import SHIELD_ENERGY, WAY_OUT_RADIUS, WAY_OUT_ROOM, ProtossRules  # noqa: E402
 from sc2pool.engine.computer.races import CHRONO_BOOST  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 
@@ -49,7 +49,9 @@ def test_protoss_structures_leave_the_way_out_of_its_main_free() -> None:
     play_until(g, 360)
     c = computer(g)
     main = c.site_index(c.home)
-    way = c.ways[main]
+    rules = c.rules
+    assert isinstance(rules, ProtossRules)
+    way = rules.ways[main]
     assert len(way) > 20  # (planned down the ramp, not stopped at its top)
     structures = [s for s in g.world.construction.structures.values()
                   if s.owner == 2 and s.unit_id not in (R.NEXUS, R.ASSIMILATOR)]
@@ -161,7 +163,7 @@ def test_it_defends_first_while_the_enemy_army_is_stronger(difficulty: int, defe
     marine_tags = spawn(g, D.MARINE, 1, c.candidates[0], 40)
     play_until(g, 31)
     c.remember_army(g.world, rows(g, marine_tags))
-    assert c.defending(g.world) == defends
+    assert c.rules.defending(g.world) == defends
     # (the Marines stay remembered as they are)
     c.remember_army = lambda *a: None  # type: ignore[method-assign]
     c.build = dataclasses.replace(c.build, expand_s=(60.0, 420.0))
@@ -203,10 +205,10 @@ def test_a_sentry_casts_guardian_shield_near_enemies(difficulty: int, casts: boo
     play_until(g, 40.5)
     c.now = w.loop
     sentry, marines = rows(g, np.array([tag])), rows(g, marine_tags)
-    c.shields(w, sentry, marines)
+    c.rules.shields(w, sentry, marines)
     assert (tag in w.protoss.guards) == casts
     assert (w.abilities.energy_of(tag) < SHIELD_ENERGY) == casts
     if casts:  # (a second Sentry beside it does not cast while its shield is up)
         w.abilities._set(other, 100.0)
-        c.shields(w, rows(g, np.array([tag, other])), marines)
+        c.rules.shields(w, rows(g, np.array([tag, other])), marines)
         assert other not in w.protoss.guards and w.abilities.energy_of(other) == 100.0

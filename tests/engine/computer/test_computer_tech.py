@@ -22,7 +22,7 @@ from test_computer_melee import _rush, computer, count, melee, play_until  # noq
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
-from sc2pool.engine.computer.melee import TECH_STRUCTURES  # noqa: E402
+from sc2pool.engine.computer.rules import TECH_STRUCTURES  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 from sc2pool.engine.scenarios.base import VICTORY  # noqa: E402
 from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS, addon_spot  # noqa: E402

@@ -1,4 +1,4 @@
-"""The Zerg Computer's economy and defence (``sc2pool.engine.computer.melee``): its larvae go to
+"""The Zerg Computer's economy and defence (``sc2pool.engine.computer.zerg``): its larvae go to
 the army as well as to drones, its Queens spread their injects over its hatcheries and defend its
 bases, a wave that walked back does not walk out again into the same army.  Real games in process
 (the participant idle), as ``test_computer_race_games.py`` plays them."""
@@ -19,7 +19,9 @@ from test_computer_protoss import no_attack, rows, spawn  # noqa: E402
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
 from sc2pool.engine.computer import races as R  # noqa: E402
-from sc2pool.engine.computer.melee import RETREAT_RATIO, _strength  # noqa: E402
+from sc2pool.engine.computer.melee import RETREAT_RATIO  # noqa: E402
+from sc2pool.engine.computer.rules import strength  # noqa: E402
+from sc2pool.engine.computer.zerg import ZergRules  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, TYPES  # noqa: E402
 
@@ -52,13 +54,15 @@ def test_queens_defend_and_larvae_go_to_the_army_under_attack(difficulty: int, d
     g = melee(difficulty, L.RUSH, seed=5, race=D.ZERG)
     no_attack(g)
     c = computer(g)
+    z = c.rules
+    assert isinstance(z, ZergRules)
     play_until(g, 240)
     assert count(g, 2, R.QUEEN) >= 1
     hatch = min((s for s in c.structs if s.unit_id == R.HATCHERY),
                 key=lambda s: (s.x - c.home[0]) ** 2 + (s.y - c.home[1]) ** 2)
     spawn(g, D.MARINE, 1, (hatch.x + 6.0, hatch.y + 6.0), 8)
     # (drones already in their eggs hatch meanwhile: counted with the drones)
-    drones_before = count(g, 2, R.DRONE) + sum(n for _, t, n in c.hatching if t == R.DRONE)
+    drones_before = count(g, 2, R.DRONE) + sum(n for _, t, n in z.hatching if t == R.DRONE)
     fought = False
     for k in range(1, 9):
         play_until(g, 240 + k)
@@ -68,7 +72,7 @@ def test_queens_defend_and_larvae_go_to_the_army_under_attack(difficulty: int, d
     assert fought == defend
     if defend:  # (no new drone from a larva while the enemy is at its base: they go to the army)
         assert not any(t == R.DRONE and hatch_loop > 240 * 22.4 + 22
-                       for hatch_loop, t, _ in c.hatching), c.hatching
+                       for hatch_loop, t, _ in z.hatching), z.hatching
         assert count(g, 2, R.DRONE) <= drones_before
 
 
@@ -83,7 +87,7 @@ def test_no_wave_back_into_the_army_it_walked_back_from(difficulty: int) -> None
     play_until(g, 31)
     home = rows(g, tags)
     c.build = dataclasses.replace(c.build, first_attack_s=0.0, first_wave=4)
-    c.fled = _strength(home, g.world.u) * 2 / RETREAT_RATIO  # (it walked back from twice its strength)
+    c.fled = strength(home, g.world.u) * 2 / RETREAT_RATIO  # (it walked back from twice its strength)
     c.launch(g.world, home)
     assert not c.wave
     c.fled = 0.0  # (the enemy came to its base, or its next wave went)

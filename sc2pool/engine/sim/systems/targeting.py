@@ -62,6 +62,11 @@ _WORKER_TI = np.isin(TYPES.unit_id, sorted(WORKERS))
 Probe left beside an enemy Nexus does not start hitting it, as cannon rushes on the real game show
 and python-sc2's CI requires of its cannon_rush: a Tie with the Easy AI for 240 s); ordered to
 attack or attack-move they fight like any unit. Answering a hit is not modelled (m)."""
+_AUTO_BY_WORKER = np.concatenate((_AUTO_LUT, _AUTO_LUT & (np.arange(N_KINDS) != IDLE)))
+""":data:`_AUTO_LUT` for any unit (the first ``N_KINDS``), then for a worker (no IDLE): indexed by
+a unit's kind plus its :data:`_WORKER_OFFSET`, one lookup gives both rules."""
+_WORKER_OFFSET = np.where(_WORKER_TI, N_KINDS, 0)
+"""By type index: where the type's half of :data:`_AUTO_BY_WORKER` starts."""
 _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 
@@ -70,6 +75,11 @@ class Targeting:
     """Target resolution and the nearest-hostile search, with their caches (per unit-set version:
     which types can hit every type present, the common radius, each owner's hostile columns,
     whether any hostile pair exists)."""
+
+    _offset_version = -1
+    _offset = np.zeros(0, np.int64)
+    """Per row: its type's :data:`_WORKER_OFFSET`, cached per unit-set version (a morph changes it;
+    class defaults, so that a state pickled before these fields existed still loads)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -115,8 +125,10 @@ class Targeting:
                 cur = np.where(explicit | (u.eng != 0), cur, -1)
         else:
             cur = u.rows(u.eng)
-        auto = u.can_attack & _AUTO_LUT[kind]
-        auto &= ~(_WORKER_TI[u.ti] & (kind == IDLE))
+        if self._offset_version != u.version:
+            self._offset_version = u.version
+            self._offset = _WORKER_OFFSET[u.ti]
+        auto = u.can_attack & _AUTO_BY_WORKER[kind + self._offset]
         has = cur >= 0
         # (rows without a target index the last unit: their dx, dy, d_edge are never read)
         tsafe = cur
