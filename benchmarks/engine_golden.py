@@ -12,7 +12,8 @@ Each case plays one scenario through the :class:`~sc2pool.engine.game.Game` API 
 server makes) for a few hundred agent steps, with a scripted policy or with random commands
 (random abilities, economy ones and unknown ones included, random units of any owner, unknown
 tags, random targets, queued commands, random step sizes, debug commands), restarting episodes
-that end.  The hash covers, in order: ``data`` and ``game_info``, every observation's bytes,
+that end, or (the ``Computers-*`` cases) the engine's melee Computer against itself, each race's
+rules at several levels and builds.  The hash covers, in order: ``data`` and ``game_info``, every observation's bytes,
 every ``ResponseAction``, every ``ResponseQuery`` (pathing, placements, abilities) and the game
 loop after every step.  One case runs python-sc2's ``BotAI`` macro bot (``tests/engine/
 macro_bot.py``) in process and hashes every response the engine sends it.
@@ -38,6 +39,7 @@ import numpy as np
 from s2clientprotocol import common_pb2, debug_pb2, query_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2pool.engine.computer import levels as L
 from sc2pool.engine.game import Game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +72,11 @@ class Case:
     extra: list[dict[str, int]] = field(default_factory=list)
     participants: int = 1
     step_size: int = 8
+    race: int = 1
+    """Player one's race."""
+    computer: tuple[int, int] | None = None
+    """Driver "computer": player one is played by the engine's melee Computer of this
+    (difficulty, build), so that the Computer's rules of every race are covered."""
 
 
 CASES: tuple[Case, ...] = (
@@ -104,6 +111,25 @@ CASES: tuple[Case, ...] = (
          [{"type": 2, "race": 1, "difficulty": 5}]),
     Case("Melee-AcidPlantLE-burnysc2-bot-vs-hard", "AcidPlantLE", 1, 0, "burnysc2-melee",
          [{"type": 2, "race": 1, "difficulty": 5}]),
+    # the Computer against itself, every race's rules (computer/terran.py, zerg.py, protoss.py) at
+    # several levels and builds, for `steps` game seconds
+    Case("Computers-ZvP-hard", "AcidPlantLE", 3, 600, "computer",
+         [{"type": 2, "race": 3, "difficulty": L.HARD}], race=2, computer=(L.HARD, L.RANDOM_BUILD)),
+    Case("Computers-PvT-veryhard-power-vs-timing", "AcidPlantLE", 4, 600, "computer",
+         [{"type": 2, "race": 1, "difficulty": L.HARD, "ai_build": L.TIMING}], race=3,
+         computer=(L.VERY_HARD, L.POWER)),
+    Case("Computers-TvZ-harder-macro-vs-power", "BlueshiftLE", 5, 600, "computer",
+         [{"type": 2, "race": 2, "difficulty": L.VERY_HARD, "ai_build": L.POWER}], race=1,
+         computer=(L.HARDER, L.MACRO)),
+    Case("Computers-ZvZ-easy-vs-insane-air", "AcidPlantLE", 6, 540, "computer",
+         [{"type": 2, "race": 2, "difficulty": L.CHEAT_INSANE, "ai_build": L.AIR}], race=2,
+         computer=(L.EASY, L.RANDOM_BUILD)),
+    Case("Computers-PvP-medium-rush-vs-vision-air", "AcidPlantLE", 7, 540, "computer",
+         [{"type": 2, "race": 3, "difficulty": L.CHEAT_VISION, "ai_build": L.AIR}], race=3,
+         computer=(L.MEDIUM, L.RUSH)),
+    Case("Computers-ZvT-hard-rush-vs-medium-rush", "AcidPlantLE", 9, 480, "computer",
+         [{"type": 2, "race": 1, "difficulty": L.MEDIUM, "ai_build": L.RUSH}], race=2,
+         computer=(L.HARD, L.RUSH)),
 )
 
 
@@ -122,11 +148,11 @@ class Recorder:
 def new_game(case: Case) -> tuple[Game, list[int]]:
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"{case.map_name}.SC2Map"),
                                   random_seed=case.seed)
-    req.player_setup.add(type=1, race=1)  # type: ignore[arg-type]
+    req.player_setup.add(type=1, race=case.race)  # type: ignore[arg-type]
     for e in case.extra:
         req.player_setup.add(**e)  # type: ignore[arg-type]
     g = Game.create(req)
-    pids = [g.join(sc_pb.RequestJoinGame(race=1 if k == 0 else case.extra[0].get("race", 1),  # type: ignore[arg-type]
+    pids = [g.join(sc_pb.RequestJoinGame(race=case.race if k == 0 else case.extra[0].get("race", 1),  # type: ignore[arg-type]
                                          options=sc_pb.InterfaceOptions(raw=True, score=True)))
             for k in range(case.participants)]
     return g, pids
@@ -359,6 +385,8 @@ class RandomDriver:
 def run_case(case: Case) -> tuple[str, int]:
     if case.driver.startswith("burnysc2"):
         return run_burnysc2(case)
+    if case.driver == "computer":
+        return run_computers(case)
     rec = Recorder()
     g, pids = new_game(case)
     rec.add(b"data", g.data(sc_pb.RequestData(ability_id=True, unit_type_id=True)).SerializeToString())
@@ -395,6 +423,32 @@ def run_case(case: Case) -> tuple[str, int]:
         rec.add(b"loop", g.game_loop.to_bytes(8, "little"))
     for pid in pids:
         rec.add(b"final", g.observation_bytes(pid, ro))
+    return rec.h.hexdigest(), rec.parts
+
+
+def run_computers(case: Case) -> tuple[str, int]:
+    """Computer against Computer: player one is a melee Computer too (added as the scenario adds
+    its own), and the game runs ``case.steps`` game seconds; both players' observations are
+    hashed every 10 game seconds, and the Computers' own order books."""
+    from sc2pool.engine.computer.melee import MeleeComputer
+
+    assert case.computer is not None
+    rec = Recorder()
+    g, pids = new_game(case)
+    scenario: Any = g.scenario
+    own = MeleeComputer(pids[0], case.computer[0], case.computer[1], scenario)
+    if own.level.extra_income:
+        g.world.harvest.income_bonus[pids[0]] = own.level.extra_income
+    scenario.computers = [*scenario.computers, own]
+    ro = sc_pb.RequestObservation()
+    end = int(case.steps * 22.4)
+    while g.game_loop < end and not g.ended:
+        g.step(min(224, end - g.game_loop))
+        for pid in (1, 2):
+            rec.add(b"obs", g.observation_bytes(pid, ro))
+        for c in scenario.computers:
+            rec.add(b"computer", repr((c.step, sorted(c.ordered.items()), sorted(c.refused))).encode())
+    rec.add(b"end", json.dumps(sorted(g.results.items()) if g.results else None).encode())
     return rec.h.hexdigest(), rec.parts
 
 
