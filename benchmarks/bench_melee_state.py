@@ -8,8 +8,11 @@ difference between N steps and none is the stretch's count; load the same saved 
 trees (the engine's state pickles the same in both as long as the classes keep their fields)::
 
     python benchmarks/bench_melee_state.py save /tmp/state.pkl --steps 1000
-    PYTHONHASHSEED=0 valgrind --tool=callgrind python benchmarks/bench_melee_state.py run /tmp/state.pkl --steps 60
-    PYTHONHASHSEED=0 valgrind --tool=callgrind python benchmarks/bench_melee_state.py run /tmp/state.pkl --steps 0
+    PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind python benchmarks/bench_melee_state.py run /tmp/state.pkl --steps 60
+    PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind python benchmarks/bench_melee_state.py run /tmp/state.pkl --steps 0
+
+``OPENBLAS_NUM_THREADS=1``: OpenBLAS's idle threads spin, and their instructions swing a run's
+count by 10-20 million between identical runs.
 """
 
 from __future__ import annotations
