@@ -366,7 +366,8 @@ def train(
     "remote": RemoteWorkers(curve="keys/")}`` (:mod:`sc2pool.options`).
     ``checkpoint_every``: also save ``checkpoints/model_<timesteps>_steps.zip`` about every that
     many timesteps, so that a long run that dies keeps its progress. ``resume``: continue training
-    a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` do not apply) for
+    a saved model (its hyperparameters and timestep count; ``ppo_kwargs`` change those it names of
+    ``RESUME_SETTABLE``, e.g. a lower learning rate against a stronger opponent) for
     ``timesteps`` more. ``video_every``: record env 0's episode at the start, then its next
     episode after every that many timesteps (at most ``video_length`` frames), as
     ``videos/step_<timestep>.mp4`` and a GIF under ``videos/`` in TensorBoard (see
