@@ -653,7 +653,7 @@ def plot_win_rate(results_csv: Path, path: Path, title: str = "", window: int = 
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(f"share of the last {k} games")
-    axes[0].legend(loc="best")
+    axes[0].legend(loc="best", fontsize="small")
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path)
