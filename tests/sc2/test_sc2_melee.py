@@ -68,6 +68,8 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
         ({"time_limit_s": 0}, "time_limit_s must be > 0"),
         ({"step_loops": 0}, "step_loops must be"),
         ({"shaping": -1}, "shaping must be >= 0"),
+        ({"tie_reward": -2}, "tie_reward must be a number from -1 to 1"),
+        ({"tie_reward": "lose"}, "tie_reward must be a number from -1 to 1"),
         ({"minimap": 4}, "minimap must be"),
     ],
 )
@@ -270,6 +272,20 @@ def test_the_time_limit_truncates(run: Any, host: SC2EnvHost) -> None:
     # the first decision (one every 32 game loops) past the limit ends it
     loop = res.info["game_loop"]
     assert 20 * LOOPS_PER_SECOND <= loop <= 20 * LOOPS_PER_SECOND + 32 and len(steps) == loop // 32
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("host", [{"map": "CatalystLE", "time_limit_s": 20, "tie_reward": -0.5}], indirect=True)
+def test_tie_reward_scores_the_time_limit_as_a_terminated_result(run: Any, host: SC2EnvHost) -> None:
+    run(host.reset([0], [1], [None]))
+    for _ in range(100):
+        (res,) = run(host.step([A["train_worker"]]))
+        if res.terminated or res.truncated:
+            break
+    # the same end as test_the_time_limit_truncates, scored: no bootstrapping through it
+    assert res.terminated and not res.truncated
+    assert res.info["game_result"] == "Tie" and res.reward == -0.5
+    assert 20 * LOOPS_PER_SECOND <= res.info["game_loop"] <= 20 * LOOPS_PER_SECOND + 32
 
 
 def _scripted_game(run: Any, host: SC2EnvHost, seed: int) -> tuple[list[Any], Melee]:

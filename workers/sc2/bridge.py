@@ -214,7 +214,8 @@ class BridgeBot(BotAI):
         reward += float(_task_call(game, "final_reward", task.final_reward, self, game_result))
         terminated, truncated = _task_call(game, "outcome", task.outcome, self, game_result)
         limit = game.setup.time_limit_s
-        if limit is not None and game_result == Result.Tie and self.state.game_loop / LOOPS_PER_SECOND > limit:
+        if (limit is not None and game_result == Result.Tie and not task.scores_time_limit
+                and self.state.game_loop / LOOPS_PER_SECOND > limit):
             terminated, truncated = False, True
         info = dict(_task_call(game, "info", task.info, self))
         info["game_result"] = game_result.name

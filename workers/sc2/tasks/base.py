@@ -166,6 +166,10 @@ class Task(abc.ABC):
         self._prev_score = score
         return delta
 
+    #: True when ``outcome`` scores the time limit's Tie as a terminated result: the bridge then
+    #: keeps the task's answer instead of making the limit a truncation.
+    scores_time_limit: bool = False
+
     def outcome(self, bot: BotAI, result: Result) -> tuple[bool, bool]:
         """``(terminated, truncated)`` for a finished game. ``Tie`` = time limit = truncation."""
         from sc2.data import Result as R

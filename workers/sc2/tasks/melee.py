@@ -9,7 +9,8 @@ pairing env slots ``2k`` and ``2k+1`` of a worker into one game; ``"league"`` al
 to play the second slot with saved snapshots of the policy, see docs/melee.md), ``map`` (a ladder map name or a
 list drawn from per episode with the game's seed), ``time_limit_s`` (game seconds; the end is a
 truncation), ``step_loops`` (game loops per decision), ``shaping`` (weight of the dense reward; 0
-turns it off), ``minimap`` (pixels on a side of the spatial view).
+turns it off), ``minimap`` (pixels on a side of the spatial view), ``tie_reward`` (a Tie at the
+time limit scored as a result with this reward instead of truncated).
 
 Why the spaces look as they do (docs/melee.md has the longer account):
 
@@ -34,7 +35,10 @@ Why the spaces look as they do (docs/melee.md has the longer account):
   > 0 (the default), every step also gives ``shaping x (enemy value destroyed - own value lost) /
   1000``, the value being a unit's mineral + vespene cost, counted from the observation's dead
   units: a dense signal for the fights that decide the game, which the sparse result gives only
-  hundreds of steps later. ``shaping=0`` is the pure win/loss reward.
+  hundreds of steps later. ``shaping=0`` is the pure win/loss reward. The time limit is a
+  truncation, so PPO bootstraps through it as if the game went on: a Tie is neither good nor
+  bad. In self-play that leaves a passive game, which ties an equal, as good as a won one;
+  ``tie_reward`` (e.g. -1) makes the limit's Tie a scored end, so that only a decided game pays.
 
 Only burnysc2's public ``BotAI`` API is used (``decode`` is a coroutine for its placement queries),
 so the task runs unchanged on the real game. The actions mean the same for every race; a
@@ -264,6 +268,7 @@ class Melee(Task):
         step_loops: int = 32,
         shaping: float = 1.0,
         minimap: int = 32,
+        tie_reward: float | None = None,
         scripted: bool = False,
     ) -> None:
         super().__init__(scripted=scripted)
@@ -305,6 +310,14 @@ class Melee(Task):
         if not float(shaping) >= 0:
             raise TaskError(f"Melee: shaping must be >= 0 (0 turns the dense reward off), got {shaping!r}")
         self.shaping = float(shaping)
+        if tie_reward is not None and (isinstance(tie_reward, bool) or not isinstance(tie_reward, (int, float))
+                                       or not -1.0 <= tie_reward <= 1.0):
+            raise TaskError(f"Melee: tie_reward must be a number from -1 to 1, or null to truncate at the "
+                            f"time limit, got {tie_reward!r}")
+        #: None: the time limit truncates (SB3 bootstraps, as if the game went on); a number: the
+        #: limit's Tie is a result, terminated with this reward.
+        self.tie_reward: float | None = None if tie_reward is None else float(tie_reward)
+        self.scores_time_limit = self.tie_reward is not None
         if isinstance(minimap, bool) or not isinstance(minimap, int) or not 8 <= minimap <= 128:
             raise TaskError(f"Melee: minimap must be an int from 8 to 128 pixels, got {minimap!r}")
         self.minimap = minimap
@@ -870,13 +883,17 @@ class Melee(Task):
         return r
 
     def outcome(self, bot: BotAI, result: Any) -> tuple[bool, bool]:
-        """Victory and Defeat terminate; a Tie at the time limit truncates, any other Tie terminates."""
-        if result.name == "Tie" and bot.state.game_loop >= self.time_limit_loops - self.step_loops:
+        """Victory and Defeat terminate; a Tie at the time limit truncates (unless ``tie_reward``
+        scores it), any other Tie terminates."""
+        if (self.tie_reward is None and result.name == "Tie"
+                and bot.state.game_loop >= self.time_limit_loops - self.step_loops):
             return False, True
         return True, False
 
     def final_reward(self, bot: BotAI, result: Any) -> float:
-        """The result's part of the last step's reward: +1, -1, 0."""
+        """The result's part of the last step's reward: +1, -1, and 0 or ``tie_reward`` for a Tie."""
+        if result.name == "Tie" and self.tie_reward is not None:
+            return self.tie_reward
         return {"Victory": 1.0, "Defeat": -1.0}.get(result.name, 0.0)
 
     def info(self, bot: BotAI) -> dict[str, Any]:
