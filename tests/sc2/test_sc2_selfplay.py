@@ -86,6 +86,23 @@ def test_two_slots_play_one_game_to_its_time_limit_each_from_its_own_view(run: A
         run(host.close())
 
 
+@pytest.mark.timeout(60)
+def test_with_tie_reward_both_players_of_a_tied_game_are_terminated_with_it(run: Any, no_leaks: None) -> None:
+    host = SC2EnvHost(2, task="Melee", task_kwargs={**SELF, "tie_reward": -1}, engine="inprocess")
+    try:
+        run(host.start())
+        run(host.reset([0, 1], [7, None], [None] * 2))
+        for _ in range(20):
+            results = run(host.step([0, 0]))
+            if results[0].terminated or results[0].truncated:
+                break
+        # the time limit's Tie scored for both: neither gains by a game that ends undecided
+        assert [(r.terminated, r.truncated, r.reward, r.info["game_result"]) for r in results] == [
+            (True, False, -1.0, "Tie"), (True, False, -1.0, "Tie")]
+    finally:
+        run(host.close())
+
+
 def _pool(n_envs: int, n_workers: int, task: str, **kwargs: Any) -> Any:
     from sc2pool import ZmqVecEnv
 
