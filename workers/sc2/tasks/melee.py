@@ -37,8 +37,9 @@ Why the spaces look as they do (docs/melee.md has the longer account):
   units: a dense signal for the fights that decide the game, which the sparse result gives only
   hundreds of steps later. ``shaping=0`` is the pure win/loss reward. The time limit is a
   truncation, so PPO bootstraps through it as if the game went on: a Tie is neither good nor
-  bad. In self-play that leaves a passive game, which ties an equal, as good as a won one;
-  ``tie_reward`` (e.g. -1) makes the limit's Tie a scored end, so that only a decided game pays.
+  bad, and in self-play a passive game that ties an equal costs nothing. ``tie_reward`` (-1,
+  with ``shaping=0``, for self-play: docs/melee.md) makes the limit's Tie a scored end, so that
+  only a decided game pays.
 
 Only burnysc2's public ``BotAI`` API is used (``decode`` is a coroutine for its placement queries),
 so the task runs unchanged on the real game. The actions mean the same for every race; a
