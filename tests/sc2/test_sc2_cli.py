@@ -198,7 +198,7 @@ def test_checkpoints_and_resume(cli: Callable[..., subprocess.CompletedProcess[s
     assert resumed.num_timesteps == 256 and resumed.n_steps == 64  # the checkpoint's own settings
     r = cli("train", *common, "--timesteps", "64", "--resume", str(tmp_path / "missing.zip"), "--out", str(more))
     assert r.returncode == 2 and "no model file to resume from" in r.stderr
-    # --ppo changes the settings it names (tests/sc2/test_sc2_train_melee.py); one PPO has no is refused
+    # --ppo changes the settings it names (tests/sc2/test_sc2_train_melee.py); a setting PPO lacks is refused
     r = cli("train", *common, "--timesteps", "64", "--resume", str(more / "model.zip"), "--ppo", '{"n_stepz": 8}',
             "--out", str(more))
     assert r.returncode == 2 and "unknown PPO settings ['n_stepz']" in r.stderr
