@@ -1,7 +1,9 @@
 """Regeneration (``sim/systems/regeneration.py``): Zerg life and Protoss shields come back at the
 real rates (LP:Zerg 0.2734 life per normal-speed second; LP:Roach, burrowed +7 per faster
 second; LP:Shields 2 shields per normal-speed second after 10 normal-speed seconds without
-damage), the same whatever the steps the world is advanced by, and not at all for Terran."""
+damage; the Reaper's Combat Drugs, 2 life per normal-speed second after a delay without damage,
+from the game's balance data), the same whatever the steps the world is advanced by, and not at
+all for other Terran units."""
 
 from __future__ import annotations
 
@@ -9,13 +11,15 @@ import numpy as np
 
 from sc2pool.engine.maps import SKIRMISH
 from sc2pool.engine.sim.systems.regeneration import (
+    REAPER_DELAY_LOOPS,
+    REAPER_PER_LOOP,
     SHIELD_DELAY_LOOPS,
     SHIELD_PER_LOOP,
     ZERG_LIFE_PER_LOOP,
 )
 from sc2pool.engine.sim.world import World
 
-ROACH, ROACH_BURROWED, HATCHERY, ZEALOT, GATEWAY, MARINE, ZERGLING = 110, 118, 86, 73, 62, 48, 105
+ROACH, ROACH_BURROWED, HATCHERY, ZEALOT, GATEWAY, MARINE, ZERGLING, REAPER = 110, 118, 86, 73, 62, 48, 105, 49
 
 
 def _idle_world(units: list[tuple[int, int, float, float]]) -> tuple[World, list[int]]:
@@ -35,6 +39,7 @@ def test_the_rates_are_the_real_games() -> None:
     assert abs(ZERG_LIFE_PER_LOOP * 16 - 0.2734) < 1e-4  # LP:Zerg, per normal-speed second
     assert ZERG_LIFE_PER_LOOP * 4096 == 70  # (the game's fixed point: exact in binary)
     assert SHIELD_PER_LOOP * 16 == 2.0 and SHIELD_DELAY_LOOPS == 160  # LP:Shields
+    assert REAPER_PER_LOOP * 16 == 2.0  # balance data: the Reaper's life.regenRate
 
 
 def test_zerg_life_regenerates_on_units_and_structures_up_to_the_maximum() -> None:
@@ -114,3 +119,27 @@ def test_a_terran_world_is_left_alone() -> None:
     w.u.hp[w.u.row(marine)] = 1.0
     _run(w, 1000, 100)
     assert float(w.u.hp[w.u.row(marine)]) == 1.0
+
+
+def test_a_reaper_regains_life_out_of_combat_and_a_hit_restarts_the_delay() -> None:
+    w = World(SKIRMISH)
+    [reaper] = w.spawn(REAPER, 2, [20.0], [20.0])
+    [ling] = w.spawn(ZERGLING, 1, [21.0], [20.0])
+    [marine] = w.spawn(MARINE, 2, [40.0], [40.0])
+    u = w.u
+    u.hp[u.row(marine)] = 10.0
+    rows = u.rows(np.array([ling, reaper]))
+    w.combat.deal(rows[:1], rows[1:])  # a Zergling's 5
+    assert float(u.hp[u.row(reaper)]) == 55.0 and int(u.hurt[u.row(reaper)]) == w.loop
+    w.remove_tags([ling])
+    _run(w, REAPER_DELAY_LOOPS, 9)
+    assert float(u.hp[u.row(reaper)]) == 55.0  # still within the delay
+    _run(w, 16, 5)
+    assert float(u.hp[u.row(reaper)]) == 57.0  # 2 per normal-speed second
+    u.hp[u.row(reaper)] = 30.0
+    w.regeneration.damaged(u.row(reaper))  # hit again: the delay starts over
+    _run(w, REAPER_DELAY_LOOPS, 32)
+    assert float(u.hp[u.row(reaper)]) == 30.0
+    _run(w, 16 * 100, 64)
+    assert float(u.hp[u.row(reaper)]) == 60.0  # up to the maximum
+    assert float(u.hp[u.row(marine)]) == 10.0  # a Marine's life does not come back

@@ -80,6 +80,13 @@ PROTOSS_SHIELD_REGEN = 2.0
 second). LP:Shields."""
 PROTOSS_SHIELD_REGEN_DELAY = 10.0
 """Seconds without damage before shields regenerate (7.1 faster seconds). LP:Shields."""
+REAPER_LIFE_REGEN = 2.0
+"""Hit points a Reaper regains per second out of combat (Combat Drugs; 2.8 per faster second): the
+game's balance data, build 94137 (``Reaper``: ``life.regenRate`` 2.0, as exported in sebosp's
+s2protocol-rs, ``assets/BalanceData/94137/Reaper.json``; its Zerg units have LP's 0.2734)."""
+REAPER_LIFE_REGEN_DELAY = 10.0
+"""Seconds without damage before a Reaper regenerates: not in the source read (the export has no
+delays); taken as the shields' delay (m)."""
 ENERGY_REGEN = 0.5625
 """Energy every caster regains per second (0.7875 per faster second). LP:Energy."""
 TERRAN_BURN_FRACTION = 1.0 / 3.0

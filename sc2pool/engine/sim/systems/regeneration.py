@@ -8,10 +8,13 @@
   ``data.units.PROTOSS_SHIELD_REGEN`` (2 per normal-speed second) once
   ``PROTOSS_SHIELD_REGEN_DELAY`` (10 normal-speed seconds) passed without damage (LP:Shields);
   combat marks the loop of the last damage in the store's ``hurt`` column.
+- **Reaper life** (Combat Drugs): a Reaper below its maximum life regains
+  ``data.units.REAPER_LIFE_REGEN`` (2 per normal-speed second) once
+  ``REAPER_LIFE_REGEN_DELAY`` passed without damage, counted as the shields' delay is.
 
 Rates are applied per game loop as exact binary fractions, so that ``k`` loops in one go give
-the same figures as ``k`` single loops whatever the world's chunking: the shields' 2/16 per loop
-is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real game keeps life in
+the same figures as ``k`` single loops whatever the world's chunking: the shields' and the
+Reaper's 2/16 per loop is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real game keeps life in
 fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value nearest LP's 0.2734
 (m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
 units), only while such rows exist: worlds without Zerg or Protoss units do nothing.
@@ -24,7 +27,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.data.units import PROTOSS_SHIELD_REGEN, PROTOSS_SHIELD_REGEN_DELAY, ZERG_LIFE_REGEN
+from sc2pool.engine.data.units import (
+    PROTOSS_SHIELD_REGEN,
+    PROTOSS_SHIELD_REGEN_DELAY,
+    REAPER_LIFE_REGEN,
+    REAPER_LIFE_REGEN_DELAY,
+    ZERG_LIFE_REGEN,
+)
 from sc2pool.engine.sim.units import TYPES
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -46,7 +55,14 @@ SHIELD_PER_LOOP = PROTOSS_SHIELD_REGEN / D.NORMAL_LOOPS_PER_SECOND
 SHIELD_DELAY_LOOPS = int(round(PROTOSS_SHIELD_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECOND))
 """Loops without damage before shields regenerate (160)."""
 
+REAPER_PER_LOOP = REAPER_LIFE_REGEN / D.NORMAL_LOOPS_PER_SECOND
+"""Life per game loop a Reaper regains once regenerating (0.125)."""
+REAPER_DELAY_LOOPS = int(round(REAPER_LIFE_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECOND))
+"""Loops without damage before a Reaper regenerates (160)."""
+NEVER = 1 << 62
+
 ROACH_BURROWED = 118
+REAPER = 49
 
 
 def _life_rates() -> np.ndarray:
@@ -62,11 +78,15 @@ def _life_rates() -> np.ndarray:
 
 _LIFE_RATE = _life_rates()
 _SHIELDED = TYPES.sh_max > 0
-_REGENERATES = (_LIFE_RATE > 0) | _SHIELDED
+_DELAYED_LIFE = np.zeros(len(TYPES.specs), bool)
+"""Per type row: life regenerates after a delay without damage (the Reaper)."""
+if REAPER in TYPES.row_of:
+    _DELAYED_LIFE[TYPES.row(REAPER)] = True
+_REGENERATES = (_LIFE_RATE > 0) | _SHIELDED | _DELAYED_LIFE
 
 
 class Regeneration:
-    """Zerg life and Protoss shield regeneration (see the module docstring).
+    """Zerg life, Protoss shield and Reaper life regeneration (see the module docstring).
 
     Cheap when nothing regenerates: per set of units it caches the rows that may regenerate
     with their maxima and rates; life is looked at only after some damage (:meth:`damaged`) or
@@ -85,27 +105,33 @@ class Regeneration:
         """Some Zerg row may be below its maximum life."""
         self._shield_wake = 0
         """The first loop at which some shield may regenerate."""
+        self._reaper_rows = np.zeros(0, np.int64)
+        self._reaper_top = np.zeros(0)
+        self._reaper_wake = 0
+        """The first loop at which some Reaper may regenerate."""
         self._any = False
-        """Some unit may regenerate (a Zerg type, or one with shields)."""
+        """Some unit may regenerate (a Zerg type, one with shields, a Reaper)."""
 
     def watching(self) -> bool:
-        """Whether some unit may regenerate (a Zerg type, or one with shields): otherwise damage
-        need not be reported."""
+        """Whether some unit may regenerate (a Zerg type, one with shields, a Reaper): otherwise
+        damage need not be reported."""
         if self._version != self.w.u.version:
             self._refresh()
         return self._any
 
     def damaged(self, rows: np.ndarray | int) -> None:
         """Units of ``rows`` (indices or a mask) took damage now (combat, spells): their shields
-        wait again, Zerg life is looked at.  Nothing to do in a world without Zerg or shields."""
+        wait again, and so does a Reaper's life; Zerg life is looked at.  Nothing to do in a world
+        without Zerg, shields or Reapers."""
         if not self.watching():
             return
         if len(self._life_rows):
             self._life_dirty = True
-        if len(self._shield_rows):  # (only shields need the loop of the damage)
+        if len(self._shield_rows) or len(self._reaper_rows):  # (only delays need the loop of the damage)
             loop = self.w.loop
             self.w.u.hurt[rows] = loop
             self._shield_wake = min(self._shield_wake, loop + SHIELD_DELAY_LOOPS + 1)
+            self._reaper_wake = min(self._reaper_wake, loop + REAPER_DELAY_LOOPS + 1)
 
     def _refresh(self) -> None:
         u = self.w.u
@@ -113,6 +139,7 @@ class Regeneration:
         ti = u.ti
         self._life_dirty = True
         self._shield_wake = 0
+        self._reaper_wake = 0
         self._any = bool(_count(_REGENERATES[ti]))
         if not self._any:  # (a Terran world: nothing to look at until the set of units changes)
             return
@@ -123,7 +150,11 @@ class Regeneration:
         if not len(z):
             self._life_dirty = False
         if not len(p):
-            self._shield_wake = 1 << 62
+            self._shield_wake = NEVER
+        r = np.flatnonzero(_DELAYED_LIFE[ti])
+        self._reaper_rows, self._reaper_top = r, TYPES.hp_max[ti[r]]
+        if not len(r):
+            self._reaper_wake = NEVER
 
     def update(self, h: int) -> None:
         """The world advanced ``h`` loops to ``self.w.loop``: regenerate over them."""
@@ -144,28 +175,33 @@ class Regeneration:
                 self._life_dirty = False
         loop = self.w.loop
         if loop >= self._shield_wake:
-            self._shields(h, loop)
+            self._shield_wake = _after_delay(u.shield, u.hurt, self._shield_rows, self._shield_top,
+                                             SHIELD_PER_LOOP, SHIELD_DELAY_LOOPS, h, loop)
+        if loop >= self._reaper_wake:
+            self._reaper_wake = _after_delay(u.hp, u.hurt, self._reaper_rows, self._reaper_top,
+                                             REAPER_PER_LOOP, REAPER_DELAY_LOOPS, h, loop)
 
-    def _shields(self, h: int, loop: int) -> None:
-        u = self.w.u
-        p = self._shield_rows
-        top = self._shield_top
-        sh = u.shield[p]  # (a copy)
-        low = sh < top
-        if not _count(low):
-            self._shield_wake = 1 << 62  # (until some damage)
-            return
-        # loops of (loop - h, loop] past the delay since the last damage (np.clip is slow)
-        start = u.hurt[p]
-        start += SHIELD_DELAY_LOOPS  # regenerating in the loops after this one
-        n = np.maximum(start, loop - h)
-        np.subtract(loop, n, out=n)
-        np.maximum(n, 0, out=n)
-        n *= low
-        if _count(n):  # some are regenerating: look again next loop
-            sh += SHIELD_PER_LOOP * n
-            np.minimum(sh, top, out=sh)
-            u.shield[p] = sh
-            self._shield_wake = loop + 1
-            return
-        self._shield_wake = int(start[low].min()) + 1  # (all wait for their delay)
+
+def _after_delay(col: np.ndarray, hurt: np.ndarray, rows: np.ndarray, top: np.ndarray, per_loop: float,
+                 delay: int, h: int, loop: int) -> int:
+    """Regenerate ``col`` (shields, or a Reaper's life) of ``rows`` by ``per_loop`` for each loop of
+    (loop - h, loop] that is past ``delay`` loops since its last damage (``hurt``).  Returns the
+    next loop worth looking at: the next one while some regenerate, else the first end of a delay,
+    or never while none is below ``top`` (until some damage)."""
+    val = col[rows]  # (a copy)
+    low = val < top
+    if not _count(low):
+        return NEVER
+    # loops of (loop - h, loop] past the delay since the last damage (np.clip is slow)
+    start = hurt[rows]
+    start += delay  # regenerating in the loops after this one
+    n = np.maximum(start, loop - h)
+    np.subtract(loop, n, out=n)
+    np.maximum(n, 0, out=n)
+    n *= low
+    if _count(n):  # some are regenerating: look again next loop
+        val += per_loop * n
+        np.minimum(val, top, out=val)
+        col[rows] = val
+        return loop + 1
+    return int(start[low].min()) + 1  # (all wait for their delay)
