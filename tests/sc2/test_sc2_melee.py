@@ -70,6 +70,7 @@ def test_spaces_are_a_dict_of_features_and_minimap_and_a_discrete_action() -> No
         ({"shaping": -1}, "shaping must be >= 0"),
         ({"tie_reward": -2}, "tie_reward must be a number from -1 to 1"),
         ({"tie_reward": "lose"}, "tie_reward must be a number from -1 to 1"),
+        ({"tie_reward": "score"}, 'tie_reward must be a number from -1 to 1, "trade", or null'),
         ({"minimap": 4}, "minimap must be"),
     ],
 )
@@ -286,6 +287,17 @@ def test_tie_reward_scores_the_time_limit_as_a_terminated_result(run: Any, host:
     assert res.terminated and not res.truncated
     assert res.info["game_result"] == "Tie" and res.reward == -0.5
     assert 20 * LOOPS_PER_SECOND <= res.info["game_loop"] <= 20 * LOOPS_PER_SECOND + 32
+
+
+def test_a_trade_tie_reward_pays_the_player_that_destroyed_more_value_than_it_lost() -> None:
+    task = make_task("Melee", {"tie_reward": "trade"})
+    assert isinstance(task, Melee) and task.scores_time_limit
+    tie, victory, defeat = (SimpleNamespace(name=n) for n in ("Tie", "Victory", "Defeat"))
+    for killed, lost, reward in ((400.0, 150.0, 1.0), (150.0, 400.0, -1.0), (0.0, 0.0, -1.0), (200.0, 200.0, -1.0)):
+        task._value_killed, task._value_lost = killed, lost
+        assert task.final_reward(None, tie) == reward, (killed, lost)  # type: ignore[arg-type]
+        # a decided game keeps its result, whatever was traded
+        assert task.final_reward(None, victory) == 1.0 and task.final_reward(None, defeat) == -1.0  # type: ignore[arg-type]
 
 
 def _scripted_game(run: Any, host: SC2EnvHost, seed: int) -> tuple[list[Any], Melee]:

@@ -39,7 +39,9 @@ Why the spaces look as they do (docs/melee.md has the longer account):
   truncation, so PPO bootstraps through it as if the game went on: a Tie is neither good nor
   bad, and in self-play a passive game that ties an equal costs nothing. ``tie_reward`` (-1,
   with ``shaping=0``, for self-play: docs/melee.md) makes the limit's Tie a scored end, so that
-  only a decided game pays.
+  only a decided game pays; ``"trade"`` scores it +1 for the player that destroyed more value than
+  it lost and -1 otherwise, so that a self-play game at the limit still has a winner and a passive
+  one has none.
 
 Only burnysc2's public ``BotAI`` API is used (``decode`` is a coroutine for its placement queries),
 so the task runs unchanged on the real game. The actions mean the same for every race; a
@@ -83,6 +85,8 @@ ACTIONS: tuple[str, ...] = (
     "scout",
 )
 ATTACK, DEFEND, RETREAT = "attack", "defend", "retreat"
+TRADE = "trade"
+"""``tie_reward`` that scores a Tie at the time limit by the value traded (see :class:`Melee`)."""
 MODES = (DEFEND, ATTACK, RETREAT)
 
 #: The 2018 Season 3 1v1 ladder pool, the newest season of the bundled maps (sc2maptool's
@@ -269,7 +273,7 @@ class Melee(Task):
         step_loops: int = 32,
         shaping: float = 1.0,
         minimap: int = 32,
-        tie_reward: float | None = None,
+        tie_reward: float | str | None = None,
         scripted: bool = False,
     ) -> None:
         super().__init__(scripted=scripted)
@@ -311,13 +315,15 @@ class Melee(Task):
         if not float(shaping) >= 0:
             raise TaskError(f"Melee: shaping must be >= 0 (0 turns the dense reward off), got {shaping!r}")
         self.shaping = float(shaping)
-        if tie_reward is not None and (isinstance(tie_reward, bool) or not isinstance(tie_reward, (int, float))
-                                       or not -1.0 <= tie_reward <= 1.0):
-            raise TaskError(f"Melee: tie_reward must be a number from -1 to 1, or null to truncate at the "
-                            f"time limit, got {tie_reward!r}")
+        if tie_reward is not None and tie_reward != TRADE and (
+                isinstance(tie_reward, bool) or not isinstance(tie_reward, (int, float))
+                or not -1.0 <= tie_reward <= 1.0):
+            raise TaskError(f"Melee: tie_reward must be a number from -1 to 1, \"{TRADE}\", or null to truncate "
+                            f"at the time limit, got {tie_reward!r}")
         #: None: the time limit truncates (SB3 bootstraps, as if the game went on); a number: the
-        #: limit's Tie is a result, terminated with this reward.
-        self.tie_reward: float | None = None if tie_reward is None else float(tie_reward)
+        #: limit's Tie is a result, terminated with this reward; "trade": terminated with +1 for the
+        #: player that destroyed more value than it lost, -1 otherwise (a passive game included).
+        self.tie_reward: float | str | None = tie_reward if tie_reward in (None, TRADE) else float(tie_reward)
         self.scores_time_limit = self.tie_reward is not None
         if isinstance(minimap, bool) or not isinstance(minimap, int) or not 8 <= minimap <= 128:
             raise TaskError(f"Melee: minimap must be an int from 8 to 128 pixels, got {minimap!r}")
@@ -892,9 +898,12 @@ class Melee(Task):
         return True, False
 
     def final_reward(self, bot: BotAI, result: Any) -> float:
-        """The result's part of the last step's reward: +1, -1, and 0 or ``tie_reward`` for a Tie."""
+        """The result's part of the last step's reward: +1, -1, and 0 or ``tie_reward`` for a Tie
+        (with ``"trade"``: +1 when the game's value destroyed exceeds the value lost, else -1)."""
         if result.name == "Tie" and self.tie_reward is not None:
-            return self.tie_reward
+            if self.tie_reward == TRADE:
+                return 1.0 if self._value_killed > self._value_lost else -1.0
+            return float(self.tie_reward)
         return {"Victory": 1.0, "Defeat": -1.0}.get(result.name, 0.0)
 
     def info(self, bot: BotAI) -> dict[str, Any]:
