@@ -149,10 +149,10 @@ def trace(difficulty: int, build: int, seed: int, until_s: int, rush_s: int = 0)
 
 
 @pytest.mark.parametrize(("difficulty", "build", "rush_s", "digest"), [
-    (L.EASY, L.RANDOM_BUILD, 0, "3369d9dc70b27742"),
-    (L.EASY, L.RANDOM_BUILD, 150, "3c07355d4c537e2e"),
-    (L.VERY_EASY, L.RANDOM_BUILD, 0, "e4d9508a934c691e"),
-    (L.HARD, L.RUSH, 0, "741a90e820dbe903"),
+    (L.EASY, L.RANDOM_BUILD, 0, "5684ca848d54e61e"),
+    (L.EASY, L.RANDOM_BUILD, 150, "d724090522116de6"),
+    (L.VERY_EASY, L.RANDOM_BUILD, 0, "962a7af004bd7ada"),
+    (L.HARD, L.RUSH, 0, "a10922cd58d4fb2e"),
 ])
 def test_simple_and_rush_play_as_before_the_tech_builds(difficulty: int, build: int, rush_s: int, digest: str) -> None:
     """The digests were recorded with the Computer as it was before the tech builds (its code at
@@ -162,7 +162,9 @@ def test_simple_and_rush_play_as_before_the_tech_builds(difficulty: int, build: 
     attacks only what its player sees (a rule of the engine, not of the Computer: with it switched
     off the old digests still come out), and the two Easy ones again when idle workers stopped
     acquiring targets of their own (``_WORKER_TI`` in ``systems/targeting.py``; with it emptied the
-    previous digests come out)."""
+    previous digests come out), and all four again when a worker finding its field occupied came
+    to look for a free one over the whole mineral line (``harvest.BOUNCE_RADIUS``; set back to 3
+    the previous digests come out)."""
     assert trace(difficulty, build, seed=5, until_s=600, rush_s=rush_s) == digest
 
 

@@ -5,8 +5,8 @@ while another worker occupies it, occupy it for the mining time (minerals 2.786 
 rounded up to 45 loops; vespene 1.981 s = 32 loops, inferred), take 5 minerals (4 vespene), pause
 0.5 s (8 loops: the next worker may start during the pause), walk to the nearest ready townhall
 and drop the cargo there, walk back.  One worker per field or refinery at a time; a worker that
-finds its field occupied moves to a free field of the same group if there is one, else waits for
-it.  Fields and geysers deplete; a depleted mineral field disappears.  A worker inside a
+finds its field occupied moves to the nearest free field of the same mineral line
+(:data:`BOUNCE_RADIUS`) if there is one, else waits for it.  Fields and geysers deplete; a depleted mineral field disappears.  A worker inside a
 refinery is left out of the observation, as the real client does.  A worker that leaves its job
 while carrying keeps the cargo (and shows the carry buff) until it returns it.
 
@@ -53,6 +53,12 @@ and from the measured ~114 gas/min of a saturated geyser at normal speed; not co
 PAUSE_LOOPS = 8
 """After mining a worker pauses 0.5 normal seconds before it walks back (Liquipedia)."""
 MINERALS_PER_TRIP, GAS_PER_TRIP = 5, 4
+BOUNCE_RADIUS = 8.0
+"""A worker that finds its mineral field occupied moves to the nearest free field within this of it:
+the base's mineral line (its fields lie within about 8 of each other; the next base's are 15 or
+more away).  Workers sent to one field "automatically arrange themselves to harvest from
+unoccupied mineral clusters" (Blizzard, "StarCraft II Game Guide: Resources"); the real search
+radius is not known here (m)."""
 RICH_MINERALS_PER_TRIP, RICH_GAS_PER_TRIP = 7, 8
 """A rich mineral field gives 7 minerals a trip, a rich geyser 8 vespene (Liquipedia, "Minerals",
 "Vespene Gas")."""
@@ -372,12 +378,14 @@ class Harvest:
         return best
 
     def _neighbours(self, busy: Resource) -> list[Resource]:
-        """The other mineral fields within 3 of ``busy``, in :attr:`resources`' order (fields do
-        not move: kept until a resource comes or goes, instead of a look at every resource)."""
+        """The other mineral fields within :data:`BOUNCE_RADIUS` of ``busy``, in :attr:`resources`'
+        order (fields do not move: kept until a resource comes or goes, instead of a look at every
+        resource)."""
         got = self._near.get(busy.tag)
         if got is None or got[0] is not busy:
+            r2 = BOUNCE_RADIUS * BOUNCE_RADIUS
             near = [res for res in self.resources.values()
-                    if res is not busy and res.is_mineral and (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 <= 9.0]
+                    if res is not busy and res.is_mineral and (res.x - busy.x) ** 2 + (res.y - busy.y) ** 2 <= r2]
             got = self._near[busy.tag] = (busy, near)
         return got[1]
 
