@@ -6,9 +6,10 @@ rounded up to 45 loops; vespene 1.981 s = 32 loops, inferred), take 5 minerals (
 0.5 s (8 loops: the next worker may start during the pause), walk to the nearest ready townhall
 and drop the cargo there, walk back.  One worker per field or refinery at a time; a worker that
 finds its field occupied moves to the nearest free field of the same mineral line
-(:data:`BOUNCE_RADIUS`) if there is one, else waits for it.  Fields and geysers deplete; a depleted mineral field disappears.  A worker inside a
-refinery is left out of the observation, as the real client does.  A worker that leaves its job
-while carrying keeps the cargo (and shows the carry buff) until it returns it.
+(:data:`BOUNCE_RADIUS`) if there is one, else waits for it.  Fields and geysers deplete; a
+depleted mineral field disappears.  A worker inside a refinery is left out of the observation, as
+the real client does.  A worker that leaves its job while carrying keeps the cargo (and shows
+the carry buff) until it returns it.
 
 A player may have an income bonus (:attr:`Harvest.income_bonus`): each trip it drops off delivers
 that many more minerals or vespene.  The Cheat difficulties of the built-in Computer get one: +1

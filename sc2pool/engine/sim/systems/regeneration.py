@@ -14,9 +14,9 @@
 
 Rates are applied per game loop as exact binary fractions, so that ``k`` loops in one go give
 the same figures as ``k`` single loops whatever the world's chunking: the shields' and the
-Reaper's 2/16 per loop is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real game keeps life in
-fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value nearest LP's 0.2734
-(m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
+Reaper's 2/16 per loop is exact; the Zerg rate 0.2734/16 per loop is taken as 70/4096 (the real
+game keeps life in fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value
+nearest LP's 0.2734 (m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
 units), only while such rows exist: worlds without Zerg, Protoss units or Reapers do nothing.
 """
 
