@@ -28,6 +28,7 @@ def test_the_figures_are_the_sources() -> None:
     assert (A.MINE_DAMAGE, A.MINE_SHIELD_BONUS, A.MINE_SPLASH, A.MINE_RANGE) == (125.0, 35.0, 40.0, 5.0)
     assert A.MINE_REARM == 649  # 29 faster seconds
     assert (A.LOCK_ON_DAMAGE, A.LOCK_ON_LOOPS, A.LOCK_ON_RANGE, A.LOCK_ON_BREAK) == (400.0, 313, 7.0, 15.0)
+    assert A.LOCK_ON_COOLDOWN == 96  # 4.3 faster seconds
 
 
 @pytest.mark.parametrize(("ability", "caster", "point"), [
@@ -230,11 +231,66 @@ def test_a_lock_breaks_beyond_15_and_can_be_cancelled() -> None:
     w.touch()
     g.step(2)
     assert cyc not in w.abilities.locks
+    assert act(g, A.LOCK_ON, [cyc], target=d2) == C.COOLDOWN  # 4.3 s from the lock's end
+    g.step(A.LOCK_ON_COOLDOWN)
     assert act(g, A.LOCK_ON, [cyc], target=d2) == C.SUCCESS
     assert act(g, A.LOCK_ON_CANCEL, [cyc]) == C.SUCCESS
     assert cyc not in w.abilities.locks
     assert act(g, A.LOCK_ON_CANCEL, [cyc]) == C.ERROR
     assert tags_of(g, A.CYCLONE) == [cyc]
+
+
+def test_lock_on_is_autocast_on_the_closest_enemy_unit_unless_the_cyclone_is_moving() -> None:
+    g, w = rich_eco()
+    [cyc] = w.spawn(A.CYCLONE, 1, [20.0], [30.0]).tolist()
+    [depot] = w.spawn(D.SUPPLYDEPOT, 2, [27.0], [30.0]).tolist()  # a structure within 7: never locked on
+    [near, far] = w.spawn(ZERGLING, 2, [20.0, 20.0], [33.5, 34.5]).tolist()
+    place(w, {cyc: (20.0, 30.0), near: (20.0, 33.5), far: (20.0, 34.5)})
+    for z in (near, far):
+        w.command(2, D.HOLDPOSITION_HOLD, [z], None, 0, False)
+    u = w.u
+    u.hp[u.row(near)] = u.hp[u.row(far)] = 1000.0  # (to watch the damage)
+    assert act(g, D.MOVE_MOVE, [cyc], (20.0, 20.0)) == C.SUCCESS
+    g.step(1)
+    assert cyc not in w.abilities.locks  # on a move order: no autocast
+    assert act(g, D.HOLDPOSITION_HOLD, [cyc]) == C.SUCCESS
+    g.step(1)
+    assert w.abilities.locks[cyc].target == near  # the closest enemy unit, not the structure
+    before = hp(w, near), hp(w, far)
+    # its weapon is locked on the target too: the other Zergling, in its range 5, takes nothing
+    g.step(A.LOCK_ON_LOOPS + 1)
+    assert hp(w, far) == before[1]
+    # (missiles fired just before the lock still land: two at most)
+    assert before[0] - A.LOCK_ON_DAMAGE - 2 * 18.0 - 1e-6 <= hp(w, near) <= before[0] - A.LOCK_ON_DAMAGE + 1e-6
+    assert hp(w, depot) == 400.0
+    assert cyc not in w.abilities.locks
+    # after the lock, its weapon fires again while Lock On cools down for 4.3 s
+    g.step(A.LOCK_ON_COOLDOWN - 2)
+    assert cyc not in w.abilities.locks
+    assert hp(w, near) + hp(w, far) < sum(before) - A.LOCK_ON_DAMAGE
+    g.step(2)
+    assert cyc in w.abilities.locks
+
+
+def test_a_release_3_8_to_4_7_cyclone_locks_on_air_units_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sc2pool.engine.data import versions
+
+    monkeypatch.setattr(versions, "_selected", "4.7")
+    assert versions.rule("lock_on_air_only")
+    g, w = rich_eco()
+    [cyc] = w.spawn(A.CYCLONE, 1, [20.0], [30.0]).tolist()
+    [ling] = w.spawn(ZERGLING, 2, [20.0], [34.0]).tolist()
+    place(w, {cyc: (20.0, 30.0), ling: (20.0, 34.0)})
+    w.command(2, D.HOLDPOSITION_HOLD, [ling], None, 0, False)
+    assert act(g, D.HOLDPOSITION_HOLD, [cyc]) == C.SUCCESS
+    g.step(2)
+    assert cyc not in w.abilities.locks  # a ground unit: not by autocast
+    assert act(g, A.LOCK_ON, [cyc], target=ling) == C.CANT_TARGET_THAT_UNIT  # nor by hand
+    [viking] = w.spawn(35, 2, [22.0], [30.0]).tolist()  # a Viking (fighter mode): air
+    g.step(1)
+    assert w.abilities.locks[cyc].target == viking
+    monkeypatch.setattr(versions, "_selected", None)
+    assert not versions.rule("lock_on_air_only")
 
 
 def test_a_liberator_flies_to_put_its_zone_at_the_point_and_shoots_only_inside_it() -> None:

@@ -7,7 +7,8 @@ plays that release's game data.  The engine serves one capture (patch 5.0.11's `
 changed since, and then cannot do on the engine what it did on its own client (python-sc2's
 ``cyclone_push`` trains Cyclones from bare Factories, as 4.7 allowed).  So the server reads
 ``-dataVersion``, finds the release's label in burnysc2's version table, and applies the
-differences entered in :data:`PATCHES` whose releases include it.  Only differences someone has
+differences entered in :data:`PATCHES` (data fields) and :data:`RULES` (rules the simulation
+asks about) whose releases include it.  Only differences someone has
 entered with a source are applied: every other fact stays 5.0.11's (the engine has no older
 capture), which :func:`select` logs.
 """
@@ -44,6 +45,25 @@ PATCHES: tuple[Patch, ...] = (
     # require_attached unset, the rest of its data as 5.0.11 reports it (not known here for 4.x)
     Patch("units", CYCLONE, {"tech_requirement": None, "require_attached": None}, since=(3, 8), until=(4, 7, 1),
           source="LP:Cyclone (the Tech Lab requirement was removed in patch 3.8.0 and restored in 4.7.1)"),
+)
+
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A game rule that is not a data field (the simulation asks :func:`rule`), as releases
+    ``since`` (included) to ``until`` (excluded) played it."""
+
+    name: str
+    since: Version = (0,)
+    until: Version = (99,)
+    source: str = ""
+
+
+RULES: tuple[Rule, ...] = (
+    # the Cyclone's Lock On hits air units only (the 5.0.11 client's hits ground and air)
+    Rule("lock_on_air_only", since=(3, 8), until=(4, 7, 1),
+         source="LP:Cyclone (from patch 3.8.0 until 4.7.1 the Lock On ability was restricted to air targets)"),
 )
 
 _selected: str | None = None
@@ -87,10 +107,10 @@ def select(data_hash: str) -> str | None:
         _selected = None
         return None
     _selected = label
-    applied = active()
+    applied = [p.source for p in active()] + [r.source for r in active_rules()]
     log.warning("data version %s (release %s) asked for: serving patch 5.0.11's data with %d known "
                 "difference(s) of that release (%s); other differences are not entered",
-                data_hash, label, len(applied), "; ".join(p.source for p in applied) or "none")
+                data_hash, label, len(applied), "; ".join(applied) or "none")
     return label
 
 
@@ -108,6 +128,22 @@ def active() -> list[Patch]:
     except ValueError:
         return []
     return [p for p in PATCHES if p.since <= v < p.until]
+
+
+def active_rules() -> list[Rule]:
+    """The rules of the selected release that differ from the capture's (none when none is selected)."""
+    if _selected is None:
+        return []
+    try:
+        v = parse(_selected)
+    except ValueError:
+        return []
+    return [r for r in RULES if r.since <= v < r.until]
+
+
+def rule(name: str) -> bool:
+    """Whether the served release plays the rule ``name`` of :data:`RULES`."""
+    return any(r.name == name for r in active_rules())
 
 
 def reset() -> None:

@@ -57,9 +57,16 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
 - *Cyclone*: Lock On (2350, a unit within the client's cast range 7; the 5.0.11 client's Cyclone,
   LP:Cyclone of patches 4.11-5.0.11): the Cyclone drives into range, then deals
   :data:`LOCK_ON_DAMAGE` over :data:`LOCK_ON_LOOPS` (equal parts each loop, no armor (m)) while it
-  moves and fights as it likes; the lock breaks when the target is farther than
-  :data:`LOCK_ON_BREAK`, dies, or cloaks undetected; 2354 cancels it.  One lock at a time (a second
-  Lock On: ``Error`` (m)); a cooldown after it is not simulated (m).
+  moves as it likes; its weapon does not fire meanwhile (LP: Lock On "locks the Cyclone's weapons
+  on the target unit").  The lock breaks when the target is farther than :data:`LOCK_ON_BREAK`,
+  dies, or cloaks undetected; 2354 cancels it; then :data:`LOCK_ON_COOLDOWN`.  One lock at a time
+  (a second Lock On: ``Error`` (m)).  Lock On is autocast, as the real game sets it by default
+  (LP:Cyclone): a Cyclone that is not on a move order, has no lock and is off cooldown locks on
+  the closest enemy unit (not a structure; one it may see: detection) within range 7 (which one
+  the real autocast picks is (m)); toggling the autocast is accepted and ignored (m).  A client
+  of releases 3.8 to 4.7 (``sc2_version``: :mod:`sc2pool.engine.data.versions`) locks on air
+  units only, by hand or by autocast (LP:Cyclone; a ground target by hand: ``CantTargetThatUnit``
+  (m)).
 - *Tactical Jump* (2358, a point anywhere): the Battlecruiser channels :data:`JUMP_DELAY` in place,
   invulnerable meanwhile (:attr:`Abilities.jumping`: combat and spells drop damage to it; (m) for
   the whole delay), then stands at the point; :data:`JUMP_COOLDOWN` (LP:Battlecruiser).
@@ -97,6 +104,7 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.data import units as F
+from sc2pool.engine.data import versions
 from sc2pool.engine.sim.commands import (
     CANT_TARGET_THAT_UNIT,
     COOLDOWN,
@@ -110,6 +118,8 @@ from sc2pool.engine.sim.commands import (
 )
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.workers import order_bytes
+from sc2pool.engine.sim.units import FOLLOW as FOLLOW_KIND
+from sc2pool.engine.sim.units import MOVE as MOVE_KIND
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
@@ -208,6 +218,8 @@ LOCK_ON_LOOPS = int(14 * LOOPS_PER_FASTER_SECOND)
 LOCK_ON_BREAK = 15.0
 """The lock breaks when the target is farther than 15 (edge to edge (m); LP:Cyclone)."""
 LOCK_ON_PER_LOOP = LOCK_ON_DAMAGE / LOCK_ON_LOOPS
+LOCK_ON_COOLDOWN = int(4.3 * LOOPS_PER_FASTER_SECOND)
+"""4.3 faster seconds = 96 loops before the next lock, from the end of the last one (LP:Cyclone)."""
 TACTICAL_JUMP = 2358
 JUMP_DELAY = int(4 * LOOPS_PER_FASTER_SECOND)
 """Tactical Jump: the Battlecruiser leaves 4 faster seconds (89 loops) after the cast
@@ -371,6 +383,10 @@ class Abilities:
         """Cyclone tag -> its Lock On."""
         self._mines_version = -1
         self._mines: list[int] = []
+        self._cyclones_version = -1
+        self._cyclones: list[int] = []
+        self.lock_air_only = versions.rule("lock_on_air_only")
+        """The served release's Lock On hits air units only (:mod:`sc2pool.engine.data.versions`)."""
         self.jumping: set[int] = set()
         """Battlecruisers warping out (Tactical Jump): invulnerable (combat and spells skip them)."""
         self.disabled: dict[int, int] = {}
@@ -440,6 +456,8 @@ class Abilities:
             return self.mule_gather(c)
         if ab == LOCK_ON and any(int(t) in self.locks for t in self.w.u.tag[c.rows]):
             return ERROR  # (one lock at a time (m))
+        if ab == LOCK_ON and self.lock_air_only and c.trow >= 0 and not TYPES.is_flying[self.w.u.ti[c.trow]]:
+            return CANT_TARGET_THAT_UNIT  # (releases 3.8-4.7: air targets only; the code is (m))
         if ab == NUKE and not self._armed_silos(c.player):
             return ERROR  # (no armed nuke (m: the real client's code is not known here))
         if ab in SPELLS:
@@ -447,7 +465,7 @@ class Abilities:
         if ab == LOCK_ON_CANCEL:
             n = 0
             for t in self.w.u.tag[c.rows].tolist():
-                n += self.locks.pop(int(t), None) is not None
+                n += self._unlock(int(t))
             return SUCCESS if n else ERROR
         if ab == MINE_ATTACK:
             return self._mine_cmd(c)
@@ -631,7 +649,7 @@ class Abilities:
                                  enemies_only=True, ground_only=True))
 
     def _lock_on(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self.locks[int(self.w.u.tag[r])] = Lock(cast.target, loop + LOCK_ON_LOOPS, loop)
+        self._lock(r, cast.target, loop)
 
     def _nuke(self, cast: Cast, r: int, t: int, loop: int) -> None:
         self._blast(Blast(int(self.w.u.owner[r]), cast.x, cast.y, loop, NUKE_DAMAGE, NUKE_RADIUS, everything=True,
@@ -646,9 +664,9 @@ class Abilities:
 
     def _matrix(self, cast: Cast, r: int, t: int, loop: int) -> None:
         u = self.w.u
+        self._unlock(cast.target)  # (a Cyclone's lock ends (m))
         self.disabled[cast.target] = loop + MATRIX_LOOPS
         u.cd[t] = max(float(u.cd[t]), float(MATRIX_LOOPS))  # (its weapon waits it out)
-        self.locks.pop(cast.target, None)  # (a Cyclone's lock ends (m))
 
     def _shred(self, cast: Cast, r: int, t: int, loop: int) -> None:
         u = self.w.u
@@ -863,7 +881,67 @@ class Abilities:
             if upto >= lock.end:
                 done.append(tag)
         for tag in done:
-            self.locks.pop(tag, None)
+            self._unlock(tag)
+
+    def _lock(self, r: int, target: int, loop: int) -> None:
+        """The Cyclone of row ``r`` locks on ``target`` (a tag); its weapon waits for the lock."""
+        u = self.w.u
+        self.locks[int(u.tag[r])] = Lock(target, loop + LOCK_ON_LOOPS, loop)
+        u.cd[r] = max(float(u.cd[r]), float(LOCK_ON_LOOPS))
+
+    def _unlock(self, tag: int) -> bool:
+        """End the Cyclone's lock (False: it had none): its weapon is free again and Lock On
+        cools down."""
+        if self.locks.pop(tag, None) is None:
+            return False
+        self.ready[(tag, LOCK_ON)] = self.w.loop + LOCK_ON_COOLDOWN
+        r = self.w.u.row(tag)
+        if r >= 0:
+            self.w.u.cd[r] = 0.0
+            self.w.touch()  # (its target scans are scheduled: it fires again now)
+        return True
+
+    def cyclone_tags(self) -> list[int]:
+        """Tags of the Cyclones (cached per unit-set version)."""
+        u = self.w.u
+        if self._cyclones_version != u.version:
+            self._cyclones_version = u.version
+            self._cyclones = u.tag[u.unit_id == CYCLONE].tolist()
+        return self._cyclones
+
+    def _autolock(self, r: int, loop: int) -> int:
+        """The row of the enemy unit the Cyclone of row ``r`` would lock on now by autocast (-1:
+        none): not on a move order, no lock, off cooldown, not disabled; the closest enemy unit
+        (not a structure) it may see within :data:`LOCK_ON_RANGE`."""
+        w = self.w
+        u = w.u
+        tag = int(u.tag[r])
+        if tag in self.locks or self.ready.get((tag, LOCK_ON), 0) > loop or self.disabled.get(tag, 0) > loop \
+                or int(u.kind[r]) in (MOVE_KIND, FOLLOW_KIND):
+            return -1
+        owner = int(u.owner[r])
+        ok = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & (u.hp > 0) & ~TYPES.structure[u.ti]
+        if self.lock_air_only:
+            ok &= TYPES.is_flying[u.ti]
+        if w.detection.active():
+            ok &= ~w.detection.hidden(owner)
+        cand = np.nonzero(ok)[0]
+        if not len(cand):
+            return -1
+        gap = np.hypot(u.x[cand] - u.x[r], u.y[cand] - u.y[r]) - u.radius[cand] - u.radius[r]
+        k = int(np.argmin(gap))
+        return int(cand[k]) if gap[k] <= LOCK_ON_RANGE else -1
+
+    def _autolocks(self, loop: int) -> None:
+        """Every Cyclone that may locks on by autocast (see the module docstring)."""
+        u = self.w.u
+        for tag in self.cyclone_tags():
+            r = u.row(tag)
+            if r < 0:
+                continue
+            t = self._autolock(r, loop)
+            if t >= 0:
+                self._lock(r, int(u.tag[t]), loop)
 
     def _heal_cmd(self, c: Command) -> int:
         """An explicit heal: the target must be a biological unit of the player (the heal itself
@@ -891,6 +969,8 @@ class Abilities:
             self._mules(loop)
         if self.locks:
             self._locks(loop)
+        if self.cyclone_tags():
+            self._autolocks(loop)
         for d in (self.disabled, self.shredded):
             if d:
                 for tag in [t for t, end in d.items() if end <= loop]:
@@ -998,6 +1078,8 @@ class Abilities:
                 h = min(h, end - loop)
         for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
             h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
+        for tag in self.cyclone_tags():  # (so does a Cyclone whose Lock On is ready)
+            h = min(h, self.ready.get((tag, LOCK_ON), 0) - loop)
         for m in self.mules.values():
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:
