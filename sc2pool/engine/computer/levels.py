@@ -21,7 +21,12 @@ Hard, Harder, Very Hard and Elite).  What changes with it is what the real AI's 
   control (focus fire, grouping before an attack, retreating when outnumbered), how many
   workers, barracks and bases it takes and how big its waves are: the engine's choices (m),
   meant to make strength grow with the level (measured by ``benchmarks/computer_strength.py``;
-  the results: docs/engine.md, "The Computer").
+  the results: docs/engine.md, "The Computer");
+- *upgrades*: the real AI researches upgrades as players do (seen in play: no written source
+  found here); from Medium up the engine's Computer researches its build's list (its race's
+  movement upgrade, level-1 weapons and armor of its army's family: :attr:`Tech.research`), the
+  lower of those levels only its first entries (:attr:`Level.research`); which upgrades and when
+  are the engine's (m).  It does not stim, so no build researches Stimpack.
 
 **Builds** (``sc2api_pb2.AIBuild``: 1 RandomBuild, 2 Rush, 3 Timing, 4 Power, 5 Macro, 6 Air),
 openers after the standard Terran build orders (Liquipedia, "2 Rax (vs. Zerg)", "Reaper
@@ -48,6 +53,8 @@ BUILD_NAMES = {RANDOM_BUILD: "RandomBuild", RUSH: "Rush", TIMING: "Timing", POWE
                AIR: "Air"}
 
 DEPOT, BARRACKS, REFINERY, FACTORY, STARPORT = "depot", "barracks", "refinery", "factory", "starport"
+ENGBAY, ARMORY = "engbay", "armory"
+"""The Terran research structures the builds ask for (:attr:`Tech.research`)."""
 NO_ADDON, TECHLAB, REACTOR = "", "techlab", "reactor"
 PRODUCTION = (BARRACKS, FACTORY, STARPORT)
 """The structures that train an army, in the order the tech tree opens them."""
@@ -56,6 +63,9 @@ PRODUCTION = (BARRACKS, FACTORY, STARPORT)
 MARINE, REAPER, MARAUDER = 48, 49, 51
 HELLION, WIDOWMINE, SIEGETANK = 53, 498, 33
 VIKING, MEDIVAC, BANSHEE = 35, 54, 55
+# research ability ids (the client's; ``data.tech.RESEARCH``)
+COMBAT_SHIELD, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1 = 731, 652, 656
+VEHICLE_WEAPONS_1, SHIP_WEAPONS_1, PLATING_1 = 855, 861, 864
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,10 @@ class Tech:
     morphs: tuple[tuple[int, int], ...] = ()
     """(structure type, morph ability): one structure of that type is upgraded in place once the
     morph's requirement is met (a Zerg Hatchery into a Lair, for the tech that needs it)."""
+    research: tuple[int, ...] = ()
+    """Research abilities (``data.tech.RESEARCH``), in the order it researches them, as far as its
+    level goes (:attr:`Level.research`); a research structure it lacks (an Engineering Bay, an
+    Evolution Chamber, a Forge, an Armory) it builds first."""
 
     def addon_of(self, what: str, index: int) -> str:
         """The add-on the ``index``-th structure of kind ``what`` gets."""
@@ -143,6 +157,9 @@ class Level:
     """Multiplies its build's first attack time (the lower levels attack sooner, with less) (m)."""
     extra_income: int = 0
     """Minerals or vespene more per trip (the resource cheats)."""
+    research: int = 0
+    """How many entries of its build's research (:attr:`Tech.research`) it goes through: the
+    lower levels research less (m)."""
     sees_all: bool = False
     """Knows every unit on the map (the vision cheats)."""
     answers_worker_rush: bool = True
@@ -154,7 +171,7 @@ class Level:
 
 _CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barracks=10, max_bases=4, own_build=True,
               scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True, wave_scale=1.0,
-              attack_scale=1.0)
+              attack_scale=1.0, research=9)
 
 LEVELS: dict[int, Level] = {
     VERY_EASY: Level(period=96, income=2 / 5, gas_income=1 / 4, max_workers=16, max_barracks=1, max_bases=1,
@@ -165,15 +182,16 @@ LEVELS: dict[int, Level] = {
                 wave_scale=0.85, attack_scale=0.85),
     MEDIUM: Level(period=40, income=4 / 5, gas_income=3 / 4, max_workers=32, max_barracks=4, max_bases=2,
                   own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
-                  wave_scale=0.5, attack_scale=0.8),
+                  wave_scale=0.5, attack_scale=0.8, research=1),
     MEDIUM_HARD: Level(period=28, income=1.0, gas_income=1.0, max_workers=40, max_barracks=4, max_bases=2,
                        own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
-                       wave_scale=0.75, attack_scale=0.9),
+                       wave_scale=0.75, attack_scale=0.9, research=2),
     HARD: Level(period=20, income=1.0, gas_income=1.0, max_workers=50, max_barracks=6, max_bases=3, own_build=True,
-                scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0, attack_scale=1.0),
+                scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0, attack_scale=1.0,
+                research=9),
     HARDER: Level(period=14, income=1.0, gas_income=1.0, max_workers=60, max_barracks=8, max_bases=3,
                   own_build=True, scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True,
-                  wave_scale=1.0, attack_scale=1.0),
+                  wave_scale=1.0, attack_scale=1.0, research=9),
     VERY_HARD: Level(**_CHEAT),  # type: ignore[arg-type]
     CHEAT_VISION: Level(**_CHEAT, sees_all=True),  # type: ignore[arg-type]
     CHEAT_MONEY: Level(**_CHEAT, extra_income=1),  # type: ignore[arg-type]
@@ -222,7 +240,7 @@ TIMING_TECH = Tech(
     trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=2), Train(MARINE))), *_BIO_BARRACKS,
             ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
             ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS)
+    refineries_per_base=2, spill=BARRACKS, research=(COMBAT_SHIELD, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1))
 """Bio (Timing): Reaper expand, three barracks (a Tech Lab, two Reactors) of Marines and Marauders,
 a Factory (a few Hellions) that opens the Starport, whose Medivacs come with the waves
 (Liquipedia "Reaper Expand"; the 1-1-1 / 3-1-1 bio of lotv.spawningtool.com/build/22497 and the
@@ -250,7 +268,7 @@ MECH_TECH = Tech(
             ((FACTORY, REACTOR), (Train(HELLION),)),
             ((FACTORY, NO_ADDON), (Train(HELLION, share=0.3),)),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.0, at_least=1),))),
-    refineries_per_base=1, spill=BARRACKS)
+    refineries_per_base=1, spill=BARRACKS, research=(VEHICLE_WEAPONS_1, PLATING_1))
 """Mech (Macro): double gas, Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
 Reactor Barracks of Marines, a Starport for Vikings against air (one, then one more than the most
 enemy air units it has seen) (terrancraft.com, "Gas first Reaper opening for Mech" (2014): two
@@ -266,7 +284,7 @@ AIR_TECH = Tech(
             ((STARPORT, TECHLAB), (Train(BANSHEE),)),
             ((STARPORT, REACTOR), (Train(VIKING, share=0.3, at_least=2),)),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.3, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS)
+    refineries_per_base=2, spill=BARRACKS, research=(SHIP_WEAPONS_1, PLATING_1))
 """Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports,
 Starports with Tech Labs (Banshees) and one with a Reactor (Vikings: the second) (Liquipedia "2
 Port Banshee": two Starports, Banshees, Marines at home)."""

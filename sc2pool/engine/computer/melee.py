@@ -520,6 +520,8 @@ class MeleeComputer:
         if tech.morphs:
             self.morph(world, tech)
         self.rules.add_ons(world, tech, prod)
+        if tech.research and self.level.research and not self.defend:
+            self.research(world, tech)
         self.produce_tech(world, prod)
 
     def have_ready(self, need: int) -> bool:
@@ -545,6 +547,35 @@ class MeleeComputer:
                 if s.unit_id == src and s.ready and not s.busy:
                     self.answer(world.command(self.player_id, ability, [s.tag], None, 0, False), ability)
                     break
+
+    def research(self, world: World, tech: Tech) -> None:
+        """The next upgrade of the build's research list (as far as its level goes) that it has
+        not and is not researching: started in an idle finished structure that researches it when
+        it can pay, or, when it has none, that structure is built once its requirement stands.
+        Research waits for nothing and keeps no money: the army comes first when money is short."""
+        pid = self.player_id
+        rp = self.race
+        research = world.research
+        for ability in tech.research[:self.level.research]:
+            if ability in self.refused:
+                continue
+            spec = T.RESEARCH[ability]
+            if research.has(pid, spec.upgrade_id) or research.pending(pid, spec.upgrade_id):
+                continue
+            if (spec.requires.upgrade and not research.has(pid, spec.requires.upgrade)) or \
+                    not all(self.have_ready(r) for r in spec.requires.structures):
+                continue
+            where = [s for s in self.structs if s.unit_id in spec.researchers]
+            if not where:
+                role = next((w for w, r in rp.roles.items() if r.unit in spec.researchers), None)
+                if role is not None and not self.building.get(rp.roles[role].ability) \
+                        and self.have_ready(rp.roles[role].needs):
+                    self.place(world, role)
+                return
+            idle = [s for s in where if s.ready and not s.busy and not research.queues.get(s.tag)]
+            if idle and self.can_spend(world, spec.minerals, spec.vespene):
+                self.answer(world.command(pid, ability, [idle[0].tag], None, 0, False), ability)
+            return
 
     def answer(self, result: int, ability: int) -> bool:
         """Whether a command succeeded; an ability the engine does not simulate is not asked again."""

@@ -44,8 +44,10 @@ from dataclasses import dataclass
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import (
+    ARMORY,
     BARRACKS,
     DEPOT,
+    ENGBAY,
     FACTORY,
     NO_ADDON,
     REFINERY,
@@ -71,6 +73,8 @@ docstring)."""
 # Protoss and Zerg structure roles (the Terran ones are in :mod:`.levels`)
 GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "robobay", "stargate"
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
+FORGE, EVO = "forge", "evo"
+"""The research structures the Protoss and Zerg builds ask for (a Forge, an Evolution Chamber)."""
 
 # unit type ids (the client's)
 PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
@@ -78,6 +82,10 @@ GATEWAY_T, CYBERCORE_T, ROBO_T, ROBOBAY_T, STARGATE_T = 62, 72, 71, 70, 67
 ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 4, 80, 78
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
+FORGE_T, EVO_T = 63, 90
+# research ability ids (the client's; ``data.tech.RESEARCH``)
+GROUND_WEAPONS_1, GROUND_ARMOR_1 = 1062, 1065
+METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, MELEE_WEAPONS_1, CARAPACE_1 = 1253, 216, 1192, 1186, 1189
 ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN = 105, 110, 107, 108, 126
 INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
@@ -180,7 +188,8 @@ TERRAN_PROFILE = RaceProfile(
     townhalls=(D.COMMANDCENTER,), townhall_build=318,
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
-           STARPORT: Role(329, 28, needs=27)},
+           STARPORT: Role(329, 28, needs=27), ENGBAY: Role(322, 22, needs=D.COMMANDCENTER),
+           ARMORY: Role(331, 29, needs=27)},
     production=L.PRODUCTION,
     train={D.MARINE: 560, 49: 561, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595, L.WIDOWMINE: 614,
            L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624},
@@ -201,6 +210,9 @@ _P_ROBO = ((ROBO, NO_ADDON), (Train(IMMORTAL),))
 """A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); the Colossus (its Robotics
 Bay) is in the profile and in no build yet."""
 P_MARGIN = 3.0
+_P_RESEARCH = (GROUND_WEAPONS_1, GROUND_ARMOR_1)
+"""The Forge's level-1 ground weapons and armor (Warp Gate is not researched: the Computer trains
+from its Gateways' queues)."""
 """The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 
 P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
@@ -214,24 +226,27 @@ P_BUILDS: dict[int, Build] = {
                   barracks_per_base=3, expand_s=(210.0, 420.0), reapers=0, first_attack_s=170.0, first_wave=6,
                   wave_growth=5,
                   tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(), trains=(_P_GATES,),
-                            refineries_per_base=1, spill=GATEWAY), strength_margin=P_MARGIN),
+                            refineries_per_base=1, spill=GATEWAY, research=(GROUND_WEAPONS_1,)),
+                  strength_margin=P_MARGIN),
     L.TIMING: Build("Timing", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (21, DEPOT)),
                     barracks_per_base=3, expand_s=(270.0, 500.0), reapers=0, first_attack_s=360.0, first_wave=18,
                     wave_growth=8,
                     tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(),
                               trains=(_P_GATES,),
-                              refineries_per_base=1, spill=GATEWAY), strength_margin=P_MARGIN),
+                              refineries_per_base=1, spill=GATEWAY, research=_P_RESEARCH), strength_margin=P_MARGIN),
     L.POWER: Build("Power", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (20, DEPOT)),
                    barracks_per_base=3, expand_s=(100.0, 400.0, 700.0), reapers=0, first_attack_s=450.0,
                    first_wave=26, wave_growth=10,
                    tech=Tech(per_base=((GATEWAY, 2.5), (CYBERCORE, 0.01), (ROBO, 0.5)), addons=(),
-                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY),
+                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY,
+                             research=_P_RESEARCH),
                    strength_margin=P_MARGIN),
     L.MACRO: Build("Macro", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                    barracks_per_base=2, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0,
                    first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
-                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY),
+                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY,
+                             research=_P_RESEARCH),
                    strength_margin=P_MARGIN),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
@@ -258,7 +273,8 @@ PROTOSS_PROFILE = RaceProfile(
            CYBERCORE: Role(894, CYBERCORE_T, needs=GATEWAY_T, powered=True),
            ROBO: Role(893, ROBO_T, needs=CYBERCORE_T, powered=True),
            ROBOBAY: Role(892, ROBOBAY_T, needs=ROBO_T, powered=True),
-           STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True)},
+           STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True),
+           FORGE: Role(884, FORGE_T, needs=PYLON, powered=True)},
     production=(GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE),
     train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, COLOSSUS: 978, VOIDRAY: 950,
            PHOENIX: 946},
@@ -296,29 +312,33 @@ Z_BUILDS: dict[int, Build] = {
     L.RUSH: Build("Rush", opener=((12, POOL), (13, DEPOT)), barracks_per_base=1, expand_s=(300.0, 600.0),
                   reapers=0, first_attack_s=150.0, first_wave=6, wave_growth=5,
                   tech=Tech(per_base=((POOL, 0.01),), addons=(), trains=(((LARVA, NO_ADDON), (Train(ZERGLING),)),),
-                            refineries_per_base=0, spill="")),
+                            refineries_per_base=0, spill="")),  # (no gas: no research)
     L.TIMING: Build("Timing", opener=_HATCH_FIRST, barracks_per_base=1,
                     expand_s=(HATCH_FIRST_S, 500.0), reapers=0, first_attack_s=330.0, first_wave=18, wave_growth=8,
                     tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01)), addons=(),
                               trains=(((LARVA, NO_ADDON), (Train(ROACH, share=0.8), Train(ZERGLING))),),
-                              refineries_per_base=1, spill="")),
+                              refineries_per_base=1, spill="",
+                              research=(METABOLIC_BOOST, MISSILE_WEAPONS_1, CARAPACE_1))),
     L.POWER: Build("Power", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 300.0, 600.0), reapers=0, first_attack_s=450.0, first_wave=26, wave_growth=10,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
                              trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.35), Train(ROACH, share=0.5),
                                                           Train(ZERGLING))),),
-                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
+                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
     L.MACRO: Build("Macro", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 200.0, 420.0), reapers=0, first_attack_s=500.0, first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
                              trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
                                                           Train(ZERGLING))),),
-                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+                             refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
+                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
     L.AIR: Build("Air", opener=_HATCH_FIRST, barracks_per_base=1,
                  expand_s=(HATCH_FIRST_S, 400.0), reapers=0, first_attack_s=420.0, first_wave=20, wave_growth=10,
                  tech=Tech(per_base=((POOL, 0.01), (SPIRE, 0.01)), addons=(),
                            trains=(((LARVA, NO_ADDON), (Train(MUTALISK, share=0.7), Train(ZERGLING))),),
-                           refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),))),
+                           refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),),
+                           research=(METABOLIC_BOOST,))),
 }
 """Rush: "12 Pool" (Zerglings); Timing: hatchery first, a "Roach Rush" off two bases; Power and
 Macro: "Roach-Hydralisk" after a Lair; Air: Mutalisks from a Spire after a Lair.  Liquipedia pages
@@ -331,7 +351,8 @@ ZERG_PROFILE = RaceProfile(
            POOL: Role(1155, POOL_T, needs=HATCHERY, creep=True),
            WARREN: Role(1165, WARREN_T, needs=POOL_T, creep=True),
            DEN: Role(1157, DEN_T, needs=LAIR, creep=True),
-           SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True)},
+           SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True),
+           EVO: Role(1156, EVO_T, needs=HATCHERY, creep=True)},
     production=(POOL, WARREN, DEN, SPIRE),
     train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346},
     army_from=LARVA, builder=CONSUMED,
