@@ -175,7 +175,7 @@ class MeleeComputer:
             self.build = rp.builds[self.ai_build]
         self.army_types = np.array(rp.army, dtype=np.int64)
         """The unit types of its army (those it trains and commands)."""
-        self.production_types = frozenset(rp.roles[w].unit for w in rp.production)
+        self.production_types = frozenset(t for w in rp.production for t in rp.roles[w].types)
         self.townhall_types = frozenset(rp.townhalls)
         self.ordered: dict[int, tuple[int, float, float, int]] = {}
         """Protoss and Zerg: worker tag -> (build ability, x, y, loop) of the build orders it gave,
@@ -391,7 +391,7 @@ class MeleeComputer:
         rp = self.race
         townhalls = [s for s in structures if s.unit_id in self.townhall_types]
         ready_th = [s for s in townhalls if s.ready]
-        prod = {w: [s for s in structures if s.unit_id == rp.roles[w].unit] for w in rp.production}
+        prod = {w: [s for s in structures if s.unit_id in rp.roles[w].types] for w in rp.production}
         refineries = [s for s in structures if s.unit_id == rp.roles[REFINERY].unit]
         workers = self.workers
         jobs = world.workers.jobs
@@ -440,7 +440,8 @@ class MeleeComputer:
         if self.defend:  # (no more than its finished bases mine, none while a producer waits for money)
             want_workers = min(want_workers, MINERALS_PER_BASE * len(ready_th) + GAS_PER_REFINERY * len(refineries))
             tech = self.tech
-            if tech is not None and any(s.ready and not s.queue for w in rp.production if tech.choices(w, NO_ADDON)
+            if tech is not None and any(s.ready and not rules.producing(world, s) for w in rp.production
+                                        if tech.choices(w, NO_ADDON)
                                         for s in prod[w]):
                 want_workers = 0
         used = rules.train_workers(world, ready_th, n_workers, want_workers, used, cap)
@@ -516,7 +517,10 @@ class MeleeComputer:
             if nxt:
                 need = rp.roles[nxt].needs
                 if self.have_ready(need) and not self.place(world, nxt):
-                    return  # keep the money for it
+                    spec = T.BUILD[rp.roles[nxt].ability]
+                    if not self.can_spend(world, spec.minerals, spec.vespene):
+                        return  # keep the money for it
+                    # (it could pay but found no spot or worker yet: the army does not wait for it)
         if tech.morphs:
             self.morph(world, tech)
         self.rules.add_ons(world, tech, prod)

@@ -2,7 +2,9 @@
 Pylon first when none has room) and off its army's way out of each base; at the levels with army
 control it defends first while the enemy army it reckons is stronger than its army at home
 (:meth:`ProtossRules.defending`), its Nexuses cast Chrono Boost (:meth:`ProtossRules.chrono`) and
-its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`).
+its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`).  Once Warp Gate is
+researched (its builds' first research, from Medium up) its Gateways turn into Warp Gates (the
+engine's autocast) and it warps their units in at its Pylons (:meth:`ProtossRules.warp_in`).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Protoss facts (ids, builds):
 :data:`~.races.PROTOSS_PROFILE`.
@@ -16,9 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.computer.levels import DEPOT, Tech
-from sc2pool.engine.computer.races import POWER_MARGIN, POWER_RADIUS, Role
+from sc2pool.engine.computer.races import POWER_MARGIN, POWER_RADIUS, WARPGATE_T, Role
 from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
 from sc2pool.engine.data import tech as T
+from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
@@ -45,6 +48,12 @@ while its army at home is weaker than this many times the enemy army it reckons 
 is short of what it has not seen; at 6:00 it counted about 27 of the reference bot's 40 Marines)."""
 DEFEND_UNDER_WAY = 2
 """... with at most this many of them on their way or warping in at once (m)."""
+_WARP_GATES = frozenset({WARPGATE_T})
+WARP_RINGS = ((2.5, 8), (4.0, 12), (5.5, 16))
+"""Where a unit is warped in round a Pylon (its power field: 6.5): (distance from its centre, spots
+on that ring), the first free spot (m)."""
+WARP_PYLONS = 3
+"""... round at most this many Pylons, the nearest to where the army waits first (m)."""
 
 
 class ProtossRules(RaceRules):
@@ -91,7 +100,7 @@ class ProtossRules(RaceRules):
         c = self.c
         rp = c.race
         w = tech.spill
-        if not w or any(s.ready and not s.queue for s in prod[w]) or \
+        if not w or any(s.ready and not self.producing(world, s) for s in prod[w]) or \
                 building.get(rp.roles[w].ability, 0) + sum(not s.ready for s in prod[w]) >= DEFEND_UNDER_WAY:
             return True
         total = sum(len(prod[p]) + building.get(rp.roles[p].ability, 0) for p in rp.production)
@@ -112,7 +121,8 @@ class ProtossRules(RaceRules):
         if rp.chrono in c.refused:
             return
         boosted = world.tempo.boosted
-        army = [s for w in rp.production for s in prod[w] if s.ready and s.queue and s.tag not in boosted]
+        army = [s for w in rp.production for s in prod[w]
+                if s.ready and self.producing(world, s) and s.tag not in boosted]
         workers = [s for s in ready_th if s.queue and s.tag not in boosted]
         targets = army + workers if c.defend else workers + army
         for th in ready_th:
@@ -124,6 +134,43 @@ class ProtossRules(RaceRules):
                             rp.chrono):
                 return
             targets.pop(0)
+
+    # ------------------------------------------------------------------ Warp Gates
+    @property
+    def warp_gates(self) -> frozenset[int]:
+        return _WARP_GATES
+
+    def producing(self, world: World, s: Structure) -> bool:
+        return bool(s.queue) or (s.unit_id in _WARP_GATES and world.warpgates.cooling(s.tag, world.loop))
+
+    def warp_in(self, world: World, gate: Structure, unit: int) -> bool:
+        """Warp ``unit`` in beside the finished Pylon nearest to where its army waits
+        (:meth:`~.melee.MeleeComputer.staging`), else the next nearest: the first free spot of
+        :data:`WARP_RINGS` round it (m: where the real AI warps in is not known here)."""
+        c = self.c
+        ability = c.race.warp.get(unit)
+        if ability is None or ability in c.refused:
+            return False
+        used, cap = world.supply.food(c.player_id)
+        if used + T.TRAIN[ability].food > cap:
+            return False
+        kinds = T.satisfies(c.race.supply_unit)
+        pylons = [(s.x, s.y) for s in c.structs if s.unit_id in kinds and s.ready]
+        sx, sy = c.staging(world)
+        pylons.sort(key=lambda p: (p[0] - sx) ** 2 + (p[1] - sy) ** 2)
+        gates = world.warpgates
+        for px, py in pylons[:WARP_PYLONS]:
+            for radius, n in WARP_RINGS:
+                for k in range(n):
+                    a = 2.0 * math.pi * k / n
+                    spot = (px + radius * math.cos(a), py + radius * math.sin(a))
+                    if gates.placement(c.player_id, ability, spot[0], spot[1]) != SUCCESS:
+                        continue
+                    res = world.command(c.player_id, ability, [gate.tag], spot, 0, False)
+                    if res == NOT_SUPPORTED:
+                        c.refused.add(ability)
+                    return res == SUCCESS
+        return False
 
     # ------------------------------------------------------------------ placement
     def site_bound(self, role: Role) -> tuple[np.ndarray, float] | None:

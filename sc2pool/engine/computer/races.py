@@ -39,7 +39,7 @@ Rush", "Roach-Hydralisk"), the counts, shares and timings are the engine's (m).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
@@ -82,9 +82,9 @@ GATEWAY_T, CYBERCORE_T, ROBO_T, ROBOBAY_T, STARGATE_T = 62, 72, 71, 70, 67
 ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 4, 80, 78
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
-FORGE_T, EVO_T = 63, 90
+FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
 # research ability ids (the client's; ``data.tech.RESEARCH``)
-GROUND_WEAPONS_1, GROUND_ARMOR_1 = 1062, 1065
+GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
 METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, MELEE_WEAPONS_1, CARAPACE_1 = 1253, 216, 1192, 1186, 1189
 ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN = 105, 110, 107, 108, 126
 INJECT_LARVA = 251
@@ -111,6 +111,14 @@ class Role:
     """Protoss: it must stand in a Pylon's power field."""
     creep: bool = False
     """Zerg: it must stand on creep."""
+    also: tuple[int, ...] = ()
+    """Types that count as this structure once it has turned into them (a Warp Gate for a
+    Gateway)."""
+
+    @property
+    def types(self) -> tuple[int, ...]:
+        """Its type and the types it turns into."""
+        return (self.unit, *self.also)
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,9 @@ class RaceProfile:
     chrono: int = 0
     """Protoss: Chrono Boost's ability, cast by its townhalls on its production at the levels with
     army control (:meth:`.protoss.ProtossRules.chrono`; 0: none)."""
+    warp: Mapping[int, int] = field(default_factory=dict)
+    """Protoss: unit -> its warp-in ability at a Warp Gate (``data.tech.TRAIN`` how="warp"), for
+    the units its Gateways train once they are Warp Gates."""
     keep_way_out: bool = False
     """Protoss: no structure may shut its army in (:meth:`.protoss.ProtossRules.keeps_way_out`):
     its Pylons and what they power pack in front of the Nexus, towards the enemy."""
@@ -210,9 +221,8 @@ _P_ROBO = ((ROBO, NO_ADDON), (Train(IMMORTAL),))
 """A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); the Colossus (its Robotics
 Bay) is in the profile and in no build yet."""
 P_MARGIN = 3.0
-_P_RESEARCH = (GROUND_WEAPONS_1, GROUND_ARMOR_1)
-"""The Forge's level-1 ground weapons and armor (Warp Gate is not researched: the Computer trains
-from its Gateways' queues)."""
+_P_RESEARCH = (WARP_GATE, GROUND_WEAPONS_1, GROUND_ARMOR_1)
+"""Warp Gate at the Cybernetics Core, then the Forge's level-1 ground weapons and armor."""
 """The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 
 P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
@@ -226,7 +236,7 @@ P_BUILDS: dict[int, Build] = {
                   barracks_per_base=3, expand_s=(210.0, 420.0), reapers=0, first_attack_s=170.0, first_wave=6,
                   wave_growth=5,
                   tech=Tech(per_base=((GATEWAY, 3.0), (CYBERCORE, 0.01)), addons=(), trains=(_P_GATES,),
-                            refineries_per_base=1, spill=GATEWAY, research=(GROUND_WEAPONS_1,)),
+                            refineries_per_base=1, spill=GATEWAY, research=(WARP_GATE, GROUND_WEAPONS_1)),
                   strength_margin=P_MARGIN),
     L.TIMING: Build("Timing", opener=((14, DEPOT), (16, GATEWAY), (17, REFINERY), (19, CYBERCORE), (21, DEPOT)),
                     barracks_per_base=3, expand_s=(270.0, 500.0), reapers=0, first_attack_s=360.0, first_wave=18,
@@ -254,7 +264,7 @@ P_BUILDS: dict[int, Build] = {
                  tech=Tech(per_base=((STARGATE, 1.5), (GATEWAY, 1.0), (CYBERCORE, 0.01)), addons=(),
                            trains=(((STARGATE, NO_ADDON), (Train(VOIDRAY, share=0.7), Train(PHOENIX))),
                                    ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.3, at_least=4), Train(ZEALOT, share=0.2)))),
-                           refineries_per_base=2, spill=GATEWAY), strength_margin=P_MARGIN),
+                           refineries_per_base=2, spill=GATEWAY, research=(WARP_GATE,)), strength_margin=P_MARGIN),
 }
 """Rush: "2 Gate Zealot" (three Gateways of Zealots, then a Cybernetics Core for Sentries and
 Adepts, an early expansion); Timing: "4 Gate" (Gateways after a Cybernetics Core); Power: the
@@ -269,7 +279,7 @@ PROTOSS_PROFILE = RaceProfile(
     race=D.PROTOSS, name="Protoss", worker=PROBE, worker_train=1006, worker_from=QUEUE, gather=298,
     townhalls=(NEXUS,), townhall_build=880,
     roles={DEPOT: Role(881, PYLON, size=2), REFINERY: Role(882, ASSIMILATOR),
-           GATEWAY: Role(883, GATEWAY_T, needs=PYLON, powered=True),
+           GATEWAY: Role(883, GATEWAY_T, needs=PYLON, powered=True, also=(WARPGATE_T,)),
            CYBERCORE: Role(894, CYBERCORE_T, needs=GATEWAY_T, powered=True),
            ROBO: Role(893, ROBO_T, needs=CYBERCORE_T, powered=True),
            ROBOBAY: Role(892, ROBOBAY_T, needs=ROBO_T, powered=True),
@@ -281,11 +291,12 @@ PROTOSS_PROFILE = RaceProfile(
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
-    chrono=CHRONO_BOOST,
+    chrono=CHRONO_BOOST, warp={ZEALOT: 1413, STALKER: 1414, SENTRY: 1418, ADEPT: 1419},
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
-queue (no Warp Gate research: a Gateway keeps training, the real game's state before Warp Gate
-(Liquipedia "Warp Gate")), Robotics Facility and Stargate units in theirs."""
+queue until Warp Gate is researched (its builds research it first), then warped in at a Pylon's
+power field by the Warp Gates the Gateways turn into (Liquipedia "Warp Gate"; the Computer's rule:
+:meth:`.protoss.ProtossRules.warp_in`); Robotics Facility and Stargate units in their queues."""
 
 # ---------------------------------------------------------------------------------- Zerg
 DRONES_ALONE = 40

@@ -22,7 +22,7 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
-from sc2pool.engine.computer.levels import DEPOT, NO_ADDON, REACTOR, TECHLAB, Tech
+from sc2pool.engine.computer.levels import DEPOT, NO_ADDON, REACTOR, TECHLAB, Tech, Train
 from sc2pool.engine.computer.races import Role
 from sc2pool.engine.sim.commands import (
     CANT_BUILD_LOCATION_INVALID,
@@ -185,22 +185,26 @@ class RaceRules:
                 a = addons.attached(s)
                 kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
                     REACTOR if a.unit_id in REACTORS else NO_ADDON
-                slots = addons.slots(s)
                 choices = tech.choices(w, kind)
+                if s.unit_id in self.warp_gates:  # (a Gateway turned Warp Gate: a unit at a time, warped in)
+                    if not self.producing(world, s):
+                        for ch in choices:
+                            wanted = self._wanted(world, ch, counts, n_army, check_requirements)
+                            if wanted < 0:
+                                return
+                            if wanted and self.warp_in(world, s, ch.unit):
+                                counts[ch.unit] = counts.get(ch.unit, 0) + 1
+                                n_army += 1
+                                break
+                    continue
+                slots = addons.slots(s)
                 while len(s.queue) < slots:
                     made = False
                     for ch in choices:
-                        want = max(float(ch.at_least), ch.share * (n_army + 1))
-                        if ch.unit == L.VIKING and c.enemy_air:
-                            want = max(want, c.enemy_air + 1.0)
-                        if counts.get(ch.unit, 0) >= want:
-                            continue
-                        if check_requirements and not c.can_make(ch.unit):
-                            continue
-                        spec = D.unit_spec(ch.unit)
-                        if not c.can_spend(world, spec.minerals, spec.vespene):
-                            if spec.vespene and c.can_spend(world, 0, spec.vespene):
-                                return  # (short of minerals only: keep them for the tech unit)
+                        wanted = self._wanted(world, ch, counts, n_army, check_requirements)
+                        if wanted < 0:
+                            return  # (short of minerals only: keep them for the tech unit)
+                        if not wanted:
                             continue
                         if world.command(pid, rp.train[ch.unit], [s.tag], None, 0, False) == SUCCESS:
                             counts[ch.unit] = counts.get(ch.unit, 0) + 1
@@ -209,6 +213,36 @@ class RaceRules:
                             break
                     if not made:
                         break
+
+    def _wanted(self, world: World, ch: Train, counts: dict[int, int], n_army: int, check_requirements: bool) -> int:
+        """Whether a producer's slot takes ``ch`` now (:meth:`train_army`): 1 yes; 0 no, the next
+        choice; -1 no, and nothing more this decision (it lacks only minerals for a unit that needs
+        vespene: it keeps them)."""
+        c = self.c
+        want = max(float(ch.at_least), ch.share * (n_army + 1))
+        if ch.unit == L.VIKING and c.enemy_air:
+            want = max(want, c.enemy_air + 1.0)
+        if counts.get(ch.unit, 0) >= want:
+            return 0
+        if check_requirements and not c.can_make(ch.unit):
+            return 0
+        spec = D.unit_spec(ch.unit)
+        if not c.can_spend(world, spec.minerals, spec.vespene):
+            return -1 if spec.vespene and c.can_spend(world, 0, spec.vespene) else 0
+        return 1
+
+    @property
+    def warp_gates(self) -> frozenset[int]:
+        """The structure types whose units are warped in (none but for Protoss)."""
+        return frozenset()
+
+    def producing(self, world: World, s: Structure) -> bool:
+        """Whether a production structure is at work (its queue; a Warp Gate's cooldown)."""
+        return bool(s.queue)
+
+    def warp_in(self, world: World, gate: Structure, unit: int) -> bool:
+        """Warp ``unit`` in with the Warp Gate ``gate`` (Protoss); False: it could not."""
+        return False
 
     # ------------------------------------------------------------------ placement
     def site_bound(self, role: Role) -> tuple[np.ndarray, float] | None:

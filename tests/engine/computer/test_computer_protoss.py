@@ -212,3 +212,22 @@ def test_a_sentry_casts_guardian_shield_near_enemies(difficulty: int, casts: boo
         w.abilities._set(other, 100.0)
         c.rules.shields(w, rows(g, np.array([tag, other])), marines)
         assert other not in w.protoss.guards and w.abilities.energy_of(other) == 100.0
+
+
+@pytest.mark.timeout(240)
+def test_it_researches_warp_gate_and_warps_its_gateway_units_in_at_its_pylons() -> None:
+    g = melee(L.HARD, L.TIMING, race=D.PROTOSS)
+    no_attack(g)
+    play_until(g, 300)
+    assert g.world.research.has(2, 84)  # Warp Gate, its first research
+    warped: set[int] = set()
+    for _ in range(12):  # (a minute, read every 5 s: who is warping in)
+        play_until(g, g.world.loop / 22.4 + 5)
+        warped |= set(g.world.warpgates.warping)
+    structs = [s for s in g.world.construction.structures.values() if s.owner == 2]
+    assert any(s.unit_id == R.WARPGATE_T for s in structs)
+    assert not any(s.unit_id == R.GATEWAY_T and s.ready and not s.morph for s in structs)  # (all turned)
+    u = g.world.u
+    r = u.rows(np.fromiter(warped, dtype=np.int64))
+    kinds = u.unit_id[r[r >= 0]]
+    assert len(warped) >= 4 and set(kinds.tolist()) <= {R.ZEALOT, R.STALKER, R.SENTRY, R.ADEPT}
