@@ -119,6 +119,7 @@ from sc2pool.engine.sim.commands import (
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import FOLLOW as FOLLOW_KIND
+from sc2pool.engine.sim.units import HOLD as HOLD_KIND
 from sc2pool.engine.sim.units import MOVE as MOVE_KIND
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 
@@ -1078,8 +1079,14 @@ class Abilities:
                 h = min(h, end - loop)
         for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
             h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
-        for tag in self.cyclone_tags():  # (so does a Cyclone whose Lock On is ready)
-            h = min(h, self.ready.get((tag, LOCK_ON), 0) - loop)
+        u = self.w.u
+        for tag in self.cyclone_tags():
+            # (a Cyclone acquires enemies within its sight, 11, beyond Lock On's 7: the world's quiet
+            # horizon steps loop by loop once one is that near; on hold it acquires within its
+            # weapon's 5 only, so a Cyclone on hold looks every loop)
+            r = u.row(tag)
+            if r >= 0 and int(u.kind[r]) == HOLD_KIND:
+                h = min(h, self.ready.get((tag, LOCK_ON), 0) - loop)
         for m in self.mules.values():
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:
