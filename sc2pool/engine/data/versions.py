@@ -119,26 +119,26 @@ def selected() -> str | None:
     return _selected
 
 
+def _version() -> Version | None:
+    """The selected release as a version (None: none selected, or a label that is not numbers)."""
+    if _selected is None:
+        return None
+    try:
+        return parse(_selected)
+    except ValueError:
+        return None
+
+
 def active() -> list[Patch]:
     """The patches of the selected release (none when none is selected)."""
-    if _selected is None:
-        return []
-    try:
-        v = parse(_selected)
-    except ValueError:
-        return []
-    return [p for p in PATCHES if p.since <= v < p.until]
+    v = _version()
+    return [] if v is None else [p for p in PATCHES if p.since <= v < p.until]
 
 
 def active_rules() -> list[Rule]:
     """The rules of the selected release that differ from the capture's (none when none is selected)."""
-    if _selected is None:
-        return []
-    try:
-        v = parse(_selected)
-    except ValueError:
-        return []
-    return [r for r in RULES if r.since <= v < r.until]
+    v = _version()
+    return [] if v is None else [r for r in RULES if r.since <= v < r.until]
 
 
 def rule(name: str) -> bool:

@@ -382,10 +382,8 @@ class Abilities:
         """Blasts to come (KD8 Charges in flight)."""
         self.locks: dict[int, Lock] = {}
         """Cyclone tag -> its Lock On."""
-        self._mines_version = -1
-        self._mines: list[int] = []
-        self._cyclones_version = -1
-        self._cyclones: list[int] = []
+        self._by_type: dict[int, tuple[int, list[int]]] = {}
+        """Unit type -> (unit-set version, its units' tags): :meth:`_tags_of`'s cache."""
         self.lock_air_only = versions.rule("lock_on_air_only")
         """The served release's Lock On hits air units only (:mod:`sc2pool.engine.data.versions`)."""
         self.jumping: set[int] = set()
@@ -781,28 +779,39 @@ class Abilities:
         return result
 
     # ------------------------------------------------------------------ Widow Mines
-    def mine_tags(self) -> list[int]:
-        """Tags of the burrowed Widow Mines (cached per unit-set version)."""
+    def _tags_of(self, unit_id: int) -> list[int]:
+        """Tags of the units of one type (cached per unit-set version: the systems ask each loop)."""
         u = self.w.u
-        if self._mines_version != u.version:
-            self._mines_version = u.version
-            self._mines = u.tag[u.unit_id == MINE_BURROWED].tolist()
-        return self._mines
+        got = self._by_type.get(unit_id)
+        if got is None or got[0] != u.version:
+            got = self._by_type[unit_id] = (u.version, u.tag[u.unit_id == unit_id].tolist())
+        return got[1]
 
-    def _mine_target(self, r: int) -> int:
-        """The row of the closest enemy within the mine's range it can see (-1: none)."""
+    def mine_tags(self) -> list[int]:
+        """Tags of the burrowed Widow Mines."""
+        return self._tags_of(MINE_BURROWED)
+
+    def _closest_enemy(self, r: int, reach: float, ok: np.ndarray | None = None) -> int:
+        """The row of the closest enemy of the unit of row ``r`` that it may see (detection),
+        among ``ok`` when given, whose edge is within ``reach`` of its edge (-1: none)."""
         w = self.w
         u = w.u
         owner = int(u.owner[r])
-        ok = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & (u.hp > 0)
+        mask = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & (u.hp > 0)
+        if ok is not None:
+            mask &= ok
         if w.detection.active():
-            ok &= ~w.detection.hidden(owner)
-        cand = np.nonzero(ok)[0]
+            mask &= ~w.detection.hidden(owner)
+        cand = np.nonzero(mask)[0]
         if not len(cand):
             return -1
         gap = np.hypot(u.x[cand] - u.x[r], u.y[cand] - u.y[r]) - u.radius[cand] - u.radius[r]
         k = int(np.argmin(gap))
-        return int(cand[k]) if gap[k] <= MINE_RANGE else -1
+        return int(cand[k]) if gap[k] <= reach else -1
+
+    def _mine_target(self, r: int) -> int:
+        """The row of the closest enemy within the mine's range it can see (-1: none)."""
+        return self._closest_enemy(r, MINE_RANGE)
 
     def _mine_fire(self, mine: int, target: int) -> None:
         """A Sentinel Missile from the mine (tag) at the target (tag): 125 (+35 shields) to it,
@@ -903,12 +912,8 @@ class Abilities:
         return True
 
     def cyclone_tags(self) -> list[int]:
-        """Tags of the Cyclones (cached per unit-set version)."""
-        u = self.w.u
-        if self._cyclones_version != u.version:
-            self._cyclones_version = u.version
-            self._cyclones = u.tag[u.unit_id == CYCLONE].tolist()
-        return self._cyclones
+        """Tags of the Cyclones."""
+        return self._tags_of(CYCLONE)
 
     def _autolock(self, r: int, loop: int) -> int:
         """The row of the enemy unit the Cyclone of row ``r`` would lock on now by autocast (-1:
@@ -920,18 +925,10 @@ class Abilities:
         if tag in self.locks or self.ready.get((tag, LOCK_ON), 0) > loop or self.disabled.get(tag, 0) > loop \
                 or int(u.kind[r]) in (MOVE_KIND, FOLLOW_KIND):
             return -1
-        owner = int(u.owner[r])
-        ok = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & (u.hp > 0) & ~TYPES.structure[u.ti]
+        ok = ~TYPES.structure[u.ti]
         if self.lock_air_only:
             ok &= TYPES.is_flying[u.ti]
-        if w.detection.active():
-            ok &= ~w.detection.hidden(owner)
-        cand = np.nonzero(ok)[0]
-        if not len(cand):
-            return -1
-        gap = np.hypot(u.x[cand] - u.x[r], u.y[cand] - u.y[r]) - u.radius[cand] - u.radius[r]
-        k = int(np.argmin(gap))
-        return int(cand[k]) if gap[k] <= LOCK_ON_RANGE else -1
+        return self._closest_enemy(r, LOCK_ON_RANGE, ok)
 
     def _autolocks(self, loop: int) -> None:
         """Every Cyclone that may locks on by autocast (see the module docstring)."""
