@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-train", action="store_true")
+    p.add_argument("--league-fixed", action="append", default=[], metavar="MODEL",
+                   help="with --opponent league: a saved model that stays in the league (repeatable)")
     args = p.parse_args(argv)
 
     from sc2pool.training.train import evaluate, train
@@ -48,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         res = train(task="Melee", n_workers=args.workers, envs_per_worker=args.envs_per_worker,
                     timesteps=args.timesteps, out_dir=out / "train", seed=args.seed,
                     task_kwargs={**extra, "opponent": args.opponent}, snapshot_every=args.snapshot_every,
-                    progress_bar=True, engine=args.engine, pretrain_episodes=args.pretrain_episodes)
+                    progress_bar=True, engine=args.engine, pretrain_episodes=args.pretrain_episodes,
+                    league_fixed=args.league_fixed)
         print(f"trained {res.timesteps} timesteps in {res.seconds:.0f} s ({len(res.episodes)} episodes)", flush=True)
     snapshots = sorted((out / "train" / "snapshots").glob("snapshot_*.zip"), key=lambda q: int(q.stem.split("_")[1]))
     rows = []

@@ -65,6 +65,11 @@ def register(sub: Any) -> None:
         help="opponent 'league': the newest K snapshots are the league (default 5)",
     )
     p.add_argument(
+        "--league-fixed", action="append", default=[], metavar="MODEL",
+        help="opponent 'league': a saved model (.zip) that stays in the league beside the snapshots "
+        "(e.g. a clone of the scripted baseline); repeat for more",
+    )
+    p.add_argument(
         "--video-every", type=positive_int, default=None, metavar="N",
         help="record env 0's episode at the start and its next episode after every N timesteps: "
         "DIR/videos/step_<timestep>.mp4 and TensorBoard (images tab)",
@@ -284,11 +289,12 @@ def _train_run(args: argparse.Namespace) -> int:
             render_size=args.render_size,
             snapshot_every=args.snapshot_every,
             league_size=args.league_size,
+            league_fixed=args.league_fixed,
         )
     except PoolError as exc:
         print(f"sc2pool train: {_pool_error_text(exc)}", file=sys.stderr)
         return 1
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"sc2pool train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # while connecting or starting (during learn(), train() saves the model and returns)

@@ -55,15 +55,27 @@ def check_pairing(task_kwargs: dict[str, Any] | None, envs_per_worker: int) -> N
 
 class SnapshotPool:
     """The league: paths of saved snapshots of the learner (the newest ``size``), and their
-    policies loaded on the CPU as they are first drawn (at most ``size`` kept loaded)."""
+    policies loaded on the CPU as they are first drawn (at most ``size`` kept loaded), beside
+    ``fixed`` members that never leave (saved models of any origin with the task's spaces, e.g. a
+    clone of the scripted baseline: a steady opponent the snapshots alone do not give)."""
 
-    def __init__(self, size: int = LEAGUE_SIZE, seed: int | None = None) -> None:
+    def __init__(self, size: int = LEAGUE_SIZE, seed: int | None = None,
+                 fixed: Sequence[str | os.PathLike[str]] = ()) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"league size must be an int >= 1, got {size!r}")
         self.size = size
-        self.paths: list[Path] = []
+        self.fixed = [Path(f) for f in fixed]
+        for f in self.fixed:
+            if not f.is_file():
+                raise FileNotFoundError(f"no model for the league at {f} (a fixed member is a saved SB3 .zip)")
+        self.snapshots: list[Path] = []
         self._policies: dict[Path, Any] = {}
         self.rng = np.random.default_rng(seed)
+
+    @property
+    def paths(self) -> list[Path]:
+        """Every member: the fixed ones, then the snapshots (oldest first)."""
+        return [*self.fixed, *self.snapshots]
 
     def add(self, path: str | os.PathLike[str]) -> None:
         """Put a saved model (an SB3 ``.zip``) in the league; the oldest leaves a full one (its
@@ -71,15 +83,16 @@ class SnapshotPool:
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"no snapshot at {p}")
-        self.paths.append(p)
-        while len(self.paths) > self.size:
-            self._policies.pop(self.paths.pop(0), None)
+        self.snapshots.append(p)
+        while len(self.snapshots) > self.size:
+            self._policies.pop(self.snapshots.pop(0), None)
 
     def draw(self) -> Path:
-        """A snapshot for the next game of an opponent slot (uniform over the league)."""
-        if not self.paths:
+        """A member for the next game of an opponent slot (uniform over the league)."""
+        paths = self.paths
+        if not paths:
             raise RuntimeError("the league has no snapshot yet (SnapshotCallback saves the first at the start)")
-        return self.paths[int(self.rng.integers(len(self.paths)))]
+        return paths[int(self.rng.integers(len(paths)))]
 
     def policy(self, path: Path) -> Any:
         """The snapshot's policy, loaded once (CPU)."""

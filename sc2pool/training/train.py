@@ -355,6 +355,7 @@ def train(
     pretrain_episodes: int | None = None,
     snapshot_every: int | None = None,
     league_size: int | None = None,
+    league_fixed: Sequence[str | os.PathLike[str]] = (),
 ) -> TrainResult:
     """Train PPO on ``task`` through the pool; save ``model.zip``, TensorBoard logs,
     ``learning_curve.csv``, ``episode_reward.png`` and ``run.json`` in ``out_dir``.
@@ -382,7 +383,9 @@ def train(
     played by snapshots of the policy (:mod:`sc2pool.training.selfplay`), saved as
     ``snapshots/snapshot_<timesteps>.zip`` at the start and every ``snapshot_every`` timesteps
     (default ``LEAGUE_SNAPSHOT_EVERY``), the newest ``league_size`` (default ``LEAGUE_SIZE``)
-    making the league. ``snapshot_every`` saves snapshots with any opponent (no league)."""
+    making the league, with ``league_fixed`` (saved models, e.g. a clone of the scripted baseline)
+    as members that never leave. ``snapshot_every`` saves snapshots with any opponent (no
+    league)."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
@@ -407,9 +410,9 @@ def train(
         raise ValueError(f"snapshot_every must be >= 1 timestep, got {snapshot_every}")
     check_pairing(task_kwargs, envs_per_worker)
     selfplay = paired_opponent(task_kwargs)
-    if league_size is not None and selfplay != "league":
-        raise ValueError("league_size goes with task_kwargs {'opponent': 'league'}")
-    league = SnapshotPool(league_size or LEAGUE_SIZE, seed) if selfplay == "league" else None
+    if (league_size is not None or league_fixed) and selfplay != "league":
+        raise ValueError("league_size and league_fixed go with task_kwargs {'opponent': 'league'}")
+    league = SnapshotPool(league_size or LEAGUE_SIZE, seed, league_fixed) if selfplay == "league" else None
     if league is not None and snapshot_every is None:
         snapshot_every = LEAGUE_SNAPSHOT_EVERY
     if pretrain_episodes is None:
@@ -533,7 +536,9 @@ def train(
                              "pretrain": pretrained}
     if selfplay is not None:
         extra["selfplay"] = {"opponent": selfplay, "snapshot_every": snapshot_every,
-                             "league_size": None if league is None else league.size, "league_games": league_games}
+                             "league_size": None if league is None else league.size,
+                             "league_fixed": [] if league is None else [str(f) for f in league.fixed],
+                             "league_games": league_games}
     _write_outputs(result, task, params, n_workers, envs_per_worker, engine, task_kwargs, extra)
     return result
 

@@ -108,6 +108,19 @@ def test_the_league_keeps_its_newest_snapshots(tmp_path: Path) -> None:
         SnapshotPool(size=0)
 
 
+def test_fixed_members_stay_in_the_league_beside_the_newest_snapshots(tmp_path: Path) -> None:
+    clone = _snapshot(tmp_path, "clone.zip", 7)
+    league = SnapshotPool(size=1, seed=0, fixed=[clone])
+    assert league.paths == [clone] and league.draw() == clone  # (drawn before any snapshot)
+    paths = [_snapshot(tmp_path, f"s{i}.zip", i) for i in range(3)]
+    for p in paths:
+        league.add(p)
+    assert league.paths == [clone, paths[-1]]
+    assert {league.draw() for _ in range(30)} == {clone, paths[-1]}
+    with pytest.raises(FileNotFoundError, match="fixed member"):
+        SnapshotPool(fixed=[tmp_path / "missing.zip"])
+
+
 def test_training_saves_snapshots_that_enter_the_league(tmp_path: Path) -> None:
     league = SnapshotPool(size=3, seed=0)
     env = VecMonitor(LeagueVecEnv(_pool(4), league))
