@@ -138,7 +138,7 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
         self.deterministic = deterministic
         self._opp_obs: Any = None
         self._opponents: list[Path | None] = [None] * (venv.num_envs // 2)
-        #: Games started per snapshot (by file name), for the run's record.
+        #: Games started per member (a snapshot by file name, a fixed member by path), for the run's record.
         self.games_per_snapshot: dict[str, int] = {}
         VecEnv.__init__(self, venv.num_envs // 2, venv.observation_space, venv.action_space)
         self.class_attributes = dict(inspect.getmembers(self.__class__))
@@ -148,8 +148,9 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
         for k in pairs:
             path = self.league.draw() if self.league.paths else None
             self._opponents[k] = path
-            if path is not None:
-                self.games_per_snapshot[path.name] = self.games_per_snapshot.get(path.name, 0) + 1
+            if path is not None:  # (a fixed member by its path: its name may be a snapshot's too)
+                key = str(path) if path in self.league.fixed else path.name
+                self.games_per_snapshot[key] = self.games_per_snapshot.get(key, 0) + 1
 
     def _opponent_actions(self) -> np.ndarray:
         n = self.num_envs

@@ -119,6 +119,15 @@ def test_fixed_members_stay_in_the_league_beside_the_newest_snapshots(tmp_path: 
     assert {league.draw() for _ in range(30)} == {clone, paths[-1]}
     with pytest.raises(FileNotFoundError, match="fixed member"):
         SnapshotPool(fixed=[tmp_path / "missing.zip"])
+    # a fixed member named as a snapshot is still counted apart from it
+    (tmp_path / "old").mkdir()
+    same = _snapshot(tmp_path / "old", "s2.zip", 9)
+    env = LeagueVecEnv(_pool(2), SnapshotPool(size=1, seed=1, fixed=[same]))
+    env.league.add(paths[-1])
+    env.reset()
+    for _ in range(40):
+        env._draw([0])
+    assert set(env.games_per_snapshot) == {str(same), "s2.zip"}
 
 
 def test_training_saves_snapshots_that_enter_the_league(tmp_path: Path) -> None:
