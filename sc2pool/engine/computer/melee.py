@@ -175,7 +175,9 @@ class MeleeComputer:
             self.build = rp.builds[self.ai_build]
         self.army_types = np.array(rp.army, dtype=np.int64)
         """The unit types of its army (those it trains and commands)."""
-        self.production_types = frozenset(t for w in rp.production for t in rp.roles[w].types)
+        self.types_of = {w: frozenset(rp.roles[w].types) for w in rp.production}
+        """Production role -> the structure types that count as it (a Warp Gate for a Gateway)."""
+        self.production_types = frozenset().union(*self.types_of.values())
         self.townhall_types = frozenset(rp.townhalls)
         self.ordered: dict[int, tuple[int, float, float, int]] = {}
         """Protoss and Zerg: worker tag -> (build ability, x, y, loop) of the build orders it gave,
@@ -391,7 +393,7 @@ class MeleeComputer:
         rp = self.race
         townhalls = [s for s in structures if s.unit_id in self.townhall_types]
         ready_th = [s for s in townhalls if s.ready]
-        prod = {w: [s for s in structures if s.unit_id in rp.roles[w].types] for w in rp.production}
+        prod = {w: [s for s in structures if s.unit_id in types] for w, types in self.types_of.items()}
         refineries = [s for s in structures if s.unit_id == rp.roles[REFINERY].unit]
         workers = self.workers
         jobs = world.workers.jobs

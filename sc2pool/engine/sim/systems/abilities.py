@@ -915,29 +915,27 @@ class Abilities:
         """Tags of the Cyclones."""
         return self._tags_of(CYCLONE)
 
-    def _autolock(self, r: int, loop: int) -> int:
-        """The row of the enemy unit the Cyclone of row ``r`` would lock on now by autocast (-1:
-        none): not on a move order, no lock, off cooldown, not disabled; the closest enemy unit
-        (not a structure) it may see within :data:`LOCK_ON_RANGE`."""
-        w = self.w
-        u = w.u
-        tag = int(u.tag[r])
-        if tag in self.locks or self.ready.get((tag, LOCK_ON), 0) > loop or self.disabled.get(tag, 0) > loop \
-                or int(u.kind[r]) in (MOVE_KIND, FOLLOW_KIND):
-            return -1
-        ok = ~TYPES.structure[u.ti]
-        if self.lock_air_only:
-            ok &= TYPES.is_flying[u.ti]
-        return self._closest_enemy(r, LOCK_ON_RANGE, ok)
+    def _free_to_lock(self, r: int, loop: int) -> bool:
+        """Whether the Cyclone of row ``r`` may lock on by autocast now: not on a move order, no
+        lock, off cooldown, not disabled."""
+        tag = int(self.w.u.tag[r])
+        return tag not in self.locks and self.ready.get((tag, LOCK_ON), 0) <= loop \
+            and self.disabled.get(tag, 0) <= loop and int(self.w.u.kind[r]) not in (MOVE_KIND, FOLLOW_KIND)
 
     def _autolocks(self, loop: int) -> None:
-        """Every Cyclone that may locks on by autocast (see the module docstring)."""
+        """Every Cyclone free to lock on (:meth:`_free_to_lock`) locks on the closest enemy unit it
+        may see within :data:`LOCK_ON_RANGE`: not a structure; air only for releases 3.8-4.7."""
         u = self.w.u
+        ok: np.ndarray | None = None  # (what may be locked on: built once, when a Cyclone is free)
         for tag in self.cyclone_tags():
             r = u.row(tag)
-            if r < 0:
+            if r < 0 or not self._free_to_lock(r, loop):
                 continue
-            t = self._autolock(r, loop)
+            if ok is None:
+                ok = ~TYPES.structure[u.ti]
+                if self.lock_air_only:
+                    ok &= TYPES.is_flying[u.ti]
+            t = self._closest_enemy(r, LOCK_ON_RANGE, ok)
             if t >= 0:
                 self._lock(r, int(u.tag[t]), loop)
 
