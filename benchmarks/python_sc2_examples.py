@@ -232,6 +232,18 @@ def _main_version(root: Path, ex: Example) -> str | None:
     return m.group(1) if m else None
 
 
+def _main_map(root: Path, ex: Example, bundled: set[str], fallback: str) -> str:
+    """The ladder map an example's own ``main()`` plays (``maps.get("(2)CatalystLE")``) under the
+    name the engine installs it (``CatalystLE``), or ``fallback`` where the engine does not ship it
+    (``AcropolisLE`` is a 2019 map; sc2maptool's 24 end with 2018)."""
+    src = (root / (ex.module.replace(".", "/") + ".py")).read_text()
+    m = re.search(r"maps\.get\(\s*[\"']([^\"']+)[\"']", src)
+    if m is None:
+        return fallback
+    name = re.sub(r"^\(\d\)", "", m.group(1)).replace(" ", "")
+    return name if name in bundled else fallback
+
+
 def _engine_warnings(log: Path, limit: int = 20) -> dict[str, int]:
     """The engine log's WARNING and ERROR lines, without their timestamp, each with its count."""
     seen: dict[str, int] = {}
@@ -332,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so _play's cleanup runs on a SIGTERM
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--python-sc2", required=True, type=Path, help="python-sc2 work tree or bare git repository")
-    p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s)")
+    p.add_argument("--map", default="AbyssalReefLE", help="ladder map every game is played on (default: %(default)s); 'own' in main mode: each "
+                   "example's own main() map where the engine ships it (CatalystLE), else AcidPlantLE")
     p.add_argument("--mode", choices=("ci", "main", "versus"), default="ci",
                    help="ci: python-sc2's CI procedure (a Tie expected); main: each example's own match-up (a win "
                         "expected); versus: its bots-against-each-other procedure (every pair, a Tie expected), "
@@ -368,15 +381,20 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         from sc2pool.engine.install import ensure_install
+        from sc2pool.engine.terrain.catalogue import bundled_maps
 
         env = dict(os.environ, SC2PATH=str(ensure_install(set_env=False)))
+        bundled = set(bundled_maps())
         for ex in chosen:
             opp, diff = ("Protoss", "Easy") if args.mode == "ci" else _main_matchup(root, ex)
             opp, diff = args.opponent or opp, args.difficulty or diff
             limit = args.time_limit if args.time_limit is not None else (240 if args.mode == "ci" else None)
             if ex.cls in SHORT_IN_CI and not args.full_length and args.mode == "ci":
                 limit = min(limit or SHORT_IN_CI[ex.cls], SHORT_IN_CI[ex.cls])
-            spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": args.map, "opponent": opp,
+            game_map = args.map
+            if args.map == "own":
+                game_map = _main_map(root, ex, bundled, "AcidPlantLE") if args.mode == "main" else "AcidPlantLE"
+            spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": game_map, "opponent": opp,
                     "difficulty": diff, "time_limit": limit,
                     "sc2_version": _main_version(root, ex) if args.mode == "main" else None}
             game_env, log = env, None
@@ -394,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                    f"{stderr.strip()[-400:]}"}
             except subprocess.TimeoutExpired:
                 out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
-            out.update(opponent=f"{opp} {diff}", map=args.map, sc2_version=spec["sc2_version"], total_s=round(time.perf_counter() - t0, 1))
+            out.update(opponent=f"{opp} {diff}", map=game_map, sc2_version=spec["sc2_version"], total_s=round(time.perf_counter() - t0, 1))
             if log is not None and log.is_file():
                 out["engine_warnings"] = _engine_warnings(log)
             want = "Tie" if args.mode == "ci" else "Victory"

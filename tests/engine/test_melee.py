@@ -25,6 +25,7 @@ TERRAN, ZERG, PROTOSS, RANDOM = 1, 2, 3, 4
 VISIBLE, SNAPSHOT = 1, 2
 SELF, NEUTRAL, ENEMY = 1, 3, 4
 LOWER_DEPOT, RAISE_DEPOT, BLINK = 556, 558, 1442
+BUILD_COMMANDCENTER = 318
 NOT_SUPPORTED = 2
 
 
@@ -227,6 +228,102 @@ def test_a_player_with_no_structures_left_loses() -> None:
     assert g.ended and g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
     obs = g.observation(1)
     assert {r.player_id: r.result for r in obs.player_result} == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+
+
+def _create(player: int, unit_type: int, x: float, y: float, quantity: int = 1) -> sc_pb.RequestDebug:
+    req = sc_pb.RequestDebug()
+    c = req.debug.add().create_unit
+    c.unit_type, c.owner, c.quantity = unit_type, player, quantity
+    c.pos.x, c.pos.y = x, y
+    return req
+
+
+def test_a_player_left_without_a_main_building_is_revealed_until_it_starts_one_again() -> None:
+    from sc2pool.engine.scenarios.melee import REVEAL_DELAY
+
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    u = g.world.u
+    starts = g.scenario.starts  # type: ignore[attr-defined]
+    (x1, y1), (x2, y2) = starts[1], starts[2]
+    # a Supply Depot of player 2 hidden halfway between the mains, out of everybody's sight
+    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
+    g.debug(2, _create(2, D.SUPPLYDEPOT, hx, hy))
+    depot = int(u.tag[(u.owner == 2) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    cc2 = int(u.tag[(u.owner == 2) & (u.unit_id == D.COMMANDCENTER)][0])
+
+    def enemy_seen() -> dict[int, int]:
+        return {v.tag: v.display_type for v in g.observation(1).observation.raw_data.units if v.alliance == ENEMY}
+
+    g.step(1)
+    assert depot not in enemy_seen()
+    g.debug(1, _kill(cc2))
+    g.step(REVEAL_DELAY - 16)
+    assert not g.ended and depot not in enemy_seen(), "revealed only after the delay"
+    g.step(32)
+    obs = g.observation(1).observation
+    assert {v.tag: v.display_type for v in obs.raw_data.units if v.alliance == ENEMY}.get(depot) == VISIBLE
+    vis = np.frombuffer(obs.raw_data.map_state.visibility.data, dtype=np.uint8).reshape(
+        obs.raw_data.map_state.visibility.size.y, obs.raw_data.map_state.visibility.size.x)
+    assert vis[int(hy), int(hx)] != 2, "the structure is revealed, not the ground round it"
+    # player 1's Marines, sent from home, can target it and win the game
+    g.debug(1, _create(1, D.MARINE, x1, y1, quantity=4))
+    marines = [int(t) for t in u.tag[(u.owner == 1) & (u.unit_id == D.MARINE)]]
+    resp = g.action(1, command(D.ATTACK_ATTACK, marines, target=depot))
+    assert list(resp.result) == [1]  # Success
+    for _ in range(200):
+        g.step(16)
+        if g.ended:
+            break
+    assert g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
+
+
+def test_starting_a_main_building_again_ends_the_reveal() -> None:
+    from sc2pool.engine.scenarios.melee import REVEAL_DELAY
+
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    u = g.world.u
+    starts = g.scenario.starts  # type: ignore[attr-defined]
+    (x1, y1), (x2, y2) = starts[1], starts[2]
+    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
+    g.debug(2, _create(2, D.SUPPLYDEPOT, hx, hy))
+    depot = int(u.tag[(u.owner == 2) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    g.debug(1, _kill(int(u.tag[(u.owner == 2) & (u.unit_id == D.COMMANDCENTER)][0])))
+    g.step(REVEAL_DELAY + 16)
+    seen = {v.tag: v.display_type for v in g.observation(1).observation.raw_data.units if v.alliance == ENEMY}
+    assert seen.get(depot) == VISIBLE
+    # player 2 starts a Command Center where its main was: the reveal ends
+    scv = int(u.tag[(u.owner == 2) & (u.unit_id == D.SCV)][0])
+    g.world.supply.minerals[2] = 1000  # (enough whatever it mined)
+    resp = g.action(2, command(BUILD_COMMANDCENTER, [scv], pos=(x2, y2)))
+    assert list(resp.result) == [1]  # Success
+    for _ in range(60):
+        g.step(16)
+        if np.count_nonzero((u.owner == 2) & (u.unit_id == D.COMMANDCENTER)):
+            break
+    assert np.count_nonzero((u.owner == 2) & (u.unit_id == D.COMMANDCENTER)), "the SCV should start the CC"
+    g.step(32)
+    seen = {v.tag: v.display_type for v in g.observation(1).observation.raw_data.units if v.alliance == ENEMY}
+    assert seen.get(depot) == SNAPSHOT, "seen once, remembered as a snapshot, no longer revealed"
+
+
+def test_the_computer_knows_the_structures_of_a_revealed_player() -> None:
+    from sc2pool.engine.scenarios.melee import REVEAL_DELAY
+
+    g = joined()
+    u = g.world.u
+    starts = g.scenario.starts  # type: ignore[attr-defined]
+    (x1, y1), (x2, y2) = starts[1], starts[2]
+    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
+    g.debug(1, _create(1, D.SUPPLYDEPOT, hx, hy))
+    depot = int(u.tag[(u.owner == 1) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    g.debug(1, _kill(int(u.tag[(u.owner == 1) & (u.unit_id == D.COMMANDCENTER)][0])))
+    computer = g.scenario.computers[0]
+    g.step(REVEAL_DELAY - 16)
+    assert depot not in computer.enemy_structures
+    g.step(64)
+    assert depot in computer.enemy_structures
 
 
 def test_leaving_gives_the_other_player_the_victory() -> None:

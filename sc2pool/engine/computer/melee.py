@@ -292,7 +292,7 @@ class MeleeComputer:
             vision.revealed.add(pid)  # its units may target what none of them sees
             known = enemy
         elif len(enemy):
-            known = enemy[vision.sees(pid, u.x[enemy], u.y[enemy])]
+            known = enemy[vision.sees_units(pid, enemy)]
         else:
             known = enemy
         self.known = known

@@ -18,6 +18,14 @@ Rules (LotV melee; sources in brackets):
 - A player with no structures left loses, the others win (both at once: a Tie) [Liquipedia,
   "Melee"]; leaving or surrendering gives the other side the Victory (the game's own rule);
   there is no time limit (burnysc2's ``game_time_limit`` ends a game as a Tie on the client's side).
+- A player left without a main building (Command Center, Orbital Command or Planetary Fortress,
+  flying ones included (m), Nexus, Hatchery, Lair or Hive; one under construction counts) is
+  revealed after :data:`REVEAL_DELAY`: its structures, and only they, are seen by every other
+  player (in the observation as visible units, targetable), until it starts a main building
+  again [the Arqade answer "What does 'player has not rebuilt their base and is being revealed'
+  mean": "after a short time, that player's buildings, and buildings only, will be revealed to
+  its enemies ... you do not get vision of their surroundings"; "so that an almost-defeated
+  player cannot hide a building somewhere remote"; the delay is (m)].
 - Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
 - Races: the engine simulates the Terran, Zerg and Protoss economies (Zerg: a Hatchery, 12 Drones,
   an Overlord and 3 larvae, 12/14 supply, the start's creep; Protoss: a Nexus and 12 Probes,
@@ -46,7 +54,7 @@ from sc2pool.engine.scenarios.base import (
     Scenario,
     SetupError,
 )
-from sc2pool.engine.sim.races import PROTOSS, RACES, TERRAN, ZERG, RaceRules
+from sc2pool.engine.sim.races import PROTOSS, RACES, TERRAN, TOWNHALLS, ZERG, RaceRules
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
@@ -58,6 +66,13 @@ RANDOM_RACES: tuple[RaceRules, ...] = (TERRAN, ZERG, PROTOSS)
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
+REVEAL_DELAY = 672
+"""Loops (30 faster seconds, m) a player is left without a main building before it is revealed."""
+MAIN_BUILDINGS = np.isin(TYPES.unit_id, np.array(sorted(TOWNHALLS | {36, 134})))
+"""Per type row: the main buildings of the reveal rule (townhalls, flying Command Centers (36)
+and Orbital Commands (134))."""
+REVEAL_CHECK = 16
+"""Loops between the looks for a rebuilt main building while a player is revealed or about to be."""
 MAIN_RADIUS = 12.0
 """Mineral fields within this distance of a start location form its main mineral line."""
 
@@ -133,6 +148,9 @@ class Melee(Scenario):
             self.rules[p.player_id] = rules
         self.starts: dict[int, tuple[float, float]] = {}
         self.townhalls: dict[int, int] = {}
+        self.reveal_at: dict[int, int] = {}
+        """Player without a main building -> the loop it is (or was) revealed at."""
+        self._reveal_check = 0
 
     @property
     def ladder(self) -> LadderMap:
@@ -226,13 +244,18 @@ class Melee(Scenario):
             w.creep.add_source(hatchery, s.x, s.y, TOWNHALL_RADIUS, full=True)
 
     def horizon(self) -> int:
-        return 1 << 30
+        loop = self.world.loop
+        due = [at - loop for at in self.reveal_at.values() if at > loop]
+        return max(1, min(due)) if due else 1 << 30
 
     def after_loop(self, deaths: Deaths) -> None:
         ledger = self.world.supply
         for p in self.score:
             self.score[p] = ledger.collected_minerals.get(p, 0) + ledger.collected_vespene.get(p, 0)
-        if not len(deaths) or not TYPES.structure[[TYPES.row(int(t)) for t in deaths.unit_types]].any():
+        lost = bool(len(deaths)) and bool(TYPES.structure[[TYPES.row(int(t)) for t in deaths.unit_types]].any())
+        if lost or (self.reveal_at and self.world.loop >= self._reveal_check):
+            self._reveal()
+        if not lost:
             return
         u = self.world.u
         structure = TYPES.structure[u.ti]
@@ -245,6 +268,24 @@ class Melee(Scenario):
             self.finish(dict.fromkeys(alive, TIE))
         else:
             self.finish({p: VICTORY if a else DEFEAT for p, a in alive.items()})
+
+
+    def _reveal(self) -> None:
+        """The reveal rule (module docstring): start, end or carry out each player's reveal."""
+        w = self.world
+        u = w.u
+        loop = w.loop
+        self._reveal_check = loop + REVEAL_CHECK
+        mains = MAIN_BUILDINGS[u.ti]
+        for p in self.players:
+            pid = p.player_id
+            if np.count_nonzero(mains & (u.owner == pid)):
+                self.reveal_at.pop(pid, None)
+                w.vision.exposed.discard(pid)
+            elif pid not in self.reveal_at:
+                self.reveal_at[pid] = loop + REVEAL_DELAY
+            elif loop >= self.reveal_at[pid]:
+                w.vision.exposed.add(pid)
 
 
 _CLASSES: dict[str, type[Melee]] = {}

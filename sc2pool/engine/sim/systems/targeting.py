@@ -314,7 +314,8 @@ class Targeting:
         rule the observation uses).  An unseen ordered target is out of range (the attacker keeps
         closing in, as it walks to where it last saw it); an unseen acquired one is replaced by
         the nearest hittable hostile the player sees within acquisition range, if any.  Players
-        whose map is revealed (:attr:`Vision.revealed`) see everything.  Changes the arrays of
+        whose map is revealed (:attr:`Vision.revealed`) see everything, and every player sees the
+        structures of an exposed one (:attr:`Vision.exposed`).  Changes the arrays of
         :meth:`resolve` in place."""
         u = self.u
         level = self.w.vision.level_grid()
@@ -351,6 +352,9 @@ class Targeting:
             k = (owners == owner).nonzero()[0]
             t = tgt[rc[k]]
             seen[k] = vision.sees(owner, u.x[t], u.y[t])
+        if vision.exposed:  # the structures of a player revealed by the melee rule
+            t = tgt[rc]
+            seen |= TYPES.structure[u.ti[t]] & np.isin(u.owner[t], list(vision.exposed)) & (u.owner[t] != owners)
         for r in rc[~seen].tolist():
             owner = int(u.owner[r])
             if explicit[r]:
@@ -360,7 +364,7 @@ class Targeting:
             near = np.nonzero(d <= self.acquisition_range(np.array([r]))[0])[0]
             allowed = np.zeros(len(d), dtype=bool)
             if len(near):
-                allowed[near] = vision.sees(owner, u.x[near], u.y[near])
+                allowed[near] = vision.sees_units(owner, near)
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)

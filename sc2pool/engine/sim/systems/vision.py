@@ -57,6 +57,9 @@ class Vision:
         self.revealed: set[int] = set()
         """Players whose whole map is revealed (the vision-cheating Computers): their units may
         target what no unit of theirs sees."""
+        self.exposed: set[int] = set()
+        """Players whose structures every other player sees (the melee game's reveal of a player
+        left without a main building: :mod:`sc2pool.engine.scenarios.melee`)."""
 
     def level_grid(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
@@ -207,6 +210,23 @@ class Vision:
             inside &= (level[cy, cx][:, None] <= own) | ~ground
         return inside.any(axis=1)
 
+    def sees_units(self, player: int, rows: np.ndarray) -> np.ndarray:
+        """bool per row of ``rows`` (units of other players): whether ``player`` sees it now: its
+        cell is seen (:meth:`sees`) or it is a structure of an exposed player."""
+        u = self.w.u
+        seen = self.sees(player, u.x[rows], u.y[rows])
+        if self.exposed:
+            seen |= self.exposed_structures(player)[rows]
+        return seen
+
+    def exposed_structures(self, player: int) -> np.ndarray:
+        """bool per row: the structures of the exposed players other than ``player``."""
+        u = self.w.u
+        mask = TYPES.structure[u.ti] & (u.owner != player)
+        if len(self.exposed) == 1:
+            return mask & (u.owner == next(iter(self.exposed)))
+        return mask & np.isin(u.owner, np.fromiter(self.exposed, dtype=np.int64, count=len(self.exposed)))
+
     def visibility(self, player: int) -> np.ndarray:
         """uint8[height, width]: 2 seen now by one of the player's units, 1 seen before, 0 never."""
         seen = self.seen_now(player)
@@ -234,6 +254,8 @@ class Vision:
         cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
         cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         here = vis[cy, cx] == 2
+        if self.exposed:
+            here |= self.exposed_structures(player)
         own = u.owner == player
         neutral = u.owner == NEUTRAL_OWNER
         enemy = ~own & ~neutral
