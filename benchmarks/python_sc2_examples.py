@@ -365,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="play RampWallBot and SlowBot the whole --time-limit too (python-sc2's CI gives them 2 s)")
     p.add_argument("--only", nargs="*", default=None,
                    help="groups (terran zerg protoss other) or module names to run (default: all)")
+    p.add_argument("--games", type=int, default=1,
+                   help="games per example (unseeded: main() results vary; several give a win rate)")
     p.add_argument("--timeout", type=float, default=900.0, help="wall seconds per game before it is killed")
     p.add_argument("--json", type=Path, default=None, help="also write every result to this file")
     args = p.parse_args(argv)
@@ -397,31 +399,56 @@ def main(argv: list[str] | None = None) -> int:
             spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": game_map, "opponent": opp,
                     "difficulty": diff, "time_limit": limit,
                     "sc2_version": _main_version(root, ex) if args.mode == "main" else None}
-            game_env, log = env, None
-            if args.engine_log is not None:
-                args.engine_log.mkdir(parents=True, exist_ok=True)
-                log = args.engine_log / f"{ex.module.rsplit('.', 1)[-1]}-{args.mode}.log"
-                log.unlink(missing_ok=True)
-                game_env = dict(env, SC2POOL_ENGINE_LOG=str(log))
-            t0 = time.perf_counter()
-            try:
-                stdout, stderr, code = _play(spec, root, game_env, args.timeout)
-                line = next((s for s in stdout.splitlines() if s.startswith("RESULT ")), None)
-                out = json.loads(line[7:]) if line else {"example": ex.module, "result": None,
-                                                          "error": f"no result (exit {code}): "
-                                                                   f"{stderr.strip()[-400:]}"}
-            except subprocess.TimeoutExpired:
-                out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
-            out.update(opponent=f"{opp} {diff}", map=game_map, sc2_version=spec["sc2_version"], total_s=round(time.perf_counter() - t0, 1))
-            if log is not None and log.is_file():
-                out["engine_warnings"] = _engine_warnings(log)
-            want = "Tie" if args.mode == "ci" else "Victory"
-            out["ok"] = out.get("result") == want and not out.get("error")
-            results.append(out)
-            print(json.dumps(out), flush=True)
+            for k in range(args.games):
+                out = _one(args, ex, spec, root, env, k)
+                results.append(out)
+                print(json.dumps(out), flush=True)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+    return _summary(args, results)
+
+
+def _one(args: argparse.Namespace, ex: Example, spec: dict[str, object], root: Path, env: dict[str, str],
+         k: int) -> dict[str, object]:
+    """Play game ``k`` of one example; its result line (with ``ok``: ended as the mode expects)."""
+    opp, diff, game_map = spec["opponent"], spec["difficulty"], spec["map"]
+    game_env, log = env, None
+    if args.engine_log is not None:
+        args.engine_log.mkdir(parents=True, exist_ok=True)
+        suffix = f"-{k}" if args.games > 1 else ""
+        log = args.engine_log / f"{ex.module.rsplit('.', 1)[-1]}-{args.mode}{suffix}.log"
+        log.unlink(missing_ok=True)
+        game_env = dict(env, SC2POOL_ENGINE_LOG=str(log))
+    t0 = time.perf_counter()
+    try:
+        stdout, stderr, code = _play(spec, root, game_env, args.timeout)
+        line = next((s for s in stdout.splitlines() if s.startswith("RESULT ")), None)
+        out = json.loads(line[7:]) if line else {"example": ex.module, "result": None,
+                                                  "error": f"no result (exit {code}): "
+                                                           f"{stderr.strip()[-400:]}"}
+    except subprocess.TimeoutExpired:
+        out = {"example": ex.module, "result": None, "error": f"timed out after {args.timeout:.0f} s"}
+    out.update(opponent=f"{opp} {diff}", map=game_map, sc2_version=spec["sc2_version"], total_s=round(time.perf_counter() - t0, 1))
+    if log is not None and log.is_file():
+        out["engine_warnings"] = _engine_warnings(log)
+    want = "Tie" if args.mode == "ci" else "Victory"
+    out["ok"] = out.get("result") == want and not out.get("error")
+    out["game"] = k
+    return out
+
+
+def _summary(args: argparse.Namespace, results: list[dict[str, object]]) -> int:
+    """Print the counts (per example too when each played several games); exit status 0 when every
+    game ended as the mode expects."""
+    if args.games > 1:
+        per: dict[str, dict[str, int]] = {}
+        for r in results:
+            key = "crash" if r.get("error") else str(r.get("result"))
+            tally = per.setdefault(str(r["example"]), {})
+            tally[key] = tally.get(key, 0) + 1
+        for name, tally in per.items():
+            print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())), flush=True)
     counts: dict[str, int] = {}
     for r in results:
         key = "crash" if r.get("error") else str(r.get("result"))
