@@ -26,6 +26,7 @@ VISIBLE, SNAPSHOT = 1, 2
 SELF, NEUTRAL, ENEMY = 1, 3, 4
 LOWER_DEPOT, RAISE_DEPOT, BLINK = 556, 558, 1442
 BUILD_COMMANDCENTER = 318
+CREEP_TUMOR_BURROWED = 137
 NOT_SUPPORTED = 2
 
 
@@ -324,6 +325,19 @@ def test_the_computer_knows_the_structures_of_a_revealed_player() -> None:
     assert depot not in computer.enemy_structures
     g.step(64)
     assert depot in computer.enemy_structures
+
+
+def test_creep_tumors_are_not_buildings_a_player_must_lose() -> None:
+    g = joined(second={"race": ZERG})
+    assert g.join(sc_pb.RequestJoinGame(race=ZERG)) == 2
+    u = g.world.u
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    g.debug(2, _create(2, CREEP_TUMOR_BURROWED, hx + 6, hy))
+    assert np.count_nonzero((u.owner == 2) & (u.unit_id == CREEP_TUMOR_BURROWED)) == 1
+    buildings = [int(t) for t in u.tag[(u.owner == 2) & TYPES.structure[u.ti] & (u.unit_id != CREEP_TUMOR_BURROWED)]]
+    g.debug(1, _kill(*buildings))
+    g.step(1)
+    assert g.ended and g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
 
 
 def test_leaving_gives_the_other_player_the_victory() -> None:

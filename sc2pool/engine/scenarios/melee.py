@@ -15,12 +15,14 @@ Rules (LotV melee; sources in brackets):
 - The map's neutral units (:mod:`sc2pool.engine.terrain`): every mineral field and geyser with its
   contents (rich fields give 7 minerals, rich geysers 8 vespene a trip), destructible rocks and
   debris (obstacles that block building until destroyed), Xel'Naga towers.
-- A player with no structures left loses, the others win (both at once: a Tie) [Liquipedia,
-  "Melee"]; leaving or surrendering gives the other side the Victory (the game's own rule);
+- A player with no buildings left loses, the others win (both at once: a Tie) [Liquipedia,
+  "Melee"]; buildings under construction and flying ones count, Creep Tumors do not (the Arqade
+  answer "What are the victory conditions": "creep tumors are considered food-cost-less units,
+  not buildings"); leaving or surrendering gives the other side the Victory (the game's own rule);
   there is no time limit (burnysc2's ``game_time_limit`` ends a game as a Tie on the client's side).
 - A player left without a main building (Command Center, Orbital Command or Planetary Fortress,
   flying ones included (m), Nexus, Hatchery, Lair or Hive; one under construction counts) is
-  revealed after :data:`REVEAL_DELAY`: its structures, and only they, are seen by every other
+  revealed after :data:`REVEAL_DELAY`: its buildings, and only they, are seen by every other
   player (in the observation as visible units, targetable), until it starts a main building
   again [the Arqade answer "What does 'player has not rebuilt their base and is being revealed'
   mean": "after a short time, that player's buildings, and buildings only, will be revealed to
@@ -66,6 +68,10 @@ RANDOM_RACES: tuple[RaceRules, ...] = (TERRAN, ZERG, PROTOSS)
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
+CREEP_TUMORS = (87, 137, 138)
+"""Creep Tumor, burrowed, and a Queen's: structures in the data, not buildings to the melee rules."""
+BUILDINGS = TYPES.structure & ~np.isin(TYPES.unit_id, np.array(CREEP_TUMORS))
+"""Per type row: what a player must lose all of to lose, and what its reveal shows."""
 REVEAL_DELAY = 672
 """Loops (30 faster seconds, m) a player is left without a main building before it is revealed."""
 MAIN_BUILDINGS = np.isin(TYPES.unit_id, np.array(sorted(TOWNHALLS | {36, 134})))
@@ -163,6 +169,7 @@ class Melee(Scenario):
     def setup(self) -> None:
         w = self.world
         lm = self.ladder
+        w.vision.exposed_types = BUILDINGS
         order = self.rng.permutation(len(lm.start_locations))
         self.starts = {p.player_id: lm.start_locations[int(order[k])] for k, p in enumerate(self.players)}
         for p in self.players:  # Random: one of the three, drawn by the game's seed (the real game's rule)
@@ -252,14 +259,14 @@ class Melee(Scenario):
         ledger = self.world.supply
         for p in self.score:
             self.score[p] = ledger.collected_minerals.get(p, 0) + ledger.collected_vespene.get(p, 0)
-        lost = bool(len(deaths)) and bool(TYPES.structure[[TYPES.row(int(t)) for t in deaths.unit_types]].any())
+        lost = bool(len(deaths)) and bool(BUILDINGS[[TYPES.row(int(t)) for t in deaths.unit_types]].any())
         if lost or (self.reveal_at and self.world.loop >= self._reveal_check):
             self._reveal()
         if not lost:
             return
         u = self.world.u
-        structure = TYPES.structure[u.ti]
-        alive = {p.player_id: bool(np.count_nonzero(structure & (u.owner == p.player_id))) for p in self.players}
+        building = BUILDINGS[u.ti]
+        alive = {p.player_id: bool(np.count_nonzero(building & (u.owner == p.player_id))) for p in self.players}
         if all(alive.values()) or len(alive) < 2:
             if len(alive) == 1 and not any(alive.values()):
                 self.finish(dict.fromkeys(alive, DEFEAT))

@@ -354,7 +354,7 @@ class Targeting:
             seen[k] = vision.sees(owner, u.x[t], u.y[t])
         if vision.exposed:  # the structures of a player revealed by the melee rule
             t = tgt[rc]
-            seen |= TYPES.structure[u.ti[t]] & np.isin(u.owner[t], list(vision.exposed)) & (u.owner[t] != owners)
+            seen |= vision.exposed_types[u.ti[t]] & np.isin(u.owner[t], list(vision.exposed)) & (u.owner[t] != owners)
         for r in rc[~seen].tolist():
             owner = int(u.owner[r])
             if explicit[r]:

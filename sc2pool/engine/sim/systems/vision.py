@@ -58,8 +58,11 @@ class Vision:
         """Players whose whole map is revealed (the vision-cheating Computers): their units may
         target what no unit of theirs sees."""
         self.exposed: set[int] = set()
-        """Players whose structures every other player sees (the melee game's reveal of a player
+        """Players whose buildings every other player sees (the melee game's reveal of a player
         left without a main building: :mod:`sc2pool.engine.scenarios.melee`)."""
+        self.exposed_types: np.ndarray = TYPES.structure
+        """Per type row: what an exposed player's reveal shows (the melee scenario sets its
+        buildings: structures less Creep Tumors)."""
 
     def level_grid(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
@@ -222,7 +225,7 @@ class Vision:
     def exposed_structures(self, player: int) -> np.ndarray:
         """bool per row: the structures of the exposed players other than ``player``."""
         u = self.w.u
-        mask = TYPES.structure[u.ti] & (u.owner != player)
+        mask = self.exposed_types[u.ti] & (u.owner != player)
         if len(self.exposed) == 1:
             return mask & (u.owner == next(iter(self.exposed)))
         return mask & np.isin(u.owner, np.fromiter(self.exposed, dtype=np.int64, count=len(self.exposed)))
