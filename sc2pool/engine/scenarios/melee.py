@@ -276,7 +276,6 @@ class Melee(Scenario):
         else:
             self.finish({p: VICTORY if a else DEFEAT for p, a in alive.items()})
 
-
     def _reveal(self) -> None:
         """The reveal rule (module docstring): start, end or carry out each player's reveal."""
         w = self.world

@@ -215,7 +215,7 @@ class Vision:
 
     def sees_units(self, player: int, rows: np.ndarray) -> np.ndarray:
         """bool per row of ``rows`` (units of other players): whether ``player`` sees it now: its
-        cell is seen (:meth:`sees`) or it is a structure of an exposed player."""
+        cell is seen (:meth:`sees`) or it is a building of an exposed player."""
         u = self.w.u
         seen = self.sees(player, u.x[rows], u.y[rows])
         if self.exposed:
@@ -223,7 +223,7 @@ class Vision:
         return seen
 
     def exposed_structures(self, player: int) -> np.ndarray:
-        """bool per row: the structures of the exposed players other than ``player``."""
+        """bool per row: the buildings (:attr:`exposed_types`) of the exposed players other than ``player``."""
         u = self.w.u
         mask = self.exposed_types[u.ti] & (u.owner != player)
         if len(self.exposed) == 1:
