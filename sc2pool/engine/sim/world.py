@@ -251,6 +251,13 @@ class World:
             self._r_all_version = u.version
         return self._r_all, self._any_suicide, self._any_shields
 
+    def wake(self, row: int) -> None:
+        """One unit's weapon or orders changed outside the loop: it looks for a target at the next
+        loop and the world no longer skips loops as static (cheaper than :meth:`touch`, which
+        also drops every unit's path segments and the collision cache)."""
+        self._static_until = 0
+        self.u.scan[row] = 0
+
     def touch(self) -> None:
         """Something outside the loop changed units, positions or orders: forget the shortcuts
         (static fight, scheduled target scans)."""

@@ -908,7 +908,7 @@ class Abilities:
         r = self.w.u.row(tag)
         if r >= 0:
             self.w.u.cd[r] = 0.0
-            self.w.touch()  # (its target scans are scheduled: it fires again now)
+            self.w.wake(r)  # (its target scans are scheduled: it fires again now)
         return True
 
     def cyclone_tags(self) -> list[int]:
