@@ -16,6 +16,8 @@ Usage::
         --difficulty Easy --time-limit 240 --json results.json
     python benchmarks/python_sc2_examples.py --python-sc2 ... --mode main --only terran --map AcidPlantLE \
         --opponent Terran --time-limit 1800 --engine-log /tmp/logs   # main() match-ups, as Terran
+    python benchmarks/python_sc2_examples.py --python-sc2 ... --mode main --map own --games 4 --time-limit 1800
+        # each main() on its own map where the engine ships it (CatalystLE), 4 games each
 
 ``--python-sc2`` takes a work tree or a bare git repository (its ``HEAD`` is unpacked to a
 temporary folder). Every game prints one line; the summary counts ties, wins, losses and crashes.
