@@ -340,6 +340,33 @@ def test_creep_tumors_are_not_buildings_a_player_must_lose() -> None:
     assert g.ended and g.results == {1: sc_pb.Victory, 2: sc_pb.Defeat}
 
 
+def test_a_game_without_income_spending_or_destroyed_buildings_for_three_minutes_is_a_tie() -> None:
+    from sc2pool.engine.scenarios.melee import STALEMATE_LOOPS
+
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    u = g.world.u
+    g.step(16)
+    assert not g.ended
+    # both players keep their Command Centers and lose every worker: nobody mines or spends
+    g.debug(1, _kill(*[int(t) for t in u.tag[u.unit_id == D.SCV]]))
+    g.step(STALEMATE_LOOPS - 64)
+    assert not g.ended, "three minutes have not passed"
+    g.step(128)
+    assert g.ended and g.results == {1: sc_pb.Tie, 2: sc_pb.Tie}
+
+
+def test_mining_keeps_a_quiet_game_going() -> None:
+    from sc2pool.engine.scenarios.melee import STALEMATE_LOOPS
+
+    g = joined(second={"race": TERRAN})
+    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    u = g.world.u
+    g.debug(1, _kill(*[int(t) for t in u.tag[(u.unit_id == D.SCV) & (u.owner == 2)]]))
+    g.step(STALEMATE_LOOPS + 256)  # player 1's SCVs mine all along (nobody trains or builds)
+    assert not g.ended
+
+
 def test_leaving_gives_the_other_player_the_victory() -> None:
     g = joined()
     g.leave(1)

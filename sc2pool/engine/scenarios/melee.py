@@ -28,6 +28,13 @@ Rules (LotV melee; sources in brackets):
   mean": "after a short time, that player's buildings, and buildings only, will be revealed to
   its enemies ... you do not get vision of their surroundings"; "so that an almost-defeated
   player cannot hide a building somewhere remote"; the delay is (m)].
+- Stalemate: when for :data:`STALEMATE_LOOPS` no player gathers resources or spends any (a unit
+  trained, a structure started, an upgrade researched) and no building is destroyed, the game
+  ends in a Tie for everybody [patch 1.2.0 notes: "end the game in a tie for all remaining
+  players if no players have income, production, or destroyed structures for three consecutive
+  minutes"; patch 1.3.0: the timer resets "when any player gathers resources, researches an
+  upgrade, produces a unit, constructs a building, or destroys an enemy building"; the minutes
+  read as the game time of those (Wings of Liberty) notes, 16 loops a second (m)].
 - Fog of war, as in every melee game; high ground and snapshots: :mod:`sc2pool.engine.sim.systems.vision`.
 - Races: the engine simulates the Terran, Zerg and Protoss economies (Zerg: a Hatchery, 12 Drones,
   an Overlord and 3 larvae, 12/14 supply, the start's creep; Protoss: a Nexus and 12 Probes,
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -62,6 +70,9 @@ from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
 
+if TYPE_CHECKING:
+    from sc2pool.engine.sim.systems.supply import Supply
+
 NO_TIME_LIMIT = 1 << 40
 RANDOM_RACES: tuple[RaceRules, ...] = (TERRAN, ZERG, PROTOSS)
 """What a Random player plays: one of these, drawn when the game starts."""
@@ -77,6 +88,8 @@ REVEAL_DELAY = 672
 MAIN_BUILDINGS = np.isin(TYPES.unit_id, np.array(sorted(TOWNHALLS | {36, 134})))
 """Per type row: the main buildings of the reveal rule (townhalls, flying Command Centers (36)
 and Orbital Commands (134))."""
+STALEMATE_LOOPS = 3 * 60 * 16
+"""Three minutes of game time without income, spending or a destroyed building: a Tie."""
 REVEAL_CHECK = 16
 """Loops between the looks for a rebuilt main building while a player is revealed or about to be."""
 MAIN_RADIUS = 12.0
@@ -157,6 +170,8 @@ class Melee(Scenario):
         self.reveal_at: dict[int, int] = {}
         """Player without a main building -> the loop it is (or was) revealed at."""
         self._reveal_check = 0
+        self._activity: tuple[int, int] = (-1, 0)
+        """(what the players gathered and spent in all, the loop that changed last): the stalemate rule."""
 
     @property
     def ladder(self) -> LadderMap:
@@ -253,7 +268,8 @@ class Melee(Scenario):
     def horizon(self) -> int:
         loop = self.world.loop
         due = [at - loop for at in self.reveal_at.values() if at > loop]
-        return max(1, min(due)) if due else 1 << 30
+        due.append(self._activity[1] + STALEMATE_LOOPS - loop)
+        return max(1, min(due))
 
     def after_loop(self, deaths: Deaths) -> None:
         ledger = self.world.supply
@@ -263,7 +279,9 @@ class Melee(Scenario):
         if lost or (self.reveal_at and self.world.loop >= self._reveal_check):
             self._reveal()
         if not lost:
+            self._stalemate(ledger)
             return
+        self._activity = (self._activity[0], self.world.loop)
         u = self.world.u
         building = BUILDINGS[u.ti]
         alive = {p.player_id: bool(np.count_nonzero(building & (u.owner == p.player_id))) for p in self.players}
@@ -275,6 +293,17 @@ class Melee(Scenario):
             self.finish(dict.fromkeys(alive, TIE))
         else:
             self.finish({p: VICTORY if a else DEFEAT for p, a in alive.items()})
+
+    def _stalemate(self, ledger: Supply) -> None:
+        """The stalemate rule (module docstring): a Tie once nothing was gathered, spent or
+        destroyed for :data:`STALEMATE_LOOPS`."""
+        loop = self.world.loop
+        total = (sum(ledger.collected_minerals.values()) + sum(ledger.collected_vespene.values())
+                 + sum(ledger.spent_minerals.values()) + sum(ledger.spent_vespene.values()))
+        if total != self._activity[0]:
+            self._activity = (total, loop)
+        elif loop - self._activity[1] >= STALEMATE_LOOPS and self.result is None:
+            self.finish(dict.fromkeys(self.score, TIE))
 
     def _reveal(self) -> None:
         """The reveal rule (module docstring): start, end or carry out each player's reveal."""
