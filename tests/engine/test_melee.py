@@ -239,18 +239,28 @@ def _create(player: int, unit_type: int, x: float, y: float, quantity: int = 1) 
     return req
 
 
+def _hide_a_depot(g: Game, owner: int) -> tuple[int, float, float]:
+    """A Supply Depot of ``owner`` halfway between the mains, out of everybody's sight: (tag, x, y)."""
+    u = g.world.u
+    (x1, y1), (x2, y2) = g.scenario.starts[1], g.scenario.starts[2]  # type: ignore[attr-defined]
+    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
+    g.debug(owner, _create(owner, D.SUPPLYDEPOT, hx, hy))
+    return int(u.tag[(u.owner == owner) & (u.unit_id == D.SUPPLYDEPOT)][0]), hx, hy
+
+
+def two_bots(race: int = TERRAN) -> Game:
+    g = joined(second={"race": race})
+    assert g.join(sc_pb.RequestJoinGame(race=race)) == 2
+    return g
+
+
 def test_a_player_left_without_a_main_building_is_revealed_until_it_starts_one_again() -> None:
     from sc2pool.engine.scenarios.melee import REVEAL_DELAY
 
-    g = joined(second={"race": TERRAN})
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    g = two_bots()
     u = g.world.u
-    starts = g.scenario.starts  # type: ignore[attr-defined]
-    (x1, y1), (x2, y2) = starts[1], starts[2]
-    # a Supply Depot of player 2 hidden halfway between the mains, out of everybody's sight
-    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
-    g.debug(2, _create(2, D.SUPPLYDEPOT, hx, hy))
-    depot = int(u.tag[(u.owner == 2) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    x1, y1 = g.scenario.starts[1]  # type: ignore[attr-defined]
+    depot, hx, hy = _hide_a_depot(g, 2)
     cc2 = int(u.tag[(u.owner == 2) & (u.unit_id == D.COMMANDCENTER)][0])
 
     def enemy_seen() -> dict[int, int]:
@@ -282,14 +292,10 @@ def test_a_player_left_without_a_main_building_is_revealed_until_it_starts_one_a
 def test_starting_a_main_building_again_ends_the_reveal() -> None:
     from sc2pool.engine.scenarios.melee import REVEAL_DELAY
 
-    g = joined(second={"race": TERRAN})
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    g = two_bots()
     u = g.world.u
-    starts = g.scenario.starts  # type: ignore[attr-defined]
-    (x1, y1), (x2, y2) = starts[1], starts[2]
-    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
-    g.debug(2, _create(2, D.SUPPLYDEPOT, hx, hy))
-    depot = int(u.tag[(u.owner == 2) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    x2, y2 = g.scenario.starts[2]  # type: ignore[attr-defined]
+    depot, _, _ = _hide_a_depot(g, 2)
     g.debug(1, _kill(int(u.tag[(u.owner == 2) & (u.unit_id == D.COMMANDCENTER)][0])))
     g.step(REVEAL_DELAY + 16)
     seen = {v.tag: v.display_type for v in g.observation(1).observation.raw_data.units if v.alliance == ENEMY}
@@ -314,11 +320,7 @@ def test_the_computer_knows_the_structures_of_a_revealed_player() -> None:
 
     g = joined()
     u = g.world.u
-    starts = g.scenario.starts  # type: ignore[attr-defined]
-    (x1, y1), (x2, y2) = starts[1], starts[2]
-    hx, hy = (x1 + x2) / 2, (y1 + y2) / 2
-    g.debug(1, _create(1, D.SUPPLYDEPOT, hx, hy))
-    depot = int(u.tag[(u.owner == 1) & (u.unit_id == D.SUPPLYDEPOT)][0])
+    depot, _, _ = _hide_a_depot(g, 1)
     g.debug(1, _kill(int(u.tag[(u.owner == 1) & (u.unit_id == D.COMMANDCENTER)][0])))
     computer = g.scenario.computers[0]
     g.step(REVEAL_DELAY - 16)
@@ -328,8 +330,7 @@ def test_the_computer_knows_the_structures_of_a_revealed_player() -> None:
 
 
 def test_creep_tumors_are_not_buildings_a_player_must_lose() -> None:
-    g = joined(second={"race": ZERG})
-    assert g.join(sc_pb.RequestJoinGame(race=ZERG)) == 2
+    g = two_bots(ZERG)
     u = g.world.u
     hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
     g.debug(2, _create(2, CREEP_TUMOR_BURROWED, hx + 6, hy))
@@ -343,8 +344,7 @@ def test_creep_tumors_are_not_buildings_a_player_must_lose() -> None:
 def test_a_game_without_income_spending_or_destroyed_buildings_for_three_minutes_is_a_tie() -> None:
     from sc2pool.engine.scenarios.melee import STALEMATE_LOOPS
 
-    g = joined(second={"race": TERRAN})
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    g = two_bots()
     u = g.world.u
     g.step(16)
     assert not g.ended
@@ -359,8 +359,7 @@ def test_a_game_without_income_spending_or_destroyed_buildings_for_three_minutes
 def test_mining_keeps_a_quiet_game_going() -> None:
     from sc2pool.engine.scenarios.melee import STALEMATE_LOOPS
 
-    g = joined(second={"race": TERRAN})
-    assert g.join(sc_pb.RequestJoinGame(race=TERRAN)) == 2
+    g = two_bots()
     u = g.world.u
     g.debug(1, _kill(*[int(t) for t in u.tag[(u.unit_id == D.SCV) & (u.owner == 2)]]))
     g.step(STALEMATE_LOOPS + 256)  # player 1's SCVs mine all along (nobody trains or builds)
