@@ -372,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=900.0, help="wall seconds per game before it is killed")
     p.add_argument("--json", type=Path, default=None, help="also write every result to this file")
     args = p.parse_args(argv)
+    if args.games < 1:
+        p.error(f"--games must be at least 1, got {args.games}")
 
     root, tmp = _checkout(args.python_sc2.expanduser().resolve())
     if args.mode == "versus":
