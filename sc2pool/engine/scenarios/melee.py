@@ -66,7 +66,7 @@ from sc2pool.engine.scenarios.base import (
 )
 from sc2pool.engine.sim.races import PROTOSS, RACES, TERRAN, TOWNHALLS, ZERG, RaceRules
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
-from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.units import BUILDINGS, NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import Deaths
 from sc2pool.engine.terrain import LadderMap, footprint_cells, has_footprint, load_map
 
@@ -79,10 +79,6 @@ RANDOM_RACES: tuple[RaceRules, ...] = (TERRAN, ZERG, PROTOSS)
 RACE_NAMES = {D.TERRAN: "Terran", D.ZERG: "Zerg", D.PROTOSS: "Protoss", D.RANDOM: "Random"}
 WORKER_RING = 3
 """Workers start on the cells this far (Chebyshev) from the townhall's centre (the captures)."""
-CREEP_TUMORS = (87, 137, 138)
-"""Creep Tumor, burrowed, and a Queen's: structures in the data, not buildings to the melee rules."""
-BUILDINGS = TYPES.structure & ~np.isin(TYPES.unit_id, np.array(CREEP_TUMORS))
-"""Per type row: what a player must lose all of to lose, and what its reveal shows."""
 REVEAL_DELAY = 672
 """Loops (30 faster seconds, m) a player is left without a main building before it is revealed."""
 MAIN_BUILDINGS = np.isin(TYPES.unit_id, np.array(sorted(TOWNHALLS | {36, 134})))
@@ -184,7 +180,6 @@ class Melee(Scenario):
     def setup(self) -> None:
         w = self.world
         lm = self.ladder
-        w.vision.exposed_types = BUILDINGS
         order = self.rng.permutation(len(lm.start_locations))
         self.starts = {p.player_id: lm.start_locations[int(order[k])] for k, p in enumerate(self.players)}
         for p in self.players:  # Random: one of the three, drawn by the game's seed (the real game's rule)

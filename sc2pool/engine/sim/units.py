@@ -169,6 +169,12 @@ TYPES = TypeTable(tuple(D.UNITS) + melee_specs())
 """Every type a game may hold: the scenarios' types first (rows 0..), then :func:`melee_specs`."""
 CHANGELINGS = (12, 13, 14, 15, 16, 17)
 """The Overseer's Changeling and its disguised forms: no unit attacks one on its own (LP:Changeling)."""
+CREEP_TUMORS = (87, 137, 138)
+"""Creep Tumor, burrowed, and a Queen's: structures in the data, not buildings to the melee rules."""
+BUILDINGS = TYPES.structure & ~np.isin(TYPES.unit_id, np.array(CREEP_TUMORS))
+"""Per type row: the buildings of the melee rules, what a player must lose all of to lose and what
+its reveal shows (the Arqade answer "What are the victory conditions": "creep tumors are
+considered food-cost-less units, not buildings")."""
 _NO_AUTO_TYPE = TYPES.destructible | np.isin(TYPES.unit_id, np.array(CHANGELINGS))
 """Per type row: never acquired automatically (rocks and debris, Changelings); an explicit attack
 order still may."""

@@ -315,7 +315,7 @@ class Targeting:
         closing in, as it walks to where it last saw it); an unseen acquired one is replaced by
         the nearest hittable hostile the player sees within acquisition range, if any.  Players
         whose map is revealed (:attr:`Vision.revealed`) see everything, and every player sees the
-        structures of an exposed one (:attr:`Vision.exposed`).  Changes the arrays of
+        buildings of an exposed one (:attr:`Vision.exposed`).  Changes the arrays of
         :meth:`resolve` in place."""
         u = self.u
         level = self.w.vision.level_grid()
@@ -352,9 +352,9 @@ class Targeting:
             k = (owners == owner).nonzero()[0]
             t = tgt[rc[k]]
             seen[k] = vision.sees(owner, u.x[t], u.y[t])
-        if vision.exposed:  # the structures of a player revealed by the melee rule
+        if vision.exposed:  # the buildings of a player revealed by the melee rule
             t = tgt[rc]
-            seen |= vision.exposed_types[u.ti[t]] & np.isin(u.owner[t], list(vision.exposed)) & (u.owner[t] != owners)
+            seen |= vision.exposed_buildings()[t] & (u.owner[t] != owners)
         for r in rc[~seen].tolist():
             owner = int(u.owner[r])
             if explicit[r]:

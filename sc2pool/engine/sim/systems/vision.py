@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.units import BUILDINGS, NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
@@ -60,9 +60,6 @@ class Vision:
         self.exposed: set[int] = set()
         """Players whose buildings every other player sees (the melee game's reveal of a player
         left without a main building: :mod:`sc2pool.engine.scenarios.melee`)."""
-        self.exposed_types: np.ndarray = TYPES.structure
-        """Per type row: what an exposed player's reveal shows (the melee scenario sets its
-        buildings: structures less Creep Tumors)."""
 
     def level_grid(self) -> np.ndarray | None:
         """int8[height, width]: cliff levels on a ladder map, None on a flat arena."""
@@ -219,16 +216,14 @@ class Vision:
         u = self.w.u
         seen = self.sees(player, u.x[rows], u.y[rows])
         if self.exposed:
-            seen |= self.exposed_structures(player)[rows]
+            seen |= self.exposed_buildings()[rows] & (self.w.u.owner[rows] != player)
         return seen
 
-    def exposed_structures(self, player: int) -> np.ndarray:
-        """bool per row: the buildings (:attr:`exposed_types`) of the exposed players other than ``player``."""
+    def exposed_buildings(self) -> np.ndarray:
+        """bool per row: the buildings (:data:`~sc2pool.engine.sim.units.BUILDINGS`) of the exposed
+        players, which every other player sees."""
         u = self.w.u
-        mask = self.exposed_types[u.ti] & (u.owner != player)
-        if len(self.exposed) == 1:
-            return mask & (u.owner == next(iter(self.exposed)))
-        return mask & np.isin(u.owner, np.fromiter(self.exposed, dtype=np.int64, count=len(self.exposed)))
+        return BUILDINGS[u.ti] & np.isin(u.owner, np.fromiter(self.exposed, dtype=np.int64, count=len(self.exposed)))
 
     def visibility(self, player: int) -> np.ndarray:
         """uint8[height, width]: 2 seen now by one of the player's units, 1 seen before, 0 never."""
@@ -258,7 +253,7 @@ class Vision:
         cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
         here = vis[cy, cx] == 2
         if self.exposed:
-            here |= self.exposed_structures(player)
+            here |= self.exposed_buildings() & (u.owner != player)
         own = u.owner == player
         neutral = u.owner == NEUTRAL_OWNER
         enemy = ~own & ~neutral
