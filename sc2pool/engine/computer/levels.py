@@ -55,6 +55,8 @@ BUILD_NAMES = {RANDOM_BUILD: "RandomBuild", RUSH: "Rush", TIMING: "Timing", POWE
 DEPOT, BARRACKS, REFINERY, FACTORY, STARPORT = "depot", "barracks", "refinery", "factory", "starport"
 ENGBAY, ARMORY = "engbay", "armory"
 """The Terran research structures the builds ask for (:attr:`Tech.research`)."""
+TURRET = "turret"
+"""Terran's detector structure (a Missile Turret: :mod:`.defence`)."""
 NO_ADDON, TECHLAB, REACTOR = "", "techlab", "reactor"
 PRODUCTION = (BARRACKS, FACTORY, STARPORT)
 """The structures that train an army, in the order the tech tree opens them."""
@@ -162,6 +164,10 @@ class Level:
     lower levels research less (m)."""
     sees_all: bool = False
     """Knows every unit on the map (the vision cheats)."""
+    static_defence: int = 0
+    """0: none; 1: a detector structure at each base once it has seen a cloaked enemy unit it
+    does not detect; 2: also once it has seen enemy air units, and a Protoss's Shield Battery at
+    each base (:mod:`.defence`) (m)."""
     answers_worker_rush: bool = True
     """Pulls workers against enemy workers alone (a worker rush) even without :attr:`pull_workers`:
     python-sc2's CI (``test/run_example_bots_vs_computer.py``) requires its 12-worker rush to tie
@@ -171,7 +177,7 @@ class Level:
 
 _CHEAT = dict(period=10, income=1.0, gas_income=1.0, max_workers=66, max_barracks=10, max_bases=4, own_build=True,
               scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True, wave_scale=1.0,
-              attack_scale=1.0, research=9)
+              attack_scale=1.0, research=9, static_defence=2)
 
 LEVELS: dict[int, Level] = {
     VERY_EASY: Level(period=96, income=2 / 5, gas_income=1 / 4, max_workers=16, max_barracks=1, max_bases=1,
@@ -182,16 +188,16 @@ LEVELS: dict[int, Level] = {
                 wave_scale=0.85, attack_scale=0.85),
     MEDIUM: Level(period=40, income=4 / 5, gas_income=3 / 4, max_workers=32, max_barracks=4, max_bases=2,
                   own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
-                  wave_scale=0.5, attack_scale=0.8, research=1),
+                  wave_scale=0.5, attack_scale=0.8, research=1, static_defence=1),
     MEDIUM_HARD: Level(period=28, income=1.0, gas_income=1.0, max_workers=40, max_barracks=4, max_bases=2,
                        own_build=True, scout=1, pull_workers=False, focus_fire=False, group_up=True, retreat=False,
-                       wave_scale=0.75, attack_scale=0.9, research=2),
+                       wave_scale=0.75, attack_scale=0.9, research=2, static_defence=1),
     HARD: Level(period=20, income=1.0, gas_income=1.0, max_workers=50, max_barracks=6, max_bases=3, own_build=True,
                 scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=False, wave_scale=1.0, attack_scale=1.0,
-                research=9),
+                research=9, static_defence=2),
     HARDER: Level(period=14, income=1.0, gas_income=1.0, max_workers=60, max_barracks=8, max_bases=3,
                   own_build=True, scout=2, pull_workers=True, focus_fire=True, group_up=True, retreat=True,
-                  wave_scale=1.0, attack_scale=1.0, research=9),
+                  wave_scale=1.0, attack_scale=1.0, research=9, static_defence=2),
     VERY_HARD: Level(**_CHEAT),  # type: ignore[arg-type]
     CHEAT_VISION: Level(**_CHEAT, sees_all=True),  # type: ignore[arg-type]
     CHEAT_MONEY: Level(**_CHEAT, extra_income=1),  # type: ignore[arg-type]

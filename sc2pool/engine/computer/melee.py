@@ -48,6 +48,9 @@ knobs and their sources):
   army is stronger than its own (:meth:`.protoss.ProtossRules.defending`), casts Chrono Boost
   (:meth:`.protoss.ProtossRules.chrono`), and its Sentries cast Guardian Shield in a fight
   (:meth:`.protoss.ProtossRules.shields`);
+- **defence against cloak and air** (from Medium up): detectors at its bases and one with its
+  army once it has seen a cloaked unit it does not detect, from Hard up anti-air structures
+  against air, and a Protoss's Shield Batteries (:mod:`.defence`);
 - **placement** (Protoss): no structure on the way out of a base
   (:meth:`.protoss.ProtossRules.keeps_way_out`).
 
@@ -64,6 +67,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.computer.defence import Defence
 from sc2pool.engine.computer.levels import (
     DEPOT,
     LEVELS,
@@ -216,8 +220,9 @@ class MeleeComputer:
         self.gather_since = -1
         self.wave_moved = (0, 0.0, 0.0)
         """(loop, x, y): where the wave's centre was when it last moved 4 (tech builds)."""
-        self.spots: dict[tuple[int, int, bool], list[tuple[float, float]]] = {}
-        """(base index, structure size, with room for an add-on) -> building spots left (best first)."""
+        self.spots: dict[tuple[int, int, bool, bool], list[tuple[float, float]]] = {}
+        """(base index, structure size, dense, by the mineral line) -> building spots left (best
+        first; :meth:`free_spot`)."""
         self.tech: Tech | None = self.build.tech
         self.no_addon: set[int] = set()
         """Production structures whose add-on could not be placed (they train without one)."""
@@ -248,6 +253,8 @@ class MeleeComputer:
         """This economy decision defends first (:meth:`RaceRules.defending`)."""
         self.rules: RaceRules = RULES[race_id](self)
         """Its race's behaviour where the races differ."""
+        self.defence = Defence(self)
+        """Its detectors, anti-air and Shield Batteries (:mod:`.defence`)."""
 
     # ------------------------------------------------------------------ the game's hooks
     def horizon(self, loop: int) -> int:
@@ -296,6 +303,7 @@ class MeleeComputer:
         else:
             known = enemy
         self.known = known
+        self.defence.look(world, known)
         st = TYPES.structure[u.ti[known]]
         if len(known):
             self.enemy_air = max(self.enemy_air, int(np.count_nonzero(TYPES.is_flying[u.ti[known]] & ~st)))
@@ -480,6 +488,8 @@ class MeleeComputer:
             else:
                 rules.produce_basic(world)
             return
+        if not self.defence.build(world):
+            return  # (keep the money for its detector)
         if self.tech is not None:
             self.economy_tech(world, self.tech, prod, ready_th, refineries, building)
         else:
@@ -693,9 +703,9 @@ class MeleeComputer:
             return self.rules.add_supply(world)
         return self.construct(world, what)
 
-    def construct(self, world: World, what: str) -> bool:
+    def construct(self, world: World, what: str, bases: list[int] | None = None, minerals: bool = False) -> bool:
         """Send a worker to build the structure of role ``what`` at its next free spot (as
-        :meth:`place`)."""
+        :meth:`place`; ``bases`` and ``minerals`` as :meth:`free_spot` takes them)."""
         rp = self.race
         role = rp.roles[what]
         spec = T.BUILD[role.ability]
@@ -710,7 +720,8 @@ class MeleeComputer:
             tag = self.builder(world, workers, (geyser[1], geyser[2]))
             return bool(tag) and self.sent(world.command(pid, role.ability, [tag], None, geyser[0], False),
                                            role.ability, (geyser[1], geyser[2]), tag)
-        spot = self.free_spot(world, role, addon=rp.addons and self.tech is not None and what in rp.production)
+        spot = self.free_spot(world, role, addon=rp.addons and self.tech is not None and what in rp.production,
+                              bases=bases, minerals=minerals)
         if spot is None:
             return self.rules.no_spot(world, role)  # (no room left: give up on it rather than stall)
         tag = self.builder(world, workers, spot)
@@ -789,9 +800,12 @@ class MeleeComputer:
         assert plan is not None
         return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
 
-    def free_spot(self, world: World, role: Role, addon: bool = False) -> tuple[float, float] | None:
-        """The best free spot for ``role``'s structure in its bases (the main first); with ``addon``,
-        one that leaves room for the structure's add-on on its right; within its race's bounds
+    def free_spot(self, world: World, role: Role, addon: bool = False, bases: list[int] | None = None,
+                  minerals: bool = False) -> tuple[float, float] | None:
+        """The best free spot for ``role``'s structure in its bases (the main first; ``bases``: only
+        those site indices); with ``addon``, one that leaves room for the structure's add-on on its
+        right; with ``minerals``, the spots nearest the base's mineral line first (static defence)
+        instead of those in front of or behind the townhall; within its race's bounds
         (:meth:`RaceRules.site_bound`: a Protoss structure within a finished Pylon's power field,
         any cell a candidate, so that structures gather round their Pylons; a Zerg one near a
         finished Hatchery); :meth:`RaceRules.spot_in` picks among each base's spots."""
@@ -812,14 +826,17 @@ class MeleeComputer:
         pylon = rp.supply_front and role.unit == rp.supply_unit
         dense = addon or role.powered or pylon  # (Protoss: Pylons and what they power pack round each other)
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
-        for k in self.bases(world):
-            key = (k, size, dense)
+        for k in self.bases(world) if bases is None else bases:
+            key = (k, size, dense, minerals)
             spots = self.spots.get(key)
             if spots is None:
                 hx, hy = plan.sites[k]
                 d = math.hypot(toward[0] - hx, toward[1] - hy) or 1.0
                 ux, uy = (toward[0] - hx) / d, (toward[1] - hy) / d
                 anchor = (hx + 8 * ux, hy + 8 * uy) if front else (hx - 8 * ux, hy - 8 * uy)
+                fields = [(x, y) for x, y, is_mineral in plan.resources[k] if is_mineral]
+                if minerals and fields:
+                    anchor = (sum(x for x, _ in fields) / len(fields), sum(y for _, y in fields) / len(fields))
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,

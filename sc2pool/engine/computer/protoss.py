@@ -184,7 +184,14 @@ class ProtossRules(RaceRules):
         return sources, POWER_RADIUS - POWER_MARGIN
 
     def in_the_way(self, world: World, k: int, x: float, y: float, size: int) -> bool:
-        return self.c.race.keep_way_out and not self.keeps_way_out(world, k, x, y, size)
+        """Off the way out of base ``k`` and of its main (whose army walks out past the other
+        bases: a natural's Shield Battery must not stand on it)."""
+        c = self.c
+        if not c.race.keep_way_out:
+            return False
+        main = c.site_index(c.home)
+        return not self.keeps_way_out(world, k, x, y, size) or \
+            (k != main and not self.keeps_way_out(world, main, x, y, size))
 
     def no_spot(self, world: World, role: Role) -> bool:
         """No power yet, or no powered spot left: a Pylon, unless one is on its way; it waits for

@@ -52,6 +52,7 @@ from sc2pool.engine.computer.levels import (
     NO_ADDON,
     REFINERY,
     STARPORT,
+    TURRET,
     Build,
     Tech,
     Train,
@@ -75,6 +76,9 @@ GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "r
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
 FORGE, EVO = "forge", "evo"
 """The research structures the Protoss and Zerg builds ask for (a Forge, an Evolution Chamber)."""
+CANNON, BATTERY, SPORE = "cannon", "battery", "spore"
+"""The Protoss and Zerg static defence (:mod:`.defence`): Photon Cannon, Shield Battery, Spore
+Crawler (Terran's Missile Turret is :data:`~.levels.TURRET`)."""
 
 # unit type ids (the client's)
 PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
@@ -83,6 +87,8 @@ ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX = 73, 74, 7
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
+TURRET_T, CANNON_T, BATTERY_T, SPORE_T = 23, 66, 1910, 99
+OBSERVER, OVERSEER, OVERSEER_COCOON = 82, 129, 128
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
 METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, MELEE_WEAPONS_1, CARAPACE_1 = 1253, 216, 1192, 1186, 1189
@@ -180,11 +186,22 @@ class RaceProfile:
     keep_way_out: bool = False
     """Protoss: no structure may shut its army in (:meth:`.protoss.ProtossRules.keeps_way_out`):
     its Pylons and what they power pack in front of the Nexus, towards the enemy."""
+    detector: str = ""
+    """The role of its detector structure, which also shoots air units (Missile Turret, Photon
+    Cannon, Spore Crawler: :mod:`.defence`)."""
+    battery: str = ""
+    """Protoss: the role of its Shield Battery (:mod:`.defence`; "": none)."""
+    scout_detector: int = 0
+    """The detector unit that goes with its army once it has seen cloak (an Observer, an
+    Overseer; 0: none) (:mod:`.defence`)."""
+    scout_detector_ability: int = 0
+    """Its train ability (``data.tech.TRAIN``) or morph ability (``data.tech.MORPH``: an
+    Overlord into an Overseer)."""
 
     @property
     def army(self) -> tuple[int, ...]:
-        """The units it trains and commands as its army, sorted."""
-        return tuple(sorted(self.train))
+        """The units it trains and commands as its army (its detector unit included), sorted."""
+        return tuple(sorted({*self.train, *((self.scout_detector,) if self.scout_detector else ())}))
 
     def role_of(self, unit_id: int) -> str:
         """The role whose structure is of type ``unit_id`` ("" none)."""
@@ -200,13 +217,13 @@ TERRAN_PROFILE = RaceProfile(
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
            STARPORT: Role(329, 28, needs=27), ENGBAY: Role(322, 22, needs=D.COMMANDCENTER),
-           ARMORY: Role(331, 29, needs=27)},
+           ARMORY: Role(331, 29, needs=27), TURRET: Role(323, TURRET_T, needs=22, size=2)},
     production=L.PRODUCTION,
     train={D.MARINE: 560, 49: 561, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595, L.WIDOWMINE: 614,
            L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624},
     army_from=QUEUE, builder=STAYS,
     simple=L.SIMPLE, builds=L.BUILDS, random_choices=L.RANDOM_CHOICES,
-    supply_unit=D.SUPPLYDEPOT, addons=True,
+    supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET,
 )
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 
@@ -284,7 +301,9 @@ PROTOSS_PROFILE = RaceProfile(
            ROBO: Role(893, ROBO_T, needs=CYBERCORE_T, powered=True),
            ROBOBAY: Role(892, ROBOBAY_T, needs=ROBO_T, powered=True),
            STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True),
-           FORGE: Role(884, FORGE_T, needs=PYLON, powered=True)},
+           FORGE: Role(884, FORGE_T, needs=PYLON, powered=True),
+           CANNON: Role(887, CANNON_T, needs=FORGE_T, size=2, powered=True),
+           BATTERY: Role(895, BATTERY_T, needs=CYBERCORE_T, size=2, powered=True)},
     production=(GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE),
     train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, COLOSSUS: 978, VOIDRAY: 950,
            PHOENIX: 946},
@@ -292,6 +311,7 @@ PROTOSS_PROFILE = RaceProfile(
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
     chrono=CHRONO_BOOST, warp={ZEALOT: 1413, STALKER: 1414, SENTRY: 1418, ADEPT: 1419},
+    detector=CANNON, battery=BATTERY, scout_detector=OBSERVER, scout_detector_ability=977,
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's
 queue until Warp Gate is researched (its builds research it first), then warped in at a Pylon's
@@ -363,13 +383,15 @@ ZERG_PROFILE = RaceProfile(
            WARREN: Role(1165, WARREN_T, needs=POOL_T, creep=True),
            DEN: Role(1157, DEN_T, needs=LAIR, creep=True),
            SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True),
-           EVO: Role(1156, EVO_T, needs=HATCHERY, creep=True)},
+           EVO: Role(1156, EVO_T, needs=HATCHERY, creep=True),
+           SPORE: Role(1167, SPORE_T, needs=POOL_T, size=2, creep=True)},
     production=(POOL, WARREN, DEN, SPIRE),
     train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346},
     army_from=LARVA, builder=CONSUMED,
     simple=Z_SIMPLE, builds=Z_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_train=1344, supply_unit=OVERLORD,
-    queen=QUEEN, queen_train=1632, inject=INJECT_LARVA,
+    queen=QUEEN, queen_train=1632, inject=INJECT_LARVA, detector=SPORE, scout_detector=OVERSEER,
+    scout_detector_ability=1448,
 )
 """Zerg: Drones, Overlords and the army from larvae; structures from Drones (consumed); one
 Queen per Hatchery for Spawn Larva."""
