@@ -22,9 +22,9 @@ levels that play their own builds, and kept as one job the economy asks for
 - *a detector with its army* (level 1 and up, once it has seen cloak): one Observer (from a
   Robotics Facility, when it has one) or Overseer (an Overlord morphed, once a Lair stands) at a
   time; it counts among its army, so it waits with the army at home and goes with a wave (as a
-  Medivac does: :meth:`~.melee.MeleeComputer.escort`).  The Terran Computer has none: its
-  Ravens need a Starport's Tech Lab and its scans an Orbital Command, which its builds do not
-  make (m).
+  Medivac does: :meth:`~.melee.MeleeComputer.escort`).  The Terran Computer has no detector
+  unit (a Raven needs a Starport's Tech Lab, which most of its builds do not make (m)): its
+  Orbital Commands scan instead (:meth:`.terran.TerranRules.scan`).
 
 Each structure stands by the base's mineral line (:meth:`~.melee.MeleeComputer.free_spot` with
 ``minerals``); a Protoss base without a Pylon gets one there first.
@@ -44,8 +44,9 @@ if TYPE_CHECKING:
     from sc2pool.engine.computer.melee import MeleeComputer
     from sc2pool.engine.sim.world import World
 
-BASE_REACH = 12.0
-"""A static defence structure this close to a base's townhall site defends that base (m)."""
+BASE_REACH = 14.0
+"""A base's static defence stands this close to its townhall's site at most (m); a structure
+defends the base whose site is nearest to it."""
 PYLON_REACH = 9.0
 """A Protoss base has power for its static defence when a Pylon stands (or is ordered) this close
 to its townhall site (m: the spots by the mineral line lie 6-8 from it, a power field's radius is
@@ -139,16 +140,17 @@ class Defence:
         assert plan is not None
         types = set(role.types)
         ready_sites = {c.site_index((s.x, s.y)) for s in c.structs if s.unit_id in c.townhall_types and s.ready}
-        here = [(s.x, s.y) for s in c.structs if s.unit_id in types] + \
-            [(x, y) for x, y, uid in c.pending if uid in types]
+        defended = {c.site_index((s.x, s.y)) for s in c.structs if s.unit_id in types} | \
+            {c.site_index((x, y)) for x, y, uid in c.pending if uid in types}
         for k in c.bases(world):
-            if k not in ready_sites:
-                continue
-            hx, hy = plan.sites[k]
-            if any((x - hx) ** 2 + (y - hy) ** 2 < BASE_REACH ** 2 for x, y in here):
+            if k not in ready_sites or k in defended:
                 continue
             if role.powered and not self.powered(k):
                 return c.construct(world, DEPOT, bases=[k], minerals=True)
+            spot = c.free_spot(world, role, bases=[k], minerals=True)
+            hx, hy = plan.sites[k]
+            if spot is None or (spot[0] - hx) ** 2 + (spot[1] - hy) ** 2 > BASE_REACH ** 2:
+                continue  # (no room left by this base, or no power yet: the next base)
             return c.construct(world, what, bases=[k], minerals=True)
         return True
 

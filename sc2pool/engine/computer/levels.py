@@ -26,7 +26,8 @@ Hard, Harder, Very Hard and Elite).  What changes with it is what the real AI's 
   found here); from Medium up the engine's Computer researches its build's list (its race's
   movement upgrade, level-1 weapons and armor of its army's family: :attr:`Tech.research`), the
   lower of those levels only its first entries (:attr:`Level.research`); which upgrades and when
-  are the engine's (m).  It does not stim, so no build researches Stimpack.
+  are the engine's (m).  The bio builds research Stimpack and the Air build Cloaking Field,
+  which its units use in fights (:mod:`.terran`).
 
 **Builds** (``sc2api_pb2.AIBuild``: 1 RandomBuild, 2 Rush, 3 Timing, 4 Power, 5 Macro, 6 Air),
 openers after the standard Terran build orders (Liquipedia, "2 Rax (vs. Zerg)", "Reaper
@@ -67,6 +68,7 @@ HELLION, WIDOWMINE, SIEGETANK = 53, 498, 33
 VIKING, MEDIVAC, BANSHEE = 35, 54, 55
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 COMBAT_SHIELD, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1 = 731, 652, 656
+STIMPACK, CLOAKING_FIELD = 730, 790
 VEHICLE_WEAPONS_1, SHIP_WEAPONS_1, PLATING_1 = 855, 861, 864
 
 
@@ -97,7 +99,8 @@ class Tech:
     refineries_per_base: int
     """Refineries per finished townhall (each base has two geysers)."""
     spill: str
-    """The structure it adds one more of while minerals pile up beyond 400 ("": none)."""
+    """The structure it adds one more of while minerals pile up beyond 400 and every structure of
+    :attr:`per_base` it wants stands ("": none)."""
     morphs: tuple[tuple[int, int], ...] = ()
     """(structure type, morph ability): one structure of that type is upgraded in place once the
     morph's requirement is met (a Zerg Hatchery into a Lair, for the tech that needs it)."""
@@ -246,7 +249,7 @@ TIMING_TECH = Tech(
     trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=2), Train(MARINE))), *_BIO_BARRACKS,
             ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
             ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS, research=(COMBAT_SHIELD, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1))
+    refineries_per_base=2, spill=BARRACKS, research=(COMBAT_SHIELD, STIMPACK, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1))
 """Bio (Timing): Reaper expand, three barracks (a Tech Lab, two Reactors) of Marines and Marauders,
 a Factory (a few Hellions) that opens the Starport, whose Medivacs come with the waves
 (Liquipedia "Reaper Expand"; the 1-1-1 / 3-1-1 bio of lotv.spawningtool.com/build/22497 and the
@@ -261,10 +264,10 @@ POWER_TECH = dataclasses.replace(
             ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
     refineries_per_base=1)
 """Bio (Power): as Timing on more bases and gas, a Factory Tech Lab for a few Siege Tanks, two
-Medivacs at once from a Starport Reactor.  The shares of Medivacs and tanks are small (m): the
-engine's Medivacs do not heal and its tanks cannot siege, so they add little to the marines that
-carry the fights (a first version with 0.2 Medivacs lost or tied at Hard to the reference bot's
-marine push)."""
+Medivacs at once from a Starport Reactor.  The shares of Medivacs and tanks are small (m: tuned
+when the engine's Medivacs did not heal and its tanks could not siege, so that they added little to
+the marines that carry the fights; a first version with 0.2 Medivacs lost or tied at Hard to the
+reference bot's marine push).  Its tanks siege in fights (:mod:`.terran`)."""
 MECH_TECH = Tech(
     per_base=((BARRACKS, 1.5), (FACTORY, 1.0), (STARPORT, 0.34)),
     addons=((FACTORY, (TECHLAB, REACTOR, TECHLAB)), (BARRACKS, (REACTOR,)), (STARPORT, (NO_ADDON,))),
@@ -279,8 +282,8 @@ MECH_TECH = Tech(
 Reactor Barracks of Marines, a Starport for Vikings against air (one, then one more than the most
 enemy air units it has seen) (terrancraft.com, "Gas first Reaper opening for Mech" (2014): two
 Factories, Tech Lab and Reactor, a Starport for Vikings; Liquipedia "Siege Tank", "Hellion").
-The engine's tanks cannot siege and its Widow Mines are inert: Marines carry the fights that
-siege tanks and mines hold in the real game, and it trains no Widow Mine (m)."""
+Its tanks siege in fights (:mod:`.terran`); it trains no Widow Mine (m: its shares were tuned when
+the engine's tanks could not siege and its mines were inert)."""
 AIR_TECH = Tech(
     per_base=((STARPORT, 2.0), (BARRACKS, 0.5), (FACTORY, 0.34)),
     addons=((BARRACKS, (REACTOR,)), (STARPORT, (TECHLAB, REACTOR, TECHLAB))),
@@ -290,7 +293,7 @@ AIR_TECH = Tech(
             ((STARPORT, TECHLAB), (Train(BANSHEE),)),
             ((STARPORT, REACTOR), (Train(VIKING, share=0.3, at_least=2),)),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.3, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS, research=(SHIP_WEAPONS_1, PLATING_1))
+    refineries_per_base=2, spill=BARRACKS, research=(CLOAKING_FIELD, SHIP_WEAPONS_1, PLATING_1))
 """Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports,
 Starports with Tech Labs (Banshees) and one with a Reactor (Vikings: the second) (Liquipedia "2
 Port Banshee": two Starports, Banshees, Marines at home)."""

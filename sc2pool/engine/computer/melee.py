@@ -499,8 +499,9 @@ class MeleeComputer:
                      refineries: list[Structure], building: dict[int, int]) -> None:
         """After the opener of a build with a tech path: refineries for its gas, the production
         structures it wants (the tech chain first: a Barracks, a Factory, a Starport, each once its
-        requirement is finished, then as many per base as the build has, within the level's cap on
-        barracks + :data:`TECH_STRUCTURES`), their add-ons, then units."""
+        requirement is finished, then as many per base as the build has, then, while minerals pile
+        up, one more of its ``spill``, within the level's cap on barracks + :data:`TECH_STRUCTURES`),
+        their add-ons, then units."""
         pid = self.player_id
         rp = self.race
         n_th = max(1, len(ready_th))
@@ -521,11 +522,12 @@ class MeleeComputer:
                         break
                 else:
                     for w, _ in tech.per_base:
-                        have = len(prod[w]) + building.get(rp.roles[w].ability, 0)
-                        want = have + 1 if rich and w == tech.spill else tech.wanted(w, n_th)
-                        if have < want:
+                        if len(prod[w]) + building.get(rp.roles[w].ability, 0) < tech.wanted(w, n_th):
                             nxt = w
                             break
+                    else:  # (all it wants stand: money piling up buys one more of its spill)
+                        if rich and tech.spill:
+                            nxt = tech.spill
             if nxt:
                 need = rp.roles[nxt].needs
                 if self.have_ready(need) and not self.place(world, nxt):
@@ -804,8 +806,9 @@ class MeleeComputer:
                   minerals: bool = False) -> tuple[float, float] | None:
         """The best free spot for ``role``'s structure in its bases (the main first; ``bases``: only
         those site indices); with ``addon``, one that leaves room for the structure's add-on on its
-        right; with ``minerals``, the spots nearest the base's mineral line first (static defence)
-        instead of those in front of or behind the townhall; within its race's bounds
+        right; with ``minerals``, the spots nearest the point halfway from the townhall to its
+        mineral line first (static defence: beside the townhall, on the line's side) instead of
+        those in front of or behind the townhall; within its race's bounds
         (:meth:`RaceRules.site_bound`: a Protoss structure within a finished Pylon's power field,
         any cell a candidate, so that structures gather round their Pylons; a Zerg one near a
         finished Hatchery); :meth:`RaceRules.spot_in` picks among each base's spots."""
@@ -824,7 +827,9 @@ class MeleeComputer:
                 return None
         front = size == 3 or (size == 2 and rp.supply_front and role.unit == rp.supply_unit)
         pylon = rp.supply_front and role.unit == rp.supply_unit
-        dense = addon or role.powered or pylon  # (Protoss: Pylons and what they power pack round each other)
+        # (Protoss: Pylons and what they power pack round each other; static defence squeezes in by
+        # the mineral line between what stands there)
+        dense = addon or role.powered or pylon or minerals
         toward = self.enemy_main or (self.candidates[0] if self.candidates else world.map.center)
         for k in self.bases(world) if bases is None else bases:
             key = (k, size, dense, minerals)
@@ -835,8 +840,10 @@ class MeleeComputer:
                 ux, uy = (toward[0] - hx) / d, (toward[1] - hy) / d
                 anchor = (hx + 8 * ux, hy + 8 * uy) if front else (hx - 8 * ux, hy - 8 * uy)
                 fields = [(x, y) for x, y, is_mineral in plan.resources[k] if is_mineral]
-                if minerals and fields:
-                    anchor = (sum(x for x, _ in fields) / len(fields), sum(y for _, y in fields) / len(fields))
+                if minerals and fields:  # (halfway to the line's centre: the spots beside the townhall
+                    # on the line's side come first, covering both)
+                    anchor = ((hx + sum(x for x, _ in fields) / len(fields)) / 2,
+                              (hy + sum(y for _, y in fields) / len(fields)) / 2)
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,
@@ -967,6 +974,7 @@ class MeleeComputer:
                 far = idle[(u.x[idle] - sx) ** 2 + (u.y[idle] - sy) ** 2 > 25.0]
                 if len(far):
                     world.command(pid, MOVE_CMD, [int(t) for t in u.tag[far].tolist()], (sx, sy), 0, False)
+        self.rules.tactics(world, army)
 
     @staticmethod
     def members(world: World, tags: set[int]) -> np.ndarray:

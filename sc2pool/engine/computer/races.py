@@ -213,7 +213,7 @@ class RaceProfile:
 
 TERRAN_PROFILE = RaceProfile(
     race=D.TERRAN, name="Terran", worker=D.SCV, worker_train=524, worker_from=QUEUE, gather=295,
-    townhalls=(D.COMMANDCENTER,), townhall_build=318,
+    townhalls=(D.COMMANDCENTER, 132, 130), townhall_build=318,
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
            STARPORT: Role(329, 28, needs=27), ENGBAY: Role(322, 22, needs=D.COMMANDCENTER),

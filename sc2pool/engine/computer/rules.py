@@ -302,5 +302,9 @@ class RaceRules:
         return True
 
     # ------------------------------------------------------------------ army
+    def tactics(self, world: World, army: np.ndarray) -> None:
+        """Once per army decision, after its orders: what its race's units do by themselves round
+        a fight (``army``: rows of its army; Terran: siege, stim, cloak, scans)."""
+
     def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """``rows`` of its army fight ``enemy``: their spells (Protoss: Guardian Shield)."""

@@ -3,6 +3,22 @@ Marines and Reapers (:meth:`TerranRules.economy_basic`); with one, its productio
 the Tech Labs and Reactors the build gives them (:meth:`TerranRules.add_ons`); its spots are
 checked as footprints only, with room for an add-on and wide lanes for its vehicles.
 
+From Medium up (the levels that play their own build) it also uses what its tech gives, as a
+Terran player does; which levels, and the thresholds, are the engine's (m: no source on the real
+AI's use of them was found here):
+
+- *Orbital Commands* (:meth:`TerranRules.tend_bases`): each finished Command Center becomes an
+  Orbital Command once a Barracks stands (one at a time, when it is idle); an Orbital calls down
+  a MULE on the fullest mineral field of its base whenever it has the energy, keeping 50 on one
+  of them for a Scanner Sweep once the Computer has seen cloak (:mod:`.defence`);
+- *fights* (:meth:`TerranRules.tactics`, every army decision): a Siege Tank sieges when an enemy
+  ground unit it knows of is within :data:`SIEGE_REACH` and unsieges once none has been within
+  :data:`UNSIEGE_REACH` for :data:`UNSIEGE_LOOPS`; with Stimpack, Marines and Marauders stim when
+  an enemy is within :data:`STIM_REACH` of their weapon's range and their life is above
+  :data:`STIM_MIN_LIFE` of its maximum, not while stimmed; with Cloaking Field, a Banshee cloaks
+  when an enemy is within :data:`CLOAK_REACH`; an Orbital scans an enemy cloaked unit it does
+  not detect near its army or structures (:data:`SCAN_NEAR`), not while a scan of its own lasts.
+
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
 """
@@ -20,8 +36,10 @@ from sc2pool.engine.computer.rules import LANE, WIDE_LANE, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
+from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
+    from sc2pool.engine.computer.melee import MeleeComputer
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
@@ -36,12 +54,42 @@ ADDON_TYPE = T.TECHLAB
 """The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
 _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
 
+ORBITAL, SIEGE_TANK, SIEGED_TANK, BANSHEE, MARAUDER = 132, 33, 32, 55, 51
+ORBITAL_MORPH, CALLDOWN_MULE, SCANNER_SWEEP = 1516, 171, 399
+SIEGE, UNSIEGE, STIM, BANSHEE_CLOAK = 388, 390, 3675, 392
+STIMPACK_UPGRADE, CLOAK_UPGRADE = 15, 20
+"""Upgrade ids (the client's): Stimpack, Cloaking Field."""
+CALLDOWN_ENERGY = 50.0
+"""A MULE's and a Scanner Sweep's energy (LP:Orbital_Command)."""
+SIEGE_REACH = 13.0
+"""A Siege Tank sieges with an enemy ground unit this close, edge to edge (its sieged range,
+the client's weapon)."""
+UNSIEGE_REACH = 14.0
+UNSIEGE_LOOPS = 67
+"""A sieged tank unsieges once no enemy ground unit has been within :data:`UNSIEGE_REACH` for
+this long (3 faster seconds) (m)."""
+STIM_REACH = 2.0
+STIM_MIN_LIFE = 0.6
+"""Stim only with an enemy within weapon range + :data:`STIM_REACH` and this share of full life
+or more (a Marine pays 10 of 45-55, a Marauder 20 of 125) (m)."""
+CLOAK_REACH = 9.0
+CLOAK_MIN_ENERGY = 50.0
+"""A Banshee cloaks with an enemy this close and this much energy (cloaking costs 25 and drains
+while on: ``systems/abilities.py``) (m)."""
+SCAN_NEAR = 10.0
+"""A hidden enemy this close to one of its units or structures is scanned (m)."""
+
 
 class TerranRules(RaceRules):
     """Barracks of Marines and Reapers, add-ons, footprint placement (see the module docstring)."""
 
     checks_requirements = False
     """Terran's builds never train what they cannot (as they were tuned)."""
+
+    def __init__(self, computer: MeleeComputer) -> None:
+        super().__init__(computer)
+        self.enemy_near: dict[int, int] = {}
+        """Sieged tank tag -> the last loop an enemy ground unit was within :data:`UNSIEGE_REACH`."""
 
     def may_start(self, need: int) -> bool:
         """A structure whose requirement ``need`` stands, finished or not: its SCV walks there first
@@ -95,6 +143,158 @@ class TerranRules(RaceRules):
             if not c.can_spend(world, 50, 0):
                 return
             world.command(pid, TRAIN_MARINE, [b.tag], None, 0, False)
+
+    # ------------------------------------------------------------------ Orbital Commands
+    def train_workers(self, world: World, ready_th: list[Structure], n_workers: int, want: int, used: int,
+                      cap: int) -> int:
+        """From Medium up an idle finished Command Center becomes an Orbital Command, once a
+        Barracks stands, before it trains its next SCV (one a decision)."""
+        c = self.c
+        if c.level.own_build and any(s.unit_id == D.BARRACKS and s.ready for s in c.structs) \
+                and c.can_spend(world, 150, 0):
+            for th in ready_th:
+                if th.unit_id == D.COMMANDCENTER and not th.queue and th.morph is None:
+                    c.answer(world.command(c.player_id, ORBITAL_MORPH, [th.tag], None, 0, False), ORBITAL_MORPH)
+                    break
+        return super().train_workers(world, [th for th in ready_th if th.morph is None], n_workers, want, used, cap)
+
+    def tend_bases(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
+        """From Medium up: the Orbital Commands' MULEs (see the module docstring)."""
+        c = self.c
+        if not c.level.own_build:
+            return
+        pid = c.player_id
+        orbitals = [th for th in ready_th if th.unit_id == ORBITAL]
+        energy = {th.tag: world.abilities.energy_of(th.tag) for th in orbitals}
+        for th in orbitals:
+            e = energy[th.tag]
+            if e < CALLDOWN_ENERGY:
+                continue
+            if c.defence.cloak_seen and e < 2 * CALLDOWN_ENERGY and \
+                    not any(v >= CALLDOWN_ENERGY for t, v in energy.items() if t != th.tag):
+                continue  # (the energy of one scan stays, on some Orbital)
+            field = self.fullest_field(world, th)
+            if field and c.answer(world.command(pid, CALLDOWN_MULE, [th.tag], None, field, False), CALLDOWN_MULE):
+                energy[th.tag] = e - CALLDOWN_ENERGY
+
+    @staticmethod
+    def fullest_field(world: World, th: Structure) -> int:
+        """The mineral field with the most minerals left within 10 of a townhall (0: none)."""
+        best, most = 0, 0
+        for tag, res in world.harvest.resources.items():
+            if res.is_mineral and res.contents > most and (res.x - th.x) ** 2 + (res.y - th.y) ** 2 < 100.0:
+                best, most = tag, res.contents
+        return best
+
+    # ------------------------------------------------------------------ fights
+    def tactics(self, world: World, army: np.ndarray) -> None:
+        c = self.c
+        if not c.level.own_build:
+            return
+        u = world.u
+        known = c.known
+        ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
+        uid = u.unit_id[army]
+        # (a sieged tank is not of a type its army trains: it is found among all its units)
+        tanks = np.nonzero((u.owner == c.player_id) & ((u.unit_id == SIEGE_TANK) | (u.unit_id == SIEGED_TANK)))[0]
+        self.siege(world, tanks, ground)
+        if len(known):
+            research = world.research
+            pid = c.player_id
+            if research.has(pid, STIMPACK_UPGRADE):
+                self.stim(world, army[(uid == D.MARINE) | (uid == MARAUDER)], known)
+            if research.has(pid, CLOAK_UPGRADE):
+                self.cloak(world, army[uid == BANSHEE], known)
+            if c.defence.cloak_seen:
+                self.scan(world, army, known)
+
+    def siege(self, world: World, tanks: np.ndarray, ground: np.ndarray) -> None:
+        if not len(tanks):
+            self.enemy_near.clear()
+            return
+        u = world.u
+        pid = self.c.player_id
+        loop = world.loop
+        if len(ground):
+            d = np.hypot(u.x[tanks][:, None] - u.x[ground][None, :], u.y[tanks][:, None] - u.y[ground][None, :]) \
+                - u.radius[tanks][:, None] - u.radius[ground][None, :]
+            nearest = d.min(axis=1)
+        else:
+            nearest = np.full(len(tanks), np.inf)
+        sieged = u.unit_id[tanks] == SIEGED_TANK
+        go = tanks[~sieged & (nearest <= SIEGE_REACH)]
+        if len(go):
+            world.command(pid, SIEGE, [int(t) for t in u.tag[go].tolist()], None, 0, False)
+        back = []
+        alive = set()
+        for r, near, is_sieged in zip(tanks.tolist(), nearest.tolist(), sieged.tolist(), strict=True):
+            tag = int(u.tag[r])
+            if not is_sieged:
+                continue
+            alive.add(tag)
+            if near <= UNSIEGE_REACH:
+                self.enemy_near[tag] = loop
+            elif loop - self.enemy_near.setdefault(tag, loop) > UNSIEGE_LOOPS:
+                back.append(tag)
+        if back:
+            world.command(pid, UNSIEGE, back, None, 0, False)
+        for tag in [t for t in self.enemy_near if t not in alive or t in back]:
+            del self.enemy_near[tag]
+
+    def stim(self, world: World, bio: np.ndarray, known: np.ndarray) -> None:
+        if not len(bio):
+            return
+        u = world.u
+        stimmed = world.research.stimmed
+        bio = bio[[int(t) not in stimmed for t in u.tag[bio].tolist()]]
+        bio = bio[u.hp[bio] >= STIM_MIN_LIFE * TYPES.hp_max[u.ti[bio]]] if len(bio) else bio
+        if not len(bio):
+            return
+        reach = u.range[bio] + STIM_REACH + u.radius[bio]
+        d = np.hypot(u.x[bio][:, None] - u.x[known][None, :], u.y[bio][:, None] - u.y[known][None, :]) \
+            - u.radius[known][None, :]
+        go = bio[(d <= reach[:, None]).any(axis=1)]
+        if len(go):
+            world.command(self.c.player_id, STIM, [int(t) for t in u.tag[go].tolist()], None, 0, False)
+
+    def cloak(self, world: World, banshees: np.ndarray, known: np.ndarray) -> None:
+        if not len(banshees):
+            return
+        u = world.u
+        a = world.abilities
+        go = []
+        for r in banshees.tolist():
+            tag = int(u.tag[r])
+            if tag in a.cloaked or a.energy_of(tag) < CLOAK_MIN_ENERGY:
+                continue
+            if bool(((u.x[known] - u.x[r]) ** 2 + (u.y[known] - u.y[r]) ** 2 <= CLOAK_REACH ** 2).any()):
+                go.append(tag)
+        if go:
+            world.command(self.c.player_id, BANSHEE_CLOAK, go, None, 0, False)
+
+    def scan(self, world: World, army: np.ndarray, known: np.ndarray) -> None:
+        """A Scanner Sweep on a hidden enemy unit near its army or structures (one at a time)."""
+        c = self.c
+        pid = c.player_id
+        if world.abilities.scan_discs(pid) or not world.detection.active():
+            return
+        hidden = known[world.detection.hidden(pid)[known]]
+        if not len(hidden):
+            return
+        orbital = next((s for s in c.structs if s.unit_id == ORBITAL and s.ready
+                        and world.abilities.energy_of(s.tag) >= CALLDOWN_ENERGY), None)
+        if orbital is None:
+            return
+        u = world.u
+        pts = [(s.x, s.y) for s in c.structs] + list(zip(u.x[army].tolist(), u.y[army].tolist(), strict=True))
+        if not pts:
+            return
+        p = np.array(pts)
+        for r in hidden.tolist():
+            if bool((((p[:, 0] - u.x[r]) ** 2 + (p[:, 1] - u.y[r]) ** 2) <= SCAN_NEAR ** 2).any()):
+                c.answer(world.command(pid, SCANNER_SWEEP, [orbital.tag], (float(u.x[r]), float(u.y[r])), 0, False),
+                         SCANNER_SWEEP)
+                return
 
     # ------------------------------------------------------------------ the tech builds
     def add_ons(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:

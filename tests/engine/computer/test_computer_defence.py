@@ -108,7 +108,10 @@ def test_a_hard_protoss_puts_a_powered_shield_battery_at_each_nexus() -> None:
 def test_after_seeing_cloak_a_detector_unit_goes_with_its_waves(race: int, detector: int) -> None:
     g = melee(L.HARD, L.POWER, race=race)
     no_attack(g)
-    visit(g, DARK_TEMPLAR, 300)
+    dt = visit(g, DARK_TEMPLAR, 300)
+    play_until(g, 305)
+    assert computer(g).defence.cloak_seen
+    g.world.remove_tags([dt])  # (seen, then gone: its harm to the economy is not what is tested)
     play_until(g, 420)
     w = g.world
     rows = np.nonzero((w.u.owner == 2) & (w.u.unit_id == detector))[0]

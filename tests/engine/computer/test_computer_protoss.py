@@ -221,7 +221,8 @@ def test_it_researches_warp_gate_and_warps_its_gateway_units_in_at_its_pylons() 
     play_until(g, 300)
     assert g.world.research.has(2, 84)  # Warp Gate, its first research
     warped: set[int] = set()
-    for _ in range(12):  # (a minute, read every 5 s: who is warping in)
+    for _ in range(24):  # (two minutes, read every 5 s: who is warping in; its natural's Nexus and
+        # Shield Battery take the money of the first of them)
         play_until(g, g.world.loop / 22.4 + 5)
         warped |= set(g.world.warpgates.warping)
     structs = [s for s in g.world.construction.structures.values() if s.owner == 2]

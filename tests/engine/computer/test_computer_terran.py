@@ -1,0 +1,138 @@
+"""The Terran Computer uses what its tech gives (``sc2pool.engine.computer.terran``), from Medium
+up: Orbital Commands and MULEs; in fights its Siege Tanks siege and unsiege, its bio stims, its
+Banshees cloak, and its Orbitals scan a cloaked unit it does not detect."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_computer_defence import DARK_TEMPLAR, visit  # noqa: E402
+from test_computer_melee import LOOPS_PER_S, _rush, computer, count, melee, play_until  # noqa: E402
+from test_computer_tech import no_attack  # noqa: E402
+
+from sc2pool.engine import data as D  # noqa: E402
+from sc2pool.engine.computer import levels as L  # noqa: E402
+from sc2pool.engine.computer import terran as TR  # noqa: E402
+from sc2pool.engine.game import Game  # noqa: E402
+
+MULE = 268
+
+
+def own(g: Game, unit_id: int, x: float, y: float, n: int = 1) -> list[int]:
+    """Units of the Computer (player 2) appear at (x, y)."""
+    return [int(t) for t in g.world.spawn(unit_id, 2, np.full(n, x), np.full(n, y), free=True)]
+
+
+def enemy_at(g: Game, unit_id: int, x: float, y: float, n: int) -> list[int]:
+    """The participant's units appear at (x, y) and hold their place."""
+    w = g.world
+    tags = [int(t) for t in w.spawn(unit_id, 1, np.full(n, x), np.full(n, y), free=True)]
+    assert w.command(1, 18, tags, None, 0, False) == 1
+    return tags
+
+
+def staging(g: Game) -> tuple[float, float]:
+    return computer(g).staging(g.world)
+
+
+@pytest.mark.timeout(240)
+def test_from_medium_up_command_centers_become_orbitals_that_call_down_mules() -> None:
+    got = {}
+    for level in (L.EASY, L.MEDIUM):
+        g = melee(level, race=D.TERRAN)
+        no_attack(g)
+        play_until(g, 200)
+        got[level] = (count(g, 2, TR.ORBITAL), count(g, 2, MULE))
+    assert got[L.EASY] == (0, 0)
+    assert got[L.MEDIUM][0] >= 1 and got[L.MEDIUM][1] >= 1, got
+
+
+@pytest.mark.timeout(240)
+def test_a_siege_tank_sieges_against_enemies_in_range_and_unsieges_after() -> None:
+    g = melee(L.HARD, L.MACRO, race=D.TERRAN)
+    no_attack(g)
+    play_until(g, 120)
+    sx, sy = staging(g)
+    tank = own(g, TR.SIEGE_TANK, sx, sy)[0]
+    play_until(g, 123, chunk_s=1)
+    w = g.world
+    assert int(w.u.unit_id[w.u.row(tank)]) == TR.SIEGE_TANK  # nothing near: it stays mobile
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    d = float(np.hypot(sx - hx, sy - hy))
+    enemies = enemy_at(g, D.MARINE, sx + (sx - hx) / d * 11, sy + (sy - hy) / d * 11, 3)
+    sieged_at = None
+    for _ in range(40):
+        play_until(g, w.loop / LOOPS_PER_S + 0.5, chunk_s=0.5)
+        if int(w.u.unit_id[w.u.row(tank)]) == TR.SIEGED_TANK:
+            sieged_at = w.loop
+            break
+    assert sieged_at is not None
+    for _ in range(120):  # (the enemies die: to the tank and the army at home)
+        if not (w.u.rows(np.array(enemies)) >= 0).any():
+            break
+        play_until(g, w.loop / LOOPS_PER_S + 0.5, chunk_s=0.5)
+    assert not (w.u.rows(np.array(enemies)) >= 0).any()
+    play_until(g, w.loop / LOOPS_PER_S + 8, chunk_s=1)
+    assert int(w.u.unit_id[w.u.row(tank)]) == TR.SIEGE_TANK  # unsieged once nothing is near
+
+
+@pytest.mark.timeout(240)
+def test_marines_stim_in_a_fight_once_stimpack_is_researched() -> None:
+    g = melee(L.HARD, L.TIMING, race=D.TERRAN)
+    no_attack(g)
+    play_until(g, 120)
+    w = g.world
+    sx, sy = staging(g)
+    marines = own(g, D.MARINE, sx, sy, 6)
+    tags = _rush(g, D.MARINE, 2, 125, dist=10)
+    play_until(g, 128, chunk_s=1)
+    assert not any(t in w.research.stimmed for t in marines)  # no Stimpack yet
+    w.research.done.setdefault(2, []).append(TR.STIMPACK_UPGRADE)
+    tags = _rush(g, D.MARINE, 4, 130, dist=10)
+    stimmed = False
+    for _ in range(20):
+        play_until(g, w.loop / LOOPS_PER_S + 0.5, chunk_s=0.5)
+        if any(t in w.research.stimmed for t in marines):
+            stimmed = True
+            break
+    assert stimmed and len(tags)
+
+
+@pytest.mark.timeout(240)
+def test_a_banshee_cloaks_near_enemies_with_cloaking_field() -> None:
+    g = melee(L.HARD, L.AIR, race=D.TERRAN)
+    no_attack(g)
+    play_until(g, 120)
+    w = g.world
+    w.research.done.setdefault(2, []).append(TR.CLOAK_UPGRADE)
+    sx, sy = staging(g)
+    banshee = own(g, TR.BANSHEE, sx, sy)[0]
+    play_until(g, 123, chunk_s=1)
+    assert banshee not in w.abilities.cloaked  # nothing near
+    enemy_at(g, D.SCV, sx + 4, sy, 1)
+    play_until(g, 126, chunk_s=1)
+    assert banshee in w.abilities.cloaked
+
+
+@pytest.mark.timeout(300)
+def test_an_orbital_scans_a_cloaked_unit_near_its_base() -> None:
+    g = melee(L.HARD, L.POWER, race=D.TERRAN)
+    no_attack(g)
+    play_until(g, 240)
+    assert count(g, 2, TR.ORBITAL) >= 1
+    w = g.world
+    dt = visit(g, DARK_TEMPLAR, 245)
+    scanned = False
+    for _ in range(160):  # (its Orbitals spend their energy on MULEs until it has seen cloak)
+        play_until(g, w.loop / LOOPS_PER_S + 0.5, chunk_s=0.5)
+        if w.abilities.scan_discs(2):
+            scanned = True
+            break
+    assert scanned and computer(g).defence.cloak_seen
+    play_until(g, w.loop / LOOPS_PER_S + 10, chunk_s=1)
+    assert w.u.row(dt) < 0  # scanned, then killed by its army at home
