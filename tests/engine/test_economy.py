@@ -229,6 +229,33 @@ def test_construction_placement_progress_and_supply() -> None:
     assert unit(g, cc).ideal_harvesters == 16
 
 
+def test_an_enemy_ground_unit_on_the_footprint_stops_the_placement_when_the_scv_arrives() -> None:
+    """The order is accepted (the footprint shows green) and refused on arrival: the SCV stops and
+    pays nothing (the Arqade answer "Do burrowed units block building construction?"; the rule
+    does not look at whether the player sees the unit, so burrowed and cloaked ones block too);
+    the player's own unit there does not block it, and an enemy air unit neither."""
+    g, world = eco()
+    scv = tags_of(g, D.SCV)[0]
+    world.supply.minerals[1] = 1000
+    world.spawn(104, 2, [30.0], [30.0])  # a Drone (a worker: it does not attack the SCV)
+    world.spawn(D.MARINE, 1, [25.0], [25.0])
+    world.spawn(35, 2, [25.0], [25.0])  # a Viking (fighter: air) of player 2 above it
+    assert act(g, 319, [scv], (30.0, 30.0)) == C.SUCCESS
+    for _ in range(40):
+        g.step(4)
+        if not unit(g, scv).orders:
+            break
+    assert not unit(g, scv).orders and not tags_of(g, D.SUPPLYDEPOT)
+    assert pc(g).minerals >= 1000  # nothing paid
+    assert act(g, 319, [scv], (25.0, 25.0)) == C.SUCCESS  # its own Marine and an enemy in the air
+    for _ in range(40):
+        g.step(4)
+        if tags_of(g, D.SUPPLYDEPOT):
+            break
+    x, y = pos(g, tags_of(g, D.SUPPLYDEPOT)[0])  # (the Marine pushes it a little on the flat arena)
+    assert math.hypot(x - 25.0, y - 25.0) < 1.0
+
+
 def test_damage_taken_under_construction_stays_as_the_structure_grows_and_completes() -> None:
     # (the real game: a structure under construction starts at 10% life and gains the rest as it
     # is built; life it loses meanwhile comes back only by repair; LP:Buildings, starcraft.fandom

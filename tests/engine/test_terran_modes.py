@@ -219,6 +219,24 @@ def test_a_barracks_lifts_off_leaving_its_add_on_and_takes_it_back_when_it_lands
     assert act(g, 563, [rax]) == C.SUCCESS  # a Marauder: needs the Tech Lab
 
 
+def test_a_flying_barracks_does_not_land_on_an_enemy_ground_unit() -> None:
+    """The landing is accepted and refused on arrival while an enemy ground unit stands on the
+    footprint: it stays in the air (the Arqade answer "Do burrowed units block building
+    construction?": they "block construction and landing"); once the unit is gone it lands."""
+    g, w = rich_eco()
+    rax = w.construction.add_structure(BARRACKS, 1, 30.5, 40.5)
+    transition(g, rax, 452, BARRACKS, BARRACKS_FLYING)
+    [drone] = w.spawn(104, 2, [30.5], [34.5]).tolist()  # a Drone of player 2 on the spot
+    assert act(g, LAND, [rax], (30.5, 34.5)) == C.SUCCESS
+    g.step(200)
+    assert unit(g, rax).unit_type == BARRACKS_FLYING and unit(g, rax).is_flying
+    w.remove_tags([drone])
+    assert act(g, LAND, [rax], (30.5, 34.5)) == C.SUCCESS
+    g.step(200)
+    got = unit(g, rax)
+    assert got.unit_type == BARRACKS and (got.pos.x, got.pos.y) == (30.5, 34.5)
+
+
 def test_a_command_center_lifts_off_and_lands() -> None:
     g, w = rich_eco()
     cc = tags_of(g, D.COMMANDCENTER)[0]

@@ -229,8 +229,9 @@ class Construction:
 
     # ------------------------------------------------------------------ events
     def arrive(self, r: int, tag: int, job: Job, t: int) -> None:
-        """The builder of row ``r`` reached its site at loop ``t``: placement and cost are checked
-        again and paid, the structure appears and starts growing (else the builder stops)."""
+        """The builder of row ``r`` reached its site at loop ``t``: placement (an enemy ground unit on
+        the footprint too: :meth:`Placement.enemy_in_the_way`) and cost are checked again and paid,
+        the structure appears and starts growing (else the builder stops)."""
         w = self.w
         u = w.u
         owner = int(u.owner[r])
@@ -243,7 +244,8 @@ class Construction:
             res = w.harvest.resources.get(geyser)
             ok = res is not None and res.refinery == 0
         else:
-            ok = w.placement.check(job.build, x, y, owner) == SUCCESS
+            ok = w.placement.check(job.build, x, y, owner) == SUCCESS and \
+                not w.placement.enemy_in_the_way(uid, x, y, owner)
         if not ok or w.supply.afford(owner, *price(job.build)) != SUCCESS:
             w.workers.to_idle(tag)  # the real client shows an error and the SCV stops
             return

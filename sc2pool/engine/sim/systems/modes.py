@@ -309,8 +309,9 @@ class Modes:
                 if int(u.kind[i]) != IDLE or math.hypot(float(u.x[i]) - x, float(u.y[i]) - y) > 1e-3:
                     continue  # another order replaced the landing
                 spec = SPECS[ab][int(u.unit_id[i])]
-                if w.placement.fits(spec.unit_id, x, y) != SUCCESS:
-                    continue  # the spot was taken meanwhile: it stays in the air
+                if w.placement.fits(spec.unit_id, x, y) != SUCCESS or \
+                        w.placement.enemy_in_the_way(spec.unit_id, x, y, int(u.owner[i])):
+                    continue  # the spot was taken meanwhile (or an enemy stands there): it stays in the air
                 u.x[i], u.y[i] = x, y
                 self._start(i, spec, (x, y))
         if self.approach:

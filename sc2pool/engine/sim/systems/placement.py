@@ -26,7 +26,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, TOWNHALLS, of_type
-from sc2pool.engine.sim.units import TYPES
+from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.harvest import Resource
@@ -171,6 +171,28 @@ class Placement:
         if refused is None and self.w.creep.active:  # (Terran and Protoss structures: not on creep)
             refused = self.w.creep.forbids(uid, x, y)
         return SUCCESS if refused is None else refused
+
+    def enemy_in_the_way(self, uid: int, x: float, y: float, owner: int) -> bool:
+        """Whether a ground unit of another player (not neutral; burrowed and cloaked ones too)
+        stands on the footprint of a structure of type ``uid`` centred at (x, y).  The real game
+        lets such a placement be ordered (the footprint shows green) and refuses it when the
+        structure is placed or lands (the Arqade answer "Do burrowed units block building
+        construction?"); the player's own units are pushed aside (``systems/collision.py``)."""
+        if uid in GAS_STRUCTURES:
+            return False
+        u = self.w.u
+        if not len(u):
+            return False
+        hx, hy = half_size(uid)
+        x, y = snap(x, hx), snap(y, hy)
+        ti = u.ti
+        others = (u.owner != owner) & (u.owner != NEUTRAL_OWNER) & ~TYPES.is_flying[ti] & ~TYPES.structure[ti]
+        if not others.any():
+            return False
+        rows = np.nonzero(others)[0]
+        dx = np.maximum(np.abs(u.x[rows] - x) - hx, 0.0)
+        dy = np.maximum(np.abs(u.y[rows] - y) - hy, 0.0)
+        return bool((dx * dx + dy * dy < u.radius[rows] ** 2).any())
 
     def geyser_at(self, x: float, y: float) -> Resource | None:
         """The geyser whose footprint centre is within a cell and a half of (x, y), if any."""
