@@ -611,7 +611,9 @@ class MeleeComputer:
         army = self.army_rows
         if len(army):
             ids, n = np.unique(u.unit_id[army], return_counts=True)
-            counts = dict(zip(ids.tolist(), n.tolist(), strict=True))
+            forms = self.race.forms
+            for i, k in zip(ids.tolist(), n.tolist(), strict=True):
+                counts[forms.get(i, i)] = counts.get(forms.get(i, i), 0) + k
         for w in self.race.production:
             for s in prod[w]:
                 for t in s.queue:

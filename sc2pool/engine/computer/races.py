@@ -191,6 +191,9 @@ class RaceProfile:
     Cannon, Spore Crawler: :mod:`.defence`)."""
     battery: str = ""
     """Protoss: the role of its Shield Battery (:mod:`.defence`; "": none)."""
+    forms: Mapping[int, int] = field(default_factory=dict)
+    """Other forms of its army's units -> the type it trains (a sieged Siege Tank -> the Siege
+    Tank): commanded as its army and counted as that type."""
     scout_detector: int = 0
     """The detector unit that goes with its army once it has seen cloak (an Observer, an
     Overseer; 0: none) (:mod:`.defence`)."""
@@ -200,8 +203,9 @@ class RaceProfile:
 
     @property
     def army(self) -> tuple[int, ...]:
-        """The units it trains and commands as its army (its detector unit included), sorted."""
-        return tuple(sorted({*self.train, *((self.scout_detector,) if self.scout_detector else ())}))
+        """The units it trains and commands as its army (their other forms and its detector unit
+        included), sorted."""
+        return tuple(sorted({*self.train, *self.forms, *((self.scout_detector,) if self.scout_detector else ())}))
 
     def role_of(self, unit_id: int) -> str:
         """The role whose structure is of type ``unit_id`` ("" none)."""
@@ -223,7 +227,7 @@ TERRAN_PROFILE = RaceProfile(
            L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624},
     army_from=QUEUE, builder=STAYS,
     simple=L.SIMPLE, builds=L.BUILDS, random_choices=L.RANDOM_CHOICES,
-    supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET,
+    supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET, forms={32: L.SIEGETANK},
 )
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 

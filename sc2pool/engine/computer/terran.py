@@ -195,9 +195,7 @@ class TerranRules(RaceRules):
         known = c.known
         ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
         uid = u.unit_id[army]
-        # (a sieged tank is not of a type its army trains: it is found among all its units)
-        tanks = np.nonzero((u.owner == c.player_id) & ((u.unit_id == SIEGE_TANK) | (u.unit_id == SIEGED_TANK)))[0]
-        self.siege(world, tanks, ground)
+        self.siege(world, army[(uid == SIEGE_TANK) | (uid == SIEGED_TANK)], ground)
         if len(known):
             research = world.research
             pid = c.player_id

@@ -72,6 +72,8 @@ def test_a_siege_tank_sieges_against_enemies_in_range_and_unsieges_after() -> No
             sieged_at = w.loop
             break
     assert sieged_at is not None
+    play_until(g, w.loop / LOOPS_PER_S + 1, chunk_s=1)
+    assert tank in w.u.tag[computer(g).army_rows].tolist()  # sieged, still one of its army (and its wave)
     for _ in range(120):  # (the enemies die: to the tank and the army at home)
         if not (w.u.rows(np.array(enemies)) >= 0).any():
             break
