@@ -101,7 +101,8 @@ class Defence:
         ability = rp.scout_detector_ability
         morph = T.MORPH.get(ability)
         kinds = [rp.scout_detector] + ([morph.cocoon] if morph is not None and morph.cocoon else [])
-        if np.count_nonzero(mine & np.isin(u.unit_id, kinds)) or                 any(rp.scout_detector in s.queue for s in c.structs):
+        if np.count_nonzero(mine & np.isin(u.unit_id, kinds)) or \
+                any(rp.scout_detector in s.queue for s in c.structs):
             return
         if morph is not None:
             if not all(c.have_ready(r) for r in morph.requires.structures) or \
