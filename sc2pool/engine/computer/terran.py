@@ -36,7 +36,7 @@ from sc2pool.engine.computer.rules import LANE, WIDE_LANE, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
-from sc2pool.engine.sim.units import TYPES
+from sc2pool.engine.sim.units import TRANSFORM, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.computer.melee import MeleeComputer
@@ -220,14 +220,16 @@ class TerranRules(RaceRules):
         else:
             nearest = np.full(len(tanks), np.inf)
         sieged = u.unit_id[tanks] == SIEGED_TANK
-        go = tanks[~sieged & (nearest <= SIEGE_REACH)]
+        changing = u.kind[tanks] == TRANSFORM  # (a change under way is not ordered again)
+        go = tanks[~sieged & ~changing & (nearest <= SIEGE_REACH)]
         if len(go):
             world.command(pid, SIEGE, [int(t) for t in u.tag[go].tolist()], None, 0, False)
         back = []
         alive = set()
-        for r, near, is_sieged in zip(tanks.tolist(), nearest.tolist(), sieged.tolist(), strict=True):
+        for r, near, is_sieged, busy in zip(tanks.tolist(), nearest.tolist(), sieged.tolist(), changing.tolist(),
+                                            strict=True):
             tag = int(u.tag[r])
-            if not is_sieged:
+            if not is_sieged or busy:
                 continue
             alive.add(tag)
             if near <= UNSIEGE_REACH:
