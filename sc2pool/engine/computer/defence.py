@@ -81,7 +81,7 @@ class Defence:
         level = c.level.static_defence
         if not level or not rp.detector:
             return True
-        if (level >= 1 and self.cloak_seen) or (level >= 2 and self.air_seen):
+        if self.cloak_seen or (level >= 2 and self.air_seen):
             if not self.each_base(world, rp.detector) and self.cloak_seen:
                 return False
         if level >= 2 and rp.battery:

@@ -88,6 +88,7 @@ DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 1
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
 TURRET_T, CANNON_T, BATTERY_T, SPORE_T = 23, 66, 1910, 99
+ORBITAL_T, FORTRESS_T = 132, 130
 OBSERVER, OVERSEER, OVERSEER_COCOON = 82, 129, 128
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
@@ -217,7 +218,7 @@ class RaceProfile:
 
 TERRAN_PROFILE = RaceProfile(
     race=D.TERRAN, name="Terran", worker=D.SCV, worker_train=524, worker_from=QUEUE, gather=295,
-    townhalls=(D.COMMANDCENTER, 132, 130), townhall_build=318,
+    townhalls=(D.COMMANDCENTER, ORBITAL_T, FORTRESS_T), townhall_build=318,
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
            STARPORT: Role(329, 28, needs=27), ENGBAY: Role(322, 22, needs=D.COMMANDCENTER),

@@ -31,7 +31,7 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer.levels import BARRACKS, REACTOR, REFINERY, TECHLAB, Tech
-from sc2pool.engine.computer.races import Role
+from sc2pool.engine.computer.races import ORBITAL_T, Role
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
@@ -54,7 +54,8 @@ ADDON_TYPE = T.TECHLAB
 """The type whose radius stands for any add-on (every add-on is the same 2 x 2)."""
 _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
 
-ORBITAL, SIEGE_TANK, SIEGED_TANK, BANSHEE, MARAUDER = 132, 33, 32, 55, 51
+ORBITAL = ORBITAL_T
+SIEGE_TANK, SIEGED_TANK, BANSHEE, MARAUDER = 33, 32, 55, 51
 ORBITAL_MORPH, CALLDOWN_MULE, SCANNER_SWEEP = 1516, 171, 399
 SIEGE, UNSIEGE, STIM, BANSHEE_CLOAK = 388, 390, 3675, 392
 STIMPACK_UPGRADE, CLOAK_UPGRADE = 15, 20

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_computer_melee import LOOPS_PER_S, computer, count, melee, play_until  # noqa: E402
-from test_computer_tech import no_attack  # noqa: E402
+from test_computer_tech import no_attack, quiet  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
@@ -89,9 +89,7 @@ def test_hard_answers_air_and_medium_does_not() -> None:
 
 @pytest.mark.timeout(300)
 def test_a_hard_protoss_puts_a_powered_shield_battery_at_each_nexus() -> None:
-    g = melee(L.HARD, L.MACRO, race=D.PROTOSS)
-    no_attack(g)
-    play_until(g, 480)
+    g = quiet(L.HARD, L.MACRO, D.PROTOSS, 480)
     w = g.world
     c = computer(g)
     nexus = [s for s in c.structs if s.unit_id == R.NEXUS and s.ready]

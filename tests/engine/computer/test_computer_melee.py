@@ -16,6 +16,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.melee import MeleeComputer
+from sc2pool.engine.computer.races import TERRAN_PROFILE
 from sc2pool.engine.computer.terran import REAPER
 from sc2pool.engine.game import Game
 from sc2pool.engine.scenarios.base import COMPUTER, PARTICIPANT, VICTORY
@@ -23,7 +24,7 @@ from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT
 
 MAP = "AcidPlantLE"
 LOOPS_PER_S = 22.4
-TOWNHALLS = (D.COMMANDCENTER, 132, 130)
+TOWNHALLS = TERRAN_PROFILE.townhalls
 """Command Center, Orbital Command, Planetary Fortress (the Computer morphs its Command Centers
 into Orbitals from Medium up)."""
 

@@ -38,6 +38,14 @@ def no_attack(g: Game) -> None:
     c.build = dataclasses.replace(c.build, first_attack_s=math.inf)
 
 
+def quiet(difficulty: int, build: int, race: int, until_s: float) -> Game:
+    """A game whose Computer never attacks (:func:`no_attack`), played to ``until_s``."""
+    g = melee(difficulty, build, race=race)
+    no_attack(g)
+    play_until(g, until_s)
+    return g
+
+
 def addons_of(g: Game, structure: int) -> tuple[int, int]:
     """(tech labs, reactors) attached to the Computer's finished structures of type ``structure``,
     each at its structure's add-on spot."""

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_computer_defence import DARK_TEMPLAR, visit  # noqa: E402
 from test_computer_melee import LOOPS_PER_S, _rush, computer, count, melee, play_until  # noqa: E402
-from test_computer_tech import no_attack  # noqa: E402
+from test_computer_tech import no_attack, quiet  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
@@ -54,9 +54,7 @@ def test_from_medium_up_command_centers_become_orbitals_that_call_down_mules() -
 
 @pytest.mark.timeout(240)
 def test_a_siege_tank_sieges_against_enemies_in_range_and_unsieges_after() -> None:
-    g = melee(L.HARD, L.MACRO, race=D.TERRAN)
-    no_attack(g)
-    play_until(g, 120)
+    g = quiet(L.HARD, L.MACRO, D.TERRAN, 120)
     sx, sy = staging(g)
     tank = own(g, TR.SIEGE_TANK, sx, sy)[0]
     play_until(g, 123, chunk_s=1)
@@ -85,9 +83,7 @@ def test_a_siege_tank_sieges_against_enemies_in_range_and_unsieges_after() -> No
 
 @pytest.mark.timeout(240)
 def test_marines_stim_in_a_fight_once_stimpack_is_researched() -> None:
-    g = melee(L.HARD, L.TIMING, race=D.TERRAN)
-    no_attack(g)
-    play_until(g, 120)
+    g = quiet(L.HARD, L.TIMING, D.TERRAN, 120)
     w = g.world
     sx, sy = staging(g)
     marines = own(g, D.MARINE, sx, sy, 6)
@@ -107,9 +103,7 @@ def test_marines_stim_in_a_fight_once_stimpack_is_researched() -> None:
 
 @pytest.mark.timeout(240)
 def test_a_banshee_cloaks_near_enemies_with_cloaking_field() -> None:
-    g = melee(L.HARD, L.AIR, race=D.TERRAN)
-    no_attack(g)
-    play_until(g, 120)
+    g = quiet(L.HARD, L.AIR, D.TERRAN, 120)
     w = g.world
     w.research.done.setdefault(2, []).append(TR.CLOAK_UPGRADE)
     sx, sy = staging(g)
@@ -123,9 +117,7 @@ def test_a_banshee_cloaks_near_enemies_with_cloaking_field() -> None:
 
 @pytest.mark.timeout(300)
 def test_an_orbital_scans_a_cloaked_unit_near_its_base() -> None:
-    g = melee(L.HARD, L.POWER, race=D.TERRAN)
-    no_attack(g)
-    play_until(g, 240)
+    g = quiet(L.HARD, L.POWER, D.TERRAN, 240)
     assert count(g, 2, TR.ORBITAL) >= 1
     w = g.world
     dt = visit(g, DARK_TEMPLAR, 245)
