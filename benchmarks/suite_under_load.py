@@ -4,7 +4,8 @@
     python benchmarks/suite_under_load.py --runs 1 --load python -- tests/pool -x
 
 The suite must pass on a fully loaded machine (a CI runner shares its cores): this runs
-``.ci/run``'s test command (``.venv/bin/python -m pytest -q``, plus any arguments after ``--``)
+``.ci/run``'s test command (``.venv/bin/python -m pytest -q -n 2 --dist loadfile``, plus any
+arguments after ``--``, e.g. ``-n 0``)
 ``--runs`` times one after another, with one CPU hog per core running the whole time:
 ``stress-ng --cpu N`` when it is installed (Debian: ``apt-get install stress-ng``), else a Python
 busy loop per core (``--load python`` forces that). The hogs run at the same priority as the tests.
@@ -76,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     python = ROOT / ".venv" / "bin" / "python"
-    cmd = [str(python if python.exists() else sys.executable), "-m", "pytest", "-q", *extra]
+    cmd = [str(python if python.exists() else sys.executable), "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile",
+           *extra]
     hogs = start_load(args.load, args.cpus)
     what = " ".join(str(a) for a in hogs[0].args) if hogs else "none"  # type: ignore[union-attr]
     print(f"load: {what} x{len(hogs)}; test command: {' '.join(cmd)}", flush=True)

@@ -166,6 +166,7 @@ def test_a_cluster_whose_nodes_do_not_answer_names_the_addresses_they_advertise(
     assert not ray.is_initialized(), "this process never joined"
 
 
+@pytest.mark.starts_first
 @pytest.mark.timeout(240)
 def test_ppo_on_movetobeacon_survives_a_killed_node(ray_cluster: RayCluster) -> None:
     """PPO through Ray-placed workers; the raylet of a node hosting a worker is killed mid-training:

@@ -80,6 +80,7 @@ def _ensure(path: Path) -> Path:
     return path
 
 
+@pytest.mark.starts_first
 @pytest.mark.timeout(2500)  # each SB3 test has its own 300 s timeout inside
 def test_sb3_subproc_vec_env_tests_pass_with_zmq_vec_env(tmp_path: Path) -> None:
     version = metadata.version("stable-baselines3")

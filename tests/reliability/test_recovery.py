@@ -85,6 +85,7 @@ def _check_step(last: Any, obs: Any, dones: np.ndarray, infos: list[dict[str, An
     return restarted
 
 
+@pytest.mark.starts_first
 @pytest.mark.timeout(150)
 def test_kill9_a_worker_100_times_mid_step(pools: Callable[..., ZmqVecEnv]) -> None:
     """100 kill -9s (half of them between step_async and step_wait): each one ends exactly the

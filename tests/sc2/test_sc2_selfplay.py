@@ -197,6 +197,7 @@ def test_a_crash_reaches_the_trainer_as_a_typed_error(no_leaks: None) -> None:
         env.close()
 
 
+@pytest.mark.starts_first
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("opponent", ["self", "league"])
 def test_sc2pool_train_runs_self_play_and_the_model_is_evaluated_against_the_computer(

@@ -108,6 +108,7 @@ def test_task_ppo_defaults_apply_under_the_overrides() -> None:
     assert ppo_params("MoveToBeacon") == PPO_DEFAULTS
 
 
+@pytest.mark.starts_first
 @pytest.mark.timeout(240)
 def test_train_and_eval_melee_from_the_command_line(tmp_path: Path, process_tree: ProcessTree) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
