@@ -35,8 +35,10 @@ Expand", "CC First"), then the tech paths of the standard TvT styles (:class:`Te
 barracks of marines; Timing and Power play bio (Barracks with Tech Labs and Reactors: Marines,
 Marauders; a Factory, then a Starport for Medivacs), Macro plays mech (Factories with Tech Labs for
 Siege Tanks and Reactors for Hellions and Widow Mines, a Starport for Vikings), Air plays
-Starports (Banshees from Tech Labs, Vikings, Marines at home).  Timings, wave sizes, counts and
-the unit shares are the engine's (m).  VeryEasy and Easy play one simple build whatever they are
+Starports (Banshees from Tech Labs, Vikings, Marines at home).  From Hard up they reach the top of
+the tech tree: Thors and Cyclones (mech), Ghosts and Liberators (Power), a Raven, Liberators and
+Battlecruisers (Air) (:attr:`Train.from_level`).  Timings, wave sizes, counts and the unit shares
+are the engine's (m).  VeryEasy and Easy play one simple build whatever they are
 given (m).
 """
 
@@ -56,6 +58,10 @@ BUILD_NAMES = {RANDOM_BUILD: "RandomBuild", RUSH: "Rush", TIMING: "Timing", POWE
 DEPOT, BARRACKS, REFINERY, FACTORY, STARPORT = "depot", "barracks", "refinery", "factory", "starport"
 ENGBAY, ARMORY = "engbay", "armory"
 """The Terran research structures the builds ask for (:attr:`Tech.research`)."""
+FUSION, GHOST_ACADEMY = "fusion", "ghostacademy"
+"""The Terran structures its units need beyond their producer (a Fusion Core for Battlecruisers, a
+Ghost Academy for Ghosts; the Armory, :data:`ARMORY`, for Thors): built once a unit that needs one
+is wanted (:meth:`~.melee.MeleeComputer.unlock`)."""
 TURRET = "turret"
 """Terran's detector structure (a Missile Turret: :mod:`.defence`)."""
 NO_ADDON, TECHLAB, REACTOR = "", "techlab", "reactor"
@@ -64,12 +70,15 @@ PRODUCTION = (BARRACKS, FACTORY, STARPORT)
 
 # unit type ids (the client's)
 MARINE, REAPER, MARAUDER = 48, 49, 51
-HELLION, WIDOWMINE, SIEGETANK = 53, 498, 33
-VIKING, MEDIVAC, BANSHEE = 35, 54, 55
+HELLION, WIDOWMINE, SIEGETANK, CYCLONE, THOR = 53, 498, 33, 692, 52
+VIKING, MEDIVAC, BANSHEE, LIBERATOR, RAVEN, BATTLECRUISER = 35, 54, 55, 689, 56, 57
+GHOST = 50
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 COMBAT_SHIELD, INFANTRY_WEAPONS_1, INFANTRY_ARMOR_1 = 731, 652, 656
 STIMPACK, CLOAKING_FIELD = 730, 790
 VEHICLE_WEAPONS_1, SHIP_WEAPONS_1, PLATING_1 = 855, 861, 864
+WEAPON_REFIT = 1532
+"""The Fusion Core's research that lets Battlecruisers fire the Yamato Cannon."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,9 @@ class Train:
     unit: int
     share: float = 1.0
     at_least: int = 0
+    from_level: int = 0
+    """The lowest difficulty that trains it (0: every level that plays the build): the units of the
+    top of the tech tree come from Hard up (m)."""
 
 
 @dataclass(frozen=True)
@@ -258,13 +270,20 @@ Medivacs)."""
 POWER_TECH = dataclasses.replace(
     TIMING_TECH, per_base=((BARRACKS, 2.5), (FACTORY, 0.5), (STARPORT, 0.5)),
     addons=((BARRACKS, (TECHLAB, REACTOR, REACTOR)), (FACTORY, (TECHLAB,)), (STARPORT, (REACTOR,))),
-    trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=1), Train(MARINE))), *_BIO_BARRACKS,
-            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06),)),
-            ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.08, at_least=2),)),
+    trains=(((BARRACKS, NO_ADDON), (Train(REAPER, share=0.0, at_least=1), Train(MARINE))),
+            ((BARRACKS, TECHLAB), (Train(MARAUDER, share=0.08), Train(GHOST, share=0.04, from_level=HARD),
+                                   Train(MARAUDER, share=0.3), Train(MARINE))),
+            ((BARRACKS, REACTOR), (Train(MARINE),)),
+            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06), Train(WIDOWMINE, share=0.04))),
+            ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.0, at_least=2), Train(LIBERATOR, share=0.04, from_level=HARD),
+                                   Train(MEDIVAC, share=0.08))),
             ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
-    refineries_per_base=1)
+    refineries_per_base=2)
 """Bio (Power): as Timing on more bases and gas, a Factory Tech Lab for a few Siege Tanks, two
-Medivacs at once from a Starport Reactor.  The shares of Medivacs and tanks are small (m: tuned
+Medivacs at once from a Starport Reactor, a few Widow Mines from the Factory Tech Lab when no tank is
+due; from Hard up a few Ghosts (a Ghost Academy) and Liberators (Liquipedia "Ghost", "Liberator":
+Ghosts against high-life biological units and Protoss shields, Liberators' zones).  The shares of
+Medivacs and tanks are small (m: tuned
 when the engine's Medivacs did not heal and its tanks could not siege, so that they added little to
 the marines that carry the fights; a first version with 0.2 Medivacs lost or tied at Hard to the
 reference bot's marine push).  Its tanks siege in fights (:mod:`.terran`)."""
@@ -273,30 +292,36 @@ MECH_TECH = Tech(
     addons=((FACTORY, (TECHLAB, REACTOR, TECHLAB)), (BARRACKS, (REACTOR,)), (STARPORT, (NO_ADDON,))),
     trains=(((BARRACKS, REACTOR), (Train(MARINE),)),
             ((BARRACKS, NO_ADDON), (Train(MARINE),)),
-            ((FACTORY, TECHLAB), (Train(SIEGETANK),)),
-            ((FACTORY, REACTOR), (Train(HELLION),)),
-            ((FACTORY, NO_ADDON), (Train(HELLION, share=0.3),)),
+            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.08), Train(THOR, share=0.05, from_level=HARD),
+                                  Train(CYCLONE, share=0.04, from_level=HARD), Train(SIEGETANK))),
+            ((FACTORY, REACTOR), (Train(WIDOWMINE, share=0.1, at_least=2), Train(HELLION))),
+            ((FACTORY, NO_ADDON), (Train(WIDOWMINE, share=0.1, at_least=2), Train(HELLION, share=0.3))),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.0, at_least=1),))),
-    refineries_per_base=1, spill=BARRACKS, research=(VEHICLE_WEAPONS_1, PLATING_1))
-"""Mech (Macro): double gas, Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
+    refineries_per_base=2, spill=BARRACKS, research=(VEHICLE_WEAPONS_1, PLATING_1))
+"""Mech (Macro): double gas (two refineries a base), Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
 Reactor Barracks of Marines, a Starport for Vikings against air (one, then one more than the most
 enemy air units it has seen) (terrancraft.com, "Gas first Reaper opening for Mech" (2014): two
 Factories, Tech Lab and Reactor, a Starport for Vikings; Liquipedia "Siege Tank", "Hellion").
-Its tanks siege in fights (:mod:`.terran`); it trains no Widow Mine (m: its shares were tuned when
-the engine's tanks could not siege and its mines were inert)."""
+Widow Mines from the Reactor Factories (two, then a tenth of the army); from Hard up Thors (its
+Armory: the research's) and Cyclones from the Tech Lab Factories (Liquipedia "Mech": Siege Tanks,
+Thors, Hellbats, Widow Mines, Cyclones).  Its tanks siege and its mines burrow in fights
+(:mod:`.terran`)."""
 AIR_TECH = Tech(
     per_base=((STARPORT, 2.0), (BARRACKS, 0.5), (FACTORY, 0.34)),
     addons=((BARRACKS, (REACTOR,)), (STARPORT, (TECHLAB, REACTOR, TECHLAB))),
     trains=(((BARRACKS, REACTOR), (Train(MARINE, share=0.5, at_least=4),)),
             ((BARRACKS, NO_ADDON), (Train(MARINE, share=0.5, at_least=4),)),
             ((FACTORY, NO_ADDON), (Train(HELLION, share=0.1),)),
-            ((STARPORT, TECHLAB), (Train(BANSHEE),)),
-            ((STARPORT, REACTOR), (Train(VIKING, share=0.3, at_least=2),)),
-            ((STARPORT, NO_ADDON), (Train(VIKING, share=0.3, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS, research=(CLOAKING_FIELD, SHIP_WEAPONS_1, PLATING_1))
+            ((STARPORT, TECHLAB), (Train(RAVEN, share=0.0, at_least=1, from_level=HARD),
+                                   Train(BATTLECRUISER, share=0.15, from_level=HARD), Train(BANSHEE))),
+            ((STARPORT, REACTOR), (Train(LIBERATOR, share=0.12, from_level=HARD), Train(VIKING, share=0.3, at_least=2))),
+            ((STARPORT, NO_ADDON), (Train(LIBERATOR, share=0.12, from_level=HARD), Train(VIKING, share=0.3, at_least=1)))),
+    refineries_per_base=2, spill=BARRACKS, research=(CLOAKING_FIELD, SHIP_WEAPONS_1, PLATING_1, WEAPON_REFIT))
 """Air: double gas, a barracks Reactor of Marines for defence, a Factory to open the Starports,
 Starports with Tech Labs (Banshees) and one with a Reactor (Vikings: the second) (Liquipedia "2
-Port Banshee": two Starports, Banshees, Marines at home)."""
+Port Banshee": two Starports, Banshees, Marines at home); from Hard up a Raven, Liberators and
+Battlecruisers (a Fusion Core, Weapon Refit last of its research) (Liquipedia "Battlecruiser",
+"Sky Terran")."""
 
 _GAS_OPENER = ((14, DEPOT), (16, BARRACKS), (16, REFINERY), (17, REFINERY), (19, DEPOT))
 """Double gas after the first barracks (the mech and air openings cited above)."""

@@ -537,6 +537,7 @@ class MeleeComputer:
                     # (it could pay but found no spot or worker yet: the army does not wait for it)
         if tech.morphs:
             self.morph(world, tech)
+        self.unlock(world, tech, prod)
         self.rules.add_ons(world, tech, prod)
         if tech.research and self.level.research and not self.defend:
             self.research(world, tech)
@@ -565,6 +566,31 @@ class MeleeComputer:
                 if s.unit_id == src and s.ready and not s.busy:
                     self.answer(world.command(self.player_id, ability, [s.tag], None, 0, False), ability)
                     break
+
+    def unlock(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
+        """A structure that a unit of the build needs beyond its producer and the build's
+        production (an Armory for Thors, a Fusion Core for Battlecruisers, a Ghost Academy for
+        Ghosts: the client's tech requirements, ``data.tech.TRAIN``) is built once a finished
+        producer of that unit (with the add-on the build trains it from) stands and its level
+        trains the unit (:attr:`~.levels.Train.from_level`) and wants one by its share of the army:
+        one at a time, when the structure's own requirement stands."""
+        rp = self.race
+        kind = self.rules.addon_kind
+        n_army = len(self.army_rows)
+        for (w, addon), units in tech.trains:
+            if not any(s.ready and kind(world, s) == addon for s in prod.get(w, ())):
+                continue
+            for ch in units:
+                if ch.from_level > self.difficulty or max(ch.at_least, ch.share * (n_army + 1)) < 1.0:
+                    continue
+                for need in T.TRAIN[rp.train[ch.unit]].requires.structures:
+                    ok = T.satisfies(need)
+                    role = rp.role_of(need)
+                    if not role or role in rp.production or any(s.unit_id in ok for s in self.structs):
+                        continue
+                    if not self.building.get(rp.roles[role].ability) and self.have_ready(rp.roles[role].needs):
+                        self.place(world, role)
+                    return
 
     def research(self, world: World, tech: Tech) -> None:
         """The next upgrade of the build's research list (as far as its level goes) that it has

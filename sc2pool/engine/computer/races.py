@@ -49,6 +49,8 @@ from sc2pool.engine.computer.levels import (
     DEPOT,
     ENGBAY,
     FACTORY,
+    FUSION,
+    GHOST_ACADEMY,
     NO_ADDON,
     REFINERY,
     STARPORT,
@@ -89,6 +91,7 @@ POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
 TURRET_T, CANNON_T, BATTERY_T, SPORE_T = 23, 66, 1910, 99
 ORBITAL_T, FORTRESS_T = 132, 130
+WIDOWMINE_BURROWED, LIBERATOR_AG = 500, 734
 OBSERVER, OVERSEER, OVERSEER_COCOON = 82, 129, 128
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
@@ -222,13 +225,16 @@ TERRAN_PROFILE = RaceProfile(
     roles={DEPOT: Role(319, D.SUPPLYDEPOT, size=2), BARRACKS: Role(321, D.BARRACKS, needs=D.SUPPLYDEPOT),
            REFINERY: Role(320, D.REFINERY), FACTORY: Role(328, 27, needs=D.BARRACKS),
            STARPORT: Role(329, 28, needs=27), ENGBAY: Role(322, 22, needs=D.COMMANDCENTER),
-           ARMORY: Role(331, 29, needs=27), TURRET: Role(323, TURRET_T, needs=22, size=2)},
+           ARMORY: Role(331, 29, needs=27), TURRET: Role(323, TURRET_T, needs=22, size=2),
+           FUSION: Role(333, 30, needs=28), GHOST_ACADEMY: Role(327, 26, needs=D.BARRACKS)},
     production=L.PRODUCTION,
-    train={D.MARINE: 560, 49: 561, L.MARAUDER: 563, L.SIEGETANK: 591, L.HELLION: 595, L.WIDOWMINE: 614,
-           L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624},
+    train={D.MARINE: 560, 49: 561, L.MARAUDER: 563, L.GHOST: 562, L.SIEGETANK: 591, L.HELLION: 595,
+           L.WIDOWMINE: 614, L.CYCLONE: 597, L.THOR: 594, L.MEDIVAC: 620, L.BANSHEE: 621, L.VIKING: 624,
+           L.LIBERATOR: 626, L.RAVEN: 622, L.BATTLECRUISER: 623},
     army_from=QUEUE, builder=STAYS,
     simple=L.SIMPLE, builds=L.BUILDS, random_choices=L.RANDOM_CHOICES,
-    supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET, forms={32: L.SIEGETANK},
+    supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET,
+    forms={32: L.SIEGETANK, WIDOWMINE_BURROWED: L.WIDOWMINE, LIBERATOR_AG: L.LIBERATOR},
 )
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 

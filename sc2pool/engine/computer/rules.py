@@ -80,6 +80,9 @@ class RaceRules:
 
     def __init__(self, computer: MeleeComputer) -> None:
         self.c = computer
+        self.gas_kept = 0
+        """Vespene kept this decision for a top-tier unit (:attr:`~.levels.Train.from_level`) that
+        could not be paid yet (:meth:`train_army`)."""
 
     # ------------------------------------------------------------------ each decision
     def observe(self, world: World, own: np.ndarray) -> None:
@@ -171,21 +174,21 @@ class RaceRules:
         that it has fewer of than it wants and can pay for; the last producers of its tech chain
         first (Starports, Factories), and a unit that needs vespene and lacks only minerals keeps
         them (nothing more is trained this decision), so that the gas goes to the tech units rather
-        than piling up.  ``counts``: unit type -> how many it has and has queued."""
+        than piling up; a top-tier unit (:attr:`~.levels.Train.from_level`) that lacks vespene keeps
+        it from the units after it that need vespene (:attr:`gas_kept`).  ``counts``: unit type ->
+        how many it has and has queued."""
         c = self.c
         pid = c.player_id
         addons = world.addons
         rp = c.race
         n_army = sum(counts.values())
+        self.gas_kept = 0
         check_requirements = self.checks_requirements
         for w in reversed(rp.production):
             for s in prod[w]:
                 if not s.ready or s.morph is not None or (s.addon and addons.building(s) is not None):
                     continue
-                a = addons.attached(s)
-                kind = NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
-                    REACTOR if a.unit_id in REACTORS else NO_ADDON
-                choices = tech.choices(w, kind)
+                choices = tech.choices(w, self.addon_kind(world, s))
                 if s.unit_id in self.warp_gates:  # (a Gateway turned Warp Gate: a unit at a time, warped in)
                     if not self.producing(world, s):
                         for ch in choices:
@@ -214,21 +217,34 @@ class RaceRules:
                     if not made:
                         break
 
+    @staticmethod
+    def addon_kind(world: World, s: Structure) -> str:
+        """The add-on attached to ``s``: :data:`~.levels.TECHLAB`, :data:`~.levels.REACTOR` or
+        :data:`~.levels.NO_ADDON`."""
+        a = world.addons.attached(s)
+        return NO_ADDON if a is None else TECHLAB if a.unit_id in TECHLABS else \
+            REACTOR if a.unit_id in REACTORS else NO_ADDON
+
     def _wanted(self, world: World, ch: Train, counts: dict[int, int], n_army: int, check_requirements: bool) -> int:
         """Whether a producer's slot takes ``ch`` now (:meth:`train_army`): 1 yes; 0 no, the next
         choice; -1 no, and nothing more this decision (it lacks only minerals for a unit that needs
         vespene: it keeps them)."""
         c = self.c
+        if ch.from_level > c.difficulty:
+            return 0
         want = max(float(ch.at_least), ch.share * (n_army + 1))
         if ch.unit == L.VIKING and c.enemy_air:
             want = max(want, c.enemy_air + 1.0)
         if counts.get(ch.unit, 0) >= want:
             return 0
-        if check_requirements and not c.can_make(ch.unit):
+        if (check_requirements or ch.from_level) and not c.can_make(ch.unit):
             return 0
         spec = D.unit_spec(ch.unit)
-        if not c.can_spend(world, spec.minerals, spec.vespene):
-            return -1 if spec.vespene and c.can_spend(world, 0, spec.vespene) else 0
+        gas = spec.vespene + (self.gas_kept if spec.vespene else 0)
+        if not c.can_spend(world, spec.minerals, gas):
+            if ch.from_level and spec.vespene and not c.can_spend(world, 0, gas):
+                self.gas_kept = gas  # (the gas units after it wait for it: the cheaper ones would take it first)
+            return -1 if spec.vespene and c.can_spend(world, 0, gas) else 0
         return 1
 
     @property

@@ -18,6 +18,15 @@ AI's use of them was found here):
   :data:`STIM_MIN_LIFE` of its maximum, not while stimmed; with Cloaking Field, a Banshee cloaks
   when an enemy is within :data:`CLOAK_REACH`; an Orbital scans an enemy cloaked unit it does
   not detect near its army or structures (:data:`SCAN_NEAR`), not while a scan of its own lasts.
+  Widow Mines burrow as tanks siege (:data:`MODES`: any enemy unit but a structure within
+  :data:`MINE_REACH`); a Liberator turns to Defender Mode on the nearest enemy ground unit within
+  :data:`LIBERATE_REACH` when no enemy air unit is within :data:`LIBERATE_AIR_CLEAR`, and back once
+  no ground enemy has been near its zone for :data:`UNSIEGE_LOOPS`; with Weapon Refit a
+  Battlecruiser fires its Yamato Cannon at the enemy unit with the most life and shields within
+  :data:`YAMATO_REACH` (at least :data:`YAMATO_MIN_LIFE`); a Raven drops an Auto-Turret in front of
+  it with an enemy within :data:`TURRET_REACH`; a Ghost fires Steady Targeting at the enemy
+  biological unit with the most life within :data:`SNIPE_REACH` (at least :data:`SNIPE_MIN_LIFE`),
+  and EMP Round on the enemy unit with the most shields there (at least :data:`EMP_MIN_SHIELDS`).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
@@ -25,6 +34,7 @@ its builds: :mod:`.levels`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -79,6 +89,58 @@ CLOAK_MIN_ENERGY = 50.0
 while on: ``systems/abilities.py``) (m)."""
 SCAN_NEAR = 10.0
 """A hidden enemy this close to one of its units or structures is scanned (m)."""
+WIDOWMINE, WIDOWMINE_BURROWED, MINE_BURROW, MINE_UNBURROW = 498, 500, 2095, 2097
+MINE_REACH = 8.0
+MINE_LEAVE = 11.0
+"""A Widow Mine burrows with an enemy unit this close, edge to edge (its Sentinel Missiles reach 5:
+the enemy walks in while it burrows), and unburrows once none has been within :data:`MINE_LEAVE`
+for :data:`UNSIEGE_LOOPS` (m)."""
+LIBERATOR, LIBERATOR_AG, DEFENDER_MODE, FIGHTER_MODE = 689, 734, 2558, 2560
+LIBERATE_REACH = 9.0
+LIBERATE_AIR_CLEAR = 8.0
+"""A Liberator sets its zone on an enemy ground unit this close (its cast range 5 and the zone's
+radius 5) while no enemy air unit (its fighter mode's targets) is within
+:data:`LIBERATE_AIR_CLEAR` (m)."""
+LIBERATE_LEAVE = 11.0
+"""A Liberator in Defender Mode turns back with no enemy ground unit this close for
+:data:`UNSIEGE_LOOPS` (m)."""
+BATTLECRUISER, YAMATO, WEAPON_REFIT_UPGRADE = 57, 401, 76
+YAMATO_REACH = 12.0
+YAMATO_MIN_LIFE = 150.0
+"""A Yamato Cannon (240 damage) on a unit with at least this much life and shields, this close (m)."""
+RAVEN, AUTO_TURRET = 56, 1764
+TURRET_REACH = 8.0
+"""A Raven drops an Auto-Turret (range 6) with an enemy unit this close (m)."""
+GHOST, SNIPE, EMP = 50, 2714, 1628
+SNIPE_REACH = 9.0
+SNIPE_MIN_LIFE = 100.0
+EMP_MIN_SHIELDS = 50.0
+"""A Ghost's targets: a biological unit with this much life or more (Steady Targeting deals 170), a
+unit with this many shields or more (EMP Round drains 100 within 1.5), within :data:`SNIPE_REACH`
+(its casts' range 10) (m)."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A unit that fights in a form that cannot move: it changes into it (``on``) with an enemy
+    within ``reach`` and back (``off``) once none has been within ``leave`` for
+    :data:`UNSIEGE_LOOPS`; ``air``: enemy air units count (a Widow Mine's missiles hit them)."""
+
+    mobile: int
+    fixed: int
+    on: int
+    off: int
+    reach: float
+    leave: float
+    air: bool
+
+
+_BIOLOGICAL = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
+"""Per type row: biological (Steady Targeting's targets)."""
+
+MODES = (Mode(SIEGE_TANK, SIEGED_TANK, SIEGE, UNSIEGE, SIEGE_REACH, UNSIEGE_REACH, air=False),
+         Mode(WIDOWMINE, WIDOWMINE_BURROWED, MINE_BURROW, MINE_UNBURROW, MINE_REACH, MINE_LEAVE, air=True))
+"""Siege Tanks siege and Widow Mines burrow (their client abilities)."""
 
 
 class TerranRules(RaceRules):
@@ -89,8 +151,9 @@ class TerranRules(RaceRules):
 
     def __init__(self, computer: MeleeComputer) -> None:
         super().__init__(computer)
-        self.enemy_near: dict[int, int] = {}
-        """Sieged tank tag -> the last loop an enemy ground unit was within :data:`UNSIEGE_REACH`."""
+        self.enemy_near: dict[int, dict[int, int]] = {}
+        """Mobile type of a :class:`Mode` (a Liberator's too) -> tag of a unit in its fixed form ->
+        the last loop an enemy was within its ``leave`` distance."""
 
     def may_start(self, need: int) -> bool:
         """A structure whose requirement ``need`` stands, finished or not: its SCV walks there first
@@ -194,9 +257,14 @@ class TerranRules(RaceRules):
             return
         u = world.u
         known = c.known
-        ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
+        flying = TYPES.is_flying[u.ti[known]]
+        ground = known[~flying] if len(known) else known
+        units = known[~TYPES.structure[u.ti[known]]] if len(known) else known
         uid = u.unit_id[army]
-        self.siege(world, army[(uid == SIEGE_TANK) | (uid == SIEGED_TANK)], ground)
+        for mode in MODES:
+            self.modes(world, mode, army[(uid == mode.mobile) | (uid == mode.fixed)], ground if not mode.air else units)
+        self.liberate(world, army[(uid == LIBERATOR) | (uid == LIBERATOR_AG)], ground[~TYPES.structure[u.ti[ground]]],
+                      known[flying & ~TYPES.structure[u.ti[known]]])
         if len(known):
             research = world.research
             pid = c.player_id
@@ -206,41 +274,146 @@ class TerranRules(RaceRules):
                 self.cloak(world, army[uid == BANSHEE], known)
             if c.defence.cloak_seen:
                 self.scan(world, army, known)
+        if len(units):
+            if world.research.has(c.player_id, WEAPON_REFIT_UPGRADE):
+                self.yamato(world, army[uid == BATTLECRUISER], units)
+            self.turrets(world, army[uid == RAVEN], units)
+            self.ghosts(world, army[uid == GHOST], units)
 
-    def siege(self, world: World, tanks: np.ndarray, ground: np.ndarray) -> None:
-        if not len(tanks):
-            self.enemy_near.clear()
+    def modes(self, world: World, mode: Mode, rows: np.ndarray, targets: np.ndarray) -> None:
+        """``rows`` (its units of ``mode``'s two forms) change form as :class:`Mode` says."""
+        near_of = self.enemy_near.setdefault(mode.mobile, {})
+        if not len(rows):
+            near_of.clear()
+            return
+        u = world.u
+        nearest = self.nearest(world, rows, targets)
+        fixed = u.unit_id[rows] == mode.fixed
+        changing = u.kind[rows] == TRANSFORM  # (a change under way is not ordered again)
+        go = rows[~fixed & ~changing & (nearest <= mode.reach)]
+        if len(go):
+            world.command(self.c.player_id, mode.on, [int(t) for t in u.tag[go].tolist()], None, 0, False)
+        self.settle(world, near_of, rows[fixed & ~changing], nearest[fixed & ~changing], mode.leave, mode.off)
+
+    @staticmethod
+    def nearest(world: World, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Per row of ``rows``, the distance, edge to edge, to the nearest of ``targets`` (inf: none)."""
+        u = world.u
+        if not len(targets):
+            return np.full(len(rows), np.inf)
+        d = np.hypot(u.x[rows][:, None] - u.x[targets][None, :], u.y[rows][:, None] - u.y[targets][None, :]) \
+            - u.radius[rows][:, None] - u.radius[targets][None, :]
+        return d.min(axis=1)
+
+    def settle(self, world: World, near_of: dict[int, int], fixed: np.ndarray, nearest: np.ndarray, leave: float,
+               off: int) -> None:
+        """Units in their fixed form (``fixed``, not changing) change back with ``off`` once no enemy
+        has been within ``leave`` for :data:`UNSIEGE_LOOPS`; ``near_of`` keeps when one last was."""
+        u = world.u
+        loop = world.loop
+        back = []
+        alive = set()
+        for r, near in zip(fixed.tolist(), nearest.tolist(), strict=True):
+            tag = int(u.tag[r])
+            alive.add(tag)
+            if near <= leave:
+                near_of[tag] = loop
+            elif loop - near_of.setdefault(tag, loop) > UNSIEGE_LOOPS:
+                back.append(tag)
+        if back:
+            world.command(self.c.player_id, off, back, None, 0, False)
+        for tag in [t for t in near_of if t not in alive or t in back]:
+            del near_of[tag]
+
+    def liberate(self, world: World, libs: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
+        """Liberators set their zone on enemy ground units, and lift it (see the module docstring)."""
+        near_of = self.enemy_near.setdefault(LIBERATOR, {})
+        if not len(libs):
+            near_of.clear()
             return
         u = world.u
         pid = self.c.player_id
-        loop = world.loop
-        if len(ground):
-            d = np.hypot(u.x[tanks][:, None] - u.x[ground][None, :], u.y[tanks][:, None] - u.y[ground][None, :]) \
-                - u.radius[tanks][:, None] - u.radius[ground][None, :]
-            nearest = d.min(axis=1)
+        fixed = u.unit_id[libs] == LIBERATOR_AG
+        free = libs[~fixed & (u.kind[libs] != TRANSFORM) & (u.ability[libs] != DEFENDER_MODE)]
+        if len(free) and len(ground):
+            clear = self.nearest(world, free, air) > LIBERATE_AIR_CLEAR
+            for r in free[clear].tolist():
+                d = np.hypot(u.x[ground] - u.x[r], u.y[ground] - u.y[r])
+                k = int(np.argmin(d))
+                if float(d[k]) <= LIBERATE_REACH:
+                    world.command(pid, DEFENDER_MODE, [int(u.tag[r])], (float(u.x[ground[k]]), float(u.y[ground[k]])),
+                                  0, False)
+        sieged = libs[fixed & (u.kind[libs] != TRANSFORM)]
+        if len(sieged):
+            self.settle(world, near_of, sieged, self.nearest(world, sieged, ground), LIBERATE_LEAVE, FIGHTER_MODE)
         else:
-            nearest = np.full(len(tanks), np.inf)
-        sieged = u.unit_id[tanks] == SIEGED_TANK
-        changing = u.kind[tanks] == TRANSFORM  # (a change under way is not ordered again)
-        go = tanks[~sieged & ~changing & (nearest <= SIEGE_REACH)]
-        if len(go):
-            world.command(pid, SIEGE, [int(t) for t in u.tag[go].tolist()], None, 0, False)
-        back = []
-        alive = set()
-        for r, near, is_sieged, busy in zip(tanks.tolist(), nearest.tolist(), sieged.tolist(), changing.tolist(),
-                                            strict=True):
+            near_of.clear()
+
+    def yamato(self, world: World, bcs: np.ndarray, units: np.ndarray) -> None:
+        """Each Battlecruiser with its Yamato Cannon ready fires it (see the module docstring)."""
+        if not len(bcs):
+            return
+        u = world.u
+        ready = world.abilities.ready
+        life = u.hp[units] + u.shield[units]
+        big = units[life >= YAMATO_MIN_LIFE]
+        taken: set[int] = set()
+        for r in bcs.tolist():
             tag = int(u.tag[r])
-            if not is_sieged or busy:
+            if u.ability[r] == YAMATO or ready.get((tag, YAMATO), 0) > world.loop or not len(big):
                 continue
-            alive.add(tag)
-            if near <= UNSIEGE_REACH:
-                self.enemy_near[tag] = loop
-            elif loop - self.enemy_near.setdefault(tag, loop) > UNSIEGE_LOOPS:
-                back.append(tag)
-        if back:
-            world.command(pid, UNSIEGE, back, None, 0, False)
-        for tag in [t for t in self.enemy_near if t not in alive or t in back]:
-            del self.enemy_near[tag]
+            d = np.hypot(u.x[big] - u.x[r], u.y[big] - u.y[r])
+            ok = [k for k in np.argsort(-(u.hp[big] + u.shield[big])).tolist()
+                  if d[k] <= YAMATO_REACH and int(u.tag[big[k]]) not in taken]
+            if ok:
+                target = int(u.tag[big[ok[0]]])
+                if world.command(self.c.player_id, YAMATO, [tag], None, target, False) == SUCCESS:
+                    taken.add(target)
+
+    def turrets(self, world: World, ravens: np.ndarray, units: np.ndarray) -> None:
+        """Each Raven with the energy drops an Auto-Turret towards the nearest enemy (see the module
+        docstring)."""
+        if not len(ravens):
+            return
+        u = world.u
+        a = world.abilities
+        for r in ravens.tolist():
+            tag = int(u.tag[r])
+            if u.ability[r] == AUTO_TURRET or a.energy_of(tag) < 50.0:
+                continue
+            d = np.hypot(u.x[units] - u.x[r], u.y[units] - u.y[r])
+            k = int(np.argmin(d))
+            if float(d[k]) > TURRET_REACH:
+                continue
+            f = min(1.5, float(d[k])) / max(float(d[k]), 1e-6)  # (within its cast range 2)
+            at = (float(u.x[r] + (u.x[units[k]] - u.x[r]) * f), float(u.y[r] + (u.y[units[k]] - u.y[r]) * f))
+            world.command(self.c.player_id, AUTO_TURRET, [tag], at, 0, False)
+
+    def ghosts(self, world: World, ghosts: np.ndarray, units: np.ndarray) -> None:
+        """Each Ghost with the energy: Steady Targeting, else EMP Round (see the module docstring)."""
+        if not len(ghosts):
+            return
+        u = world.u
+        a = world.abilities
+        pid = self.c.player_id
+        bio = _BIOLOGICAL[u.ti[units]]
+        for r in ghosts.tolist():
+            tag = int(u.tag[r])
+            if u.ability[r] in (SNIPE, EMP) or u.kind[r] == TRANSFORM:
+                continue
+            e = a.energy_of(tag)
+            near = np.hypot(u.x[units] - u.x[r], u.y[units] - u.y[r]) <= SNIPE_REACH
+            if e >= 50.0:
+                pick = units[near & bio & (u.hp[units] >= SNIPE_MIN_LIFE)]
+                if len(pick):
+                    target = int(u.tag[pick[int(np.argmax(u.hp[pick]))]])
+                    if world.command(pid, SNIPE, [tag], None, target, False) == SUCCESS:
+                        continue
+            if e >= 75.0:
+                pick = units[near & (u.shield[units] >= EMP_MIN_SHIELDS)]
+                if len(pick):
+                    k = pick[int(np.argmax(u.shield[pick]))]
+                    world.command(pid, EMP, [tag], (float(u.x[k]), float(u.y[k])), 0, False)
 
     def stim(self, world: World, bio: np.ndarray, known: np.ndarray) -> None:
         if not len(bio):

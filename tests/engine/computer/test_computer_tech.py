@@ -26,7 +26,7 @@ from sc2pool.engine.computer.rules import TECH_STRUCTURES  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 from sc2pool.engine.scenarios.base import VICTORY  # noqa: E402
 from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS, addon_spot  # noqa: E402
-from sc2pool.engine.sim.units import FOLLOW  # noqa: E402
+from sc2pool.engine.sim.units import FOLLOW, TYPES  # noqa: E402
 
 FACTORY, STARPORT = 27, 28
 PRODUCTION = (D.BARRACKS, FACTORY, STARPORT)
@@ -103,8 +103,9 @@ def test_air_builds_starports_with_tech_labs_for_banshees_and_vikings() -> None:
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("build", [L.TIMING, L.MACRO, L.AIR])
 def test_a_tech_wave_with_units_that_cannot_fight_ground_wins(build: int) -> None:
-    """Medivacs and Vikings go with the wave (following a unit that fights) and do not stall it:
-    the Computer eliminates the idle participant."""
+    """The units that cannot fight ground units (Medivacs, Vikings; at Hard the Air build's
+    Liberators and Raven) go with the wave (following a unit that fights) and do not stall it: the
+    Computer eliminates the idle participant."""
     g = melee(L.HARD, build)
     escorts_followed = False
     while not g.ended and g.world.loop < 15 * 60 * 22.4:
@@ -114,7 +115,7 @@ def test_a_tech_wave_with_units_that_cannot_fight_ground_wins(build: int) -> Non
             u = g.world.u
             rows = u.rows(np.fromiter(c.wave, dtype=np.int64))
             rows = rows[rows >= 0]
-            no_ground = np.isin(u.unit_id[rows], (L.MEDIVAC, L.VIKING))
+            no_ground = ~TYPES.hits_ground[u.ti[rows]]
             escorts_followed |= bool((u.kind[rows[no_ground]] == FOLLOW).any())
     assert g.ended and g.results == {1: 2, 2: VICTORY}
     assert escorts_followed

@@ -5,6 +5,7 @@ Banshees cloak, and its Orbitals scan a cloaked unit it does not detect."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,8 @@ from sc2pool.engine.computer import terran as TR  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 
 MULE = 268
+THOR, ULTRALISK, AUTO_TURRET_UNIT = 52, 109, 31
+ARMORY, FUSION_CORE, GHOST_ACADEMY = 29, 30, 26
 
 
 def own(g: Game, unit_id: int, x: float, y: float, n: int = 1) -> list[int]:
@@ -130,3 +133,85 @@ def test_an_orbital_scans_a_cloaked_unit_near_its_base() -> None:
     assert scanned and computer(g).defence.cloak_seen
     play_until(g, w.loop / LOOPS_PER_S + 10, chunk_s=1)
     assert w.u.row(dt) < 0  # scanned, then killed by its army at home
+
+
+def _near(g: Game, unit_id: int, n: int, x: float, y: float, away: float) -> list[int]:
+    """Enemy units (the participant's) appear ``away`` from (x, y), on the side away from the
+    Computer's main, and hold their place."""
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    d = float(np.hypot(x - hx, y - hy))
+    return enemy_at(g, unit_id, x + (x - hx) / d * away, y + (y - hy) / d * away, n)
+
+
+def _until(g: Game, done: Callable[[], bool], seconds: float) -> bool:
+    """Step half a second at a time until ``done()`` or ``seconds`` of game time have passed."""
+    w = g.world
+    end = w.loop / LOOPS_PER_S + seconds
+    while w.loop / LOOPS_PER_S < end:
+        if done():
+            return True
+        play_until(g, w.loop / LOOPS_PER_S + 0.5, chunk_s=0.5)
+    return done()
+
+
+@pytest.mark.timeout(240)
+def test_widow_mines_burrow_near_enemies_and_liberators_set_their_zone() -> None:
+    g = quiet(L.HARD, L.MACRO, D.TERRAN, 120)
+    w = g.world
+    sx, sy = staging(g)
+    mine = own(g, TR.WIDOWMINE, sx, sy)[0]
+    lib = own(g, TR.LIBERATOR, sx, sy)[0]
+    play_until(g, 124, chunk_s=1)
+    uid = lambda t: int(w.u.unit_id[w.u.row(t)])  # noqa: E731
+    assert (uid(mine), uid(lib)) == (TR.WIDOWMINE, TR.LIBERATOR)  # nothing near: both stay mobile
+    _near(g, D.MARINE, 2, sx, sy, 7)
+    assert _until(g, lambda: uid(mine) == TR.WIDOWMINE_BURROWED and uid(lib) == TR.LIBERATOR_AG, 12)
+    assert {mine, lib} <= set(w.u.tag[computer(g).army_rows].tolist())  # still its army, counted as such
+
+
+@pytest.mark.timeout(240)
+def test_battlecruisers_fire_yamato_ravens_drop_turrets_and_ghosts_snipe() -> None:
+    g = quiet(L.HARD, L.AIR, D.TERRAN, 120)
+    w = g.world
+    sx, sy = staging(g)
+    bc = own(g, TR.BATTLECRUISER, sx, sy)[0]
+    own(g, TR.RAVEN, sx - 2, sy)
+    ghost = own(g, TR.GHOST, sx + 1, sy + 1)[0]
+    play_until(g, 122, chunk_s=1)
+    assert w.abilities.energy_of(ghost) >= 75 and count(g, 2, AUTO_TURRET_UNIT) == 0
+    _near(g, THOR, 1, sx, sy, 8)  # (mechanical: not a snipe's target; 400 life: a Yamato's)
+    ultra = _near(g, ULTRALISK, 1, sx, sy, 6)[0]  # (biological, 500 life: Steady Targeting's)
+    assert _until(g, lambda: w.abilities.energy_of(ghost) < 50, 4)  # (50 paid as the channel starts)
+    assert _until(g, lambda: w.u.row(ultra) < 0 or float(w.u.hp[w.u.row(ultra)]) <= 500 - 170, 3)
+    assert _until(g, lambda: count(g, 2, AUTO_TURRET_UNIT) >= 1, 4)
+    assert w.abilities.ready.get((bc, TR.YAMATO), 0) == 0  # no Weapon Refit yet: no Yamato
+    w.research.grant(2, TR.WEAPON_REFIT_UPGRADE)
+    assert _until(g, lambda: w.abilities.ready.get((bc, TR.YAMATO), 0) > w.loop, 6)
+
+
+def made(g: Game, unit_id: int) -> int:
+    """The Computer's units of ``unit_id`` (either form) and those in its structures' queues."""
+    forms = [unit_id, *(f for f, m in computer(g).race.forms.items() if m == unit_id)]
+    queued = sum(s.queue.count(unit_id) for s in g.world.construction.structures.values() if s.owner == 2)
+    return sum(count(g, 2, f) for f in forms) + queued
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(("build", "until", "wanted"), [
+    (L.MACRO, 540, (L.THOR, L.CYCLONE, L.WIDOWMINE, ARMORY)),
+    (L.AIR, 600, (L.RAVEN, L.LIBERATOR, FUSION_CORE)),
+    (L.POWER, 540, (L.WIDOWMINE, L.LIBERATOR, GHOST_ACADEMY)),
+])
+def test_from_hard_up_the_builds_reach_the_top_of_the_tech_tree(build: int, until: float,
+                                                               wanted: tuple[int, ...]) -> None:
+    g = quiet(L.HARD, build, D.TERRAN, until)
+    got = {t: made(g, t) for t in wanted}
+    assert all(got.values()), got
+
+
+@pytest.mark.timeout(240)
+def test_below_hard_the_top_of_the_tech_tree_is_neither_trained_nor_unlocked() -> None:
+    g = quiet(L.MEDIUM_HARD, L.AIR, D.TERRAN, 600)
+    assert made(g, L.BANSHEE) >= 1  # (its Starports with Tech Labs stand)
+    got = {t: made(g, t) for t in (L.RAVEN, L.LIBERATOR, L.BATTLECRUISER, FUSION_CORE)}
+    assert not any(got.values()), got
