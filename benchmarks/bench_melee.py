@@ -46,19 +46,25 @@ LOOPS_PER_MINUTE = 22.4 * 60
 RACES = {"terran": 1, "zerg": 2, "protoss": 3}
 
 
+#: ``sc2api_pb2.AIBuild`` by name.
+BUILDS = {"random": 1, "rush": 2, "timing": 3, "power": 4, "macro": 5, "air": 6}
+
+
 def make_game(map_name: str, seed: int, difficulty: int, opponent: str, race: str = "terran",
-              computer_race: str = "terran") -> Game:
-    """Player 1 (``race``) is idle or a second Computer; player 2 the Computer (``computer_race``)."""
+              computer_race: str = "terran", builds: tuple[str, str] = ("random", "random")) -> Game:
+    """Player 1 (``race``) is idle or a second Computer; player 2 the Computer (``computer_race``);
+    ``builds``: the two Computers' builds (player 1's, player 2's)."""
     path = os.path.join(ensure_install(), "Maps", f"{map_name}.SC2Map")
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=path), random_seed=seed)
     req.player_setup.add(type=sc_pb.Participant, race=RACES[race])  # type: ignore[arg-type]
-    req.player_setup.add(type=sc_pb.Computer, race=RACES[computer_race], difficulty=difficulty)  # type: ignore[arg-type]
+    req.player_setup.add(type=sc_pb.Computer, race=RACES[computer_race], difficulty=difficulty,  # type: ignore[arg-type]
+                         ai_build=BUILDS[builds[1]])  # type: ignore[arg-type]
     g = Game.create(req)
     g.join(sc_pb.RequestJoinGame(race=RACES[race]))  # type: ignore[arg-type]
     if opponent == "computer":
         from sc2pool.engine.computer.melee import MeleeComputer
 
-        g.scenario.computers.append(MeleeComputer(1, difficulty, 0, g.scenario))  # type: ignore[arg-type]
+        g.scenario.computers.append(MeleeComputer(1, difficulty, BUILDS[builds[0]], g.scenario))  # type: ignore[arg-type]
     return g
 
 
@@ -207,12 +213,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--computer-race", choices=tuple(RACES), default="terran", help="player 2's race (the Computer)")
     ap.add_argument("--bot", choices=("marine", "baseline"), default="marine",
                     help="with --opponent bot: melee_bot.MarineBot (Terran) or the Melee task's scripted baseline")
+    ap.add_argument("--builds", default="random,random",
+                    help="the Computers' builds, player 1's then player 2's (random, rush, timing, power, macro, air); "
+                         "(not used with --opponent bot)")
     ap.add_argument("--profile", type=int, default=0, help="cProfile the game; print this many functions")
     ap.add_argument("--profile-out", default="", help="with --profile: also dump the pstats file here")
     ap.add_argument("--json", default="")
     ap.add_argument("--paths", action="store_true",
                     help="count the PathFinder's path queries and time them (a wrapper round PathFinder.path)")
     args = ap.parse_args(argv)
+    builds = tuple(args.builds.split(","))
+    if len(builds) != 2 or any(b not in BUILDS for b in builds):
+        ap.error(f"--builds takes two of {', '.join(BUILDS)} separated by a comma, not {args.builds!r}")
     path_calls: list[float] = []
     if args.paths:
         try:
@@ -245,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
                         args.bot)
     else:
         t0 = time.perf_counter()
-        g = make_game(args.map, args.seed, args.difficulty, args.opponent, args.race, args.computer_race)
+        g = make_game(args.map, args.seed, args.difficulty, args.opponent, args.race, args.computer_race,
+                      (builds[0], builds[1]))
         create_s = time.perf_counter() - t0
         run_steps(g, int(args.minutes * LOOPS_PER_MINUTE / 8), clock)
     if prof is not None:
@@ -266,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = {
         "map": args.map, "minutes": args.minutes, "difficulty": args.difficulty, "opponent": args.opponent,
-        "race": args.race, "computer_race": args.computer_race, "bot": args.bot if args.opponent == "bot" else None,
+        "race": args.race, "computer_race": args.computer_race, "builds": args.builds, "bot": args.bot if args.opponent == "bot" else None,
         "seed": args.seed, "steps": len(ms), "create_s": round(create_s, 3),
         "wall_ms": figures(ms), "cpu_ms": figures(cms), "computer_ms": figures(ai), "engine_only_ms": figures(own),
         "computer_share": float(ai.sum() / max(cms.sum(), 1e-9)),

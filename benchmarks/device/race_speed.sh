@@ -2,8 +2,9 @@
 # The full-game speed targets on a many-core machine with no package registry, every game on a
 # core of its own (issue 23 item 8, issue 24 item 6, issue 25 item 5): per `step(8)` engine time
 # (benchmarks/bench_melee.py) and whole burnysc2 games over the websocket with the server's peak
-# memory (benchmarks/bench_melee_game.py), for Terran against the Hard Computer, a 20-minute
-# VeryHard late game, and Zerg/Protoss match-ups and mirrors. Run from the repository root with the
+# memory (benchmarks/bench_melee_game.py), for Terran against the Hard Computer, 20-minute
+# VeryHard late games (random builds, and the Terran tech builds: air, bio, mech, whose units reach
+# the top of the tech tree), and Zerg/Protoss match-ups and mirrors. Run from the repository root with the
 # wheels of benchmarks/device/prepare_wheels.sh in ./.whl; writes <job>.json / <job>.txt per run
 # and machine.txt into $OUT, and all of them as race_speed.tgz.
 #
@@ -64,6 +65,9 @@ ALL=(
   "pvz-step|python3 benchmarks/bench_melee.py --opponent bot --bot baseline --map $MAP --minutes $M --difficulty 5 --race protoss --computer-race zerg"
   "zvp-step|python3 benchmarks/bench_melee.py --opponent bot --bot baseline --map $MAP --minutes $M --difficulty 5 --race zerg --computer-race protoss"
   "tvz-ws|python3 benchmarks/bench_melee_game.py --map $MAP --minutes $M --difficulty 5 --computer-race zerg"
+  "tvt-late-air|python3 benchmarks/bench_melee.py --map $MAP --minutes $L --difficulty 7 --seed 1 --builds air,macro"
+  "tvt-late-bio|python3 benchmarks/bench_melee.py --map $MAP --minutes $L --difficulty 7 --seed 1 --builds power,air"
+  "tvt-late-mech|python3 benchmarks/bench_melee.py --map $MAP --minutes $L --difficulty 7 --seed 2 --builds macro,macro"
 )
 JOBS=${JOBS:-}
 todo=()
