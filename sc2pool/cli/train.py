@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -86,6 +87,11 @@ def register(sub: Any) -> None:
         "--resume", default=None, metavar="MODEL",
         help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply, "
              "but for those --ppo names: e.g. '{\"learning_rate\": 3e-5}')",
+    )
+    p.add_argument(
+        "--heartbeat-timeout", type=positive_float, default=5.0, metavar="S",
+        help="a worker silent this long is taken for hung or dead: raise it on a machine busy with other "
+        "work (a run at nice 19 beside jobs that use every core gets seconds without a time slice)",
     )
     p.add_argument(
         "--on-failure",
@@ -214,7 +220,12 @@ def _train_run(args: argparse.Namespace) -> int:
     out = args.out or f"runs/{args.task.replace(':', '_')}"
     n_workers = args.workers
     envs_per_worker = args.envs_per_worker
-    pool_kwargs: dict[str, Any] = {}
+    try:
+        timeouts = Timeouts(heartbeat=args.heartbeat_timeout)
+    except ValueError as exc:
+        print(f"sc2pool train: --heartbeat-timeout: {exc}", file=sys.stderr)
+        return 2
+    pool_kwargs: dict[str, Any] = {"timeouts": timeouts}
     if args.ray is not None or args.slurm:
         if args.local_workers is not None:
             print("sc2pool train: --local-workers does not go with --ray/--slurm (all workers are placed there)", file=sys.stderr)
@@ -232,14 +243,14 @@ def _train_run(args: argparse.Namespace) -> int:
                                      advertise_host=args.advertise_host, start_timeout=args.cluster_timeout)
         pool_kwargs = {
             "remote": RemoteWorkers(launcher=launcher, curve=args.curve),
-            "timeouts": Timeouts(join=args.join_timeout),
+            "timeouts": dataclasses.replace(timeouts, join=args.join_timeout),
         }
         print(f"placing {n_workers} workers x {envs_per_worker} games with {type(launcher).__name__}")
         sys.stdout.flush()
     elif args.bind is not None:
         pool_kwargs = {
             "remote": RemoteWorkers(curve=args.curve, allow_insecure=args.allow_insecure_remote),
-            "timeouts": Timeouts(join=args.join_timeout),
+            "timeouts": dataclasses.replace(timeouts, join=args.join_timeout),
         }
         n_remote = n_workers - (n_workers if args.local_workers is None else args.local_workers)
         if n_remote > 0:

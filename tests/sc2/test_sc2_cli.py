@@ -288,7 +288,8 @@ def test_help_shows_every_default() -> None:
 
     train = help_of("train")
     for option, default in (("--workers WORKERS", 4), ("--envs-per-worker ENVS_PER_WORKER", 2), ("--seed SEED", 0),
-                            ("--timesteps TIMESTEPS", 100000), ("--render-size PX", 256), ("--join-timeout S", 600.0)):
+                            ("--timesteps TIMESTEPS", 100000), ("--render-size PX", 256), ("--join-timeout S", 600.0),
+                            ("--heartbeat-timeout S", 5.0)):
         assert re.search(rf"{option} [^-]*\(default: {default}\)", train), (option, train)
     evaluate = help_of("eval")
     for option, default in (("--workers WORKERS", 1), ("--seed SEED", 12345), ("--episodes EPISODES", 10)):
@@ -296,3 +297,28 @@ def test_help_shows_every_default() -> None:
     # and the parsed values are those defaults, not a None resolved later
     args = cli.build_parser().parse_args(["train"])
     assert (args.workers, args.envs_per_worker, args.seed, args.timesteps) == (4, 2, 0, 100000)
+
+
+def test_heartbeat_timeout_reaches_the_pool_and_a_too_short_one_is_refused(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--heartbeat-timeout`` (a run sharing a busy machine) becomes the pool's ``Timeouts.heartbeat``;
+    one not above the heartbeat interval is an error naming the option, before anything starts."""
+    from sc2pool import cli
+    from sc2pool.training import train as training
+
+    class Started(Exception):
+        pass
+
+    seen = {}
+
+    def fake_train(**kwargs: object) -> None:
+        seen.update(kwargs)
+        raise Started
+
+    monkeypatch.setattr(training, "train", fake_train)
+    with pytest.raises(Started):
+        cli.main(["train", "--task", "MoveToBeacon", "--heartbeat-timeout", "60"])
+    pool_kwargs = seen["pool_kwargs"]
+    assert isinstance(pool_kwargs, dict) and pool_kwargs["timeouts"].heartbeat == 60.0
+    assert cli.main(["train", "--task", "MoveToBeacon", "--heartbeat-timeout", "0.5"]) == 2
+    assert "--heartbeat-timeout" in capsys.readouterr().err
