@@ -36,8 +36,8 @@ barracks of marines; Timing and Power play bio (Barracks with Tech Labs and Reac
 Marauders; a Factory, then a Starport for Medivacs), Macro plays mech (Factories with Tech Labs for
 Siege Tanks and Reactors for Hellions and Widow Mines, a Starport for Vikings), Air plays
 Starports (Banshees from Tech Labs, Vikings, Marines at home).  From Hard up they reach the top of
-the tech tree: Thors and Cyclones (mech), Ghosts and Liberators (Power), a Raven, Liberators and
-Battlecruisers (Air) (:attr:`Train.from_level`).  Timings, wave sizes, counts and the unit shares
+the tech tree: Widow Mines, Thors and Cyclones (mech), Widow Mines, Ghosts and Liberators (Power), a
+Raven, Liberators and Battlecruisers (Air) (:attr:`Train.from_level`).  Timings, wave sizes, counts and the unit shares
 are the engine's (m).  VeryEasy and Easy play one simple build whatever they are
 given (m).
 """
@@ -116,6 +116,9 @@ class Tech:
     morphs: tuple[tuple[int, int], ...] = ()
     """(structure type, morph ability): one structure of that type is upgraded in place once the
     morph's requirement is met (a Zerg Hatchery into a Lair, for the tech that needs it)."""
+    more_gas_from: int = 0
+    """From this difficulty up, one refinery more per base (two at most): what its top-tier units
+    (:attr:`Train.from_level`) need (0: never)."""
     research: tuple[int, ...] = ()
     """Research abilities (``data.tech.RESEARCH``), in the order it researches them, as far as its
     level goes (:attr:`Level.research`); a research structure it lacks (an Engineering Bay, an
@@ -274,14 +277,14 @@ POWER_TECH = dataclasses.replace(
             ((BARRACKS, TECHLAB), (Train(MARAUDER, share=0.08), Train(GHOST, share=0.04, from_level=HARD),
                                    Train(MARAUDER, share=0.3), Train(MARINE))),
             ((BARRACKS, REACTOR), (Train(MARINE),)),
-            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06), Train(WIDOWMINE, share=0.04))),
+            ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.06), Train(WIDOWMINE, share=0.04, from_level=HARD))),
             ((STARPORT, REACTOR), (Train(MEDIVAC, share=0.0, at_least=2), Train(LIBERATOR, share=0.04, from_level=HARD),
                                    Train(MEDIVAC, share=0.08))),
             ((STARPORT, NO_ADDON), (Train(MEDIVAC, share=0.08, at_least=1),))),
-    refineries_per_base=2)
+    refineries_per_base=1, more_gas_from=HARD)
 """Bio (Power): as Timing on more bases and gas, a Factory Tech Lab for a few Siege Tanks, two
-Medivacs at once from a Starport Reactor, a few Widow Mines from the Factory Tech Lab when no tank is
-due; from Hard up a few Ghosts (a Ghost Academy) and Liberators (Liquipedia "Ghost", "Liberator":
+Medivacs at once from a Starport Reactor; from Hard up a few Widow Mines from the Factory Tech Lab
+when no tank is due, Ghosts (a Ghost Academy) and Liberators (Liquipedia "Ghost", "Liberator":
 Ghosts against high-life biological units and Protoss shields, Liberators' zones).  The shares of
 Medivacs and tanks are small (m: tuned
 when the engine's Medivacs did not heal and its tanks could not siege, so that they added little to
@@ -294,15 +297,15 @@ MECH_TECH = Tech(
             ((BARRACKS, NO_ADDON), (Train(MARINE),)),
             ((FACTORY, TECHLAB), (Train(SIEGETANK, share=0.08), Train(THOR, share=0.05, from_level=HARD),
                                   Train(CYCLONE, share=0.04, from_level=HARD), Train(SIEGETANK))),
-            ((FACTORY, REACTOR), (Train(WIDOWMINE, share=0.1, at_least=2), Train(HELLION))),
-            ((FACTORY, NO_ADDON), (Train(WIDOWMINE, share=0.1, at_least=2), Train(HELLION, share=0.3))),
+            ((FACTORY, REACTOR), (Train(WIDOWMINE, share=0.1, at_least=2, from_level=HARD), Train(HELLION))),
+            ((FACTORY, NO_ADDON), (Train(WIDOWMINE, share=0.1, at_least=2, from_level=HARD), Train(HELLION, share=0.3))),
             ((STARPORT, NO_ADDON), (Train(VIKING, share=0.0, at_least=1),))),
-    refineries_per_base=2, spill=BARRACKS, research=(VEHICLE_WEAPONS_1, PLATING_1))
-"""Mech (Macro): double gas (two refineries a base), Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
+    refineries_per_base=1, spill=BARRACKS, research=(VEHICLE_WEAPONS_1, PLATING_1), more_gas_from=HARD)
+"""Mech (Macro): double gas (from Hard up two refineries a base), Factories with a Tech Lab (Siege Tanks) and a Reactor (Hellions),
 Reactor Barracks of Marines, a Starport for Vikings against air (one, then one more than the most
 enemy air units it has seen) (terrancraft.com, "Gas first Reaper opening for Mech" (2014): two
 Factories, Tech Lab and Reactor, a Starport for Vikings; Liquipedia "Siege Tank", "Hellion").
-Widow Mines from the Reactor Factories (two, then a tenth of the army); from Hard up Thors (its
+From Hard up Widow Mines from the Reactor Factories (two, then a tenth of the army), Thors (its
 Armory: the research's) and Cyclones from the Tech Lab Factories (Liquipedia "Mech": Siege Tanks,
 Thors, Hellbats, Widow Mines, Cyclones).  Its tanks siege and its mines burrow in fights
 (:mod:`.terran`)."""

@@ -507,8 +507,10 @@ class MeleeComputer:
         n_th = max(1, len(ready_th))
         any_rax = bool(prod[rp.production[0]])
         gas_ability = rp.roles[REFINERY].ability
-        if any_rax and ready_th and not building.get(gas_ability) and \
-                len(refineries) < tech.refineries_per_base * n_th:
+        per_base = tech.refineries_per_base
+        if tech.more_gas_from and self.difficulty >= tech.more_gas_from:
+            per_base = min(2, per_base + 1)
+        if any_rax and ready_th and not building.get(gas_ability) and len(refineries) < per_base * n_th:
             if not self.place(world, REFINERY):
                 return
         rich = world.supply.minerals.get(pid, 0) > (DEFEND_SPILL if self.defend else 400)
