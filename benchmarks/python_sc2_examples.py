@@ -100,7 +100,7 @@ try:
     logger.add(lambda m: errors.append(str(m)), level="ERROR")
     import importlib
     from sc2 import maps
-    from sc2.data import ActionResult, Difficulty, Race
+    from sc2.data import ActionResult, AIBuild, Difficulty, Race
     from sc2.ids.ability_id import AbilityId
     from sc2.main import run_game
     from sc2.player import Bot, Computer
@@ -131,7 +131,8 @@ try:
     bot.on_step = on_step
     t0 = time.perf_counter()
     result = run_game(maps.get(spec["map"]),
-                      [Bot(Race[spec["race"]], bot), Computer(Race[spec["opponent"]], Difficulty[spec["difficulty"]])],
+                      [Bot(Race[spec["race"]], bot), Computer(Race[spec["opponent"]], Difficulty[spec["difficulty"]],
+                                                              AIBuild[str(spec.get("build") or "RandomBuild")])],
                       realtime=False, game_time_limit=spec["time_limit"],
                       **({"sc2_version": spec["sc2_version"]} if spec.get("sc2_version") else {}))
     out["wall_s"] = round(time.perf_counter() - t0, 2)
@@ -357,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
                         "e.g. Terran while the engine simulates Terran only)")
     p.add_argument("--difficulty", default=None,
                    help="Computer difficulty (ci mode: default Easy; main mode: replaces the one main() writes)")
+    p.add_argument("--build", default=None, choices=("RandomBuild", "Rush", "Timing", "Power", "Macro", "Air"),
+                   help="the Computer's AIBuild (default: RandomBuild, as Computer(race, difficulty) gives)")
     p.add_argument("--time-limit", type=int, default=None,
                    help="game seconds per game (ci mode: default 240; main mode: default none, the game plays "
                         "to its end)")
@@ -401,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.map == "own":
                 game_map = _main_map(root, ex, bundled, "AcidPlantLE") if args.mode == "main" else "AcidPlantLE"
             spec = {"module": ex.module, "cls": ex.cls, "race": ex.race, "map": game_map, "opponent": opp,
-                    "difficulty": diff, "time_limit": limit,
+                    "difficulty": diff, "build": args.build, "time_limit": limit,
                     "sc2_version": _main_version(root, ex) if args.mode == "main" else None}
             for k in range(args.games):
                 out = _one(args, ex, spec, root, env, k)
