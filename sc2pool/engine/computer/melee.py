@@ -570,12 +570,12 @@ class MeleeComputer:
                     break
 
     def unlock(self, world: World, tech: Tech, prod: dict[str, list[Structure]]) -> None:
-        """A structure that a unit of the build needs beyond its producer and the build's
-        production (an Armory for Thors, a Fusion Core for Battlecruisers, a Ghost Academy for
-        Ghosts: the client's tech requirements, ``data.tech.TRAIN``) is built once a finished
-        producer of that unit (with the add-on the build trains it from) stands and its level
-        trains the unit (:attr:`~.levels.Train.from_level`) and wants one by its share of the army:
-        one at a time, when the structure's own requirement stands."""
+        """A structure that a top-tier unit of the build (:attr:`~.levels.Train.from_level`) needs
+        beyond its producer (an Armory for Thors, a Fusion Core for Battlecruisers, a Ghost Academy
+        for Ghosts, a Robotics Bay for Colossi, a Fleet Beacon for Carriers: the client's tech
+        requirements, ``data.tech.TRAIN``) is built once a finished producer of that unit (with the
+        add-on the build trains it from) stands, its level trains the unit and wants one by its
+        share of the army: one at a time, when the structure's own requirement stands."""
         rp = self.race
         kind = self.rules.addon_kind
         n_army = len(self.army_rows)
@@ -583,12 +583,13 @@ class MeleeComputer:
             if not any(s.ready and kind(world, s) == addon for s in prod.get(w, ())):
                 continue
             for ch in units:
-                if ch.from_level > self.difficulty or max(ch.at_least, ch.share * (n_army + 1)) < 1.0:
+                if not ch.from_level or ch.from_level > self.difficulty or \
+                        max(ch.at_least, ch.share * (n_army + 1)) < 1.0:
                     continue
                 for need in T.TRAIN[rp.train[ch.unit]].requires.structures:
                     ok = T.satisfies(need)
                     role = rp.role_of(need)
-                    if not role or role in rp.production or any(s.unit_id in ok for s in self.structs):
+                    if not role or any(s.unit_id in ok for s in self.structs):
                         continue
                     if not self.building.get(rp.roles[role].ability) and self.have_ready(rp.roles[role].needs):
                         self.place(world, role)

@@ -75,6 +75,8 @@ docstring)."""
 
 # Protoss and Zerg structure roles (the Terran ones are in :mod:`.levels`)
 GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "robobay", "stargate"
+FLEET = "fleet"
+"""The Fleet Beacon (its Carriers' requirement: :meth:`~.melee.MeleeComputer.unlock`)."""
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
 FORGE, EVO = "forge", "evo"
 """The research structures the Protoss and Zerg builds ask for (a Forge, an Evolution Chamber)."""
@@ -85,7 +87,8 @@ Crawler (Terran's Missile Turret is :data:`~.levels.TURRET`)."""
 # unit type ids (the client's)
 PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
 GATEWAY_T, CYBERCORE_T, ROBO_T, ROBOBAY_T, STARGATE_T = 62, 72, 71, 70, 67
-ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX = 73, 74, 77, 311, 83, 4, 80, 78
+ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX, CARRIER = 73, 74, 77, 311, 83, 4, 80, 78, 79
+FLEET_BEACON_T = 64
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
@@ -245,9 +248,10 @@ _P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(A
 Adepts (against light units: Liquipedia "Adept"), Stalkers and Zealots; the shares (m: Adepts
 before Stalkers since the engine's Adept does 22 to a Marine every 36 loops for 100/25, a Stalker
 13 every 30 for 125/50; with Stalkers at 0.4 the gateway army lost to the 6:00 Marine push)."""
-_P_ROBO = ((ROBO, NO_ADDON), (Train(IMMORTAL),))
-"""A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); the Colossus (its Robotics
-Bay) is in the profile and in no build yet."""
+_P_ROBO = ((ROBO, NO_ADDON), (Train(COLOSSUS, share=0.08, from_level=L.HARD), Train(IMMORTAL)))
+"""A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); from Hard up Colossi first, to
+a share of the army (their Robotics Bay: :meth:`~.melee.MeleeComputer.unlock`; Liquipedia
+"Colossus")."""
 P_MARGIN = 3.0
 _P_RESEARCH = (WARP_GATE, GROUND_WEAPONS_1, GROUND_ARMOR_1)
 """Warp Gate at the Cybernetics Core, then the Forge's level-1 ground weapons and armor."""
@@ -290,7 +294,8 @@ P_BUILDS: dict[int, Build] = {
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
                  wave_growth=10,
                  tech=Tech(per_base=((STARGATE, 1.5), (GATEWAY, 1.0), (CYBERCORE, 0.01)), addons=(),
-                           trains=(((STARGATE, NO_ADDON), (Train(VOIDRAY, share=0.7), Train(PHOENIX))),
+                           trains=(((STARGATE, NO_ADDON), (Train(CARRIER, share=0.15, from_level=L.HARD),
+                                                           Train(VOIDRAY, share=0.7), Train(PHOENIX))),
                                    ((GATEWAY, NO_ADDON), (Train(STALKER, share=0.3, at_least=4), Train(ZEALOT, share=0.2)))),
                            refineries_per_base=2, spill=GATEWAY, research=(WARP_GATE,)), strength_margin=P_MARGIN),
 }
@@ -298,7 +303,8 @@ P_BUILDS: dict[int, Build] = {
 Adepts, an early expansion); Timing: "4 Gate" (Gateways after a Cybernetics Core); Power: the
 same Gateways and a Robotics Facility's Immortals on more bases; Macro: an early double gas and
 expansions, Gateways and a Robotics Facility per base; Air: Stargates of Void Rays and Phoenixes,
-Stalkers at home.  Liquipedia pages of those names; the numbers (m).  Gateway armies:
+Stalkers at home, from Hard up Carriers first to a share of the army (a Fleet Beacon; Liquipedia
+"Carrier").  Liquipedia pages of those names; the numbers (m).  Gateway armies:
 :data:`_P_GATES`.  Every build has :data:`P_MARGIN`: at the levels with army
 control a wave waits until it is three times as strong as the enemy army it has seen (the
 reference bot's 6:00 Marine push is beaten at home, then the wave goes)."""
@@ -314,10 +320,11 @@ PROTOSS_PROFILE = RaceProfile(
            STARGATE: Role(889, STARGATE_T, needs=CYBERCORE_T, powered=True),
            FORGE: Role(884, FORGE_T, needs=PYLON, powered=True),
            CANNON: Role(887, CANNON_T, needs=FORGE_T, size=2, powered=True),
-           BATTERY: Role(895, BATTERY_T, needs=CYBERCORE_T, size=2, powered=True)},
+           BATTERY: Role(895, BATTERY_T, needs=CYBERCORE_T, size=2, powered=True),
+           FLEET: Role(885, FLEET_BEACON_T, needs=STARGATE_T, powered=True)},
     production=(GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE),
     train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, COLOSSUS: 978, VOIDRAY: 950,
-           PHOENIX: 946},
+           PHOENIX: 946, CARRIER: 948},
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,

@@ -76,6 +76,23 @@ def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
     assert count(g, 2, p_townhall(race)) >= 2  # (it expanded)
 
 
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("build", "until", "unit", "structure"), [
+    (L.MACRO, 660, R.COLOSSUS, R.ROBOBAY_T), (L.AIR, 540, R.CARRIER, R.FLEET_BEACON_T)])
+def test_from_hard_up_the_protoss_builds_reach_colossi_and_carriers(build: int, until: float, unit: int,
+                                                                    structure: int) -> None:
+    """The structure a top-tier unit needs is built for it (``MeleeComputer.unlock``) and the unit
+    trained from Hard up; MediumHard plays the build without them."""
+    got = {}
+    for level in (L.MEDIUM_HARD, L.HARD):
+        g = melee(level, build, race=D.PROTOSS)
+        no_attack(g)
+        play_until(g, until)
+        got[level] = (count(g, 2, unit), count(g, 2, structure))
+    assert got[L.HARD][0] >= 1 and got[L.HARD][1] >= 1, got
+    assert got[L.MEDIUM_HARD][0] == 0, got
+
+
 def p_townhall(race: int) -> int:
     return R.PROFILES[race].townhalls[0]
 
