@@ -580,20 +580,51 @@ class MeleeComputer:
         kind = self.rules.addon_kind
         n_army = len(self.army_rows)
         for (w, addon), units in tech.trains:
-            if not any(s.ready and kind(world, s) == addon for s in prod.get(w, ())):
-                continue
+            if w in prod and not any(s.ready and kind(world, s) == addon for s in prod[w]):
+                continue  # (a Zerg's larvae are always there)
             for ch in units:
                 if not ch.from_level or ch.from_level > self.difficulty or \
                         max(ch.at_least, ch.share * (n_army + 1)) < 1.0:
                     continue
                 for need in T.TRAIN[rp.train[ch.unit]].requires.structures:
-                    ok = T.satisfies(need)
-                    role = rp.role_of(need)
-                    if not role or any(s.unit_id in ok for s in self.structs):
+                    if any(s.unit_id in T.satisfies(need) for s in self.structs):
                         continue
-                    if not self.building.get(rp.roles[role].ability) and self.have_ready(rp.roles[role].needs):
-                        self.place(world, role)
+                    self.obtain(world, need)
                     return
+
+    def obtain(self, world: World, unit_type: int, depth: int = 0) -> None:
+        """One step towards a structure of ``unit_type`` (:meth:`unlock`): its role's structure is
+        placed once the structure that role needs is finished; a townhall morph's product (a Hive)
+        is morphed from an idle finished source once the morph's requirements are finished; what
+        is missing on the way (a Hive's Infestation Pit, an Ultralisk Cavern's Hive) first."""
+        if depth > 4 or any(s.unit_id in T.satisfies(unit_type) for s in self.structs):
+            return
+        rp = self.race
+        role = rp.role_of(unit_type)
+        if role:
+            need = rp.roles[role].needs
+            if need and not self.have_ready(need):
+                if not any(s.unit_id in T.satisfies(need) for s in self.structs):
+                    self.obtain(world, need, depth + 1)
+                return
+            if not self.building.get(rp.roles[role].ability):
+                self.place(world, role)
+            return
+        spec = next((m for m in T.MORPH.values() if m.unit_id == unit_type and m.kind == "upgrade"), None)
+        if spec is None or spec.ability_id in self.refused:
+            return
+        for r in spec.requires.structures:
+            if not self.have_ready(r):
+                if not any(s.unit_id in T.satisfies(r) for s in self.structs):
+                    self.obtain(world, r, depth + 1)
+                return
+        if any(s.morph is not None and s.morph[0] == spec.ability_id for s in self.structs) or \
+                not self.can_spend(world, spec.minerals, spec.vespene):
+            return
+        for s in self.structs:
+            if s.unit_id in spec.sources and s.ready and not s.busy:
+                self.answer(world.command(self.player_id, spec.ability_id, [s.tag], None, 0, False), spec.ability_id)
+                return
 
     def research(self, world: World, tech: Tech) -> None:
         """The next upgrade of the build's research list (as far as its level goes) that it has

@@ -78,6 +78,9 @@ GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "r
 FLEET = "fleet"
 """The Fleet Beacon (its Carriers' requirement: :meth:`~.melee.MeleeComputer.unlock`)."""
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
+PIT, CAVERN = "pit", "cavern"
+"""The Infestation Pit (the Hive's requirement) and the Ultralisk Cavern (the Ultralisk's): built on
+the way to a top-tier unit (:meth:`~.melee.MeleeComputer.obtain`)."""
 FORGE, EVO = "forge", "evo"
 """The research structures the Protoss and Zerg builds ask for (a Forge, an Evolution Chamber)."""
 CANNON, BATTERY, SPORE = "cannon", "battery", "spore"
@@ -99,7 +102,8 @@ OBSERVER, OVERSEER, OVERSEER_COCOON = 82, 129, 128
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
 METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, MELEE_WEAPONS_1, CARAPACE_1 = 1253, 216, 1192, 1186, 1189
-ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN = 105, 110, 107, 108, 126
+ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN, ULTRALISK = 105, 110, 107, 108, 126, 109
+PIT_T, CAVERN_T = 94, 93
 INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
 GUARDIAN_SHIELD = 76
@@ -371,14 +375,16 @@ Z_BUILDS: dict[int, Build] = {
     L.POWER: Build("Power", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 300.0, 600.0), reapers=0, first_attack_s=450.0, first_wave=26, wave_growth=10,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
-                             trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.35), Train(ROACH, share=0.5),
+                             trains=(((LARVA, NO_ADDON), (Train(ULTRALISK, share=0.1, from_level=L.HARD),
+                                                          Train(HYDRALISK, share=0.35), Train(ROACH, share=0.5),
                                                           Train(ZERGLING))),),
                              refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
                              research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
     L.MACRO: Build("Macro", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 200.0, 420.0), reapers=0, first_attack_s=500.0, first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
-                             trains=(((LARVA, NO_ADDON), (Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
+                             trains=(((LARVA, NO_ADDON), (Train(ULTRALISK, share=0.1, from_level=L.HARD),
+                                                          Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
                                                           Train(ZERGLING))),),
                              refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
                              research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
@@ -390,7 +396,9 @@ Z_BUILDS: dict[int, Build] = {
                            research=(METABOLIC_BOOST,))),
 }
 """Rush: "12 Pool" (Zerglings); Timing: hatchery first, a "Roach Rush" off two bases; Power and
-Macro: "Roach-Hydralisk" after a Lair; Air: Mutalisks from a Spire after a Lair.  Liquipedia pages
+Macro: "Roach-Hydralisk" after a Lair, from Hard up Ultralisks first to a tenth of the army (an
+Infestation Pit, a Hive, an Ultralisk Cavern on the way: Liquipedia "Ultralisk"); Air: Mutalisks
+from a Spire after a Lair.  Liquipedia pages
 of those names; the numbers (m)."""
 
 ZERG_PROFILE = RaceProfile(
@@ -402,9 +410,11 @@ ZERG_PROFILE = RaceProfile(
            DEN: Role(1157, DEN_T, needs=LAIR, creep=True),
            SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True),
            EVO: Role(1156, EVO_T, needs=HATCHERY, creep=True),
-           SPORE: Role(1167, SPORE_T, needs=POOL_T, size=2, creep=True)},
+           SPORE: Role(1167, SPORE_T, needs=POOL_T, size=2, creep=True),
+           PIT: Role(1160, PIT_T, needs=LAIR, creep=True),
+           CAVERN: Role(1159, CAVERN_T, needs=HIVE, creep=True)},
     production=(POOL, WARREN, DEN, SPIRE),
-    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346},
+    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346, ULTRALISK: 1348},
     army_from=LARVA, builder=CONSUMED,
     simple=Z_SIMPLE, builds=Z_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_train=1344, supply_unit=OVERLORD,

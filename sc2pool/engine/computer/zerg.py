@@ -150,16 +150,22 @@ class ZergRules(RaceRules):
         c = self.c
         rp = c.race
         used, cap = world.supply.food(c.player_id)
+        kept = 0  # (vespene kept for a top-tier unit, as RaceRules.gas_kept)
         while self.larvae and used < cap:
             made = False
             for ch in choices:
+                if ch.from_level > c.difficulty:
+                    continue
                 want = max(float(ch.at_least), ch.share * (n_army + 1))
                 if counts.get(ch.unit, 0) >= want or not c.can_make(ch.unit):
                     continue
                 spec = T.TRAIN[rp.train[ch.unit]]
-                if not c.can_spend(world, spec.minerals, spec.vespene):
-                    if spec.vespene and c.can_spend(world, 0, spec.vespene):
+                gas = spec.vespene + (kept if spec.vespene else 0)
+                if not c.can_spend(world, spec.minerals, gas):
+                    if spec.vespene and c.can_spend(world, 0, gas):
                         return  # (short of minerals only: keep them for the tech unit)
+                    if ch.from_level and spec.vespene:
+                        kept = gas
                     continue
                 if self.from_larva(world, rp.train[ch.unit], ch.unit):
                     counts[ch.unit] = counts.get(ch.unit, 0) + spec.count

@@ -93,6 +93,24 @@ def test_from_hard_up_the_protoss_builds_reach_colossi_and_carriers(build: int, 
     assert got[L.MEDIUM_HARD][0] == 0, got
 
 
+@pytest.mark.timeout(300)
+def test_from_hard_up_the_zerg_macro_build_goes_up_to_hive_tech_and_ultralisks() -> None:
+    """An Infestation Pit, the Hive, an Ultralisk Cavern on the way to its Ultralisks
+    (``MeleeComputer.obtain``); with room under the supply cap it makes them."""
+    g = melee(L.HARD, L.MACRO, race=D.ZERG)
+    no_attack(g)
+    play_until(g, 780)
+    assert count(g, 2, R.PIT_T) >= 1 and count(g, 2, R.HIVE) >= 1 and count(g, 2, R.CAVERN_T) >= 1
+    assert count(g, 2, R.ULTRALISK) == 0  # (its quiet army filled 200 supply before the Cavern stood)
+    w = g.world
+    u = w.u
+    lings = u.tag[(u.owner == 2) & (u.unit_id == R.ZERGLING)]
+    w.remove_tags([int(t) for t in lings[: len(lings) // 2]])
+    play_until(g, 790, chunk_s=1)
+    hatching = sum(k for _, t, k in computer(g).rules.hatching if t == R.ULTRALISK)  # type: ignore[attr-defined]
+    assert count(g, 2, R.ULTRALISK) + hatching >= 1
+
+
 def p_townhall(race: int) -> int:
     return R.PROFILES[race].townhalls[0]
 

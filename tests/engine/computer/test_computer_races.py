@@ -113,10 +113,25 @@ def test_every_build_names_roles_and_units_of_its_race_and_can_make_them(race: i
             for c in units:
                 assert c.unit in p.train, (b.name, c.unit)
                 for need in T.TRAIN[p.train[c.unit]].requires.structures:
-                    role = p.role_of(need)  # (or, for a top-tier unit, one it builds for it: MeleeComputer.unlock)
-                    unlocked = bool(role) and bool(c.from_level) and \
-                        any(n in T.satisfies(p.roles[role].needs) for n in made)
-                    assert unlocked or any(n in T.satisfies(need) for n in made), (b.name, c.unit, need)
+                    # (or, for a top-tier unit, one it works its way to: MeleeComputer.unlock / obtain)
+                    ok = _reachable(p, need, made) if c.from_level else any(n in T.satisfies(need) for n in made)
+                    assert ok, (b.name, c.unit, need)
+
+
+def _reachable(p: R.RaceProfile, unit_type: int, made: set[int], depth: int = 0) -> bool:
+    """Whether ``MeleeComputer.obtain`` can work its way from ``made`` to a structure of ``unit_type``:
+    by its role once what the role needs is reachable, or by a townhall morph."""
+    if any(n in T.satisfies(unit_type) for n in made):
+        return True
+    if depth > 4:
+        return False
+    role = p.role_of(unit_type)
+    if role:
+        need = p.roles[role].needs
+        return not need or _reachable(p, need, made, depth + 1)
+    spec = next((m for m in T.MORPH.values() if m.unit_id == unit_type and m.kind == "upgrade"), None)
+    return spec is not None and all(_reachable(p, r, made, depth + 1) for r in spec.requires.structures) and \
+        any(_reachable(p, src, made, depth + 1) for src in spec.sources)
 
 
 def test_pick_race_draws_random_by_the_seeded_generator() -> None:
