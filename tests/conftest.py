@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from helpers.proctree import MARKER_VAR, ProcessTree
@@ -53,3 +56,17 @@ def process_tree(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProcessTree]:
             tree.kill_all()
     if left:
         pytest.fail("processes left behind by the test (now killed):\n  " + "\n  ".join(left), pytrace=False)
+
+
+@pytest.fixture
+def short_tmpdir() -> Iterator[Path]:
+    """A private directory for a pool's ipc sockets and shared memory (``SC2POOL_TMPDIR``), short
+    enough for them: a socket path is limited to about 107 bytes, and under ``-n`` pytest's own
+    ``tmp_path`` is long enough that the pool would fall back to /tmp and the test's check of what
+    it leaves behind would look at an empty directory. Removed after the test."""
+    d = Path(tempfile.mkdtemp(prefix="sc2p-", dir="/tmp"))
+    assert len(os.path.join(str(d), "sc2pool-4194304-12345678", "ipc")) <= 100, d  # (launchers/local.py's limit)
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

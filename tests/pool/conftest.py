@@ -13,10 +13,9 @@ from helpers.proctree import ProcessTree
 
 
 @pytest.fixture(autouse=True)
-def pool_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def pool_tmpdir(short_tmpdir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Private dir for the pools' ipc/shm files; after the test it must be empty."""
-    d = tmp_path / "p"  # short: ipc socket paths are limited to ~107 bytes
-    d.mkdir()
+    d = short_tmpdir
     monkeypatch.setenv("SC2POOL_TMPDIR", str(d))
     yield d
     files = sorted(str(p.relative_to(d)) for p in d.rglob("*"))

@@ -60,12 +60,12 @@ def _worker(port: int, keys: Path, secret: str, *extra: str) -> subprocess.Popen
 
 
 def test_curve_pool_admits_authorised_workers_only(
-    keys: Path, procs: list[subprocess.Popen[bytes]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    keys: Path, procs: list[subprocess.Popen[bytes]], short_tmpdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A CURVE pool: its local worker (ephemeral key over ipc) and an authorised remote worker
     join and step; an intruder's real worker and a plain-zmq rogue are refused during the
     handshake (counted), never get a WELCOME or an action, and the intruder gives up."""
-    monkeypatch.setenv("SC2POOL_TMPDIR", str(tmp_path))
+    monkeypatch.setenv("SC2POOL_TMPDIR", str(short_tmpdir))
     port = free_port()
     intruder = _worker(port, keys, "intruder", "--connect-timeout", "4")
     procs.append(intruder)
@@ -92,12 +92,12 @@ def test_curve_pool_admits_authorised_workers_only(
     finally:
         pool.close()
         ctx.destroy(linger=0)
-    assert list(tmp_path.glob("sc2pool-*")) == []
+    assert list(short_tmpdir.glob("sc2pool-*")) == []
 
 
-def test_curve_pool_restarts_local_workers_with_fresh_keys(keys: Path, tmp_path: Path,
+def test_curve_pool_restarts_local_workers_with_fresh_keys(keys: Path, short_tmpdir: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SC2POOL_TMPDIR", str(tmp_path))
+    monkeypatch.setenv("SC2POOL_TMPDIR", str(short_tmpdir))
     pool = ZmqVecEnv(env="CartPole-v1", n_envs=2, n_workers=2, curve=str(keys), on_failure="restart",
                      heartbeat_interval=0.25, heartbeat_timeout=1.5)
     try:

@@ -43,13 +43,12 @@ def _gone(pid: int) -> bool:
 
 @pytest.fixture
 def pools(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, process_tree: ProcessTree
+    short_tmpdir: Path, monkeypatch: pytest.MonkeyPatch, process_tree: ProcessTree
 ) -> Iterator[Callable[..., ZmqVecEnv]]:
     """Build pools; at the end every pool is closed and the private ipc/shm dir is empty. Requesting
     ``process_tree`` makes its check run after these closes: any worker (or anything it started)
     still alive then fails the test and is killed."""
-    d = tmp_path / "p"
-    d.mkdir()
+    d = short_tmpdir
     monkeypatch.setenv("SC2POOL_TMPDIR", str(d))
     made: list[ZmqVecEnv] = []
 
