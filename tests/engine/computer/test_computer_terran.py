@@ -154,14 +154,20 @@ def _until(g: Game, done: Callable[[], bool], seconds: float) -> bool:
     return done()
 
 
+def _army_at_home(build: int, *units: tuple[int, float, float]) -> tuple[Game, float, float, list[int]]:
+    """A quiet Hard game at 2:00 with ``units`` (type, dx, dy) of the Computer's at its staging
+    point (+ dx, dy), two seconds later: the game, the staging point and their tags."""
+    g = quiet(L.HARD, build, D.TERRAN, 120)
+    sx, sy = staging(g)
+    tags = [own(g, t, sx + dx, sy + dy)[0] for t, dx, dy in units]
+    play_until(g, 122, chunk_s=1)
+    return g, sx, sy, tags
+
+
 @pytest.mark.timeout(240)
 def test_widow_mines_burrow_near_enemies_and_liberators_set_their_zone() -> None:
-    g = quiet(L.HARD, L.MACRO, D.TERRAN, 120)
+    g, sx, sy, (mine, lib) = _army_at_home(L.MACRO, (TR.WIDOWMINE, 0, 0), (TR.LIBERATOR, 0, 0))
     w = g.world
-    sx, sy = staging(g)
-    mine = own(g, TR.WIDOWMINE, sx, sy)[0]
-    lib = own(g, TR.LIBERATOR, sx, sy)[0]
-    play_until(g, 124, chunk_s=1)
     uid = lambda t: int(w.u.unit_id[w.u.row(t)])  # noqa: E731
     assert (uid(mine), uid(lib)) == (TR.WIDOWMINE, TR.LIBERATOR)  # nothing near: both stay mobile
     _near(g, D.MARINE, 2, sx, sy, 7)
@@ -171,13 +177,8 @@ def test_widow_mines_burrow_near_enemies_and_liberators_set_their_zone() -> None
 
 @pytest.mark.timeout(240)
 def test_battlecruisers_fire_yamato_ravens_drop_turrets_and_ghosts_snipe() -> None:
-    g = quiet(L.HARD, L.AIR, D.TERRAN, 120)
+    g, sx, sy, (bc, _, ghost) = _army_at_home(L.AIR, (TR.BATTLECRUISER, 0, 0), (TR.RAVEN, -2, 0), (TR.GHOST, 1, 1))
     w = g.world
-    sx, sy = staging(g)
-    bc = own(g, TR.BATTLECRUISER, sx, sy)[0]
-    own(g, TR.RAVEN, sx - 2, sy)
-    ghost = own(g, TR.GHOST, sx + 1, sy + 1)[0]
-    play_until(g, 122, chunk_s=1)
     assert w.abilities.energy_of(ghost) >= 75 and count(g, 2, AUTO_TURRET_UNIT) == 0
     _near(g, THOR, 1, sx, sy, 8)  # (mechanical: not a snipe's target; 400 life: a Yamato's)
     ultra = _near(g, ULTRALISK, 1, sx, sy, 6)[0]  # (biological, 500 life: Steady Targeting's)
