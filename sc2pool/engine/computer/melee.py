@@ -545,6 +545,11 @@ class MeleeComputer:
             self.research(world, tech)
         self.produce_tech(world, prod)
 
+    def has_any(self, unit_type: int) -> bool:
+        """Whether it has a structure that counts as ``unit_type``, finished or not."""
+        ok = T.satisfies(unit_type)
+        return any(s.unit_id in ok for s in self.structs)
+
     def have_ready(self, need: int) -> bool:
         """Whether it has a finished structure that counts as ``need`` (a Lair for a Hatchery)."""
         ok = T.satisfies(need)
@@ -587,7 +592,7 @@ class MeleeComputer:
                         max(ch.at_least, ch.share * (n_army + 1)) < 1.0:
                     continue
                 for need in T.TRAIN[rp.train[ch.unit]].requires.structures:
-                    if any(s.unit_id in T.satisfies(need) for s in self.structs):
+                    if self.has_any(need):
                         continue
                     self.obtain(world, need)
                     return
@@ -597,27 +602,28 @@ class MeleeComputer:
         placed once the structure that role needs is finished; a townhall morph's product (a Hive)
         is morphed from an idle finished source once the morph's requirements are finished; what
         is missing on the way (a Hive's Infestation Pit, an Ultralisk Cavern's Hive) first."""
-        if depth > 4 or any(s.unit_id in T.satisfies(unit_type) for s in self.structs):
+        if depth > 4 or self.has_any(unit_type):
             return
         rp = self.race
         role = rp.role_of(unit_type)
+        needs: tuple[int, ...]
         if role:
-            need = rp.roles[role].needs
-            if need and not self.have_ready(need):
-                if not any(s.unit_id in T.satisfies(need) for s in self.structs):
-                    self.obtain(world, need, depth + 1)
+            needs = (rp.roles[role].needs,) if rp.roles[role].needs else ()
+        else:
+            spec = next((m for m in T.MORPH.values() if m.unit_id == unit_type and m.kind == "upgrade"), None)
+            if spec is None or spec.ability_id in self.refused:
                 return
+            needs = spec.requires.structures
+        for r in needs:
+            if not self.have_ready(r):
+                if not self.has_any(r):  # (one under way is waited for)
+                    self.obtain(world, r, depth + 1)
+                return
+        if role:
             if not self.building.get(rp.roles[role].ability):
                 self.place(world, role)
             return
-        spec = next((m for m in T.MORPH.values() if m.unit_id == unit_type and m.kind == "upgrade"), None)
-        if spec is None or spec.ability_id in self.refused:
-            return
-        for r in spec.requires.structures:
-            if not self.have_ready(r):
-                if not any(s.unit_id in T.satisfies(r) for s in self.structs):
-                    self.obtain(world, r, depth + 1)
-                return
+        assert spec is not None
         if any(s.morph is not None and s.morph[0] == spec.ability_id for s in self.structs) or \
                 not self.can_spend(world, spec.minerals, spec.vespene):
             return
