@@ -67,8 +67,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--league-fixed", action="append", default=[], metavar="MODEL",
-        help="opponent 'league': a saved model (.zip) that stays in the league beside the snapshots "
-        "(e.g. a clone of the scripted baseline); repeat for more",
+        help="opponent 'league': a saved model (.zip) that stays in the league beside the snapshots, or "
+        "'scripted' for the task's scripted baseline; repeat for more",
     )
     p.add_argument(
         "--video-every", type=positive_int, default=None, metavar="N",

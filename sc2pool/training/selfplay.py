@@ -9,7 +9,10 @@ every ``snapshot_every`` timesteps into a small :class:`SnapshotPool` (the newes
 the first one is the untrained policy, saved when training starts). Each game's opponent is drawn
 from the pool, uniformly, when its episode starts (m: uniform over recent snapshots is the
 simplest league; AlphaStar-style prioritised sampling is not done). Snapshot inference runs on the
-trainer's CPU, batched per snapshot.
+trainer's CPU, batched per snapshot. Fixed members stay beside the snapshots: saved models, or
+:data:`SCRIPTED`, the task's own scripted baseline, played in the opponent's env (the env's
+``scripted`` attribute is switched on for that game): a steady opponent that never played the
+Computer and that the learner's weak early snapshots cannot be.
 
 Pairs are slot ``2k`` (learner) and ``2k+1`` (opponent) of the whole pool: every worker has an even
 number of envs, so the pool's global slots pair the same way as each worker's.
@@ -32,6 +35,9 @@ PAIRED_OPPONENTS = ("self", "league")
 LEAGUE_SNAPSHOT_EVERY = 16_384
 #: Default number of snapshots kept in the league (the newest ones) (m).
 LEAGUE_SIZE = 5
+#: The fixed league member that is the task's scripted baseline rather than a saved model
+#: (``--league-fixed scripted``).
+SCRIPTED = "scripted"
 
 
 def paired_opponent(task_kwargs: dict[str, Any] | None) -> str | None:
@@ -53,27 +59,35 @@ def check_pairing(task_kwargs: dict[str, Any] | None, envs_per_worker: int) -> N
         )
 
 
+#: A league member: a saved model's path, or :data:`SCRIPTED`.
+Member = Path | str
+
+
 class SnapshotPool:
     """The league: paths of saved snapshots of the learner (the newest ``size``), and their
     policies loaded on the CPU as they are first drawn (at most ``size`` kept loaded), beside
-    ``fixed`` members that never leave (saved models of any origin with the task's spaces, e.g. a
-    clone of the scripted baseline: a steady opponent the snapshots alone do not give)."""
+    ``fixed`` members that never leave: saved models of any origin with the task's spaces, or
+    :data:`SCRIPTED`, the task's scripted baseline (steady opponents the snapshots alone do not
+    give)."""
 
     def __init__(self, size: int = LEAGUE_SIZE, seed: int | None = None,
                  fixed: Sequence[str | os.PathLike[str]] = ()) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"league size must be an int >= 1, got {size!r}")
         self.size = size
-        self.fixed = [Path(f) for f in fixed]
+        self.fixed: list[Member] = [SCRIPTED if str(f).lower() == SCRIPTED else Path(f) for f in fixed]
         for f in self.fixed:
-            if not f.is_file():
-                raise FileNotFoundError(f"no model for the league at {f} (a fixed member is a saved SB3 .zip)")
+            if isinstance(f, Path) and not f.is_file():
+                raise FileNotFoundError(f"no model for the league at {f} (a fixed member is a saved SB3 .zip, "
+                                        f"or {SCRIPTED!r} for the task's scripted baseline)")
+        if self.fixed.count(SCRIPTED) > 1:
+            raise ValueError(f"the league names {SCRIPTED!r} more than once")
         self.snapshots: list[Path] = []
         self._policies: dict[Path, Any] = {}
         self.rng = np.random.default_rng(seed)
 
     @property
-    def paths(self) -> list[Path]:
+    def paths(self) -> list[Member]:
         """Every member: the fixed ones, then the snapshots (oldest first)."""
         return [*self.fixed, *self.snapshots]
 
@@ -87,7 +101,7 @@ class SnapshotPool:
         while len(self.snapshots) > self.size:
             self._policies.pop(self.snapshots.pop(0), None)
 
-    def draw(self) -> Path:
+    def draw(self) -> Member:
         """A member for the next game of an opponent slot (uniform over the league)."""
         paths = self.paths
         if not paths:
@@ -125,7 +139,10 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
 
     ``venv``'s slots ``2k`` and ``2k+1`` must be the two players of one game (its ``num_envs`` is
     even). SB3 sees ``num_envs // 2`` envs; its env ``k`` is the pool's slot ``2k``. Until the
-    league has a snapshot (before training starts), opponents play uniformly random actions.
+    league has a snapshot (before training starts), opponents play uniformly random actions. A
+    game whose opponent is :data:`SCRIPTED` switches that slot's env to its scripted baseline
+    (``set_attr("scripted", True)``; the actions sent to it are then ignored) and back for the
+    next member drawn.
     """
 
     def __init__(self, venv: Any, league: SnapshotPool, deterministic: bool = False) -> None:
@@ -137,7 +154,9 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
         self.league = league
         self.deterministic = deterministic
         self._opp_obs: Any = None
-        self._opponents: list[Path | None] = [None] * (venv.num_envs // 2)
+        self._opponents: list[Member | None] = [None] * (venv.num_envs // 2)
+        #: Opponent slots whose env plays its scripted baseline now.
+        self._scripted = [False] * (venv.num_envs // 2)
         #: Games started per member (a snapshot by file name, a fixed member by path), for the run's record.
         self.games_per_snapshot: dict[str, int] = {}
         VecEnv.__init__(self, venv.num_envs // 2, venv.observation_space, venv.action_space)
@@ -145,12 +164,21 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
 
     # -- the opponents ------------------------------------------------------------------------------
     def _draw(self, pairs: Sequence[int]) -> None:
+        switch: dict[bool, list[int]] = {True: [], False: []}
         for k in pairs:
-            path = self.league.draw() if self.league.paths else None
-            self._opponents[k] = path
-            if path is not None:  # (a fixed member by its path: its name may be a snapshot's too)
-                key = str(path) if path in self.league.fixed else path.name
+            member = self.league.draw() if self.league.paths else None
+            self._opponents[k] = member
+            if member is not None:  # (a fixed member by its path: its name may be a snapshot's too)
+                key = str(member) if member in self.league.fixed or isinstance(member, str) else member.name
                 self.games_per_snapshot[key] = self.games_per_snapshot.get(key, 0) + 1
+            scripted = member == SCRIPTED
+            if scripted != self._scripted[k]:
+                switch[scripted].append(2 * k + 1)
+                self._scripted[k] = scripted
+        # before the game's first action: the env reads ``scripted`` when it decodes a step
+        for value, slots in switch.items():
+            if slots:
+                self.venv.set_attr("scripted", value, slots)
 
     def _opponent_actions(self) -> np.ndarray:
         n = self.num_envs
@@ -158,9 +186,9 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
             self._draw([k for k, path in enumerate(self._opponents) if path is None])
         actions = np.array([self.action_space.sample() for _ in range(n)])
         by_snapshot: dict[Path, list[int]] = {}
-        for k, path in enumerate(self._opponents):
-            if path is not None:
-                by_snapshot.setdefault(path, []).append(k)
+        for k, member in enumerate(self._opponents):
+            if isinstance(member, Path):  # (a scripted opponent's env ignores its action)
+                by_snapshot.setdefault(member, []).append(k)
         for path, ks in by_snapshot.items():
             policy = self.league.policy(path)
             acts, _ = policy.predict(_take(self._opp_obs, np.array(ks)), deterministic=self.deterministic)
@@ -260,7 +288,9 @@ __all__ = [
     "LEAGUE_SIZE",
     "LEAGUE_SNAPSHOT_EVERY",
     "PAIRED_OPPONENTS",
+    "SCRIPTED",
     "LeagueVecEnv",
+    "Member",
     "SnapshotPool",
     "check_pairing",
     "paired_opponent",

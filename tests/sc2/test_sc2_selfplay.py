@@ -136,6 +136,29 @@ def test_a_self_play_game_ends_through_the_pool_with_one_victory_and_one_defeat(
         env.close()
 
 
+@pytest.mark.timeout(90)
+def test_a_league_game_against_the_scripted_member_is_played_by_the_opponents_baseline(no_leaks: None) -> None:
+    from sc2pool.training.selfplay import LeagueVecEnv, SnapshotPool
+    from workers.sc2.tasks.melee import ACTIONS
+
+    scout = ACTIONS.index("scout")  # never the baseline's choice
+    env = _pool(2, 1, "Melee", task_kwargs={**SHORT, "opponent": "league"}, engine="inprocess")
+    league = LeagueVecEnv(env, SnapshotPool(fixed=["scripted"], seed=0))
+    try:
+        league.action_space.sample = lambda *a, **k: scout  # type: ignore[method-assign]
+        league.reset()
+        assert env.get_attr("scripted") == [False, True]
+        for _ in range(3):
+            league.step(np.array([scout]))
+        learner, opponent = env.get_attr("action_counts")
+        # the learner's scouts were carried out; the opponent's env ignored what it was sent and
+        # chose as the baseline does (workers, supply)
+        assert learner[scout] == 3 and opponent[scout] == 0 and sum(opponent) == 3, (learner, opponent)
+        assert opponent[ACTIONS.index("train_worker")] >= 1
+    finally:
+        league.close()
+
+
 def test_resetting_one_slot_of_a_pair_alone_is_an_error_naming_both(run: Any, no_leaks: None) -> None:
     host = SC2EnvHost(2, task="Melee", task_kwargs=SELF, engine="inprocess")
     try:

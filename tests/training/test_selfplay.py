@@ -14,6 +14,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from sc2pool.training.selfplay import (
+    SCRIPTED,
     LeagueVecEnv,
     SnapshotPool,
     check_pairing,
@@ -34,13 +35,15 @@ class SlotEnv(gym.Env[np.ndarray, int]):
         self.slot = slot
         self.actions: list[int] = []
         self.t = 0
+        #: As a task's: while True the env plays its own baseline and ignores the action (-1 recorded).
+        self.scripted = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         self.t = 0
         return np.array([self.slot], np.float32), {}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        self.actions.append(int(action))
+        self.actions.append(-1 if self.scripted else int(action))
         self.t += 1
         return np.array([self.slot], np.float32), float(self.slot), self.t >= EPISODE, False, {"slot": self.slot}
 
@@ -128,6 +131,33 @@ def test_fixed_members_stay_in_the_league_beside_the_newest_snapshots(tmp_path: 
     for _ in range(40):
         env._draw([0])
     assert set(env.games_per_snapshot) == {str(same), "s2.zip"}
+
+
+def test_the_scripted_member_switches_its_opponent_env_to_the_baseline_for_that_game(tmp_path: Path) -> None:
+    snap = _snapshot(tmp_path, "s0.zip", 3)
+    league = SnapshotPool(size=1, seed=4, fixed=["Scripted"])
+    assert league.paths == [SCRIPTED]
+    venv = _pool(4)
+    env = LeagueVecEnv(venv, league)
+    env.reset()
+    # the only member: both opponent envs play their baseline from the first step on
+    assert [e.scripted for e in venv.envs] == [False, True, False, True]  # type: ignore[attr-defined]
+    env.step(np.array([2, 3]))
+    assert [e.actions for e in venv.envs] == [[2], [-1], [3], [-1]]  # type: ignore[attr-defined]
+    # with a snapshot beside it, each game's env follows the member drawn for it
+    league.add(snap)
+    drawn: set[str] = set()
+    for _ in range(30):
+        env._draw([0, 1])
+        for k in (0, 1):
+            member = env._opponents[k]
+            drawn.add(str(member))
+            assert venv.envs[2 * k + 1].scripted == (member == SCRIPTED)  # type: ignore[attr-defined]
+            assert not venv.envs[2 * k].scripted  # type: ignore[attr-defined]
+    assert drawn == {SCRIPTED, str(snap)}
+    assert env.games_per_snapshot[SCRIPTED] > 0 and env.games_per_snapshot["s0.zip"] > 0
+    with pytest.raises(ValueError, match="more than once"):
+        SnapshotPool(fixed=["scripted", "SCRIPTED"])
 
 
 def test_training_saves_snapshots_that_enter_the_league(tmp_path: Path) -> None:
