@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-train", action="store_true")
     p.add_argument("--league-fixed", action="append", default=[], metavar="MODEL",
-                   help="with --opponent league: a saved model that stays in the league (repeatable)")
+                   help="with --opponent league: a saved model that stays in the league, or 'scripted' for the "
+                   "task's scripted baseline (repeatable)")
+    p.add_argument("--league-size", type=int, default=None, help="with --opponent league: snapshots kept (default 5)")
     args = p.parse_args(argv)
 
     from sc2pool.training.train import evaluate, train
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                     timesteps=args.timesteps, out_dir=out / "train", seed=args.seed,
                     task_kwargs={**extra, "opponent": args.opponent}, snapshot_every=args.snapshot_every,
                     progress_bar=True, engine=args.engine, pretrain_episodes=args.pretrain_episodes,
-                    league_fixed=args.league_fixed)
+                    league_fixed=args.league_fixed, league_size=args.league_size)
         print(f"trained {res.timesteps} timesteps in {res.seconds:.0f} s ({len(res.episodes)} episodes)", flush=True)
     snapshots = sorted((out / "train" / "snapshots").glob("snapshot_*.zip"), key=lambda q: int(q.stem.split("_")[1]))
     rows = []
