@@ -16,6 +16,7 @@ footprints only).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +31,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
 )
 from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS
-from sc2pool.engine.sim.units import TYPES
+from sc2pool.engine.sim.units import TRANSFORM, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.computer.melee import MeleeComputer
@@ -69,6 +70,25 @@ def strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
         per = np.where(TYPES.range[ti] < 1.0, per * melee, per)
     dps = float(per[TYPES.can_attack[ti]].sum())
     return hp * dps
+UNSIEGE_LOOPS = 67
+"""A unit in a fixed form (a sieged tank) changes back once no enemy has been within its
+:attr:`Mode.leave` for this long (3 faster seconds) (m)."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A unit that fights in a form that cannot move: it changes into it (``on``) with an enemy
+    within ``reach`` and back (``off``) once none has been within ``leave`` for
+    :data:`UNSIEGE_LOOPS`; ``air``: enemy air units count (a Widow Mine's missiles hit them).  Terran's
+    Siege Tanks and Widow Mines, Zerg's Lurkers."""
+
+    mobile: int
+    fixed: int
+    on: int
+    off: int
+    reach: float
+    leave: float
+    air: bool
 
 
 class RaceRules:
@@ -83,6 +103,9 @@ class RaceRules:
         self.gas_kept = 0
         """Vespene kept this decision for a top-tier unit (:attr:`~.levels.Train.from_level`) that
         could not be paid yet (:meth:`train_army`)."""
+        self.enemy_near: dict[int, dict[int, int]] = {}
+        """Mobile type of a :class:`Mode` (a Liberator's too) -> tag of a unit in its fixed form ->
+        the last loop an enemy was within its ``leave`` distance."""
 
     # ------------------------------------------------------------------ each decision
     def observe(self, world: World, own: np.ndarray) -> None:
@@ -321,6 +344,51 @@ class RaceRules:
     def tactics(self, world: World, army: np.ndarray) -> None:
         """Once per army decision, after its orders: what its race's units do by themselves round
         a fight (``army``: rows of its army; Terran: siege, stim, cloak, scans)."""
+
+    def modes(self, world: World, mode: Mode, rows: np.ndarray, targets: np.ndarray) -> None:
+        """``rows`` (its units of ``mode``'s two forms) change form as :class:`Mode` says."""
+        near_of = self.enemy_near.setdefault(mode.mobile, {})
+        if not len(rows):
+            near_of.clear()
+            return
+        u = world.u
+        nearest = self.nearest(world, rows, targets)
+        fixed = u.unit_id[rows] == mode.fixed
+        changing = u.kind[rows] == TRANSFORM  # (a change under way is not ordered again)
+        go = rows[~fixed & ~changing & (nearest <= mode.reach)]
+        if len(go):
+            world.command(self.c.player_id, mode.on, [int(t) for t in u.tag[go].tolist()], None, 0, False)
+        self.settle(world, near_of, rows[fixed & ~changing], nearest[fixed & ~changing], mode.leave, mode.off)
+
+    @staticmethod
+    def nearest(world: World, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Per row of ``rows``, the distance, edge to edge, to the nearest of ``targets`` (inf: none)."""
+        u = world.u
+        if not len(targets):
+            return np.full(len(rows), np.inf)
+        d = np.hypot(u.x[rows][:, None] - u.x[targets][None, :], u.y[rows][:, None] - u.y[targets][None, :]) \
+            - u.radius[rows][:, None] - u.radius[targets][None, :]
+        return d.min(axis=1)
+
+    def settle(self, world: World, near_of: dict[int, int], fixed: np.ndarray, nearest: np.ndarray, leave: float,
+               off: int) -> None:
+        """Units in their fixed form (``fixed``, not changing) change back with ``off`` once no enemy
+        has been within ``leave`` for :data:`UNSIEGE_LOOPS`; ``near_of`` keeps when one last was."""
+        u = world.u
+        loop = world.loop
+        back = []
+        alive = set()
+        for r, near in zip(fixed.tolist(), nearest.tolist(), strict=True):
+            tag = int(u.tag[r])
+            alive.add(tag)
+            if near <= leave:
+                near_of[tag] = loop
+            elif loop - near_of.setdefault(tag, loop) > UNSIEGE_LOOPS:
+                back.append(tag)
+        if back:
+            world.command(self.c.player_id, off, back, None, 0, False)
+        for tag in [t for t in near_of if t not in alive or t in back]:
+            del near_of[tag]
 
     def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """``rows`` of its army fight ``enemy``: their spells (Protoss: Guardian Shield)."""

@@ -13,7 +13,7 @@ AI's use of them was found here):
   of them for a Scanner Sweep once the Computer has seen cloak (:mod:`.defence`);
 - *fights* (:meth:`TerranRules.tactics`, every army decision): a Siege Tank sieges when an enemy
   ground unit it knows of is within :data:`SIEGE_REACH` and unsieges once none has been within
-  :data:`UNSIEGE_REACH` for :data:`UNSIEGE_LOOPS`; with Stimpack, Marines and Marauders stim when
+  :data:`UNSIEGE_REACH` for :data:`~.rules.UNSIEGE_LOOPS`; with Stimpack, Marines and Marauders stim when
   an enemy is within :data:`STIM_REACH` of their weapon's range and their life is above
   :data:`STIM_MIN_LIFE` of its maximum, not while stimmed; with Cloaking Field, a Banshee cloaks
   when an enemy is within :data:`CLOAK_REACH`; an Orbital scans an enemy cloaked unit it does
@@ -21,7 +21,7 @@ AI's use of them was found here):
   Widow Mines burrow as tanks siege (:data:`MODES`: any enemy unit but a structure within
   :data:`MINE_REACH`); a Liberator turns to Defender Mode on the nearest enemy ground unit within
   :data:`LIBERATE_REACH` when no enemy air unit is within :data:`LIBERATE_AIR_CLEAR`, and back once
-  no ground enemy has been near its zone for :data:`UNSIEGE_LOOPS`; with Weapon Refit a
+  no ground enemy has been near its zone for :data:`~.rules.UNSIEGE_LOOPS`; with Weapon Refit a
   Battlecruiser fires its Yamato Cannon at the enemy unit with the most life and shields within
   :data:`YAMATO_REACH` (at least :data:`YAMATO_MIN_LIFE`); a Raven drops an Auto-Turret in front of
   it with an enemy within :data:`TURRET_REACH`; a Ghost fires Steady Targeting at the enemy
@@ -34,7 +34,6 @@ its builds: :mod:`.levels`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,7 +41,7 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.computer.levels import BARRACKS, REACTOR, REFINERY, TECHLAB, Tech
 from sc2pool.engine.computer.races import ORBITAL_T, Role
-from sc2pool.engine.computer.rules import LANE, WIDE_LANE, RaceRules
+from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
@@ -76,9 +75,6 @@ SIEGE_REACH = 13.0
 """A Siege Tank sieges with an enemy ground unit this close, edge to edge (its sieged range,
 the client's weapon)."""
 UNSIEGE_REACH = 14.0
-UNSIEGE_LOOPS = 67
-"""A sieged tank unsieges once no enemy ground unit has been within :data:`UNSIEGE_REACH` for
-this long (3 faster seconds) (m)."""
 STIM_REACH = 2.0
 STIM_MIN_LIFE = 0.6
 """Stim only with an enemy within weapon range + :data:`STIM_REACH` and this share of full life
@@ -94,7 +90,7 @@ MINE_REACH = 8.0
 MINE_LEAVE = 11.0
 """A Widow Mine burrows with an enemy unit this close, edge to edge (its Sentinel Missiles reach 5:
 the enemy walks in while it burrows), and unburrows once none has been within :data:`MINE_LEAVE`
-for :data:`UNSIEGE_LOOPS` (m)."""
+for :data:`~.rules.UNSIEGE_LOOPS` (m)."""
 LIBERATOR, LIBERATOR_AG, DEFENDER_MODE, FIGHTER_MODE = 689, 734, 2558, 2560
 LIBERATE_REACH = 9.0
 LIBERATE_AIR_CLEAR = 8.0
@@ -103,7 +99,7 @@ radius 5) while no enemy air unit (its fighter mode's targets) is within
 :data:`LIBERATE_AIR_CLEAR` (m)."""
 LIBERATE_LEAVE = 11.0
 """A Liberator in Defender Mode turns back with no enemy ground unit this close for
-:data:`UNSIEGE_LOOPS` (m)."""
+:data:`~.rules.UNSIEGE_LOOPS` (m)."""
 BATTLECRUISER, YAMATO, WEAPON_REFIT_UPGRADE = 57, 401, 76
 YAMATO_REACH = 12.0
 YAMATO_MIN_LIFE = 150.0
@@ -118,21 +114,6 @@ EMP_MIN_SHIELDS = 50.0
 """A Ghost's targets: a biological unit with this much life or more (Steady Targeting deals 170), a
 unit with this many shields or more (EMP Round drains 100 within 1.5), within :data:`SNIPE_REACH`
 (its casts' range 10) (m)."""
-
-
-@dataclass(frozen=True)
-class Mode:
-    """A unit that fights in a form that cannot move: it changes into it (``on``) with an enemy
-    within ``reach`` and back (``off``) once none has been within ``leave`` for
-    :data:`UNSIEGE_LOOPS`; ``air``: enemy air units count (a Widow Mine's missiles hit them)."""
-
-    mobile: int
-    fixed: int
-    on: int
-    off: int
-    reach: float
-    leave: float
-    air: bool
 
 
 _BIOLOGICAL = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
@@ -151,9 +132,6 @@ class TerranRules(RaceRules):
 
     def __init__(self, computer: MeleeComputer) -> None:
         super().__init__(computer)
-        self.enemy_near: dict[int, dict[int, int]] = {}
-        """Mobile type of a :class:`Mode` (a Liberator's too) -> tag of a unit in its fixed form ->
-        the last loop an enemy was within its ``leave`` distance."""
 
     def may_start(self, need: int) -> bool:
         """A structure whose requirement ``need`` stands, finished or not: its SCV walks there first
@@ -279,51 +257,6 @@ class TerranRules(RaceRules):
                 self.yamato(world, army[uid == BATTLECRUISER], units)
             self.turrets(world, army[uid == RAVEN], units)
             self.ghosts(world, army[uid == GHOST], units)
-
-    def modes(self, world: World, mode: Mode, rows: np.ndarray, targets: np.ndarray) -> None:
-        """``rows`` (its units of ``mode``'s two forms) change form as :class:`Mode` says."""
-        near_of = self.enemy_near.setdefault(mode.mobile, {})
-        if not len(rows):
-            near_of.clear()
-            return
-        u = world.u
-        nearest = self.nearest(world, rows, targets)
-        fixed = u.unit_id[rows] == mode.fixed
-        changing = u.kind[rows] == TRANSFORM  # (a change under way is not ordered again)
-        go = rows[~fixed & ~changing & (nearest <= mode.reach)]
-        if len(go):
-            world.command(self.c.player_id, mode.on, [int(t) for t in u.tag[go].tolist()], None, 0, False)
-        self.settle(world, near_of, rows[fixed & ~changing], nearest[fixed & ~changing], mode.leave, mode.off)
-
-    @staticmethod
-    def nearest(world: World, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Per row of ``rows``, the distance, edge to edge, to the nearest of ``targets`` (inf: none)."""
-        u = world.u
-        if not len(targets):
-            return np.full(len(rows), np.inf)
-        d = np.hypot(u.x[rows][:, None] - u.x[targets][None, :], u.y[rows][:, None] - u.y[targets][None, :]) \
-            - u.radius[rows][:, None] - u.radius[targets][None, :]
-        return d.min(axis=1)
-
-    def settle(self, world: World, near_of: dict[int, int], fixed: np.ndarray, nearest: np.ndarray, leave: float,
-               off: int) -> None:
-        """Units in their fixed form (``fixed``, not changing) change back with ``off`` once no enemy
-        has been within ``leave`` for :data:`UNSIEGE_LOOPS`; ``near_of`` keeps when one last was."""
-        u = world.u
-        loop = world.loop
-        back = []
-        alive = set()
-        for r, near in zip(fixed.tolist(), nearest.tolist(), strict=True):
-            tag = int(u.tag[r])
-            alive.add(tag)
-            if near <= leave:
-                near_of[tag] = loop
-            elif loop - near_of.setdefault(tag, loop) > UNSIEGE_LOOPS:
-                back.append(tag)
-        if back:
-            world.command(self.c.player_id, off, back, None, 0, False)
-        for tag in [t for t in near_of if t not in alive or t in back]:
-            del near_of[tag]
 
     def liberate(self, world: World, libs: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
         """Liberators set their zone on enemy ground units, and lift it (see the module docstring)."""
