@@ -95,6 +95,17 @@ class Train:
 
 
 @dataclass(frozen=True)
+class UnitMorph:
+    """Units of its army morphed into another (``ability``: ``data.tech.MORPH``, kind "unit": a
+    Zergling into a Baneling, a Corruptor into a Brood Lord) while it has fewer of the product
+    (cocoons included) than ``share`` x (its army units + 1), from ``from_level`` up."""
+
+    ability: int
+    share: float
+    from_level: int = 0
+
+
+@dataclass(frozen=True)
 class Tech:
     """A build's tech path beyond the barracks: production structures with their add-ons, the gas
     that pays for them, and what each producer trains (the engine's choices (m), after the builds
@@ -123,6 +134,8 @@ class Tech:
     """Research abilities (``data.tech.RESEARCH``), in the order it researches them, as far as its
     level goes (:attr:`Level.research`); a research structure it lacks (an Engineering Bay, an
     Evolution Chamber, a Forge, an Armory) it builds first."""
+    unit_morphs: tuple[UnitMorph, ...] = ()
+    """Its army's units morphed into the build's other forms (:meth:`~.melee.MeleeComputer.morph_units`)."""
 
     def addon_of(self, what: str, index: int) -> str:
         """The add-on the ``index``-th structure of kind ``what`` gets."""

@@ -685,6 +685,39 @@ class MeleeComputer:
                 for t in s.queue:
                     counts[t] = counts.get(t, 0) + 1
         self.rules.train_army(world, tech, prod, counts)
+        if tech.unit_morphs:
+            self.morph_units(world, tech, counts)
+
+    def morph_units(self, world: World, tech: Tech, counts: dict[int, int]) -> None:
+        """The build's unit morphs (:attr:`~.levels.Tech.unit_morphs`) at its level: while it has
+        fewer of a product (its cocoons counted, ``counts`` by :attr:`~.races.RaceProfile.forms`)
+        than its share of the army, units of the source type, those nearest its staging point
+        first (at home rather than in a wave), are morphed as far as the money goes; a structure
+        the morph requires is obtained first (a Baneling Nest, a Greater Spire: :meth:`obtain`)."""
+        u = world.u
+        n_army = len(self.army_rows)
+        for m in tech.unit_morphs:
+            if m.from_level > self.difficulty or m.ability in self.refused:
+                continue
+            spec = T.MORPH[m.ability]
+            want = int(m.share * (n_army + 1)) - counts.get(spec.unit_id, 0)
+            if want <= 0:
+                continue
+            missing = [r for r in spec.requires.structures if not self.have_ready(r)]
+            if missing:
+                self.obtain(world, missing[0])
+                continue
+            rows = self.army_rows[np.isin(u.unit_id[self.army_rows], spec.sources)]
+            if not len(rows):
+                continue
+            sx, sy = self.staging(world)
+            rows = rows[np.argsort((u.x[rows] - sx) ** 2 + (u.y[rows] - sy) ** 2, kind="stable")]
+            for tag in u.tag[rows[:want]].tolist():
+                if not self.can_spend(world, spec.minerals, spec.vespene):
+                    return  # (the money goes on, to the army's larvae next decision)
+                if not self.answer(world.command(self.player_id, m.ability, [int(tag)], None, 0, False), m.ability):
+                    break
+                counts[spec.unit_id] = counts.get(spec.unit_id, 0) + 1
 
     def can_make(self, unit: int) -> bool:
         """Whether the structures ``unit`` requires stand finished (a Stalker's Cybernetics Core, a

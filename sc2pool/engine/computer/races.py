@@ -58,6 +58,7 @@ from sc2pool.engine.computer.levels import (
     Build,
     Tech,
     Train,
+    UnitMorph,
 )
 
 QUEUE, LARVA = "queue", "larva"
@@ -78,6 +79,9 @@ GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "r
 FLEET = "fleet"
 """The Fleet Beacon (its Carriers' requirement: :meth:`~.melee.MeleeComputer.unlock`)."""
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
+NEST, LURKER_DEN = "nest", "lurkerden"
+"""The Baneling Nest and the Lurker Den: built on the way to a unit morph that needs them
+(:meth:`~.melee.MeleeComputer.morph_units`)."""
 PIT, CAVERN = "pit", "cavern"
 """The Infestation Pit (the Hive's requirement) and the Ultralisk Cavern (the Ultralisk's): built on
 the way to a top-tier unit (:meth:`~.melee.MeleeComputer.obtain`)."""
@@ -104,6 +108,12 @@ GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
 METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, MELEE_WEAPONS_1, CARAPACE_1 = 1253, 216, 1192, 1186, 1189
 ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN, ULTRALISK = 105, 110, 107, 108, 126, 109
 PIT_T, CAVERN_T = 94, 93
+NEST_T, LURKER_DEN_T, GREATER_SPIRE_T = 96, 504, 102
+CORRUPTOR, BANELING, RAVAGER, LURKER, BROODLORD = 112, 9, 688, 502, 114
+BANELING_COCOON, RAVAGER_COCOON, LURKER_EGG, BROODLORD_COCOON, LURKER_BURROWED = 8, 687, 501, 113, 503
+BANELING_MORPH, RAVAGER_MORPH, LURKER_MORPH, BROODLORD_MORPH = 4431, 2330, 2332, 1372
+"""Unit morphs (``data.tech.MORPH``, kind "unit")."""
+LURKER_BURROW, LURKER_UNBURROW = 2108, 2110
 INJECT_LARVA = 251
 """Effect_InjectLarva (the client's ability id): a Queen's Spawn Larva on a Hatchery."""
 GUARDIAN_SHIELD = 76
@@ -203,8 +213,9 @@ class RaceProfile:
     battery: str = ""
     """Protoss: the role of its Shield Battery (:mod:`.defence`; "": none)."""
     forms: Mapping[int, int] = field(default_factory=dict)
-    """Other forms of its army's units -> the type it trains (a sieged Siege Tank -> the Siege
-    Tank): commanded as its army and counted as that type."""
+    """Other forms of its army's units -> the type it trains or morphs them into (a sieged Siege
+    Tank -> the Siege Tank, a Baneling's cocoon -> the Baneling): both commanded as its army, counted
+    as the second."""
     scout_detector: int = 0
     """The detector unit that goes with its army once it has seen cloak (an Observer, an
     Overseer; 0: none) (:mod:`.defence`)."""
@@ -216,7 +227,8 @@ class RaceProfile:
     def army(self) -> tuple[int, ...]:
         """The units it trains and commands as its army (their other forms and its detector unit
         included), sorted."""
-        return tuple(sorted({*self.train, *self.forms, *((self.scout_detector,) if self.scout_detector else ())}))
+        return tuple(sorted({*self.train, *self.forms, *self.forms.values(),
+                             *((self.scout_detector,) if self.scout_detector else ())}))
 
     def role_of(self, unit_id: int) -> str:
         """The role whose structure is of type ``unit_id`` ("" none)."""
@@ -371,7 +383,8 @@ Z_BUILDS: dict[int, Build] = {
                     tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01)), addons=(),
                               trains=(((LARVA, NO_ADDON), (Train(ROACH, share=0.8), Train(ZERGLING))),),
                               refineries_per_base=1, spill="",
-                              research=(METABOLIC_BOOST, MISSILE_WEAPONS_1, CARAPACE_1))),
+                              research=(METABOLIC_BOOST, MISSILE_WEAPONS_1, CARAPACE_1),
+                              unit_morphs=(UnitMorph(RAVAGER_MORPH, share=0.15, from_level=L.HARD),))),
     L.POWER: Build("Power", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 300.0, 600.0), reapers=0, first_attack_s=450.0, first_wave=26, wave_growth=10,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
@@ -379,7 +392,8 @@ Z_BUILDS: dict[int, Build] = {
                                                           Train(HYDRALISK, share=0.35), Train(ROACH, share=0.5),
                                                           Train(ZERGLING))),),
                              refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
-                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
+                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1),
+                             unit_morphs=(UnitMorph(LURKER_MORPH, share=0.1, from_level=L.HARD),))),
     L.MACRO: Build("Macro", opener=_HATCH_FIRST, barracks_per_base=1,
                    expand_s=(HATCH_FIRST_S, 200.0, 420.0), reapers=0, first_attack_s=500.0, first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
@@ -387,18 +401,24 @@ Z_BUILDS: dict[int, Build] = {
                                                           Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
                                                           Train(ZERGLING))),),
                              refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
-                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1))),
+                             research=(METABOLIC_BOOST, GLIAL, MISSILE_WEAPONS_1, CARAPACE_1),
+                             unit_morphs=(UnitMorph(BANELING_MORPH, share=0.1, from_level=L.HARD),))),
     L.AIR: Build("Air", opener=_HATCH_FIRST, barracks_per_base=1,
                  expand_s=(HATCH_FIRST_S, 400.0), reapers=0, first_attack_s=420.0, first_wave=20, wave_growth=10,
                  tech=Tech(per_base=((POOL, 0.01), (SPIRE, 0.01)), addons=(),
-                           trains=(((LARVA, NO_ADDON), (Train(MUTALISK, share=0.7), Train(ZERGLING))),),
+                           trains=(((LARVA, NO_ADDON), (Train(CORRUPTOR, share=0.1, from_level=L.HARD),
+                                                        Train(MUTALISK, share=0.7), Train(ZERGLING))),),
                            refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),),
-                           research=(METABOLIC_BOOST,))),
+                           research=(METABOLIC_BOOST,),
+                           unit_morphs=(UnitMorph(BROODLORD_MORPH, share=0.15, from_level=L.HARD),))),
 }
 """Rush: "12 Pool" (Zerglings); Timing: hatchery first, a "Roach Rush" off two bases; Power and
 Macro: "Roach-Hydralisk" after a Lair, from Hard up Ultralisks first to a tenth of the army (an
 Infestation Pit, a Hive, an Ultralisk Cavern on the way: Liquipedia "Ultralisk"); Air: Mutalisks
-from a Spire after a Lair.  Liquipedia pages
+from a Spire after a Lair.  From Hard up each morphs a share of its army (:class:`~.levels.UnitMorph`):
+Timing Roaches into Ravagers (Liquipedia "Roach Ravager All-in"), Power Hydralisks into Lurkers
+(a Lurker Den; "Lurker"), Macro Zerglings into Banelings (a Baneling Nest; "Zergling/Baneling"), Air
+Corruptors into Brood Lords (a Greater Spire, so a Hive; "Brood Lord").  Liquipedia pages
 of those names; the numbers (m)."""
 
 ZERG_PROFILE = RaceProfile(
@@ -408,13 +428,17 @@ ZERG_PROFILE = RaceProfile(
            POOL: Role(1155, POOL_T, needs=HATCHERY, creep=True),
            WARREN: Role(1165, WARREN_T, needs=POOL_T, creep=True),
            DEN: Role(1157, DEN_T, needs=LAIR, creep=True),
-           SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True),
+           SPIRE: Role(1158, SPIRE_T, needs=LAIR, size=2, creep=True, also=(GREATER_SPIRE_T,)),
+           NEST: Role(1162, NEST_T, needs=POOL_T, creep=True),
+           LURKER_DEN: Role(1163, LURKER_DEN_T, needs=DEN_T, creep=True),
            EVO: Role(1156, EVO_T, needs=HATCHERY, creep=True),
            SPORE: Role(1167, SPORE_T, needs=POOL_T, size=2, creep=True),
            PIT: Role(1160, PIT_T, needs=LAIR, creep=True),
            CAVERN: Role(1159, CAVERN_T, needs=HIVE, creep=True)},
     production=(POOL, WARREN, DEN, SPIRE),
-    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346, ULTRALISK: 1348},
+    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346, ULTRALISK: 1348, CORRUPTOR: 1353},
+    forms={BANELING_COCOON: BANELING, RAVAGER_COCOON: RAVAGER, LURKER_EGG: LURKER, LURKER_BURROWED: LURKER,
+           BROODLORD_COCOON: BROODLORD},
     army_from=LARVA, builder=CONSUMED,
     simple=Z_SIMPLE, builds=Z_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_train=1344, supply_unit=OVERLORD,

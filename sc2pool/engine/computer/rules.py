@@ -309,6 +309,9 @@ class RaceRules:
             if self.in_the_way(world, k, x, y, size):
                 spots.pop(i)  # (on its army's way out)
                 continue
+            if self.not_yet(world, ability, x, y):
+                i += 1
+                continue
             r = world.placement.check(ability, x, y)
             if r == SUCCESS and c.clear_of_structures(x, y, size, addon):
                 return (x, y)
@@ -317,6 +320,11 @@ class RaceRules:
             else:
                 i += 1  # (no power or creep there yet)
         return None
+
+    def not_yet(self, world: World, ability: int, x: float, y: float) -> bool:
+        """Whether a spot is refused now for what may change (Zerg: no creep there yet, which the
+        engine answers as an invalid location, as it answers a footprint that is taken for good)."""
+        return False
 
     def in_the_way(self, world: World, k: int, x: float, y: float, size: int) -> bool:
         """Whether a structure of ``size`` at (x, y) in base ``k`` would stand in its army's way

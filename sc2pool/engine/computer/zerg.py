@@ -17,9 +17,22 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import NO_ADDON, Tech
-from sc2pool.engine.computer.races import ARMY_PER_DRONE, CREEP_REACH, DRONES_ALONE, LARVA, LARVA_T, Role
-from sc2pool.engine.computer.rules import RaceRules
+from sc2pool.engine.computer.races import (
+    ARMY_PER_DRONE,
+    CREEP_REACH,
+    DRONES_ALONE,
+    LARVA,
+    LARVA_T,
+    LURKER,
+    LURKER_BURROW,
+    LURKER_BURROWED,
+    LURKER_UNBURROW,
+    Role,
+)
+from sc2pool.engine.computer.rules import Mode, RaceRules
 from sc2pool.engine.data import tech as T
+from sc2pool.engine.sim.races.zerg import NO_CREEP_NEEDED
+from sc2pool.engine.sim.systems.placement import half_size, snap
 from sc2pool.engine.sim.units import IDLE, TYPES
 
 if TYPE_CHECKING:
@@ -41,6 +54,14 @@ RICH_QUEENS = 4
 Queens defend (they cost no larva: the money the larvae leave buys defence) (m)."""
 INJECT_ENERGY = 25
 """A Queen's Spawn Larva costs 25 energy (Liquipedia "Queen")."""
+LURKER_REACH = 8.0
+"""A Lurker burrows with an enemy ground unit this close, edge to edge (its burrowed range: the
+client's weapon)."""
+LURKER_LEAVE = 10.0
+"""A burrowed Lurker unburrows once no enemy ground unit has been this close for
+:data:`~.rules.UNSIEGE_LOOPS` (m)."""
+LURKER_MODE = Mode(LURKER, LURKER_BURROWED, LURKER_BURROW, LURKER_UNBURROW, LURKER_REACH, LURKER_LEAVE, air=False)
+"""Lurkers attack only burrowed (Liquipedia "Lurker"): they burrow as Siege Tanks siege."""
 
 
 class ZergRules(RaceRules):
@@ -126,6 +147,24 @@ class ZergRules(RaceRules):
         kinds = c.townhall_types
         sources = np.array([(s.x, s.y) for s in c.structs if s.unit_id in kinds and s.ready]).reshape(-1, 2)
         return sources, CREEP_REACH
+
+    def tactics(self, world: World, army: np.ndarray) -> None:
+        """Lurkers burrow near enemy ground units and come up once none is near (:data:`LURKER_MODE`)."""
+        u = world.u
+        uid = u.unit_id[army]
+        rows = army[(uid == LURKER) | (uid == LURKER_BURROWED)]
+        known = self.c.known
+        ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
+        self.modes(world, LURKER_MODE, rows, ground)
+
+    def not_yet(self, world: World, ability: int, x: float, y: float) -> bool:
+        """A structure that needs creep, on a spot the creep has not reached yet (it spreads from a
+        new Hatchery for a while: the spot is tried again later)."""
+        unit = T.BUILD[ability].unit_id
+        if unit in NO_CREEP_NEEDED or not world.creep.active:
+            return False
+        hx, hy = half_size(unit)
+        return world.creep.placement(unit, snap(x, hx), snap(y, hy)) is not None
 
     # ------------------------------------------------------------------ larvae
     def from_larva(self, world: World, ability: int, unit: int) -> bool:

@@ -79,12 +79,14 @@ def test_hard_answers_air_and_medium_does_not() -> None:
         g = melee(level, L.TIMING, race=D.ZERG)
         no_attack(g)
         visit(g, OVERLORD, 240)
-        play_until(g, 420)
+        play_until(g, 480)
         c = computer(g)
         assert c.defence.air_seen and not c.defence.cloak_seen
         built[level] = detectors_by_bases(g, D.ZERG)
     assert built[L.MEDIUM][0] == 0
-    assert built[L.HARD][0] >= built[L.HARD][1] >= 1, built
+    # every finished base, the third (finished at about 7:00, its creep still spreading) included:
+    # a spot the creep has not reached yet is tried again, not dropped (ZergRules.not_yet)
+    assert built[L.HARD][0] >= built[L.HARD][1] >= 3, built
 
 
 @pytest.mark.timeout(300)

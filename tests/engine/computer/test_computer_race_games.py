@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_computer_melee import computer, count, melee, play_until  # noqa: E402
+from test_computer_terran import _army_at_home, _near, _until, made  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
@@ -109,6 +110,41 @@ def test_from_hard_up_the_zerg_macro_build_goes_up_to_hive_tech_and_ultralisks()
     play_until(g, 790, chunk_s=1)
     hatching = sum(k for _, t, k in computer(g).rules.hatching if t == R.ULTRALISK)  # type: ignore[attr-defined]
     assert count(g, 2, R.ULTRALISK) + hatching >= 1
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("build", "until", "unit", "structure"), [
+    pytest.param(L.TIMING, 420, R.RAVAGER, R.WARREN_T, id="Timing-Ravagers"),
+    pytest.param(L.MACRO, 480, R.BANELING, R.NEST_T, id="Macro-Banelings"),
+    pytest.param(L.POWER, 780, R.LURKER, R.LURKER_DEN_T, id="Power-Lurkers"),
+    pytest.param(L.AIR, 780, R.BROODLORD, R.GREATER_SPIRE_T, id="Air-BroodLords")])
+def test_from_hard_up_the_zerg_builds_morph_part_of_their_army(build: int, until: float, unit: int,
+                                                               structure: int) -> None:
+    """``Tech.unit_morphs``: the structure a morph needs is obtained (a Baneling Nest, a Lurker Den,
+    a Greater Spire by way of a Hive) and units of the army morph (cocoons counted) from Hard up;
+    MediumHard plays the build without them."""
+    got = {}
+    for level in (L.MEDIUM_HARD, L.HARD):
+        g = melee(level, build, race=D.ZERG)
+        no_attack(g)
+        play_until(g, until)
+        got[level] = (made(g, unit), count(g, 2, structure))
+    assert got[L.HARD][0] >= 1 and got[L.HARD][1] >= 1, got
+    assert got[L.MEDIUM_HARD][0] == 0, got
+
+
+@pytest.mark.timeout(240)
+def test_lurkers_burrow_near_enemy_ground_units_and_come_up_when_none_is_left() -> None:
+    g, sx, sy, (lurker,) = _army_at_home(L.POWER, (R.LURKER, 0, 0), race=D.ZERG)
+    w = g.world
+    uid = lambda: int(w.u.unit_id[w.u.row(lurker)])  # noqa: E731
+    assert uid() == R.LURKER  # nothing near: it stays up
+    marines = _near(g, D.MARINE, 3, sx, sy, 6)
+    assert _until(g, lambda: uid() == R.LURKER_BURROWED, 6)
+    # burrowed, it fights: its spines kill the marines that hold their place in its range
+    assert _until(g, lambda: all(w.u.row(t) < 0 for t in marines), 20)
+    assert _until(g, lambda: uid() == R.LURKER, 10)
+    assert lurker in set(w.u.tag[computer(g).army_rows].tolist())
 
 
 def p_townhall(race: int) -> int:

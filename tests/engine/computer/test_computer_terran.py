@@ -154,10 +154,11 @@ def _until(g: Game, done: Callable[[], bool], seconds: float) -> bool:
     return done()
 
 
-def _army_at_home(build: int, *units: tuple[int, float, float]) -> tuple[Game, float, float, list[int]]:
+def _army_at_home(build: int, *units: tuple[int, float, float],
+                  race: int = D.TERRAN) -> tuple[Game, float, float, list[int]]:
     """A quiet Hard game at 2:00 with ``units`` (type, dx, dy) of the Computer's at its staging
     point (+ dx, dy), two seconds later: the game, the staging point and their tags."""
-    g = quiet(L.HARD, build, D.TERRAN, 120)
+    g = quiet(L.HARD, build, race, 120)
     sx, sy = staging(g)
     tags = [own(g, t, sx + dx, sy + dy)[0] for t, dx, dy in units]
     play_until(g, 122, chunk_s=1)
