@@ -18,13 +18,13 @@ log = logging.getLogger("sc2pool.broker")
 
 
 def describe_exit(returncode: int) -> str:
-    """``"exited with code N"`` or ``"was killed by signal NAME"``, for error messages."""
-    if returncode < 0:
-        try:
-            return f"was killed by signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"was killed by signal {-returncode}"
-    return f"exited with code {returncode}"
+    """How a worker process ended, in words, for error messages: ``"was killed by signal NAME"``,
+    or ``"exited with code N"`` with what the worker program's own exit codes (``workers.main``)
+    mean, so that the trainer's error says why a worker left (one that lost the trainer, above all:
+    the fix is on the trainer's side)."""
+    from sc2pool.launchers.base import describe_exit_code
+
+    return describe_exit_code(returncode)
 
 
 def kill_group(pid: int, sig: int) -> None:

@@ -309,6 +309,10 @@ class Transport:
         now = time.monotonic()
         if now >= self._next_check:
             self._next_check = now + self._check_period
+            # what has arrived is read first: after this thread stalled (a trainer starved of CPU
+            # for most of the heartbeat timeout) the workers' heartbeats wait on the socket, and
+            # judging workers by ``last_seen`` before reading them takes live ones for silent ones
+            self.drain()
             self.events.tick(now)
         return now
 

@@ -228,5 +228,8 @@ def describe_exit_code(code: int | None) -> str:
         EXIT_OK: "exited normally (told to close)",
         EXIT_FAILED: "exited with code 1 (its envs failed to build or start; see its log)",
         EXIT_REFUSED: "exited with code 2 (refused by the pool; see its log)",
-        EXIT_BROKER_LOST: "exited with code 3 (lost the trainer)",
+        EXIT_BROKER_LOST: "exited with code 3 (it heard nothing from the trainer for the heartbeat timeout: a "
+                          "trainer process stopped, swapped out or starved of CPU that long loses its workers; "
+                          "give it the CPU, or a longer heartbeat timeout: Timeouts(heartbeat=...), "
+                          "sc2pool train --heartbeat-timeout)",
     }.get(code, f"exited with code {code}")

@@ -115,6 +115,25 @@ def test_stopped_worker_times_out(make_pool: Callable[..., Any]) -> None:
 
 
 @pytest.mark.timeout(60)
+def test_a_trainer_stopped_past_the_heartbeat_timeout_is_told_why_its_workers_left(
+        make_pool: Callable[..., Any]) -> None:
+    pool = make_pool([pool_envs.make_count] * 2, n_workers=2, heartbeat_interval=0.2, heartbeat_timeout=1.0)
+    pool.reset()
+    pool.step(ZEROS2)
+    # the whole trainer process (this one) stopped for 3 s, as a trainer starved of CPU or swapped
+    # out is: its workers hear nothing for longer than the timeout and leave
+    me = os.getpid()
+    subprocess.run(["sh", "-c", f"kill -STOP {me}; sleep 3; kill -CONT {me}"], check=True, timeout=30)
+    with pytest.raises(WorkerDied) as exc_info:
+        for _ in range(100000):
+            pool.step(ZEROS2)
+    msg = str(exc_info.value)
+    assert "exited with code 3" in msg and "heard nothing from the trainer" in msg, msg
+    assert "heartbeat timeout" in msg and "--heartbeat-timeout" in msg, msg
+    assert pool.closed and all(gone(p) for p in pool.worker_pids)
+
+
+@pytest.mark.timeout(60)
 def test_busy_worker_is_not_declared_dead(make_pool: Callable[..., Any]) -> None:
     # a 2.5 s step and a 2.5 s blocking host start, with a 1 s heartbeat timeout
     pool = make_pool(

@@ -4,6 +4,7 @@ process (no worker process), messages built with the wire schema."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -172,6 +173,34 @@ def test_transport_alone_hands_strangers_and_stray_errors_to_its_events() -> Non
         assert rec.calls[-1][0] == "lost" and "lane closed" in rec.calls[-1][1][1]
     finally:
         dealer.close()
+        router.close()
+        ctx.term()
+
+
+def test_liveness_is_judged_after_reading_what_has_arrived() -> None:
+    """A worker whose heartbeat waits on the socket is alive: after a stall of the broker's thread
+    longer than the heartbeat timeout, the liveness check must not run on stale ``last_seen``."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    beat = ctx.socket(zmq.DEALER)
+    try:
+        router.setsockopt(zmq.LINGER, 0)
+        beat.setsockopt(zmq.LINGER, 0)
+        seen: list[float] = []
+        w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
+        events = dataclasses.replace(Recorder().events(), tick=lambda now: seen.append(now - w.last_seen))
+        t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, events)
+        t.bind("inproc://transport-liveness")
+        beat.setsockopt(zmq.IDENTITY, b"member" + wire.HEARTBEAT_SUFFIX)
+        beat.connect("inproc://transport-liveness")
+        w.last_seen -= 60.0  # nothing read for a minute: the thread was stalled
+        beat.send(wire.Heartbeat().encode())
+        assert router.poll(2000)  # (the heartbeat waits on the socket, unread)
+        t._next_check = 0.0
+        t._tick_if_due()
+        assert len(seen) == 1 and seen[0] < 1.0, seen  # judged on the heartbeat just read
+    finally:
+        beat.close()
         router.close()
         ctx.term()
 
