@@ -88,7 +88,7 @@ from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.workers import WALK_HOME, WALK_SITE
-from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, FOLLOW, IDLE, NEUTRAL_OWNER, TRANSFORM, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.scenarios.melee import Melee
@@ -707,15 +707,21 @@ class MeleeComputer:
             if missing:
                 self.obtain(world, missing[0])
                 continue
+            per = 2 if spec.kind == "merge" else 1  # (an Archon of two templar)
             rows = self.army_rows[np.isin(u.unit_id[self.army_rows], spec.sources)]
-            if not len(rows):
+            changing = u.kind[rows] == TRANSFORM  # (a merge under way: its product is coming)
+            want -= int(np.count_nonzero(changing)) // per
+            rows = rows[~changing]
+            if want <= 0 or len(rows) < per:
                 continue
             sx, sy = self.staging(world)
             rows = rows[np.argsort((u.x[rows] - sx) ** 2 + (u.y[rows] - sy) ** 2, kind="stable")]
-            for tag in u.tag[rows[:want]].tolist():
+            tags = [int(t) for t in u.tag[rows].tolist()]
+            for k in range(0, min(want * per, len(tags) - per + 1), per):
                 if not self.can_spend(world, spec.minerals, spec.vespene):
                     return  # (the money goes on, to the army's larvae next decision)
-                if not self.answer(world.command(self.player_id, m.ability, [int(tag)], None, 0, False), m.ability):
+                if not self.answer(world.command(self.player_id, m.ability, tags[k:k + per], None, 0, False),
+                                   m.ability):
                     break
                 counts[spec.unit_id] = counts.get(spec.unit_id, 0) + 1
 

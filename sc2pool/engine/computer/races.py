@@ -60,6 +60,7 @@ from sc2pool.engine.computer.levels import (
     Train,
     UnitMorph,
 )
+from sc2pool.engine.data import tech as T
 
 QUEUE, LARVA = "queue", "larva"
 """Where a unit is made: a structure's queue, or a larva (Zerg)."""
@@ -78,6 +79,8 @@ docstring)."""
 GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE = "gateway", "cybercore", "robo", "robobay", "stargate"
 FLEET = "fleet"
 """The Fleet Beacon (its Carriers' requirement: :meth:`~.melee.MeleeComputer.unlock`)."""
+TWILIGHT, ARCHIVES = "twilight", "archives"
+"""The Twilight Council and the Templar Archives (the High Templar's requirement)."""
 POOL, WARREN, DEN, SPIRE = "pool", "warren", "den", "spire"
 NEST, LURKER_DEN = "nest", "lurkerden"
 """The Baneling Nest and the Lurker Den: built on the way to a unit morph that needs them
@@ -96,6 +99,10 @@ PROBE, NEXUS, PYLON, ASSIMILATOR = 84, 59, 60, 61
 GATEWAY_T, CYBERCORE_T, ROBO_T, ROBOBAY_T, STARGATE_T = 62, 72, 71, 70, 67
 ZEALOT, STALKER, SENTRY, ADEPT, IMMORTAL, COLOSSUS, VOIDRAY, PHOENIX, CARRIER = 73, 74, 77, 311, 83, 4, 80, 78, 79
 FLEET_BEACON_T = 64
+TWILIGHT_T, ARCHIVES_T = 65, 68
+HIGHTEMPLAR, ARCHON = 75, 141
+ARCHON_MERGE = 1766
+"""Two High Templar merge into an Archon (``data.tech.MORPH``, kind "merge")."""
 DRONE, HATCHERY, LAIR, HIVE, EXTRACTOR, OVERLORD, LARVA_T, EGG = 104, 86, 100, 101, 88, 106, 151, 103
 POOL_T, WARREN_T, DEN_T, SPIRE_T = 89, 97, 91, 92
 FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
@@ -225,9 +232,11 @@ class RaceProfile:
 
     @property
     def army(self) -> tuple[int, ...]:
-        """The units it trains and commands as its army (their other forms and its detector unit
-        included), sorted."""
-        return tuple(sorted({*self.train, *self.forms, *self.forms.values(),
+        """The units it trains and commands as its army (their other forms, what its builds morph
+        them into and its detector unit included), sorted."""
+        morphed = {T.MORPH[m.ability].unit_id for b in (self.simple, *self.builds.values())
+                   if b.tech is not None for m in b.tech.unit_morphs}
+        return tuple(sorted({*self.train, *self.forms, *morphed,
                              *((self.scout_detector,) if self.scout_detector else ())}))
 
     def role_of(self, unit_id: int) -> str:
@@ -264,14 +273,17 @@ _P_GATES = ((GATEWAY, NO_ADDON), (Train(SENTRY, share=0.05, at_least=2), Train(A
 Adepts (against light units: Liquipedia "Adept"), Stalkers and Zealots; the shares (m: Adepts
 before Stalkers since the engine's Adept does 22 to a Marine every 36 loops for 100/25, a Stalker
 13 every 30 for 125/50; with Stalkers at 0.4 the gateway army lost to the 6:00 Marine push)."""
+_P_GATES_TEMPLAR = (_P_GATES[0], (Train(HIGHTEMPLAR, share=0.06, from_level=L.HARD), *_P_GATES[1]))
+"""The Macro build's Gateways: from Hard up High Templar first, merged into Archons (Liquipedia
+"Archon"; the Computer casts no Psionic Storm)."""
 _P_ROBO = ((ROBO, NO_ADDON), (Train(COLOSSUS, share=0.08, from_level=L.HARD), Train(IMMORTAL)))
 """A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); from Hard up Colossi first, to
 a share of the army (their Robotics Bay: :meth:`~.melee.MeleeComputer.unlock`; Liquipedia
 "Colossus")."""
 P_MARGIN = 3.0
+"""The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 _P_RESEARCH = (WARP_GATE, GROUND_WEAPONS_1, GROUND_ARMOR_1)
 """Warp Gate at the Cybernetics Core, then the Forge's level-1 ground weapons and armor."""
-"""The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 
 P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
                  reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3,
@@ -303,8 +315,9 @@ P_BUILDS: dict[int, Build] = {
                    barracks_per_base=2, expand_s=(80.0, 300.0, 480.0), reapers=0, first_attack_s=500.0,
                    first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
-                             trains=(_P_GATES, _P_ROBO), refineries_per_base=1, spill=GATEWAY,
-                             research=_P_RESEARCH),
+                             trains=(_P_GATES_TEMPLAR, _P_ROBO), refineries_per_base=1, spill=GATEWAY,
+                             research=_P_RESEARCH, more_gas_from=L.HARD,
+                             unit_morphs=(UnitMorph(ARCHON_MERGE, share=0.1, from_level=L.HARD),)),
                    strength_margin=P_MARGIN),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),
                  barracks_per_base=1, expand_s=(240.0, 480.0), reapers=0, first_attack_s=420.0, first_wave=20,
@@ -337,14 +350,16 @@ PROTOSS_PROFILE = RaceProfile(
            FORGE: Role(884, FORGE_T, needs=PYLON, powered=True),
            CANNON: Role(887, CANNON_T, needs=FORGE_T, size=2, powered=True),
            BATTERY: Role(895, BATTERY_T, needs=CYBERCORE_T, size=2, powered=True),
-           FLEET: Role(885, FLEET_BEACON_T, needs=STARGATE_T, powered=True)},
+           FLEET: Role(885, FLEET_BEACON_T, needs=STARGATE_T, powered=True),
+           TWILIGHT: Role(886, TWILIGHT_T, needs=CYBERCORE_T, powered=True),
+           ARCHIVES: Role(890, ARCHIVES_T, needs=TWILIGHT_T, powered=True)},
     production=(GATEWAY, CYBERCORE, ROBO, ROBOBAY, STARGATE),
     train={ZEALOT: 916, STALKER: 917, SENTRY: 921, ADEPT: 922, IMMORTAL: 979, COLOSSUS: 978, VOIDRAY: 950,
-           PHOENIX: 946, CARRIER: 948},
+           PHOENIX: 946, CARRIER: 948, HIGHTEMPLAR: 919},
     army_from=QUEUE, builder=LEAVES,
     simple=P_SIMPLE, builds=P_BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=PYLON, supply_front=True, keep_way_out=True, shield=GUARDIAN_SHIELD, shield_caster=SENTRY,
-    chrono=CHRONO_BOOST, warp={ZEALOT: 1413, STALKER: 1414, SENTRY: 1418, ADEPT: 1419},
+    chrono=CHRONO_BOOST, warp={ZEALOT: 1413, STALKER: 1414, SENTRY: 1418, ADEPT: 1419, HIGHTEMPLAR: 1416},
     detector=CANNON, battery=BATTERY, scout_detector=OBSERVER, scout_detector_ability=977,
 )
 """Protoss: Probes from the Nexus; Pylons for supply and power; Gateway units in the Gateway's

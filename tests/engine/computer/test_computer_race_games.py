@@ -79,11 +79,13 @@ def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("build", "until", "unit", "structure"), [
-    (L.MACRO, 660, R.COLOSSUS, R.ROBOBAY_T), (L.AIR, 540, R.CARRIER, R.FLEET_BEACON_T)])
-def test_from_hard_up_the_protoss_builds_reach_colossi_and_carriers(build: int, until: float, unit: int,
-                                                                    structure: int) -> None:
-    """The structure a top-tier unit needs is built for it (``MeleeComputer.unlock``) and the unit
-    trained from Hard up; MediumHard plays the build without them."""
+    (L.MACRO, 660, R.COLOSSUS, R.ROBOBAY_T), (L.AIR, 540, R.CARRIER, R.FLEET_BEACON_T),
+    (L.MACRO, 720, R.ARCHON, R.ARCHIVES_T)])
+def test_from_hard_up_the_protoss_builds_reach_colossi_carriers_and_archons(build: int, until: float, unit: int,
+                                                                            structure: int) -> None:
+    """The structure a top-tier unit needs is built for it (``MeleeComputer.unlock``: a Templar
+    Archives by way of a Twilight Council) and the unit trained from Hard up, High Templar merged
+    by pairs into Archons (``Tech.unit_morphs``); MediumHard plays the build without them."""
     got = {}
     for level in (L.MEDIUM_HARD, L.HARD):
         g = melee(level, build, race=D.PROTOSS)
