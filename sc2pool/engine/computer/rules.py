@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import DEPOT, NO_ADDON, REACTOR, TECHLAB, Tech, Train
 from sc2pool.engine.computer.races import Role
+from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import (
     CANT_BUILD_LOCATION_INVALID,
     CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
@@ -249,9 +249,9 @@ class RaceRules:
             REACTOR if a.unit_id in REACTORS else NO_ADDON
 
     def _wanted(self, world: World, ch: Train, counts: dict[int, int], n_army: int, check_requirements: bool) -> int:
-        """Whether a producer's slot takes ``ch`` now (:meth:`train_army`): 1 yes; 0 no, the next
-        choice; -1 no, and nothing more this decision (it lacks only minerals for a unit that needs
-        vespene: it keeps them)."""
+        """Whether a producer's slot (or a Zerg's larva) takes ``ch`` now (:meth:`train_army`): 1 yes;
+        0 no, the next choice; -1 no, and nothing more this decision (it lacks only minerals for a
+        unit that needs vespene: it keeps them)."""
         c = self.c
         if ch.from_level > c.difficulty:
             return 0
@@ -262,7 +262,7 @@ class RaceRules:
             return 0
         if (check_requirements or ch.from_level) and not c.can_make(ch.unit):
             return 0
-        spec = D.unit_spec(ch.unit)
+        spec = T.TRAIN[c.race.train[ch.unit]]  # (what one order costs: a larva's pair of Zerglings)
         gas = spec.vespene + (self.gas_kept if spec.vespene else 0)
         if not c.can_spend(world, spec.minerals, gas):
             if ch.from_level and spec.vespene and not c.can_spend(world, 0, gas):

@@ -184,28 +184,22 @@ class ZergRules(RaceRules):
 
     def produce_larva(self, world: World, choices: tuple[L.Train, ...], counts: dict[int, int], n_army: int) -> None:
         """Every larva left after its drones and overlords becomes the first army unit of the
-        build's list it has fewer of than it wants, can make and can pay for (as a structure's slot
-        in :meth:`RaceRules.train_army`)."""
+        build's list it has fewer of than it wants, can make and can pay for, as a structure's slot
+        takes it (:meth:`RaceRules._wanted`: a top-tier unit short of vespene keeps it from the gas
+        units after it, one short of minerals only keeps them)."""
         c = self.c
         rp = c.race
         used, cap = world.supply.food(c.player_id)
-        kept = 0  # (vespene kept for a top-tier unit, as RaceRules.gas_kept)
+        self.gas_kept = 0
         while self.larvae and used < cap:
             made = False
             for ch in choices:
-                if ch.from_level > c.difficulty:
-                    continue
-                want = max(float(ch.at_least), ch.share * (n_army + 1))
-                if counts.get(ch.unit, 0) >= want or not c.can_make(ch.unit):
+                wanted = self._wanted(world, ch, counts, n_army, True)
+                if wanted < 0:
+                    return  # (short of minerals only: keep them for the tech unit)
+                if not wanted:
                     continue
                 spec = T.TRAIN[rp.train[ch.unit]]
-                gas = spec.vespene + (kept if spec.vespene else 0)
-                if not c.can_spend(world, spec.minerals, gas):
-                    if spec.vespene and c.can_spend(world, 0, gas):
-                        return  # (short of minerals only: keep them for the tech unit)
-                    if ch.from_level and spec.vespene:
-                        kept = gas
-                    continue
                 if self.from_larva(world, rp.train[ch.unit], ch.unit):
                     counts[ch.unit] = counts.get(ch.unit, 0) + spec.count
                     n_army += spec.count
