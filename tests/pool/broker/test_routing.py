@@ -145,64 +145,65 @@ class Recorder:
         )
 
 
-def test_transport_alone_hands_strangers_and_stray_errors_to_its_events() -> None:
+@pytest.fixture
+def sockets() -> Iterator[tuple[zmq.Socket[bytes], zmq.Socket[bytes]]]:
+    """A ROUTER for a bare :class:`Transport` and a DEALER to play a peer (its identity and
+    endpoint set by the test), closed afterwards."""
     ctx: zmq.Context[Any] = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
     dealer = ctx.socket(zmq.DEALER)
+    router.setsockopt(zmq.LINGER, 0)
+    dealer.setsockopt(zmq.LINGER, 0)
     try:
-        router.setsockopt(zmq.LINGER, 0)
-        dealer.setsockopt(zmq.LINGER, 0)
-        rec = Recorder()
-        w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
-        t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, rec.events())
-        t.bind("inproc://transport-alone")
-        dealer.setsockopt(zmq.IDENTITY, b"stranger")
-        dealer.connect("inproc://transport-alone")
-        hello = wire.Hello("s", "node2", 8, 1, None, None, None)
-        dealer.send(hello.encode())
-        assert router.poll(2000)
-        t.drain()
-        assert rec.calls == [("stranger", (b"stranger", hello))]
-        # an ERROR of a member outside any request (seq None): the supervisor's business
-        err = wire.Error(None, "w", 7, 0, "RuntimeError", "env broke between steps", "", "idle")
-        t._dispatch([w.identity, err.encode()])
-        assert rec.calls[-1] == ("member_error", ("w", err)) and w.reply is None
-        # a lane that closed: the worker is reported lost, nothing else happens
-        w.lane = _ClosedLane()  # type: ignore[assignment]
-        t._read_lane(w)
-        assert rec.calls[-1][0] == "lost" and "lane closed" in rec.calls[-1][1][1]
+        yield router, dealer
     finally:
         dealer.close()
         router.close()
         ctx.term()
 
 
-def test_liveness_is_judged_after_reading_what_has_arrived() -> None:
+def test_transport_alone_hands_strangers_and_stray_errors_to_its_events(
+        sockets: tuple[zmq.Socket[bytes], zmq.Socket[bytes]]) -> None:
+    router, dealer = sockets
+    rec = Recorder()
+    w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
+    t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, rec.events())
+    t.bind("inproc://transport-alone")
+    dealer.setsockopt(zmq.IDENTITY, b"stranger")
+    dealer.connect("inproc://transport-alone")
+    hello = wire.Hello("s", "node2", 8, 1, None, None, None)
+    dealer.send(hello.encode())
+    assert router.poll(2000)
+    t.drain()
+    assert rec.calls == [("stranger", (b"stranger", hello))]
+    # an ERROR of a member outside any request (seq None): the supervisor's business
+    err = wire.Error(None, "w", 7, 0, "RuntimeError", "env broke between steps", "", "idle")
+    t._dispatch([w.identity, err.encode()])
+    assert rec.calls[-1] == ("member_error", ("w", err)) and w.reply is None
+    # a lane that closed: the worker is reported lost, nothing else happens
+    w.lane = _ClosedLane()  # type: ignore[assignment]
+    t._read_lane(w)
+    assert rec.calls[-1][0] == "lost" and "lane closed" in rec.calls[-1][1][1]
+
+
+def test_liveness_is_judged_after_reading_what_has_arrived(
+        sockets: tuple[zmq.Socket[bytes], zmq.Socket[bytes]]) -> None:
     """A worker whose heartbeat waits on the socket is alive: after a stall of the broker's thread
     longer than the heartbeat timeout, the liveness check must not run on stale ``last_seen``."""
-    ctx: zmq.Context[Any] = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
-    beat = ctx.socket(zmq.DEALER)
-    try:
-        router.setsockopt(zmq.LINGER, 0)
-        beat.setsockopt(zmq.LINGER, 0)
-        seen: list[float] = []
-        w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
-        events = dataclasses.replace(Recorder().events(), tick=lambda now: seen.append(now - w.last_seen))
-        t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, events)
-        t.bind("inproc://transport-liveness")
-        beat.setsockopt(zmq.IDENTITY, b"member" + wire.HEARTBEAT_SUFFIX)
-        beat.connect("inproc://transport-liveness")
-        w.last_seen -= 60.0  # nothing read for a minute: the thread was stalled
-        beat.send(wire.Heartbeat().encode())
-        assert router.poll(2000)  # (the heartbeat waits on the socket, unread)
-        t._next_check = 0.0
-        t._tick_if_due()
-        assert len(seen) == 1 and seen[0] < 1.0, seen  # judged on the heartbeat just read
-    finally:
-        beat.close()
-        router.close()
-        ctx.term()
+    router, beat = sockets
+    seen: list[float] = []
+    w = WorkerRecord(b"member", "w", "node1", 7, 0, 2, False)
+    events = dataclasses.replace(Recorder().events(), tick=lambda now: seen.append(now - w.last_seen))
+    t = Transport(router, {w.identity: w}, Counter(), 1.0, 10.0, events)
+    t.bind("inproc://transport-liveness")
+    beat.setsockopt(zmq.IDENTITY, b"member" + wire.HEARTBEAT_SUFFIX)
+    beat.connect("inproc://transport-liveness")
+    w.last_seen -= 60.0  # nothing read for a minute: the thread was stalled
+    beat.send(wire.Heartbeat().encode())
+    assert router.poll(2000)  # (the heartbeat waits on the socket, unread)
+    t._next_check = 0.0
+    t._tick_if_due()
+    assert len(seen) == 1 and seen[0] < 1.0, seen  # judged on the heartbeat just read
 
 
 class _ClosedLane:
