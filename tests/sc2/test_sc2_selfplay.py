@@ -237,10 +237,11 @@ def test_sc2pool_train_runs_self_play_and_the_model_is_evaluated_against_the_com
                                 timeout=180, env=env)
 
     out = tmp_path / "run"
+    league = ["--league-fixed", "scripted"] if opponent == "league" else []
     r = cli("train", "--task", "Melee", "--task-kwargs", json.dumps({**SHORT, "opponent": opponent}),
             "--workers", "1", "--envs-per-worker", "2", "--timesteps", "64", "--out", str(out), "--no-progress",
             "--snapshot-every", "32", "--ppo", json.dumps({"n_steps": 16, "batch_size": 16, "n_epochs": 1}),
-            "--pretrain-episodes", "2")
+            "--pretrain-episodes", "2", *league)
     assert r.returncode == 0, r.stderr[-3000:]
     run = json.loads((out / "run.json").read_text())
     assert run["selfplay"]["opponent"] == opponent
@@ -249,8 +250,10 @@ def test_sc2pool_train_runs_self_play_and_the_model_is_evaluated_against_the_com
     assert run["pretrain"]["opponent"] == "self"
     snapshots = sorted((out / "snapshots").iterdir())
     assert len(snapshots) >= 2 and (out / "snapshots" / "snapshot_0.zip") in snapshots
-    if opponent == "league":
+    if opponent == "league":  # (the scripted baseline beside the snapshots)
+        assert run["selfplay"]["league_fixed"] == ["scripted"]
         assert sum(run["selfplay"]["league_games"].values()) >= 1
+        assert set(run["selfplay"]["league_games"]) <= {"scripted"} | {p.name for p in snapshots}
     r = cli("eval", str(snapshots[-1]), "--task", "Melee", "--task-kwargs", json.dumps(SHORT), "--episodes", "1")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "win rate: 0.000  (0/1 games won, 1 tied" in r.stdout, r.stdout
