@@ -155,8 +155,6 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
         self.deterministic = deterministic
         self._opp_obs: Any = None
         self._opponents: list[Member | None] = [None] * (venv.num_envs // 2)
-        #: Opponent slots whose env plays its scripted baseline now.
-        self._scripted = [False] * (venv.num_envs // 2)
         #: Games started per member (a snapshot by file name, a fixed member by path), for the run's record.
         self.games_per_snapshot: dict[str, int] = {}
         VecEnv.__init__(self, venv.num_envs // 2, venv.observation_space, venv.action_space)
@@ -167,14 +165,14 @@ class LeagueVecEnv(_vec_env_wrapper()):  # type: ignore[misc]
         switch: dict[bool, list[int]] = {True: [], False: []}
         for k in pairs:
             member = self.league.draw() if self.league.paths else None
+            was_scripted = self._opponents[k] == SCRIPTED
             self._opponents[k] = member
             if member is not None:  # (a fixed member by its path: its name may be a snapshot's too)
-                key = str(member) if member in self.league.fixed or isinstance(member, str) else member.name
+                key = str(member) if member in self.league.fixed else member.name  # type: ignore[union-attr]
                 self.games_per_snapshot[key] = self.games_per_snapshot.get(key, 0) + 1
             scripted = member == SCRIPTED
-            if scripted != self._scripted[k]:
+            if scripted != was_scripted:
                 switch[scripted].append(2 * k + 1)
-                self._scripted[k] = scripted
         # before the game's first action: the env reads ``scripted`` when it decodes a step
         for value, slots in switch.items():
             if slots:
