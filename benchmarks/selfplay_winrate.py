@@ -42,8 +42,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --opponent league: a saved model that stays in the league, or 'scripted' for the "
                    "task's scripted baseline (repeatable)")
     p.add_argument("--league-size", type=int, default=None, help="with --opponent league: snapshots kept (default 5)")
+    p.add_argument("--heartbeat-timeout", type=float, default=5.0,
+                   help="seconds a silent worker is given (raise it beside other work, e.g. at nice 19)")
     args = p.parse_args(argv)
 
+    from sc2pool.options import Timeouts
     from sc2pool.training.train import evaluate, train
 
     out = Path(args.out)
@@ -53,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                     timesteps=args.timesteps, out_dir=out / "train", seed=args.seed,
                     task_kwargs={**extra, "opponent": args.opponent}, snapshot_every=args.snapshot_every,
                     progress_bar=True, engine=args.engine, pretrain_episodes=args.pretrain_episodes,
-                    league_fixed=args.league_fixed, league_size=args.league_size)
+                    league_fixed=args.league_fixed, league_size=args.league_size,
+                    pool_kwargs={"timeouts": Timeouts(heartbeat=args.heartbeat_timeout)})
         print(f"trained {res.timesteps} timesteps in {res.seconds:.0f} s ({len(res.episodes)} episodes)", flush=True)
     snapshots = sorted((out / "train" / "snapshots").glob("snapshot_*.zip"), key=lambda q: int(q.stem.split("_")[1]))
     rows = []
@@ -61,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         ev = evaluate(snap, task="Melee", episodes=args.episodes, n_workers=args.eval_workers, envs_per_worker=2,
                       task_kwargs={**extra, "opponent": {"difficulty": args.difficulty}}, seed=12345,
-                      engine=args.engine, deterministic=not args.stochastic)
+                      engine=args.engine, deterministic=not args.stochastic,
+                      pool_kwargs={"timeouts": Timeouts(heartbeat=args.heartbeat_timeout)})
         lo, hi = ev.win_interval()
         results = ev.results
         row = {

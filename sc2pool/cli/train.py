@@ -88,11 +88,7 @@ def register(sub: Any) -> None:
         help="continue training this saved model (.zip) for --timesteps more (its own PPO settings apply, "
              "but for those --ppo names: e.g. '{\"learning_rate\": 3e-5}')",
     )
-    p.add_argument(
-        "--heartbeat-timeout", type=positive_float, default=5.0, metavar="S",
-        help="a worker silent this long is taken for hung or dead: raise it on a machine busy with other "
-        "work (a run at nice 19 beside jobs that use every core gets seconds without a time slice)",
-    )
+    _heartbeat_arg(p)
     p.add_argument(
         "--on-failure",
         choices=("raise", "restart"),
@@ -162,12 +158,32 @@ def register(sub: Any) -> None:
         help="model (default when MODEL is given), scripted (the task's hand-written baseline) or random",
     )
     e.add_argument("--stochastic", action="store_true", help="sample actions instead of the most likely one")
+    _heartbeat_arg(e)
     e.add_argument(
         "--video", default=None, metavar="PATH",
         help="also write the evaluated episodes, one after another, as a video (MP4; GIF when PATH ends in .gif)",
     )
     e.add_argument("--video-fps", type=positive_float, default=None, metavar="F", help="video frame rate (default: 4x real time, at least 10)")
     e.set_defaults(func=_eval)
+
+
+def _heartbeat_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--heartbeat-timeout", type=positive_float, default=5.0, metavar="S",
+        help="a worker silent this long is taken for hung or dead: raise it on a machine busy with other "
+        "work (a run at nice 19 beside jobs that use every core gets seconds without a time slice)",
+    )
+
+
+def _timeouts(command: str, args: argparse.Namespace) -> Any:
+    """The pool's ``Timeouts`` from ``--heartbeat-timeout``, or None after printing why not."""
+    from sc2pool.options import Timeouts
+
+    try:
+        return Timeouts(heartbeat=args.heartbeat_timeout)
+    except ValueError as exc:
+        print(f"sc2pool {command}: --heartbeat-timeout: {exc}", file=sys.stderr)
+        return None
 
 
 def _pool_error_text(exc: BaseException) -> str:
@@ -214,16 +230,14 @@ def _train(args: argparse.Namespace) -> int:
 
 def _train_run(args: argparse.Namespace) -> int:
     from sc2pool.errors import PoolError
-    from sc2pool.options import RemoteWorkers, Timeouts
+    from sc2pool.options import RemoteWorkers
     from sc2pool.training.train import format_curve, remote_worker_command, train
 
     out = args.out or f"runs/{args.task.replace(':', '_')}"
     n_workers = args.workers
     envs_per_worker = args.envs_per_worker
-    try:
-        timeouts = Timeouts(heartbeat=args.heartbeat_timeout)
-    except ValueError as exc:
-        print(f"sc2pool train: --heartbeat-timeout: {exc}", file=sys.stderr)
+    timeouts = _timeouts("train", args)
+    if timeouts is None:
         return 2
     pool_kwargs: dict[str, Any] = {"timeouts": timeouts}
     if args.ray is not None or args.slurm:
@@ -330,6 +344,9 @@ def _eval(args: argparse.Namespace) -> int:
         return 2
     if policy != "model" and args.model:
         print(f"sc2pool eval: MODEL given but --policy {policy}; the model is ignored", file=sys.stderr)
+    timeouts = _timeouts("eval", args)
+    if timeouts is None:
+        return 2
     try:
         res = evaluate(
             args.model if policy == "model" else None,
@@ -346,6 +363,7 @@ def _eval(args: argparse.Namespace) -> int:
             video_fps=args.video_fps,
             render=args.render,
             render_size=args.render_size,
+            pool_kwargs={"timeouts": timeouts},
         )
     except PoolError as exc:
         print(f"sc2pool eval: {_pool_error_text(exc)}", file=sys.stderr)

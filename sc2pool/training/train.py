@@ -784,6 +784,7 @@ def evaluate(
     video_fps: float | None = None,
     render: bool = False,
     render_size: int = 256,
+    pool_kwargs: dict[str, Any] | None = None,
 ) -> EvalResult:
     """Play ``episodes`` full episodes and return their rewards.
 
@@ -793,6 +794,8 @@ def evaluate(
     this file (MP4, or GIF when it ends in ``.gif``) at ``video_fps`` (default: 4x real time, at least 10 fps).
     Each env's episode is kept in memory until it ends; its last picture comes from the step's
     ``info["terminal_frame"]``, as the env is already reset when the step returns.
+    ``pool_kwargs``: more ``ZmqVecEnv`` arguments, as for :func:`train` (e.g. ``{"timeouts":
+    Timeouts(heartbeat=30)}`` on a machine busy with other work).
     """
     if policy not in ("model", "scripted", "random"):
         raise ValueError(f"policy must be 'model', 'scripted' or 'random', got {policy!r}")
@@ -824,7 +827,7 @@ def evaluate(
     t0 = time.perf_counter()
     env = make_vec_env(
         task, workers, max(1, n_envs // workers), engine, kwargs, render=render or video is not None,
-        render_size=render_size,
+        render_size=render_size, **dict(pool_kwargs or {}),
     )
     returns: list[float] = []
     lengths: list[int] = []

@@ -322,3 +322,17 @@ def test_heartbeat_timeout_reaches_the_pool_and_a_too_short_one_is_refused(
     assert isinstance(pool_kwargs, dict) and pool_kwargs["timeouts"].heartbeat == 60.0
     assert cli.main(["train", "--task", "MoveToBeacon", "--heartbeat-timeout", "0.5"]) == 2
     assert "--heartbeat-timeout" in capsys.readouterr().err
+    # and the same for eval, whose pool meets the same busy machine
+    seen.clear()
+
+    def fake_evaluate(*args: object, **kwargs: object) -> None:
+        seen.update(kwargs)
+        raise Started
+
+    monkeypatch.setattr(training, "evaluate", fake_evaluate)
+    with pytest.raises(Started):
+        cli.main(["eval", "--policy", "random", "--task", "MoveToBeacon", "--heartbeat-timeout", "45"])
+    pool_kwargs = seen["pool_kwargs"]
+    assert isinstance(pool_kwargs, dict) and pool_kwargs["timeouts"].heartbeat == 45.0
+    assert cli.main(["eval", "--policy", "random", "--task", "MoveToBeacon", "--heartbeat-timeout", "0.5"]) == 2
+    assert "sc2pool eval: --heartbeat-timeout" in capsys.readouterr().err
