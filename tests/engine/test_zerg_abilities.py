@@ -430,3 +430,37 @@ def test_transfusion_heals_75_at_once_then_50_over_time() -> None:
     assert 85.0 <= first < 87.0  # 10 + 75 (and a loop of its own)
     g.step(TRANSFUSE_LOOPS + 2)
     assert 135.0 <= float(w.u.hp[w.u.row(roach)]) < 140.0  # + 50 over 7.14 s (LP:Queen)
+
+
+def test_a_brood_lord_hit_leaves_broodlings_that_fight_and_expire() -> None:
+    """Broodling Strike (LP:Brood_Lord_(Legacy_of_the_Void)): after a pause a Brood Lord shoots
+    both Broodlings it carries, two hits of 20 and two Broodlings; firing on, one at a time; each
+    Broodling attacks where it landed and dies 127 loops (5.71 faster s) later."""
+    g = zerg_game()
+    g.scenario.computers.clear()  # type: ignore[attr-defined]
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [bl] = w.spawn(114, 1, [x], [y]).tolist()
+    [depot] = w.spawn(19, 2, [x + 9.0], [y]).tolist()  # (a structure: it neither moves nor shoots)
+    hp0 = float(w.u.hp[w.u.row(depot)])
+    assert act(g, ATTACK, [bl], target=depot) == SUCCESS
+    first: list[int] = []
+    for _ in range(40):
+        g.step(1)
+        first = [int(t) for t in w.u.tag[w.u.unit_id == 289].tolist()]
+        if first:
+            break
+    assert len(first) == 2  # (both escorts)
+    lost = hp0 - float(w.u.hp[w.u.row(depot)])
+    assert lost >= 2 * (20 - 1) - 1e-9  # (two hits of 20 less the depot's armor 1; their bites may add)
+    born = w.loop
+    for t in first:
+        r = w.u.row(t)
+        assert int(w.u.owner[r]) == 1 and np.hypot(float(w.u.x[r]) - (x + 9.0), float(w.u.y[r]) - y) < 3.0
+    assert all(lc.orders and lc.orders[0].ability_id == ATTACK for lc in own(g, 289))
+    g.step(60)  # (one more shot about every 40 loops: one Broodling each)
+    later = set(int(t) for t in w.u.tag[w.u.unit_id == 289].tolist()) - set(first)
+    assert 1 <= len(later) <= 2
+    g.step(born + 127 + 1 - w.loop)
+    assert not set(first) & set(int(t) for t in w.u.tag.tolist())  # (their 5.71 s are over)

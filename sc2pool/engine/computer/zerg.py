@@ -62,6 +62,12 @@ LURKER_LEAVE = 10.0
 :data:`~.rules.UNSIEGE_LOOPS` (m)."""
 LURKER_MODE = Mode(LURKER, LURKER_BURROWED, LURKER_BURROW, LURKER_UNBURROW, LURKER_REACH, LURKER_LEAVE, air=False)
 """Lurkers attack only burrowed (Liquipedia "Lurker"): they burrow as Siege Tanks siege."""
+RAVAGER, CORROSIVE_BILE = 688, 2338
+BILE_REACH = 9.0
+"""A Ravager spits Corrosive Bile at an enemy whose centre is this close: the client's cast range
+(the ability walks a Ravager farther away into range first, which the Computer does not want)."""
+BILES_PER_TARGET = 2
+"""At most this many Ravagers of one decision aim at the same enemy (m)."""
 
 
 class ZergRules(RaceRules):
@@ -149,13 +155,43 @@ class ZergRules(RaceRules):
         return sources, CREEP_REACH
 
     def tactics(self, world: World, army: np.ndarray) -> None:
-        """Lurkers burrow near enemy ground units and come up once none is near (:data:`LURKER_MODE`)."""
+        """Lurkers burrow near enemy ground units and come up once none is near (:data:`LURKER_MODE`);
+        Ravagers spit Corrosive Bile (:meth:`bile`)."""
         u = world.u
         uid = u.unit_id[army]
         rows = army[(uid == LURKER) | (uid == LURKER_BURROWED)]
         known = self.c.known
         ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
         self.modes(world, LURKER_MODE, rows, ground)
+        if len(known):
+            self.bile(world, army[uid == RAVAGER], known)
+
+    def bile(self, world: World, ravagers: np.ndarray, known: np.ndarray) -> None:
+        """Each Ravager whose bile is ready spits it at an enemy within :data:`BILE_REACH`: the
+        slowest first (a structure, a sieged tank or a burrowed Lurker cannot step out of the
+        2.5 seconds the bile takes to land), then the nearest; at most :data:`BILES_PER_TARGET`
+        on one enemy."""
+        if not len(ravagers):
+            return
+        u = world.u
+        ready = world.zerg.spells.ready
+        loop = world.loop
+        speed = TYPES.speed[u.ti[known]]
+        aimed: dict[int, int] = {}
+        for r in ravagers.tolist():
+            tag = int(u.tag[r])
+            if int(u.ability[r]) == CORROSIVE_BILE or ready.get((tag, CORROSIVE_BILE), 0) > loop:
+                continue
+            d = np.hypot(u.x[known] - u.x[r], u.y[known] - u.y[r])
+            near = np.flatnonzero(d <= BILE_REACH)
+            if not len(near):
+                continue
+            for k in near[np.lexsort((d[near], speed[near]))].tolist():
+                if aimed.get(k, 0) < BILES_PER_TARGET:
+                    aimed[k] = aimed.get(k, 0) + 1
+                    t = known[k]
+                    world.command(self.c.player_id, CORROSIVE_BILE, [tag], (float(u.x[t]), float(u.y[t])), 0, False)
+                    break
 
     def not_yet(self, world: World, ability: int, x: float, y: float) -> bool:
         """A structure that needs creep, on a spot the creep has not reached yet (it spreads from a

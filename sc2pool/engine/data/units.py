@@ -730,6 +730,18 @@ third of the one before, its weapon levels included (9 (+1), 3 (+0.33), 1 (+0.11
 armor applies to every hit.  The bounce range 3 is (m); a bounce skips units already hit and
 prefers the nearest."""
 
+SPAWN_ON_HIT: dict[int, tuple[int, int, int, int]] = {
+    # type: (the unit spawned, its life in loops, escorts at most, loops to grow one)
+    114: (289, 127, 2, 40),
+}
+"""Weapons whose hit leaves a unit where it lands.  The Brood Lord's Broodling Strike: each
+Broodling it shoots deals the weapon's damage on impact and becomes a Broodling (289) that dies
+5.71 faster seconds (127 loops) after landing; a Brood Lord carries up to two Broodlings and
+shoots every one it carries, one growing back per weapon cooldown, 1.79 faster seconds (40
+loops), so it fires two after a pause and one at a time while it keeps firing
+(LP:Brood_Lord_(Legacy_of_the_Void), read here from the stored page).  A new Brood Lord starts
+with two (m)."""
+
 MODE_TRANSITION_LOOPS: dict[int, int] = {
     388: 61,   # siege: 2.71 s (LP:Siege_Tank)
     390: 48,   # unsiege: 2.14 s (LP:Siege_Tank)

@@ -222,6 +222,9 @@ class World:
         # --- damage and deaths
         if damage is not None:
             d = self.combat.deaths(damage, died)
+            if self.combat.spawns:  # (Broodlings where the Brood Lords' hits landed: new rows)
+                self.combat.spawn_pending()
+                return d if d is not None else NO_DEATHS
             if d is not None:
                 return d
         if not moved and not _count(explode):

@@ -149,6 +149,27 @@ def test_lurkers_burrow_near_enemy_ground_units_and_come_up_when_none_is_left() 
     assert lurker in set(w.u.tag[computer(g).army_rows].tolist())
 
 
+@pytest.mark.timeout(240)
+def test_ravagers_spit_corrosive_bile_at_what_cannot_step_out_of_it() -> None:
+    """``ZergRules.bile``: a Ravager whose bile is ready spits it at an enemy in reach, a structure
+    before a unit that could walk away; two Ravagers both aim at the one structure."""
+    from sc2pool.engine.sim.systems.zerg_spells import CORROSIVE_BILE
+
+    g, sx, sy, ravagers = _army_at_home(L.TIMING, (R.RAVAGER, 0, 0), (R.RAVAGER, 1, 0), race=D.ZERG)
+    w = g.world
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    d = float(np.hypot(sx - hx, sy - hy))
+    bx, by = sx + (sx - hx) / d * 7, sy + (sy - hy) / d * 7
+    [bunker] = w.spawn(24, 1, [bx], [by], free=True).tolist()  # (a Bunker: 400 life, 1 armor)
+    _near(g, D.MARINE, 1, sx, sy, 5)
+    ready = w.zerg.spells.ready
+    assert _until(g, lambda: all(ready.get((t, CORROSIVE_BILE), 0) > w.loop for t in ravagers), 6)
+    biles = list(w.zerg.spells.biles)
+    r = w.u.row(bunker)
+    bunker_xy = (float(w.u.x[r]), float(w.u.y[r]))
+    assert len(biles) == 2 and all((x, y) == bunker_xy for _, x, y, _ in biles), (biles, bunker_xy)
+
+
 def p_townhall(race: int) -> int:
     return R.PROFILES[race].townhalls[0]
 

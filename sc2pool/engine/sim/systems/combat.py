@@ -10,7 +10,8 @@ Damage per attack is ``max(0.5, damage + bonus(target attributes) - armor)``; on
 target each attack goes through the shields first, less their shield armor (Protoss Shields
 levels), and what breaks through is reduced by armor (:meth:`Combat._shield_hits`).  Some weapons
 hit more than their target: splash rings round it (a sieged tank's shell, the Archon's, the
-Ultralisk's), lines (the Lurker's spines, the Colossus's lances), bounces (the Mutalisk's glaives):
+Ultralisk's), lines (the Lurker's spines, the Colossus's lances), bounces (the Mutalisk's glaives),
+and some leave a unit where they land (the Brood Lord's Broodlings, :meth:`Combat._spawn_on_hit`):
 :meth:`Combat._splash`, facts in ``data.units``.  Upgrades researched
 (``systems/research.py``) add the attacker's weapon levels to the damage and the target's armor
 levels to the armor (:meth:`Combat._upgraded_damage`, :meth:`Combat._armor`); a stimmed unit's
@@ -27,7 +28,14 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.data.units import BOUNCE, LINE_SPLASH, PROTOSS_SHIELDS, SPLASH_ENEMIES_ONLY, SPLASH_RINGS
+from sc2pool.engine.data.units import (
+    BOUNCE,
+    LINE_SPLASH,
+    PROTOSS_SHIELDS,
+    SPAWN_ON_HIT,
+    SPLASH_ENEMIES_ONLY,
+    SPLASH_RINGS,
+)
 from sc2pool.engine.sim.units import EXPLODE, NEUTRAL_OWNER, TYPES, Deaths
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -53,9 +61,13 @@ _LINES = _by_row(LINE_SPLASH)
 """Type row -> (shape, length, half-width, fraction) of its line splash."""
 _BOUNCES = _by_row(BOUNCE)
 """Type row -> (extra targets, factor per bounce, range) of its bouncing shot."""
+_SPAWNS = _by_row(SPAWN_ON_HIT)
+"""Type row -> (unit spawned, its life in loops, escorts at most, loops to grow one)."""
 _RINGS_ANY = np.zeros(len(TYPES.specs), dtype=bool)
-"""Per type row: its weapon hits more than its target (a ring, a line or bounces)."""
-_RINGS_ANY[list(_RINGS) + list(_LINES) + list(_BOUNCES)] = True
+"""Per type row: its weapon does more than hit its target (a ring, a line, bounces, a spawn)."""
+_RINGS_ANY[list(_RINGS) + list(_LINES) + list(_BOUNCES) + list(_SPAWNS)] = True
+_ATTACK = 23
+"""The generic attack (Attack_Attack): what a spawned unit is sent to do where it landed."""
 
 
 class Combat:
@@ -75,6 +87,11 @@ class Combat:
         self._sh_hits: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         """This loop's hits on shielded targets (rows, damage per attack before armor, attacks),
         in the order they landed: :meth:`_apply` takes them through the shields."""
+        self.spawns: list[tuple[int, int, float, float, int]] = []
+        """Units this loop's hits leave, made once its deaths are done (:meth:`spawn_pending`):
+        (unit type, owner, x, y, life in loops)."""
+        self._escorts: dict[int, tuple[float, int]] = {}
+        """Attacker tag -> (the units it carries to shoot, the loop that was counted at)."""
 
     def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
              dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
@@ -236,6 +253,8 @@ class Combat:
                     self._line(at, ar, tr, owner, damage)
             elif at in _BOUNCES:
                 self._bounce(at, tr, owner, damage)
+            elif at in _SPAWNS:
+                self._spawn_on_hit(at, ar, tr, owner, damage)
 
     def _extra(self, at: int, owner: int, hit: np.ndarray, frac: np.ndarray | float, damage: np.ndarray) -> None:
         """Hits of an attack of type ``at`` by ``owner`` on rows ``hit``, ``frac`` of its damage."""
@@ -306,6 +325,36 @@ class Combat:
             self._extra(at, owner, np.array([nxt]), f, damage)
             ok[nxt] = False
             last = nxt
+
+    def _spawn_on_hit(self, at: int, ar: int, tr: int, owner: int, damage: np.ndarray) -> None:
+        """An attack of type ``at`` (attacker row ``ar``) that leaves units where it lands: the
+        attacker shoots every escort it carries (at least the one this attack is), each a hit of
+        the weapon's damage on ``tr`` and a unit left there (``data.units.SPAWN_ON_HIT``)."""
+        unit, life, most, grow = _SPAWNS[at]
+        n = 1
+        if ar >= 0:
+            tag = int(self.u.tag[ar])
+            loop = self.w.loop
+            have, since = self._escorts.get(tag, (float(most), loop))
+            have = min(float(most), have + (loop - since) / grow)
+            n = max(1, int(have))
+            self._escorts[tag] = (max(0.0, have - n), loop)
+        if n > 1:  # (the hit itself is dealt by the caller; these are the other escorts')
+            self._extra(at, owner, np.full(n - 1, tr), 1.0, damage)
+        self.spawns.extend([(unit, owner, float(self.u.x[tr]), float(self.u.y[tr]), life)] * n)
+
+    def spawn_pending(self) -> None:
+        """Make the units this loop's hits left (after its deaths, which change the rows); each
+        attack-moves where it landed and dies at the end of its life."""
+        w = self.w
+        pending, self.spawns = self.spawns, []
+        for unit, owner, x, y, life in pending:
+            tags = [int(t) for t in w.spawn(unit, owner, [x], [y]).tolist()]
+            for t in tags:
+                w.abilities.timed[t] = w.loop + life
+            w.commands.issue(owner, _ATTACK, tags, (x, y), 0, False)
+        if len(self._escorts) > 64:  # (forget attackers that are gone)
+            self._escorts = {t: v for t, v in self._escorts.items() if self.u.row(t) >= 0}
 
     def _hit(self, att: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
         """Accumulate single-target hits of attacker rows ``att`` into ``damage``."""
