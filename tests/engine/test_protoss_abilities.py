@@ -535,3 +535,45 @@ def test_hallucination_makes_units_that_use_no_supply_are_reported_as_such_and_v
     assert other == {}  # another player sees them as real
     g.step(P.HALLUCINATION_LOOPS)
     assert not [u for u in g.observation(1).observation.raw_data.units if u.unit_type == P.STALKER]
+
+
+def test_an_immortals_barrier_absorbs_the_first_100_damage_then_waits_its_cooldown() -> None:
+    """systems/barrier.py: the first hit raises the barrier (by itself), which takes up to 100 of
+    what reaches the Immortal for 48 loops (the shields stay full), then is ready 720 loops after
+    it was raised; spell damage goes through it too."""
+    from sc2pool.engine.sim.systems import barrier as B
+
+    assert (B.ABSORB, B.LOOPS, B.COOLDOWN) == (100.0, 48, 720)
+    g, w = rich_eco()
+    imm = spawn(w, B.IMMORTAL, 1, 20.0, 30.0)
+    marines = [spawn(w, MARINE, 2, 24.0, 29.0 + k) for k in range(3)]
+    disarm(w, imm)
+    g.step(1)
+    w.command(1, D.HOLDPOSITION_HOLD, [imm], None, 0, False)
+    w.command(2, D.ATTACK_ATTACK, marines, None, imm, False)
+    r = w.u.row(imm)
+    sh0, hp0 = float(w.u.shield[r]), float(w.u.hp[r])
+    g.step(40)  # (three Marines: about 9 shots of 6 in 40 loops, under the 100)
+    r = w.u.row(imm)
+    assert (float(w.u.shield[r]), float(w.u.hp[r])) == (sh0, hp0)
+    raised = w.barrier.state[imm]
+    assert raised[2] < B.ABSORB  # (it took them)
+    g.step(B.LOOPS)  # (it is down again: the shots reach the shields)
+    r = w.u.row(imm)
+    assert float(w.u.shield[r]) < sh0
+    for t in marines:  # (the Marines go; the Immortal's shields come back meanwhile)
+        w.remove_tags([t])
+    start = raised[0] - B.COOLDOWN
+    g.step(start + B.COOLDOWN - 10 - w.loop)
+    r = w.u.row(imm)
+    before = float(w.u.shield[r] + w.u.hp[r])
+    w.abilities._damage(r, 30.0)  # (a spell before the cooldown is over: no barrier)
+    r = w.u.row(imm)
+    assert float(w.u.shield[r] + w.u.hp[r]) == pytest.approx(before - 30.0)
+    g.step(20)
+    r = w.u.row(imm)
+    before = float(w.u.shield[r] + w.u.hp[r])
+    w.abilities._damage(r, 30.0)  # (ready again: this raises it, and it takes all 30)
+    r = w.u.row(imm)
+    assert float(w.u.shield[r] + w.u.hp[r]) == pytest.approx(before)
+    assert w.barrier.state[imm][2] == pytest.approx(B.ABSORB - 30.0)

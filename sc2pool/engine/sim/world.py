@@ -38,6 +38,7 @@ from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import PROTOSS, ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
+from sc2pool.engine.sim.systems.barrier import Barrier
 from sc2pool.engine.sim.systems.casting import Casting
 from sc2pool.engine.sim.systems.collision import Collision
 from sc2pool.engine.sim.systems.combat import Combat
@@ -107,6 +108,7 @@ class World:
         self.vision = Vision(self)
         self.targeting = Targeting(self)
         self.combat = Combat(self)
+        self.barrier = Barrier(self)
         self.collision = Collision(self)
         self.locomotion = Locomotion(self)
         self.placement = Placement(self)

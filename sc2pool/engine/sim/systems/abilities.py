@@ -695,6 +695,7 @@ class Abilities:
     def _damage(self, r: int, amount: float) -> None:
         """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies."""
         u = self.w.u
+        amount = self.w.barrier.absorb(r, amount)
         take = min(float(u.shield[r]), amount)
         u.shield[r] -= take
         self.w.regeneration.damaged(r)
@@ -710,11 +711,14 @@ class Abilities:
         for r in rows:
             if self.jumping and int(u.tag[r]) in self.jumping:
                 continue  # (invulnerable while warping)
+            left = self.w.barrier.absorb(r, amount)  # (an Immortal's barrier first)
+            if left <= 0.0:
+                continue
             s = float(u.shield[r])
             self.w.regeneration.damaged(r)
-            take = min(s, amount + shield_bonus)
+            take = min(s, left + shield_bonus)
             u.shield[r] = s - take
-            u.hp[r] -= amount - max(0.0, take - shield_bonus)
+            u.hp[r] -= left - max(0.0, take - shield_bonus)
             if u.hp[r] <= 0.0:
                 dead.append(int(u.tag[r]))
         if dead:

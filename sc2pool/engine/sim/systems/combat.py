@@ -461,6 +461,8 @@ class Combat:
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
+        if len(self.w.barrier.rows()):  # (Immortals' barriers take what reaches them first)
+            self._sh_hits = self.w.barrier.weapons(damage, self._sh_hits)
         if self._sh_hits:
             self._shield_hits(damage)
         if self.w.regeneration.watching():  # (shields wait again; Zerg life regenerates)

@@ -707,10 +707,13 @@ class ProtossAbilities:
         for r in rows:
             if jumping and int(u.tag[r]) in jumping:
                 continue
-            take = min(float(u.shield[r]), amount + shield_bonus)
+            left = self.w.barrier.absorb(r, amount)  # (an Immortal's barrier first)
+            if left <= 0.0:
+                continue
+            take = min(float(u.shield[r]), left + shield_bonus)
             u.shield[r] -= take
             self.w.regeneration.damaged(r)
-            u.hp[r] -= amount - max(0.0, take - shield_bonus)
+            u.hp[r] -= left - max(0.0, take - shield_bonus)
             if u.hp[r] <= 0.0:
                 dead.append(int(u.tag[r]))
         if dead:
