@@ -109,6 +109,8 @@ FORGE_T, EVO_T, WARPGATE_T = 63, 90, 133
 TURRET_T, CANNON_T, BATTERY_T, SPORE_T = 23, 66, 1910, 99
 ORBITAL_T, FORTRESS_T = 132, 130
 WIDOWMINE_BURROWED, LIBERATOR_AG = 500, 734
+VIKING_ASSAULT, THOR_AP, HELLBAT = 34, 691, 484
+"""The other forms of Terran army units (landed, High Impact Payload, transformed)."""
 OBSERVER, OVERSEER, OVERSEER_COCOON = 82, 129, 128
 # research ability ids (the client's; ``data.tech.RESEARCH``)
 GROUND_WEAPONS_1, GROUND_ARMOR_1, WARP_GATE = 1062, 1065, 1568
@@ -262,7 +264,8 @@ TERRAN_PROFILE = RaceProfile(
     army_from=QUEUE, builder=STAYS,
     simple=L.SIMPLE, builds=L.BUILDS, random_choices=L.RANDOM_CHOICES,
     supply_unit=D.SUPPLYDEPOT, addons=True, detector=TURRET,
-    forms={32: L.SIEGETANK, WIDOWMINE_BURROWED: L.WIDOWMINE, LIBERATOR_AG: L.LIBERATOR},
+    forms={32: L.SIEGETANK, WIDOWMINE_BURROWED: L.WIDOWMINE, LIBERATOR_AG: L.LIBERATOR, VIKING_ASSAULT: L.VIKING,
+           THOR_AP: L.THOR, HELLBAT: L.HELLION},
 )
 """Terran: as the Computer has always played (:mod:`.levels` holds its builds)."""
 

@@ -27,6 +27,10 @@ AI's use of them was found here):
   it with an enemy within :data:`TURRET_REACH`; a Ghost fires Steady Targeting at the enemy
   biological unit with the most life within :data:`SNIPE_REACH` (at least :data:`SNIPE_MIN_LIFE`),
   and EMP Round on the enemy unit with the most shields there (at least :data:`EMP_MIN_SHIELDS`).
+  From Hard up, Vikings land on enemy ground units while no enemy air unit is near and lift for
+  one (:data:`VIKING_LAND_REACH`); Thors take High Impact Payload against mostly massive enemy air
+  and Explosive Payload against the rest (:data:`THOR_AIR_REACH`); with an Armory, Hellions near
+  enemy ground units become Hellbats (:data:`HELLBAT_REACH`).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
@@ -39,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import BARRACKS, REACTOR, REFINERY, TECHLAB, Tech
 from sc2pool.engine.computer.races import ORBITAL_T, Role
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
@@ -115,9 +120,28 @@ EMP_MIN_SHIELDS = 50.0
 unit with this many shields or more (EMP Round drains 100 within 1.5), within :data:`SNIPE_REACH`
 (its casts' range 10) (m)."""
 
+VIKING_FIGHTER, VIKING_ASSAULT, TO_ASSAULT, TO_FIGHTER = 35, 34, 403, 405
+VIKING_LAND_REACH = 8.0
+VIKING_AIR_CLEAR = 14.0
+VIKING_LEAVE = 10.0
+"""From Hard up a Viking lands (assault mode, range 6 against ground) with an enemy ground unit
+this close and no enemy air unit within :data:`VIKING_AIR_CLEAR` (its fighter weapon's range 9 and
+the way in), lifts again at once when an enemy air unit comes that close, and once no enemy ground
+unit has been within :data:`VIKING_LEAVE` for :data:`~.rules.UNSIEGE_LOOPS` (m)."""
+THOR, THOR_AP, TO_HIGH_IMPACT, TO_EXPLOSIVE = 52, 691, 2362, 2364
+THOR_AIR_REACH = 14.0
+"""From Hard up a Thor takes High Impact Payload (one heavy shot, range 11, against air) when the
+enemy air units this close are mostly massive (Battlecruisers, Carriers, Brood Lords, ...), and
+Explosive Payload (splash against light air) when they are mostly not (m)."""
+HELLION, HELLBAT, TO_HELLBAT = 53, 484, 1998
+HELLBAT_REACH = 8.0
+"""From Hard up, once it has an Armory (the Hellbat needs one), a Hellion with an enemy ground unit
+this close becomes a Hellbat (more life, a wider close-range blast) and stays one (m)."""
 
 _BIOLOGICAL = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
 """Per type row: biological (Steady Targeting's targets)."""
+_MASSIVE = np.array([D.MASSIVE in s.attributes for s in TYPES.specs])
+"""Per type row: massive (what High Impact Payload is for)."""
 
 MODES = (Mode(SIEGE_TANK, SIEGED_TANK, SIEGE, UNSIEGE, SIEGE_REACH, UNSIEGE_REACH, air=False),
          Mode(WIDOWMINE, WIDOWMINE_BURROWED, MINE_BURROW, MINE_UNBURROW, MINE_REACH, MINE_LEAVE, air=True))
@@ -252,11 +276,67 @@ class TerranRules(RaceRules):
                 self.cloak(world, army[uid == BANSHEE], known)
             if c.defence.cloak_seen:
                 self.scan(world, army, known)
+        if c.difficulty >= L.HARD:
+            air = known[flying & ~TYPES.structure[u.ti[known]]] if len(known) else known
+            self.vikings(world, army[(uid == VIKING_FIGHTER) | (uid == VIKING_ASSAULT)], ground, air)
+            self.thors(world, army[(uid == THOR) | (uid == THOR_AP)], air)
+            self.hellbats(world, army[uid == HELLION], ground)
         if len(units):
             if world.research.has(c.player_id, WEAPON_REFIT_UPGRADE):
                 self.yamato(world, army[uid == BATTLECRUISER], units)
             self.turrets(world, army[uid == RAVEN], units)
             self.ghosts(world, army[uid == GHOST], units)
+
+    def vikings(self, world: World, vikings: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
+        """Vikings land on ground enemies and lift for air ones (:data:`VIKING_LAND_REACH`)."""
+        near_of = self.enemy_near.setdefault(VIKING_FIGHTER, {})
+        if not len(vikings):
+            near_of.clear()
+            return
+        u = world.u
+        pid = self.c.player_id
+        steady = vikings[u.kind[vikings] != TRANSFORM]
+        landed = steady[u.unit_id[steady] == VIKING_ASSAULT]
+        flying = steady[u.unit_id[steady] == VIKING_FIGHTER]
+        air_near_f = self.nearest(world, flying, air) <= VIKING_AIR_CLEAR
+        land = flying[~air_near_f & (self.nearest(world, flying, ground) <= VIKING_LAND_REACH)]
+        if len(land):
+            world.command(pid, TO_ASSAULT, [int(t) for t in u.tag[land].tolist()], None, 0, False)
+        air_near_l = self.nearest(world, landed, air) <= VIKING_AIR_CLEAR
+        lift = landed[air_near_l]
+        if len(lift):
+            world.command(pid, TO_FIGHTER, [int(t) for t in u.tag[lift].tolist()], None, 0, False)
+        rest = landed[~air_near_l]
+        self.settle(world, near_of, rest, self.nearest(world, rest, ground), VIKING_LEAVE, TO_FIGHTER)
+
+    def thors(self, world: World, thors: np.ndarray, air: np.ndarray) -> None:
+        """Thors take the payload that fits the enemy air units near (:data:`THOR_AIR_REACH`)."""
+        if not len(thors) or not len(air):
+            return
+        u = world.u
+        massive = _MASSIVE[u.ti[air]]
+        to_ap, to_ex = [], []
+        for r in thors[u.kind[thors] != TRANSFORM].tolist():
+            d = np.hypot(u.x[air] - u.x[r], u.y[air] - u.y[r])
+            near = d <= THOR_AIR_REACH
+            n_massive = int(np.count_nonzero(near & massive))
+            n_other = int(np.count_nonzero(near & ~massive))
+            if n_massive > n_other and int(u.unit_id[r]) == THOR:
+                to_ap.append(int(u.tag[r]))
+            elif n_other > n_massive and int(u.unit_id[r]) == THOR_AP:
+                to_ex.append(int(u.tag[r]))
+        for ability, tags in ((TO_HIGH_IMPACT, to_ap), (TO_EXPLOSIVE, to_ex)):
+            if tags:
+                world.command(self.c.player_id, ability, tags, None, 0, False)
+
+    def hellbats(self, world: World, hellions: np.ndarray, ground: np.ndarray) -> None:
+        """With an Armory, Hellions near enemy ground units become Hellbats (:data:`HELLBAT_REACH`)."""
+        if not len(hellions) or not len(ground) or not self.c.have_ready(T.ARMORY):
+            return
+        u = world.u
+        go = hellions[(u.kind[hellions] != TRANSFORM) & (self.nearest(world, hellions, ground) <= HELLBAT_REACH)]
+        if len(go):
+            world.command(self.c.player_id, TO_HELLBAT, [int(t) for t in u.tag[go].tolist()], None, 0, False)
 
     def liberate(self, world: World, libs: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
         """Liberators set their zone on enemy ground units, and lift it (see the module docstring)."""

@@ -177,6 +177,39 @@ def test_widow_mines_burrow_near_enemies_and_liberators_set_their_zone() -> None
 
 
 @pytest.mark.timeout(240)
+def test_from_hard_up_vikings_land_on_ground_and_lift_for_air_and_thors_pick_their_payload() -> None:
+    """``TerranRules.vikings`` / ``thors``: with only ground enemies near, a Viking lands; an enemy
+    Battlecruiser (massive air) near lifts it again and turns the Thor to High Impact Payload;
+    Mutalisks (light air) outnumbering it turn the Thor back."""
+    g, sx, sy, (viking, thor) = _army_at_home(L.AIR, (TR.VIKING_FIGHTER, 0, 0), (TR.THOR, 2, 0))
+    w = g.world
+    uid = lambda t: int(w.u.unit_id[w.u.row(t)])  # noqa: E731
+    assert (uid(viking), uid(thor)) == (TR.VIKING_FIGHTER, TR.THOR)  # nothing near
+    _near(g, D.MARINE, 2, sx, sy, 6)
+    assert _until(g, lambda: uid(viking) == TR.VIKING_ASSAULT, 8)
+    assert uid(thor) == TR.THOR  # (no air: it keeps its payload)
+    _near(g, TR.BATTLECRUISER, 1, sx, sy, 8)
+    assert _until(g, lambda: uid(viking) == TR.VIKING_FIGHTER and uid(thor) == TR.THOR_AP, 8)
+    _near(g, 108, 3, sx, sy, 8)  # (three Mutalisks)
+    assert _until(g, lambda: uid(thor) == TR.THOR, 8)
+    assert {viking, thor} <= set(w.u.tag[computer(g).army_rows].tolist())
+
+
+@pytest.mark.timeout(240)
+def test_from_hard_up_hellions_become_hellbats_once_an_armory_stands() -> None:
+    g, sx, sy, (hellion,) = _army_at_home(L.MACRO, (TR.HELLION, 0, 0))
+    w = g.world
+    uid = lambda: int(w.u.unit_id[w.u.row(hellion)])  # noqa: E731
+    _near(g, D.MARINE, 2, sx, sy, 6)
+    assert not _until(g, lambda: uid() == TR.HELLBAT, 4)  # (no Armory: it cannot)
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    spot = next((x, y) for x, y in ((hx + dx, hy + dy) for dx in range(-12, 13, 3) for dy in range(-12, 13, 3))
+                if w.placement.fits(ARMORY, x, y, 2) == 1)
+    w.construction.add_structure(ARMORY, 2, *spot)
+    assert _until(g, lambda: uid() == TR.HELLBAT, 8)
+
+
+@pytest.mark.timeout(240)
 def test_battlecruisers_fire_yamato_ravens_drop_turrets_and_ghosts_snipe() -> None:
     g, sx, sy, (bc, _, ghost) = _army_at_home(L.AIR, (TR.BATTLECRUISER, 0, 0), (TR.RAVEN, -2, 0), (TR.GHOST, 1, 1))
     w = g.world
