@@ -2,7 +2,9 @@
 Pylon first when none has room) and off its army's way out of each base; at the levels with army
 control it defends first while the enemy army it reckons is stronger than its army at home
 (:meth:`ProtossRules.defending`), its Nexuses cast Chrono Boost (:meth:`ProtossRules.chrono`) and
-its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`).  Once Warp Gate is
+its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`), and once Psionic Storm is
+researched (the Macro build's last research, from Hard up) its High Templar storm clumps of
+enemy units (:meth:`ProtossRules.storms`).  Once Warp Gate is
 researched (its builds' first research, from Medium up) its Gateways turn into Warp Gates (the
 engine's autocast) and it warps their units in at its Pylons (:meth:`ProtossRules.warp_in`).
 
@@ -29,6 +31,16 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
+HIGH_TEMPLAR, STORM, STORM_UPGRADE = 75, 1036, 52
+STORM_ENERGY = 75.0
+STORM_RADIUS = 1.5
+"""Psionic Storm: 75 energy, radius 1.5 (Liquipedia "Psionic Storm"; ``systems/protoss_abilities.py``)."""
+STORM_REACH = 10.0
+"""A High Templar storms an enemy whose centre is this close (its cast range 9 and a step) (m)."""
+STORM_MIN_SCORE = 3
+"""... where the enemy units under the storm, less twice its own there, are at least this many (m)."""
+STORM_SPACING = 3.0
+"""... and no storm of its own is up (or cast this decision) this close (m: two storms do not stack)."""
 SHIELD_ENERGY = 75.0
 """Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 CHRONO_ENERGY = 50.0
@@ -246,6 +258,46 @@ class ProtossRules(RaceRules):
         return np.concatenate(out) if out else np.zeros((0, 2))
 
     # ------------------------------------------------------------------ army
+    def tactics(self, world: World, army: np.ndarray) -> None:
+        """Its High Templar storm (:meth:`storms`)."""
+        c = self.c
+        if not c.level.own_build or not world.research.has(c.player_id, STORM_UPGRADE) or STORM in c.refused:
+            return
+        u = world.u
+        hts = army[u.unit_id[army] == HIGH_TEMPLAR]
+        known = c.known
+        if len(hts) and len(known):
+            self.storms(world, hts, known[~TYPES.structure[u.ti[known]]], army)
+
+    def storms(self, world: World, hts: np.ndarray, enemy: np.ndarray, own: np.ndarray) -> None:
+        """Each High Templar with the energy storms, within :data:`STORM_REACH`, the enemy unit
+        whose storm would hit the most enemy units less twice its own units
+        (:data:`STORM_MIN_SCORE` at least), away from its storms (:data:`STORM_SPACING`)."""
+        if not len(enemy):
+            return
+        c = self.c
+        u = world.u
+        ex, ey = u.x[enemy], u.y[enemy]
+        r2 = STORM_RADIUS ** 2
+        hit = ((ex[:, None] - ex[None, :]) ** 2 + (ey[:, None] - ey[None, :]) ** 2 <= r2).sum(axis=1)
+        mine = ((ex[:, None] - u.x[own][None, :]) ** 2 + (ey[:, None] - u.y[own][None, :]) ** 2 <= r2).sum(axis=1)
+        score = hit - 2 * mine
+        up = [(s.x, s.y) for s in world.protoss.storms if s.end > world.loop]
+        for r in hts.tolist():
+            tag = int(u.tag[r])
+            if int(u.ability[r]) == STORM or world.abilities.energy_of(tag) < STORM_ENERGY:
+                continue
+            ok = ((ex - u.x[r]) ** 2 + (ey - u.y[r]) ** 2 <= STORM_REACH ** 2) & (score >= STORM_MIN_SCORE)
+            for x, y in up:
+                ok &= (ex - x) ** 2 + (ey - y) ** 2 > STORM_SPACING ** 2
+            if not ok.any():
+                continue
+            k = int(np.argmax(np.where(ok, score, -1)))
+            at = (float(ex[k]), float(ey[k]))
+            if not c.answer(world.command(c.player_id, STORM, [tag], at, 0, False), STORM):
+                return
+            up.append(at)
+
     def shields(self, world: World, rows: np.ndarray, enemy: np.ndarray) -> None:
         """At the levels with army control, each Sentry among ``rows`` within :data:`SHIELD_REACH`
         of an enemy that can shoot casts Guardian Shield when it has the energy and no shield of its

@@ -277,8 +277,8 @@ Adepts (against light units: Liquipedia "Adept"), Stalkers and Zealots; the shar
 before Stalkers since the engine's Adept does 22 to a Marine every 36 loops for 100/25, a Stalker
 13 every 30 for 125/50; with Stalkers at 0.4 the gateway army lost to the 6:00 Marine push)."""
 _P_GATES_TEMPLAR = (_P_GATES[0], (Train(HIGHTEMPLAR, share=0.06, from_level=L.HARD), *_P_GATES[1]))
-"""The Macro build's Gateways: from Hard up High Templar first, merged into Archons (Liquipedia
-"Archon"; the Computer casts no Psionic Storm)."""
+"""The Macro build's Gateways: from Hard up High Templar first, some merged into Archons (Liquipedia
+"Archon"), the others storming once Psionic Storm is researched (``computer/protoss.py``)."""
 _P_ROBO = ((ROBO, NO_ADDON), (Train(COLOSSUS, share=0.08, from_level=L.HARD), Train(IMMORTAL)))
 """A Robotics Facility's Immortals (Liquipedia "1 Gate Robo expand"); from Hard up Colossi first, to
 a share of the army (their Robotics Bay: :meth:`~.melee.MeleeComputer.unlock`; Liquipedia
@@ -287,6 +287,10 @@ P_MARGIN = 3.0
 """The Protoss builds' :attr:`~.levels.Build.strength_margin` (m)."""
 _P_RESEARCH = (WARP_GATE, GROUND_WEAPONS_1, GROUND_ARMOR_1)
 """Warp Gate at the Cybernetics Core, then the Forge's level-1 ground weapons and armor."""
+PSIONIC_STORM = 1126
+_P_MACRO_RESEARCH = (*_P_RESEARCH, PSIONIC_STORM)
+"""The Macro build's research: then Psionic Storm at the Templar Archives (its High Templar storm,
+``computer/protoss.py``; the fourth entry: from Hard up, the levels that research that far)."""
 
 P_SIMPLE = Build("Simple", opener=((14, DEPOT), (16, GATEWAY)), barracks_per_base=2, expand_s=(420.0, 840.0),
                  reapers=0, first_attack_s=330.0, first_wave=8, wave_growth=3,
@@ -319,7 +323,7 @@ P_BUILDS: dict[int, Build] = {
                    first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((GATEWAY, 2.0), (CYBERCORE, 0.01), (ROBO, 1.0)), addons=(),
                              trains=(_P_GATES_TEMPLAR, _P_ROBO), refineries_per_base=1, spill=GATEWAY,
-                             research=_P_RESEARCH, more_gas_from=L.HARD,
+                             research=_P_MACRO_RESEARCH, more_gas_from=L.HARD,
                              unit_morphs=(UnitMorph(ARCHON_MERGE, share=0.1, from_level=L.HARD),)),
                    strength_margin=P_MARGIN),
     L.AIR: Build("Air", opener=((14, DEPOT), (16, GATEWAY), (16, REFINERY), (17, REFINERY), (19, CYBERCORE)),

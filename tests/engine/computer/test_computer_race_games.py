@@ -170,6 +170,28 @@ def test_ravagers_spit_corrosive_bile_at_what_cannot_step_out_of_it() -> None:
     assert len(biles) == 2 and all((x, y) == bunker_xy for _, x, y, _ in biles), (biles, bunker_xy)
 
 
+@pytest.mark.timeout(240)
+def test_high_templar_storm_a_clump_of_enemy_units_once_psionic_storm_is_researched() -> None:
+    """``ProtossRules.storms``: no storm before the research; with it and the energy, a High Templar
+    storms the clump of Marines, not the lone one nearer to it."""
+    from sc2pool.engine.computer import protoss as PR
+
+    g, sx, sy, (ht,) = _army_at_home(L.MACRO, (R.HIGHTEMPLAR, 0, 0), race=D.PROTOSS)
+    w = g.world
+    w.abilities.energy[ht] = (200.0, w.loop, 200.0)
+    [lone] = _near(g, D.MARINE, 1, sx, sy, -6.5)  # (behind it, towards its main; out of reach)
+    clump = _near(g, D.MARINE, 5, sx, sy, 9)
+    assert not _until(g, lambda: bool(w.protoss.storms), 3)  # (not researched: no storm)
+    w.research.grant(2, PR.STORM_UPGRADE)
+    assert _until(g, lambda: bool(w.protoss.storms), 4)
+    storm = w.protoss.storms[0]
+    rows = [w.u.row(t) for t in clump if w.u.row(t) >= 0]
+    cx, cy = float(np.mean(w.u.x[rows])), float(np.mean(w.u.y[rows]))
+    r = w.u.row(lone)
+    assert math.hypot(storm.x - cx, storm.y - cy) < 1.5
+    assert r < 0 or math.hypot(storm.x - float(w.u.x[r]), storm.y - float(w.u.y[r])) > 1.5
+
+
 def p_townhall(race: int) -> int:
     return R.PROFILES[race].townhalls[0]
 
