@@ -478,7 +478,10 @@ class Combat:
         self._hit(att, trows, damage)
         if extra and self._any_rings():
             self._splash(self.u.ti[att], trows, damage, self.u.owner[att], att)
-        return self.deaths(damage, None)
+        deaths = self.deaths(damage, None)
+        if self.spawns:  # (a Brood Lord's Broodlings, as in a game)
+            self.spawn_pending()
+        return deaths
 
     def _explode(self, rows: np.ndarray, damage: np.ndarray, died: np.ndarray) -> None:
         """Area damage around each exploding unit; the exploders die."""
