@@ -24,6 +24,14 @@ from sc2pool.engine.computer.races import POWER_MARGIN, POWER_RADIUS, WARPGATE_T
 from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
+from sc2pool.engine.sim.systems.protoss_abilities import (
+    HIGH_TEMPLAR,
+    STORM,
+    STORM_ENERGY,
+    STORM_RADIUS,
+    STORM_RANGE,
+    STORM_TECH,
+)
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
@@ -31,11 +39,8 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.systems.construction import Structure
     from sc2pool.engine.sim.world import World
 
-HIGH_TEMPLAR, STORM, STORM_UPGRADE = 75, 1036, 52
-STORM_ENERGY = 75.0
-STORM_RADIUS = 1.5
-"""Psionic Storm: 75 energy, radius 1.5 (Liquipedia "Psionic Storm"; ``systems/protoss_abilities.py``)."""
-STORM_REACH = 10.0
+STORM_UPGRADE = STORM_TECH
+STORM_REACH = STORM_RANGE + 1.0
 """A High Templar storms an enemy whose centre is this close (its cast range 9 and a step) (m)."""
 STORM_MIN_SCORE = 3
 """... where the enemy units under the storm, less twice its own there, are at least this many (m)."""
