@@ -45,7 +45,7 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import BARRACKS, REACTOR, REFINERY, TECHLAB, Tech
-from sc2pool.engine.computer.races import ORBITAL_T, Role
+from sc2pool.engine.computer.races import ORBITAL_T, THOR_AP, VIKING_ASSAULT, Role
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
@@ -120,7 +120,7 @@ EMP_MIN_SHIELDS = 50.0
 unit with this many shields or more (EMP Round drains 100 within 1.5), within :data:`SNIPE_REACH`
 (its casts' range 10) (m)."""
 
-VIKING_FIGHTER, VIKING_ASSAULT, TO_ASSAULT, TO_FIGHTER = 35, 34, 403, 405
+VIKING_FIGHTER, TO_ASSAULT, TO_FIGHTER = L.VIKING, 403, 405
 VIKING_LAND_REACH = 8.0
 VIKING_AIR_CLEAR = 14.0
 VIKING_LEAVE = 10.0
@@ -128,12 +128,12 @@ VIKING_LEAVE = 10.0
 this close and no enemy air unit within :data:`VIKING_AIR_CLEAR` (its fighter weapon's range 9 and
 the way in), lifts again at once when an enemy air unit comes that close, and once no enemy ground
 unit has been within :data:`VIKING_LEAVE` for :data:`~.rules.UNSIEGE_LOOPS` (m)."""
-THOR, THOR_AP, TO_HIGH_IMPACT, TO_EXPLOSIVE = 52, 691, 2362, 2364
+THOR, TO_HIGH_IMPACT, TO_EXPLOSIVE = L.THOR, 2362, 2364
 THOR_AIR_REACH = 14.0
 """From Hard up a Thor takes High Impact Payload (one heavy shot, range 11, against air) when the
 enemy air units this close are mostly massive (Battlecruisers, Carriers, Brood Lords, ...), and
 Explosive Payload (splash against light air) when they are mostly not (m)."""
-HELLION, HELLBAT, TO_HELLBAT = 53, 484, 1998
+HELLION, TO_HELLBAT = L.HELLION, 1998
 HELLBAT_REACH = 8.0
 """From Hard up, once it has an Armory (the Hellbat needs one), a Hellion with an enemy ground unit
 this close becomes a Hellbat (more life, a wider close-range blast) and stays one (m)."""

@@ -27,12 +27,14 @@ from sc2pool.engine.computer.races import (
     LURKER_BURROW,
     LURKER_BURROWED,
     LURKER_UNBURROW,
+    RAVAGER,
     Role,
 )
 from sc2pool.engine.computer.rules import Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.races.zerg import NO_CREEP_NEEDED
 from sc2pool.engine.sim.systems.placement import half_size, snap
+from sc2pool.engine.sim.systems.zerg_spells import CORROSIVE_BILE, SPELLS
 from sc2pool.engine.sim.units import IDLE, TYPES
 
 if TYPE_CHECKING:
@@ -62,8 +64,7 @@ LURKER_LEAVE = 10.0
 :data:`~.rules.UNSIEGE_LOOPS` (m)."""
 LURKER_MODE = Mode(LURKER, LURKER_BURROWED, LURKER_BURROW, LURKER_UNBURROW, LURKER_REACH, LURKER_LEAVE, air=False)
 """Lurkers attack only burrowed (Liquipedia "Lurker"): they burrow as Siege Tanks siege."""
-RAVAGER, CORROSIVE_BILE = 688, 2338
-BILE_REACH = 9.0
+BILE_REACH = SPELLS[CORROSIVE_BILE][1]
 """A Ravager spits Corrosive Bile at an enemy whose centre is this close: the client's cast range
 (the ability walks a Ravager farther away into range first, which the Computer does not want)."""
 BILES_PER_TARGET = 2

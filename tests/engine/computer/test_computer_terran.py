@@ -18,6 +18,7 @@ from test_computer_tech import no_attack, quiet  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
+from sc2pool.engine.computer import races as R  # noqa: E402
 from sc2pool.engine.computer import terran as TR  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 
@@ -186,10 +187,10 @@ def test_from_hard_up_vikings_land_on_ground_and_lift_for_air_and_thors_pick_the
     uid = lambda t: int(w.u.unit_id[w.u.row(t)])  # noqa: E731
     assert (uid(viking), uid(thor)) == (TR.VIKING_FIGHTER, TR.THOR)  # nothing near
     _near(g, D.MARINE, 2, sx, sy, 6)
-    assert _until(g, lambda: uid(viking) == TR.VIKING_ASSAULT, 8)
+    assert _until(g, lambda: uid(viking) == R.VIKING_ASSAULT, 8)
     assert uid(thor) == TR.THOR  # (no air: it keeps its payload)
     _near(g, TR.BATTLECRUISER, 1, sx, sy, 8)
-    assert _until(g, lambda: uid(viking) == TR.VIKING_FIGHTER and uid(thor) == TR.THOR_AP, 8)
+    assert _until(g, lambda: uid(viking) == TR.VIKING_FIGHTER and uid(thor) == R.THOR_AP, 8)
     _near(g, 108, 3, sx, sy, 8)  # (three Mutalisks)
     assert _until(g, lambda: uid(thor) == TR.THOR, 8)
     assert {viking, thor} <= set(w.u.tag[computer(g).army_rows].tolist())
@@ -201,12 +202,12 @@ def test_from_hard_up_hellions_become_hellbats_once_an_armory_stands() -> None:
     w = g.world
     uid = lambda: int(w.u.unit_id[w.u.row(hellion)])  # noqa: E731
     _near(g, D.MARINE, 2, sx, sy, 6)
-    assert not _until(g, lambda: uid() == TR.HELLBAT, 4)  # (no Armory: it cannot)
+    assert not _until(g, lambda: uid() == R.HELLBAT, 4)  # (no Armory: it cannot)
     hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
     spot = next((x, y) for x, y in ((hx + dx, hy + dy) for dx in range(-12, 13, 3) for dy in range(-12, 13, 3))
                 if w.placement.fits(ARMORY, x, y, 2) == 1)
     w.construction.add_structure(ARMORY, 2, *spot)
-    assert _until(g, lambda: uid() == TR.HELLBAT, 8)
+    assert _until(g, lambda: uid() == R.HELLBAT, 8)
 
 
 @pytest.mark.timeout(240)

@@ -461,7 +461,7 @@ class Combat:
 
     def _apply(self, damage: np.ndarray) -> None:
         u = self.u
-        if len(self.w.barrier.rows()):  # (Immortals' barriers take what reaches them first)
+        if self.w.unit_set_facts()[2] and len(self.w.barrier.rows()):  # (Immortals' barriers first; they have shields)
             self._sh_hits = self.w.barrier.weapons(damage, self._sh_hits)
         if self._sh_hits:
             self._shield_hits(damage)
