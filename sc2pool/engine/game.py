@@ -87,6 +87,7 @@ from sc2pool.engine.sim.units import (
     N_KINDS,
     NEUTRAL_OWNER,
     PATROL,
+    TRANSFORM,
     TYPES,
 )
 from sc2pool.engine.sim.world import World
@@ -583,7 +584,8 @@ class Game:
         owner = u.owner
         alliance = np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
         orders: dict[int, bytes] = {}
-        busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)) & (u.kind != ECON))[0]
+        busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)) & (u.kind != ECON)
+                          & ((u.kind != TRANSFORM) | (u.ability != 0)))[0]  # (held in stasis: no order)
         if len(busy):
             queued = np.zeros(len(busy), dtype=bool)
             if u.queues:
@@ -658,6 +660,8 @@ class Game:
         u = self.world.u
         k = int(u.kind[i])
         ab = int(u.ability[i])
+        if k == TRANSFORM and ab == 0:  # (held in stasis: no order)
+            return b""
         if k == IDLE:  # fighting an automatically acquired target
             out = encode_order(D.ATTACK_ATTACK, target_tag=int(u.eng[i]))
         elif k in (MOVE, ATTACK_MOVE, PATROL):

@@ -434,6 +434,7 @@ def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_it
     (P.STORM, P.HIGH_TEMPLAR, True), (P.FEEDBACK, P.HIGH_TEMPLAR, False), (P.MERGE, P.HIGH_TEMPLAR, None),
     (P.ALIGN, P.VOID_RAY, None), (P.NOVA, P.DISRUPTOR, True), (P.REVELATION, P.ORACLE, True),
     (P.BEAM_ON, P.ORACLE, None), (P.BUILD_INTERCEPTORS, P.CARRIER, None), (P.GRAVITON, P.PHOENIX, False),
+    (P.STASIS_WARD, P.ORACLE, True),
 ])
 def test_these_abilities_are_no_longer_not_supported(ability: int, caster: int, point: bool | None) -> None:
     g, w = rich_eco()

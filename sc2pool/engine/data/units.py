@@ -371,7 +371,7 @@ FACTS_TABLE: tuple[UnitFacts, ...] = (
     _F(594, "ProtossCrates", LEGACY, hp=10, radius=0.75, src="TT"),
     _F(694, "Disruptor", UNIT, hp=100, radius=0.5, sh=100, armor_up="ProtossGroundArmor", src="TT"),
     _F(725, "VoidMPImmortalReviveCorpse", LEGACY, hp=200, radius=0.75, src="TT"),
-    _F(732, "OracleStasisTrap", SUMMON, hp=30, radius=0.4375, sh=30, fp=(1, 1), src="TT; AB"),
+    _F(732, "OracleStasisTrap", SUMMON, hp=30, radius=0.4375, sh=30, fp=(1, 1), cloaked=True, src="TT; AB; LP:Stasis_Ward"),
     _F(733, "DisruptorPhased", SUMMON, hp=100, radius=0.5, sh=100, src="TT"),
     _F(800, "ReleaseInterceptorsBeacon", SUMMON, hp=1, radius=1.5, flying=True, src="TT"),
     _F(801, "AdeptPhaseShift", SUMMON, hp=90, radius=0.5, sh=50, src="TT"),

@@ -221,6 +221,12 @@ class CommandPath:
             trow = u.row(target_tag)
             if trow < 0:
                 return CANT_TARGET_THAT_UNIT
+        if w.stasis.held:  # (units in stasis neither act nor are acted on: systems/stasis.py)
+            if target_tag in w.stasis.held:
+                return CANT_TARGET_THAT_UNIT
+            rows = rows[~np.isin(u.tag[rows], np.fromiter(w.stasis.held, dtype=np.int64))]
+            if len(rows) == 0:
+                return ERROR
         hostile = trow >= 0 and int(u.owner[trow]) not in (player, NEUTRAL_OWNER)
         cmd = Command(player, ability, rows, target_pos, target_tag, trow, queue, hostile)
         # the economy's abilities first; any other command takes the units off their economy jobs

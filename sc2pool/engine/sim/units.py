@@ -295,7 +295,8 @@ class UnitStore:
     unit_id: np.ndarray
     neutral: np.ndarray
     no_auto: np.ndarray
-    """Units nobody acquires as a target on its own: neutral types and the map's destructibles."""
+    """Units nobody acquires as a target on its own: neutral types, the map's destructibles and
+    the units :meth:`hold` names."""
     targetable_rows: np.ndarray
     max_speed: float
 
@@ -305,14 +306,17 @@ class UnitStore:
         self.queues: dict[int, list[Order]] = {}
         self.next_tag = TAG_BASE + 1
         self.version = 0
+        self.held = np.zeros(0, dtype=np.int64)
+        """Tags of units nobody may target (in stasis: ``systems/stasis.py``), sorted."""
         self._bind()
 
     def __getstate__(self) -> dict[str, object]:
         # the column attributes are views: pickle/deepcopy only the blocks and rebind on load
         return {"F": self.F, "I": self.I, "queues": self.queues, "next_tag": self.next_tag,
-                "version": self.version}
+                "version": self.version, "held": self.held}
 
     def __setstate__(self, state: dict[str, object]) -> None:
+        self.held = np.zeros(0, dtype=np.int64)  # (a state saved before stasis existed)
         self.__dict__.update(state)
         self.version -= 1
         self._bind()
@@ -333,8 +337,24 @@ class UnitStore:
         d.update(zip(_DERIVED_FLOAT, TYPES.fmat[:, ti], strict=True))
         d.update(zip(_DERIVED_BOOL, TYPES.bmat[:, ti], strict=True))
         self.unit_id = TYPES.unit_id[ti]
-        self.no_auto = self.neutral | _NO_AUTO_TYPE[ti]
+        self._targetable()
+        sp = self.speed[self.targetable_rows]
+        self.max_speed = float(sp.max()) if len(sp) else 0.0
+
+    def _targetable(self) -> None:
+        self.no_auto = self.neutral | _NO_AUTO_TYPE[self.ti]
+        if len(self.held):
+            rows = self.rows(self.held)
+            self.no_auto[rows[rows >= 0]] = True
         self.targetable_rows = np.nonzero(~self.no_auto)[0]
+
+    def hold(self, tags: np.ndarray) -> None:
+        """From now on nobody may target the units of ``tags`` (and the units held before are
+        free again): they leave :attr:`targetable_rows`, and caches keyed on :attr:`version`
+        are rebuilt."""
+        self.held = np.sort(np.asarray(tags, dtype=np.int64))
+        self.version += 1
+        self._targetable()
         sp = self.speed[self.targetable_rows]
         self.max_speed = float(sp.max()) if len(sp) else 0.0
 

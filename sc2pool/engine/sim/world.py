@@ -58,6 +58,7 @@ from sc2pool.engine.sim.systems.protoss_abilities import ProtossAbilities
 from sc2pool.engine.sim.systems.regeneration import Regeneration
 from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
+from sc2pool.engine.sim.systems.stasis import Stasis
 from sc2pool.engine.sim.systems.supply import Supply
 from sc2pool.engine.sim.systems.targeting import Targeting
 from sc2pool.engine.sim.systems.tempo import Tempo
@@ -140,6 +141,8 @@ class World:
         self.warpgates = WarpGates(self)
         self.protoss = ProtossAbilities(self)
         """Protoss units' casts: Blink, Charge, shades, Guardian Shield, Psionic Storm, Feedback, Archons."""
+        self.stasis = Stasis(self)
+        """The Oracles' Stasis Wards and the units they hold."""
         # Zerg: larvae and eggs, creep, the Queens' casts (run by the Zerg race's upkeep)
         self.larva = Larva(self)
         self.creep = Creep(self)
@@ -350,6 +353,8 @@ class World:
             self.protoss.carriers(to)
         if self.protoss.busy:
             self.protoss.upkeep(to)
+        if self.stasis.active:
+            self.stasis.upkeep(to)
         self.harvest.flush()
 
     def _forget_protoss(self, alive: set[int]) -> None:
@@ -414,6 +419,8 @@ class World:
             self.zerg.extras(parts)
         if self.protoss.hallucinations:
             self.protoss.extras(player, parts)
+        if self.stasis.held:
+            self.stasis.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.harvest.extras(player, parts)
@@ -440,6 +447,8 @@ class World:
                 h = min(h, self.casting.horizon(self.loop))
             if self.protoss.busy:  # (a Protoss cast in range, a shade's end, a storm's damage)
                 h = min(h, self.protoss.horizon(self.loop))
+            if self.stasis.active:  # (a ward arms, ends or may be reached; a stasis ends)
+                h = min(h, self.stasis.horizon(self.loop))
         if self.modes.pending:  # (a form change ends at its loop)
             h = min(h, self.modes.horizon())
         if self.transport.active:  # (a Medivac's next drop, a salvage's end)

@@ -65,7 +65,9 @@ seconds are converted at 22.4 game loops per second):
   channel for :data:`GRAVITON_LOOPS` (their order the beam: they neither move nor fire; commands
   to them wait for its end); 174 on the Phoenix ends it early; it ends when either dies.  That
   the lifted unit becomes a target for anti-air weapons is not simulated (m).
-- *Oracle* (LP:Oracle): Revelation (2146, a point within the client's cast range 12; 25 energy):
+- *Oracle* (LP:Oracle): Stasis Ward (2505, a point; the client's cast range 0: the Oracle flies
+  there) places a ward for :data:`~sc2pool.engine.sim.systems.stasis.WARD_ENERGY`; what the ward
+  does is ``systems/stasis.py``.  Revelation (2146, a point within the client's cast range 12; 25 energy):
   every unit of another player within :data:`REVEAL_RADIUS` of the point is detected by the
   Oracle's player for :data:`REVEAL_LOOPS` wherever it goes (``systems/detection.py`` asks
   :meth:`ProtossAbilities.revealed`; m: the vision it also gives is not simulated).  Pulsar Beam
@@ -124,6 +126,8 @@ from sc2pool.engine.sim.commands import (
     TECH_REQUIREMENTS_NOT_MET,
 )
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
+from sc2pool.engine.sim.systems.stasis import ACTIVATE as WARD_ACTIVATE
+from sc2pool.engine.sim.systems.stasis import STASIS_WARD, WARD, WARD_ENERGY
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -243,6 +247,7 @@ CASTERS = {BLINK: STALKER, BLINK_GENERIC: STALKER, SHADOW_STRIDE: DARK_TEMPLAR, 
            FORCE_FIELD: SENTRY, ALIGN: VOID_RAY, STORM: HIGH_TEMPLAR, FEEDBACK: HIGH_TEMPLAR, MERGE: HIGH_TEMPLAR,
            BUILD_INTERCEPTORS: CARRIER, NOVA: DISRUPTOR, TIME_WARP: MOTHERSHIP, GRAVITON: PHOENIX,
            GRAVITON_CANCEL: PHOENIX, RESTORE: BATTERY, REVELATION: ORACLE, BEAM_ON: ORACLE, BEAM_OFF: ORACLE,
+           STASIS_WARD: ORACLE, WARD_ACTIVATE: WARD,
            **{ab: SENTRY for ab in HALLUCINATIONS}}
 """Ability -> the type that uses it (the merge: Dark Templar too)."""
 ABILITIES = frozenset(CASTERS)
@@ -341,6 +346,7 @@ class ProtossAbilities:
             CastSpec(REVELATION, REVEAL_RANGE, self._reveal, energy=REVEAL_ENERGY),
             CastSpec(GRAVITON, GRAVITON_RANGE, self._graviton, on_unit=True, energy=GRAVITON_ENERGY, keeps_order=True),
             CastSpec(TIME_WARP, WARP_RANGE, self._time_warp, energy=WARP_ENERGY),
+            CastSpec(STASIS_WARD, 0.0, self._stasis_ward, energy=WARD_ENERGY),  # (range: the client's 0)
         )
 
     @property
@@ -392,6 +398,8 @@ class ProtossAbilities:
             return SUCCESS if int(self.w.u.owner[c.trow]) == c.player else CANT_TARGET_THAT_UNIT
         if ab == BUILD_INTERCEPTORS:
             return SUCCESS  # (the hangar builds by itself: autocast)
+        if ab == WARD_ACTIVATE:
+            return SUCCESS if self.w.stasis.activate([int(t) for t in self.w.u.tag[rows].tolist()]) else ERROR
         w = self.w
         u = w.u
         research = {BLINK: BLINK_TECH, BLINK_GENERIC: BLINK_TECH, CHARGE: CHARGE_TECH, STORM: STORM_TECH,
@@ -420,7 +428,8 @@ class ProtossAbilities:
         if not free:
             return COOLDOWN
         energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY,
-                  REVELATION: REVEAL_ENERGY, GRAVITON: GRAVITON_ENERGY, TIME_WARP: WARP_ENERGY}.get(ab, 0.0)
+                  REVELATION: REVEAL_ENERGY, GRAVITON: GRAVITON_ENERGY, TIME_WARP: WARP_ENERGY,
+                  STASIS_WARD: WARD_ENERGY}.get(ab, 0.0)
         if energy:
             w.abilities._register()
             free = [r for r in free if w.abilities.energy_of(int(u.tag[r])) >= energy]
@@ -671,6 +680,9 @@ class ProtossAbilities:
     def _time_warp(self, cast: Cast, r: int, t: int, loop: int) -> None:
         self.warps.append(Warp(cast.x, cast.y, loop + WARP_LOOPS, int(self.w.u.owner[r])))
         self._warps(loop)
+
+    def _stasis_ward(self, cast: Cast, r: int, t: int, loop: int) -> None:
+        self.w.stasis.place(int(self.w.u.owner[r]), cast.x, cast.y)
 
     def _reveal(self, cast: Cast, r: int, t: int, loop: int) -> None:
         u = self.w.u
@@ -1084,6 +1096,8 @@ class ProtossAbilities:
                 out.append((BEAM_ON, False))
             if e >= REVEAL_ENERGY:
                 out.append((REVELATION, True))
+            if e >= WARD_ENERGY:
+                out.append((STASIS_WARD, True))
         elif uid == VOID_RAY and self.ready.get((tag, ALIGN), 0) <= loop:
             out.append((ALIGN, False))
         elif uid == SENTRY:
