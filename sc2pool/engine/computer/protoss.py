@@ -4,7 +4,8 @@ control it defends first while the enemy army it reckons is stronger than its ar
 (:meth:`ProtossRules.defending`), its Nexuses cast Chrono Boost (:meth:`ProtossRules.chrono`) and
 its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`), and once Psionic Storm is
 researched (the Macro build's last research, from Hard up) its High Templar storm clumps of
-enemy units (:meth:`ProtossRules.storms`).  Once Warp Gate is
+enemy units (:meth:`ProtossRules.storms`), and drain the casters they meet with Feedback
+(:meth:`ProtossRules.feedbacks`).  Once Warp Gate is
 researched (its builds' first research, from Medium up) its Gateways turn into Warp Gates (the
 engine's autocast) and it warps their units in at its Pylons (:meth:`ProtossRules.warp_in`).
 
@@ -25,6 +26,9 @@ from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRule
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.systems.protoss_abilities import (
+    FEEDBACK,
+    FEEDBACK_ENERGY,
+    FEEDBACK_RANGE,
     HIGH_TEMPLAR,
     STORM,
     STORM_ENERGY,
@@ -46,6 +50,10 @@ STORM_MIN_SCORE = 3
 """... where the enemy units under the storm, less twice its own there, are at least this many (m)."""
 STORM_SPACING = 3.0
 """... and no storm of its own is up (or cast this decision) this close (m: two storms do not stack)."""
+FEEDBACK_REACH = FEEDBACK_RANGE + 1.0
+"""A High Templar feeds back an enemy whose centre is this close (its cast range 10 and a step) (m)."""
+FEEDBACK_MIN = 50.0
+"""... that has at least this much energy (m: enough for a spell of its own, or 25 damage)."""
 SHIELD_ENERGY = 75.0
 """Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 CHRONO_ENERGY = 50.0
@@ -264,15 +272,48 @@ class ProtossRules(RaceRules):
 
     # ------------------------------------------------------------------ army
     def tactics(self, world: World, army: np.ndarray) -> None:
-        """Its High Templar storm (:meth:`storms`)."""
+        """Its High Templar storm (:meth:`storms`), then feed back (:meth:`feedbacks`)."""
         c = self.c
-        if not c.level.own_build or not world.research.has(c.player_id, STORM_UPGRADE) or STORM in c.refused:
+        if not c.level.own_build:
             return
         u = world.u
         hts = army[u.unit_id[army] == HIGH_TEMPLAR]
         known = c.known
-        if len(hts) and len(known):
-            self.storms(world, hts, known[~TYPES.structure[u.ti[known]]], army)
+        if not len(hts) or not len(known):
+            return
+        enemy = known[~TYPES.structure[u.ti[known]]]
+        if world.research.has(c.player_id, STORM_UPGRADE) and STORM not in c.refused:
+            self.storms(world, hts, enemy, army)
+        if FEEDBACK not in c.refused:
+            self.feedbacks(world, hts, enemy)
+
+    def feedbacks(self, world: World, hts: np.ndarray, enemy: np.ndarray) -> None:
+        """Each High Templar with the energy and no cast under way feeds back, within
+        :data:`FEEDBACK_REACH`, the enemy unit with the most energy (:data:`FEEDBACK_MIN` at least),
+        one High Templar a target."""
+        energy = world.abilities.energy
+        if not energy or not len(enemy):
+            return
+        c = self.c
+        u = world.u
+        tags = u.tag[enemy]
+        has = np.isin(tags, np.fromiter(energy, dtype=np.int64, count=len(energy)))
+        enemy, tags = enemy[has], tags[has]
+        if not len(enemy):
+            return
+        e = np.array([world.abilities.energy_of(int(t)) for t in tags.tolist()])
+        ok = e >= FEEDBACK_MIN
+        for r in hts.tolist():
+            tag = int(u.tag[r])
+            if int(u.ability[r]) in (STORM, FEEDBACK) or world.abilities.energy_of(tag) < FEEDBACK_ENERGY:
+                continue
+            near = ok & ((u.x[enemy] - u.x[r]) ** 2 + (u.y[enemy] - u.y[r]) ** 2 <= FEEDBACK_REACH ** 2)
+            if not near.any():
+                continue
+            k = int(np.argmax(np.where(near, e, -1.0)))
+            if not c.answer(world.command(c.player_id, FEEDBACK, [tag], None, int(tags[k]), False), FEEDBACK):
+                return
+            ok[k] = False
 
     def storms(self, world: World, hts: np.ndarray, enemy: np.ndarray, own: np.ndarray) -> None:
         """Each High Templar with the energy storms, within :data:`STORM_REACH`, the enemy unit

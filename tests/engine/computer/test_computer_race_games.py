@@ -192,6 +192,26 @@ def test_high_templar_storm_a_clump_of_enemy_units_once_psionic_storm_is_researc
     assert r < 0 or math.hypot(storm.x - float(w.u.x[r]), storm.y - float(w.u.y[r])) > 1.5
 
 
+@pytest.mark.timeout(240)
+def test_high_templar_feed_back_the_enemy_caster_with_the_most_energy_in_reach() -> None:
+    """``ProtossRules.feedbacks``: a High Templar with 50 energy drains the Ghost with 100 energy,
+    not the nearer one with 30 (below the 50 it looks for), and no research is needed."""
+    g, sx, sy, (ht,) = _army_at_home(L.MACRO, (R.HIGHTEMPLAR, 0, 0), race=D.PROTOSS)
+    w = g.world
+    ghost = 50
+    [poor] = _near(g, ghost, 1, sx, sy, 5)
+    [rich] = _near(g, ghost, 1, sx, sy, 8.5)
+    w.abilities._register()
+    w.abilities.energy[ht] = (60.0, w.loop, 200.0)
+    w.abilities.energy[poor] = (30.0, w.loop, 200.0)
+    w.abilities.energy[rich] = (100.0, w.loop, 200.0)
+    assert _until(g, lambda: w.abilities.energy_of(rich) < 5.0, 4)
+    assert w.abilities.energy_of(poor) >= 30.0
+    assert w.abilities.energy_of(ht) < 15.0  # (60 - 50 and what it regained since)
+    r = w.u.row(rich)
+    assert r < 0 or float(w.u.hp[r]) <= 100.0 - 50.0 + 1e-6  # 0.5 damage per energy drained
+
+
 def p_townhall(race: int) -> int:
     return R.PROFILES[race].townhalls[0]
 
