@@ -44,7 +44,7 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
-from sc2pool.engine.computer.levels import BARRACKS, REACTOR, REFINERY, TECHLAB, Tech
+from sc2pool.engine.computer.levels import BARRACKS, ENGBAY, REACTOR, REFINERY, TECHLAB, Tech
 from sc2pool.engine.computer.races import ORBITAL_T, THOR_AP, VIKING_ASSAULT, Role
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
 from sc2pool.engine.data import tech as T
@@ -71,6 +71,11 @@ _ADDON_TYPES = frozenset({ADDON_TYPE, *TECHLABS, *REACTORS})
 ORBITAL = ORBITAL_T
 SIEGE_TANK, SIEGED_TANK, BANSHEE, MARAUDER = 33, 32, 55, 51
 ORBITAL_MORPH, CALLDOWN_MULE, SCANNER_SWEEP = 1516, 171, 399
+FORTRESS_MORPH = 1450
+"""Command Center -> Planetary Fortress (the client's id; 150/150, an Engineering Bay: ``data.tech``)."""
+FORTRESS_FROM_BASE = 2
+"""From Hard up, a Command Center this far down the list of its bases by distance from its main (0
+the main, 1 the natural) becomes a Planetary Fortress instead of an Orbital Command (m)."""
 SIEGE, UNSIEGE, STIM, BANSHEE_CLOAK = 388, 390, 3675, 392
 STIMPACK_UPGRADE, CLOAK_UPGRADE = 15, 20
 """Upgrade ids (the client's): Stimpack, Cloaking Field."""
@@ -214,12 +219,24 @@ class TerranRules(RaceRules):
     def train_workers(self, world: World, ready_th: list[Structure], n_workers: int, want: int, used: int,
                       cap: int) -> int:
         """From Medium up an idle finished Command Center becomes an Orbital Command, once a
-        Barracks stands, before it trains its next SCV (one a decision)."""
+        Barracks stands, before it trains its next SCV (one a decision); from Hard up the third
+        base's and later ones become Planetary Fortresses once an Engineering Bay stands."""
         c = self.c
         if c.level.own_build and any(s.unit_id == D.BARRACKS and s.ready for s in c.structs) \
                 and c.can_spend(world, 150, 0):
+            hx, hy = c.home
+            far = sorted(ready_th, key=lambda th: (th.x - hx) ** 2 + (th.y - hy) ** 2)[FORTRESS_FROM_BASE:]
+            fortress = c.difficulty >= L.HARD and FORTRESS_MORPH not in c.refused and bool(far)
+            ebays = [s for s in c.structs if s.unit_id == T.EBAY]
+            if fortress and not ebays and c.can_spend(world, 125, 0):
+                c.place(world, ENGBAY)  # (what a Planetary Fortress needs)
             for th in ready_th:
                 if th.unit_id == D.COMMANDCENTER and not th.queue and th.morph is None:
+                    if fortress and th in far:
+                        if any(s.ready for s in ebays) and c.can_spend(world, 150, 150):
+                            c.answer(world.command(c.player_id, FORTRESS_MORPH, [th.tag], None, 0, False),
+                                     FORTRESS_MORPH)
+                        continue  # (it waits for the Engineering Bay and the gas, not an Orbital)
                     c.answer(world.command(c.player_id, ORBITAL_MORPH, [th.tag], None, 0, False), ORBITAL_MORPH)
                     break
         return super().train_workers(world, [th for th in ready_th if th.morph is None], n_workers, want, used, cap)

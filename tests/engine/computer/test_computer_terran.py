@@ -251,3 +251,24 @@ def test_below_hard_the_top_of_the_tech_tree_is_neither_trained_nor_unlocked() -
     assert made(g, L.BANSHEE) >= 1  # (its Starports with Tech Labs stand)
     got = {t: made(g, t) for t in (L.RAVEN, L.LIBERATOR, L.BATTLECRUISER, FUSION_CORE)}
     assert not any(got.values()), got
+
+
+@pytest.mark.timeout(240)
+def test_from_hard_up_its_third_base_becomes_a_planetary_fortress() -> None:
+    """``TerranRules.train_workers``: from Hard up, the Command Center farthest from its main of
+    three becomes a Planetary Fortress (an Engineering Bay built for it), the main and natural
+    Orbital Commands; MediumHard makes Orbital Commands only."""
+    got = {}
+    for level in (L.MEDIUM_HARD, L.HARD):
+        g = melee(level, L.MACRO)
+        no_attack(g)
+        play_until(g, 10 * 60)
+        got[level] = (count(g, 2, R.FORTRESS_T), count(g, 2, R.ORBITAL_T), count(g, 2, 22))
+        if level == L.HARD:
+            w = g.world
+            hx, hy = computer(g).home
+            th = np.flatnonzero((w.u.owner == 2) & np.isin(w.u.unit_id, [R.FORTRESS_T, R.ORBITAL_T]))
+            far = th[np.argmax(np.hypot(w.u.x[th] - hx, w.u.y[th] - hy))]
+            assert int(w.u.unit_id[far]) == R.FORTRESS_T
+    assert got[L.HARD][0] == 1 and got[L.HARD][1] == 2 and got[L.HARD][2] >= 1, got
+    assert got[L.MEDIUM_HARD][0] == 0, got
