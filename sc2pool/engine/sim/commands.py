@@ -69,6 +69,7 @@ CANT_TARGET_THAT_UNIT = 36
 BUILD_TECH_REQUIREMENTS_NOT_MET = 40
 CANT_BUILD_ON_THAT = 42
 CANT_BUILD_LOCATION_INVALID = 44
+CANT_SEE_BUILD_LOCATION = 45
 CANT_BUILD_TOO_CLOSE_TO_RESOURCES = 47
 MUST_BUILD_REFINERY_FIRST = 63
 BUILDING_IS_UNDER_CONSTRUCTION = 64
@@ -166,9 +167,12 @@ class CommandPath:
         from sc2pool.engine.sim.systems.addons import ABILITIES as ADDON_ABILITIES
         from sc2pool.engine.sim.systems.modes import ABILITIES as MODE_ABILITIES
         from sc2pool.engine.sim.systems.morph import UPGRADES, simulated_modes
+        from sc2pool.engine.sim.systems.nydus import ABILITIES as NYDUS_ABILITIES
+        from sc2pool.engine.sim.systems.nydus import UNLOAD_UNIT as NYDUS_UNLOAD_UNIT
         from sc2pool.engine.sim.systems.repair import ABILITIES as REPAIR_ABILITIES
         from sc2pool.engine.sim.systems.research import abilities as research_abilities
         from sc2pool.engine.sim.systems.transport import ABILITIES as TRANSPORT_ABILITIES
+        from sc2pool.engine.sim.systems.transport import UNLOAD_UNIT
 
         self.modes = simulated_modes()
         """Mode morphs the engine simulates at once (lower/raise a supply depot)."""
@@ -176,6 +180,10 @@ class CommandPath:
         """Form changes with a transition (siege, lift off, land, ...): ``systems/modes.py``."""
         self.transport_abilities = TRANSPORT_ABILITIES
         """Load, unload, salvage: ``systems/transport.py``."""
+        self.nydus_abilities = NYDUS_ABILITIES
+        """Summon a Nydus Worm; load into and unload a Nydus Network or Worm: ``systems/nydus.py``."""
+        self.unload_unit = UNLOAD_UNIT | frozenset(NYDUS_UNLOAD_UNIT)
+        """Unloading one unit: its target is a passenger, a unit out of the store."""
         self.repair_abilities = REPAIR_ABILITIES
         """Repair: ``systems/repair.py``."""
         for table, handler in ((TRAINS, self._train), (RALLY_ABILITIES, self._rally),
@@ -219,7 +227,7 @@ class CommandPath:
         trow = -1
         if target_tag:
             trow = u.row(target_tag)
-            if trow < 0:
+            if trow < 0 and not (ability in self.unload_unit and target_tag in w.transport.tags()):
                 return CANT_TARGET_THAT_UNIT
         if w.stasis.held:  # (units in stasis neither act nor are acted on: systems/stasis.py)
             if target_tag in w.stasis.held:
@@ -241,6 +249,10 @@ class CommandPath:
             return w.morph.mode(player, ability, rows)
         if ability in self.forms:
             return w.modes.command(cmd)
+        if ability in self.nydus_abilities:
+            res = w.nydus.command(cmd)
+            if res is not None:
+                return res
         if ability in self.transport_abilities:
             return w.transport.command(cmd)
         if ability in self.repair_abilities:
@@ -421,6 +433,7 @@ class CommandPath:
             return out
         if uid in TRANSPORTS:
             w.transport.available(r, out)
+        w.nydus.available(player, r, out)
         if w.has_zerg:  # (Zerg: Queens' casts, a tumor's spawn, a larva's trains)
             w.zerg.available(player, r, out)
         s = w.construction.structures.get(int(u.tag[r]))
@@ -470,14 +483,16 @@ class CommandPath:
 
     def _smart(self, c: Command) -> int:
         # on a hostile unit: attack it; SCVs on a damaged machine or structure of their own:
-        # repair it; on the player's own transport: enter it; on any other unit: follow it; on a
-        # point: move there
+        # repair it; on the player's own transport, Nydus Network or Worm: enter it; on any other
+        # unit: follow it; on a point: move there
         if c.trow >= 0 and c.hostile:
             return self._attack(c, D.ATTACK_ATTACK)
         if c.trow >= 0 and not c.hostile:
             res = self.w.repair.smart(c)
             if res is None:
                 res = self.w.transport.smart(c)
+            if res is None:
+                res = self.w.nydus.smart(c)
             if res is not None:
                 return res
         return self._move(c)

@@ -50,6 +50,7 @@ from sc2pool.engine.sim.systems.larva import Larva
 from sc2pool.engine.sim.systems.locomotion import Locomotion
 from sc2pool.engine.sim.systems.modes import Modes
 from sc2pool.engine.sim.systems.morph import Morph
+from sc2pool.engine.sim.systems.nydus import Nydus
 from sc2pool.engine.sim.systems.pathing import SKIP, Pathing
 from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.power import Power
@@ -116,6 +117,8 @@ class World:
         self.morph = Morph(self)
         self.modes = Modes(self)
         self.transport = Transport(self)
+        self.nydus = Nydus(self)
+        """The Zerg Nydus Networks and Worms: one shared cargo per player (in ``transport.pools``)."""
         self.regeneration = Regeneration(self)
         # the economy (scenarios with workers and production start it: start_economy)
         self.has_economy = False
@@ -301,7 +304,7 @@ class World:
         if u.version != self._econ_version:  # units were killed or removed: forget their records
             self._econ_version = u.version
             alive = set(u.tag.tolist())
-            if self.transport.cargo:  # (units inside transports live on)
+            if self.transport.cargo or self.transport.pools:  # (units inside transports live on)
                 alive |= self.transport.tags()
             self.workers.forget(alive)
             self.construction.forget(alive)
@@ -423,6 +426,7 @@ class World:
             self.stasis.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
+        self.nydus.extras(player, parts)
         self.harvest.extras(player, parts)
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
@@ -453,6 +457,8 @@ class World:
             h = min(h, self.modes.horizon())
         if self.transport.active:  # (a Medivac's next drop, a salvage's end)
             h = min(h, self.transport.horizon())
+        if self.nydus.active:  # (a unit coming out of a Nydus)
+            h = min(h, self.nydus.horizon())
         if self.repair.active:  # (a burning structure's death)
             h = min(h, self.repair.horizon())
         return h
@@ -466,6 +472,8 @@ class World:
             self.modes.update()
         if self.transport.active:
             deaths = deaths + self.transport.update()
+        if self.nydus.active:
+            deaths = deaths + self.nydus.update()
         if self.repair.active:
             deaths = deaths + self.repair.update(h)
         self.regeneration.update(h)  # (Zerg life, Protoss shields: after this chunk's damage)

@@ -47,8 +47,9 @@ _TOWNHALLS = (HATCHERY, LAIR, HIVE)
 UNIT_SUPPLY = frozenset({OVERLORD, OVERSEER, OVERLORD_TRANSPORT, OVERSEER_SIEGE})
 """Units (not structures) that provide supply: Overlords and Overseers, 8 each (the client's
 ``food_provided``)."""
-NO_CREEP_NEEDED = frozenset({HATCHERY, EXTRACTOR, 1995})
-"""Zerg structures placed off creep: the Hatchery and the Extractor (LP:Creep)."""
+NO_CREEP_NEEDED = frozenset({HATCHERY, EXTRACTOR, 1995, 142})
+"""Zerg structures placed off creep: the Hatchery and the Extractor (LP:Creep); the Nydus Worm
+(LP:Nydus_Network_(Legacy_of_the_Void), ``systems/nydus.py``)."""
 
 
 def _trains() -> dict[int, tuple[tuple[int, ...], int]]:

@@ -7,7 +7,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   pathable cell in the disc).
 - *sources*: a finished Hatchery, Lair or Hive spreads creep to :data:`TOWNHALL_RADIUS` round its
   centre (LP:Lair_(Legacy_of_the_Void), LP:Creep: the three have the same creep radius); a
-  burrowed Creep Tumor (137) to :data:`TUMOR_RADIUS` (LP:Creep_Tumor).  A melee start's Hatchery
+  burrowed Creep Tumor (137) to :data:`TUMOR_RADIUS` (LP:Creep_Tumor); a finished Nydus Worm
+  (142) to ``nydus.WORM_CREEP_RADIUS`` (m, ``systems/nydus.py``).  A melee start's Hatchery
   has its creep at once (the real game's first observation shows it).
 - *Overlords* (1692 ``BEHAVIOR_GENERATECREEPON`` with a Lair or Hive, LP:Lair; 1693 off): an
   Overlord generating creep is a source of radius :data:`OVERLORD_RADIUS` (m) while it stands
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 TOWNHALLS = frozenset({86, 100, 101})
 TUMOR_BURROWED = 137
+NYDUS_WORM = 142
 TOWNHALL_RADIUS = 11.0
 """LP:Lair_(Legacy_of_the_Void): "The Lair's vision range (11) is far enough to see to the edge of its
 own creep, whereas a Hatchery's vision (10) can't quite see to the edge" (and LP:Creep: a Hatchery's
@@ -175,6 +177,12 @@ class Creep:
                 seen.add(tag)
                 if tag not in self.sources:
                     self.sources[tag] = Source(s.x, s.y, TOWNHALL_RADIUS, 1.0, loop)
+            elif s.unit_id == NYDUS_WORM and s.ready:
+                from sc2pool.engine.sim.systems.nydus import WORM_CREEP_RADIUS
+
+                seen.add(tag)
+                if tag not in self.sources:
+                    self.sources[tag] = Source(s.x, s.y, WORM_CREEP_RADIUS, 1.0, loop)
         rows = np.nonzero(u.unit_id == TUMOR_BURROWED)[0]
         for r in rows.tolist():
             tag = int(u.tag[r])

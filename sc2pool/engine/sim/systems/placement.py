@@ -121,6 +121,8 @@ class Placement:
                 return self.fits(landed, x, y)
             if ability in WARPS:  # where a Warp Gate may warp a unit in
                 return self.w.warpgates.placement(player, ability, x, y)
+            if ability == 1768:  # where a Nydus Network may summon a worm (systems/nydus.py)
+                return self.w.nydus.placement(player, x, y)
             return self.check(ability, x, y, player)
         return self.open_arena(ability, x, y)
 

@@ -55,7 +55,7 @@ class Supply:
         u = self.w.u
         mine = u.owner == player
         used = float(TYPES.food[u.ti[mine]].sum())
-        if self.w.transport.cargo:  # (units inside transports still use food)
+        if self.w.transport.cargo or self.w.transport.pools:  # (units inside transports still use food)
             used += self.w.transport.food(player)
         if self.w.larva.active:  # (Zerg: eggs' units; Overlords provide supply)
             used += self.w.larva.food(player)

@@ -24,7 +24,10 @@ Medivac unloads where it is); unload all at 396 / generic 3669 with a point (or 
 itself as target: where it is); Salvage 32.  A unit walks to a Bunker and enters when its edge
 is within ``LOAD_RANGE`` of the Bunker's; a Medivac flies to the unit it was told to load (the
 unit keeps what it was doing); the order reported meanwhile is the load ability.  Unloading
-one unit (410 / 397 / 3796) is not simulated.
+one unit (410 / 397 / 3796) from a Bunker or a Medivac is not simulated.
+
+The Nydus Networks and Worms (``systems/nydus.py``) carry units the same way: :meth:`Transport.take`
+and :meth:`Transport.drop`, into and out of one cargo per player kept in :attr:`Transport.pools`.
 """
 
 from __future__ import annotations
@@ -147,6 +150,9 @@ class Transport:
         """Tag of a Bunker being salvaged -> the loop it is done."""
         self.armed = False
         """Whether some Bunker holds a unit with a weapon (the world steps it every loop)."""
+        self.pools: dict[int, Cargo] = {}
+        """Player -> the cargo its Nydus Networks and Worms share (filled and emptied by
+        ``systems/nydus.py``): its passengers are alive and use food as those of a transport."""
 
     @property
     def active(self) -> bool:
@@ -155,12 +161,12 @@ class Transport:
 
     def tags(self) -> set[int]:
         """Tags of every unit inside a transport (alive, though not in the store)."""
-        return {p.tag for c in self.cargo.values() for p in c.passengers}
+        return {p.tag for c in (*self.cargo.values(), *self.pools.values()) for p in c.passengers}
 
     def food(self, player: int) -> float:
         """Food the player's passengers use (they still count: LP:Supply)."""
-        return sum(float(TYPES.food[p.ti]) for c in self.cargo.values() if c.owner == player
-                   for p in c.passengers)
+        return sum(float(TYPES.food[p.ti]) for c in (*self.cargo.values(), *self.pools.values())
+                   if c.owner == player for p in c.passengers)
 
     def horizon(self) -> int:
         """Loops the world may advance before a timed transport event (a drop, a salvage)."""
@@ -313,31 +319,38 @@ class Transport:
         return SUCCESS if ok else ERROR
 
     # ------------------------------------------------------------------ loading and unloading
-    def _load(self, i: int, trow: int) -> None:
-        """Row ``i`` enters the transport of ``trow``: out of the store, into its cargo."""
+    def take(self, i: int) -> Passenger:
+        """Row ``i`` leaves the map into a transport (or a Nydus): off its economy jobs and buffs,
+        out of the store with its columns kept; returns it as a passenger."""
         w = self.w
         u = w.u
-        tag, ttag = int(u.tag[i]), int(u.tag[trow])
+        tag = int(u.tag[i])
         if w.has_economy:
             w.workers.leave_jobs(np.array([i]))
             w.research.stimmed.pop(tag, None)
             w.research.slowed.pop(tag, None)
+        uid = int(u.unit_id[i])
+        F, I = u.extract([i])  # noqa: E741
+        w.touch()
+        return Passenger(tag, uid, F, I, w.loop)
+
+    def _load(self, i: int, trow: int) -> None:
+        """Row ``i`` enters the transport of ``trow``: out of the store, into its cargo."""
+        u = self.w.u
+        ttag = int(u.tag[trow])
         cg = self.cargo.get(ttag)
         if cg is None:
             cg = self.cargo[ttag] = Cargo(ttag, int(u.unit_id[trow]), int(u.owner[trow]), float(u.x[trow]),
                                           float(u.y[trow]))
-        uid = int(u.unit_id[i])
-        F, I = u.extract([i])  # noqa: E741
-        cg.passengers.append(Passenger(tag, uid, F, I, w.loop))
+        cg.passengers.append(self.take(i))
         self._armed()
-        w.touch()
 
     def _armed(self) -> None:
         self.armed = any(c.unit_id == BUNKER and any(TYPES.can_attack[p.ti] for p in c.passengers)
                          for c in self.cargo.values())
 
-    def _drop(self, cg: Cargo, ps: list[Passenger], x: float, y: float, spread: float) -> None:
-        """Passengers ``ps`` come out round (``x``, ``y``), on free spots, idle."""
+    def drop(self, cg: Cargo, ps: list[Passenger], x: float, y: float, spread: float) -> None:
+        """Passengers ``ps`` of ``cg`` come out round (``x``, ``y``), on free spots, idle."""
         w = self.w
         u = w.u
         k = len(ps)
@@ -365,7 +378,7 @@ class Transport:
     def _unload_bunker(self, cg: Cargo, t: int) -> None:
         u = self.w.u
         spread = float(u.radius[t]) + 0.5
-        self._drop(cg, list(cg.passengers), float(u.x[t]), float(u.y[t]), spread)
+        self.drop(cg, list(cg.passengers), float(u.x[t]), float(u.y[t]), spread)
         if not cg.passengers:
             del self.cargo[cg.tag]
 
@@ -414,7 +427,7 @@ class Transport:
                     cg.next_drop = loop
                     u.set_order(t, Order(MOVE, UNLOAD_ABILITY[MEDIVAC], cg.x, cg.y))
                 while cg.next_drop >= 0 and cg.next_drop <= loop and cg.passengers:
-                    self._drop(cg, [cg.passengers[0]], cg.x, cg.y, 0.0)
+                    self.drop(cg, [cg.passengers[0]], cg.x, cg.y, 0.0)
                     cg.next_drop += UNLOAD_PERIOD
                     t = u.row(tag)
                 if not cg.passengers:
@@ -444,7 +457,7 @@ class Transport:
         w = self.w
         del self.cargo[cg.tag]
         if cg.unit_id == BUNKER:
-            self._drop(cg, list(cg.passengers), cg.x, cg.y, 1.5)
+            self.drop(cg, list(cg.passengers), cg.x, cg.y, 1.5)
             return deaths
         tags = np.array([p.tag for p in cg.passengers], dtype=np.int64)
         d = Deaths(tags, np.array([p.unit_id for p in cg.passengers], dtype=np.int64),
