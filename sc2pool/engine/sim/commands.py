@@ -232,7 +232,7 @@ class CommandPath:
         if w.stasis.held:  # (units in stasis neither act nor are acted on: systems/stasis.py)
             if target_tag in w.stasis.held:
                 return CANT_TARGET_THAT_UNIT
-            rows = rows[~np.isin(u.tag[rows], np.fromiter(w.stasis.held, dtype=np.int64))]
+            rows = rows[~np.isin(u.tag[rows], u.held)]
             if len(rows) == 0:
                 return ERROR
         hostile = trow >= 0 and int(u.owner[trow]) not in (player, NEUTRAL_OWNER)

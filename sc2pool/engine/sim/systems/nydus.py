@@ -389,13 +389,10 @@ class Nydus:
         pools = self.pools
         if not any(p.passengers for p in pools.values()):
             return NO_DEATHS
-        u = self.w.u
-        if self._openings[0] != u.version:
-            rows = np.flatnonzero(_NYDUS_LUT[u.ti])
-            self._openings = (u.version, set(u.owner[rows].tolist()))
+        standing = self._standing()
         deaths = NO_DEATHS
         for player, pool in list(pools.items()):
-            if not pool.passengers or player in self._openings[1]:
+            if not pool.passengers or player in standing:
                 continue
             ps = pool.passengers
             del pools[player]
@@ -407,11 +404,21 @@ class Nydus:
                 self.w.supply.revision += 1
         return deaths
 
+    def _standing(self) -> set[int]:
+        """The players with a Network or Worm standing (finished or not; cached per unit set)."""
+        u = self.w.u
+        if self._openings[0] != u.version:
+            rows = np.flatnonzero(_NYDUS_LUT[u.ti])
+            self._openings = (u.version, set(u.owner[rows].tolist()))
+        return self._openings[1]
+
     # ------------------------------------------------------------------ observation
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
         """The player's finished Networks and Worms: the shared cargo's ``passengers`` (field 24),
         ``cargo_space_taken`` (25) and ``cargo_space_max`` (26), as ``systems/transport.py``
         reports a transport's."""
+        if player not in self._standing():  # (every observation asks: most games have no Nydus)
+            return
         u = self.w.u
         rows = np.flatnonzero(_NYDUS_LUT[u.ti] & (u.owner == player))
         if not len(rows):

@@ -140,12 +140,10 @@ class Stasis:
             u.kind[i], u.ability[i], u.ttag[i], u.eng[i] = TRANSFORM, 0, 0, 0
             w.abilities.jumping.add(t)  # (no damage reaches it: combat and spells skip the set)
         if len(rows):
-            held = set(self.held)
-            chasing = np.flatnonzero(((u.kind == ATTACK_UNIT) | (u.kind == FOLLOW))
-                                     & np.isin(u.ttag, np.fromiter(held, dtype=np.int64, count=len(held))))
+            u.hold(np.fromiter(self.held, dtype=np.int64, count=len(self.held)))
+            chasing = np.flatnonzero(((u.kind == ATTACK_UNIT) | (u.kind == FOLLOW)) & np.isin(u.ttag, u.held))
             if len(chasing):
                 u.finish_orders(chasing)
-            u.hold(np.fromiter(held, dtype=np.int64, count=len(held)))
         w.remove_tags([tag])
 
     def _release(self, tags: list[int]) -> None:
@@ -182,9 +180,6 @@ class Stasis:
         return max(1, h)
 
     # ------------------------------------------------------------------ what others ask
-    def holds(self, tag: int) -> bool:
-        return tag in self.held
-
     def extras(self, parts: dict[int, bytes]) -> None:
         """The stasis buff on every unit held (every player sees it (m))."""
         for t in self.held:
