@@ -405,6 +405,54 @@ def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
     assert float(w.u.shield[w.u.row(s)]) == pytest.approx(80.0)  # full, then it stops
 
 
+def test_battery_overcharge_doubles_a_batterys_restore_without_energy_for_14_s() -> None:
+    from protoss_helpers import PYLON, away, create, nexus, protoss_game, unit
+
+    from sc2pool.engine.sim.systems import warpgate as WG
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    create(g, PYLON, (x, y + 4))
+    b = create(g, P.BATTERY, (x, y))
+    s = spawn(w, P.STALKER, 1, x + 3.0, y)
+    g.step(2)
+    w.command(1, D.HOLDPOSITION_HOLD, [s], None, 0, False)
+    w.abilities.spend(b, w.abilities.energy_of(b))  # (an empty battery restores nothing by itself)
+    r = w.u.row(s)
+    w.u.shield[r] = 0.0
+    w.regeneration.damaged(r)
+    g.step(23)
+    assert float(w.u.shield[w.u.row(s)]) < 3.0  # (only what its energy regenerates meanwhile)
+    n = nexus(g).tag
+    assert WG.OVERCHARGE in abilities(g, n)
+    assert act(g, WG.OVERCHARGE, [n], target=s) == C.CANT_TARGET_THAT_UNIT  # a Battery only
+    assert act(g, WG.OVERCHARGE, [n], target=b) == C.SUCCESS
+    cast = w.loop
+    assert w.abilities.energy_of(n) < 50.0 - WG.OVERCHARGE_ENERGY + 1.0
+    assert WG.OVERCHARGE_BUFF in unit(g, b).buff_ids
+    w.abilities.energy[n] = (200.0, w.loop, 200.0)  # (energy is not what stops the second cast)
+    assert act(g, WG.OVERCHARGE, [n], target=b) == C.COOLDOWN
+    assert WG.OVERCHARGE not in abilities(g, n)
+    g.step(1)
+    before = float(w.u.shield[w.u.row(s)])
+    g.step(11)  # (half a faster second: the Stalker's 80 shields are not full yet)
+    got = float(w.u.shield[w.u.row(s)]) - before
+    assert got == pytest.approx(WG.OVERCHARGE_RATE * P.BATTERY_PER_LOOP * 11, abs=P.BATTERY_PER_LOOP)
+    assert w.abilities.energy_of(b) < 1.0  # (it spent none: what it has is its own regeneration)
+    g.step(WG.OVERCHARGE_LOOPS)
+    assert WG.OVERCHARGE_BUFF not in unit(g, b).buff_ids
+    w.u.shield[w.u.row(s)] = 0.0
+    w.regeneration.damaged(w.u.row(s))
+    w.abilities.spend(b, w.abilities.energy_of(b))
+    g.step(23)
+    assert float(w.u.shield[w.u.row(s)]) < 3.0  # over: empty again, it restores (almost) nothing
+    g.step(cast + WG.OVERCHARGE_COOLDOWN - 2 - w.loop)
+    assert act(g, WG.OVERCHARGE, [n], target=b) == C.COOLDOWN
+    g.step(4)
+    assert act(g, WG.OVERCHARGE, [n], target=b) == C.SUCCESS
+
+
 def test_a_motherships_cloaking_field_cloaks_its_players_units_nearby_but_not_itself() -> None:
     from protoss_helpers import away, protoss_game
 
@@ -559,9 +607,13 @@ def test_an_immortals_barrier_absorbs_the_first_100_damage_then_waits_its_cooldo
     assert (float(w.u.shield[r]), float(w.u.hp[r])) == (sh0, hp0)
     raised = w.barrier.state[imm]
     assert raised[2] < B.ABSORB  # (it took them)
+    [seen] = [x for x in g.observation(1).observation.raw_data.units if x.tag == imm]
+    assert B.BUFF in seen.buff_ids  # (ImmortalOverload, while it is up)
     g.step(B.LOOPS)  # (it is down again: the shots reach the shields)
     r = w.u.row(imm)
     assert float(w.u.shield[r]) < sh0
+    [seen] = [x for x in g.observation(1).observation.raw_data.units if x.tag == imm]
+    assert B.BUFF not in seen.buff_ids
     for t in marines:  # (the Marines go; the Immortal's shields come back meanwhile)
         w.remove_tags([t])
     start = raised[0] - B.COOLDOWN

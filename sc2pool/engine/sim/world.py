@@ -424,6 +424,8 @@ class World:
             self.protoss.extras(player, parts)
         if self.stasis.held:
             self.stasis.extras(parts)
+        if self.barrier.state:
+            self.barrier.extras(parts)
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.nydus.extras(player, parts)

@@ -11,7 +11,9 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   whether the barrier takes the damage before or after armor is not known here); an attack only
   partly absorbed goes on to the shields and life with what is left.  Spell damage (storms,
   biles, mines, novas, ...) is absorbed the same way.
-- The barrier is not reported in the observation (m: the real client reports a buff).
+- While the barrier is up and has something left to absorb, the Immortal carries the buff
+  ``ImmortalOverload`` (102, the client's name for the buff, as for the ability 2328 "Effect
+  ImmortalBarrier"; m: that the real client reports this buff then is inferred from the names).
 
 Sources: the absorption (``ImmortalOverload``'s damage response, ModifyLimit 100) and the
 cooldown (``BarrierDamageResponse``, 45 game seconds = 32.14 faster seconds = 720 loops) as an
@@ -27,10 +29,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.sim.encode import varint
+
 if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
 
 IMMORTAL = 83
+BUFF = 102
+_BUFF_BYTES = b"\xd8\x01" + varint(BUFF)
+"""``Unit.buff_ids`` (field 27, a varint) carrying :data:`BUFF`."""
 ABSORB = 100.0
 LOOPS = 48
 COOLDOWN = 720
@@ -104,3 +111,10 @@ class Barrier:
         for r in rows[damage[rows] > 0.0].tolist():
             damage[r] = self.absorb(r, float(damage[r]))
         return out
+
+    def extras(self, parts: dict[int, bytes]) -> None:
+        """The barrier's buff on every Immortal whose barrier is up (every player sees it (m))."""
+        loop = self.w.loop
+        for tag, (_, end, left) in self.state.items():
+            if end > loop and left > 0.0:
+                parts[tag] = parts.get(tag, b"") + _BUFF_BYTES

@@ -90,7 +90,9 @@ seconds are converted at 22.4 game loops per second):
   of the nearest unit or structure of its player missing some within :data:`BATTERY_RANGE`
   (edge to edge (m)) at :data:`BATTERY_RATE` shields per faster second, 1 energy per
   :data:`BATTERY_PER_ENERGY` shields.  1980 on a unit of the player is accepted (the autocast
-  does it).  Which unit first: the nearest (m: the real one prefers units under attack).
+  does it).  Which unit first: the nearest (m: the real one prefers units under attack).  An
+  overcharged Battery (the Nexus's Battery Overcharge, ``systems/warpgate.py``) restores
+  :data:`~sc2pool.engine.sim.systems.warpgate.OVERCHARGE_RATE` times as fast and spends no energy.
 
 - *Mothership*: Cloaking Field (LP:Mothership): in games with a Protoss player, every unit and
   structure of the Mothership's player whose centre is within :data:`CLOAK_FIELD_RADIUS` of it
@@ -128,6 +130,7 @@ from sc2pool.engine.sim.commands import (
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.stasis import ACTIVATE as WARD_ACTIVATE
 from sc2pool.engine.sim.systems.stasis import STASIS_WARD, WARD, WARD_ENERGY
+from sc2pool.engine.sim.systems.warpgate import OVERCHARGE_RATE
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -539,18 +542,24 @@ class ProtossAbilities:
                 continue
             e = w.abilities.energy_of(tag)
             mine = hurt[(u.owner[hurt] == u.owner[r]) & (hurt != r)]
-            if e <= 0.0 or not len(mine):
+            over = w.warpgates.overcharged(tag, w.loop)  # (twice as fast, no energy spent)
+            if (e <= 0.0 and not over) or not len(mine):
                 continue
             d = np.hypot(u.x[mine] - u.x[r], u.y[mine] - u.y[r]) - u.radius[mine] - u.radius[r]
             k = int(np.argmin(d))
             if d[k] > BATTERY_RANGE:
                 continue
             t = int(mine[k])
-            amount = min(BATTERY_PER_LOOP * dt, float(TYPES.sh_max[u.ti[t]] - u.shield[t]), e * BATTERY_PER_ENERGY)
+            room = float(TYPES.sh_max[u.ti[t]] - u.shield[t])
+            if over:
+                amount = min(BATTERY_PER_LOOP * OVERCHARGE_RATE * dt, room)
+            else:
+                amount = min(BATTERY_PER_LOOP * dt, room, e * BATTERY_PER_ENERGY)
             if amount <= 0:
                 continue
             u.shield[t] += amount
-            w.abilities.spend(tag, amount / BATTERY_PER_ENERGY)
+            if not over:
+                w.abilities.spend(tag, amount / BATTERY_PER_ENERGY)
             self._restoring = True
 
     def _warps(self, loop: int) -> None:

@@ -1,5 +1,5 @@
-"""Protoss abilities of the economy: Chrono Boost, Gateway -> Warp Gate, warping units in at a
-power field, and cancelling a structure that warps in.
+"""The Nexus's and the Gateways' abilities: Chrono Boost, Battery Overcharge, Gateway -> Warp Gate,
+warping units in at a power field, and cancelling a structure that warps in.
 
 Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
@@ -9,6 +9,16 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   50 energy, 20 seconds).  The target shows buff 281 (``CHRONOBOOSTENERGYCOST``) meanwhile.  A
   Nexus's energy is :mod:`.abilities`' (50 at the start, 200 at most, LP:Nexus).  The speed itself
   is :mod:`.tempo`'s.
+- *Battery Overcharge* (4107, on a finished Shield Battery of the player, anywhere: the client's
+  cast range 500): the Nexus pays :data:`OVERCHARGE_ENERGY`; for :data:`OVERCHARGE_LOOPS` the
+  Battery restores shields :data:`OVERCHARGE_RATE` times as fast and spends no energy
+  (``systems/protoss_abilities.py`` asks :meth:`WarpGates.overcharged`), and shows buff 298
+  (the client's ``BatteryOvercharge``; m: a public bot of 5.0.6, sharpy, looked for 286
+  ``NexusShieldOvercharge`` on the Battery instead).  Then none of the player's Nexuses may cast
+  it again for :data:`OVERCHARGE_COOLDOWN` (``Cooldown``).  All four figures are (m): no source
+  for the 5.0.11 client's values could be read here.  The ones used are those usually quoted
+  for the ability (50 energy, twice the rate and free for 14 s) and the 60-second cooldown, one
+  for the whole player, that the NachOS bot keeps when it casts the ability.
 - *Warp Gate*: with Warp Gate researched (upgrade 84 at a Cybernetics Core, the client's research
   time), every finished, powered, idle Gateway of the player transforms into a Warp Gate on its
   own (the transformation is autocast by default, LP:Warp_Gate_(Legacy_of_the_Void)); a Gateway
@@ -68,6 +78,13 @@ CHRONO_BUFF = 281
 CHRONO_ENERGY = 50.0
 CHRONO_LOOPS = int(20 * 22.4)
 """20 faster seconds = 448 loops (LP:Chrono_Boost)."""
+OVERCHARGE, OVERCHARGE_BUFF, BATTERY = 4107, 298, 1910
+OVERCHARGE_ENERGY = 50.0
+OVERCHARGE_LOOPS = round(14 * 22.4)
+"""14 faster seconds = 314 loops (m)."""
+OVERCHARGE_RATE = 2.0
+OVERCHARGE_COOLDOWN = round(60 * 22.4)
+"""60 faster seconds = 1344 loops, for the whole player (m)."""
 MORPH_WARPGATE = 1518
 WARPGATE_RESEARCH = 84
 CANCEL_BUILD, CANCEL = 314, 3659
@@ -85,7 +102,7 @@ WARPS = {ab: t.unit_id for ab, t in tech.TRAIN.items() if t.how == "warp"}
 """Warp-in ability -> unit (Zealot, Stalker, High Templar, Dark Templar, Sentry, Adept)."""
 COOLDOWN = {73: 20, 311: 20, 74: 23, 77: 23, 75: 32, 76: 32}
 """Warp Gate cooldown per unit, faster seconds (LP:Warp_Gate_(Legacy_of_the_Void))."""
-ABILITIES = frozenset({CHRONO, MORPH_WARPGATE, CANCEL_BUILD, CANCEL, *WARPS})
+ABILITIES = frozenset({CHRONO, OVERCHARGE, MORPH_WARPGATE, CANCEL_BUILD, CANCEL, *WARPS})
 """Every ability this system carries out."""
 
 
@@ -104,12 +121,18 @@ class WarpGates:
         """Tag of a unit warping in -> (start loop, end loop, ability)."""
         self.warped_by: dict[int, int] = {}
         """Tag of a unit warping in -> the Warp Gate that warps it."""
+        self.overcharge: dict[int, int] = {}
+        """Tag of an overcharged Shield Battery -> the loop its overcharge ends."""
+        self.overcharge_ready: dict[int, int] = {}
+        """Player -> the loop its Nexuses may overcharge a Battery again."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
         ab = c.ability
         if ab == CHRONO:
             return self._chrono(c)
+        if ab == OVERCHARGE:
+            return self._overcharge(c)
         if ab == MORPH_WARPGATE:
             return self._morph(c)
         if ab in (CANCEL_BUILD, CANCEL):
@@ -133,6 +156,32 @@ class WarpGates:
                 w.tempo.boost(c.ttag, w.events.now, CHRONO_LOOPS)
                 return SUCCESS
         return NOT_ENOUGH_ENERGY
+
+    def _overcharge(self, c: Command) -> int:
+        w = self.w
+        u = w.u
+        if c.trow < 0 or int(u.unit_id[c.trow]) != BATTERY:
+            return CANT_TARGET_THAT_UNIT
+        s = w.construction.structures.get(c.ttag)
+        if s is None or s.owner != c.player or not s.ready:
+            return CANT_TARGET_THAT_UNIT
+        nexuses = [i for i in c.rows.tolist() if int(u.unit_id[i]) == NEXUS]
+        if not nexuses:
+            return ERROR
+        now = w.events.now
+        if self.overcharge_ready.get(c.player, 0) > now:
+            return COOLDOWN_RESULT
+        for i in nexuses:
+            if w.abilities.spend(int(u.tag[i]), OVERCHARGE_ENERGY):
+                self.overcharge[c.ttag] = now + OVERCHARGE_LOOPS
+                self.overcharge_ready[c.player] = now + OVERCHARGE_COOLDOWN
+                return SUCCESS
+        return NOT_ENOUGH_ENERGY
+
+    def overcharged(self, tag: int, loop: int) -> bool:
+        """Whether the Shield Battery ``tag`` is overcharged at ``loop``."""
+        end = self.overcharge.get(tag)
+        return end is not None and end > loop
 
     def _morph(self, c: Command) -> int:
         if not self.w.research.has(c.player, WARPGATE_RESEARCH):
@@ -280,6 +329,8 @@ class WarpGates:
                 self._interrupted(player, tag, ab)
         for tag in [t for t in self.cooldown if not self.cooling(t, loop)]:
             del self.cooldown[tag]
+        for tag in [t for t, end in self.overcharge.items() if end <= loop]:
+            del self.overcharge[tag]
         if w.research.has(player, WARPGATE_RESEARCH):
             for s in list(w.construction.structures.values()):
                 if s.owner == player and s.unit_id == GATEWAY and s.ready and not s.busy \
@@ -307,19 +358,21 @@ class WarpGates:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.cooldown, self.warping, self.warped_by):
+        for d in (self.cooldown, self.warping, self.warped_by, self.overcharge):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ abilities and observation
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
-        """Chrono Boost for a Nexus with the energy; a ready Warp Gate's warp-ins the player has
-        the tech for and can afford."""
+        """Chrono Boost for a Nexus with the energy, Battery Overcharge too off its cooldown; a
+        ready Warp Gate's warp-ins the player has the tech for and can afford."""
         w = self.w
         u = w.u
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
         if uid == NEXUS and w.abilities.energy_of(tag) >= CHRONO_ENERGY:
             out.append((CHRONO, False))
+            if self.overcharge_ready.get(player, 0) <= w.loop and w.abilities.energy_of(tag) >= OVERCHARGE_ENERGY:
+                out.append((OVERCHARGE, False))
         elif uid == WARPGATE and not self.cooling(tag, w.loop) and w.power.powered(tag):
             for ab, t in tech.TRAIN.items():
                 if t.how != "warp":
@@ -331,12 +384,16 @@ class WarpGates:
             out.append((MORPH_WARPGATE, False))
 
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
-        """Boosted structures show the Chrono Boost buff; units warping in their build progress."""
+        """Boosted structures show the Chrono Boost buff, overcharged Batteries theirs; units warping
+        in their build progress."""
         w = self.w
         loop = w.loop
         tempo = w.tempo
         for tag in tempo.boosted:
             parts[tag] = parts.get(tag, b"") + b"\xd8\x01" + varint(CHRONO_BUFF)
+        for tag, end in self.overcharge.items():
+            if end > loop:
+                parts[tag] = parts.get(tag, b"") + b"\xd8\x01" + varint(OVERCHARGE_BUFF)
         for tag, (start, end, _) in self.warping.items():
             p = min(1.0, (loop - start) / max(end - start, 1))
             parts[tag] = parts.get(tag, b"") + struct.pack("<Bf", 0x4D, p)
