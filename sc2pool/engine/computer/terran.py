@@ -30,7 +30,11 @@ AI's use of them was found here):
   From Hard up, Vikings land on enemy ground units while no enemy air unit is near and lift for
   one (:data:`VIKING_LAND_REACH`); Thors take High Impact Payload against mostly massive enemy air
   and Explosive Payload against the rest (:data:`THOR_AIR_REACH`); with an Armory, Hellions near
-  enemy ground units become Hellbats (:data:`HELLBAT_REACH`).
+  enemy ground units become Hellbats (:data:`HELLBAT_REACH`). From Hard up, a Raven with 75 energy
+  first casts Interference Matrix on the enemy mechanical or psionic unit with the most life and
+  shields within :data:`MATRIX_REACH` (at least :data:`MATRIX_MIN_LIFE`, not disabled already),
+  else an Anti-Armor Missile on the enemy unit within :data:`SHRED_REACH` with the most enemy units
+  round it (:data:`SHRED_MIN_UNITS`, none already shredded), else its Auto-Turret as below.
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
@@ -49,6 +53,7 @@ from sc2pool.engine.computer.races import ORBITAL_T, THOR_AP, VIKING_ASSAULT, Ro
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
+from sc2pool.engine.sim.systems.abilities import SHRED_RADIUS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.units import TRANSFORM, TYPES
 
@@ -117,6 +122,17 @@ YAMATO_MIN_LIFE = 150.0
 RAVEN, AUTO_TURRET = 56, 1764
 TURRET_REACH = 8.0
 """A Raven drops an Auto-Turret (range 6) with an enemy unit this close (m)."""
+MATRIX, SHRED = 3747, 3753
+RAVEN_SPELL_ENERGY = 75.0
+MATRIX_REACH = 10.0
+MATRIX_MIN_LIFE = 150.0
+"""From Hard up: Interference Matrix (75 energy, cast range 9: the Raven flies in) on a mechanical
+or psionic unit with this much life and shields or more (a sieged tank 175, a Thor 400, a
+Colossus 350, ...), this close (m)."""
+SHRED_REACH = 11.0
+SHRED_MIN_UNITS = 4
+"""From Hard up: an Anti-Armor Missile (75 energy, cast range 10, -3 armor within 2.88) on the
+enemy unit this close with this many enemy units or more round it (m)."""
 GHOST, SNIPE, EMP = 50, 2714, 1628
 SNIPE_REACH = 9.0
 SNIPE_MIN_LIFE = 100.0
@@ -147,6 +163,8 @@ _BIOLOGICAL = np.array([D.BIOLOGICAL in s.attributes for s in TYPES.specs])
 """Per type row: biological (Steady Targeting's targets)."""
 _MASSIVE = np.array([D.MASSIVE in s.attributes for s in TYPES.specs])
 """Per type row: massive (what High Impact Payload is for)."""
+_MECH_PSI = np.array([D.MECHANICAL in s.attributes or D.PSIONIC in s.attributes for s in TYPES.specs])
+"""Per type row: mechanical or psionic (Interference Matrix's targets)."""
 
 MODES = (Mode(SIEGE_TANK, SIEGED_TANK, SIEGE, UNSIEGE, SIEGE_REACH, UNSIEGE_REACH, air=False),
          Mode(WIDOWMINE, WIDOWMINE_BURROWED, MINE_BURROW, MINE_UNBURROW, MINE_REACH, MINE_LEAVE, air=True))
@@ -301,7 +319,10 @@ class TerranRules(RaceRules):
         if len(units):
             if world.research.has(c.player_id, WEAPON_REFIT_UPGRADE):
                 self.yamato(world, army[uid == BATTLECRUISER], units)
-            self.turrets(world, army[uid == RAVEN], units)
+            ravens = army[uid == RAVEN]
+            if c.difficulty >= L.HARD:
+                ravens = self.raven_spells(world, ravens, units)
+            self.turrets(world, ravens, units)
             self.ghosts(world, army[uid == GHOST], units)
 
     def vikings(self, world: World, vikings: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
@@ -399,6 +420,52 @@ class TerranRules(RaceRules):
                 target = int(u.tag[big[ok[0]]])
                 if world.command(self.c.player_id, YAMATO, [tag], None, target, False) == SUCCESS:
                     taken.add(target)
+
+    def raven_spells(self, world: World, ravens: np.ndarray, units: np.ndarray) -> np.ndarray:
+        """Each Raven with 75 energy: Interference Matrix, else an Anti-Armor Missile (see the
+        module docstring).  Returns the Ravens that cast nothing (the Auto-Turret's)."""
+        if not len(ravens):
+            return ravens
+        u = world.u
+        a = world.abilities
+        pid = self.c.player_id
+        loop = world.loop
+        life = u.hp[units] + u.shield[units]
+        big = units[_MECH_PSI[u.ti[units]] & (life >= MATRIX_MIN_LIFE)]
+        big = big[np.array([a.disabled.get(int(t), 0) <= loop for t in u.tag[big].tolist()], dtype=bool)] \
+            if len(big) else big
+        bare = units[np.array([int(t) not in a.shredded for t in u.tag[units].tolist()], dtype=bool)]
+        idle = []
+        for r in ravens.tolist():
+            tag = int(u.tag[r])
+            if u.ability[r] in (MATRIX, SHRED, AUTO_TURRET):
+                continue
+            if a.energy_of(tag) < RAVEN_SPELL_ENERGY:
+                idle.append(r)
+                continue
+            if len(big):
+                d = np.hypot(u.x[big] - u.x[r], u.y[big] - u.y[r])
+                near = np.flatnonzero(d <= MATRIX_REACH)
+                if len(near):
+                    k = int(near[int(np.argmax(u.hp[big[near]] + u.shield[big[near]]))])
+                    if world.command(pid, MATRIX, [tag], None, int(u.tag[big[k]]), False) == SUCCESS:
+                        big = np.delete(big, k)
+                        continue
+            if len(bare) >= SHRED_MIN_UNITS:
+                d = np.hypot(u.x[bare] - u.x[r], u.y[bare] - u.y[r])
+                near = np.flatnonzero(d <= SHRED_REACH)
+                if len(near):
+                    cand = bare[near]
+                    around = (np.hypot(u.x[cand][:, None] - u.x[cand][None, :], u.y[cand][:, None] - u.y[cand][None, :])
+                              - u.radius[cand][None, :] <= SHRED_RADIUS).sum(axis=1)
+                    k = int(np.argmax(around))
+                    if int(around[k]) >= SHRED_MIN_UNITS and \
+                            world.command(pid, SHRED, [tag], None, int(u.tag[cand[k]]), False) == SUCCESS:
+                        hit = np.hypot(u.x[bare] - u.x[cand[k]], u.y[bare] - u.y[cand[k]]) - u.radius[bare] <= SHRED_RADIUS
+                        bare = bare[~hit]
+                        continue
+            idle.append(r)
+        return np.array(idle, dtype=np.int64)
 
     def turrets(self, world: World, ravens: np.ndarray, units: np.ndarray) -> None:
         """Each Raven with the energy drops an Auto-Turret towards the nearest enemy (see the module

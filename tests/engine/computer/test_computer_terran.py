@@ -225,6 +225,30 @@ def test_battlecruisers_fire_yamato_ravens_drop_turrets_and_ghosts_snipe() -> No
     assert _until(g, lambda: w.abilities.ready.get((bc, TR.YAMATO), 0) > w.loop, 6)
 
 
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.HARD, L.MEDIUM_HARD])
+def test_from_hard_up_ravens_cast_interference_matrix_then_anti_armor_missiles(level: int) -> None:
+    """``TerranRules.raven_spells``: a Raven with the energy disables the biggest mechanical enemy
+    near (a Thor), another shreds a clump of Marines; below Hard neither (an Auto-Turret instead)."""
+    g = quiet(level, L.AIR, D.TERRAN, 120)
+    sx, sy = staging(g)
+    ravens = [own(g, TR.RAVEN, sx + dx, sy)[0] for dx in (-2.0, -3.0)]
+    play_until(g, 122, chunk_s=1)
+    w = g.world
+    for r in ravens:
+        w.abilities.energy[r] = (200.0, w.loop, 200.0)
+    thor = _near(g, THOR, 1, sx, sy, 8)[0]
+    marines = _near(g, D.MARINE, 6, sx, sy, 7)
+    matrixed = lambda: w.abilities.disabled.get(thor, 0) > w.loop  # noqa: E731
+    shredded = lambda: any(m in w.abilities.shredded for m in marines)  # noqa: E731
+    if level >= L.HARD:
+        assert _until(g, lambda: matrixed() and shredded(), 6)
+        assert w.abilities.energy_of(ravens[0]) < 200 - 70 and w.abilities.energy_of(ravens[1]) < 200 - 70
+    else:
+        assert not _until(g, lambda: matrixed() or shredded(), 6)
+        assert count(g, 2, AUTO_TURRET_UNIT) >= 1
+
+
 def made(g: Game, unit_id: int) -> int:
     """The Computer's units of ``unit_id`` (either form) and those in its structures' queues."""
     forms = [unit_id, *(f for f, m in computer(g).race.forms.items() if m == unit_id)]
