@@ -35,6 +35,10 @@ AI's use of them was found here):
   shields within :data:`MATRIX_REACH` (at least :data:`MATRIX_MIN_LIFE`, not disabled already),
   else an Anti-Armor Missile on the enemy unit within :data:`SHRED_REACH` with the most enemy units
   round it (:data:`SHRED_MIN_UNITS`, none already shredded), else its Auto-Turret as below.
+  From Hard up too, each finished Ghost Academy arms a nuke when the Computer can pay for it, and
+  a Ghost of a player with an armed nuke calls it down (:meth:`TerranRules.nuke`) on the enemy it
+  knows within :data:`NUKE_REACH` whose blast would hit the most enemy units and structures
+  (:data:`NUKE_MIN_HIT` at least) and at most :data:`NUKE_OWN_SHARE` as many of its own.
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
@@ -53,7 +57,7 @@ from sc2pool.engine.computer.races import ORBITAL_T, THOR_AP, VIKING_ASSAULT, Ro
 from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
-from sc2pool.engine.sim.systems.abilities import SHRED_RADIUS
+from sc2pool.engine.sim.systems.abilities import NUKE_COST, NUKE_RADIUS, SHRED_RADIUS
 from sc2pool.engine.sim.systems.addons import BUILD_REACTOR, BUILD_TECHLAB, REACTORS, TECHLABS, addon_spot
 from sc2pool.engine.sim.units import TRANSFORM, TYPES
 
@@ -133,7 +137,14 @@ SHRED_REACH = 11.0
 SHRED_MIN_UNITS = 4
 """From Hard up: an Anti-Armor Missile (75 energy, cast range 10, -3 armor within 2.88) on the
 enemy unit this close with this many enemy units or more round it (m)."""
-GHOST, SNIPE, EMP = 50, 2714, 1628
+GHOST, SNIPE, EMP, NUKE, ARM_NUKE = 50, 2714, 1628, 1622, 710
+GHOST_ACADEMY_T = 26
+NUKE_REACH = 14.0
+NUKE_MIN_HIT = 4
+NUKE_OWN_SHARE = 0.5
+"""From Hard up a Ghost calls down a nuke (radius 8, cast range 12: it walks in) on an enemy this
+close whose blast would hit this many enemy units and structures or more, and its own units at
+most this share of that (m)."""
 SNIPE_REACH = 9.0
 SNIPE_MIN_LIFE = 100.0
 EMP_MIN_SHIELDS = 50.0
@@ -323,7 +334,12 @@ class TerranRules(RaceRules):
             if c.difficulty >= L.HARD:
                 ravens = self.raven_spells(world, ravens, units)
             self.turrets(world, ravens, units)
-            self.ghosts(world, army[uid == GHOST], units)
+            ghosts = army[uid == GHOST]
+            if c.difficulty >= L.HARD:
+                ghosts = self.nuke(world, ghosts, known)
+            self.ghosts(world, ghosts, units)
+        if c.difficulty >= L.HARD:
+            self.arm_nukes(world)
 
     def vikings(self, world: World, vikings: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
         """Vikings land on ground enemies and lift for air ones (:data:`VIKING_LAND_REACH`)."""
@@ -485,6 +501,43 @@ class TerranRules(RaceRules):
             f = min(1.5, float(d[k])) / max(float(d[k]), 1e-6)  # (within its cast range 2)
             at = (float(u.x[r] + (u.x[units[k]] - u.x[r]) * f), float(u.y[r] + (u.y[units[k]] - u.y[r]) * f))
             world.command(self.c.player_id, AUTO_TURRET, [tag], at, 0, False)
+
+    def arm_nukes(self, world: World) -> None:
+        """Each finished Ghost Academy without a nuke arms one when the Computer can pay."""
+        pid = self.c.player_id
+        a = world.abilities
+        for st in self.c.structs:
+            if st.unit_id == GHOST_ACADEMY_T and st.ready and st.tag not in a.silos \
+                    and world.supply.afford(pid, *NUKE_COST) == SUCCESS:
+                world.command(pid, ARM_NUKE, [st.tag], None, 0, False)
+
+    def nuke(self, world: World, ghosts: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """With an armed nuke, one Ghost calls it down (see the module docstring).  Returns the
+        Ghosts that did not."""
+        if not len(ghosts) or not len(known):
+            return ghosts
+        u = world.u
+        pid = self.c.player_id
+        if any(u.ability[ghosts] == NUKE) or not world.abilities.armed_silos(pid):
+            return ghosts
+        mine = np.flatnonzero(u.owner == pid)
+        for i, r in enumerate(ghosts.tolist()):
+            if u.kind[r] == TRANSFORM or u.ability[r] in (SNIPE, EMP):
+                continue
+            near = known[np.hypot(u.x[known] - u.x[r], u.y[known] - u.y[r]) <= NUKE_REACH]
+            if not len(near):
+                continue
+            hit = (np.hypot(u.x[known][None, :] - u.x[near][:, None], u.y[known][None, :] - u.y[near][:, None])
+                   - u.radius[known][None, :] <= NUKE_RADIUS).sum(axis=1)
+            own = (np.hypot(u.x[mine][None, :] - u.x[near][:, None], u.y[mine][None, :] - u.y[near][:, None])
+                   - u.radius[mine][None, :] <= NUKE_RADIUS).sum(axis=1)
+            ok = np.flatnonzero((hit >= NUKE_MIN_HIT) & (own <= NUKE_OWN_SHARE * hit))
+            if not len(ok):
+                continue
+            k = near[ok[int(np.argmax(hit[ok]))]]
+            if world.command(pid, NUKE, [int(u.tag[r])], (float(u.x[k]), float(u.y[k])), 0, False) == SUCCESS:
+                return np.delete(ghosts, i)
+        return ghosts
 
     def ghosts(self, world: World, ghosts: np.ndarray, units: np.ndarray) -> None:
         """Each Ghost with the energy: Steady Targeting, else EMP Round (see the module docstring)."""

@@ -24,7 +24,7 @@ from sc2pool.engine.game import Game  # noqa: E402
 
 MULE = 268
 THOR, ULTRALISK, AUTO_TURRET_UNIT = 52, 109, 31
-ARMORY, FUSION_CORE, GHOST_ACADEMY = 29, 30, 26
+ARMORY, FUSION_CORE, GHOST_ACADEMY, FACTORY = 29, 30, 26, 27
 
 
 def own(g: Game, unit_id: int, x: float, y: float, n: int = 1) -> list[int]:
@@ -247,6 +247,34 @@ def test_from_hard_up_ravens_cast_interference_matrix_then_anti_armor_missiles(l
     else:
         assert not _until(g, lambda: matrixed() or shredded(), 6)
         assert count(g, 2, AUTO_TURRET_UNIT) >= 1
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.HARD, L.MEDIUM_HARD])
+def test_from_hard_up_a_ghost_academy_arms_a_nuke_and_a_ghost_calls_it_down_on_a_clump(level: int) -> None:
+    """``TerranRules.arm_nukes`` / ``nuke``: with a Ghost Academy (and a Factory) and the money, the
+    Computer arms a nuke; a Ghost then calls it down on six Marines near; below Hard neither."""
+    g = quiet(level, L.POWER, D.TERRAN, 120)
+    w = g.world
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    spots = [(hx + dx, hy + dy) for dx in range(-14, 15, 4) for dy in range(-14, 15, 4)]
+    for kind in (GHOST_ACADEMY, FACTORY):
+        spot = next(p for p in spots if w.placement.fits(kind, p[0], p[1], 3) == 1)
+        w.construction.add_structure(kind, 2, *spot)
+    w.supply.pay(2, -1000, -1000)
+    play_until(g, 123, chunk_s=1)
+    academy = next(st.tag for st in w.construction.structures.values() if st.owner == 2 and st.unit_id == GHOST_ACADEMY)
+    if level < L.HARD:
+        assert academy not in w.abilities.silos
+        return
+    assert academy in w.abilities.silos  # (arming: 43 s)
+    w.abilities.silos[academy] = w.loop  # (armed now)
+    sx, sy = staging(g)
+    ghost = own(g, TR.GHOST, sx, sy)[0]
+    marines = _near(g, D.MARINE, 6, sx, sy, 11)
+    assert _until(g, lambda: int(w.u.ability[w.u.row(ghost)]) == TR.NUKE, 6)
+    assert not w.abilities.armed_silos(2)  # (launched: the Academy's nuke is used)
+    assert _until(g, lambda: all(w.u.row(m) < 0 for m in marines), 20)  # (300 damage: every Marine dies)
 
 
 def made(g: Game, unit_id: int) -> int:

@@ -457,7 +457,7 @@ class Abilities:
             return ERROR  # (one lock at a time (m))
         if ab == LOCK_ON and self.lock_air_only and c.trow >= 0 and not TYPES.is_flying[self.w.u.ti[c.trow]]:
             return CANT_TARGET_THAT_UNIT  # (releases 3.8-4.7: air targets only; the code is (m))
-        if ab == NUKE and not self._armed_silos(c.player):
+        if ab == NUKE and not self.armed_silos(c.player):
             return ERROR  # (no armed nuke (m: the real client's code is not known here))
         if ab in SPELLS:
             return self._spell(c)
@@ -628,7 +628,7 @@ class Abilities:
 
     def _nuke_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
         """The Academy's nuke is launched: used even if the Ghost dies painting."""
-        silos = self._armed_silos(int(self.w.u.owner[r]))
+        silos = self.armed_silos(int(self.w.u.owner[r]))
         if not silos:
             return False
         del self.silos[silos[0]]
@@ -757,7 +757,8 @@ class Abilities:
         self.w.touch()
 
     # ------------------------------------------------------------------ nukes
-    def _armed_silos(self, player: int) -> list[int]:
+    def armed_silos(self, player: int) -> list[int]:
+        """The player's Ghost Academies with an armed nuke (tags)."""
         structures = self.w.construction.structures
         return [t for t, at in self.silos.items() if at <= self.w.loop
                 and (s := structures.get(t)) is not None and s.owner == player]
@@ -1126,7 +1127,7 @@ class Abilities:
             out.append((YAMATO, False))
         if uid == BATTLECRUISER and self.ready.get((tag, TACTICAL_JUMP), 0) <= self.w.loop:
             out.append((TACTICAL_JUMP, True))
-        if uid == GHOST and self._armed_silos(player):
+        if uid == GHOST and self.armed_silos(player):
             out.append((NUKE, True))
         if uid == GHOST_ACADEMY and tag not in self.silos and self.w.construction.ready_of(player, FACTORY):
             out.append((NUKE_ARM, False))
