@@ -276,6 +276,8 @@ class MeleeComputer:
         uid = u.unit_id
         self.workers = (own & (uid == self.race.worker)).nonzero()[0]
         self.army_rows = (own & np.isin(uid, self.army_types)).nonzero()[0]
+        if self.rules.detached:
+            self.army_rows = self.army_rows[~np.isin(u.tag[self.army_rows], list(self.rules.detached))]
         self.rules.observe(world, own)
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)

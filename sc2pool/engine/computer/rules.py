@@ -106,6 +106,9 @@ class RaceRules:
         self.enemy_near: dict[int, dict[int, int]] = {}
         """Mobile type of a :class:`Mode` (a Liberator's too) -> tag of a unit in its fixed form ->
         the last loop an enemy was within its ``leave`` distance."""
+        self.detached: set[int] = set()
+        """Tags of army units on an errand of the race's own (Terran: a drop), which the army's
+        orders leave alone (:meth:`~.melee.MeleeComputer.observe` takes them out of its army)."""
 
     # ------------------------------------------------------------------ each decision
     def observe(self, world: World, own: np.ndarray) -> None:

@@ -39,6 +39,11 @@ AI's use of them was found here):
   a Ghost of a player with an armed nuke calls it down (:meth:`TerranRules.nuke`) on the enemy it
   knows within :data:`NUKE_REACH` whose blast would hit the most enemy units and structures
   (:data:`NUKE_MIN_HIT` at least) and at most :data:`NUKE_OWN_SHARE` as many of its own.
+  From Hard up, from :data:`DROP_FROM_S` on and every :data:`DROP_PERIOD_S` at most, with
+  :data:`DROP_MEDIVACS` Medivacs and enough Marines and Marauders at home and no enemy at its
+  bases, it drops (:meth:`TerranRules.drops`): the bio boards the Medivacs, which fly to the enemy
+  main's mineral line and unload there; the units fight there for :data:`DROP_FIGHT_S`, then
+  rejoin its army.  Meanwhile they are out of its army's orders (:attr:`~.rules.RaceRules.detached`).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Terran facts (ids): :data:`~.races.TERRAN_PROFILE`,
 its builds: :mod:`.levels`.
@@ -46,6 +51,7 @@ its builds: :mod:`.levels`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -152,6 +158,21 @@ EMP_MIN_SHIELDS = 50.0
 unit with this many shields or more (EMP Round drains 100 within 1.5), within :data:`SNIPE_REACH`
 (its casts' range 10) (m)."""
 
+MEDIVAC, SMART, UNLOAD_ALL_AT, ATTACK_MOVE = 54, 1, 396, 3674
+DROP_FROM_S = 300.0
+DROP_PERIOD_S = 120.0
+DROP_MEDIVACS = 2
+DROP_MIN_SLOTS = 8
+DROP_LOAD_S = 12.0
+DROP_FIGHT_S = 40.0
+"""From Hard up: a drop from this game second on, one every :data:`DROP_PERIOD_S` at most, of
+this many Medivacs carrying Marines and Marauders (8 cargo slots each, :data:`DROP_MIN_SLOTS` at
+least in all), who have :data:`DROP_LOAD_S` to board; dropped, they fight :data:`DROP_FIGHT_S` (m:
+Liquipedia "Drop" describes the tactic, the numbers are the engine's)."""
+LOOPS_PER_SECOND = 22.4
+_SLOTS = {D.MARINE: 1, MARAUDER: 2}
+"""Cargo slots of the drop's passengers (the client's ``cargo_size``)."""
+
 VIKING_FIGHTER, TO_ASSAULT, TO_FIGHTER = L.VIKING, 403, 405
 VIKING_LAND_REACH = 8.0
 VIKING_AIR_CLEAR = 14.0
@@ -182,6 +203,17 @@ MODES = (Mode(SIEGE_TANK, SIEGED_TANK, SIEGE, UNSIEGE, SIEGE_REACH, UNSIEGE_REAC
 """Siege Tanks siege and Widow Mines burrow (their client abilities)."""
 
 
+@dataclass
+class Drop:
+    """A drop under way: Medivac tag -> the tags it carries, where it unloads, its phase
+    ("board", "fly", "fight") and the loop that phase began."""
+
+    loads: dict[int, list[int]]
+    point: tuple[float, float]
+    since: int
+    phase: str = "board"
+
+
 class TerranRules(RaceRules):
     """Barracks of Marines and Reapers, add-ons, footprint placement (see the module docstring)."""
 
@@ -190,6 +222,9 @@ class TerranRules(RaceRules):
 
     def __init__(self, computer: MeleeComputer) -> None:
         super().__init__(computer)
+        self.drop: Drop | None = None
+        self.next_drop = 0
+        """The loop from which the next drop may start."""
 
     def may_start(self, need: int) -> bool:
         """A structure whose requirement ``need`` stands, finished or not: its SCV walks there first
@@ -340,6 +375,7 @@ class TerranRules(RaceRules):
             self.ghosts(world, ghosts, units)
         if c.difficulty >= L.HARD:
             self.arm_nukes(world)
+            self.drops(world, army)
 
     def vikings(self, world: World, vikings: np.ndarray, ground: np.ndarray, air: np.ndarray) -> None:
         """Vikings land on ground enemies and lift for air ones (:data:`VIKING_LAND_REACH`)."""
@@ -501,6 +537,85 @@ class TerranRules(RaceRules):
             f = min(1.5, float(d[k])) / max(float(d[k]), 1e-6)  # (within its cast range 2)
             at = (float(u.x[r] + (u.x[units[k]] - u.x[r]) * f), float(u.y[r] + (u.y[units[k]] - u.y[r]) * f))
             world.command(self.c.player_id, AUTO_TURRET, [tag], at, 0, False)
+
+    def drops(self, world: World, army: np.ndarray) -> None:
+        """A drop's phases: boarding, the flight and unloading, the fight (see the module
+        docstring)."""
+        c = self.c
+        u = world.u
+        pid = c.player_id
+        loop = world.loop
+        d = self.drop
+        if d is None:
+            if loop < self.next_drop or loop < DROP_FROM_S * LOOPS_PER_SECOND or c.threat_at is not None \
+                    or c.enemy_main is None:
+                return
+            home = army[~c.members(world, c.wave)[army]]
+            medivacs = home[u.unit_id[home] == MEDIVAC]
+            bio = home[np.isin(u.unit_id[home], list(_SLOTS))]
+            if len(medivacs) < DROP_MEDIVACS or sum(_SLOTS[int(t)] for t in u.unit_id[bio].tolist()) < DROP_MIN_SLOTS:
+                return
+            loads: dict[int, list[int]] = {}
+            free: list[int] = bio.tolist()
+            for m in medivacs[:DROP_MEDIVACS].tolist():
+                mx, my = float(u.x[m]), float(u.y[m])
+                free.sort(key=lambda r: float((u.x[r] - mx) ** 2 + (u.y[r] - my) ** 2))
+                taken: list[int] = []
+                room = 8
+                for r in list(free):
+                    need = _SLOTS[int(u.unit_id[r])]
+                    if need <= room:
+                        taken.append(r)
+                        room -= need
+                        free.remove(r)
+                mtag = int(u.tag[m])
+                loads[mtag] = [int(t) for t in u.tag[taken].tolist()]
+                world.command(pid, SMART, loads[mtag], None, mtag, False)
+            self.drop = Drop(loads, self.drop_point(world, c.enemy_main), loop)
+            self.detached = set(loads) | {t for ts in loads.values() for t in ts}
+            return
+        alive = {t for t in self.detached if u.row(t) >= 0 or t in world.transport.tags()}
+        self.detached = alive
+        medivacs = [m for m in d.loads if m in alive]
+        if not medivacs or alive <= set(d.loads):
+            self.end_drop(world)
+            return
+        cargo = world.transport.cargo
+        if d.phase == "board":
+            inside = {p.tag for m in medivacs if m in cargo for p in cargo[m].passengers}
+            waiting = [t for m in medivacs for t in d.loads[m] if t in alive and t not in inside]
+            if waiting and loop < d.since + DROP_LOAD_S * LOOPS_PER_SECOND:
+                return
+            if not inside:
+                self.end_drop(world)
+                return
+            self.detached -= set(waiting)  # (those that did not board stay home)
+            world.command(pid, UNLOAD_ALL_AT, medivacs, d.point, 0, False)
+            d.phase, d.since = "fly", loop
+        elif d.phase == "fly":
+            if any(m in cargo and cargo[m].passengers for m in medivacs):
+                return
+            world.command(pid, ATTACK_MOVE, sorted(self.detached), c.enemy_main, 0, False)
+            d.phase, d.since = "fight", loop
+        elif loop >= d.since + DROP_FIGHT_S * LOOPS_PER_SECOND:
+            self.end_drop(world)
+
+    def end_drop(self, world: World) -> None:
+        """The drop is over: its units rejoin the army."""
+        self.drop = None
+        self.detached = set()
+        self.next_drop = world.loop + int(DROP_PERIOD_S * LOOPS_PER_SECOND)
+
+    @staticmethod
+    def drop_point(world: World, main: tuple[float, float]) -> tuple[float, float]:
+        """The enemy main's mineral line: halfway from its start location to the mean of the
+        mineral fields within 12 of it (the start location itself without any)."""
+        fields = [(r.x, r.y) for r in world.harvest.resources.values()
+                  if r.is_mineral and (r.x - main[0]) ** 2 + (r.y - main[1]) ** 2 < 144.0]
+        if not fields:
+            return main
+        mx, my = np.mean(fields, axis=0).tolist()
+        return (main[0] + mx) / 2, (main[1] + my) / 2
 
     def arm_nukes(self, world: World) -> None:
         """Each finished Ghost Academy without a nuke arms one when the Computer can pay."""

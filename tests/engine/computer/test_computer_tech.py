@@ -33,9 +33,10 @@ PRODUCTION = (D.BARRACKS, FACTORY, STARPORT)
 
 
 def no_attack(g: Game) -> None:
-    """The Computer never launches a wave (so that the idle participant lasts the test)."""
+    """The Computer never launches a wave nor a drop (so that the idle participant lasts the test)."""
     c = computer(g)
     c.build = dataclasses.replace(c.build, first_attack_s=math.inf)
+    c.rules.next_drop = 1 << 60  # type: ignore[attr-defined]  # (Terran's)
 
 
 def quiet(difficulty: int, build: int, race: int, until_s: float) -> Game:

@@ -277,6 +277,36 @@ def test_from_hard_up_a_ghost_academy_arms_a_nuke_and_a_ghost_calls_it_down_on_a
     assert _until(g, lambda: all(w.u.row(m) < 0 for m in marines), 20)  # (300 damage: every Marine dies)
 
 
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.HARD, L.MEDIUM_HARD])
+def test_from_hard_up_medivacs_drop_marines_in_the_enemy_main(level: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``TerranRules.drops``: two Medivacs and ten Marines at home board, fly to the enemy main's
+    mineral line and unload; the Marines fight there, out of the army's orders, then rejoin it.
+    Below Hard there is no drop."""
+    monkeypatch.setattr(TR, "DROP_FROM_S", 0.0)
+    monkeypatch.setattr(TR, "DROP_FIGHT_S", 4.0)  # (ten Marines soon end the idle participant's game)
+    g = quiet(level, L.POWER, D.TERRAN, 120)
+    w = g.world
+    c = computer(g)
+    c.rules.next_drop = 0  # type: ignore[attr-defined]  # (quiet: no drop until now)
+    sx, sy = staging(g)
+    medivacs = [own(g, TR.MEDIVAC, sx, sy + k)[0] for k in (0, 1)]
+    marines = own(g, D.MARINE, sx + 2, sy, 10)
+    ex, ey = g.scenario.starts[1]  # type: ignore[attr-defined]
+    c.enemy_main = (ex, ey)
+    carried = lambda: sum(len(cg.passengers) for t, cg in w.transport.cargo.items() if t in medivacs)  # noqa: E731
+    if level < L.HARD:
+        assert not _until(g, lambda: carried() > 0, 15)
+        return
+    assert _until(g, lambda: carried() >= 8, 15)
+    assert set(medivacs) <= c.rules.detached
+    there = lambda: sum(1 for m in marines if w.u.row(m) >= 0  # noqa: E731
+                        and np.hypot(w.u.x[w.u.row(m)] - ex, w.u.y[w.u.row(m)] - ey) < 14)
+    assert _until(g, lambda: there() >= 8, 60)
+    assert _until(g, lambda: not c.rules.detached, 6)  # (the fight over, they rejoin the army)
+    assert count(g, 1, 45) < 12  # (the participant's SCVs died)
+
+
 def made(g: Game, unit_id: int) -> int:
     """The Computer's units of ``unit_id`` (either form) and those in its structures' queues."""
     forms = [unit_id, *(f for f, m in computer(g).race.forms.items() if m == unit_id)]
