@@ -119,6 +119,8 @@ ZERGLING, ROACH, HYDRALISK, MUTALISK, QUEEN, ULTRALISK = 105, 110, 107, 108, 126
 PIT_T, CAVERN_T = 94, 93
 NEST_T, LURKER_DEN_T, GREATER_SPIRE_T = 96, 504, 102
 CORRUPTOR, BANELING, RAVAGER, LURKER, BROODLORD = 112, 9, 688, 502, 114
+INFESTOR, VIPER = 111, 499
+"""The Zerg casters its Macro and Air builds train from Hard up (their spells: ``computer/zerg.py``)."""
 BANELING_COCOON, RAVAGER_COCOON, LURKER_EGG, BROODLORD_COCOON, LURKER_BURROWED = 8, 687, 501, 113, 503
 BANELING_MORPH, RAVAGER_MORPH, LURKER_MORPH, BROODLORD_MORPH = 4431, 2330, 2332, 1372
 """Unit morphs (``data.tech.MORPH``, kind "unit")."""
@@ -420,6 +422,8 @@ Z_BUILDS: dict[int, Build] = {
                    expand_s=(HATCH_FIRST_S, 200.0, 420.0), reapers=0, first_attack_s=500.0, first_wave=34, wave_growth=12,
                    tech=Tech(per_base=((POOL, 0.01), (WARREN, 0.01), (DEN, 0.01)), addons=(),
                              trains=(((LARVA, NO_ADDON), (Train(ULTRALISK, share=0.1, from_level=L.HARD),
+                                                          Train(VIPER, share=0.05, from_level=L.HARD),
+                                                          Train(INFESTOR, share=0.06, from_level=L.HARD),
                                                           Train(HYDRALISK, share=0.45), Train(ROACH, share=0.45),
                                                           Train(ZERGLING))),),
                              refineries_per_base=1, spill="", morphs=((HATCHERY, LAIR_MORPH),),
@@ -429,6 +433,7 @@ Z_BUILDS: dict[int, Build] = {
                  expand_s=(HATCH_FIRST_S, 400.0), reapers=0, first_attack_s=420.0, first_wave=20, wave_growth=10,
                  tech=Tech(per_base=((POOL, 0.01), (SPIRE, 0.01)), addons=(),
                            trains=(((LARVA, NO_ADDON), (Train(CORRUPTOR, share=0.1, from_level=L.HARD),
+                                                        Train(VIPER, share=0.08, from_level=L.HARD),
                                                         Train(MUTALISK, share=0.7), Train(ZERGLING))),),
                            refineries_per_base=2, spill="", morphs=((HATCHERY, LAIR_MORPH),),
                            research=(METABOLIC_BOOST,),
@@ -440,8 +445,15 @@ Infestation Pit, a Hive, an Ultralisk Cavern on the way: Liquipedia "Ultralisk")
 from a Spire after a Lair.  From Hard up each morphs a share of its army (:class:`~.levels.UnitMorph`):
 Timing Roaches into Ravagers (Liquipedia "Roach Ravager All-in"), Power Hydralisks into Lurkers
 (a Lurker Den; "Lurker"), Macro Zerglings into Banelings (a Baneling Nest; "Zergling/Baneling"), Air
-Corruptors into Brood Lords (a Greater Spire, so a Hive; "Brood Lord").  Liquipedia pages
-of those names; the numbers (m)."""
+Corruptors into Brood Lords (a Greater Spire, so a Hive; "Brood Lord").  From Hard up the Macro
+build also trains Vipers (a Hive) and Infestors (an Infestation Pit), a few of its army: the casters
+of the late-game Zerg army ("Viper": Abduct, Blinding Cloud, Parasitic Bomb; "Infestor": Fungal
+Growth roots a clump for the army); the Air build Vipers, whose Parasitic Bomb guards its Mutalisks
+and Brood Lords against enemy air ("Viper": bomb against Vikings and Corruptors).  Vipers come
+before Infestors in its list: the first gas unit short of vespene keeps it from the others
+(:meth:`~.rules.RaceRules._wanted`), and the Infestors, whose Pit stands first, would leave none
+for the Vipers.  Their spells: :meth:`.zerg.ZergRules.tactics`.  Liquipedia pages of those names;
+the numbers (m)."""
 
 ZERG_PROFILE = RaceProfile(
     race=D.ZERG, name="Zerg", worker=DRONE, worker_train=1342, worker_from=LARVA, gather=1183,
@@ -458,7 +470,8 @@ ZERG_PROFILE = RaceProfile(
            PIT: Role(1160, PIT_T, needs=LAIR, creep=True),
            CAVERN: Role(1159, CAVERN_T, needs=HIVE, creep=True)},
     production=(POOL, WARREN, DEN, SPIRE),
-    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346, ULTRALISK: 1348, CORRUPTOR: 1353},
+    train={ZERGLING: 1343, ROACH: 1351, HYDRALISK: 1345, MUTALISK: 1346, ULTRALISK: 1348, CORRUPTOR: 1353,
+           INFESTOR: 1352, VIPER: 1354},
     forms={BANELING_COCOON: BANELING, RAVAGER_COCOON: RAVAGER, LURKER_EGG: LURKER, LURKER_BURROWED: LURKER,
            BROODLORD_COCOON: BROODLORD},
     army_from=LARVA, builder=CONSUMED,

@@ -1,7 +1,12 @@
 """The Zerg Computer's own rules: everything it trains comes from larvae (its Drones, Overlords and
 army, as eggs it remembers until they hatch); its Queens (one per Hatchery, more while minerals
 pile up) inject larvae and, at the levels that defend better, fight at its bases; a larva becomes
-a Drone only while its army keeps pace (:meth:`ZergRules.drones_wanted`).
+a Drone only while its army keeps pace (:meth:`ZergRules.drones_wanted`).  In a fight its Lurkers
+burrow and its Ravagers spit Corrosive Bile; from Hard up its Infestors cast Fungal Growth
+(:meth:`ZergRules.fungals`) and its Vipers Parasitic Bomb, Abduct and Blinding Cloud
+(:meth:`ZergRules.vipers`), and an idle Viper at home Consumes a structure for energy
+(:meth:`ZergRules.consume`); the spells' rules are the engine's (``sim/systems/zerg_spells.py``),
+the choices of where and when the Computer's (m).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Zerg facts (ids, builds):
 :data:`~.races.ZERG_PROFILE`.
@@ -23,6 +28,7 @@ from sc2pool.engine.computer.races import (
     DRONES_ALONE,
     LARVA,
     LARVA_T,
+    LIBERATOR_AG,
     LURKER,
     LURKER_BURROW,
     LURKER_BURROWED,
@@ -34,7 +40,24 @@ from sc2pool.engine.computer.rules import Mode, RaceRules
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.races.zerg import NO_CREEP_NEEDED
 from sc2pool.engine.sim.systems.placement import half_size, snap
-from sc2pool.engine.sim.systems.zerg_spells import CORROSIVE_BILE, SPELLS
+from sc2pool.engine.sim.systems.zerg_spells import (
+    ABDUCT,
+    ABDUCT_ENERGY,
+    BLINDING_CLOUD,
+    BOMB_ENERGY,
+    BOMB_RADIUS,
+    CLOUD_ENERGY,
+    CLOUD_RADIUS,
+    CONSUME,
+    CORROSIVE_BILE,
+    FUNGAL_ENERGY,
+    FUNGAL_GROWTH,
+    FUNGAL_RADIUS,
+    INFESTOR,
+    PARASITIC_BOMB,
+    SPELLS,
+    VIPER,
+)
 from sc2pool.engine.sim.units import IDLE, TYPES
 
 if TYPE_CHECKING:
@@ -69,6 +92,43 @@ BILE_REACH = SPELLS[CORROSIVE_BILE][1]
 (the ability walks a Ravager farther away into range first, which the Computer does not want)."""
 BILES_PER_TARGET = 2
 """At most this many Ravagers of one decision aim at the same enemy (m)."""
+FUNGAL_REACH = SPELLS[FUNGAL_GROWTH][1] + 1.0
+"""An Infestor fungals an enemy whose centre is this close (its cast range 10 and a step) (m)."""
+FUNGAL_MIN = 3
+"""... where the enemy units within the spell's radius (2.25, LP:Infestor), none already rooted by
+a fungal or under one on its way, are at least this many (m)."""
+BOMB_REACH = SPELLS[PARASITIC_BOMB][1] + 1.0
+"""A Viper bombs an enemy air unit whose centre is this close (its cast range 8 and a step) (m)."""
+BOMB_MIN = 3
+"""... whose bomb (radius 3, LP:Viper) would hit at least this many enemy air units, itself
+included, none bombed already (m: a bomb on a lone unit is 125 energy for 120 damage)."""
+ABDUCT_REACH = SPELLS[ABDUCT][1] + 1.0
+"""A Viper abducts an enemy whose centre is this close (its cast range 9 and a step) (m) ..."""
+ABDUCT_PULL = 4.0
+"""... and at least this far from it: a pull shorter than this is not worth the 75 energy (m)."""
+SIEGED_TANK = 32
+"""SiegeTankSieged (the client's unit type id)."""
+ABDUCT_ALSO = (SIEGED_TANK, LIBERATOR_AG)
+"""Besides the massive units (a Thor, a Colossus, a Battlecruiser, a Carrier: the client's
+attribute), the enemies a Viper abducts: a sieged Siege Tank and a Liberator in Defender Mode, out
+of their fixed spot and into its army (Liquipedia "Viper": Abduct against siege units and capital
+ships)."""
+CLOUD_REACH = SPELLS[BLINDING_CLOUD][1] + 1.0
+"""A Viper clouds an enemy whose centre is this close (its cast range 10 and a step) (m) ..."""
+CLOUD_MIN = 4
+"""... where the enemy ranged ground units under the cloud (radius 2, the client's effect), less
+twice its own ground units there (the engine's cloud blinds them too), are at least this many (m)."""
+CLOUD_RANGED = 2.0
+"""A ground unit whose weapon reaches farther than this is ranged: a cloud cuts it to melee (m)."""
+CONSUME_BELOW = CLOUD_ENERGY
+"""An idle Viper at home with less energy than a Blinding Cloud's consumes ... (m)"""
+CONSUME_SEEK = 15.0
+"""... its finished structure with the most life within this distance (m) ..."""
+CONSUME_MIN_LIFE = 600.0
+"""... that has at least this much life (m: a Consume takes 200, LP:Viper)."""
+_MASSIVE = np.array([D.MASSIVE in spec.attributes for spec in TYPES.specs])
+"""Per type row: massive."""
+VIPER_SPELLS = (ABDUCT, PARASITIC_BOMB, BLINDING_CLOUD, CONSUME)
 
 
 class ZergRules(RaceRules):
@@ -157,15 +217,148 @@ class ZergRules(RaceRules):
 
     def tactics(self, world: World, army: np.ndarray) -> None:
         """Lurkers burrow near enemy ground units and come up once none is near (:data:`LURKER_MODE`);
-        Ravagers spit Corrosive Bile (:meth:`bile`)."""
+        Ravagers spit Corrosive Bile (:meth:`bile`); from Hard up Infestors fungal clumps of enemy
+        units (:meth:`fungals`) and Vipers cast (:meth:`vipers`)."""
+        c = self.c
         u = world.u
         uid = u.unit_id[army]
         rows = army[(uid == LURKER) | (uid == LURKER_BURROWED)]
-        known = self.c.known
+        known = c.known
         ground = known[~TYPES.is_flying[u.ti[known]]] if len(known) else known
         self.modes(world, LURKER_MODE, rows, ground)
         if len(known):
             self.bile(world, army[uid == RAVAGER], known)
+        if c.difficulty < L.HARD:
+            return
+        vipers = army[uid == VIPER]
+        if len(vipers) and c.threat_at is None:
+            self.consume(world, vipers[~c.members(world, c.wave)[vipers]])
+        if not len(known):
+            return
+        enemy = known[~TYPES.structure[u.ti[known]]]
+        if not len(enemy):
+            return
+        if FUNGAL_GROWTH not in c.refused:
+            self.fungals(world, army[uid == INFESTOR], enemy)
+        if len(vipers):
+            self.vipers(world, vipers, enemy, army)
+
+    def fungals(self, world: World, infestors: np.ndarray, enemy: np.ndarray) -> None:
+        """Each Infestor with the energy and no fungal under way casts Fungal Growth, within
+        :data:`FUNGAL_REACH`, on the enemy unit whose fungal would catch the most enemy units not
+        caught yet (:data:`FUNGAL_MIN` at least): those under a fungal, or within reach of one on
+        its way or cast this decision, are caught; so one Infestor a clump (LP:Infestor: Fungal
+        Growth roots a clump for the army to catch)."""
+        if not len(infestors):
+            return
+        c = self.c
+        u = world.u
+        under = world.zerg.spells.fungals
+        free = ~np.isin(u.tag[enemy], np.fromiter(under, dtype=np.int64, count=len(under))) if under else \
+            np.ones(len(enemy), dtype=bool)
+        ex, ey = u.x[enemy], u.y[enemy]
+        casting = world.casting.casts
+        for tag in u.tag[infestors].tolist():
+            cast = casting.get(int(tag))
+            if cast is not None and cast.ability == FUNGAL_GROWTH:
+                free &= (ex - cast.x) ** 2 + (ey - cast.y) ** 2 > FUNGAL_RADIUS ** 2
+        r2 = FUNGAL_RADIUS ** 2
+        close = (ex[:, None] - ex[None, :]) ** 2 + (ey[:, None] - ey[None, :]) ** 2 <= r2
+        for r in infestors.tolist():
+            tag = int(u.tag[r])
+            if int(u.ability[r]) == FUNGAL_GROWTH or world.abilities.energy_of(tag) < FUNGAL_ENERGY:
+                continue
+            score = (close & free[None, :]).sum(axis=1)
+            ok = ((ex - u.x[r]) ** 2 + (ey - u.y[r]) ** 2 <= FUNGAL_REACH ** 2) & (score >= FUNGAL_MIN)
+            if not ok.any():
+                continue
+            k = int(np.argmax(np.where(ok, score, -1)))
+            at = (float(ex[k]), float(ey[k]))
+            if not c.answer(world.command(c.player_id, FUNGAL_GROWTH, [tag], at, 0, False), FUNGAL_GROWTH):
+                return
+            free &= ~close[k]
+
+    def vipers(self, world: World, vipers: np.ndarray, enemy: np.ndarray, army: np.ndarray) -> None:
+        """Each Viper with no spell under way casts the first that fits (LP:Viper): Parasitic Bomb
+        on an enemy air unit in a flock (:data:`BOMB_MIN`), else Abduct on the enemy with the most
+        life among the massive ones and :data:`ABDUCT_ALSO`, else Blinding Cloud on a clump of
+        enemy ranged ground units (:data:`CLOUD_MIN`); one Viper a target (a cloud's units count as
+        its target)."""
+        c = self.c
+        u = world.u
+        pid = c.player_id
+        ti = u.ti[enemy]
+        ex, ey = u.x[enemy], u.y[enemy]
+        tags = u.tag[enemy]
+        air = TYPES.is_flying[ti]
+        bombed = {b.target for b in world.zerg.spells.bombs}
+        bombed.update(cast.target for cast in world.casting.casts.values() if cast.ability == PARASITIC_BOMB)
+        d2 = (ex[:, None] - ex[None, :]) ** 2 + (ey[:, None] - ey[None, :]) ** 2
+        flock = (air[None, :] & (d2 <= BOMB_RADIUS ** 2)).sum(axis=1)
+        bomb_ok = air & (flock >= BOMB_MIN) & ~np.isin(tags, np.array(sorted(bombed), dtype=np.int64))
+        big = _MASSIVE[ti] | np.isin(u.unit_id[enemy], np.array(ABDUCT_ALSO))
+        life = (u.hp + u.shield)[enemy]
+        ranged = ~air & TYPES.can_attack[ti] & (TYPES.range[ti] > CLOUD_RANGED)
+        own_ground = army[~TYPES.is_flying[u.ti[army]]]
+        r2 = CLOUD_RADIUS ** 2
+        hit = (ranged[None, :] & (d2 <= r2)).sum(axis=1)
+        mine = ((ex[:, None] - u.x[own_ground][None, :]) ** 2 + (ey[:, None] - u.y[own_ground][None, :]) ** 2
+                <= r2).sum(axis=1)
+        cloud_score = np.where(ranged, hit - 2 * mine, -1)
+        clouded = np.zeros(len(enemy), dtype=bool)
+        for cx, cy, end in world.zerg.spells.clouds:
+            if end > world.loop:
+                clouded |= (ex - cx) ** 2 + (ey - cy) ** 2 <= r2
+        for cast in world.casting.casts.values():
+            if cast.ability == BLINDING_CLOUD:
+                clouded |= (ex - cast.x) ** 2 + (ey - cast.y) ** 2 <= r2
+        for r in vipers.tolist():
+            tag = int(u.tag[r])
+            if int(u.ability[r]) in VIPER_SPELLS:
+                continue
+            e = world.abilities.energy_of(tag)
+            dv = (ex - u.x[r]) ** 2 + (ey - u.y[r]) ** 2
+            ok = bomb_ok & (dv <= BOMB_REACH ** 2)
+            if e >= BOMB_ENERGY and ok.any() and PARASITIC_BOMB not in c.refused:
+                k = int(np.argmax(np.where(ok, flock, -1)))
+                if c.answer(world.command(pid, PARASITIC_BOMB, [tag], None, int(tags[k]), False), PARASITIC_BOMB):
+                    bomb_ok[k] = False
+                    continue
+            ok = big & (dv <= ABDUCT_REACH ** 2) & (dv >= ABDUCT_PULL ** 2)
+            if e >= ABDUCT_ENERGY and ok.any() and ABDUCT not in c.refused:
+                k = int(np.argmax(np.where(ok, life, -1.0)))
+                if c.answer(world.command(pid, ABDUCT, [tag], None, int(tags[k]), False), ABDUCT):
+                    big[k] = False
+                    continue
+            ok = (dv <= CLOUD_REACH ** 2) & ~clouded & (cloud_score >= CLOUD_MIN)
+            if e >= CLOUD_ENERGY and ok.any() and BLINDING_CLOUD not in c.refused:
+                k = int(np.argmax(np.where(ok, cloud_score, -1)))
+                at = (float(ex[k]), float(ey[k]))
+                if c.answer(world.command(pid, BLINDING_CLOUD, [tag], at, 0, False), BLINDING_CLOUD):
+                    clouded |= (ex - at[0]) ** 2 + (ey - at[1]) ** 2 <= r2
+
+    def consume(self, world: World, vipers: np.ndarray) -> None:
+        """Each idle Viper at home (no wave, no threat) short of :data:`CONSUME_BELOW` energy
+        consumes its finished structure with the most life (:data:`CONSUME_MIN_LIFE` at least)
+        within :data:`CONSUME_SEEK` (LP:Viper: Consume, 200 of a structure's life for 50 energy)."""
+        c = self.c
+        if not len(vipers) or CONSUME in c.refused:
+            return
+        u = world.u
+        sites = [(s.tag, s.x, s.y, float(u.hp[u.row(s.tag)])) for s in c.structs if s.ready and u.row(s.tag) >= 0]
+        sites = [p for p in sites if p[3] >= CONSUME_MIN_LIFE]
+        for r in vipers[u.kind[vipers] == IDLE].tolist():
+            tag = int(u.tag[r])
+            if world.abilities.energy_of(tag) >= CONSUME_BELOW:
+                continue
+            x, y = float(u.x[r]), float(u.y[r])
+            near = [p for p in sites if (p[1] - x) ** 2 + (p[2] - y) ** 2 <= CONSUME_SEEK ** 2]
+            if not near:
+                continue
+            target = max(near, key=lambda p: p[3])
+            if not c.answer(world.command(c.player_id, CONSUME, [tag], None, target[0], False), CONSUME):
+                return
+            sites.remove(target)
 
     def bile(self, world: World, ravagers: np.ndarray, known: np.ndarray) -> None:
         """Each Ravager whose bile is ready spits it at an enemy within :data:`BILE_REACH`: the

@@ -15,6 +15,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_computer_melee import computer, count, melee, play_until  # noqa: E402
 from test_computer_protoss import no_attack, rows, spawn  # noqa: E402
+from test_computer_tech import quiet  # noqa: E402
+from test_computer_terran import _near, _until, own, staging  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
@@ -24,6 +26,8 @@ from sc2pool.engine.computer.rules import strength  # noqa: E402
 from sc2pool.engine.computer.zerg import ZergRules  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
 from sc2pool.engine.sim.units import ATTACK_MOVE, ATTACK_UNIT, TYPES  # noqa: E402
+
+MEDIVAC, HELLION = 54, 53
 
 
 def army_supply(g: Game) -> float:
@@ -93,3 +97,124 @@ def test_no_wave_back_into_the_army_it_walked_back_from(difficulty: int) -> None
     c.fled = 0.0  # (the enemy came to its base, or its next wave went)
     c.launch(g.world, home)
     assert c.wave
+
+
+# ------------------------------------------------------------------ Infestors and Vipers (Hard up)
+def _larva_made(g: Game, unit_id: int) -> int:
+    """The Computer's units of ``unit_id`` and those in its eggs."""
+    z = computer(g).rules
+    assert isinstance(z, ZergRules)
+    return count(g, 2, unit_id) + sum(k for _, t, k in z.hatching if t == unit_id)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("build", "until", "units"), [
+    pytest.param(L.MACRO, 600, (R.INFESTOR, R.VIPER), id="Macro"),
+    pytest.param(L.AIR, 600, (R.VIPER,), id="Air")])
+def test_from_hard_up_the_zerg_builds_train_infestors_and_vipers(build: int, until: float,
+                                                                 units: tuple[int, ...]) -> None:
+    """``Z_BUILDS``: the Macro build's Infestors (an Infestation Pit) and Vipers (a Hive), the Air
+    build's Vipers, from Hard up; MediumHard plays the builds without them."""
+    got = {}
+    for level in (L.MEDIUM_HARD, L.HARD):
+        g = quiet(level, build, D.ZERG, until)
+        got[level] = {t: _larva_made(g, t) for t in units}
+    assert all(got[L.HARD].values()), got
+    assert not any(got[L.MEDIUM_HARD].values()), got
+
+
+def _caster_at_home(level: int, unit_id: int, energy: float, at_s: float = 120) -> tuple[Game, float, float, int]:
+    """A quiet Zerg Macro game of ``level`` at ``at_s`` (2:00) with one ``unit_id`` of the Computer's
+    at its staging point with ``energy``, two seconds later: the game, the staging point, its tag."""
+    g = quiet(level, L.MACRO, D.ZERG, at_s)
+    sx, sy = staging(g)
+    [tag] = own(g, unit_id, sx, sy)
+    play_until(g, at_s + 2, chunk_s=1)
+    w = g.world
+    w.abilities._register()
+    w.abilities.energy[tag] = (energy, w.loop, 200.0)
+    return g, sx, sy, tag
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.MEDIUM_HARD, L.HARD])
+def test_from_hard_up_an_infestor_fungals_the_clump_not_the_lone_unit(level: int) -> None:
+    """``ZergRules.fungals``: an Infestor with the energy roots the clump of five SCVs, not the
+    lone one nearer to it, once (one Infestor a clump); below Hard it casts nothing.  (SCVs holding
+    their place: nothing shoots the Infestor, which lives through the test at either level.)"""
+    g, sx, sy, infestor = _caster_at_home(level, R.INFESTOR, 200.0)
+    w = g.world
+    [lone] = _near(g, D.SCV, 1, sx, sy, -4.0)  # (behind it, towards its main)
+    clump = _near(g, D.SCV, 5, sx, sy, 8)
+    fungals = w.zerg.spells.fungals
+    cast = _until(g, lambda: bool(fungals), 4)
+    assert w.u.row(infestor) >= 0
+    if level < L.HARD:
+        assert not cast and w.abilities.energy_of(infestor) > 190.0
+        return
+    assert cast
+    assert set(fungals) <= set(clump) and lone not in fungals, (set(fungals), clump, lone)
+    assert w.abilities.energy_of(infestor) < 200.0 - 75.0 + 5.0  # (one fungal, and no second on it)
+
+
+def _viper_casts(level: int, spell: str) -> bool:
+    """Whether a Viper with 200 energy at its staging point casts ``spell`` on the enemies that
+    appear in front of it within four seconds (see the test below)."""
+    from sc2pool.engine.computer.zerg import SIEGED_TANK
+
+    g, sx, sy, viper = _caster_at_home(level, R.VIPER, 200.0)
+    w = g.world
+    spells = w.zerg.spells
+    if spell == "abduct":
+        [tank] = _near(g, SIEGED_TANK, 1, sx, sy, 8)
+        r = w.u.row(tank)
+        at = (float(w.u.x[r]), float(w.u.y[r]))
+
+        def done() -> bool:
+            r = w.u.row(tank)
+            return r >= 0 and float(np.hypot(w.u.x[r] - at[0], w.u.y[r] - at[1])) > 3.0
+    elif spell == "bomb":
+        medivacs = _near(g, MEDIVAC, 4, sx, sy, 6)
+
+        def done() -> bool:
+            return any(b.target in medivacs for b in spells.bombs)
+    else:
+        _near(g, HELLION, 6, sx, sy, 8)
+
+        def done() -> bool:
+            return bool(spells.clouds)
+    cast = _until(g, done, 4)
+    assert w.u.row(viper) >= 0
+    if cast:  # (one spell of 75 to 125 energy: the Viper cast once)
+        assert 200.0 - 125.0 <= w.abilities.energy_of(viper) < 200.0 - 75.0 + 5.0
+    return cast
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.MEDIUM_HARD, L.HARD])
+@pytest.mark.parametrize("spell", ["abduct", "bomb", "cloud"])
+def test_from_hard_up_a_viper_abducts_bombs_and_clouds(spell: str, level: int) -> None:
+    """``ZergRules.vipers``: a sieged Siege Tank is pulled to the Viper (Abduct), a flock of four
+    Medivacs bombed (Parasitic Bomb), a clump of six Hellions clouded (Blinding Cloud); a MediumHard
+    Viper casts nothing.  (None of them shoots up: the Viper lives through the test.)"""
+    assert _viper_casts(level, spell) == (level >= L.HARD)
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.MEDIUM_HARD, L.HARD])
+def test_from_hard_up_an_idle_viper_at_home_consumes_a_hatchery_for_energy(level: int) -> None:
+    """``ZergRules.consume``: a Viper with 10 energy waiting at the staging point drains its finished
+    Hatchery beside it (200 life for 50 energy over 14 s); below Hard it only regains energy."""
+    g, sx, sy, viper = _caster_at_home(level, R.VIPER, 10.0, 170)
+    w = g.world
+    c = computer(g)
+    hatch = min((s for s in c.structs if s.unit_id == R.HATCHERY and s.ready),
+                key=lambda s: (s.x - sx) ** 2 + (s.y - sy) ** 2)
+    life = float(w.u.hp[w.u.row(hatch.tag)])
+    play_until(g, 172 + 15, chunk_s=1)
+    lost = life - float(w.u.hp[w.u.row(hatch.tag)])
+    energy = w.abilities.energy_of(viper)
+    if level < L.HARD:
+        assert lost == 0.0 and energy < 10.0 + 16 * 0.8, (lost, energy)
+    else:
+        assert 150.0 <= lost <= 260.0 and energy >= 10.0 + 40.0, (lost, energy)  # (a second may begin)
