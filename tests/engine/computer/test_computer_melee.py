@@ -88,7 +88,9 @@ def test_every_level_builds_an_economy_and_an_army(difficulty: int) -> None:
     assert count(g, 2, D.SCV) > 14
     assert count(g, 2, D.SUPPLYDEPOT) >= 1
     assert count(g, 2, D.BARRACKS) >= 1
-    assert count(g, 2, D.MARINE) + count(g, 2, REAPER) >= 3
+    aboard = sum(1 for cg in g.world.transport.cargo.values() if cg.owner == 2  # (a Hard drop's)
+                 for p in cg.passengers if p.unit_id in (D.MARINE, REAPER))
+    assert count(g, 2, D.MARINE) + count(g, 2, REAPER) + aboard >= 3
     used, cap = g.world.supply.food(2)
     assert used <= cap
 
