@@ -85,8 +85,6 @@ CANT_TARGET_EXHAUSTED_RESOURCES = 200
 EFFECT_STIM_MARAUDER = 253
 LARVA = 151
 _WORKER_IDS = np.array(sorted(WORKERS))
-TRANSPORTS = frozenset({24, 54})
-"""Bunker, Medivac: the transports ``systems/transport.py`` simulates."""
 _PRODUCER_IDS = np.array(sorted(PRODUCERS))
 
 log = logging.getLogger(__name__)
@@ -182,7 +180,7 @@ class CommandPath:
         """Load, unload, salvage: ``systems/transport.py``."""
         self.nydus_abilities = NYDUS_ABILITIES
         """Summon a Nydus Worm; load into and unload a Nydus Network or Worm: ``systems/nydus.py``."""
-        self.unload_unit = UNLOAD_UNIT | frozenset(NYDUS_UNLOAD_UNIT)
+        self.unload_unit = frozenset(UNLOAD_UNIT) | frozenset(NYDUS_UNLOAD_UNIT)
         """Unloading one unit: its target is a passenger, a unit out of the store."""
         self.repair_abilities = REPAIR_ABILITIES
         """Repair: ``systems/repair.py``."""
@@ -431,8 +429,7 @@ class CommandPath:
             if w.harvest.can_return(int(u.tag[r])):
                 out.append((rules.return_ability, False))
             return out
-        if uid in TRANSPORTS:
-            w.transport.available(r, out)
+        w.transport.available(r, out)  # (load, unload, salvage of the transports it simulates)
         w.nydus.available(player, r, out)
         if w.has_zerg:  # (Zerg: Queens' casts, a tumor's spawn, a larva's trains)
             w.zerg.available(player, r, out)

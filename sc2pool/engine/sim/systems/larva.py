@@ -241,6 +241,8 @@ class Larva:
         if req.structures and not all(w.construction.ready_of(player, t) for t in req.structures):
             return TECH_REQUIREMENTS_NOT_MET
         ok = rows[np.isin(u.unit_id[rows], np.array(spec.sources))]
+        if w.transport.cargo:  # (a Transport Overlord with units inside does not morph (m): systems/transport.py)
+            ok = ok[np.array([not w.transport.carrying(t) for t in u.tag[ok].tolist()], dtype=bool)]
         if len(ok) == 0:
             return ERROR
         done = 0

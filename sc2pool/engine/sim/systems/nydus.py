@@ -90,7 +90,7 @@ from sc2pool.engine.sim.commands import (
 from sc2pool.engine.sim.encode import varint, wrap
 from sc2pool.engine.sim.systems.construction import CONSTRUCTION_START_LIFE, Structure
 from sc2pool.engine.sim.systems.placement import half_size, snap
-from sc2pool.engine.sim.systems.transport import LOAD_RANGE, Cargo, _passenger_bytes, cargo_size
+from sc2pool.engine.sim.systems.transport import LOAD_RANGE, Cargo, cargo_size
 from sc2pool.engine.sim.systems.zerg_abilities import _BURROWED_LUT
 from sc2pool.engine.sim.units import FOLLOW, NO_DEATHS, TRANSFORM, TYPES, Deaths, Order
 
@@ -427,7 +427,7 @@ class Nydus:
         out = b""
         taken = 0
         if pool is not None:
-            out = b"".join(wrap(24, _passenger_bytes(p)) for p in pool.passengers)
+            out = b"".join(wrap(24, self.w.transport.passenger_bytes(p)) for p in pool.passengers)
             taken = pool.taken
         out += varint(25 << 3) + varint(taken) + varint(26 << 3) + varint(CAPACITY)
         for r in rows.tolist():

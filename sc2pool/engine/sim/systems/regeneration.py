@@ -18,6 +18,14 @@ Reaper's 2/16 per loop is exact; the Zerg rate 0.2734/16 per loop is taken as 70
 game keeps life in fixed point with 12 fraction bits; 70/4096 * 16 = 0.2734375 is the value
 nearest LP's 0.2734 (m)).  The work is a few numpy operations over the rows that may regenerate (cached per set of
 units), only while such rows exist: worlds without Zerg, Protoss units or Reapers do nothing.
+
+Units inside a transport or a Nydus (``systems/transport.py``) are out of the store, so this
+loop never looks at them; they regenerate all the same (in the real game energy builds up inside,
+which is why players load High Templar and Ghosts, and Protoss shields recharge; Zerg life and
+the Reaper's go on too (m)): :attr:`Regeneration.until` marks the loop up to which the store's units have
+regenerated, a unit entering notes it, and when it comes out :func:`regenerated` credits it the
+loops in between at the same rates, capped and after the same delay, so that it comes out with
+what it would have had outside.
 """
 
 from __future__ import annotations
@@ -95,6 +103,9 @@ class Regeneration:
 
     def __init__(self, world: World) -> None:
         self.w = world
+        self.until = world.loop
+        """The loop up to which the units in the store have regenerated (a unit leaving a
+        transport is credited the loops since the mark it noted on entering: :func:`regenerated`)."""
         self._version = -1
         self._life_rows = np.zeros(0, np.int64)
         self._life_top = np.zeros(0)
@@ -159,6 +170,7 @@ class Regeneration:
     def update(self, h: int) -> None:
         """The world advanced ``h`` loops to ``self.w.loop``: regenerate over them."""
         u = self.w.u
+        self.until = self.w.loop
         if self._version != u.version:
             self._refresh()
         if not self._any:
@@ -180,6 +192,31 @@ class Regeneration:
         if loop >= self._reaper_wake:
             self._reaper_wake = _after_delay(u.hp, u.hurt, self._reaper_rows, self._reaper_top,
                                              REAPER_PER_LOOP, REAPER_DELAY_LOOPS, h, loop)
+
+
+def regenerated(ti: int, hp: float, shield: float, hurt: int, since: int, until: int) -> tuple[float, float]:
+    """Life and shields of a unit of type row ``ti`` out of the store (in a transport) after the
+    loops (``since``, ``until``]: what :meth:`Regeneration.update` would have given it over them,
+    loop by loop (Zerg life at its rate, a Reaper's life and shields past their delay since the
+    last damage ``hurt``), capped at the maxima."""
+    n = until - since
+    if n <= 0:
+        return hp, shield
+    top = float(TYPES.hp_max[ti])
+    if hp < top:
+        rate = float(_LIFE_RATE[ti])
+        if rate > 0:
+            hp = min(top, hp + rate * n)
+        if _DELAYED_LIFE[ti]:
+            k = until - max(hurt + REAPER_DELAY_LOOPS, since)
+            if k > 0:
+                hp = min(top, hp + REAPER_PER_LOOP * k)
+    s_top = float(TYPES.sh_max[ti])
+    if shield < s_top:
+        k = until - max(hurt + SHIELD_DELAY_LOOPS, since)
+        if k > 0:
+            shield = min(s_top, shield + SHIELD_PER_LOOP * k)
+    return hp, shield
 
 
 def _after_delay(col: np.ndarray, hurt: np.ndarray, rows: np.ndarray, top: np.ndarray, per_loop: float,

@@ -1,4 +1,4 @@
-"""Transport: units carried by a Bunker or a Medivac.
+"""Transport: units carried by a Bunker, a Medivac, a Warp Prism or a Transport Overlord.
 
 One job: a unit enters a transport and leaves the map (it is taken out of the unit store, with
 its columns kept, so nobody sees, targets, pushes or moves it), and comes back with the same tag
@@ -12,19 +12,42 @@ reports it (``Unit.passengers``, ``cargo_space_taken``, ``cargo_space_max``: bur
   destroyed Bunker leaves its passengers unharmed round its ruin (m: as in StarCraft);
   Salvage (LP:Salvage) removes it after ``SALVAGE_LOOPS`` and refunds 75% of its cost; it
   cannot start while units are inside and cannot be cancelled.
-- **Medivac** (LP:Medivac): 8 cargo slots; a unit takes the client's ``UnitTypeData.cargo_size``
-  slots (Marine 1, Marauder 2, Siege Tank 4, Thor 8, ...); unload all at a point flies there
-  and drops the passengers one by one (``UNLOAD_PERIOD``, (m)) on the nearest free spots;
-  passengers die with it (their tags are reported dead, as the real game kills them).
+- **Medivac** (LP:Medivac), **Warp Prism** (LP:Warp_Prism; in either mode, 81 / 136) and
+  **Transport Overlord** (LP:Overlord: an Overlord after Morph to Transport Overlord, 2708; the
+  client's ``OverlordTransport``, 893): 8 cargo slots each; a unit takes the client's
+  ``UnitTypeData.cargo_size`` slots (Marine 1, Marauder / Zealot / Roach 2, Siege Tank / Archon 4,
+  Thor / Colossus / Ultralisk 8, ...); unload all at a point flies there and drops the
+  passengers one by one (``UNLOAD_PERIOD``, (m)) on the nearest free spots; passengers die with
+  the transport (their tags are reported dead, as the real game kills them).  The Warp Prism
+  picks units up from ``PICKUP_RANGE`` away (LotV gave it a ranged pick-up; the figure is (m)),
+  the others when within ``LOAD_RANGE``.  A Warp Prism in Phasing Mode (the client's speed 0)
+  still loads (burnysc2's ``UNIT_ABILITIES``, taken from the real client, list ``LOAD_WARPPRISM``
+  for ``WARPPRISMPHASING``): the unit walks to it, and it unloads where it stands, whatever point
+  it is given (m); while it changes mode it neither loads nor unloads (m).  A plain Overlord (106)
+  is no transport: its load answers ``Error`` (m: the real client's answer to an ability the
+  unit lacks is not captured here) and smart on it follows it.  A Transport Overlord with units
+  inside cannot morph into an Overseer (``Error``, m; ``systems/larva.py``).
 
 Commands (the client's ids; burnysc2 sends the specific ones, the generic ones, or smart):
-load 407 (Bunker) / 394 (Medivac) / generic 3668, given to the transport with the unit as
-target; smart (1) of a loadable unit on its own transport; unload all 408 / generic 3664 (a
-Medivac unloads where it is); unload all at 396 / generic 3669 with a point (or the Medivac
-itself as target: where it is); Salvage 32.  A unit walks to a Bunker and enters when its edge
-is within ``LOAD_RANGE`` of the Bunker's; a Medivac flies to the unit it was told to load (the
-unit keeps what it was doing); the order reported meanwhile is the load ability.  Unloading
-one unit (410 / 397 / 3796) from a Bunker or a Medivac is not simulated.
+load 407 (Bunker) / 394 (Medivac) / 911 (Warp Prism) / 1406 (Transport Overlord) / generic
+3668, given to the transport with the unit as target; smart (1) of a loadable unit on its own
+transport; unload all 408 (Bunker) / 912 (Warp Prism) / generic 3664 (a flying transport unloads
+where it is); unload all at 396 / 913 / 1408 / generic 3669 with a point (or the transport itself
+as target: where it is); unload one unit 410 / 397 / 914 / 1409 / generic 3796 with the
+passenger's tag as target (a passenger of another transport, or none: ``Error``): it comes out at
+once, round a Bunker as unload all puts them, beneath a flying transport on the nearest free spot
+(m: the real client drops it from the cargo panel at once); Salvage 32.  A specific ability
+given to another transport type answers ``Error``.  A unit walks to a Bunker and enters when its
+edge is within ``LOAD_RANGE`` of the Bunker's; a flying transport flies to the unit it was told
+to load (the unit keeps what it was doing); the order reported meanwhile is the load ability.
+
+**Passengers regenerate** as they would outside (the real game: energy builds up inside, players
+load High Templar and Ghosts to keep them safe meanwhile; Protoss shields recharge; Zerg life
+(m)): energy is kept per unit as (value, loop) by ``systems/abilities.py`` and so goes on by
+itself; life and shields are credited when the unit comes out (:func:`~sc2pool.engine.sim.
+systems.regeneration.regenerated`, the regeneration system's rates and shield delay over the loops
+it spent inside), and reported so meanwhile, so that the hot regeneration loop never looks at
+passengers.
 
 The Nydus Networks and Worms (``systems/nydus.py``) carry units the same way: :meth:`Transport.take`
 and :meth:`Transport.drop`, into and out of one cargo per player kept in :attr:`Transport.pools`.
@@ -40,8 +63,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
-from sc2pool.engine.sim.commands import ERROR, NOT_SUPPORTED, SUCCESS
+from sc2pool.engine.sim.commands import ERROR, SUCCESS
 from sc2pool.engine.sim.encode import varint, wrap
+from sc2pool.engine.sim.systems.regeneration import regenerated
+from sc2pool.engine.sim.systems.zerg_abilities import _BURROWED_LUT
 from sc2pool.engine.sim.units import (
     FLOAT_FIELDS,
     FOLLOW,
@@ -59,32 +84,43 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
     from sc2pool.engine.sim.world import World
 
-BUNKER, MEDIVAC = 24, 54
-CAPACITY = {BUNKER: 4, MEDIVAC: 8}
+BUNKER, MEDIVAC, WARP_PRISM, WARP_PRISM_PHASING, OVERLORD_TRANSPORT = 24, 54, 81, 136, 893
+PRISMS = (WARP_PRISM, WARP_PRISM_PHASING)
+CAPACITY = {BUNKER: 4, MEDIVAC: 8, WARP_PRISM: 8, WARP_PRISM_PHASING: 8, OVERLORD_TRANSPORT: 8}
 """Cargo slots per transport type (LP:Bunker: 4, without Neosteel Armor's +2, which is not
-simulated; LP:Medivac: 8)."""
+simulated; LP:Medivac, LP:Warp_Prism, LP:Overlord (Transport Overlord): 8)."""
 BUNKER_CARGO = frozenset({45, 48, 49, 50, 51})
 """What may enter a Bunker: SCV, Marine, Reaper, Ghost, Marauder (LP:Bunker)."""
 BUNKER_RANGE_BONUS = 1.0
 """Range the units inside a Bunker gain (LP:Bunker: +1)."""
 LOAD_RANGE = 1.0
 """Edge-to-edge distance at which a unit enters its transport (m)."""
+PICKUP_RANGE = {WARP_PRISM: 5.0, WARP_PRISM_PHASING: 5.0}
+"""Edge-to-edge distance from which a Warp Prism picks a unit up (LotV's ranged pick-up, LP:Warp_Prism;
+m: the figure is not known here); the other transports: :data:`LOAD_RANGE`."""
 UNLOAD_PERIOD = 8
-"""Game loops between two units a Medivac drops (m: the real rate is not known here)."""
+"""Game loops between two units a flying transport drops (m: the real rate is not known here)."""
 SALVAGE_LOOPS = 112
 """Game loops Salvage takes (5 faster seconds; m: an old note of starcraft.fandom's Salvage page,
 "Salvage currently takes 5 seconds")."""
 SALVAGE_REFUND = 0.75
 """Part of the Bunker's cost Salvage returns (LP:Salvage, LP:Bunker: 75%)."""
-LOAD = {407: BUNKER, 394: MEDIVAC, 3668: 0}
-"""Load abilities -> the transport type that uses them (0: the generic one, any)."""
-UNLOAD_ALL = frozenset({408, 3664})
-UNLOAD_AT = frozenset({396, 3669})
+ANY: tuple[int, ...] = ()
+LOAD = {407: (BUNKER,), 394: (MEDIVAC,), 911: PRISMS, 1406: (OVERLORD_TRANSPORT,), 3668: ANY}
+"""Load abilities -> the transport types that use them (the client's; ``ANY``: the generic one)."""
+UNLOAD_ALL = {408: (BUNKER,), 912: PRISMS, 3664: ANY}
+"""Unload all where it is (the client's ``UnloadAll``; the Medivac's 395 and the Overlord's 1407
+have no button and are not taken)."""
+UNLOAD_AT = {396: (MEDIVAC,), 913: PRISMS, 1408: (OVERLORD_TRANSPORT,), 3669: ANY}
+"""Unload all at a point (or at the transport itself)."""
+UNLOAD_UNIT = {410: (BUNKER,), 397: (MEDIVAC,), 914: PRISMS, 1409: (OVERLORD_TRANSPORT,), 3796: ANY}
+"""Unload one unit, its tag as target (the client's ``UnloadUnit``, remapped to 3796)."""
 SALVAGE = 32
-UNLOAD_UNIT = frozenset({410, 397, 3796})
-LOAD_ABILITY = {BUNKER: 407, MEDIVAC: 394}
-UNLOAD_ABILITY = {BUNKER: 408, MEDIVAC: 396}
-ABILITIES = frozenset(LOAD) | UNLOAD_ALL | UNLOAD_AT | UNLOAD_UNIT | {SALVAGE}
+LOAD_ABILITY = {BUNKER: 407, MEDIVAC: 394, WARP_PRISM: 911, WARP_PRISM_PHASING: 911, OVERLORD_TRANSPORT: 1406}
+UNLOAD_ABILITY = {BUNKER: 408, MEDIVAC: 396, WARP_PRISM: 913, WARP_PRISM_PHASING: 913, OVERLORD_TRANSPORT: 1408}
+"""The unload ability a transport's order shows and the abilities query lists (a flying
+transport's takes a point)."""
+ABILITIES = frozenset({*LOAD, *UNLOAD_ALL, *UNLOAD_AT, *UNLOAD_UNIT, SALVAGE})
 """Every ability this system answers."""
 _TRANSPORT_LUT = np.isin(TYPES.unit_id, np.array(sorted(CAPACITY)))
 """Per type row: a transport this system simulates."""
@@ -109,6 +145,10 @@ class Passenger:
     I: np.ndarray  # noqa: E741
     ready: int = 0
     """Inside a Bunker: the loop its weapon is ready again."""
+    since: int = 0
+    """The loop up to which its life and shields have regenerated (the regeneration system's
+    :attr:`~sc2pool.engine.sim.systems.regeneration.Regeneration.until` when it entered): it is
+    credited the loops after it when it comes out."""
 
     @property
     def ti(self) -> int:
@@ -127,7 +167,7 @@ class Cargo:
     """Where it was last seen (a destroyed Bunker's passengers come out there)."""
     passengers: list[Passenger] = field(default_factory=list)
     drop_at: tuple[float, float] | None = None
-    """A Medivac told to unload at a point: where."""
+    """A flying transport told to unload at a point: where."""
     next_drop: int = -1
     """Unloading: the loop the next passenger comes out (-1: not unloading)."""
 
@@ -144,8 +184,8 @@ class Transport:
         self.cargo: dict[int, Cargo] = {}
         """Transport tag -> its cargo (kept while it has passengers or unloads)."""
         self.boarding: dict[int, tuple[int, bool]] = {}
-        """Tag of a unit on its way into a transport (or picked up by a Medivac) -> (the
-        transport's tag, whether the unit walks to it (else the Medivac flies to the unit))."""
+        """Tag of a unit on its way into a transport (or picked up by a flying one) -> (the
+        transport's tag, whether the unit walks to it (else the transport flies to the unit))."""
         self.salvaging: dict[int, int] = {}
         """Tag of a Bunker being salvaged -> the loop it is done."""
         self.armed = False
@@ -162,6 +202,11 @@ class Transport:
     def tags(self) -> set[int]:
         """Tags of every unit inside a transport (alive, though not in the store)."""
         return {p.tag for c in (*self.cargo.values(), *self.pools.values()) for p in c.passengers}
+
+    def carrying(self, tag: int) -> bool:
+        """Whether the transport of ``tag`` has units inside."""
+        cg = self.cargo.get(tag)
+        return cg is not None and bool(cg.passengers)
 
     def food(self, player: int) -> float:
         """Food the player's passengers use (they still count: LP:Supply)."""
@@ -184,19 +229,16 @@ class Transport:
         """Carry out a transport ability for the commanded units."""
         ab = c.ability
         if ab in UNLOAD_UNIT:
-            from sc2pool.engine.sim.commands import not_simulated
-
-            not_simulated(ab, "unloading one unit is not simulated (unload all is)")
-            return NOT_SUPPORTED
+            return self._unload_one(c)
         if ab == SALVAGE:
             return self._salvage(c)
         if ab in LOAD:
             return self._load_cmd(c)
         if ab in UNLOAD_ALL:
-            return self._unload_cmd(c, None)
+            return self._unload_cmd(c, None, UNLOAD_ALL[ab])
         if c.pos is None and c.trow < 0:
             return ERROR  # (unload all at: a point, or the transport itself)
-        return self._unload_cmd(c, c.pos)
+        return self._unload_cmd(c, c.pos, UNLOAD_AT[ab])
 
     def smart(self, c: Command) -> int | None:
         """Smart of the player's units on the player's own transport: those that fit walk in
@@ -214,8 +256,12 @@ class Transport:
         return SUCCESS if ok else None
 
     def _ready(self, trow: int) -> bool:
-        """A transport that may take units now (a finished Bunker not being salvaged)."""
-        tag = int(self.w.u.tag[trow])
+        """A transport that may take units now (a finished Bunker not being salvaged; a Warp Prism
+        not changing mode)."""
+        u = self.w.u
+        if int(u.kind[trow]) == TRANSFORM:
+            return False
+        tag = int(u.tag[trow])
         if tag in self.salvaging:
             return False
         s = self.w.construction.structures.get(tag)
@@ -227,7 +273,8 @@ class Transport:
         u = self.w.u
         uid = int(u.unit_id[passenger_row])
         tid = int(u.unit_id[trow])
-        if passenger_row == trow or TYPES.is_flying[u.ti[passenger_row]] or TYPES.structure[u.ti[passenger_row]]:
+        pti = u.ti[passenger_row]
+        if passenger_row == trow or TYPES.is_flying[pti] or TYPES.structure[pti] or _BURROWED_LUT[pti]:
             return False
         if int(u.kind[passenger_row]) == TRANSFORM:
             return False  # (changing form: it boards once the change is done)
@@ -255,17 +302,19 @@ class Transport:
         return True
 
     def _load_cmd(self, c: Command) -> int:
-        """A transport told to load a unit: a Bunker has the unit walk in, a Medivac flies to it."""
+        """A transport told to load a unit: the unit walks into a Bunker (or a Warp Prism in
+        Phasing Mode, which cannot move); a flying transport flies to it."""
         u = self.w.u
         if c.trow < 0:
             return ERROR
+        types = LOAD[c.ability]
         for t in c.rows.tolist():
             tid = int(u.unit_id[t])
-            if tid not in CAPACITY or (LOAD[c.ability] and LOAD[c.ability] != tid) or not self._ready(t):
+            if tid not in CAPACITY or (types and tid not in types) or not self._ready(t):
                 continue
             if not self._fits(c.trow, t):
                 continue
-            if tid == BUNKER:
+            if tid == BUNKER or TYPES.speed[u.ti[t]] <= 0:
                 return SUCCESS if self._board(c.trow, t) else ERROR
             ttag = int(u.tag[t])
             u.queues.pop(ttag, None)
@@ -275,33 +324,60 @@ class Transport:
             return SUCCESS
         return ERROR
 
-    def _unload_cmd(self, c: Command, pos: tuple[float, float] | None) -> int:
-        """Unload all: a Bunker (or a Medivac told to unload where it is) at once / one by one;
-        a Medivac with a point flies there first."""
+    def _unload_cmd(self, c: Command, pos: tuple[float, float] | None, types: tuple[int, ...]) -> int:
+        """Unload all: a Bunker at once; a flying transport told to unload where it is (or one
+        that cannot move) one by one; one given a point flies there first."""
         u = self.w.u
         ok = False
         for t in c.rows.tolist():
+            tid = int(u.unit_id[t])
+            if tid not in CAPACITY or (types and tid not in types) or int(u.kind[t]) == TRANSFORM:
+                continue
             tag = int(u.tag[t])
             cg = self.cargo.get(tag)
             if cg is None or not cg.passengers:
                 continue
             ok = True
-            here = pos is None or (c.trow >= 0 and c.trow == t)
-            if cg.unit_id == BUNKER:
+            if tid == BUNKER:
                 self._unload_bunker(cg, t)
                 continue
+            mobile = TYPES.speed[u.ti[t]] > 0
+            here = pos is None or (c.trow >= 0 and c.trow == t) or not mobile
+            ab = UNLOAD_ABILITY[tid]
             u.queues.pop(tag, None)
             if here:
                 cg.drop_at = (float(u.x[t]), float(u.y[t]))
                 cg.next_drop = self.w.loop + 1
-                u.set_order(t, Order(MOVE, UNLOAD_ABILITY[MEDIVAC], cg.drop_at[0], cg.drop_at[1]))
+                if mobile:
+                    u.set_order(t, Order(MOVE, ab, cg.drop_at[0], cg.drop_at[1]))
             else:
                 assert pos is not None
                 cg.drop_at = pos
                 cg.next_drop = -1
-                u.set_order(t, Order(MOVE, UNLOAD_ABILITY[MEDIVAC], pos[0], pos[1]))
+                u.set_order(t, Order(MOVE, ab, pos[0], pos[1]))
             self.w.touch()
         return SUCCESS if ok else ERROR
+
+    def _unload_one(self, c: Command) -> int:
+        """Unload one unit (its tag the target): out at once, round a Bunker or beneath a flying
+        transport (``Error`` when no commanded transport of the ability's types holds it)."""
+        u = self.w.u
+        types = UNLOAD_UNIT[c.ability]
+        for t in c.rows.tolist():
+            tid = int(u.unit_id[t])
+            if tid not in CAPACITY or (types and tid not in types) or int(u.kind[t]) == TRANSFORM:
+                continue
+            tag = int(u.tag[t])
+            cg = self.cargo.get(tag)
+            p = next((q for q in cg.passengers if q.tag == c.ttag), None) if cg is not None else None
+            if cg is None or p is None:
+                continue
+            spread = float(u.radius[t]) + 0.5 if tid == BUNKER else 0.0
+            self.drop(cg, [p], float(u.x[t]), float(u.y[t]), spread)
+            if not cg.passengers and cg.drop_at is None:
+                del self.cargo[tag]
+            return SUCCESS
+        return ERROR
 
     def _salvage(self, c: Command) -> int:
         """Salvage a finished, empty Bunker (LP:Salvage)."""
@@ -332,7 +408,7 @@ class Transport:
         uid = int(u.unit_id[i])
         F, I = u.extract([i])  # noqa: E741
         w.touch()
-        return Passenger(tag, uid, F, I, w.loop)
+        return Passenger(tag, uid, F, I, w.loop, w.regeneration.until)
 
     def _load(self, i: int, trow: int) -> None:
         """Row ``i`` enters the transport of ``trow``: out of the store, into its cargo."""
@@ -349,8 +425,15 @@ class Transport:
         self.armed = any(c.unit_id == BUNKER and any(TYPES.can_attack[p.ti] for p in c.passengers)
                          for c in self.cargo.values())
 
+    def life(self, p: Passenger) -> tuple[float, float]:
+        """A passenger's life and shields now: as it entered, plus what it regenerated since
+        (``systems/regeneration.py``'s rates and shield delay)."""
+        return regenerated(p.ti, float(p.F[_HP, 0]), float(p.F[_SHIELD, 0]), int(p.I[_HURT, 0]), p.since,
+                           self.w.regeneration.until)
+
     def drop(self, cg: Cargo, ps: list[Passenger], x: float, y: float, spread: float) -> None:
-        """Passengers ``ps`` of ``cg`` come out round (``x``, ``y``), on free spots, idle."""
+        """Passengers ``ps`` of ``cg`` come out round (``x``, ``y``), on free spots, idle, with the
+        life and shields they regenerated inside."""
         w = self.w
         u = w.u
         k = len(ps)
@@ -365,6 +448,7 @@ class Transport:
                 ax, ay = w.pathing.free_points(ax, ay)
             ax, ay = w.collision.free_spots(p.unit_id, ax, ay)
             F, I = p.F.copy(), p.I.copy()  # noqa: E741
+            F[_HP, 0], F[_SHIELD, 0] = self.life(p)
             F[_RESET_F, 0] = 0.0  # (no order, no walk: it comes out idle)
             F[0, 0], F[1, 0] = float(ax[0]), float(ay[0])
             for name in ("kind", "ability", "ttag", "eng", "scan"):
@@ -384,9 +468,9 @@ class Transport:
 
     # ------------------------------------------------------------------ the loop
     def update(self) -> Deaths:
-        """After each advance: units that reached their transport enter it, Medivacs at their
-        drop point unload, salvages end; a destroyed transport's passengers come out (Bunker) or
-        die (Medivac).  Returns the units that died."""
+        """After each advance: units that reached their transport enter it, flying transports at
+        their drop point unload, salvages end; a destroyed transport's passengers come out
+        (Bunker) or die (the flying ones).  Returns the units that died."""
         w = self.w
         u = w.u
         loop = w.loop
@@ -402,7 +486,7 @@ class Transport:
                 del self.boarding[ptag]  # another order replaced the loading
                 continue
             d = math.hypot(float(u.x[i] - u.x[t]), float(u.y[i] - u.y[t])) - float(u.radius[i] + u.radius[t])
-            if d > LOAD_RANGE:
+            if d > PICKUP_RANGE.get(int(u.unit_id[t]), LOAD_RANGE):
                 continue
             del self.boarding[ptag]
             if not self._fits(i, t) or not self._ready(t):
@@ -418,14 +502,15 @@ class Transport:
                 continue
             cg.x, cg.y = float(u.x[t]), float(u.y[t])
             if cg.drop_at is not None:
+                ab = UNLOAD_ABILITY.get(int(u.unit_id[t]), 0)
                 if cg.next_drop < 0:  # flying to its drop point
-                    if int(u.kind[t]) == MOVE and int(u.ability[t]) == UNLOAD_ABILITY[MEDIVAC]:
+                    if int(u.kind[t]) == MOVE and int(u.ability[t]) == ab:
                         continue
                     if math.hypot(cg.x - cg.drop_at[0], cg.y - cg.drop_at[1]) > 0.5 or int(u.kind[t]) != IDLE:
                         cg.drop_at = None  # another order replaced the unloading
                         continue
                     cg.next_drop = loop
-                    u.set_order(t, Order(MOVE, UNLOAD_ABILITY[MEDIVAC], cg.x, cg.y))
+                    u.set_order(t, Order(MOVE, ab, cg.x, cg.y))
                 while cg.next_drop >= 0 and cg.next_drop <= loop and cg.passengers:
                     self.drop(cg, [cg.passengers[0]], cg.x, cg.y, 0.0)
                     cg.next_drop += UNLOAD_PERIOD
@@ -433,7 +518,7 @@ class Transport:
                 if not cg.passengers:
                     cg.drop_at = None
                     cg.next_drop = -1
-                    if int(u.ability[t]) == UNLOAD_ABILITY[MEDIVAC]:
+                    if int(u.ability[t]) == ab:
                         u.finish_orders(np.array([t]))
             if not cg.passengers and cg.drop_at is None:
                 del self.cargo[tag]
@@ -453,7 +538,7 @@ class Transport:
         return deaths
 
     def _lost(self, cg: Cargo, deaths: Deaths) -> Deaths:
-        """A transport is gone: a Bunker's passengers come out where it stood, a Medivac's die."""
+        """A transport is gone: a Bunker's passengers come out where it stood, a flying one's die."""
         w = self.w
         del self.cargo[cg.tag]
         if cg.unit_id == BUNKER:
@@ -532,9 +617,9 @@ class Transport:
 
     # ------------------------------------------------------------------ observation
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
-        """The player's transports: ``passengers`` (field 24, one ``PassengerUnit`` each: tag,
-        health, health_max, shield, shield_max, energy 0, unit_type), ``cargo_space_taken`` (25)
-        and ``cargo_space_max`` (26), as the real client reports them on its own units."""
+        """The player's transports: ``passengers`` (field 24, one ``PassengerUnit`` each:
+        :meth:`passenger_bytes`), ``cargo_space_taken`` (25) and ``cargo_space_max`` (26), as the
+        real client reports them on its own units."""
         u = self.w.u
         rows = np.flatnonzero(_TRANSPORT_LUT[u.ti] & (u.owner == player))
         for r in rows.tolist():
@@ -547,14 +632,29 @@ class Transport:
             taken = 0
             if cg is not None:
                 for p in cg.passengers:
-                    out += wrap(24, _passenger_bytes(p))
+                    out += wrap(24, self.passenger_bytes(p))
                 taken = cg.taken
             out += varint(25 << 3) + varint(taken) + varint(26 << 3) + varint(CAPACITY[int(u.unit_id[r])])
             parts[tag] = parts.get(tag, b"") + out
 
+    def passenger_bytes(self, p: Passenger) -> bytes:
+        """One ``PassengerUnit`` (tag 1, health 2, health_max 3, shield 4, energy 5, unit_type 6,
+        shield_max 7, energy_max 8): its life and shields as regenerated so far (:meth:`life`),
+        its energy (``systems/abilities.py``) when its type has energy."""
+        ti = p.ti
+        f = struct.pack
+        hp, shield = self.life(p)
+        out = (b"\x08" + varint(p.tag) + b"\x15" + f("<f", hp) + b"\x1d" + f("<f", float(TYPES.hp_max[ti]))
+               + b"\x25" + f("<f", shield) + b"\x30" + varint(p.unit_id) + b"\x3d" + f("<f", float(TYPES.sh_max[ti])))
+        energy = self.w.abilities.energy.get(p.tag)
+        if energy is not None:
+            out += b"\x2d" + f("<f", self.w.abilities.energy_of(p.tag)) + b"\x45" + f("<f", energy[2])
+        return out
+
     def available(self, r: int, out: list[tuple[int, bool]]) -> None:
         """The transport abilities of row ``r`` the real client's abilities query lists: load;
-        unload all (with a point for the Medivac) while it has cargo; Salvage of an empty Bunker."""
+        unload all (with a point for a flying transport) while it has cargo; Salvage of an empty
+        Bunker."""
         u = self.w.u
         tid = int(u.unit_id[r])
         if tid not in CAPACITY or not self._ready(r):
@@ -562,7 +662,7 @@ class Transport:
         cg = self.cargo.get(int(u.tag[r]))
         out.append((LOAD_ABILITY[tid], False))
         if cg is not None and cg.passengers:
-            out.append((UNLOAD_ABILITY[tid], tid == MEDIVAC))
+            out.append((UNLOAD_ABILITY[tid], tid != BUNKER))
         elif tid == BUNKER:
             out.append((SALVAGE, False))
 
@@ -570,15 +670,6 @@ class Transport:
 _INT = {name: k for k, name in enumerate(INT_FIELDS)}
 """Index of each int column in the store's block."""
 _HP, _SHIELD = FLOAT_FIELDS.index("hp"), FLOAT_FIELDS.index("shield")
+_HURT = _INT["hurt"]
 _RESET_F = np.array([k for k, name in enumerate(FLOAT_FIELDS) if name not in ("x", "y", "facing", "hp", "shield", "cd")])
 """The float columns a unit leaving a transport starts afresh (its order's points, its walk)."""
-
-
-
-def _passenger_bytes(p: Passenger) -> bytes:
-    """One ``PassengerUnit`` (tag 1, health 2, health_max 3, shield 4, unit_type 6, shield_max 7)."""
-    ti = p.ti
-    f = struct.pack
-    return (b"\x08" + varint(p.tag) + b"\x15" + f("<f", float(p.F[_HP, 0])) + b"\x1d" + f("<f", float(TYPES.hp_max[ti]))
-            + b"\x25" + f("<f", float(p.F[_SHIELD, 0])) + b"\x30" + varint(p.unit_id)
-            + b"\x3d" + f("<f", float(TYPES.sh_max[ti])))
