@@ -329,14 +329,7 @@ class Transport:
         that cannot move) one by one; one given a point flies there first."""
         u = self.w.u
         ok = False
-        for t in c.rows.tolist():
-            tid = int(u.unit_id[t])
-            if tid not in CAPACITY or (types and tid not in types) or int(u.kind[t]) == TRANSFORM:
-                continue
-            tag = int(u.tag[t])
-            cg = self.cargo.get(tag)
-            if cg is None or not cg.passengers:
-                continue
+        for t, tid, tag, cg in self._loaded(c, types):
             ok = True
             if tid == BUNKER:
                 self._unload_bunker(cg, t)
@@ -358,19 +351,28 @@ class Transport:
             self.w.touch()
         return SUCCESS if ok else ERROR
 
-    def _unload_one(self, c: Command) -> int:
-        """Unload one unit (its tag the target): out at once, round a Bunker or beneath a flying
-        transport (``Error`` when no commanded transport of the ability's types holds it)."""
+    def _loaded(self, c: Command, types: tuple[int, ...]) -> list[tuple[int, int, int, Cargo]]:
+        """The commanded transports of ``types`` (any when empty), not changing mode, with
+        passengers: (row, type, tag, cargo) each."""
         u = self.w.u
-        types = UNLOAD_UNIT[c.ability]
+        out = []
         for t in c.rows.tolist():
             tid = int(u.unit_id[t])
             if tid not in CAPACITY or (types and tid not in types) or int(u.kind[t]) == TRANSFORM:
                 continue
             tag = int(u.tag[t])
             cg = self.cargo.get(tag)
-            p = next((q for q in cg.passengers if q.tag == c.ttag), None) if cg is not None else None
-            if cg is None or p is None:
+            if cg is not None and cg.passengers:
+                out.append((t, tid, tag, cg))
+        return out
+
+    def _unload_one(self, c: Command) -> int:
+        """Unload one unit (its tag the target): out at once, round a Bunker or beneath a flying
+        transport (``Error`` when no commanded transport of the ability's types holds it)."""
+        u = self.w.u
+        for t, tid, tag, cg in self._loaded(c, UNLOAD_UNIT[c.ability]):
+            p = next((q for q in cg.passengers if q.tag == c.ttag), None)
+            if p is None:
                 continue
             spread = float(u.radius[t]) + 0.5 if tid == BUNKER else 0.0
             self.drop(cg, [p], float(u.x[t]), float(u.y[t]), spread)

@@ -140,43 +140,44 @@ class WarpGates:
         return self._warp(c)
 
     def _chrono(self, c: Command) -> int:
-        w = self.w
-        u = w.u
-        if c.trow < 0:
-            return CANT_TARGET_THAT_UNIT
-        s = w.construction.structures.get(c.ttag)
-        if s is None or s.owner != c.player or not s.ready:
-            return CANT_TARGET_THAT_UNIT
-        nexuses = [i for i in c.rows.tolist() if int(u.unit_id[i]) == NEXUS]
-        if not nexuses:
-            return ERROR
-        for i in nexuses:
-            tag = int(u.tag[i])
-            if w.abilities.spend(tag, CHRONO_ENERGY):
-                w.tempo.boost(c.ttag, w.events.now, CHRONO_LOOPS)
-                return SUCCESS
-        return NOT_ENOUGH_ENERGY
+        res, nexuses = self._nexus_target(c, None)
+        if res != SUCCESS:
+            return res
+        if not self._pay(nexuses, CHRONO_ENERGY):
+            return NOT_ENOUGH_ENERGY
+        self.w.tempo.boost(c.ttag, self.w.events.now, CHRONO_LOOPS)
+        return SUCCESS
 
     def _overcharge(self, c: Command) -> int:
-        w = self.w
-        u = w.u
-        if c.trow < 0 or int(u.unit_id[c.trow]) != BATTERY:
-            return CANT_TARGET_THAT_UNIT
-        s = w.construction.structures.get(c.ttag)
-        if s is None or s.owner != c.player or not s.ready:
-            return CANT_TARGET_THAT_UNIT
-        nexuses = [i for i in c.rows.tolist() if int(u.unit_id[i]) == NEXUS]
-        if not nexuses:
-            return ERROR
-        now = w.events.now
+        res, nexuses = self._nexus_target(c, BATTERY)
+        if res != SUCCESS:
+            return res
+        now = self.w.events.now
         if self.overcharge_ready.get(c.player, 0) > now:
             return COOLDOWN_RESULT
-        for i in nexuses:
-            if w.abilities.spend(int(u.tag[i]), OVERCHARGE_ENERGY):
-                self.overcharge[c.ttag] = now + OVERCHARGE_LOOPS
-                self.overcharge_ready[c.player] = now + OVERCHARGE_COOLDOWN
-                return SUCCESS
-        return NOT_ENOUGH_ENERGY
+        if not self._pay(nexuses, OVERCHARGE_ENERGY):
+            return NOT_ENOUGH_ENERGY
+        self.overcharge[c.ttag] = now + OVERCHARGE_LOOPS
+        self.overcharge_ready[c.player] = now + OVERCHARGE_COOLDOWN
+        return SUCCESS
+
+    def _nexus_target(self, c: Command, unit_id: int | None) -> tuple[int, list[int]]:
+        """A Nexus spell's target, a finished structure of the player (of ``unit_id`` when given):
+        ``SUCCESS`` and the commanded Nexuses' rows, or what to answer."""
+        w = self.w
+        u = w.u
+        if c.trow < 0 or (unit_id is not None and int(u.unit_id[c.trow]) != unit_id):
+            return CANT_TARGET_THAT_UNIT, []
+        s = w.construction.structures.get(c.ttag)
+        if s is None or s.owner != c.player or not s.ready:
+            return CANT_TARGET_THAT_UNIT, []
+        nexuses = [i for i in c.rows.tolist() if int(u.unit_id[i]) == NEXUS]
+        return (SUCCESS if nexuses else ERROR), nexuses
+
+    def _pay(self, nexuses: list[int], energy: float) -> bool:
+        """The first of ``nexuses`` with ``energy`` pays it."""
+        u = self.w.u
+        return any(self.w.abilities.spend(int(u.tag[i]), energy) for i in nexuses)
 
     def overcharged(self, tag: int, loop: int) -> bool:
         """Whether the Shield Battery ``tag`` is overcharged at ``loop``."""
