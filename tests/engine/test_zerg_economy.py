@@ -294,6 +294,28 @@ def test_a_zergling_morphs_into_a_baneling_through_a_cocoon_and_a_cancel_gives_i
     assert [u.tag for u in own(g, 9)] == [a]
 
 
+def test_a_morph_needing_more_supply_takes_it_at_the_start_and_is_refused_without_room() -> None:
+    """Roach (2) -> Ravager (3): the extra supply is checked and taken when the morph starts (the
+    cocoon's client food is the Roach's), not when the Ravager appears."""
+    g = zerg_game()
+    g.step(4)
+    rich(g)
+    w = g.world
+    h = hatchery(g)
+    w.construction.add_structure(97, 1, *_pool_spot(g))  # (a Roach Warren)
+    roach = int(w.spawn(110, 1, [h.pos.x], [h.pos.y - 6.0])[0])
+    g.step(2)
+    used, cap = w.supply.food(1)
+    assert used == cap  # 12 Drones + a Roach = 14 of 14
+    assert act(g, 2330, [roach]) == NOT_ENOUGH_FOOD
+    w.spawn(OVERLORD, 1, [h.pos.x], [h.pos.y + 6.0])
+    g.step(2)
+    assert act(g, 2330, [roach]) == SUCCESS
+    assert w.supply.food(1)[0] == used + 1  # (taken at once)
+    g.step(400)
+    assert [u.tag for u in own(g, 688)] == [roach] and w.supply.food(1)[0] == used + 1
+
+
 def test_zerg_ground_units_are_faster_on_creep_but_drones() -> None:
     g = zerg_game()
     g.step(4)

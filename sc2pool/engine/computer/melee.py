@@ -686,9 +686,9 @@ class MeleeComputer:
             for s in prod[w]:
                 for t in s.queue:
                     counts[t] = counts.get(t, 0) + 1
-        self.rules.train_army(world, tech, prod, counts)
-        if tech.unit_morphs:
+        if tech.unit_morphs:  # (first: a morph to more supply waits for room the larvae would take)
             self.morph_units(world, tech, counts)
+        self.rules.train_army(world, tech, prod, counts)
 
     def morph_units(self, world: World, tech: Tech, counts: dict[int, int]) -> None:
         """The build's unit morphs (:attr:`~.levels.Tech.unit_morphs`) at its level: while it has

@@ -7,6 +7,7 @@ import dataclasses
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -77,6 +78,16 @@ def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
     assert count(g, 2, p_townhall(race)) >= 2  # (it expanded)
 
 
+def _free_supply(g: Any, keep: set[int]) -> None:
+    """A quiet army soon fills 200 supply, and a morph to a unit of more supply (a Ravager, a
+    Lurker, a Brood Lord) then waits for room, as in the real game: half of its army units not of
+    the morph's source (``keep``) go, to leave it room."""
+    w = g.world
+    u = w.u
+    rows = np.flatnonzero((u.owner == 2) & np.isin(u.unit_id, computer(g).army_types) & ~np.isin(u.unit_id, sorted(keep)))
+    w.remove_tags([int(t) for t in w.u.tag[rows[: len(rows) // 2]].tolist()])
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("build", "until", "unit", "structure"), [
     (L.MACRO, 660, R.COLOSSUS, R.ROBOBAY_T), (L.AIR, 540, R.CARRIER, R.FLEET_BEACON_T),
@@ -114,13 +125,23 @@ def test_from_hard_up_the_zerg_macro_build_goes_up_to_hive_tech_and_ultralisks()
     assert count(g, 2, R.ULTRALISK) + hatching >= 1
 
 
+def _free_supply(g: Any, keep: set[int]) -> None:
+    """A quiet army soon fills 200 supply, and a morph to a unit of more supply (a Ravager, a
+    Lurker, a Brood Lord) then waits for room, as in the real game: half of its army units not of
+    the morph's source (``keep``) go, to leave it room."""
+    w = g.world
+    u = w.u
+    rows = np.flatnonzero((u.owner == 2) & np.isin(u.unit_id, computer(g).army_types) & ~np.isin(u.unit_id, sorted(keep)))
+    w.remove_tags([int(t) for t in w.u.tag[rows[: len(rows) // 2]].tolist()])
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize(("build", "until", "unit", "structure"), [
-    pytest.param(L.TIMING, 420, R.RAVAGER, R.WARREN_T, id="Timing-Ravagers"),
-    pytest.param(L.MACRO, 480, R.BANELING, R.NEST_T, id="Macro-Banelings"),
-    pytest.param(L.POWER, 780, R.LURKER, R.LURKER_DEN_T, id="Power-Lurkers"),
-    pytest.param(L.AIR, 780, R.BROODLORD, R.GREATER_SPIRE_T, id="Air-BroodLords")])
-def test_from_hard_up_the_zerg_builds_morph_part_of_their_army(build: int, until: float, unit: int,
+@pytest.mark.parametrize(("build", "until", "unit", "source", "structure"), [
+    pytest.param(L.TIMING, 420, R.RAVAGER, R.ROACH, R.WARREN_T, id="Timing-Ravagers"),
+    pytest.param(L.MACRO, 480, R.BANELING, R.ZERGLING, R.NEST_T, id="Macro-Banelings"),
+    pytest.param(L.POWER, 780, R.LURKER, R.HYDRALISK, R.LURKER_DEN_T, id="Power-Lurkers"),
+    pytest.param(L.AIR, 780, R.BROODLORD, R.CORRUPTOR, R.GREATER_SPIRE_T, id="Air-BroodLords")])
+def test_from_hard_up_the_zerg_builds_morph_part_of_their_army(build: int, until: float, unit: int, source: int,
                                                                structure: int) -> None:
     """``Tech.unit_morphs``: the structure a morph needs is obtained (a Baneling Nest, a Lurker Den,
     a Greater Spire by way of a Hive) and units of the army morph (cocoons counted) from Hard up;
@@ -129,6 +150,8 @@ def test_from_hard_up_the_zerg_builds_morph_part_of_their_army(build: int, until
     for level in (L.MEDIUM_HARD, L.HARD):
         g = melee(level, build, race=D.ZERG)
         no_attack(g)
+        play_until(g, until - 60)
+        _free_supply(g, keep={source})
         play_until(g, until)
         got[level] = (made(g, unit), count(g, 2, structure))
     assert got[L.HARD][0] >= 1 and got[L.HARD][1] >= 1, got

@@ -232,8 +232,11 @@ class Larva:
         Zergling -> Baneling, Roach -> Ravager, Hydralisk -> Lurker, Corruptor -> Brood Lord,
         Overlord -> Overseer / Transport Overlord) pay the difference of the costs (the client's;
         ``data.tech``) and become the cocoon, which becomes the product after the product's client
-        build time; the cocoon counts the product's supply (the client's cocoon food) (LP:Baneling,
-        LP:Ravager, LP:Lurker, LP:Brood_Lord, LP:Overseer)."""
+        build time (LP:Baneling, LP:Ravager, LP:Lurker, LP:Brood_Lord, LP:Overseer).  The product's
+        supply is taken at the start: a morph whose product needs more supply than its source
+        (Ravager and Lurker +1, Brood Lord +2) is refused with ``NotEnoughFood`` without the room
+        (LP: their supply costs), and while it morphs the cocoon (whose client food is the
+        source's) is counted the difference more (its egg's ``food``)."""
         w = self.w
         u = w.u
         spec = tech.MORPH[ability]
@@ -247,7 +250,8 @@ class Larva:
             return ERROR
         done = 0
         result = ERROR
-        extra_food = D.unit_spec(spec.cocoon).food_required
+        product_food = D.unit_spec(spec.unit_id).food_required
+        held = product_food - D.unit_spec(spec.cocoon).food_required
         for r in ok.tolist():
             res = w.supply.afford(player, spec.minerals, spec.vespene)
             if res != SUCCESS:
@@ -255,14 +259,15 @@ class Larva:
                 break
             source = int(u.unit_id[r])
             used, cap = w.supply.food(player)
-            if used + extra_food - D.unit_spec(source).food_required > cap and extra_food > 0:
+            if product_food > D.unit_spec(source).food_required and \
+                    used + product_food - D.unit_spec(source).food_required > cap:
                 result = NOT_ENOUGH_FOOD
                 break
             w.supply.pay(player, spec.minerals, spec.vespene)
             tag = int(u.tag[r])
             now = w.events.now
             self.eggs[tag] = Egg(ability, spec.unit_id, 1, player, now, now + int(math.ceil(spec.time)), 0,
-                                 spec.minerals, spec.vespene, 0.0, source)
+                                 spec.minerals, spec.vespene, max(held, 0.0), source)
             frac = float(u.hp[r]) / max(float(TYPES.hp_max[u.ti[r]]), 1.0)
             self._retype(r, spec.cocoon)
             u.hp[r] = frac * float(TYPES.hp_max[u.ti[r]])
