@@ -343,3 +343,68 @@ def test_an_unaffordable_research_costs_nothing_and_one_under_way_elsewhere_is_r
     ebay2 = w.construction.add_structure(EBAY, 1, 36.5, 40.5)
     assert act(g, INF_WEAPONS_1, [ebay2]) == C.ERROR  # under way in the other one
     assert len(unit(g, ebay).orders) == 4
+
+
+def _first_hit(attacker: int, target: int, grants: tuple[int, ...]) -> float:
+    """Damage the first attack of an ``attacker`` (player 1, with ``grants`` researched) deals to a
+    lone ``target`` (player 2) beside it."""
+    w = World(SKIRMISH)
+    for up in grants:
+        w.research.grant(1, up)
+    [a] = w.spawn(attacker, 1, [20.0], [20.0])
+    [t] = w.spawn(target, 2, [21.5], [20.0])
+    hp0 = float(w.u.hp[w.u.row(int(t))])
+    for _ in range(40):
+        w.step_loop()
+        if w.u.hp[w.u.row(int(t))] < hp0:
+            break
+    return hp0 - float(w.u.hp[w.u.row(int(t))])
+
+
+def test_infernal_pre_igniter_adds_5_and_12_against_light_to_hellions_and_hellbats() -> None:
+    hellion, hellbat, zergling, roach = 53, 484, 105, 110
+    assert _first_hit(hellbat, zergling, ()) == 18.0  # LP:Hellbat
+    assert _first_hit(hellbat, zergling, (19,)) == 18.0 + 12.0  # light: +12 (LP:Hellbat)
+    assert _first_hit(hellbat, roach, (19,)) == 18.0 - 1.0  # armored: nothing more (Roach armor 1)
+    assert _first_hit(hellion, zergling, (19,)) - _first_hit(hellion, zergling, ()) == 5.0  # LP:Hellion
+
+
+def test_corvid_reactor_and_enhanced_shockwaves() -> None:
+    from test_terran_abilities import EMP, GHOST, MEDIVAC
+
+    g, w = rich_eco()
+    w.research.grant(1, 22)  # Corvid Reactor: a new Raven starts with 25 more energy (LP:Raven)
+    [mine] = w.spawn(56, 1, [20.0], [40.0]).tolist()
+    [theirs] = w.spawn(56, 2, [60.0], [40.0]).tolist()
+    g.step(1)
+    assert w.abilities.energy_of(mine) - w.abilities.energy_of(theirs) == pytest.approx(25.0)
+    for shockwaves in (False, True):
+        if shockwaves:
+            w.research.grant(1, 297)  # Enhanced Shockwaves: the EMP's radius 2, not 1.5 (LP:Ghost)
+        [ghost] = w.spawn(GHOST, 1, [31.0], [30.0]).tolist()
+        [med] = w.spawn(MEDIVAC, 2, [40.0], [30.0 + 1.75 + float(TYPES.radius[TYPES.row(MEDIVAC)])]).tolist()
+        g.step(1)
+        assert act(g, EMP, [ghost], (40.0, 30.0)) == C.SUCCESS
+        for _ in range(100):
+            g.step(1)
+            if ghost not in w.casting.casts:
+                break
+        drained = w.abilities.energy_of(med) < 1.0  # (its edge 1.75 from the point)
+        assert drained == shockwaves
+        w.remove_tags([ghost, med])
+
+
+def test_neosteel_armor_gives_bunkers_two_more_slots() -> None:
+    g, w = rich_eco()
+    from sc2pool.engine.sim.systems import transport as TP
+
+    assert w.transport.capacity(TP.BUNKER, 1) == 4
+    w.research.grant(1, 6)  # Neosteel Armor (TerranBuildingArmor): +2 Bunker slots (LP:Bunker)
+    assert w.transport.capacity(TP.BUNKER, 1) == 6 and w.transport.capacity(TP.BUNKER, 2) == 4
+    assert w.transport.capacity(TP.MEDIVAC, 1) == 8
+    bunker = w.construction.add_structure(TP.BUNKER, 1, 30.5, 30.5)
+    marines = w.spawn(D.MARINE, 1, [34.0] * 7, [28.0 + k for k in range(7)]).tolist()
+    g.step(1)
+    assert w.command(1, 1, marines, None, bunker, False) == C.SUCCESS  # (smart: they walk in)
+    g.step(200)
+    assert len(w.transport.cargo[bunker].passengers) == 6  # (the seventh does not fit)

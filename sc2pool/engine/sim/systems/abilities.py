@@ -179,6 +179,10 @@ AUTO_TURRET_LOOPS = int(10 * LOOPS_PER_FASTER_SECOND)
 SNIPE_CHANNEL = int(1.43 * LOOPS_PER_FASTER_SECOND)
 """Steady Targeting channels 1.43 faster seconds = 32 loops (LP:Ghost)."""
 EMP_RADIUS, EMP_DRAIN = 1.5, 100.0
+SHOCKWAVES, SHOCKWAVES_RADIUS = 297, 2.0
+"""Enhanced Shockwaves (upgrade 297, the client's): the EMP's radius 2 instead of 1.5 (LP:Ghost)."""
+CORVID, CORVID_ENERGY, RAVEN_T = 22, 25.0, 56
+"""Corvid Reactor (upgrade 22, the client's): a new Raven starts with 25 more energy (LP:Raven)."""
 """EMP Round: radius 1.5, up to 100 shields and 100 energy (LP:Ghost)."""
 YAMATO_DAMAGE = 240.0
 YAMATO_RANGE = 10.0
@@ -439,7 +443,10 @@ class Abilities:
         for r, tag in zip(rows.tolist(), u.tag[rows].tolist(), strict=True):
             if tag not in self.energy:
                 ti = int(u.ti[r])
-                self.energy[tag] = (float(E_START[ti]), self.w.loop, float(E_MAX[ti]))
+                start = float(E_START[ti])
+                if int(u.unit_id[r]) == RAVEN_T and self.w.research.has(int(u.owner[r]), CORVID):
+                    start = min(start + CORVID_ENERGY, float(E_MAX[ti]))
+                self.energy[tag] = (start, self.w.loop, float(E_MAX[ti]))
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -638,7 +645,8 @@ class Abilities:
         self._damage(t, SPELLS[cast.ability].damage)
 
     def _emp_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self._emp(cast.x, cast.y)
+        wide = self.w.research.has(int(self.w.u.owner[r]), SHOCKWAVES)
+        self._emp(cast.x, cast.y, SHOCKWAVES_RADIUS if wide else EMP_RADIUS)
 
     def _turret_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
         self._turret(int(self.w.u.owner[r]), cast.x, cast.y)
@@ -680,11 +688,12 @@ class Abilities:
         tag = int(self.w.spawn(AUTO_TURRET_UNIT, owner, [float(round(x))], [float(round(y))])[0])
         self.timed[tag] = self.w.loop + AUTO_TURRET_LOOPS
 
-    def _emp(self, x: float, y: float) -> None:
-        """EMP Round: every unit (friend or foe) whose edge is within :data:`EMP_RADIUS` of the
-        point loses up to 100 shields and 100 energy (LP:Ghost)."""
+    def _emp(self, x: float, y: float, radius: float = EMP_RADIUS) -> None:
+        """EMP Round: every unit (friend or foe) whose edge is within ``radius`` (:data:`EMP_RADIUS`,
+        or :data:`SHOCKWAVES_RADIUS` with Enhanced Shockwaves) of the point loses up to 100 shields
+        and 100 energy (LP:Ghost)."""
         u = self.w.u
-        hit = np.nonzero(np.hypot(u.x - x, u.y - y) - u.radius <= EMP_RADIUS)[0]
+        hit = np.nonzero(np.hypot(u.x - x, u.y - y) - u.radius <= radius)[0]
         for r in hit.tolist():
             u.shield[r] = max(0.0, float(u.shield[r]) - EMP_DRAIN)
             self.w.regeneration.damaged(r)  # (shields regenerate only a while after)

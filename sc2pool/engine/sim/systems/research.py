@@ -28,7 +28,10 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   player 10 more life (LP:Marine); Stimpack lets Marines and Marauders stim (:meth:`stim`);
   Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
   Tracking gives turrets and Planetary Fortresses +1 range; Hyperflight Rotors makes Banshees
-  faster.  Speed and range are the store's per-unit columns, which it re-derives from the types
+  faster; Infernal Pre-Igniter adds :data:`IGNITER_BONUS` against light targets to Hellions and
+  Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius), Corvid Reactor (a
+  Raven's starting energy) and Neosteel Armor's Bunker slots are asked by ``systems/abilities.py``
+  and ``systems/transport.py`` (:meth:`has`).  Speed and range are the store's per-unit columns, which it re-derives from the types
   whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking
   Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py`` asks for before a
   cloak or a Yamato Cannon.  The other upgrades are recorded and reported but change nothing
@@ -104,6 +107,12 @@ ADRENAL_GLANDS = 65
 ADRENAL_COOLDOWN = 0.35 * 22.4
 """Adrenal Glands: a Zergling attacks every 0.35 faster seconds instead of 0.497 = 7.84 loops
 (LP:Zergling)."""
+IGNITER = 19
+IGNITER_BONUS = {53: 5.0, 484: 12.0}
+"""Infernal Pre-Igniter (HighCapacityBarrels): Hellions +5 and Hellbats +12 damage per attack
+against light targets (LP:Hellion, LP:Hellbat)."""
+_IGNITE = np.array([IGNITER_BONUS.get(int(t), 0.0) for t in TYPES.unit_id])
+_LIGHT = np.array([D.LIGHT in s.attributes for s in TYPES.specs], dtype=np.float64)
 CHITINOUS_PLATING, CHITINOUS_ARMOR = 4, 2.0
 _ULTRALISKS = np.array([109, 131])
 """Chitinous Plating: +2 armor for Ultralisks, burrowed or not (LP:Ultralisk)."""
@@ -255,6 +264,8 @@ class Research:
         """Players with Adrenal Glands (combat asks :meth:`stim_cooldowns`)."""
         self._plated: set[int] = set()
         """Players with Chitinous Plating."""
+        self._ignited: set[int] = set()
+        """Players with Infernal Pre-Igniter."""
         self._fast_types: set[int] = set()
         """Unit types some player made faster by research (Hyperflight Rotors: Banshees)."""
         self._mod_version = -1
@@ -409,6 +420,9 @@ class Research:
             self.adrenal.add(player)
         if upgrade == CHITINOUS_PLATING:
             self._plated.add(player)
+            self.upgraded = True
+        if upgrade == IGNITER:
+            self._ignited.add(player)
             self.upgraded = True
         for uid, (up, _) in (*_FASTER.items(), *_BURROWED_MOVE.items()):
             if upgrade == up:
@@ -572,6 +586,9 @@ class Research:
         tab = upgrade_table()
         fam = tab.wfam[a_ti]
         lvl = np.where(fam >= 0, self._wlevel[owners, np.maximum(fam, 0)], 0.0)
+        if self._ignited:  # (Infernal Pre-Igniter)
+            lit = np.isin(owners, np.array(sorted(self._ignited)))
+            return lvl * tab.wvs[a_ti, t_ti] + np.where(lit, _IGNITE[a_ti] * _LIGHT[t_ti], 0.0)
         return lvl * tab.wvs[a_ti, t_ti]
 
     def armor_bonus(self, owners: np.ndarray, t_ti: np.ndarray) -> np.ndarray:

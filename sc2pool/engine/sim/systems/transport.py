@@ -87,8 +87,10 @@ if TYPE_CHECKING:
 BUNKER, MEDIVAC, WARP_PRISM, WARP_PRISM_PHASING, OVERLORD_TRANSPORT = 24, 54, 81, 136, 893
 PRISMS = (WARP_PRISM, WARP_PRISM_PHASING)
 CAPACITY = {BUNKER: 4, MEDIVAC: 8, WARP_PRISM: 8, WARP_PRISM_PHASING: 8, OVERLORD_TRANSPORT: 8}
-"""Cargo slots per transport type (LP:Bunker: 4, without Neosteel Armor's +2, which is not
-simulated; LP:Medivac, LP:Warp_Prism, LP:Overlord (Transport Overlord): 8)."""
+"""Cargo slots per transport type (LP:Bunker: 4, and 2 more with Neosteel Armor: :meth:`Transport.capacity`; LP:Medivac, LP:Warp_Prism, LP:Overlord (Transport Overlord): 8)."""
+NEOSTEEL, NEOSTEEL_SLOTS = 6, 2
+"""Neosteel Armor (TerranBuildingArmor, upgrade 6, the client's) gives Bunkers 2 more cargo slots
+(LP:Bunker)."""
 BUNKER_CARGO = frozenset({45, 48, 49, 50, 51})
 """What may enter a Bunker: SCV, Marine, Reaper, Ghost, Marauder (LP:Bunker)."""
 BUNKER_RANGE_BONUS = 1.0
@@ -203,6 +205,13 @@ class Transport:
         """Tags of every unit inside a transport (alive, though not in the store)."""
         return {p.tag for c in (*self.cargo.values(), *self.pools.values()) for p in c.passengers}
 
+    def capacity(self, unit_id: int, owner: int) -> int:
+        """Cargo slots of a transport of ``unit_id`` of player ``owner`` (a Bunker: +2 with Neosteel
+        Armor, :data:`NEOSTEEL_SLOTS`)."""
+        if unit_id == BUNKER and self.w.research.has(owner, NEOSTEEL):
+            return CAPACITY[BUNKER] + NEOSTEEL_SLOTS
+        return CAPACITY[unit_id]
+
     def carrying(self, tag: int) -> bool:
         """Whether the transport of ``tag`` has units inside."""
         cg = self.cargo.get(tag)
@@ -285,7 +294,7 @@ class Transport:
             return False
         c = self.cargo.get(int(u.tag[trow]))
         taken = c.taken if c is not None else 0
-        return taken + pending + size <= CAPACITY[tid]
+        return taken + pending + size <= self.capacity(tid, int(u.owner[trow]))
 
     def _board(self, i: int, trow: int) -> bool:
         """Row ``i`` walks to the transport of ``trow`` and enters it."""
@@ -636,7 +645,7 @@ class Transport:
                 for p in cg.passengers:
                     out += wrap(24, self.passenger_bytes(p))
                 taken = cg.taken
-            out += varint(25 << 3) + varint(taken) + varint(26 << 3) + varint(CAPACITY[int(u.unit_id[r])])
+            out += varint(25 << 3) + varint(taken) + varint(26 << 3) + varint(self.capacity(int(u.unit_id[r]), int(u.owner[r])))
             parts[tag] = parts.get(tag, b"") + out
 
     def passenger_bytes(self, p: Passenger) -> bytes:
