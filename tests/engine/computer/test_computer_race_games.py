@@ -78,16 +78,6 @@ def test_the_tech_builds_reach_their_tech_units(race: int) -> None:
     assert count(g, 2, p_townhall(race)) >= 2  # (it expanded)
 
 
-def _free_supply(g: Any, keep: set[int]) -> None:
-    """A quiet army soon fills 200 supply, and a morph to a unit of more supply (a Ravager, a
-    Lurker, a Brood Lord) then waits for room, as in the real game: half of its army units not of
-    the morph's source (``keep``) go, to leave it room."""
-    w = g.world
-    u = w.u
-    rows = np.flatnonzero((u.owner == 2) & np.isin(u.unit_id, computer(g).army_types) & ~np.isin(u.unit_id, sorted(keep)))
-    w.remove_tags([int(t) for t in w.u.tag[rows[: len(rows) // 2]].tolist()])
-
-
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("build", "until", "unit", "structure"), [
     (L.MACRO, 660, R.COLOSSUS, R.ROBOBAY_T), (L.AIR, 540, R.CARRIER, R.FLEET_BEACON_T),
