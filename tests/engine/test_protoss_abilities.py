@@ -378,7 +378,9 @@ def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_fo
     assert life(w, air) == before[air] and life(w, far) == before[far]
 
 
-def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
+def _battery_scene() -> tuple[Any, Any, tuple[float, float], int, int]:
+    """A powered Shield Battery beside a holding Stalker whose shields are gone (its own
+    regeneration waiting): the game, its world, the Battery's spot, the Battery and the Stalker."""
     from protoss_helpers import PYLON, away, create, protoss_game
 
     g = protoss_game()
@@ -391,7 +393,12 @@ def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
     w.command(1, D.HOLDPOSITION_HOLD, [s], None, 0, False)
     r = w.u.row(s)
     w.u.shield[r] = 0.0
-    w.regeneration.damaged(r)  # (its own regeneration waits)
+    w.regeneration.damaged(r)
+    return g, w, (x, y), b, s
+
+
+def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
+    g, w, (x, y), b, s = _battery_scene()
     e0 = w.abilities.energy_of(b)
     assert P.RESTORE in abilities(g, b)
     assert act(g, P.RESTORE, [b], target=s) == C.SUCCESS
@@ -406,22 +413,12 @@ def test_a_powered_shield_battery_restores_shields_nearby_for_energy() -> None:
 
 
 def test_battery_overcharge_doubles_a_batterys_restore_without_energy_for_14_s() -> None:
-    from protoss_helpers import PYLON, away, create, nexus, protoss_game, unit
+    from protoss_helpers import nexus, unit
 
     from sc2pool.engine.sim.systems import warpgate as WG
 
-    g = protoss_game()
-    w = g.world
-    x, y = away(g, 12)
-    create(g, PYLON, (x, y + 4))
-    b = create(g, P.BATTERY, (x, y))
-    s = spawn(w, P.STALKER, 1, x + 3.0, y)
-    g.step(2)
-    w.command(1, D.HOLDPOSITION_HOLD, [s], None, 0, False)
+    g, w, _, b, s = _battery_scene()
     w.abilities.spend(b, w.abilities.energy_of(b))  # (an empty battery restores nothing by itself)
-    r = w.u.row(s)
-    w.u.shield[r] = 0.0
-    w.regeneration.damaged(r)
     g.step(23)
     assert float(w.u.shield[w.u.row(s)]) < 3.0  # (only what its energy regenerates meanwhile)
     n = nexus(g).tag

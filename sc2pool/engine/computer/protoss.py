@@ -22,7 +22,7 @@ import numpy as np
 
 from sc2pool.engine.computer.levels import DEPOT, Tech
 from sc2pool.engine.computer.races import POWER_MARGIN, POWER_RADIUS, WARPGATE_T, Role
-from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
+from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, reached, strength
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
 from sc2pool.engine.sim.systems.protoss_abilities import (
@@ -324,9 +324,8 @@ class ProtossRules(RaceRules):
         c = self.c
         u = world.u
         ex, ey = u.x[enemy], u.y[enemy]
-        r2 = STORM_RADIUS ** 2
-        hit = ((ex[:, None] - ex[None, :]) ** 2 + (ey[:, None] - ey[None, :]) ** 2 <= r2).sum(axis=1)
-        mine = ((ex[:, None] - u.x[own][None, :]) ** 2 + (ey[:, None] - u.y[own][None, :]) ** 2 <= r2).sum(axis=1)
+        hit = reached(ex, ey, ex, ey, STORM_RADIUS).sum(axis=1)
+        mine = reached(ex, ey, u.x[own], u.y[own], STORM_RADIUS).sum(axis=1)
         score = hit - 2 * mine
         up = [(s.x, s.y) for s in world.protoss.storms if s.end > world.loop]
         for r in hts.tolist():

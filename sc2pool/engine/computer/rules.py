@@ -57,6 +57,16 @@ FOOTPRINT_REFUSALS = frozenset({CANT_BUILD_LOCATION_INVALID, CANT_BUILD_TOO_CLOS
 refused for another reason (no power, no creep yet) is kept for later (Protoss, Zerg)."""
 
 
+def reached(x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, reach: float,
+            radius: np.ndarray | None = None) -> np.ndarray:
+    """bool (len(x), len(tx)): which of the points (``tx``, ``ty``) lie within ``reach`` of each
+    point (``x``, ``y``): their centres, or their edges given their ``radius`` (a spell's area
+    round a spot, counted by the Computer's casts)."""
+    if radius is None:
+        return (x[:, None] - tx[None, :]) ** 2 + (y[:, None] - ty[None, :]) ** 2 <= reach ** 2
+    return np.hypot(x[:, None] - tx[None, :], y[:, None] - ty[None, :]) - radius[None, :] <= reach
+
+
 def strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
     """Fighting strength of a group (Lanchester's square law for ranged units: the sum of life times
     the sum of damage per loop); ``melee``: the share of a melee unit's damage that counts (it

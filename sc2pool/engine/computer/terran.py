@@ -60,7 +60,7 @@ from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import BARRACKS, ENGBAY, REACTOR, REFINERY, TECHLAB, Tech
 from sc2pool.engine.computer.races import ORBITAL_T, THOR_AP, VIKING_ASSAULT, Role
-from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules
+from sc2pool.engine.computer.rules import LANE, WIDE_LANE, Mode, RaceRules, reached
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.systems.abilities import NUKE_COST, NUKE_RADIUS, SHRED_RADIUS
@@ -508,8 +508,7 @@ class TerranRules(RaceRules):
                 near = np.flatnonzero(d <= SHRED_REACH)
                 if len(near):
                     cand = bare[near]
-                    around = (np.hypot(u.x[cand][:, None] - u.x[cand][None, :], u.y[cand][:, None] - u.y[cand][None, :])
-                              - u.radius[cand][None, :] <= SHRED_RADIUS).sum(axis=1)
+                    around = reached(u.x[cand], u.y[cand], u.x[cand], u.y[cand], SHRED_RADIUS, u.radius[cand]).sum(axis=1)
                     k = int(np.argmax(around))
                     if int(around[k]) >= SHRED_MIN_UNITS and \
                             world.command(pid, SHRED, [tag], None, int(u.tag[cand[k]]), False) == SUCCESS:
@@ -574,7 +573,8 @@ class TerranRules(RaceRules):
             self.drop = Drop(loads, self.drop_point(world, c.enemy_main), loop)
             self.detached = set(loads) | {t for ts in loads.values() for t in ts}
             return
-        alive = {t for t in self.detached if u.row(t) >= 0 or t in world.transport.tags()}
+        aboard = world.transport.tags()
+        alive = {t for t in self.detached if u.row(t) >= 0 or t in aboard}
         self.detached = alive
         medivacs = [m for m in d.loads if m in alive]
         if not medivacs or alive <= set(d.loads):
@@ -642,10 +642,8 @@ class TerranRules(RaceRules):
             near = known[np.hypot(u.x[known] - u.x[r], u.y[known] - u.y[r]) <= NUKE_REACH]
             if not len(near):
                 continue
-            hit = (np.hypot(u.x[known][None, :] - u.x[near][:, None], u.y[known][None, :] - u.y[near][:, None])
-                   - u.radius[known][None, :] <= NUKE_RADIUS).sum(axis=1)
-            own = (np.hypot(u.x[mine][None, :] - u.x[near][:, None], u.y[mine][None, :] - u.y[near][:, None])
-                   - u.radius[mine][None, :] <= NUKE_RADIUS).sum(axis=1)
+            hit = reached(u.x[near], u.y[near], u.x[known], u.y[known], NUKE_RADIUS, u.radius[known]).sum(axis=1)
+            own = reached(u.x[near], u.y[near], u.x[mine], u.y[mine], NUKE_RADIUS, u.radius[mine]).sum(axis=1)
             ok = np.flatnonzero((hit >= NUKE_MIN_HIT) & (own <= NUKE_OWN_SHARE * hit))
             if not len(ok):
                 continue

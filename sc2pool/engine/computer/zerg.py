@@ -36,7 +36,7 @@ from sc2pool.engine.computer.races import (
     RAVAGER,
     Role,
 )
-from sc2pool.engine.computer.rules import Mode, RaceRules
+from sc2pool.engine.computer.rules import Mode, RaceRules, reached
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.races.zerg import NO_CREEP_NEEDED
 from sc2pool.engine.sim.systems.placement import half_size, snap
@@ -262,8 +262,7 @@ class ZergRules(RaceRules):
             cast = casting.get(int(tag))
             if cast is not None and cast.ability == FUNGAL_GROWTH:
                 free &= (ex - cast.x) ** 2 + (ey - cast.y) ** 2 > FUNGAL_RADIUS ** 2
-        r2 = FUNGAL_RADIUS ** 2
-        close = (ex[:, None] - ex[None, :]) ** 2 + (ey[:, None] - ey[None, :]) ** 2 <= r2
+        close = reached(ex, ey, ex, ey, FUNGAL_RADIUS)
         for r in infestors.tolist():
             tag = int(u.tag[r])
             if int(u.ability[r]) == FUNGAL_GROWTH or world.abilities.energy_of(tag) < FUNGAL_ENERGY:
@@ -302,8 +301,7 @@ class ZergRules(RaceRules):
         own_ground = army[~TYPES.is_flying[u.ti[army]]]
         r2 = CLOUD_RADIUS ** 2
         hit = (ranged[None, :] & (d2 <= r2)).sum(axis=1)
-        mine = ((ex[:, None] - u.x[own_ground][None, :]) ** 2 + (ey[:, None] - u.y[own_ground][None, :]) ** 2
-                <= r2).sum(axis=1)
+        mine = reached(ex, ey, u.x[own_ground], u.y[own_ground], CLOUD_RADIUS).sum(axis=1)
         cloud_score = np.where(ranged, hit - 2 * mine, -1)
         clouded = np.zeros(len(enemy), dtype=bool)
         for cx, cy, end in world.zerg.spells.clouds:

@@ -259,8 +259,8 @@ class Larva:
                 break
             source = int(u.unit_id[r])
             used, cap = w.supply.food(player)
-            if product_food > D.unit_spec(source).food_required and \
-                    used + product_food - D.unit_spec(source).food_required > cap:
+            gain = product_food - D.unit_spec(source).food_required
+            if gain > 0 and used + gain > cap:
                 result = NOT_ENOUGH_FOOD
                 break
             w.supply.pay(player, spec.minerals, spec.vespene)
