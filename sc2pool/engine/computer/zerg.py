@@ -3,7 +3,8 @@ army, as eggs it remembers until they hatch); its Queens (one per Hatchery, more
 pile up) inject larvae and, at the levels that defend better, fight at its bases; a larva becomes
 a Drone only while its army keeps pace (:meth:`ZergRules.drones_wanted`).  In a fight its Lurkers
 burrow and its Ravagers spit Corrosive Bile; from Hard up its Infestors cast Fungal Growth
-(:meth:`ZergRules.fungals`) and its Vipers Parasitic Bomb, Abduct and Blinding Cloud
+(:meth:`ZergRules.fungals`) and, those that did not, Neural Parasite on a high-value enemy unit
+(:meth:`ZergRules.neurals`), and its Vipers Parasitic Bomb, Abduct and Blinding Cloud
 (:meth:`ZergRules.vipers`), and an idle Viper at home Consumes a structure for energy
 (:meth:`ZergRules.consume`); the spells' rules are the engine's (``sim/systems/zerg_spells.py``),
 the choices of where and when the Computer's (m).
@@ -23,9 +24,14 @@ from sc2pool.engine import data as D
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import NO_ADDON, Tech
 from sc2pool.engine.computer.races import (
+    ARCHON,
     ARMY_PER_DRONE,
+    BROODLORD,
+    CARRIER,
+    COLOSSUS,
     CREEP_REACH,
     DRONES_ALONE,
+    IMMORTAL,
     LARVA,
     LARVA_T,
     LIBERATOR_AG,
@@ -34,6 +40,8 @@ from sc2pool.engine.computer.races import (
     LURKER_BURROWED,
     LURKER_UNBURROW,
     RAVAGER,
+    THOR_AP,
+    ULTRALISK,
     Role,
 )
 from sc2pool.engine.computer.rules import Mode, RaceRules, reached
@@ -54,6 +62,8 @@ from sc2pool.engine.sim.systems.zerg_spells import (
     FUNGAL_GROWTH,
     FUNGAL_RADIUS,
     INFESTOR,
+    NEURAL_ENERGY,
+    NEURAL_PARASITE,
     PARASITIC_BOMB,
     SPELLS,
     VIPER,
@@ -113,6 +123,18 @@ ABDUCT_ALSO = (SIEGED_TANK, LIBERATOR_AG)
 attribute), the enemies a Viper abducts: a sieged Siege Tank and a Liberator in Defender Mode, out
 of their fixed spot and into its army (Liquipedia "Viper": Abduct against siege units and capital
 ships)."""
+TEMPEST, DISRUPTOR, ULTRALISK_BURROWED = 496, 694, 131
+NEURAL_REACH = SPELLS[NEURAL_PARASITE][1] + 1.0
+"""An Infestor takes control of an enemy unit whose centre is this close (its cast range 8 and a
+step) (m) ..."""
+NEURAL_TARGETS = (L.THOR, THOR_AP, L.SIEGETANK, SIEGED_TANK, L.BATTLECRUISER, LIBERATOR_AG, COLOSSUS, CARRIER, TEMPEST,
+                  IMMORTAL, DISRUPTOR, ARCHON, ULTRALISK, ULTRALISK_BURROWED, BROODLORD, LURKER, LURKER_BURROWED)
+"""... of these types (the client's unit type ids: Thor in either mode, Siege Tank in either mode,
+Battlecruiser, Liberator in Defender Mode, Colossus, Carrier, Tempest, Immortal, Disruptor, Archon,
+Ultralisk, burrowed or not, Brood Lord, Lurker, burrowed or not), the one with the
+most life and shields: the costly units whose taking turns a fight (LP:Infestor: Neural Parasite
+on the opponent's high-value units) (m: the list; the Mothership, Heroic, is left out: the real
+game's answer on it to check)."""
 CLOUD_REACH = SPELLS[BLINDING_CLOUD][1] + 1.0
 """A Viper clouds an enemy whose centre is this close (its cast range 10 and a step) (m) ..."""
 CLOUD_MIN = 4
@@ -218,7 +240,8 @@ class ZergRules(RaceRules):
     def tactics(self, world: World, army: np.ndarray) -> None:
         """Lurkers burrow near enemy ground units and come up once none is near (:data:`LURKER_MODE`);
         Ravagers spit Corrosive Bile (:meth:`bile`); from Hard up Infestors fungal clumps of enemy
-        units (:meth:`fungals`) and Vipers cast (:meth:`vipers`)."""
+        units (:meth:`fungals`) and, those that did not, take control of a high-value enemy unit
+        (:meth:`neurals`); Vipers cast (:meth:`vipers`)."""
         c = self.c
         u = world.u
         uid = u.unit_id[army]
@@ -238,19 +261,24 @@ class ZergRules(RaceRules):
         enemy = known[~TYPES.structure[u.ti[known]]]
         if not len(enemy):
             return
+        infestors = army[uid == INFESTOR]
+        fungaled: set[int] = set()
         if FUNGAL_GROWTH not in c.refused:
-            self.fungals(world, army[uid == INFESTOR], enemy)
+            fungaled = self.fungals(world, infestors, enemy)
+        if NEURAL_PARASITE not in c.refused:
+            self.neurals(world, infestors, enemy, fungaled)
         if len(vipers):
             self.vipers(world, vipers, enemy, army)
 
-    def fungals(self, world: World, infestors: np.ndarray, enemy: np.ndarray) -> None:
+    def fungals(self, world: World, infestors: np.ndarray, enemy: np.ndarray) -> set[int]:
         """Each Infestor with the energy and no fungal under way casts Fungal Growth, within
         :data:`FUNGAL_REACH`, on the enemy unit whose fungal would catch the most enemy units not
         caught yet (:data:`FUNGAL_MIN` at least): those under a fungal, or within reach of one on
         its way or cast this decision, are caught; so one Infestor a clump (LP:Infestor: Fungal
-        Growth roots a clump for the army to catch)."""
+        Growth roots a clump for the army to catch).  The tags of the Infestors it ordered."""
+        ordered: set[int] = set()
         if not len(infestors):
-            return
+            return ordered
         c = self.c
         u = world.u
         under = world.zerg.spells.fungals
@@ -274,8 +302,48 @@ class ZergRules(RaceRules):
             k = int(np.argmax(np.where(ok, score, -1)))
             at = (float(ex[k]), float(ey[k]))
             if not c.answer(world.command(c.player_id, FUNGAL_GROWTH, [tag], at, 0, False), FUNGAL_GROWTH):
-                return
+                return ordered
+            ordered.add(tag)
             free &= ~close[k]
+        return ordered
+
+    def neurals(self, world: World, infestors: np.ndarray, enemy: np.ndarray, fungaled: set[int]) -> None:
+        """Each Infestor with the energy (100, LP:Infestor), no spell under way or channelling and
+        no fungal of this decision (``fungaled``: Fungal Growth comes first) takes control of
+        (Neural Parasite) the enemy unit with the most life and shields among
+        :data:`NEURAL_TARGETS` within :data:`NEURAL_REACH`, none under a Neural Parasite already or
+        one on its way; so one Infestor a target."""
+        if not len(infestors):
+            return
+        c = self.c
+        u = world.u
+        pid = c.player_id
+        casting = world.casting
+        controls = world.zerg.spells.controls
+        taken = {d.target for d in controls.values()}
+        taken.update(cast.target for cast in casting.casts.values() if cast.ability == NEURAL_PARASITE)
+        taken.update(cast.target for q in casting.queued.values() for cast in q if cast.ability == NEURAL_PARASITE)
+        tags = u.tag[enemy]
+        worth = np.isin(u.unit_id[enemy], np.array(NEURAL_TARGETS)) & \
+            ~np.isin(tags, np.array(sorted(taken), dtype=np.int64))
+        if not worth.any():
+            return
+        ex, ey = u.x[enemy], u.y[enemy]
+        life = (u.hp + u.shield)[enemy]
+        for r in infestors.tolist():
+            tag = int(u.tag[r])
+            if tag in fungaled or tag in controls or tag in casting.casts or \
+                    int(u.ability[r]) in (FUNGAL_GROWTH, NEURAL_PARASITE) or \
+                    world.abilities.energy_of(tag) < NEURAL_ENERGY:
+                continue
+            ok = worth & (u.owner[enemy] != pid) & ((ex - u.x[r]) ** 2 + (ey - u.y[r]) ** 2 <= NEURAL_REACH ** 2)
+            if not ok.any():
+                continue
+            k = int(np.argmax(np.where(ok, life, -1.0)))
+            worth[k] = False
+            if not c.answer(world.command(pid, NEURAL_PARASITE, [tag], None, int(tags[k]), False), NEURAL_PARASITE) \
+                    and NEURAL_PARASITE in c.refused:
+                return
 
     def vipers(self, world: World, vipers: np.ndarray, enemy: np.ndarray, army: np.ndarray) -> None:
         """Each Viper with no spell under way casts the first that fits (LP:Viper): Parasitic Bomb

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_computer_melee import computer, count, melee, play_until  # noqa: E402
 from test_computer_protoss import no_attack, rows, spawn  # noqa: E402
 from test_computer_tech import quiet  # noqa: E402
-from test_computer_terran import _near, _until, own, staging  # noqa: E402
+from test_computer_terran import _near, _until, enemy_at, own, staging  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
@@ -218,3 +219,132 @@ def test_from_hard_up_an_idle_viper_at_home_consumes_a_hatchery_for_energy(level
         assert lost == 0.0 and energy < 10.0 + 16 * 0.8, (lost, energy)
     else:
         assert 150.0 <= lost <= 260.0 and energy >= 10.0 + 40.0, (lost, energy)  # (a second may begin)
+
+
+# ------------------------------------------------------------------ Neural Parasite (Hard up)
+THOR = 52
+
+
+def _infestors_ahead(level: int, energies: list[float]) -> tuple[Game, list[int], Callable[..., list[int]]]:
+    """A quiet Zerg Macro game of ``level`` at 2:00 with the Computer's Infestors side by side (1.5
+    apart) across its staging point, with ``energies``, two seconds later: the game, their tags,
+    and ``place(unit_id, n, back, side)``, which puts ``n`` of the participant's units holding
+    their place ``back`` from the Infestors' middle towards the Computer's main (open ground on
+    this map, where a unit appears where it is put) and ``side`` across."""
+    g = quiet(level, L.MACRO, D.ZERG, 120)
+    sx, sy = staging(g)
+    hx, hy = g.scenario.starts[2]  # type: ignore[attr-defined]
+    d = float(np.hypot(sx - hx, sy - hy))
+    ax, ay = (sx - hx) / d, (sy - hy) / d
+    n = len(energies)
+    tags = [own(g, R.INFESTOR, sx - ay * 1.5 * (k - (n - 1) / 2), sy + ax * 1.5 * (k - (n - 1) / 2))[0]
+            for k in range(n)]
+    play_until(g, 122, chunk_s=1)
+    w = g.world
+    w.abilities._register()
+    for tag, e in zip(tags, energies, strict=True):
+        w.abilities.energy[tag] = (e, w.loop, 200.0)
+    r = rows(g, np.array(tags))
+    mx, my = float(w.u.x[r].mean()), float(w.u.y[r].mean())
+
+    def place(unit_id: int, k: int, back: float, side: float = 0.0) -> list[int]:
+        x, y = mx - ax * back - ay * side, my - ay * back + ax * side
+        tags = enemy_at(g, unit_id, x, y, k)
+        r = rows(g, np.array(tags))
+        assert np.hypot(w.u.x[r] - x, w.u.y[r] - y).max() < 1.0  # (not moved aside on placement)
+        return tags
+
+    return g, tags, place
+
+
+def _gap(g: Game, a: int, b: int) -> float:
+    u = g.world.u
+    ra, rb = u.row(a), u.row(b)
+    return float(np.hypot(u.x[ra] - u.x[rb], u.y[ra] - u.y[rb]))
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("level", [L.MEDIUM_HARD, L.HARD])
+def test_from_hard_up_an_infestor_takes_control_of_the_thor_not_the_marine(level: int) -> None:
+    """``ZergRules.neurals``: an Infestor with 150 energy takes the Thor 8.8 away (beyond the Thor's
+    range: it does not shoot first) by Neural Parasite, not the Marine nearer to it; the Thor is
+    then the Computer's and the Infestor channels (order 249).  A MediumHard Infestor casts
+    nothing."""
+    g, [infestor], place = _infestors_ahead(level, [150.0])
+    w = g.world
+    [marine] = place(D.MARINE, 1, 6.5)
+    [thor] = place(THOR, 1, 8.8)
+    assert _gap(g, infestor, thor) <= 9.0  # (within the reach: the cast range 8 and a step)
+    controls = w.zerg.spells.controls
+    ordered = []
+
+    def done() -> bool:
+        ordered.append(int(w.u.ability[w.u.row(infestor)]))
+        return bool(controls)
+
+    cast = _until(g, done, 4)
+    u = w.u
+    assert u.row(infestor) >= 0
+    if level < L.HARD:
+        assert not cast and 249 not in ordered and int(u.owner[u.row(thor)]) == 1
+        assert w.abilities.energy_of(infestor) > 150.0
+        return
+    assert cast and [d.target for d in controls.values()] == [thor], controls
+    assert infestor in controls and int(u.ability[u.row(infestor)]) == 249
+    assert int(u.owner[u.row(thor)]) == 2 and int(u.owner[u.row(marine)]) == 1
+    assert w.abilities.energy_of(infestor) < 150.0 - 100.0 + 5.0
+
+
+@pytest.mark.timeout(240)
+def test_one_infestor_a_neural_parasite_target() -> None:
+    """Two Infestors with the energy, one Thor within reach of both: one takes it, the other casts
+    nothing (keeps its energy, no order 249)."""
+    g, infestors, place = _infestors_ahead(L.HARD, [150.0, 150.0])
+    w = g.world
+    [thor] = place(THOR, 1, 8.8)
+    assert all(_gap(g, i, thor) <= 9.0 for i in infestors)
+    controls = w.zerg.spells.controls
+    assert _until(g, lambda: bool(controls), 4)
+    play_until(g, w.loop / 22.4 + 2, chunk_s=0.5)  # (later decisions: no second cast)
+    u = w.u
+    assert [d.target for d in controls.values()] == [thor] and int(u.owner[u.row(thor)]) == 2
+    [channel] = list(controls)
+    [other] = [i for i in infestors if i != channel]
+    assert int(u.ability[u.row(other)]) != 249 and other not in w.casting.casts
+    assert w.abilities.energy_of(other) > 150.0 and w.abilities.energy_of(channel) < 150.0 - 100.0 + 5.0
+
+
+@pytest.mark.timeout(240)
+def test_an_infestor_fungals_the_clump_first_then_takes_the_thor() -> None:
+    """One Infestor with 175 energy, a clump of five SCVs and a Thor within reach: it fungals the
+    clump first (a Neural Parasite first would keep it channelling: no fungal), and takes the Thor
+    with the 100 left at a later decision."""
+    g, [infestor], place = _infestors_ahead(L.HARD, [175.0])
+    w = g.world
+    clump = place(D.SCV, 5, 6.0, -3.0)
+    [thor] = place(THOR, 1, 8.5, 2.0)
+    assert _gap(g, infestor, thor) <= 9.0
+    spells = w.zerg.spells
+    seen: list[tuple[bool, bool]] = []
+
+    def done() -> bool:
+        seen.append((bool(spells.fungals), bool(spells.controls)))
+        return bool(spells.controls)
+
+    assert _until(g, done, 4)
+    assert seen.index((True, False)) < len(seen) - 1, seen  # (the fungal came at an earlier step)
+    u = w.u
+    assert [d.target for d in spells.controls.values()] == [thor] and int(u.owner[u.row(thor)]) == 2
+    assert set(spells.fungals) <= set(clump) or not spells.fungals  # (its roots may be over already)
+    assert w.abilities.energy_of(infestor) < 175.0 - 75.0 - 100.0 + 5.0
+
+
+@pytest.mark.timeout(240)
+def test_an_infestor_takes_no_marine() -> None:
+    """Only the high-value units (``NEURAL_TARGETS``) are worth 100 energy: with two Marines within
+    reach (beyond their range), a Hard Infestor casts nothing."""
+    g, [infestor], place = _infestors_ahead(L.HARD, [150.0])
+    w = g.world
+    place(D.MARINE, 2, 6.5)
+    assert not _until(g, lambda: bool(w.zerg.spells.controls) or infestor in w.casting.casts, 3)
+    assert w.abilities.energy_of(infestor) > 150.0
