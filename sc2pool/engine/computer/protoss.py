@@ -2,12 +2,14 @@
 Pylon first when none has room) and off its army's way out of each base; at the levels with army
 control it defends first while the enemy army it reckons is stronger than its army at home
 (:meth:`ProtossRules.defending`), its Nexuses cast Chrono Boost (:meth:`ProtossRules.chrono`) and
-its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`), and once Psionic Storm is
-researched (the Macro build's last research, from Hard up) its High Templar storm clumps of
-enemy units (:meth:`ProtossRules.storms`), and drain the casters they meet with Feedback
-(:meth:`ProtossRules.feedbacks`).  Once Warp Gate is
-researched (its builds' first research, from Medium up) its Gateways turn into Warp Gates (the
-engine's autocast) and it warps their units in at its Pylons (:meth:`ProtossRules.warp_in`).
+its Sentries Guardian Shield in a fight (:meth:`ProtossRules.shields`); from Hard up its Nexuses
+overcharge a Shield Battery in a fight, before Chrono Boost spends their energy (Battery
+Overcharge, :meth:`ProtossRules.overcharge`), and once Psionic Storm is researched (the Macro
+build's last research, from Hard up) its High Templar storm clumps of enemy units
+(:meth:`ProtossRules.storms`), and drain the casters they meet with Feedback
+(:meth:`ProtossRules.feedbacks`).  Once Warp Gate is researched (its builds' first research, from
+Medium up) its Gateways turn into Warp Gates (the engine's autocast) and it warps their units in
+at its Pylons (:meth:`ProtossRules.warp_in`).
 
 Where each hook is called: :class:`~.rules.RaceRules`; the Protoss facts (ids, builds):
 :data:`~.races.PROTOSS_PROFILE`.
@@ -20,12 +22,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import DEPOT, Tech
-from sc2pool.engine.computer.races import POWER_MARGIN, POWER_RADIUS, WARPGATE_T, Role
+from sc2pool.engine.computer.races import BATTERY_T, NEXUS, POWER_MARGIN, POWER_RADIUS, WARPGATE_T, Role
 from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, reached, strength
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
+from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.protoss_abilities import (
+    BATTERY_RANGE,
     FEEDBACK,
     FEEDBACK_ENERGY,
     FEEDBACK_RANGE,
@@ -36,6 +41,7 @@ from sc2pool.engine.sim.systems.protoss_abilities import (
     STORM_RANGE,
     STORM_TECH,
 )
+from sc2pool.engine.sim.systems.warpgate import OVERCHARGE, OVERCHARGE_ENERGY
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
@@ -58,6 +64,10 @@ SHIELD_ENERGY = 75.0
 """Guardian Shield costs 75 energy (Liquipedia "Sentry")."""
 CHRONO_ENERGY = 50.0
 """Chrono Boost costs 50 of a Nexus's energy (Liquipedia "Chrono Boost")."""
+OVERCHARGE_REACH = BATTERY_RANGE + 1.0
+"""From Hard up a finished Shield Battery is in a fight, and overcharged, with an enemy unit that can
+attack (not a structure) whose centre is this close (m: its restore range 6, edge to edge, and a
+step); a lone enemy worker near its Batteries is a scout, no fight (as at :meth:`~.melee.MeleeComputer.army`)."""
 SHIELD_REACH = 8.0
 """A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
 SHIELD_SPACING = 6.0
@@ -82,8 +92,8 @@ WARP_PYLONS = 3
 
 
 class ProtossRules(RaceRules):
-    """Power, the way out, defending first, Chrono Boost and Guardian Shield (see the module
-    docstring)."""
+    """Power, the way out, defending first, Chrono Boost, Battery Overcharge (from Hard up),
+    Guardian Shield, Psionic Storm, Feedback and warp-ins (see the module docstring)."""
 
     def __init__(self, computer: MeleeComputer) -> None:
         super().__init__(computer)
@@ -132,6 +142,47 @@ class ProtossRules(RaceRules):
         if total >= c.level.max_barracks + TECH_STRUCTURES or not c.have_ready(rp.roles[w].needs):
             return True
         return c.place(world, w)
+
+    def upkeep(self, world: World) -> None:
+        """From Hard up, Battery Overcharge (:meth:`overcharge`) first thing of each economy decision:
+        before its early returns (waiting for supply, defending first), and before Chrono Boost
+        (:meth:`chrono`) spends its Nexuses' energy."""
+        if self.c.difficulty >= L.HARD:
+            self.overcharge(world)
+
+    def overcharge(self, world: World) -> None:
+        """In a fight, the finished Nexus with the most energy (:data:`~.warpgate.OVERCHARGE_ENERGY`
+        at least) overcharges the finished Shield Battery with the most enemy units within
+        :data:`OVERCHARGE_REACH`, while its player's cooldown allows it and none of its Batteries is
+        overcharged already (m: the rule; Battery Overcharge, :mod:`~.sim.systems.warpgate`)."""
+        c = self.c
+        if OVERCHARGE in c.refused:
+            return
+        loop = world.loop
+        gates = world.warpgates
+        if not gates.may_overcharge(c.player_id, loop):
+            return
+        known = c.known
+        batteries = [s for s in c.structs if s.unit_id == BATTERY_T and s.ready]
+        if not batteries or not len(known) or any(gates.overcharged(s.tag, loop) for s in batteries):
+            return
+        u = world.u
+        ti = u.ti[known]
+        enemy = known[TYPES.can_attack[ti] & ~TYPES.structure[ti]]
+        if not len(enemy):
+            return
+        near = reached(np.array([s.x for s in batteries]), np.array([s.y for s in batteries]),
+                       u.x[enemy], u.y[enemy], OVERCHARGE_REACH)
+        fighting = enemy[near.any(axis=0)]
+        if not len(fighting) or (len(fighting) == 1 and int(u.unit_id[fighting[0]]) in WORKERS):
+            return
+        nexuses = [s for s in c.structs if s.unit_id == NEXUS and s.ready]
+        energy = [world.abilities.energy_of(s.tag) for s in nexuses]
+        if not nexuses or max(energy) < OVERCHARGE_ENERGY:
+            return
+        nexus = nexuses[int(np.argmax(energy))]
+        battery = batteries[int(np.argmax(near.sum(axis=1)))]
+        c.answer(world.command(c.player_id, OVERCHARGE, [nexus.tag], None, battery.tag, False), OVERCHARGE)
 
     def speed_up(self, world: World, ready_th: list[Structure], prod: dict[str, list[Structure]]) -> None:
         if self.c.race.chrono and self.c.level.focus_fire:

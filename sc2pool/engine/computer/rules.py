@@ -139,7 +139,8 @@ class RaceRules:
         """Before its workers: speed up its production (Protoss: Chrono Boost)."""
 
     def upkeep(self, world: World) -> None:
-        """First thing of each economy decision (Zerg: forget the eggs that have hatched)."""
+        """First thing of each economy decision (Zerg: forget the eggs that have hatched; Protoss,
+        from Hard up: Battery Overcharge in a fight)."""
 
     def eggs(self, unit: int) -> int:
         """Units of type ``unit`` on their way outside any structure's queue (Zerg: in their eggs)."""

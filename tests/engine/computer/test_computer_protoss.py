@@ -1,8 +1,9 @@
 """The Protoss Computer's army control at the higher levels (``sc2pool.engine.computer.protoss``, ``.melee``):
 its structures keep the way out of its bases free, its waves wait while the enemy army it has seen
 is stronger (and its reckoning of that army keeps growing past a new sighting), it defends first
-meanwhile, its Sentries cast Guardian Shield in a fight, its Nexus casts Chrono Boost.  Real games in process (the participant
-idle), as ``test_computer_race_games.py`` plays them."""
+meanwhile, its Sentries cast Guardian Shield in a fight, its Nexus casts Chrono Boost, and from Hard
+up Battery Overcharge on a Shield Battery in a fight.  Real games in process (the participant idle),
+as ``test_computer_race_games.py`` plays them."""
 
 from __future__ import annotations
 
@@ -10,19 +11,32 @@ import dataclasses
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_computer_melee import computer, melee, play_until  # noqa: E402
+from test_computer_melee import computer, melee, play_until, snapshot  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from protoss_helpers import unit  # noqa: E402
 
 from sc2pool.engine import data as D  # noqa: E402
 from sc2pool.engine.computer import levels as L  # noqa: E402
 from sc2pool.engine.computer import races as R  # noqa: E402
-from sc2pool.engine.computer.protoss import SHIELD_ENERGY, WAY_OUT_RADIUS, WAY_OUT_ROOM, ProtossRules  # noqa: E402
+from sc2pool.engine.computer.protoss import (  # noqa: E402
+    CHRONO_ENERGY,
+    OVERCHARGE_REACH,
+    SHIELD_ENERGY,
+    WAY_OUT_RADIUS,
+    WAY_OUT_ROOM,
+    ProtossRules,
+)
 from sc2pool.engine.computer.races import CHRONO_BOOST  # noqa: E402
 from sc2pool.engine.game import Game  # noqa: E402
+from sc2pool.engine.sim.commands import SUCCESS  # noqa: E402
+from sc2pool.engine.sim.systems import warpgate as WG  # noqa: E402
 
 
 def no_attack(g: Game) -> None:
@@ -232,3 +246,98 @@ def test_it_researches_warp_gate_and_warps_its_gateway_units_in_at_its_pylons() 
     r = u.rows(np.fromiter(warped, dtype=np.int64))
     kinds = u.unit_id[r[r >= 0]]
     assert len(warped) >= 4 and set(kinds.tolist()) <= {R.ZEALOT, R.STALKER, R.SENTRY, R.ADEPT}
+
+
+def battery_scene(difficulty: int) -> tuple[Game, int, int, tuple[float, float]]:
+    """At 0:30, a finished Shield Battery of the Computer where its army waits and its Nexus at 100
+    energy: the game, the Battery, the Nexus, the Battery's spot."""
+    g = melee(difficulty, L.TIMING, race=D.PROTOSS)
+    no_attack(g)
+    play_until(g, 30)
+    w = g.world
+    at = computer(g).staging(w)
+    battery = w.spawn(R.BATTERY_T, 2, [at[0]], [at[1]])
+    w.adopt(battery)  # (finished)
+    nexus = next(s for s in w.construction.structures.values() if s.owner == 2 and s.unit_id == R.NEXUS)
+    w.abilities._set(nexus.tag, 100.0)
+    return g, int(battery[0]), nexus.tag, at
+
+
+def overcharges(g: Game) -> list[int]:
+    """The results of the Battery Overcharge commands the Computer gives from now on."""
+    w = g.world
+    results: list[int] = []
+    issue = w.command
+
+    def command(player: int, ability: int, *args: Any) -> int:
+        res = issue(player, ability, *args)
+        if ability == WG.OVERCHARGE:
+            results.append(res)
+        return res
+
+    w.command = command  # type: ignore[method-assign]
+    return results
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("difficulty, casts", [(L.HARD, True), (L.MEDIUM_HARD, False)])
+def test_its_nexus_overcharges_a_shield_battery_in_a_fight_from_hard_up(difficulty: int, casts: bool) -> None:
+    g, battery, nexus, at = battery_scene(difficulty)
+    w = g.world
+    w.abilities._set(nexus, 60.0)  # (enough for one cast: Battery Overcharge goes before Chrono Boost)
+    spawn(g, D.MARINE, 1, (at[0] + 4.0, at[1]), 4)
+    results = overcharges(g)
+    play_until(g, 31)
+    assert w.warpgates.overcharged(battery, w.loop) == casts
+    assert results == ([SUCCESS] if casts else [])
+    if casts:
+        assert w.warpgates.overcharge_ready[2] > w.loop
+        assert w.abilities.energy_of(nexus) < 60.0 - WG.OVERCHARGE_ENERGY + 2.0
+        assert WG.OVERCHARGE_BUFF in unit(g, battery).buff_ids  # (the Marines see it)
+    else:  # (MediumHard casts neither)
+        assert w.abilities.energy_of(nexus) >= 60.0 and not w.tempo.boosted
+
+
+@pytest.mark.timeout(300)
+def test_no_enemy_near_its_shield_battery_its_nexus_energy_goes_to_chrono_boost() -> None:
+    """Marines at its Nexus, out of the Battery's reach: no overcharge, and its Nexus's energy goes
+    to Chrono Boost as in the same game without the rule."""
+    seen = []
+    for rule in (True, False):
+        g, battery, nexus, at = battery_scene(L.HARD)
+        w = g.world
+        if not rule:
+            computer(g).rules.overcharge = lambda world: None  # type: ignore[method-assign]
+        s = w.construction.structures[nexus]
+        marines = spawn(g, D.MARINE, 1, (s.x + 4.0, s.y - 4.0), 4)
+        results = overcharges(g)
+        play_until(g, 32)
+        u = w.u
+        r = rows(g, marines)
+        assert float(np.hypot(u.x[r] - at[0], u.y[r] - at[1]).min()) > OVERCHARGE_REACH + 1.0
+        assert len(computer(g).known) >= 4  # (it sees them)
+        assert results == [] and not w.warpgates.overcharged(battery, w.loop)
+        assert 2 not in w.warpgates.overcharge_ready
+        assert w.abilities.energy_of(nexus) < 100.0 - CHRONO_ENERGY + 5.0 and w.tempo.boosted
+        seen.append((w.abilities.energy_of(nexus), sorted(w.tempo.boosted), snapshot(g)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.timeout(300)
+def test_it_does_not_overcharge_again_during_the_players_cooldown() -> None:
+    g, battery, nexus, at = battery_scene(L.HARD)
+    w = g.world
+    spawn(g, D.MARINE, 1, (at[0] + 4.0, at[1]), 8)
+    results = overcharges(g)
+    play_until(g, 32)
+    assert results == [SUCCESS]
+    gates = w.warpgates
+    gates.overcharge[battery] = w.loop  # (its overcharge over early: only the cooldown stops it)
+    w.abilities._set(nexus, 200.0)
+    play_until(g, 35)
+    assert not gates.overcharged(battery, w.loop) and gates.overcharge_ready[2] > w.loop
+    assert results == [SUCCESS]  # (it did not ask again)
+    assert w.abilities.energy_of(nexus) >= 200.0 - 3 * CHRONO_ENERGY  # (Chrono Boost only)
+    gates.overcharge_ready[2] = w.loop  # (the cooldown over: the fight goes on, it overcharges again)
+    play_until(g, 36)
+    assert results == [SUCCESS, SUCCESS] and gates.overcharged(battery, w.loop)

@@ -153,7 +153,7 @@ class WarpGates:
         if res != SUCCESS:
             return res
         now = self.w.events.now
-        if self.overcharge_ready.get(c.player, 0) > now:
+        if not self.may_overcharge(c.player, now):
             return COOLDOWN_RESULT
         if not self._pay(nexuses, OVERCHARGE_ENERGY):
             return NOT_ENOUGH_ENERGY
@@ -178,6 +178,10 @@ class WarpGates:
         """The first of ``nexuses`` with ``energy`` pays it."""
         u = self.w.u
         return any(self.w.abilities.spend(int(u.tag[i]), energy) for i in nexuses)
+
+    def may_overcharge(self, player: int, loop: int) -> bool:
+        """Whether ``player``'s whole-player Battery Overcharge cooldown is over at ``loop``."""
+        return self.overcharge_ready.get(player, 0) <= loop
 
     def overcharged(self, tag: int, loop: int) -> bool:
         """Whether the Shield Battery ``tag`` is overcharged at ``loop``."""
@@ -372,7 +376,7 @@ class WarpGates:
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
         if uid == NEXUS and w.abilities.energy_of(tag) >= CHRONO_ENERGY:
             out.append((CHRONO, False))
-            if self.overcharge_ready.get(player, 0) <= w.loop and w.abilities.energy_of(tag) >= OVERCHARGE_ENERGY:
+            if self.may_overcharge(player, w.loop) and w.abilities.energy_of(tag) >= OVERCHARGE_ENERGY:
                 out.append((OVERCHARGE, False))
         elif uid == WARPGATE and not self.cooling(tag, w.loop) and w.power.powered(tag):
             for ab, t in tech.TRAIN.items():
