@@ -11,7 +11,7 @@ Contract notes for the server:
   (a participant's race arrives with join_game).
 - :meth:`Game.observation_bytes` is the fast path (the serialized ``ResponseObservation``);
   :meth:`Game.observation` parses the same bytes.  Each call hands out the ``dead_units`` events
-  gathered since that player's previous observation.
+  and the ``alerts`` (``sim/systems/alerts.py``) gathered since that player's previous observation.
 - :attr:`Game.ended` turns true inside :meth:`step` (or on debug end/kill, :meth:`leave`);
   switch the status to ``ended`` only on step/observation responses (burnysc2 reads the game result
   after any reply that leaves ``in_game``, and only an observation carries ``player_result``).
@@ -462,6 +462,9 @@ class Game:
         if errors:
             for tag, ability, result in errors[-64:]:
                 resp.action_errors.add(unit_tag=tag, ability_id=ability, result=result)  # type: ignore[arg-type]
+        alerts = w.alerts.take(player_id)  # (raised by the systems since its last observation)
+        if alerts:
+            obs.alerts.extend(alerts)  # type: ignore[arg-type]
         parts = [resp.SerializeToString(), self._player_common_bytes(player_id), self._const_obs_bytes(player_id)]
         if w.creep.active:  # (Zerg creep: overrides the constant part's empty image)
             parts.append(self._creep_bytes())

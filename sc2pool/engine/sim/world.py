@@ -38,6 +38,7 @@ from sc2pool.engine.sim.events import EventQueue
 from sc2pool.engine.sim.races import PROTOSS, ZERG, NotSimulatedError, RaceRules
 from sc2pool.engine.sim.systems.abilities import Abilities
 from sc2pool.engine.sim.systems.addons import AddOns
+from sc2pool.engine.sim.systems.alerts import Alerts
 from sc2pool.engine.sim.systems.barrier import Barrier
 from sc2pool.engine.sim.systems.casting import Casting
 from sc2pool.engine.sim.systems.collision import Collision
@@ -104,6 +105,9 @@ class World:
         """Draws the weapons' random cooldown changes (the scenario seeds it per episode)."""
         self.dead_tags: list[int] = []
         """Every tag that ever died or was removed, in order (observations report slices of it)."""
+        self.alerts = Alerts(self)
+        """Each player's alerts not observed yet (output only: the systems raise them where the
+        events happen)."""
         # the systems, each holding its own caches over the shared store
         self.commands = CommandPath(self)
         self.pathing = Pathing(self)

@@ -116,6 +116,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.alerts import MULE_EXPIRED, NUCLEAR_LAUNCH_DETECTED, NUKE_COMPLETE
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import FOLLOW as FOLLOW_KIND
@@ -635,14 +636,16 @@ class Abilities:
 
     def _nuke_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
         """The Academy's nuke is launched: used even if the Ghost dies painting."""
-        silos = self.armed_silos(int(self.w.u.owner[r]))
+        owner = int(self.w.u.owner[r])
+        silos = self.armed_silos(owner)
         if not silos:
             return False
         del self.silos[silos[0]]
+        self.w.alerts.others(owner, NUCLEAR_LAUNCH_DETECTED)  # (every opponent is warned)
         return True
 
     def _spell_damage(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self._damage(t, SPELLS[cast.ability].damage)
+        self._damage(t, SPELLS[cast.ability].damage, by=int(self.w.u.owner[r]))
 
     def _emp_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
         wide = self.w.research.has(int(self.w.u.owner[r]), SHOCKWAVES)
@@ -701,9 +704,11 @@ class Abilities:
             if tag in self.energy:
                 self._set(tag, max(0.0, self.energy_of(tag) - EMP_DRAIN))
 
-    def _damage(self, r: int, amount: float) -> None:
-        """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies."""
+    def _damage(self, r: int, amount: float, by: int | None = None) -> None:
+        """Spell damage to row ``r``: shields first, no armor (m); removes it when it dies.  ``by``:
+        the caster's player when known (its own units hit raise no alert, ``systems/alerts.py``)."""
         u = self.w.u
+        self.w.alerts.struck([(np.array([r], dtype=np.int64), by)])
         amount = self.w.barrier.absorb(r, amount)
         take = min(float(u.shield[r]), amount)
         u.shield[r] -= take
@@ -712,10 +717,13 @@ class Abilities:
         if u.hp[r] <= 0.0:
             self.w.remove_tags([int(u.tag[r])])
 
-    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0) -> None:
+    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0, by: int | None = None) -> None:
         """Spell damage to ``rows`` (shields first, ``shield_bonus`` more against shields only, no
-        armor (m)); removes those that die, all at once (rows stay valid until then)."""
+        armor (m)); removes those that die, all at once (rows stay valid until then).  ``by``: the
+        caster's player when known (its own units hit raise no alert, ``systems/alerts.py``)."""
         u = self.w.u
+        if rows:
+            self.w.alerts.struck([(np.array(rows, dtype=np.int64), by)])
         dead: list[int] = []
         for r in rows:
             if self.jumping and int(u.tag[r]) in self.jumping:
@@ -743,9 +751,9 @@ class Abilities:
             rows = np.nonzero(hit)[0]
             st = TYPES.structure[u.ti[rows]]
             st_tags = u.tag[rows[st]].copy()  # (the first _hurt may remove rows)
-            self._hurt(rows[~st].tolist(), b.damage)
+            self._hurt(rows[~st].tolist(), b.damage, by=b.owner)
             st_rows = u.rows(st_tags)
-            self._hurt(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus)
+            self._hurt(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus, by=b.owner)
             return
         hit &= ~TYPES.structure[u.ti]
         if b.enemies_only:
@@ -754,7 +762,7 @@ class Abilities:
             hit &= ~TYPES.is_flying[u.ti]
         else:  # (a Sentinel Missile's splash: Widow Mines are not hurt by it, LP:Widow_Mine)
             hit &= ~np.isin(u.unit_id, np.array(sorted(MINE_TYPES)))
-        self._hurt(np.nonzero(hit)[0].tolist(), b.damage, b.shield_bonus)
+        self._hurt(np.nonzero(hit)[0].tolist(), b.damage, b.shield_bonus, by=b.owner)
 
     def _blasts(self, loop: int) -> None:
         due = [b for b in self.blasts if b.at <= loop]
@@ -771,6 +779,15 @@ class Abilities:
         structures = self.w.construction.structures
         return [t for t, at in self.silos.items() if at <= self.w.loop
                 and (s := structures.get(t)) is not None and s.owner == player]
+
+    def _armed(self, loop: int) -> None:
+        """The owners of the Ghost Academies whose nuke was armed after the previous economy step,
+        by ``loop``, get ``NukeComplete`` (``systems/alerts.py``)."""
+        structures = self.w.construction.structures
+        for tag, at in self.silos.items():
+            s = structures.get(tag)
+            if self._last < at <= loop and s is not None:
+                self.w.alerts.add(s.owner, NUKE_COMPLETE)
 
     def _arm(self, c: Command) -> int:
         """710 at a finished Ghost Academy without a nuke: paid now, armed :data:`NUKE_ARM_LOOPS`
@@ -840,7 +857,7 @@ class Abilities:
         x, y, owner = float(u.x[t]), float(u.y[t]), int(u.owner[r])
         splash = Blast(owner, x, y, self.w.loop, MINE_SPLASH, MINE_SPLASH_RADIUS, MINE_SPLASH_SHIELD_BONUS,
                        skip=target)
-        self._hurt([t], MINE_DAMAGE, MINE_SHIELD_BONUS)
+        self._hurt([t], MINE_DAMAGE, MINE_SHIELD_BONUS, by=owner)
         self._blast(splash)
         self.w.touch()
 
@@ -900,7 +917,7 @@ class Abilities:
                 continue
             upto = min(loop, lock.end)
             if upto > lock.last:
-                self._hurt([t], LOCK_ON_PER_LOOP * (upto - lock.last))
+                self._hurt([t], LOCK_ON_PER_LOOP * (upto - lock.last), by=int(u.owner[r]))
                 lock.last = upto
             if upto >= lock.end:
                 done.append(tag)
@@ -1000,6 +1017,8 @@ class Abilities:
             self.scans = [s for s in self.scans if s.end > loop]
             if len(self.scans) != n:
                 self.w.touch()
+        if self.silos:  # (nukes armed since the last step: NukeComplete)
+            self._armed(loop)
         dt = loop - self._last
         self._last = loop
         # (while nobody was healed the world may have skipped loops; a unit hurt in them is healed
@@ -1020,13 +1039,14 @@ class Abilities:
                 res.contents -= take
                 w.harvest._contents_dirty.add(res.tag)
                 if res.contents <= 0:
+                    w.harvest.exhausted(m.owner, res)
                     w.harvest._deplete(res)
                 w.supply.earn(m.owner, take, False)
                 w.supply.revision += 1
             if m.end <= loop:
                 gone.append(tag)
         for tag in gone:
-            del self.mules[tag]
+            w.alerts.add(self.mules.pop(tag).owner, MULE_EXPIRED)
         if gone:
             w.remove_tags(gone)
 

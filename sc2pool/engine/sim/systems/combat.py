@@ -92,6 +92,10 @@ class Combat:
         (unit type, owner, x, y, life in loops)."""
         self._escorts: dict[int, tuple[float, int]] = {}
         """Attacker tag -> (the units it carries to shoot, the loop that was counted at)."""
+        self._struck: list[tuple[np.ndarray, np.ndarray | int | None]] = []
+        """This loop's hits for the alerts: (target rows, the attackers' owner per row or one for
+        all, None when none can be the target's own); :meth:`_apply` hands them to
+        ``systems/alerts.py`` (``UnitUnderAttack``, ``BuildingUnderAttack``)."""
 
     def fire(self, loop: int, in_range: np.ndarray, tgt: np.ndarray, dx: np.ndarray,
              dy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
@@ -218,7 +222,7 @@ class Combat:
             raw = self._upgraded_damage(ti, tt, owners=owners)
             if self.w.protoss.modifies:  # (as in _hit)
                 raw = self.w.protoss.adjust(raw, ti, None, trows)
-            self._accumulate(raw, TYPES.attacks_vs[ti, tt], trows, damage)
+            self._accumulate(raw, TYPES.attacks_vs[ti, tt], trows, damage, owners)
             if self.w.research.concussive_players:  # (Marauders' missiles slow what they hit)
                 self.w.research.concussive(ti, owners, trows)
             if self._any_rings():
@@ -262,7 +266,7 @@ class Combat:
             ti = self.u.ti
             att = np.full(len(hit), at)
             raw = self._upgraded_damage(att, ti[hit], owners=np.full(len(hit), owner))
-            self._accumulate(raw * frac, TYPES.attacks_vs[att, ti[hit]], hit, damage)
+            self._accumulate(raw * frac, TYPES.attacks_vs[att, ti[hit]], hit, damage, owner)
 
     def _ring(self, at: int, tr: int, owner: int, damage: np.ndarray) -> None:
         """Ring splash round the target ``tr``: every other unit of its layer (ground for the
@@ -363,7 +367,7 @@ class Combat:
         raw = self._upgraded_damage(a_ti, t_ti, att)
         if self.w.protoss.modifies:  # (Guardian Shield, Prismatic Alignment: systems/protoss_abilities.py)
             raw = self.w.protoss.adjust(raw, a_ti, att, trows)
-        self._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], trows, damage)
+        self._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], trows, damage, self.u.owner[att])
 
     def _upgraded_damage(self, a_ti: np.ndarray, t_ti: np.ndarray, att: np.ndarray | None = None,
                          owners: np.ndarray | None = None) -> np.ndarray:
@@ -398,12 +402,15 @@ class Combat:
         raw = self._upgraded_damage(a_ti, t_ti, att)
         return np.maximum(0.5, raw - self._armor(trows)) * TYPES.attacks_vs[a_ti, t_ti]
 
-    def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray) -> None:
+    def _accumulate(self, raw: np.ndarray, attacks: np.ndarray, trows: np.ndarray, damage: np.ndarray,
+                    by: np.ndarray | int | None = None) -> None:
         """Hits of ``raw`` damage per attack (before armor), ``attacks`` attacks each, on
         ``trows``: life damage of unshielded targets goes into ``damage`` (armor, the 0.5 minimum
         per attack); hits on targets that have shields are kept for :meth:`_apply`, which takes
-        them in order through the shields (:meth:`_shield_hits`)."""
+        them in order through the shields (:meth:`_shield_hits`).  ``by``: the attackers' owners
+        (per hit or one for all; None: never the target's own), for the alerts."""
         u = self.u
+        self._struck.append((trows, by))
         if self.w.unit_set_facts()[2]:
             sh = u.shield[trows] > 0
             if _count(sh):
@@ -468,6 +475,9 @@ class Combat:
         if self.w.regeneration.watching():  # (shields wait again; Zerg life regenerates)
             self.w.regeneration.damaged(damage > 0)
         u.hp -= damage
+        if self._struck:  # (the victims' owners are alerted: output only)
+            self.w.alerts.struck(self._struck)
+            self._struck = []
 
     def deal(self, att: np.ndarray, trows: np.ndarray, extra: bool = False) -> Deaths | None:
         """One shot of each attacker row ``att`` at the row of ``trows``, dealt now through the

@@ -20,6 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
+from sc2pool.engine.data import tech
 from sc2pool.engine.sim.commands import (
     BUILD_TECH_REQUIREMENTS_NOT_MET,
     CANT_BUILD_ON_THAT,
@@ -29,6 +30,7 @@ from sc2pool.engine.sim.commands import (
 )
 from sc2pool.engine.sim.races import BUILDS, GAS_STRUCTURES, of_type
 from sc2pool.engine.sim.races.base import BUILDER_CONSUMED, BUILDER_LEAVES
+from sc2pool.engine.sim.systems.alerts import ADDON_COMPLETE, BUILDING_COMPLETE
 from sc2pool.engine.sim.systems.harvest import GEYSER_TYPES, MINERAL_TYPES
 from sc2pool.engine.sim.systems.placement import half_size, has_footprint, snap
 from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
 
 CONSTRUCTION_START_LIFE = 0.1
 """A structure appears with 10% of its life and gains the rest with its build progress."""
+ADDON_TYPES = frozenset(tech.satisfies(tech.TECHLAB)) | frozenset(tech.satisfies(tech.REACTOR))
+"""Tech Labs and Reactors, free or attached (the client's ``tech_alias``): finishing one is
+``AddOnComplete`` rather than ``BuildingComplete`` (``systems/alerts.py``)."""
 
 
 @dataclass
@@ -95,8 +100,6 @@ class Structure:
 
 @cache
 def _counts_as(unit_id: int) -> frozenset[int]:
-    from sc2pool.engine.data import tech
-
     return frozenset(tech.satisfies(unit_id))
 
 
@@ -105,8 +108,6 @@ def price(ability: int) -> tuple[int, int]:
     """(minerals, vespene) a build order costs: the structure's client cost, less the Drone a
     Zerg structure consumes (``data.tech.BUILD``; LP:Spawning_Pool: 200, the client's 250 counts
     the Drone)."""
-    from sc2pool.engine.data import tech
-
     b = tech.BUILD.get(ability)
     if b is not None and b.builder_consumed:
         return b.minerals, b.vespene
@@ -311,6 +312,7 @@ class Construction:
             self._note_loss(s, r)
             hp_max = float(TYPES.hp_max[u.ti[r]])
             u.hp[r] = hp_max - max(s.life_lost, 0.0) if s.life_lost else hp_max
+            self.w.alerts.add(s.owner, ADDON_COMPLETE if s.unit_id in ADDON_TYPES else BUILDING_COMPLETE)
         self.w.supply.revision += 1
         b = s.builder
         s.builder = 0

@@ -37,6 +37,7 @@ from sc2pool.engine.sim.commands import (
 )
 from sc2pool.engine.sim.encode import varint
 from sc2pool.engine.sim.races import GAS_STRUCTURES, TOWNHALLS, of_type
+from sc2pool.engine.sim.systems.alerts import MINERALS_EXHAUSTED, VESPENE_EXHAUSTED
 from sc2pool.engine.sim.systems.workers import MINE, PAUSE, WAIT, WALK_HOME, WALK_RES, Job, carry_buff_bytes
 
 if TYPE_CHECKING:
@@ -316,6 +317,8 @@ class Harvest:
             take = min(per_trip, res.contents)
             res.contents -= take
             self._contents_dirty.add(res.tag)
+            if take and res.contents <= 0:  # (the worker that emptied it: its player is alerted)
+                self.exhausted(int(u.owner[r]), res)
             res.occupant = 0
             self.inside.discard(tag)
             job.carry = take
@@ -405,6 +408,12 @@ class Harvest:
             if d < bd and d <= 144.0:
                 best, bd = res, d
         return best
+
+    def exhausted(self, player: int, res: Resource) -> None:
+        """``player``'s worker (or MULE) took the last of ``res``: ``MineralsExhausted`` or
+        ``VespeneExhausted`` to that player (m: not to every player mining there;
+        ``systems/alerts.py``)."""
+        self.w.alerts.add(player, MINERALS_EXHAUSTED if res.is_mineral else VESPENE_EXHAUSTED)
 
     def _deplete(self, res: Resource) -> None:
         self.w.events.push(self.w.events.now, res.tag, True)

@@ -38,6 +38,8 @@ from sc2pool.engine import data as D
 from sc2pool.engine.data import tech
 from sc2pool.engine.sim.commands import ERROR, NOT_ENOUGH_FOOD, SUCCESS, TECH_REQUIREMENTS_NOT_MET
 from sc2pool.engine.sim.encode import varint
+from sc2pool.engine.sim.systems.alerts import MORPH_COMPLETE
+from sc2pool.engine.sim.systems.production import trained_alert
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import IDLE, MOVE, TYPES, Order
 
@@ -310,6 +312,7 @@ class Larva:
         w.supply.revision += 1
         trained = w.production.trained.setdefault(e.owner, {})
         trained[e.unit_id] = trained.get(e.unit_id, 0) + e.count
+        w.alerts.add(e.owner, trained_alert(e.unit_id) if e.source == LARVA else MORPH_COMPLETE)  # (a cocoon: a morph)
         s = w.construction.structures.get(e.hatchery)
         if s is None:
             return

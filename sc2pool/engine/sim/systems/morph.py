@@ -32,6 +32,8 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.alerts import MORPH_COMPLETE, TRANSFORMATION_COMPLETE
+from sc2pool.engine.sim.systems.warpgate import MORPH_WARPGATE
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import TYPES
 
@@ -142,6 +144,8 @@ class Morph:
             frac = float(u.hp[r]) / max(float(TYPES.hp_max[u.ti[r]]), 1.0)
             u.retype(np.array([r]), m[1])
             u.hp[r] = frac * float(TYPES.hp_max[u.ti[r]])
+            # (a Gateway that became a Warp Gate: a transformation (m), systems/alerts.py)
+            self.w.alerts.add(s.owner, TRANSFORMATION_COMPLETE if m[0] == MORPH_WARPGATE else MORPH_COMPLETE)
         self.w.touch()
         self.w.supply.revision += 1
 

@@ -58,8 +58,11 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   Blizzard, 2008, quoted by sc2blog.com: "If you lose all openings to this tunnel system, you
   will then lose all units in that tunnel system").  They still use food while inside (LP:Supply).
 
-Not simulated: the enemy's alert when a worm emerges (the real client's
-``Alert.NydusWormDetected``; the engine reports no alerts); the 3 armor a worm has while it sets up
+- *alerts*: summoning a worm warns every other player with ``NydusWormDetected`` in its next
+  observation (the real client's alert; ``systems/alerts.py``: m, as soon as the worm is placed);
+  the worm finishing is its owner's ``BuildingComplete``.
+
+Not simulated: the 3 armor a worm has while it sets up
 (LP:Nydus_Network_(Legacy_of_the_Void)); an invulnerability of the worm (LP:Nydus_Worm_(Legacy_of_
 the_Void) says worms were invincible while emerging in the Legacy of the Void beta; the Network's
 page, newer, gives the 3 armor instead, and no source here gives an invulnerability after it
@@ -88,6 +91,7 @@ from sc2pool.engine.sim.commands import (
     not_simulated,
 )
 from sc2pool.engine.sim.encode import varint, wrap
+from sc2pool.engine.sim.systems.alerts import NYDUS_WORM_DETECTED
 from sc2pool.engine.sim.systems.construction import CONSTRUCTION_START_LIFE, Structure
 from sc2pool.engine.sim.systems.placement import half_size, snap
 from sc2pool.engine.sim.systems.transport import LOAD_RANGE, Cargo, cargo_size
@@ -308,6 +312,7 @@ class Nydus:
         w.supply.pay(c.player, spec.minerals, spec.vespene)
         hx, hy = half_size(WORM)
         self.worms[int(u.tag[free[0]])] = self._emerge(c.player, snap(c.pos[0], hx), snap(c.pos[1], hy))
+        w.alerts.others(c.player, NYDUS_WORM_DETECTED)  # (every opponent is warned)
         return SUCCESS
 
     def _emerge(self, owner: int, x: float, y: float) -> int:

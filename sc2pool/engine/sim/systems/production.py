@@ -28,6 +28,7 @@ from sc2pool.engine.sim.commands import (
     TECH_REQUIREMENTS_NOT_MET,
 )
 from sc2pool.engine.sim.races import CANCEL_LAST, PRODUCERS, TRAINS, WORKERS, of_type
+from sc2pool.engine.sim.systems.alerts import MOTHERSHIP_COMPLETE, TRAIN_UNIT_COMPLETE, TRAIN_WORKER_COMPLETE
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import MOVE, Order
 
@@ -39,6 +40,15 @@ if TYPE_CHECKING:
 
 QUEUE_LENGTH = 5
 REACTOR_QUEUE_LENGTH = 8
+MOTHERSHIP = 10
+
+
+def trained_alert(unit_id: int) -> int:
+    """The alert of a unit that came out of production or an egg (``systems/alerts.py``): a
+    worker's, the Mothership's own (m: instead of the unit's), any other unit's."""
+    if unit_id in WORKERS:
+        return TRAIN_WORKER_COMPLETE
+    return MOTHERSHIP_COMPLETE if unit_id == MOTHERSHIP else TRAIN_UNIT_COMPLETE
 
 
 class Production:
@@ -185,6 +195,7 @@ class Production:
         tag = int(w.spawn(uid, s.owner, [x], [y], free=True)[0])  # (beside the last one, if it still stands there)
         trained = self.trained.setdefault(s.owner, {})
         trained[uid] = trained.get(uid, 0) + 1
+        w.alerts.add(s.owner, trained_alert(uid))
         r = w.u.row(tag)
         if s.rally_tag and uid in WORKERS and s.rally_tag in w.harvest.resources:
             w.harvest.start(r, tag, s.rally_tag, t)

@@ -127,6 +127,7 @@ from sc2pool.engine.sim.commands import (
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.alerts import MERGE_COMPLETE
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.stasis import ACTIVATE as WARD_ACTIVATE
 from sc2pool.engine.sim.systems.stasis import STASIS_WARD, WARD, WARD_ENERGY
@@ -594,11 +595,11 @@ class ProtossAbilities:
             r = u.row(tag)
             if r < 0:
                 continue
-            x, y = float(u.x[r]), float(u.y[r])
+            x, y, owner = float(u.x[r]), float(u.y[r]), int(u.owner[r])
             self._vanish([tag])
             hit = np.nonzero((np.hypot(u.x - x, u.y - y) - u.radius <= NOVA_RADIUS) & (u.owner != NEUTRAL_OWNER)
                              & ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti])[0]
-            self._hurt(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS)
+            self._hurt(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS, by=owner)
 
     def _beams(self, loop: int) -> None:
         u = self.w.u
@@ -709,7 +710,7 @@ class ProtossAbilities:
         ab = self.w.abilities
         drained = ab.energy_of(cast.target)
         ab.spend(cast.target, drained)
-        self._hurt([t], FEEDBACK_PER_ENERGY * drained)
+        self._hurt([t], FEEDBACK_PER_ENERGY * drained, by=int(self.w.u.owner[r]))
 
     def _teleport(self, r: int, x: float, y: float) -> None:
         w = self.w
@@ -719,10 +720,13 @@ class ProtossAbilities:
         w.map.clamp(xs, ys, float(w.u.radius[r]))
         w.u.x[r], w.u.y[r] = float(xs[0]), float(ys[0])
 
-    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0) -> None:
+    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0, by: int | None = None) -> None:
         """Spell damage (shields first, ``shield_bonus`` more against shields only, no armor);
-        removes those that die, all at once."""
+        removes those that die, all at once.  ``by``: the caster's player when known (its own
+        units hit raise no alert, ``systems/alerts.py``)."""
         u = self.w.u
+        if rows:
+            self.w.alerts.struck([(np.array(rows, dtype=np.int64), by)])
         dead: list[int] = []
         jumping = self.w.abilities.jumping
         for r in rows:
@@ -971,6 +975,7 @@ class ProtossAbilities:
             x, y, owner = (float(u.x[ra]) + float(u.x[rb])) / 2, (float(u.y[ra]) + float(u.y[rb])) / 2, int(u.owner[ra])
             self._vanish([a, b])
             w.spawn(ARCHON, owner, [x], [y], free=True)
+            w.alerts.add(owner, MERGE_COMPLETE)
             w.supply.revision += 1
 
     def horizon(self, loop: int) -> int:

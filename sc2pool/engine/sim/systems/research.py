@@ -58,6 +58,7 @@ from sc2pool.engine.sim.commands import (
     TECH_REQUIREMENTS_NOT_MET,
 )
 from sc2pool.engine.sim.encode import varint, wrap
+from sc2pool.engine.sim.systems.alerts import LEVELLED, RESEARCH_COMPLETE, UPGRADE_COMPLETE
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 
@@ -391,6 +392,7 @@ class Research:
             return
         q.pop(0)
         self.grant(self.owners[tag], spec.upgrade_id)
+        self.w.alerts.add(self.owners[tag], UPGRADE_COMPLETE if spec.upgrade_id in LEVELLED else RESEARCH_COMPLETE)
         if q:
             self._start(tag, t)
         else:

@@ -591,7 +591,7 @@ class Transport:
                     damage = np.zeros(len(u))
                 a_ti, t_ti = np.array([pti]), u.ti[[c]]
                 raw = w.combat._upgraded_damage(a_ti, t_ti, owners=np.array([cg.owner]))
-                w.combat._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], np.array([c]), damage)
+                w.combat._accumulate(raw, TYPES.attacks_vs[a_ti, t_ti], np.array([c]), damage, cg.owner)
                 jitter = float(w.rng.uniform(D.RANDOM_DELAY[0], D.RANDOM_DELAY[1])) * D.NORMAL_LOOPS_PER_SECOND
                 p.ready = loop + max(int(round(float(TYPES.cd_vs[pti, t_ti[0]]) + jitter)), 1)
         return damage

@@ -66,6 +66,7 @@ from sc2pool.engine.sim.commands import (
     COOLDOWN as COOLDOWN_RESULT,
 )
 from sc2pool.engine.sim.encode import varint
+from sc2pool.engine.sim.systems.alerts import WARP_IN_COMPLETE
 from sc2pool.engine.sim.units import TRANSFORM, TYPES, Order
 
 if TYPE_CHECKING:
@@ -329,6 +330,8 @@ class WarpGates:
                 r = u.row(tag)
                 if r >= 0 and int(u.kind[r]) == TRANSFORM:
                     u.finish_orders(np.array([r]))  # (the orders given while it warped in start)
+                if r >= 0:
+                    w.alerts.add(int(u.owner[r]), WARP_IN_COMPLETE)
                 w.touch()
             for tag, ab in lost:
                 self._interrupted(player, tag, ab)
