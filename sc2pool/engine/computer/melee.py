@@ -80,7 +80,7 @@ from sc2pool.engine.computer.levels import (
 )
 from sc2pool.engine.computer.protoss import ProtossRules
 from sc2pool.engine.computer.races import PROFILES, STAYS, RaceProfile, Role
-from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, strength
+from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, scouting, strength
 from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
 from sc2pool.engine.computer.terran import TerranRules
 from sc2pool.engine.computer.zerg import ZergRules
@@ -1041,8 +1041,8 @@ class MeleeComputer:
             d2 = (ex[:, None] - sp[None, :, 0]) ** 2 + (ey[:, None] - sp[None, :, 1]) ** 2
             near = (d2 < THREAT_RADIUS ** 2).any(axis=1)
             threat = known[near & TYPES.can_attack[u.ti[known]]]
-            if len(threat) == 1 and int(u.unit_id[threat[0]]) in ALL_WORKERS:
-                threat = threat[:0]  # (a scouting worker is no threat)
+            if scouting(threat, u):
+                threat = threat[:0]
         in_wave = self.members(world, self.wave)[army]
         self.wave = set(u.tag[army[in_wave]].tolist())
         home_army = army[~in_wave]

@@ -25,10 +25,9 @@ import numpy as np
 from sc2pool.engine.computer import levels as L
 from sc2pool.engine.computer.levels import DEPOT, Tech
 from sc2pool.engine.computer.races import BATTERY_T, NEXUS, POWER_MARGIN, POWER_RADIUS, WARPGATE_T, Role
-from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, reached, strength
+from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, reached, scouting, strength
 from sc2pool.engine.data import tech as T
 from sc2pool.engine.sim.commands import NOT_SUPPORTED, SUCCESS
-from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.protoss_abilities import (
     BATTERY_RANGE,
     FEEDBACK,
@@ -67,7 +66,7 @@ CHRONO_ENERGY = 50.0
 OVERCHARGE_REACH = BATTERY_RANGE + 1.0
 """From Hard up a finished Shield Battery is in a fight, and overcharged, with an enemy unit that can
 attack (not a structure) whose centre is this close (m: its restore range 6, edge to edge, and a
-step); a lone enemy worker near its Batteries is a scout, no fight (as at :meth:`~.melee.MeleeComputer.army`)."""
+step); a lone enemy worker near its Batteries is a scout, no fight (:func:`~.rules.scouting`)."""
 SHIELD_REACH = 8.0
 """A Sentry casts it with an enemy this close (m: a Marine's range 5 and a step)."""
 SHIELD_SPACING = 6.0
@@ -174,7 +173,7 @@ class ProtossRules(RaceRules):
         near = reached(np.array([s.x for s in batteries]), np.array([s.y for s in batteries]),
                        u.x[enemy], u.y[enemy], OVERCHARGE_REACH)
         fighting = enemy[near.any(axis=0)]
-        if not len(fighting) or (len(fighting) == 1 and int(u.unit_id[fighting[0]]) in WORKERS):
+        if not len(fighting) or scouting(fighting, u):
             return
         nexuses = [s for s in c.structs if s.unit_id == NEXUS and s.ready]
         energy = [world.abilities.energy_of(s.tag) for s in nexuses]

@@ -30,12 +30,14 @@ from sc2pool.engine.sim.commands import (
     CANT_BUILD_TOO_CLOSE_TO_RESOURCES,
     SUCCESS,
 )
+from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.systems.addons import REACTORS, TECHLABS
 from sc2pool.engine.sim.units import TRANSFORM, TYPES
 
 if TYPE_CHECKING:
     from sc2pool.engine.computer.melee import MeleeComputer
     from sc2pool.engine.sim.systems.construction import Structure
+    from sc2pool.engine.sim.units import UnitStore
     from sc2pool.engine.sim.world import World
 
 MELEE_SHARE = 0.5
@@ -65,6 +67,12 @@ def reached(x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, reach:
     if radius is None:
         return (x[:, None] - tx[None, :]) ** 2 + (y[:, None] - ty[None, :]) ** 2 <= reach ** 2
     return np.hypot(x[:, None] - tx[None, :], y[:, None] - ty[None, :]) - radius[None, :] <= reach
+
+
+def scouting(rows: np.ndarray, u: UnitStore) -> bool:
+    """Whether the enemy units ``rows`` near something of the Computer's are one worker alone: a
+    scout, no threat (its army's defence, a Protoss Battery's overcharge)."""
+    return len(rows) == 1 and int(u.unit_id[rows[0]]) in WORKERS
 
 
 def strength(rows: np.ndarray, u: object, melee: float = 1.0) -> float:
