@@ -250,6 +250,52 @@ def test_hisec_auto_tracking_and_hyperflight_rotors() -> None:
     assert u.speed[u.row(int(banshee))] * 16 == pytest.approx(3.75)
 
 
+def test_advanced_ballistics_gives_the_liberatorag_range_12() -> None:
+    from sc2pool.engine.sim.systems import modes as M
+    from sc2pool.engine.sim.systems.research import ADVANCED_BALLISTICS, BALLISTICS_RANGE, LIBERATOR_AG
+
+    ag = TYPES.row(LIBERATOR_AG)
+    assert TYPES.range[ag] == 10.0 and TYPES.range[ag] + BALLISTICS_RANGE == 12.0  # the client's 10 -> 12
+    g, w = rich_eco()
+    u = w.u
+    # a LiberatorAG without a zone (as a debug command makes one: a zone's units are within 10)
+    [lib] = w.spawn(LIBERATOR_AG, 1, [40.0], [20.0]).tolist()
+    [other] = w.spawn(LIBERATOR_AG, 2, [10.0], [10.0]).tolist()
+    gap = 11.5  # edge to edge: beyond 10, within 12
+    [marine] = w.spawn(D.MARINE, 2, [40.0 + 0.75 + 0.375 + gap], [20.0]).tolist()
+    w.command(2, D.HOLDPOSITION_HOLD, [marine], None, 0, False)
+
+    def shot(loops: int) -> bool:
+        """Whether the marine is hit (75 a shot: it dies) within ``loops``."""
+        for _ in range(loops):
+            g.step(1)
+            if u.row(marine) < 0 or u.hp[u.row(marine)] < 45.0:
+                return True
+        return False
+
+    assert not shot(100) and u.range[u.row(lib)] == 10.0
+    w.research.grant(1, ADVANCED_BALLISTICS)
+    assert u.range[u.row(lib)] == 12.0 and u.range[u.row(other)] == 10.0  # the owner's LiberatorAGs
+    assert shot(60)
+    # a Liberator going into Defender Mode after the research: the new form has the range too
+    [fighter] = w.spawn(M.LIBERATOR, 1, [20.0], [50.0]).tolist()
+    assert act(g, M.LIBERATOR_AG, [fighter], (22.0, 50.0)) == C.SUCCESS
+    g.step(M.TRANSITION_LOOPS[M.LIBERATOR_AG])
+    r = u.row(fighter)
+    assert u.unit_id[r] == LIBERATOR_AG and u.range[r] == 12.0
+    # the zone may be cast 2 further: a Liberator 6.5 from the point changes form where it is
+    # (player 2's, without the upgrade, flies until the point is within 5 first)
+    assert w.modes.zone_cast_range(1) == M.ZONE_CAST_RANGE + BALLISTICS_RANGE
+    assert w.modes.zone_cast_range(2) == M.ZONE_CAST_RANGE
+    [far] = w.spawn(M.LIBERATOR, 1, [10.0], [35.0]).tolist()
+    [far2] = w.spawn(M.LIBERATOR, 2, [30.0], [35.0]).tolist()
+    assert act(g, M.LIBERATOR_AG, [far], (16.5, 35.0)) == C.SUCCESS
+    assert w.command(2, M.LIBERATOR_AG, [far2], (36.5, 35.0), 0, False) == C.SUCCESS
+    g.step(M.TRANSITION_LOOPS[M.LIBERATOR_AG] + 2)
+    assert u.unit_id[u.row(far)] == LIBERATOR_AG and float(u.x[u.row(far)]) == 10.0
+    assert u.unit_id[u.row(far2)] != LIBERATOR_AG and float(u.x[u.row(far2)]) > 31.0
+
+
 @pytest.mark.timeout(120)
 def test_a_burnysc2_bot_researches_infantry_weapons_on_a_ladder_map() -> None:
     """Unmodified burnysc2 end to end: ``BotAI.research`` at a finished Engineering Bay, then

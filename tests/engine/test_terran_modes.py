@@ -23,7 +23,7 @@ from sc2pool.engine.sim.world import World
 TANK, SIEGED = 33, 32
 HELLION, HELLBAT, ARMORY = 53, 484, 29
 VIKING_FIGHTER, VIKING_ASSAULT = 35, 34
-MINE, MINE_BURROWED = 498, 500
+MINE, MINE_BURROWED, DRILLING_CLAWS = 498, 500, 122
 THOR, THOR_AP = 52, 691
 LIBERATOR = 689
 BARRACKS_FLYING, TECHLAB, BARRACKS_TECHLAB = 46, 5, 37
@@ -34,11 +34,11 @@ def orders(g: Any, tag: int) -> list[int]:
     return [o.ability_id for o in unit(g, tag).orders]
 
 
-def transition(g: Any, tag: int, ability: int, before: int, after: int) -> None:
-    """``ability`` turns ``tag`` from ``before`` into ``after`` in its transition time, showing the
-    ability as its order meanwhile, keeping its tag."""
+def transition(g: Any, tag: int, ability: int, before: int, after: int, loops: int | None = None) -> None:
+    """``ability`` turns ``tag`` from ``before`` into ``after`` in its transition time (or
+    ``loops``), showing the ability as its order meanwhile, keeping its tag."""
     assert act(g, ability, [tag]) == C.SUCCESS
-    loops = TRANSITION_LOOPS[ability]
+    loops = TRANSITION_LOOPS[ability] if loops is None else loops
     assert unit(g, tag).unit_type == before and orders(g, tag) == [ability]
     g.step(loops - 1)
     assert unit(g, tag).unit_type == before and orders(g, tag) == [ability]
@@ -165,6 +165,32 @@ def test_widow_mine_burrows_with_the_generic_ability_and_thor_switches_modes() -
     [t] = w.spawn(THOR, 1, [40.0], [30.0]).tolist()
     transition(g, t, 2362, THOR, THOR_AP)
     transition(g, t, 2364, THOR_AP, THOR)
+
+
+def test_drilling_claws_shortens_a_widow_mines_burrow_and_unburrow_from_3_to_1_07_seconds() -> None:
+    from sc2pool.engine.sim.systems.modes import UPGRADED_LOOPS
+
+    base, fast = TRANSITION_LOOPS[2095], UPGRADED_LOOPS[2095][1]
+    assert (base, fast) == (round(3 * 22.4), round(1.07 * 22.4))  # faster seconds (KB:LLM-PySC2)
+    assert TRANSITION_LOOPS[2097] == base and UPGRADED_LOOPS[2097] == (DRILLING_CLAWS, fast)
+    g, w = rich_eco()
+    [m, late] = w.spawn(MINE, 1, [40.0, 44.0], [20.0, 20.0]).tolist()
+    [enemy] = w.spawn(MINE, 2, [40.0], [10.0]).tolist()
+    transition(g, m, 2095, MINE, MINE_BURROWED)  # without Drilling Claws: 3 s
+    assert act(g, 3661, [late]) == C.SUCCESS  # burrowing when the research finishes: keeps its time (m)
+    w.research.grant(1, DRILLING_CLAWS)
+    assert w.command(2, 2095, [enemy], None, 0, False) == C.SUCCESS  # (the same loop, another owner)
+    transition(g, m, 2097, MINE_BURROWED, MINE, loops=fast)  # with it: 1.07 s, unburrowing ...
+    transition(g, m, 2095, MINE, MINE_BURROWED, loops=fast)  # ... and burrowing
+    assert unit(g, late).unit_type == MINE and w.u.unit_id[w.u.row(enemy)] == MINE
+    g.step(base - 2 * fast - 1)
+    assert unit(g, late).unit_type == MINE and w.u.unit_id[w.u.row(enemy)] == MINE
+    g.step(1)
+    assert unit(g, late).unit_type == MINE_BURROWED  # the 3 s it started with
+    assert w.u.unit_id[w.u.row(enemy)] == MINE_BURROWED  # the other player's mine: 3 s
+    assert act(g, 3662, [late]) == C.SUCCESS  # the generic BURROWUP: 1.07 s now
+    g.step(fast)
+    assert unit(g, late).unit_type == MINE
 
 
 def test_liberator_defender_mode_within_reach_starts_at_once() -> None:

@@ -17,7 +17,9 @@ remaps it, the generic one burnysc2 may send):
 - Hellion <-> Hellbat (1998 / 1978): the Hellbat needs a finished Armory (LP:Hellbat);
 - Viking Fighter (air, anti-air) <-> Viking Assault (ground, anti-ground) (403 / 405);
 - Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the burrowed mine is cloaked
-  (``systems/detection.py``) and fires its Sentinel Missiles (``systems/abilities.py``);
+  (``systems/detection.py``) and fires its Sentinel Missiles (``systems/abilities.py``); each
+  change takes 67 loops, 24 when the mine's owner has Drilling Claws
+  (``data.units.MODE_TRANSITION_UPGRADES``: the time is set when the change starts);
 - Thor Explosive <-> High Impact Payload (2364 / 2362): the form change and each form's client
   weapons.
 
@@ -42,7 +44,12 @@ within :data:`ZONE_CAST_RANGE` (the client's cast range of 2558) of its centre, 
 the LiberatorAG (type 734: its client weapon, 75 damage at range 10, ground only, speed 0) over
 its transition time; its zone is the disc of radius :data:`ZONE_RADIUS` round the point, and it
 attacks only ground units inside it (``systems/targeting.py`` asks :attr:`Modes.zones`).
-Fighter Mode (2560) changes it back and drops the zone.
+Fighter Mode (2560) changes it back and drops the zone.  Advanced Ballistics raises the
+LiberatorAG's range to 12 (``systems/research.py``).  The zone's radius stays 5; its cast range
+grows by the same 2 (:meth:`Modes.zone_cast_range`; m: the source names the attack's range only,
+and without the longer cast range the longer attack range would never count, since a target
+whose edge is inside a zone cast from 5 away is at most 10 - 0.75 = 9.25 from the Liberator, edge
+to edge).
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.data import tech
-from sc2pool.engine.data.units import MODE_TRANSITION_LOOPS
+from sc2pool.engine.data.units import MODE_TRANSITION_LOOPS, MODE_TRANSITION_UPGRADES
 from sc2pool.engine.sim.commands import (
     BUILDING_IS_UNDER_CONSTRUCTION,
     ERROR,
@@ -70,6 +77,9 @@ if TYPE_CHECKING:
 
 TRANSITION_LOOPS = MODE_TRANSITION_LOOPS
 """Game loops each form change this system carries out takes (``data.units``, cited there)."""
+UPGRADED_LOOPS = MODE_TRANSITION_UPGRADES
+"""Form changes an upgrade shortens: ability -> (upgrade, loops with it) (``data.units``, cited
+there: Drilling Claws' Widow Mine)."""
 ROOTED = frozenset(spec.unit_id for ab, spec in tech.MORPH.items() if ab in TRANSITION_LOOPS and spec.kind == "mode"
                    and spec.unit_id in TYPES.row_of and TYPES.speed[TYPES.row(spec.unit_id)] == 0)
 """Forms that cannot move (the client's speed 0: the sieged tank, the burrowed mine): a move or
@@ -218,10 +228,11 @@ class Modes:
             u.queues.pop(tag, None)
             x, y = float(u.x[i]), float(u.y[i])
             d = math.hypot(zx - x, zy - y)
-            if d <= ZONE_CAST_RANGE + 1e-6:
+            reach = self.zone_cast_range(c.player)
+            if d <= reach + 1e-6:
                 self._start(i, SPECS[LIBERATOR_AG][LIBERATOR], zone=(zx, zy))
             else:  # to the point on the line whose distance to the zone is the cast range
-                k = (d - ZONE_CAST_RANGE + 1e-3) / d
+                k = (d - reach + 1e-3) / d
                 u.set_order(i, Order(MOVE, LIBERATOR_AG, x + (zx - x) * k, y + (zy - y) * k))
                 self.approach[tag] = (zx, zy)
             started = True
@@ -253,12 +264,30 @@ class Modes:
         if not keep_queue:
             u.queues.pop(tag, None)
         u.set_order(i, Order(TRANSFORM, ab))
-        self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + TRANSITION_LOOPS[ab], land, zone)
+        loops = self.transition_loops(ab, int(u.owner[i]))
+        self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + loops, land, zone)
         self.zones.pop(tag, None)  # (a Liberator leaving Defender Mode has no zone meanwhile (m))
         s = self.w.construction.structures.get(tag)
         if s is not None:
             s.mode = ab
         self.w.touch()
+
+    def zone_cast_range(self, player: int) -> float:
+        """How far from a Liberator of ``player`` its Defender Mode zone's centre may be: the
+        client's :data:`ZONE_CAST_RANGE`, longer by the attack range Advanced Ballistics adds."""
+        from sc2pool.engine.sim.systems.research import ADVANCED_BALLISTICS, BALLISTICS_RANGE
+
+        if self.w.research.has(player, ADVANCED_BALLISTICS):
+            return ZONE_CAST_RANGE + BALLISTICS_RANGE
+        return ZONE_CAST_RANGE
+
+    def transition_loops(self, ability: int, player: int) -> int:
+        """Loops the form change ``ability`` (specific) of a unit of ``player`` takes: its
+        :data:`TRANSITION_LOOPS`, or fewer with an upgrade that shortens it (:data:`UPGRADED_LOOPS`)."""
+        faster = UPGRADED_LOOPS.get(ability)
+        if faster is not None and self.w.research.has(player, faster[0]):
+            return faster[1]
+        return TRANSITION_LOOPS[ability]
 
     def _land(self, c: Command, by_src: dict[int, tech.MorphSpec]) -> int:
         """Flying structures fly to the point and land there (the first that may)."""
@@ -324,7 +353,8 @@ class Modes:
                     continue  # still flying there
                 del self.approach[tag]
                 if int(u.kind[i]) != IDLE or int(u.unit_id[i]) != LIBERATOR or \
-                        math.hypot(float(u.x[i]) - zx, float(u.y[i]) - zy) > ZONE_CAST_RANGE + 0.01:
+                        math.hypot(float(u.x[i]) - zx, float(u.y[i]) - zy) > \
+                        self.zone_cast_range(int(u.owner[i])) + 0.01:
                     continue  # another order replaced it
                 self._start(i, SPECS[LIBERATOR_AG][LIBERATOR], zone=(zx, zy))
         if self.queued:

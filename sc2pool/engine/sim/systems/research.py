@@ -27,15 +27,19 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   plating; +2 Neosteel Armor for structures, LP:Upgrades).  Combat Shield gives every Marine of the
   player 10 more life (LP:Marine); Stimpack lets Marines and Marauders stim (:meth:`stim`);
   Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
-  Tracking gives turrets and Planetary Fortresses +1 range; Hyperflight Rotors makes Banshees
-  faster; Infernal Pre-Igniter adds :data:`IGNITER_BONUS` against light targets to Hellions and
-  Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius), Corvid Reactor (a
-  Raven's starting energy) and Neosteel Armor's Bunker slots are asked by ``systems/abilities.py``
-  and ``systems/transport.py`` (:meth:`has`).  Speed and range are the store's per-unit columns, which it re-derives from the types
-  whenever units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking
-  Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py`` asks for before a
-  cloak or a Yamato Cannon.  The other upgrades are recorded and reported but change nothing
-  simulated yet (their units' abilities and modes are not simulated).
+  Tracking gives turrets and Planetary Fortresses +1 range, Advanced Ballistics the Liberator in
+  Defender Mode (LiberatorAG) +2 (:data:`BALLISTICS_RANGE`; inside a Defender Mode zone the
+  range 10 already reaches every target: ``systems/modes.py``); Hyperflight Rotors makes
+  Banshees faster; Infernal Pre-Igniter adds :data:`IGNITER_BONUS` against light targets to
+  Hellions and Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius), Corvid
+  Reactor (a Raven's starting energy) and Neosteel Armor's Bunker slots are asked by
+  ``systems/abilities.py`` and ``systems/transport.py`` (:meth:`has`), Drilling Claws (a Widow
+  Mine's burrow and unburrow time, ``data.units.MODE_TRANSITION_UPGRADES``) by
+  ``systems/modes.py``.  Speed and range are the store's per-unit columns, which it re-derives
+  from the types whenever units are added or removed: :meth:`upkeep` applies the modifiers
+  again.  Cloaking Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py``
+  asks for before a cloak or a Yamato Cannon.  The other upgrades are recorded and reported but
+  change nothing simulated yet (their units' abilities and modes are not simulated).
 """
 
 from __future__ import annotations
@@ -92,6 +96,17 @@ HISEC_RANGE = 1.0
 _HISEC_TYPES = np.array([23, 31, 130, 11])
 """Hi-Sec Auto Tracking: +1 attack range of Missile Turrets, Auto-Turrets, Planetary Fortresses and
 Point Defense Drones (LP:Hi-Sec_Auto_Tracking)."""
+ADVANCED_BALLISTICS, LIBERATOR_AG = 140, 734
+BALLISTICS_RANGE = 2.0
+_BALLISTICS_TYPES = np.array([LIBERATOR_AG])
+"""Advanced Ballistics (the client's ``LiberatorAGRangeUpgrade``, burnysc2
+``UpgradeId.LIBERATORAGRANGEUPGRADE``): "upgrades the range of the Liberators anti-ground attack to
+12" (LLM-PySC2 knowledge base (NKAI-Decision-Team/LLM-PySC2, llm_pysc2/lib/knowledge/terran.py,
+Liquipedia-derived), the Fusion Core's and the Liberator's entries): the LiberatorAG's client
+weapon has range 10, so +2.  The text names the attack's range only: Defender Mode's cast range
+and zone (``systems/modes.py``) stay as they are (m)."""
+_RANGE_UPGRADES = {HISEC: (_HISEC_TYPES, HISEC_RANGE), ADVANCED_BALLISTICS: (_BALLISTICS_TYPES, BALLISTICS_RANGE)}
+"""Upgrade -> (the types whose attack range it raises, by how much)."""
 _FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), 106: (62, 1.879), 129: (62, 3.371), 73: (86, 3.375)}
 """Unit type -> (upgrade, movement speed per normal second it gives): Hyperflight Rotors, a Banshee
 3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee); Metabolic Boost, a
@@ -259,8 +274,9 @@ class Research:
         """Unit tag -> the loop its Concussive Shells slow ends."""
         self.concussive_players: set[int] = set()
         """Players with Concussive Shells (combat asks :meth:`concussive` while there are any)."""
-        self._hisec: set[int] = set()
-        """Players with Hi-Sec Auto Tracking."""
+        self._ranged: dict[int, set[int]] = {}
+        """Range upgrade (:data:`_RANGE_UPGRADES`: Hi-Sec Auto Tracking, Advanced Ballistics) ->
+        the players that have it."""
         self.adrenal: set[int] = set()
         """Players with Adrenal Glands (combat asks :meth:`stim_cooldowns`)."""
         self._plated: set[int] = set()
@@ -416,8 +432,8 @@ class Research:
             self._shield_version = -1
         if upgrade == CONCUSSIVE_SHELLS:
             self.concussive_players.add(player)
-        if upgrade == HISEC:
-            self._hisec.add(player)
+        if upgrade in _RANGE_UPGRADES:
+            self._ranged.setdefault(upgrade, set()).add(player)
         if upgrade == ADRENAL_GLANDS:
             self.adrenal.add(player)
         if upgrade == CHITINOUS_PLATING:
@@ -476,7 +492,7 @@ class Research:
 
     def _modify(self) -> None:
         """Apply every per-unit modifier to the store's derived columns: speed (stim, slow,
-        Hyperflight Rotors), range (Hi-Sec Auto Tracking)."""
+        Hyperflight Rotors), range (Hi-Sec Auto Tracking, Advanced Ballistics)."""
         u = self.w.u
         self._mod_version = u.version
         if self._fast_types:
@@ -484,9 +500,10 @@ class Research:
         for timers in (self.stimmed, self.slowed):
             if timers:
                 self._speeds(u.rows(np.fromiter(timers, dtype=np.int64, count=len(timers))))
-        if self._hisec:
-            rows = np.nonzero(np.isin(u.unit_id, _HISEC_TYPES) & np.isin(u.owner, np.array(sorted(self._hisec))))[0]
-            u.range[rows] = TYPES.range[u.ti[rows]] + HISEC_RANGE
+        for upgrade, players in self._ranged.items():
+            types, more = _RANGE_UPGRADES[upgrade]
+            rows = np.nonzero(np.isin(u.unit_id, types) & np.isin(u.owner, np.array(sorted(players))))[0]
+            u.range[rows] = TYPES.range[u.ti[rows]] + more
 
     def _speeds(self, rows: np.ndarray) -> None:
         """Set the speed of ``rows`` (-1 entries skipped) from their type and their modifiers."""
