@@ -93,7 +93,8 @@ LIBERATOR_AG, LIBERATOR_AA, LIBERATOR = 2558, 2560, 689
 ZONE_CAST_RANGE = 5.0
 """The client's ``cast_range`` of 2558: how far from the Liberator's centre the zone's centre may be."""
 ZONE_RADIUS = 5.0
-"""The Defender Mode zone's radius (m: the task's figure; LP:Liberator gives the zone's size, to check)."""
+"""The Defender Mode zone's radius: the client's ``EffectData`` 9 ``LiberatorTargetMorphPersistent``
+("LiberatorDefenderZone"), radius 5."""
 ATTACH_TOLERANCE = 0.5
 """How far (per axis) a free add-on's record may be from the landed structure's add-on spot and
 still attach (m): on the flat arenas units may push structures a little."""
