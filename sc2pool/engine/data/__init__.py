@@ -1,6 +1,6 @@
 """The engine's game data: facts, no behaviour.
 
-The package has four parts:
+The package has five parts:
 
 * this module: the tables of the unit types, abilities and upgrades the engine *simulates* today
   (:data:`UNITS`, :data:`ABILITIES`, :data:`UPGRADES`, their ``*_BY_ID`` indexes and id constants),
@@ -13,6 +13,8 @@ The package has four parts:
   of the three races and the map's neutral objects;
 * :mod:`~sc2pool.engine.data.tech`: the tech tree (what each ability trains, builds, researches or
   morphs into, who can use it and what it requires).
+* :mod:`~sc2pool.engine.data.recall`: the figures of the Nexus's and the Mothership's Strategic
+  Recall (radius, energy, delay, cooldown), with their source.
 
 The simulated subset's reported fields (costs, build times, supply, sight, speed, armor, weapons,
 tech requirements, cargo, ability names, links and hotkeys) are the real client's

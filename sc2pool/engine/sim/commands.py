@@ -207,6 +207,12 @@ class CommandPath:
         """Protoss units' casts (``systems/protoss_abilities.py``)."""
         for ab in PROTOSS_CASTS:
             self.economic[ab] = self._protoss_cast
+        from sc2pool.engine.sim.systems.recall import ABILITIES as RECALL_ABILITIES
+
+        self.recall_abilities = RECALL_ABILITIES
+        """The Nexus's and the Mothership's Strategic Recall (``systems/recall.py``)."""
+        for ab in RECALL_ABILITIES:
+            self.economic[ab] = self._recall
         self._register_zerg()
 
     def issue(self, player: int, ability: int, tags: list[int], target_pos: tuple[float, float] | None,
@@ -281,7 +287,8 @@ class CommandPath:
         handler = self.economic.get(c.ability)
         if handler is not None:
             if (c.ability in self.zerg_only and not self._any_zerg(c)) or \
-                    (c.ability in self.protoss_casts and not self.w.protoss.any_caster(c)):
+                    (c.ability in self.protoss_casts and not self.w.protoss.any_caster(c)) or \
+                    (c.ability in self.recall_abilities and not self.w.recall.any_caster(c)):
                 workers.leave_jobs(c.rows)  # (no unit may use it: answered as before these abilities)
                 return None
             return handler(c)
@@ -344,6 +351,9 @@ class CommandPath:
 
     def _protoss_cast(self, c: Command) -> int:
         return self.w.protoss.command(c)
+
+    def _recall(self, c: Command) -> int:
+        return self.w.recall.command(c)
 
     def _protoss(self, c: Command) -> int:
         return self.w.warpgates.command(c)  # (Chrono Boost, Warp Gates, warp-in, cancel a warp-in)
@@ -422,6 +432,7 @@ class CommandPath:
         if w.power.active:
             w.warpgates.available(player, r, out)  # Chrono Boost, warp-ins, Warp Gate
         w.protoss.available(player, r, out)  # Protoss units' casts
+        w.recall.available(player, r, out)  # the Nexus's and the Mothership's Strategic Recall
         if uid in WORKERS:
             rules = of_type(uid)
             w.construction.available(player, rules, out)

@@ -57,6 +57,7 @@ from sc2pool.engine.sim.systems.placement import Placement
 from sc2pool.engine.sim.systems.power import Power
 from sc2pool.engine.sim.systems.production import Production
 from sc2pool.engine.sim.systems.protoss_abilities import ProtossAbilities
+from sc2pool.engine.sim.systems.recall import Recall
 from sc2pool.engine.sim.systems.regeneration import Regeneration
 from sc2pool.engine.sim.systems.repair import Repair
 from sc2pool.engine.sim.systems.research import Research
@@ -148,6 +149,8 @@ class World:
         self.warpgates = WarpGates(self)
         self.protoss = ProtossAbilities(self)
         """Protoss units' casts: Blink, Charge, shades, Guardian Shield, Psionic Storm, Feedback, Archons."""
+        self.recall = Recall(self)
+        """The Nexus's and the Mothership's Strategic Recall (their casts go through ``casting``)."""
         self.stasis = Stasis(self)
         """The Oracles' Stasis Wards and the units they hold."""
         # Zerg: larvae and eggs, creep, the Queens' casts (run by the Zerg race's upkeep)
@@ -372,6 +375,8 @@ class World:
             self.warpgates.forget(alive)
         if self.protoss.busy or self.protoss.ready:
             self.protoss.forget(alive)
+        if self.recall.ready:  # (a dead Mothership's cooldown)
+            self.recall.forget(alive)
 
     def _forget_zerg(self, alive: set[int]) -> None:
         if self.larva.active or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
