@@ -179,6 +179,49 @@ def test_warp_gate_research_turns_gateways_into_warp_gates_that_warp_units_in_at
     assert len(mine(g, ZEALOT)) == 1
 
 
+def test_a_warp_gate_turns_back_into_a_gateway_that_then_stays_one() -> None:
+    from sc2pool.engine.sim.systems.warpgate import MORPH_GATEWAY
+
+    def abilities(tag: int) -> set[int]:
+        q = query_pb2.RequestQuery()
+        q.abilities.add(unit_tag=tag)
+        return {a.ability_id for a in g.query(1, q).abilities[0].abilities}
+
+    g = protoss_game()
+    rich(g)
+    x, y = away(g, 8)
+    create(g, PYLON, (x, y))
+    gw = create(g, GATEWAY, (x + 3.5, y + 0.5))
+    core = create(g, CYBERCORE, (x - 3.5, y + 0.5))
+    g.step(1)
+    assert act(g, MORPH_GATEWAY, [gw]) != SUCCESS  # a Gateway has no way back
+    assert tech.MORPH[MORPH_GATEWAY].time == tech.MORPH[MORPH_WARPGATE].time  # back as fast (m)
+    assert MORPH_GATEWAY not in abilities(gw)
+    assert act(g, RESEARCH_WARPGATE, [core]) == SUCCESS
+    g.step(int(tech.RESEARCH[RESEARCH_WARPGATE].time) + 2 + int(tech.MORPH[MORPH_WARPGATE].time) + 1)
+    assert unit(g, gw).unit_type == WARPGATE
+    assert MORPH_GATEWAY in abilities(gw) and WARP_ZEALOT in abilities(gw)
+    minerals = g.observation(1).observation.player_common.minerals
+    assert act(g, MORPH_GATEWAY, [gw]) == SUCCESS
+    g.step(1)
+    assert [o.ability_id for o in unit(g, gw).orders] == [MORPH_GATEWAY]
+    assert g.observation(1).observation.player_common.minerals >= minerals  # free
+    # changing form, it warps nothing in and lists neither its warp-ins nor the way back
+    assert act(g, WARP_ZEALOT, [gw], (x + 0.5, y - 3.5)) != SUCCESS
+    assert not {MORPH_GATEWAY, WARP_ZEALOT} & abilities(gw)
+    g.step(int(tech.MORPH[MORPH_GATEWAY].time))
+    assert unit(g, gw).unit_type == GATEWAY and not unit(g, gw).orders
+    # it stays a Gateway (the autocast is off for it) and trains as one ...
+    g.step(200)
+    assert unit(g, gw).unit_type == GATEWAY
+    assert act(g, TRAIN_ZEALOT, [gw]) == SUCCESS
+    # ... until it is told to transform again
+    g.step(int(tech.TRAIN[TRAIN_ZEALOT].time) + 2)
+    assert act(g, MORPH_WARPGATE, [gw]) == SUCCESS
+    g.step(int(tech.MORPH[MORPH_WARPGATE].time) + 1)
+    assert unit(g, gw).unit_type == WARPGATE
+
+
 def test_a_unit_warped_in_far_from_nexus_and_warp_gates_takes_the_slow_warp_in() -> None:
     g = protoss_game()
     rich(g)

@@ -135,6 +135,7 @@ _MORPH: tuple[tuple[int, tuple[int, ...], int, str], ...] = (
     (1516, (CC,), ORBITAL, "upgrade"), (1450, (CC,), PF, "upgrade"),
     (1216, (HATCHERY,), LAIR, "upgrade"), (1218, (LAIR,), HIVE, "upgrade"),
     (1220, (SPIRE,), GREATERSPIRE, "upgrade"), (1518, (GATEWAY,), WARPGATE, "upgrade"),
+    (1520, (WARPGATE,), GATEWAY, "upgrade"),
     (4431, (105,), 9, "unit"), (2330, (110,), 688, "unit"), (2332, (107,), 502, "unit"),
     (1372, (112,), 114, "unit"), (1448, (106, 893), 129, "unit"), (2708, (106,), 893, "unit"),
     (1766, (75, 76), 141, "merge"),
@@ -234,6 +235,10 @@ _REQUIRES: dict[int, tuple[tuple[int, ...], int]] = {
     10: ((FLEETBEACON,), 0),
     58: ((FACTORY,), 0),
 }
+_MORPH_TIME = {1520: 160.0}
+"""Where the product's client build time is not the morph's: a Warp Gate becomes a Gateway again
+(``MorphBackToGateway``) in the 160 loops (7 faster seconds) the other way takes (m: the time of
+the way back is not known here; the Gateway's build time, 1040, is a new Gateway's)."""
 _MORPH_REQUIRES_UPGRADE = {1518: 84}
 """A Gateway becomes a WarpGate once Warp Gate is researched (LP:Warp_Gate)."""
 _MODE_REQUIRES = {1998: (ARMORY,)}
@@ -396,7 +401,8 @@ def _morph() -> dict[int, MorphSpec]:
         upgrade = _MORPH_REQUIRES_UPGRADE.get(ability, _BURROW if ability in _NEEDS_BURROW else 0)
         if upgrade:
             req = Requirement(req.structures, req.addon, upgrade)
-        out[ability] = MorphSpec(ability, sources, product, kind, minerals, vespene, ut.build_time,
+        out[ability] = MorphSpec(ability, sources, product, kind, minerals, vespene,
+                                 _MORPH_TIME.get(ability, ut.build_time),
                                  _COCOON.get(ability, 0), req)
     return out
 

@@ -24,7 +24,11 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   own (the transformation is autocast by default, LP:Warp_Gate_(Legacy_of_the_Void)); a Gateway
   producing transforms once its queue is empty (m).  ``MORPH_WARPGATE`` (1518) asks for it by
   hand.  The transformation takes the client's 160 loops (7 faster seconds, same page); it is
-  ``systems/morph.py``'s upgrade in place.
+  ``systems/morph.py``'s upgrade in place.  ``MORPH_GATEWAY`` (1520, the client's
+  ``MorphBackToGateway``) turns a finished Warp Gate that is not changing form back into a
+  Gateway, free, in the same 160 loops (m: the time of the way back is not known here); that
+  Gateway then stays one (its transformation's autocast is off, m) until 1518 is given to it by
+  hand.  A Warp Gate changing form warps nothing in.
 - *warp-in* (the ``how="warp"`` train abilities 1413-1419, on a point): a finished, powered Warp
   Gate off cooldown whose player has the unit's tech (the client's requirement) pays the unit and
   its supply; the point must be in a power field of the player (else
@@ -87,6 +91,7 @@ OVERCHARGE_RATE = 2.0
 OVERCHARGE_COOLDOWN = round(60 * 22.4)
 """60 faster seconds = 1344 loops, for the whole player (m)."""
 MORPH_WARPGATE = 1518
+MORPH_GATEWAY = 1520
 WARPGATE_RESEARCH = 84
 CANCEL_BUILD, CANCEL = 314, 3659
 CANCEL_REFUND = 0.75
@@ -103,7 +108,7 @@ WARPS = {ab: t.unit_id for ab, t in tech.TRAIN.items() if t.how == "warp"}
 """Warp-in ability -> unit (Zealot, Stalker, High Templar, Dark Templar, Sentry, Adept)."""
 COOLDOWN = {73: 20, 311: 20, 74: 23, 77: 23, 75: 32, 76: 32}
 """Warp Gate cooldown per unit, faster seconds (LP:Warp_Gate_(Legacy_of_the_Void))."""
-ABILITIES = frozenset({CHRONO, OVERCHARGE, MORPH_WARPGATE, CANCEL_BUILD, CANCEL, *WARPS})
+ABILITIES = frozenset({CHRONO, OVERCHARGE, MORPH_WARPGATE, MORPH_GATEWAY, CANCEL_BUILD, CANCEL, *WARPS})
 """Every ability this system carries out."""
 
 
@@ -126,6 +131,9 @@ class WarpGates:
         """Tag of an overcharged Shield Battery -> the loop its overcharge ends."""
         self.overcharge_ready: dict[int, int] = {}
         """Player -> the loop its Nexuses may overcharge a Battery again."""
+        self.stay: dict[int, int] = {}
+        """Tag of a Warp Gate turned back into a Gateway -> the loop it was ordered: it does not
+        transform again on its own."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -136,6 +144,8 @@ class WarpGates:
             return self._overcharge(c)
         if ab == MORPH_WARPGATE:
             return self._morph(c)
+        if ab == MORPH_GATEWAY:
+            return self._morph_back(c)
         if ab in (CANCEL_BUILD, CANCEL):
             return self._cancel(c)
         return self._warp(c)
@@ -192,7 +202,22 @@ class WarpGates:
     def _morph(self, c: Command) -> int:
         if not self.w.research.has(c.player, WARPGATE_RESEARCH):
             return TECH_REQUIREMENTS_NOT_MET
-        return self.w.morph.upgrade(c.player, MORPH_WARPGATE, c.rows)
+        res = self.w.morph.upgrade(c.player, MORPH_WARPGATE, c.rows)
+        if res == SUCCESS:
+            for tag in self.w.u.tag[c.rows].tolist():
+                self.stay.pop(int(tag), None)
+        return res
+
+    def _morph_back(self, c: Command) -> int:
+        """The first commanded Warp Gate that may turns back into a Gateway, which then stays one."""
+        w = self.w
+        res = w.morph.upgrade(c.player, MORPH_GATEWAY, c.rows)
+        if res == SUCCESS:
+            for tag in w.u.tag[c.rows].tolist():
+                s = w.construction.structures.get(int(tag))
+                if s is not None and s.morph is not None and s.morph[0] == MORPH_GATEWAY:
+                    self.stay[s.tag] = w.loop
+        return res
 
     def _cancel(self, c: Command) -> int:
         w = self.w
@@ -342,7 +367,7 @@ class WarpGates:
         if w.research.has(player, WARPGATE_RESEARCH):
             for s in list(w.construction.structures.values()):
                 if s.owner == player and s.unit_id == GATEWAY and s.ready and not s.busy \
-                        and w.power.powered(s.tag) and w.addons.building(s) is None:
+                        and s.tag not in self.stay and w.power.powered(s.tag) and w.addons.building(s) is None:
                     r = w.u.row(s.tag)
                     if r >= 0:
                         w.morph.upgrade(player, MORPH_WARPGATE, np.array([r]))
@@ -366,7 +391,7 @@ class WarpGates:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.cooldown, self.warping, self.warped_by, self.overcharge):
+        for d in (self.cooldown, self.warping, self.warped_by, self.overcharge, self.stay):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
 
@@ -381,7 +406,8 @@ class WarpGates:
             out.append((CHRONO, False))
             if self.may_overcharge(player, w.loop) and w.abilities.energy_of(tag) >= OVERCHARGE_ENERGY:
                 out.append((OVERCHARGE, False))
-        elif uid == WARPGATE and not self.cooling(tag, w.loop) and w.power.powered(tag):
+        elif uid == WARPGATE and not self.cooling(tag, w.loop) and w.power.powered(tag) \
+                and getattr(w.construction.structures.get(tag), "morph", None) is None:
             for ab, t in tech.TRAIN.items():
                 if t.how != "warp":
                     continue
@@ -390,6 +416,8 @@ class WarpGates:
                     out.append((ab, True))
         elif uid == GATEWAY and w.research.has(player, WARPGATE_RESEARCH):
             out.append((MORPH_WARPGATE, False))
+        if uid == WARPGATE and (s := w.construction.structures.get(tag)) is not None and s.ready and s.morph is None:
+            out.append((MORPH_GATEWAY, False))
 
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
         """Boosted structures show the Chrono Boost buff, overcharged Batteries theirs; units warping
