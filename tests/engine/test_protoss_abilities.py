@@ -171,6 +171,31 @@ def test_psionic_storm_hurts_everyone_under_it_80_over_its_duration_without_stac
     assert w.protoss.storms == []
 
 
+def test_a_high_templar_waits_its_storm_cooldown_before_its_next_storm() -> None:
+    assert P.STORM_COOLDOWN == round(1.43 * P.FASTER)  # "Cooldown: 1.43 seconds" (KB:LLM-PySC2)
+    g, w = rich_eco()
+    ht = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 30.0)
+    ht2 = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 32.0)
+    disarm(w, ht, ht2)
+    w.research.grant(1, P.STORM_TECH)
+    for t in (ht, ht2):
+        w.abilities.energy[t] = (200.0, w.loop, 200.0)
+    g.step(1)
+    assert P.STORM in abilities(g, ht)
+    assert act(g, P.STORM, [ht], (26.0, 30.5)) == C.SUCCESS  # in range 9: at once
+    assert act(g, P.STORM, [ht], (26.0, 26.5)) == C.COOLDOWN  # (the energy is there: 125)
+    assert P.STORM not in abilities(g, ht) and P.STORM in abilities(g, ht2)
+    assert act(g, P.STORM, [ht, ht2], (26.0, 26.5)) == C.SUCCESS  # the other templar's: its own cooldown
+    assert act(g, P.STORM, [ht, ht2], (26.0, 34.5)) == C.COOLDOWN
+    g.step(P.STORM_COOLDOWN - 1)
+    assert P.STORM not in abilities(g, ht)
+    assert act(g, P.STORM, [ht], (26.0, 34.5)) == C.COOLDOWN
+    g.step(1)
+    assert P.STORM in abilities(g, ht)
+    assert act(g, P.STORM, [ht], (26.0, 34.5)) == C.SUCCESS
+    assert len(w.protoss.storms) == 3
+
+
 def test_feedback_drains_energy_and_deals_half_of_it() -> None:
     g, w = rich_eco()
     ht = spawn(w, P.HIGH_TEMPLAR, 1, 20.0, 30.0)
@@ -350,7 +375,7 @@ def test_an_oracle_attacks_only_with_its_pulsar_beam_on_which_drains_its_energy(
     assert o not in w.protoss.beams
 
 
-def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_foe() -> None:
+def test_a_purification_nova_travels_then_detonates_on_ground_units_and_structures_friend_or_foe() -> None:
     g, w = rich_eco()
     d = spawn(w, P.DISRUPTOR, 1, 20.0, 30.0)
     foe = spawn(w, P.ZEALOT, 2, 28.0, 30.0)  # 100 life, 50 shields
@@ -358,12 +383,18 @@ def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_fo
     air = spawn(w, P.VOID_RAY, 2, 28.0, 30.0)
     far = spawn(w, MARINE, 2, 28.0, 34.0)
     thor = spawn(w, 52, 2, 29.5, 29.0)  # no shields: 145 of its 400
+    # structures, friend and foe, as units (KB:LLM-PySC2): a Pylon (200 life, 200 shields) and a
+    # Supply Depot (400 life, no shields) whose edges are within the radius; a flying Barracks is
+    # not hurt
+    pylon = w.construction.add_structure(60, 1, 28.0, 28.0)
+    depot = w.construction.add_structure(D.SUPPLYDEPOT, 2, 29.0, 32.0)
+    flying = w.construction.add_structure(46, 2, 27.0, 30.5)
     disarm(w, foe, friend, air, far, thor)
     g.step(1)
     for t in (foe, air, far, thor):
         w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
     w.command(1, D.HOLDPOSITION_HOLD, [friend], None, 0, False)
-    before = {t: life(w, t) for t in (air, far)}
+    before = {t: life(w, t) for t in (air, far, pylon, depot, flying)}
     assert act(g, P.NOVA, [d], (28.0, 30.5)) == C.SUCCESS
     assert act(g, P.NOVA, [d], (28.0, 30.5)) == C.COOLDOWN
     disarm(w, foe, friend, air, far, thor)  # (again: adding the nova re-derived the columns)
@@ -371,11 +402,14 @@ def test_a_purification_nova_travels_then_detonates_on_ground_units_friend_or_fo
     g.step(P.NOVA_LOOPS - 1)
     assert life(w, foe) == 150.0
     assert pos(w, nova)[0] > 27.0  # it got there
-    g.step(2)
+    g.step(1)
     assert w.u.row(nova) < 0
     assert w.u.row(foe) < 0 and w.u.row(friend) < 0  # 145 (+55 vs shields) > 100 life + 50 shields
     assert float(w.u.hp[w.u.row(thor)]) == pytest.approx(400.0 - P.NOVA_DAMAGE)
     assert life(w, air) == before[air] and life(w, far) == before[far]
+    assert before[pylon] - life(w, pylon) == pytest.approx(P.NOVA_DAMAGE + P.NOVA_SHIELD_BONUS)  # shields first
+    assert before[depot] - life(w, depot) == pytest.approx(P.NOVA_DAMAGE)  # (no armor: 1 would be 144)
+    assert life(w, flying) == before[flying]  # (read at once: the dead re-arm the enemies' guns)
 
 
 def _battery_scene() -> tuple[Any, Any, tuple[float, float], int, int]:

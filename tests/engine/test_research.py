@@ -250,6 +250,40 @@ def test_hisec_auto_tracking_and_hyperflight_rotors() -> None:
     assert u.speed[u.row(int(banshee))] * 16 == pytest.approx(3.75)
 
 
+def test_pneumatized_carapace_speeds_up_every_overlord_transport_overlords_too() -> None:
+    from sc2pool.engine.sim.systems.research import (
+        _FASTER,
+        OVERLORD,
+        OVERLORD_TRANSPORT,
+        OVERSEER,
+        PNEUMATIZED_CARAPACE,
+    )
+
+    # the client gives the Transport Overlord the Overlord's speed; the upgrade gives it the Overlord's
+    assert TYPES.speed[TYPES.row(OVERLORD_TRANSPORT)] == TYPES.speed[TYPES.row(OVERLORD)]
+    assert _FASTER[OVERLORD_TRANSPORT] == _FASTER[OVERLORD] and _FASTER[OVERSEER][0] == PNEUMATIZED_CARAPACE
+    fast = _FASTER[OVERLORD][1] / D.NORMAL_LOOPS_PER_SECOND
+    g, w = rich_eco()
+    u = w.u
+    [lord] = w.spawn(OVERLORD, 1, [20.0], [20.0]).tolist()
+    [transport] = w.spawn(OVERLORD_TRANSPORT, 1, [20.0], [30.0]).tolist()
+    [theirs] = w.spawn(OVERLORD_TRANSPORT, 2, [20.0], [50.0]).tolist()
+    slow = float(TYPES.speed[TYPES.row(OVERLORD_TRANSPORT)])
+    assert float(u.speed[u.row(transport)]) == slow
+    w.research.grant(1, PNEUMATIZED_CARAPACE)
+    assert float(u.speed[u.row(transport)]) == float(u.speed[u.row(lord)]) == pytest.approx(fast)
+    assert float(u.speed[u.row(theirs)]) == slow  # (the other player's)
+    [late] = w.spawn(OVERLORD_TRANSPORT, 1, [20.0], [60.0]).tolist()  # (the store re-derives its columns)
+    g.step(1)
+    assert float(u.speed[u.row(late)]) == pytest.approx(fast)
+    # it flies that fast: 40 loops towards a far point
+    for t in (transport, theirs):
+        w.command(int(u.owner[u.row(t)]), D.MOVE_MOVE, [t], (120.0, float(u.y[u.row(t)])), 0, False)
+    g.step(40)
+    ours, slower = (float(u.x[u.row(t)]) - 20.0 for t in (transport, theirs))
+    assert ours == pytest.approx(40 * fast, rel=0.05) and slower == pytest.approx(40 * slow, rel=0.05)
+
+
 def test_advanced_ballistics_gives_the_liberatorag_range_12() -> None:
     from sc2pool.engine.sim.systems import modes as M
     from sc2pool.engine.sim.systems.research import ADVANCED_BALLISTICS, BALLISTICS_RANGE, LIBERATOR_AG

@@ -185,3 +185,17 @@ def test_the_minimum_is_half_a_point_per_attack() -> None:
     assert expected(reaper, armored_bc, 0, 3) == 0.5 * 2  # 4 - 6 armor: 0.5 per attack
     marine = WEAPONS[1]
     assert engine(marine, armored_bc, 0, 3) == 0.5
+
+
+def test_neosteel_armor_armors_structures_but_not_the_auto_turret() -> None:
+    """Neosteel Armor "upgrades the armor of structures by 2 (excluding auto-turrets)"
+    (KB:LLM-PySC2): ``data.units.NEOSTEEL_EXCLUDED``."""
+    from sc2pool.engine.data import units as U
+
+    marine, barracks = WEAPONS[1], TARGETS[5]
+    spec = D.unit_spec(31)
+    turret = Target(31, "Auto-Turret", tuple(spec.attributes), int(spec.armor), NEOSTEEL, 0, "client; KB:LLM-PySC2")
+    assert U.NEOSTEEL_EXCLUDED == {turret.unit_id} and U.FACTS[turret.unit_id].armor_up == ""
+    assert STRUCTURE in turret.attributes  # (a structure all the same)
+    assert engine(marine, barracks, 0, 1) == expected(marine, barracks, 0, 1) == expected(marine, barracks, 0, 0) - 2
+    assert engine(marine, turret, 0, 1) == engine(marine, turret, 0, 0) == expected(marine, turret, 0, 0)

@@ -328,17 +328,25 @@ def test_a_liberator_flies_to_put_its_zone_at_the_point_and_shoots_only_inside_i
     assert int(u.unit_id[u.row(lib)]) == M.LIBERATOR
 
 
-def test_a_battlecruiser_jumps_after_4_seconds_invulnerable_meanwhile_then_waits_71() -> None:
+def test_a_battlecruiser_jumps_after_4_seconds_vulnerable_for_the_first_then_waits_71() -> None:
+    assert A.JUMP_VULNERABLE == int(1 * 22.4)  # "a 1 second vulnerable phase before warping" (KB:LLM-PySC2)
     g, w = rich_eco()
     [bc] = w.spawn(A.BATTLECRUISER, 1, [20.0], [30.0]).tolist()
-    [marine] = w.spawn(MARINE, 2, [24.0], [30.0]).tolist()  # it shoots the Battlecruiser
+    marines = w.spawn(MARINE, 2, [24.0] * 4, [28.5, 29.5, 30.5, 31.5]).tolist()
     g.step(1)
+    assert w.command(2, D.ATTACK_ATTACK, marines, None, bc, False) == C.SUCCESS  # they shoot the Battlecruiser
     assert A.TACTICAL_JUMP in abilities(g, bc)
     u = w.u
     assert act(g, A.TACTICAL_JUMP, [bc], (50.0, 50.0)) == C.SUCCESS
     life = float(u.hp[u.row(bc)])
-    g.step(A.JUMP_DELAY - 1)
-    assert (float(u.x[u.row(bc)]), float(u.hp[u.row(bc)])) == (20.0, life)  # still there, unhurt
+    g.step(A.JUMP_VULNERABLE - 1)
+    assert bc not in w.abilities.jumping
+    g.step(1)
+    hurt = float(u.hp[u.row(bc)])
+    assert hurt < life and float(u.x[u.row(bc)]) == 20.0  # hit in its first second, still there
+    assert bc in w.abilities.jumping
+    g.step(A.JUMP_DELAY - A.JUMP_VULNERABLE - 1)
+    assert (float(u.x[u.row(bc)]), float(u.hp[u.row(bc)])) == (20.0, hurt)  # then unhurt
     assert bc in w.abilities.jumping
     g.step(1)
     r = u.row(bc)
@@ -349,7 +357,7 @@ def test_a_battlecruiser_jumps_after_4_seconds_invulnerable_meanwhile_then_waits
     assert (A.JUMP_DELAY, A.JUMP_COOLDOWN) == (89, 1590)  # 4 and 71 faster seconds
     g.step(A.JUMP_COOLDOWN - A.JUMP_DELAY)
     assert act(g, A.TACTICAL_JUMP, [bc], (20.0, 30.0)) == C.SUCCESS
-    del marine
+    del marines
 
 
 def raven(w: Any, energy: float = 200.0) -> int:

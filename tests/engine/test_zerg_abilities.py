@@ -12,6 +12,7 @@ import numpy as np
 from test_zerg_economy import act, hatchery, own, zerg_game
 
 from sc2pool.engine.game import Game
+from sc2pool.engine.sim.systems import zerg_abilities as Z
 
 SUCCESS, TECH, NOT_ENOUGH_ENERGY, COOLDOWN, CANT_TARGET = 1, 79, 17, 6, 36
 ZERGLING, BANELING, LURKER, LURKER_BURROWED, MARINE, RAVAGER, INFESTOR, VIPER = 105, 9, 502, 503, 48, 688, 111, 499
@@ -69,7 +70,7 @@ def test_a_lurker_burrows_without_research_and_then_cannot_move() -> None:
     [lurker] = w.spawn(LURKER, 1, [x], [y]).tolist()
     g.step(2)
     assert act(g, 2108, [lurker]) == SUCCESS  # BURROWDOWN_LURKER: no research needed (LP:Lurker)
-    g.step(20)
+    g.step(Z.LURKER_BURROW_LOOPS)
     lk = _unit(g, lurker)
     assert lk.unit_type == LURKER_BURROWED and lk.is_burrowed
     assert act(g, 1, [lurker], pos=(x + 5.0, y)) in (SUCCESS, 3, 2)
@@ -79,6 +80,43 @@ def test_a_lurker_burrows_without_research_and_then_cannot_move() -> None:
     assert act(g, 2110, [lurker]) == SUCCESS
     g.step(20)
     assert _unit(g, lurker).unit_type == LURKER
+
+
+def test_a_lurker_burrows_in_2_seconds_and_in_1_07_with_adaptive_talons() -> None:
+    base, fast = Z.LURKER_BURROW_LOOPS, Z.ADAPTIVE_TALONS_LOOPS
+    assert (base, fast) == (round(2 * 22.4), round(1.07 * 22.4))  # faster seconds (KB:LLM-PySC2)
+    assert Z.BURROW_UPGRADES[Z.LURKER_BURROW] == (Z.ADAPTIVE_TALONS, fast)
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [lk, late, generic] = w.spawn(LURKER, 1, [x, x + 3.0, x - 3.0], [y, y, y]).tolist()
+    [enemy] = w.spawn(LURKER, 2, [x], [y - 6.0]).tolist()
+    g.step(2)
+
+    def burrowed_after(tag: int, ability: int, loops: int) -> None:
+        """``ability`` burrows ``tag`` in exactly ``loops``."""
+        assert act(g, ability, [tag]) == SUCCESS
+        g.step(loops - 1)
+        assert _unit(g, tag).unit_type == LURKER
+        g.step(1)
+        assert _unit(g, tag).unit_type == LURKER_BURROWED
+
+    burrowed_after(lk, Z.LURKER_BURROW, base)  # without Adaptive Talons: 2 s
+    assert act(g, 2110, [lk]) == SUCCESS  # unburrowing: the engine's own time (m)
+    g.step(Z.BURROW_LOOPS)
+    assert _unit(g, lk).unit_type == LURKER
+    assert act(g, Z.LURKER_BURROW, [late]) == SUCCESS  # burrowing when the research finishes: keeps its time (m)
+    w.research.grant(1, Z.ADAPTIVE_TALONS)
+    assert w.command(2, Z.LURKER_BURROW, [enemy], None, 0, False) == SUCCESS  # (the same loop, another owner)
+    burrowed_after(lk, Z.LURKER_BURROW, fast)  # with it: 1.07 s
+    assert _unit(g, late).unit_type == LURKER and w.u.unit_id[w.u.row(enemy)] == LURKER
+    g.step(base - fast - 1)
+    assert _unit(g, late).unit_type == LURKER and w.u.unit_id[w.u.row(enemy)] == LURKER
+    g.step(1)
+    assert _unit(g, late).unit_type == LURKER_BURROWED  # the 2 s it started with
+    assert w.u.unit_id[w.u.row(enemy)] == LURKER_BURROWED  # the other player's Lurker: 2 s
+    burrowed_after(generic, Z.BURROW_DOWN, fast)  # the generic BURROWDOWN: 1.07 s too
 
 
 def test_corrosive_bile_lands_on_the_point_after_its_delay_and_has_a_cooldown() -> None:

@@ -34,8 +34,8 @@ Sources (the ``src`` of a row, most specific first)
     a mini-game object whose value the engine chose (the shard 1680, the beacon 317).
 ``KB:LLM-PySC2``
     LLM-PySC2 knowledge base (NKAI-Decision-Team/LLM-PySC2, ``llm_pysc2/lib/knowledge/terran.py``,
-    Liquipedia-derived): what some Terran researches do, in faster-speed seconds (22.4 game loops
-    each) where it gives times.
+    ``protoss.py``, ``zerg.py``, Liquipedia-derived): what some researches and abilities do, in
+    faster-speed seconds (22.4 game loops each) where it gives times.
 
 ``m`` lists the fields of a row that are not known from a source and were chosen by us: "(m)" in
 the project's terms.  ``None`` means not known and not chosen (e.g. the hit points of an object that
@@ -109,6 +109,11 @@ ARMOR_UPGRADES: dict[str, tuple[tuple[int, ...], float]] = {
 }
 """Upgrade families that raise a unit's armor.  Every Protoss unit and structure with shields also
 gains ``PROTOSS_SHIELDS`` shield armor per level."""
+NEOSTEEL_EXCLUDED = frozenset({31})
+"""Terran structures whose armor Neosteel Armor (``TerranBuildingArmor``) does not raise: the
+Auto-Turret.  Neosteel Armor "upgrades the armor of structures by 2 (excluding auto-turrets)"
+(KB:LLM-PySC2, the Command Center's and the Planetary Fortress's entries): the Auto-Turret's
+row has no ``armor_up``."""
 PROTOSS_SHIELDS: tuple[tuple[int, ...], float] = ((45, 46, 47), 1.0)
 """Protoss shield upgrades: +1 armor of shields per level, for every Protoss type. LP:Upgrades."""
 WEAPON_UPGRADES: dict[str, tuple[int, ...]] = {
@@ -192,7 +197,7 @@ FACTS_TABLE: tuple[UnitFacts, ...] = (
     _F(28, "Starport", STRUCTURE, hp=1300, radius=1.8125, fp=(3, 3), armor_up="TerranBuildingArmor", src="TT; AB"),
     _F(29, "Armory", STRUCTURE, hp=750, radius=1.8125, fp=(3, 3), armor_up="TerranBuildingArmor", src="TT; AB"),
     _F(30, "FusionCore", STRUCTURE, hp=750, radius=1.8125, fp=(3, 3), armor_up="TerranBuildingArmor", src="TT; AB"),
-    _F(31, "AutoTurret", SUMMON, hp=150, radius=1, fp=(2, 2), armor_up="TerranBuildingArmor", src="TT; AB", m=("armor_up",)),
+    _F(31, "AutoTurret", SUMMON, hp=150, radius=1, fp=(2, 2), src="TT; AB; KB:LLM-PySC2"),  # (NEOSTEEL_EXCLUDED)
     _F(32, "SiegeTankSieged", MODE, hp=175, radius=0.875, form_of=33, armor_up="TerranVehicleAndShipArmor", weapon_up="TerranVehicleWeapons", src="TT"),
     _F(33, "SiegeTank", UNIT, hp=175, radius=0.875, armor_up="TerranVehicleAndShipArmor", weapon_up="TerranVehicleWeapons", src="TT"),
     _F(34, "VikingAssault", MODE, hp=135, radius=0.75, form_of=35, armor_up="TerranVehicleAndShipArmor", weapon_up="TerranVehicleWeapons", src="TT"),

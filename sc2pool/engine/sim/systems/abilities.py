@@ -68,8 +68,9 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
   units only, by hand or by autocast (LP:Cyclone; a ground target by hand: ``CantTargetThatUnit``
   (m)).
 - *Tactical Jump* (2358, a point anywhere): the Battlecruiser channels :data:`JUMP_DELAY` in place,
-  invulnerable meanwhile (:attr:`Abilities.jumping`: combat and spells drop damage to it; (m) for
-  the whole delay), then stands at the point; :data:`JUMP_COOLDOWN` (LP:Battlecruiser).
+  vulnerable for its first :data:`JUMP_VULNERABLE` loops (1 s, KB:LLM-PySC2), then invulnerable
+  for the rest (:attr:`Abilities.jumping`: combat and spells drop damage to it), then stands at
+  the point; :data:`JUMP_COOLDOWN` (LP:Battlecruiser).
 - *Raven*, 75 energy each (LP:Raven): Interference Matrix (3747, a mechanical or psionic unit):
   it does not fire nor cast for :data:`MATRIX_LOOPS`; Anti-Armor Missile (3753, a unit): every
   unit within :data:`SHRED_RADIUS` of it has :data:`SHRED_ARMOR` less armor for
@@ -232,6 +233,10 @@ JUMP_DELAY = int(4 * LOOPS_PER_FASTER_SECOND)
 (LP:Battlecruiser; the page could not be opened here: to check)."""
 JUMP_COOLDOWN = int(71 * LOOPS_PER_FASTER_SECOND)
 """71 faster seconds = 1590 loops (LP:Battlecruiser)."""
+JUMP_VULNERABLE = int(1 * LOOPS_PER_FASTER_SECOND)
+"""Tactical Jump "has a 1 second vulnerable phase before warping" (KB:LLM-PySC2, the
+Battlecruiser's entry): the Battlecruiser may be hurt for the first 22 loops of
+:data:`JUMP_DELAY` (22.4, whole loops as the delay), and is invulnerable for the rest."""
 INTERFERENCE_MATRIX, ANTI_ARMOR_MISSILE = 3747, 3753
 MATRIX_LOOPS = int(11 * LOOPS_PER_FASTER_SECOND)
 """Interference Matrix: the target cannot attack or cast for 11 faster seconds = 246 loops (LP:Raven)."""
@@ -393,6 +398,9 @@ class Abilities:
         """The served release's Lock On hits air units only (:mod:`sc2pool.engine.data.versions`)."""
         self.jumping: set[int] = set()
         """Battlecruisers warping out (Tactical Jump): invulnerable (combat and spells skip them)."""
+        self.warming: dict[int, int] = {}
+        """Tag of a Battlecruiser in its Tactical Jump's vulnerable phase -> the loop it becomes
+        invulnerable (joins :attr:`jumping`)."""
         self.disabled: dict[int, int] = {}
         """Tag -> the loop its Interference Matrix ends (it cannot attack or cast until then)."""
         self.shredded: dict[int, int] = {}
@@ -631,8 +639,18 @@ class Abilities:
 
     # ------------------------------------------------------------------ the casts' effects
     def _jump_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
-        self.jumping.add(int(self.w.u.tag[r]))  # (invulnerable while it warps out)
+        """The jump's channel begins: vulnerable for :data:`JUMP_VULNERABLE`, then invulnerable
+        while it warps out (:meth:`_warm`)."""
+        self.warming[int(self.w.u.tag[r])] = loop + JUMP_VULNERABLE
         return True
+
+    def _warm(self, loop: int) -> None:
+        """Battlecruisers whose jump's vulnerable phase is over become invulnerable (while the
+        jump still channels)."""
+        for tag in [t for t, end in self.warming.items() if end <= loop]:
+            del self.warming[tag]
+            if self.w.casting.casting(tag, TACTICAL_JUMP):
+                self.jumping.add(tag)
 
     def _nuke_start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
         """The Academy's nuke is launched: used even if the Ghost dies painting."""
@@ -982,8 +1000,9 @@ class Abilities:
 
     # ------------------------------------------------------------------ the economy's step
     def upkeep(self, loop: int) -> None:
-        """Per economy step: register new units with energy, cloaks that ran out of energy, MULE
-        returns and MULEs at the end of their life, scans that ended, Medivac heals."""
+        """Per economy step: register new units with energy, jumping Battlecruisers that become
+        invulnerable, cloaks that ran out of energy, MULE returns and MULEs at the end of their
+        life, scans that ended, Medivac heals."""
         self._register()
         if self.cloaked:
             out = [t for t in self.cloaked if self.energy_of(t, loop) <= 0.0]
@@ -992,6 +1011,8 @@ class Abilities:
                 self._set(t, 0.0)
             if out:
                 self.w.touch()
+        if self.warming:
+            self._warm(loop)
         if self.mules:
             self._mules(loop)
         if self.locks:
@@ -1088,7 +1109,7 @@ class Abilities:
     def forget(self, alive: set[int]) -> None:
         self.jumping &= alive
         for d in (self.energy, self.cloaked, self.mules, self.timed, self.locks, self.disabled,
-                  self.shredded, self.silos):
+                  self.shredded, self.silos, self.warming):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive

@@ -44,7 +44,8 @@ seconds are converted at 22.4 game loops per second):
   LP:High_Templar): 75 energy, Psionic Storm researched (PSISTORMTECH 52); every unit (friend or
   foe, air too, not structures) whose centre is within :data:`STORM_RADIUS` takes
   :data:`STORM_DAMAGE` over :data:`STORM_LOOPS` (an equal share each loop, no armor, shields
-  first); storms do not stack (a unit in two storms is hurt once per loop).
+  first); storms do not stack (a unit in two storms is hurt once per loop).  The High Templar
+  may cast the next one :data:`STORM_COOLDOWN` after (KB:LLM-PySC2).
 - *Feedback* (140, an enemy unit with energy within the client's cast range 10; LP:High_Templar):
   50 energy; the target loses all its energy and takes :data:`FEEDBACK_PER_ENERGY` damage per
   energy lost (patch 4.7.1), shields first.
@@ -57,9 +58,9 @@ seconds are converted at 22.4 game loops per second):
 - *Purification Nova* (2346, a point; LP:Disruptor): the Disruptor releases a nova
   (DisruptorPhased, 733) that moves towards the point at its client speed (5.95 per faster
   second), cannot be hurt and passes through units (m); :data:`NOVA_LOOPS` later it detonates:
-  every ground unit, friend or foe, whose edge is within :data:`NOVA_RADIUS` of it takes
-  :data:`NOVA_DAMAGE` (+:data:`NOVA_SHIELD_BONUS` against shields), no armor (m); structures are
-  not hurt (m: to check).  Cooldown :data:`NOVA_COOLDOWN` from the cast.
+  every ground unit and ground structure, friend or foe, whose edge is within :data:`NOVA_RADIUS`
+  of it takes :data:`NOVA_DAMAGE` (+:data:`NOVA_SHIELD_BONUS` against shields), no armor (m);
+  structures are hurt as units are (KB:LLM-PySC2).  Cooldown :data:`NOVA_COOLDOWN` from the cast.
 - *Graviton Beam* (173, an enemy ground unit, not massive nor a structure, within the client's
   cast range 4; LP:Phoenix): 50 energy; the Phoenix flies into range, then both it and the target
   channel for :data:`GRAVITON_LOOPS` (their order the beam: they neither move nor fire; commands
@@ -192,7 +193,9 @@ NOVA_DAMAGE, NOVA_SHIELD_BONUS, NOVA_RADIUS = 145.0, 55.0, 1.5
 NOVA_LOOPS = round(2.1 * FASTER)
 NOVA_COOLDOWN = round(21.4 * FASTER)
 """Purification Nova: 145 (+55 vs shields) in radius 1.5 after 2.1 s (47 loops); cooldown 21.4 s
-(479 loops) (LP:Disruptor)."""
+(479 loops) (LP:Disruptor).  Structures take it as units do: the nova deals "145 splash damage
+and an additional 55 shield damage to nearby ground units and structures" (KB:LLM-PySC2, the
+DisruptorPhased entry)."""
 PHOENIX, GRAVITON, GRAVITON_CANCEL = 78, 173, 174
 GRAVITON_ENERGY, GRAVITON_RANGE = 50.0, 4.0
 GRAVITON_LOOPS = round(7 * FASTER)
@@ -240,6 +243,9 @@ STORM_ENERGY, STORM_RANGE, STORM_RADIUS, STORM_DAMAGE = 75.0, 9.0, 1.5, 80.0
 STORM_LOOPS = round(2.85 * FASTER)
 """Psionic Storm: 75 energy, radius 1.5, 80 damage over 2.85 s = 64 loops (LP:Psionic_Storm);
 range: the client's ``cast_range`` of 1036."""
+STORM_COOLDOWN = round(1.43 * FASTER)
+"""Psionic Storm's "Cooldown: 1.43 seconds" (KB:LLM-PySC2, the High Templar's entry): 32 loops,
+per High Templar, from its cast (when it is in range, as every cooldown of ``systems/casting.py``)."""
 FEEDBACK_ENERGY, FEEDBACK_RANGE, FEEDBACK_PER_ENERGY = 50.0, 10.0, 0.5
 """Feedback: 50 energy, 0.5 damage per energy drained (LP:High_Templar, patch 4.7.1); range: the
 client's ``cast_range`` of 140."""
@@ -344,7 +350,7 @@ class ProtossAbilities:
                      from_centre=True),
             CastSpec(CHARGE, CHARGE_RANGE, self._charge, on_unit=True, cooldown=CHARGE_COOLDOWN, ready=ready,
                      approach=ATTACK_UNIT, keeps_order=True),
-            CastSpec(STORM, STORM_RANGE, self._storm, energy=STORM_ENERGY),
+            CastSpec(STORM, STORM_RANGE, self._storm, energy=STORM_ENERGY, cooldown=STORM_COOLDOWN, ready=ready),
             CastSpec(FEEDBACK, FEEDBACK_RANGE, self._feedback, on_unit=True, energy=FEEDBACK_ENERGY),
             CastSpec(FORCE_FIELD, FIELD_RANGE, self._force_field, energy=FIELD_ENERGY),
             CastSpec(REVELATION, REVEAL_RANGE, self._reveal, energy=REVEAL_ENERGY),
@@ -598,7 +604,7 @@ class ProtossAbilities:
             x, y, owner = float(u.x[r]), float(u.y[r]), int(u.owner[r])
             self._vanish([tag])
             hit = np.nonzero((np.hypot(u.x - x, u.y - y) - u.radius <= NOVA_RADIUS) & (u.owner != NEUTRAL_OWNER)
-                             & ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti])[0]
+                             & ~TYPES.is_flying[u.ti])[0]  # (ground units and structures)
             self._hurt(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS, by=owner)
 
     def _beams(self, loop: int) -> None:
@@ -1126,7 +1132,8 @@ class ProtossAbilities:
             out.append((MERGE, False))
             if uid == HIGH_TEMPLAR:
                 e = w.abilities.energy_of(tag)
-                if e >= STORM_ENERGY and w.research.has(player, STORM_TECH):
+                if e >= STORM_ENERGY and w.research.has(player, STORM_TECH) \
+                        and self.ready.get((tag, STORM), 0) <= loop:
                     out.append((STORM, True))
                 if e >= FEEDBACK_ENERGY:
                     out.append((FEEDBACK, False))

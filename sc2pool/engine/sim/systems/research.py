@@ -24,22 +24,25 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   :meth:`armor_bonus`, read by ``systems/combat.py``): a weapon gains its per-level damage (and
   attribute bonus) per level of its family (``data.units.WEAPON_FACTS``, LP:<unit>); a unit gains
   the armor per level of its family (``data.units.ARMOR_UPGRADES``: +1 infantry, vehicle and ship
-  plating; +2 Neosteel Armor for structures, LP:Upgrades).  Combat Shield gives every Marine of the
-  player 10 more life (LP:Marine); Stimpack lets Marines and Marauders stim (:meth:`stim`);
-  Concussive Shells makes a Marauder's hit slow its target (:meth:`concussive`); Hi-Sec Auto
-  Tracking gives turrets and Planetary Fortresses +1 range, Advanced Ballistics the Liberator in
-  Defender Mode (LiberatorAG) +2 (:data:`BALLISTICS_RANGE`; inside a Defender Mode zone the
-  range 10 already reaches every target: ``systems/modes.py``); Hyperflight Rotors makes
-  Banshees faster; Infernal Pre-Igniter adds :data:`IGNITER_BONUS` against light targets to
-  Hellions and Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius), Corvid
-  Reactor (a Raven's starting energy) and Neosteel Armor's Bunker slots are asked by
+  plating; +2 Neosteel Armor for structures, LP:Upgrades, but the Auto-Turret, KB:LLM-PySC2).
+  Combat Shield gives every Marine of the player 10 more life (LP:Marine); Stimpack lets Marines
+  and Marauders stim (:meth:`stim`); Concussive Shells makes a Marauder's hit slow its target
+  (:meth:`concussive`); Hi-Sec Auto Tracking gives turrets and Planetary Fortresses +1 range,
+  Advanced Ballistics the Liberator in Defender Mode (LiberatorAG) +2 (:data:`BALLISTICS_RANGE`;
+  inside a Defender Mode zone the range 10 already reaches every target: ``systems/modes.py``);
+  Hyperflight Rotors makes Banshees faster, and Metabolic Boost, Glial Reconstitution,
+  Pneumatized Carapace (Overlords, Transport Overlords included, and Overseers) and Charge their
+  units (:data:`_FASTER`); Infernal Pre-Igniter adds :data:`IGNITER_BONUS` against light targets
+  to Hellions and Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius),
+  Corvid Reactor (a Raven's starting energy) and Neosteel Armor's Bunker slots are asked by
   ``systems/abilities.py`` and ``systems/transport.py`` (:meth:`has`), Drilling Claws (a Widow
   Mine's burrow and unburrow time, ``data.units.MODE_TRANSITION_UPGRADES``) by
-  ``systems/modes.py``.  Speed and range are the store's per-unit columns, which it re-derives
-  from the types whenever units are added or removed: :meth:`upkeep` applies the modifiers
-  again.  Cloaking Field, Personal Cloaking and Weapon Refit are what ``systems/abilities.py``
-  asks for before a cloak or a Yamato Cannon.  The other upgrades are recorded and reported but
-  change nothing simulated yet (their units' abilities and modes are not simulated).
+  ``systems/modes.py``, Adaptive Talons (a Lurker's burrow time) by ``systems/zerg_abilities.py``.
+  Speed and range are the store's per-unit columns, which it re-derives from the types whenever
+  units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking Field,
+  Personal Cloaking and Weapon Refit are what ``systems/abilities.py`` asks for before a cloak or
+  a Yamato Cannon.  The other upgrades are recorded and reported but change nothing simulated
+  yet (their units' abilities and modes are not simulated).
 """
 
 from __future__ import annotations
@@ -107,14 +110,19 @@ weapon has range 10, so +2.  The text names the attack's range only: Defender Mo
 and zone (``systems/modes.py``) stay as they are (m)."""
 _RANGE_UPGRADES = {HISEC: (_HISEC_TYPES, HISEC_RANGE), ADVANCED_BALLISTICS: (_BALLISTICS_TYPES, BALLISTICS_RANGE)}
 """Upgrade -> (the types whose attack range it raises, by how much)."""
-_FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), 106: (62, 1.879), 129: (62, 3.371), 73: (86, 3.375)}
+PNEUMATIZED_CARAPACE, OVERLORD, OVERLORD_TRANSPORT, OVERSEER = 62, 106, 893, 129
+_FASTER = {55: (136, 3.75), 105: (66, 4.7), 110: (2, 3.0), OVERLORD: (PNEUMATIZED_CARAPACE, 1.879),
+           OVERLORD_TRANSPORT: (PNEUMATIZED_CARAPACE, 1.879), OVERSEER: (PNEUMATIZED_CARAPACE, 3.371),
+           73: (86, 3.375)}
 """Unit type -> (upgrade, movement speed per normal second it gives): Hyperflight Rotors, a Banshee
 3.85 -> 5.25 per faster second = 2.75 -> 3.75 per normal second (LP:Banshee); Metabolic Boost, a
 Zergling 4.13 -> 6.58 per faster second = 4.7 per normal second (LP:Zergling); Glial
 Reconstitution, a Roach 3.15 -> 4.2 per faster second = 3.0 per normal second (LP:Roach); Pneumatized
 Carapace, Overlords 2.63 and Overseers 4.72 per faster second = 1.879 and 3.371 per normal second
-(LP:Lair_(Legacy_of_the_Void)); Charge, a Zealot 3.15 -> 4.725 per faster second = 3.375 per normal
-second (LP:Zealot)."""
+(LP:Lair_(Legacy_of_the_Void)); the Transport Overlord (an Overlord with Ventral Sacs, 893: the
+client gives it the Overlord's speed, 0.902 per faster second) is an Overlord and has the
+Overlord's figure too; Charge, a Zealot 3.15 -> 4.725 per faster second = 3.375 per normal second
+(LP:Zealot)."""
 _BURROWED_MOVE = {118: (3, 110)}
 """Burrowed type -> (the upgrade that lets it move, the type whose speed it moves at): Tunneling
 Claws lets burrowed Roaches move (LP:Roach); at the Roach's own speed, Glial Reconstitution

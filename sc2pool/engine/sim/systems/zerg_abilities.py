@@ -16,7 +16,9 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   75 life at once, then 50 more over 7.14 seconds (``systems/zerg_spells.py``); the client's
   cast range 7.
 - The walk into range, the payment and a lost target are the shared ``systems/casting.py``'s.
-- *Burrow*: see :meth:`ZergAbilities._burrow`.
+- *Burrow*: see :meth:`ZergAbilities._burrow`.  A Lurker burrows in :data:`LURKER_BURROW_LOOPS`
+  (2 s), :data:`ADAPTIVE_TALONS_LOOPS` (1.07 s) with Adaptive Talons (KB:LLM-PySC2; the time is
+  set when the change starts); it unburrows in :data:`BURROW_LOOPS` (m) as other units.
 - *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
   tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
   normal second until it dies (LP:Zerg_Regeneration: 3 per second, 2.73 net of the 0.27 Zerg
@@ -74,7 +76,24 @@ CREEP_ON, CREEP_OFF = 1692, 1693
 BURROW_DOWN, BURROW_UP = 3661, 3662
 """The generic burrow abilities burnysc2 may send (``BURROWDOWN`` / ``BURROWUP``)."""
 BURROW_LOOPS = 16
-"""(m) Loops burrowing or unburrowing takes (the client's data has no transition times)."""
+"""(m) Loops burrowing or unburrowing takes (the client's data has no transition times), but for
+the Lurker's burrow (:data:`BURROW_TIMES`)."""
+LURKER_BURROW, ADAPTIVE_TALONS = 2108, 293
+"""``BURROWDOWN_LURKER`` and the client's ``DiggingClaws`` upgrade (Adaptive Talons, burnysc2
+``UpgradeId.DIGGINGCLAWS``), researched at a Lurker Den."""
+LURKER_BURROW_LOOPS = round(2 * 22.4)
+ADAPTIVE_TALONS_LOOPS = round(1.07 * 22.4)
+"""Adaptive Talons "reduces Lurker burrow time from 2 to 1.07 seconds" (KB:LLM-PySC2, the
+Lurker's and the burrowed Lurker's entries; faster seconds): 2 s = 44.8, 45 loops without it;
+1.07 s = 24 loops with it.  The source gives no unburrow time: the Lurker unburrows in
+:data:`BURROW_LOOPS` (m), as before."""
+BURROW_TIMES: dict[int, int] = {LURKER_BURROW: LURKER_BURROW_LOOPS}
+"""Burrow abilities (specific) whose change does not take :data:`BURROW_LOOPS`: ability -> loops."""
+BURROW_UPGRADES: dict[int, tuple[int, int]] = {LURKER_BURROW: (ADAPTIVE_TALONS, ADAPTIVE_TALONS_LOOPS)}
+"""Burrow abilities (specific) an upgrade of the unit's owner shortens: ability -> (upgrade, loops
+the change takes with it), as ``data.units.MODE_TRANSITION_UPGRADES`` for the form changes of
+``systems/modes.py``.  The time is fixed when the change starts: a Lurker already burrowing when
+the research finishes keeps its time (m: not known)."""
 ROOTS = {1729: (139, 98), 1731: (140, 99)}
 """Spine / Spore Crawler root (a point) -> (the uprooted type, the rooted type); the generic 3680
 takes either.  Uprooting (1725 / 1727, generic 3681) is ``systems/modes.py``'s form change."""
@@ -198,8 +217,9 @@ class ZergAbilities:
     def _burrow(self, c: Command) -> int:
         """Zerg units burrow or unburrow in place (LP:Burrow): the Burrow research (64) is
         needed, but for the units that burrow without it (``data.tech``); the change takes
-        :data:`BURROW_LOOPS` (m), during which the unit's order is the ability and it does
-        nothing else; the burrowed type is the client's (cloaked: ``systems/detection.py``)."""
+        :meth:`burrow_loops` (:data:`BURROW_LOOPS` (m), the Lurker's burrow its own), during which
+        the unit's order is the ability and it does nothing else; the burrowed type is the
+        client's (cloaked: ``systems/detection.py``)."""
         w = self.w
         u = w.u
         by_src = BURROWS[c.ability]
@@ -216,12 +236,21 @@ class ZergAbilities:
             w.workers.leave_jobs(np.array([i]))
             u.queues.pop(tag, None)
             u.set_order(i, Order(TRANSFORM, spec.ability_id))
-            self.burrowing[tag] = (spec.unit_id, w.loop + BURROW_LOOPS)
+            self.burrowing[tag] = (spec.unit_id, w.loop + self.burrow_loops(spec.ability_id, c.player))
             started = True
         if started:
             w.touch()
             return SUCCESS
         return first_error
+
+    def burrow_loops(self, ability: int, player: int) -> int:
+        """Loops the burrow or unburrow ``ability`` (specific) of a unit of ``player`` takes:
+        :data:`BURROW_TIMES` or :data:`BURROW_LOOPS`, or fewer with an upgrade that shortens it
+        (:data:`BURROW_UPGRADES`)."""
+        faster = BURROW_UPGRADES.get(ability)
+        if faster is not None and self.w.research.has(player, faster[0]):
+            return faster[1]
+        return BURROW_TIMES.get(ability, BURROW_LOOPS)
 
     def _root(self, c: Command) -> int:
         """An uprooted Spine or Spore Crawler walks to the point and roots there (LP:Spine_Crawler,
