@@ -142,7 +142,9 @@ def test_chrono_boost_speeds_research() -> None:
     assert p == pytest.approx(1.5 * CHRONO_LOOPS / tech.RESEARCH[RESEARCH_WARPGATE].time, abs=0.01)
 
 
-def test_warp_gate_research_turns_gateways_into_warp_gates_that_warp_units_in_at_a_power_field() -> None:
+def gateway_and_core():  # type: ignore[no-untyped-def]
+    """A rich Protoss game with a Pylon at (x, y), a Gateway and a Cybernetics Core in its field:
+    ``(game, (x, y), gateway tag, core tag)``."""
     g = protoss_game()
     rich(g)
     x, y = away(g, 8)
@@ -150,6 +152,11 @@ def test_warp_gate_research_turns_gateways_into_warp_gates_that_warp_units_in_at
     gw = create(g, GATEWAY, (x + 3.5, y + 0.5))
     core = create(g, CYBERCORE, (x - 3.5, y + 0.5))
     g.step(1)
+    return g, (x, y), gw, core
+
+
+def test_warp_gate_research_turns_gateways_into_warp_gates_that_warp_units_in_at_a_power_field() -> None:
+    g, (x, y), gw, core = gateway_and_core()
     assert act(g, MORPH_WARPGATE, [gw]) != SUCCESS  # not researched yet
     assert act(g, RESEARCH_WARPGATE, [core]) == SUCCESS
     g.step(int(tech.RESEARCH[RESEARCH_WARPGATE].time) + 2)
@@ -187,13 +194,7 @@ def test_a_warp_gate_turns_back_into_a_gateway_that_then_stays_one() -> None:
         q.abilities.add(unit_tag=tag)
         return {a.ability_id for a in g.query(1, q).abilities[0].abilities}
 
-    g = protoss_game()
-    rich(g)
-    x, y = away(g, 8)
-    create(g, PYLON, (x, y))
-    gw = create(g, GATEWAY, (x + 3.5, y + 0.5))
-    core = create(g, CYBERCORE, (x - 3.5, y + 0.5))
-    g.step(1)
+    g, (x, y), gw, core = gateway_and_core()
     assert act(g, MORPH_GATEWAY, [gw]) != SUCCESS  # a Gateway has no way back
     assert tech.MORPH[MORPH_GATEWAY].time == tech.MORPH[MORPH_WARPGATE].time  # back as fast (m)
     assert MORPH_GATEWAY not in abilities(gw)
