@@ -168,7 +168,7 @@ def test_widow_mine_burrows_with_the_generic_ability_and_thor_switches_modes() -
 
 
 def test_drilling_claws_shortens_a_widow_mines_burrow_and_unburrow_from_3_to_1_07_seconds() -> None:
-    from sc2pool.engine.sim.systems.modes import UPGRADED_LOOPS
+    from sc2pool.engine.data.units import TRANSITION_UPGRADES as UPGRADED_LOOPS
 
     base, fast = TRANSITION_LOOPS[2095], UPGRADED_LOOPS[2095][1]
     assert (base, fast) == (round(3 * 22.4), round(1.07 * 22.4))  # faster seconds (KB:LLM-PySC2)

@@ -83,9 +83,11 @@ def test_a_lurker_burrows_without_research_and_then_cannot_move() -> None:
 
 
 def test_a_lurker_burrows_in_2_seconds_and_in_1_07_with_adaptive_talons() -> None:
-    base, fast = Z.LURKER_BURROW_LOOPS, Z.ADAPTIVE_TALONS_LOOPS
+    from sc2pool.engine.data.units import ADAPTIVE_TALONS, TRANSITION_UPGRADES
+
+    base, fast = Z.LURKER_BURROW_LOOPS, TRANSITION_UPGRADES[Z.LURKER_BURROW][1]
     assert (base, fast) == (round(2 * 22.4), round(1.07 * 22.4))  # faster seconds (KB:LLM-PySC2)
-    assert Z.BURROW_UPGRADES[Z.LURKER_BURROW] == (Z.ADAPTIVE_TALONS, fast)
+    assert TRANSITION_UPGRADES[Z.LURKER_BURROW] == (ADAPTIVE_TALONS, fast)
     g = zerg_game()
     g.step(4)
     w = g.world
@@ -107,7 +109,7 @@ def test_a_lurker_burrows_in_2_seconds_and_in_1_07_with_adaptive_talons() -> Non
     g.step(Z.BURROW_LOOPS)
     assert _unit(g, lk).unit_type == LURKER
     assert act(g, Z.LURKER_BURROW, [late]) == SUCCESS  # burrowing when the research finishes: keeps its time (m)
-    w.research.grant(1, Z.ADAPTIVE_TALONS)
+    w.research.grant(1, ADAPTIVE_TALONS)
     assert w.command(2, Z.LURKER_BURROW, [enemy], None, 0, False) == SUCCESS  # (the same loop, another owner)
     burrowed_after(lk, Z.LURKER_BURROW, fast)  # with it: 1.07 s
     assert _unit(g, late).unit_type == LURKER and w.u.unit_id[w.u.row(enemy)] == LURKER

@@ -756,7 +756,7 @@ MODE_TRANSITION_LOOPS: dict[int, int] = {
     390: 48,   # unsiege: 2.14 s (LP:Siege_Tank)
     1998: 48, 1978: 48,   # Hellion <-> Hellbat (m)
     403: 48, 405: 48,     # Viking assault / fighter (m)
-    2095: 67, 2097: 67,   # Widow Mine burrow / unburrow: 3 s (KB:LLM-PySC2; MODE_TRANSITION_UPGRADES)
+    2095: 67, 2097: 67,   # Widow Mine burrow / unburrow: 3 s (KB:LLM-PySC2; TRANSITION_UPGRADES)
     2362: 48, 2364: 48,   # Thor High Impact / Explosive Payload (m)
     2558: 48, 2560: 48,   # Liberator Defender Mode / Fighter Mode (m)
     417: 32, 1522: 32, 452: 32, 485: 32, 518: 32,   # lift off (m: the client's flying types' build time is 32)
@@ -767,16 +767,23 @@ MODE_TRANSITION_LOOPS: dict[int, int] = {
 }
 """Game loops a form change takes, by its (specific) ability: Liquipedia gives times in real
 seconds at Faster speed, 22.4 game loops each (rounded); "(m)" where not known (the client's data
-has no transition times).  An upgrade may shorten one: :data:`MODE_TRANSITION_UPGRADES`."""
+has no transition times).  An upgrade may shorten one: :data:`TRANSITION_UPGRADES`."""
 
 DRILLING_CLAWS = 122
 """The client's ``DrillClaws`` upgrade (burnysc2 ``UpgradeId.DRILLCLAWS``), researched at a Factory
 Tech Lab."""
-MODE_TRANSITION_UPGRADES: dict[int, tuple[int, int]] = {
+ADAPTIVE_TALONS = 293
+"""The client's ``DiggingClaws`` upgrade (Adaptive Talons, burnysc2 ``UpgradeId.DIGGINGCLAWS``),
+researched at a Lurker Den."""
+TRANSITION_UPGRADES: dict[int, tuple[int, int]] = {
     2095: (DRILLING_CLAWS, 24), 2097: (DRILLING_CLAWS, 24),   # Widow Mine burrow / unburrow: 1.07 s
+    2108: (ADAPTIVE_TALONS, round(1.07 * 22.4)),              # Lurker burrow: 1.07 s
 }
-"""Form changes an upgrade of the unit's owner shortens: ability -> (upgrade, game loops the change
-takes with it, instead of :data:`MODE_TRANSITION_LOOPS`).  Drilling Claws "reduces the time
+"""Form changes and burrows an upgrade of the unit's owner shortens: ability (specific) ->
+(upgrade, game loops the change takes with it, instead of its :data:`MODE_TRANSITION_LOOPS` or
+its burrow time in ``sim/systems/zerg_abilities.py``); ``Research.transition`` answers it.
+Adaptive Talons "reduces Lurker burrow time from 2 to 1.07 seconds" (KB:LLM-PySC2, the Lurker's
+and the burrowed Lurker's entries): 24 loops.  Drilling Claws "reduces the time
 Activate Mine takes to burrow and unburrow the WidowMine from 3 seconds to 1.07 seconds"
 (KB:LLM-PySC2, the Widow Mine's entry): 3 faster seconds = 67.2 loops, 67 without it; 1.07 = 24
 loops with it.  The time is fixed when the change starts: a mine already changing form when the

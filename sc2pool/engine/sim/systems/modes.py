@@ -19,7 +19,7 @@ remaps it, the generic one burnysc2 may send):
 - Widow Mine burrow / unburrow (2095 / 2097, generic 3661 / 3662): the burrowed mine is cloaked
   (``systems/detection.py``) and fires its Sentinel Missiles (``systems/abilities.py``); each
   change takes 67 loops, 24 when the mine's owner has Drilling Claws
-  (``data.units.MODE_TRANSITION_UPGRADES``: the time is set when the change starts);
+  (``data.units.TRANSITION_UPGRADES``: the time is set when the change starts);
 - Thor Explosive <-> High Impact Payload (2364 / 2362): the form change and each form's client
   weapons.
 
@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.data import tech
-from sc2pool.engine.data.units import MODE_TRANSITION_LOOPS, MODE_TRANSITION_UPGRADES
+from sc2pool.engine.data.units import MODE_TRANSITION_LOOPS
 from sc2pool.engine.sim.commands import (
     BUILDING_IS_UNDER_CONSTRUCTION,
     ERROR,
@@ -77,9 +77,6 @@ if TYPE_CHECKING:
 
 TRANSITION_LOOPS = MODE_TRANSITION_LOOPS
 """Game loops each form change this system carries out takes (``data.units``, cited there)."""
-UPGRADED_LOOPS = MODE_TRANSITION_UPGRADES
-"""Form changes an upgrade shortens: ability -> (upgrade, loops with it) (``data.units``, cited
-there: Drilling Claws' Widow Mine)."""
 ROOTED = frozenset(spec.unit_id for ab, spec in tech.MORPH.items() if ab in TRANSITION_LOOPS and spec.kind == "mode"
                    and spec.unit_id in TYPES.row_of and TYPES.speed[TYPES.row(spec.unit_id)] == 0)
 """Forms that cannot move (the client's speed 0: the sieged tank, the burrowed mine): a move or
@@ -265,7 +262,7 @@ class Modes:
         if not keep_queue:
             u.queues.pop(tag, None)
         u.set_order(i, Order(TRANSFORM, ab))
-        loops = self.transition_loops(ab, int(u.owner[i]))
+        loops = self.w.research.transition(ab, int(u.owner[i]), TRANSITION_LOOPS[ab])
         self.pending[tag] = Transition(ab, spec.unit_id, self.w.loop + loops, land, zone)
         self.zones.pop(tag, None)  # (a Liberator leaving Defender Mode has no zone meanwhile (m))
         s = self.w.construction.structures.get(tag)
@@ -281,14 +278,6 @@ class Modes:
         if self.w.research.has(player, ADVANCED_BALLISTICS):
             return ZONE_CAST_RANGE + BALLISTICS_RANGE
         return ZONE_CAST_RANGE
-
-    def transition_loops(self, ability: int, player: int) -> int:
-        """Loops the form change ``ability`` (specific) of a unit of ``player`` takes: its
-        :data:`TRANSITION_LOOPS`, or fewer with an upgrade that shortens it (:data:`UPGRADED_LOOPS`)."""
-        faster = UPGRADED_LOOPS.get(ability)
-        if faster is not None and self.w.research.has(player, faster[0]):
-            return faster[1]
-        return TRANSITION_LOOPS[ability]
 
     def _land(self, c: Command, by_src: dict[int, tech.MorphSpec]) -> int:
         """Flying structures fly to the point and land there (the first that may)."""

@@ -36,7 +36,7 @@ Rules (the real game's; costs, times and ids are the client's ``ResponseData`` t
   to Hellions and Hellbats (:meth:`weapon_bonus`).  Enhanced Shockwaves (the EMP's radius),
   Corvid Reactor (a Raven's starting energy) and Neosteel Armor's Bunker slots are asked by
   ``systems/abilities.py`` and ``systems/transport.py`` (:meth:`has`), Drilling Claws (a Widow
-  Mine's burrow and unburrow time, ``data.units.MODE_TRANSITION_UPGRADES``) by
+  Mine's burrow and unburrow time, ``data.units.TRANSITION_UPGRADES``) by
   ``systems/modes.py``, Adaptive Talons (a Lurker's burrow time) by ``systems/zerg_abilities.py``.
   Speed and range are the store's per-unit columns, which it re-derives from the types whenever
   units are added or removed: :meth:`upkeep` applies the modifiers again.  Cloaking Field,
@@ -298,6 +298,13 @@ class Research:
     # ------------------------------------------------------------------ queries
     def has(self, player: int, upgrade: int) -> bool:
         return upgrade in self.done.get(player, ())
+
+    def transition(self, ability: int, player: int, loops: int) -> int:
+        """Loops the form change or burrow ``ability`` (specific) of a unit of ``player`` takes:
+        ``loops``, or fewer when the player has the upgrade that shortens it
+        (``data.units.TRANSITION_UPGRADES``: Drilling Claws, Adaptive Talons)."""
+        faster = F.TRANSITION_UPGRADES.get(ability)
+        return faster[1] if faster is not None and self.has(player, faster[0]) else loops
 
     def pending(self, player: int, upgrade: int) -> bool:
         """Whether the player researches (or has queued) ``upgrade`` in some structure."""

@@ -17,7 +17,7 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   cast range 7.
 - The walk into range, the payment and a lost target are the shared ``systems/casting.py``'s.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.  A Lurker burrows in :data:`LURKER_BURROW_LOOPS`
-  (2 s), :data:`ADAPTIVE_TALONS_LOOPS` (1.07 s) with Adaptive Talons (KB:LLM-PySC2; the time is
+  (2 s), 24 loops (1.07 s) with Adaptive Talons (``data.units.TRANSITION_UPGRADES``; the time is
   set when the change starts); it unburrows in :data:`BURROW_LOOPS` (m) as other units.
 - *off creep*: a Zerg structure (but Hatcheries, Lairs, Hives, Extractors, Nydus Worms and creep
   tumors) whose centre's cell has no creep (it receded) loses :data:`OFF_CREEP_DECAY` life per
@@ -78,22 +78,15 @@ BURROW_DOWN, BURROW_UP = 3661, 3662
 BURROW_LOOPS = 16
 """(m) Loops burrowing or unburrowing takes (the client's data has no transition times), but for
 the Lurker's burrow (:data:`BURROW_TIMES`)."""
-LURKER_BURROW, ADAPTIVE_TALONS = 2108, 293
-"""``BURROWDOWN_LURKER`` and the client's ``DiggingClaws`` upgrade (Adaptive Talons, burnysc2
-``UpgradeId.DIGGINGCLAWS``), researched at a Lurker Den."""
+LURKER_BURROW = 2108
+"""``BURROWDOWN_LURKER``."""
 LURKER_BURROW_LOOPS = round(2 * 22.4)
-ADAPTIVE_TALONS_LOOPS = round(1.07 * 22.4)
 """Adaptive Talons "reduces Lurker burrow time from 2 to 1.07 seconds" (KB:LLM-PySC2, the
 Lurker's and the burrowed Lurker's entries; faster seconds): 2 s = 44.8, 45 loops without it;
-1.07 s = 24 loops with it.  The source gives no unburrow time: the Lurker unburrows in
-:data:`BURROW_LOOPS` (m), as before."""
+with it ``data.units.TRANSITION_UPGRADES`` (24 loops, the time fixed when the burrow starts, m).
+The source gives no unburrow time: the Lurker unburrows in :data:`BURROW_LOOPS` (m), as before."""
 BURROW_TIMES: dict[int, int] = {LURKER_BURROW: LURKER_BURROW_LOOPS}
 """Burrow abilities (specific) whose change does not take :data:`BURROW_LOOPS`: ability -> loops."""
-BURROW_UPGRADES: dict[int, tuple[int, int]] = {LURKER_BURROW: (ADAPTIVE_TALONS, ADAPTIVE_TALONS_LOOPS)}
-"""Burrow abilities (specific) an upgrade of the unit's owner shortens: ability -> (upgrade, loops
-the change takes with it), as ``data.units.MODE_TRANSITION_UPGRADES`` for the form changes of
-``systems/modes.py``.  The time is fixed when the change starts: a Lurker already burrowing when
-the research finishes keeps its time (m: not known)."""
 ROOTS = {1729: (139, 98), 1731: (140, 99)}
 """Spine / Spore Crawler root (a point) -> (the uprooted type, the rooted type); the generic 3680
 takes either.  Uprooting (1725 / 1727, generic 3681) is ``systems/modes.py``'s form change."""
@@ -217,7 +210,8 @@ class ZergAbilities:
     def _burrow(self, c: Command) -> int:
         """Zerg units burrow or unburrow in place (LP:Burrow): the Burrow research (64) is
         needed, but for the units that burrow without it (``data.tech``); the change takes
-        :meth:`burrow_loops` (:data:`BURROW_LOOPS` (m), the Lurker's burrow its own), during which
+        :data:`BURROW_LOOPS` (m; the Lurker's burrow its own, :data:`BURROW_TIMES`, shorter with
+        Adaptive Talons: ``Research.transition``), during which
         the unit's order is the ability and it does nothing else; the burrowed type is the
         client's (cloaked: ``systems/detection.py``)."""
         w = self.w
@@ -236,21 +230,13 @@ class ZergAbilities:
             w.workers.leave_jobs(np.array([i]))
             u.queues.pop(tag, None)
             u.set_order(i, Order(TRANSFORM, spec.ability_id))
-            self.burrowing[tag] = (spec.unit_id, w.loop + self.burrow_loops(spec.ability_id, c.player))
+            loops = w.research.transition(spec.ability_id, c.player, BURROW_TIMES.get(spec.ability_id, BURROW_LOOPS))
+            self.burrowing[tag] = (spec.unit_id, w.loop + loops)
             started = True
         if started:
             w.touch()
             return SUCCESS
         return first_error
-
-    def burrow_loops(self, ability: int, player: int) -> int:
-        """Loops the burrow or unburrow ``ability`` (specific) of a unit of ``player`` takes:
-        :data:`BURROW_TIMES` or :data:`BURROW_LOOPS`, or fewer with an upgrade that shortens it
-        (:data:`BURROW_UPGRADES`)."""
-        faster = BURROW_UPGRADES.get(ability)
-        if faster is not None and self.w.research.has(player, faster[0]):
-            return faster[1]
-        return BURROW_TIMES.get(ability, BURROW_LOOPS)
 
     def _root(self, c: Command) -> int:
         """An uprooted Spine or Spore Crawler walks to the point and roots there (LP:Spine_Crawler,
