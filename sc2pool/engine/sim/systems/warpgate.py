@@ -398,7 +398,8 @@ class WarpGates:
     # ------------------------------------------------------------------ abilities and observation
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
         """Chrono Boost for a Nexus with the energy, Battery Overcharge too off its cooldown; a
-        ready Warp Gate's warp-ins the player has the tech for and can afford."""
+        ready Warp Gate's warp-ins the player has the tech for and can afford, and its way back to
+        Gateway; a Gateway's transformation once Warp Gate is researched."""
         w = self.w
         u = w.u
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
@@ -406,18 +407,18 @@ class WarpGates:
             out.append((CHRONO, False))
             if self.may_overcharge(player, w.loop) and w.abilities.energy_of(tag) >= OVERCHARGE_ENERGY:
                 out.append((OVERCHARGE, False))
-        elif uid == WARPGATE and not self.cooling(tag, w.loop) and w.power.powered(tag) \
-                and getattr(w.construction.structures.get(tag), "morph", None) is None:
-            for ab, t in tech.TRAIN.items():
-                if t.how != "warp":
-                    continue
-                if all(w.construction.ready_of(player, x) for x in t.requires.structures) and \
-                        w.supply.afford(player, t.minerals, t.vespene) == SUCCESS:
-                    out.append((ab, True))
+        elif uid == WARPGATE:
+            s = w.construction.structures.get(tag)
+            changing = s is not None and s.morph is not None
+            if not changing and not self.cooling(tag, w.loop) and w.power.powered(tag):
+                for ab, t in tech.TRAIN.items():
+                    if t.how == "warp" and all(w.construction.ready_of(player, x) for x in t.requires.structures) \
+                            and w.supply.afford(player, t.minerals, t.vespene) == SUCCESS:
+                        out.append((ab, True))
+            if s is not None and s.ready and not changing:
+                out.append((MORPH_GATEWAY, False))
         elif uid == GATEWAY and w.research.has(player, WARPGATE_RESEARCH):
             out.append((MORPH_WARPGATE, False))
-        if uid == WARPGATE and (s := w.construction.structures.get(tag)) is not None and s.ready and s.morph is None:
-            out.append((MORPH_GATEWAY, False))
 
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
         """Boosted structures show the Chrono Boost buff, overcharged Batteries theirs; units warping
