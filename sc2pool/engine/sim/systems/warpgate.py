@@ -200,24 +200,29 @@ class WarpGates:
         return end is not None and end > loop
 
     def _morph(self, c: Command) -> int:
+        """The first commanded Gateway that may becomes a Warp Gate (by hand: it no longer stays
+        a Gateway)."""
         if not self.w.research.has(c.player, WARPGATE_RESEARCH):
             return TECH_REQUIREMENTS_NOT_MET
         res = self.w.morph.upgrade(c.player, MORPH_WARPGATE, c.rows)
-        if res == SUCCESS:
-            for tag in self.w.u.tag[c.rows].tolist():
-                self.stay.pop(int(tag), None)
+        for tag in self._started(c, res):
+            self.stay.pop(tag, None)
         return res
 
     def _morph_back(self, c: Command) -> int:
         """The first commanded Warp Gate that may turns back into a Gateway, which then stays one."""
-        w = self.w
-        res = w.morph.upgrade(c.player, MORPH_GATEWAY, c.rows)
-        if res == SUCCESS:
-            for tag in w.u.tag[c.rows].tolist():
-                s = w.construction.structures.get(int(tag))
-                if s is not None and s.morph is not None and s.morph[0] == MORPH_GATEWAY:
-                    self.stay[s.tag] = w.loop
+        res = self.w.morph.upgrade(c.player, MORPH_GATEWAY, c.rows)
+        for tag in self._started(c, res):
+            self.stay[tag] = self.w.loop
         return res
+
+    def _started(self, c: Command, res: int) -> list[int]:
+        """Tags of the commanded structures whose upgrade in place ``c.ability`` just started."""
+        if res != SUCCESS:
+            return []
+        structures = self.w.construction.structures
+        return [s.tag for s in (structures.get(int(t)) for t in self.w.u.tag[c.rows].tolist())
+                if s is not None and s.morph is not None and s.morph[0] == c.ability]
 
     def _cancel(self, c: Command) -> int:
         w = self.w
