@@ -143,3 +143,16 @@ def test_a_reaper_regains_life_out_of_combat_and_a_hit_restarts_the_delay() -> N
     _run(w, 16 * 100, 64)
     assert float(u.hp[u.row(reaper)]) == 60.0  # up to the maximum
     assert float(u.hp[u.row(marine)]) == 10.0  # a Marine's life does not come back
+
+
+def test_a_mutalisk_regenerates_at_its_own_faster_rate() -> None:
+    from sc2pool.engine.data.units import LIFE_REGEN
+
+    mutalisk = 108
+    assert LIFE_REGEN[mutalisk] == 1.0  # balance data 94137: life.regenRate (1.4 per faster second)
+    w, (muta, ling) = _idle_world([(mutalisk, 1, 10.0, 10.0), (ZERGLING, 1, 20.0, 10.0)])
+    u = w.u
+    u.hp[u.row(muta)] = u.hp[u.row(ling)] = 10.0
+    _run(w, 160, 7)  # ten normal-speed seconds, in uneven steps
+    assert float(u.hp[u.row(muta)]) == 20.0  # 1 a second, exact (1/16 a loop), not the Zerg 0.2734
+    assert float(u.hp[u.row(ling)]) == 10.0 + 160 * 70 / 4096

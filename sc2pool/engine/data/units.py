@@ -79,6 +79,13 @@ KINDS = (UNIT, STRUCTURE, ADDON, MODE, COCOON, SUMMON, LEGACY, RESOURCE, DESTRUC
 # Race-wide rates (per normal-speed second).
 ZERG_LIFE_REGEN = 0.2734
 """Hit points a Zerg unit or structure regains per second (0.38 per faster second). LP:Zerg."""
+LIFE_REGEN: dict[int, float] = {
+    108: 1.0,  # Mutalisk
+}
+"""Unit types whose life regenerates at a rate of their own (per second, all the time, as the Zerg
+rate it replaces): the game's balance data, build 94137 (``life.regenRate``, as exported in
+sebosp's s2protocol-rs, ``assets/BalanceData/94137/<Unit>.json``); the Mutalisk's 1.0 is the
+"1.4 HP/second" (faster) of KB:LLM-PySC2."""
 PROTOSS_SHIELD_REGEN = 2.0
 """Shield points a Protoss unit or structure regains per second once regenerating (2.8 per faster
 second). LP:Shields."""

@@ -3,7 +3,8 @@
 - **Zerg life**: every Zerg unit and structure below its maximum life regains
   ``data.units.ZERG_LIFE_REGEN`` (0.2734 per normal-speed second, LP:Zerg) all the time, in a fight
   too.  A burrowed Roach regains 7 more per faster second (5 per normal-speed second, LP:Roach,
-  "Rapid Regeneration").
+  "Rapid Regeneration").  A type of ``data.units.LIFE_REGEN`` regains its own rate instead (the
+  Mutalisk 1 per normal-speed second).
 - **Protoss shields**: a unit or structure whose shields are below their maximum regains
   ``data.units.PROTOSS_SHIELD_REGEN`` (2 per normal-speed second) once
   ``PROTOSS_SHIELD_REGEN_DELAY`` (10 normal-speed seconds) passed without damage (LP:Shields);
@@ -36,6 +37,7 @@ import numpy as np
 
 from sc2pool.engine import data as D
 from sc2pool.engine.data.units import (
+    LIFE_REGEN,
     PROTOSS_SHIELD_REGEN,
     PROTOSS_SHIELD_REGEN_DELAY,
     REAPER_LIFE_REGEN,
@@ -79,6 +81,9 @@ def _life_rates() -> np.ndarray:
     for i, s in enumerate(TYPES.specs):
         if s.race == D.ZERG and s.hp > 0 and not s.neutral:
             rate[i] = ZERG_LIFE_PER_LOOP
+    for uid, per_second in LIFE_REGEN.items():
+        if uid in TYPES.row_of:
+            rate[TYPES.row(uid)] = round(per_second / D.NORMAL_LOOPS_PER_SECOND * FIXED_POINT) / FIXED_POINT
     if ROACH_BURROWED in TYPES.row_of:
         rate[TYPES.row(ROACH_BURROWED)] += ROACH_BURROWED_EXTRA
     return rate
