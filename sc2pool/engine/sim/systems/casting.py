@@ -28,7 +28,8 @@ Rules (the real game's; "(m)" where the engine chose):
   ``CantTargetThatUnit`` for such a target (the race modules check it), later there is no
   ActionResult to give.
 - *another order* given (not queued) replaces the cast; a shift-queued cast (``queue_command``)
-  waits behind the caster's orders and starts when its order comes up.
+  waits behind the caster's orders and starts when its order comes up; in range while the
+  ability's cooldown runs (a cast queued behind one of its own), it waits for the cooldown (m).
 """
 
 from __future__ import annotations
@@ -220,6 +221,8 @@ class Casting:
                 gap = math.hypot(cast.x - u.x[r], cast.y - u.y[r]) - (0.0 if spec.from_centre else u.radius[r])
             if gap > spec.range:
                 return
+            if spec.cooldown and spec.ready is not None and spec.ready.get((tag, cast.ability), 0) > loop:
+                return  # (a shift-queued cast behind one of its own waits for the cooldown, m)
             if spec.energy and not w.abilities.spend(tag, spec.energy):
                 self._end(tag, r, loop)  # (spent meanwhile)
                 return

@@ -6,7 +6,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
 - *Spawn Larva* (251, a Hatchery, Lair or Hive; 25 energy, LP:Queen): the Queen walks into the
   client's cast range of the target (0.1, edge to edge), spends the energy, and the hatchery gets 3
   larvae 29 faster seconds later (:mod:`.larva`); injects on a hatchery with one under way queue up
-  behind it (patch 3.8, LP:Spawn_Larva).
+  behind it (patch 3.8, LP:Spawn_Larva).  The Queen may not inject again for :data:`INJECT_COOLDOWN`
+  (1.8 faster seconds, KB:LLM-PySC2): ``Cooldown`` meanwhile, and the abilities query leaves it out.
 - *Creep Tumor* (1694, a point on creep; 25 energy, LP:Queen, LP:Creep_Tumor): the Queen walks
   there (the client's cast range 0 from its edge) and a Creep Tumor (138) appears, grows for the client's build time (240 loops), then
   burrows (137) and spreads creep (:mod:`.creep`).  A burrowed tumor may place one new tumor
@@ -14,7 +15,8 @@ Rules (the real game's; sources in brackets, "(m)" where the engine chose):
   (87) does the same.  The tumor's 11-second cooldown before it may spawn is not simulated (m).
 - *Transfusion* (1664, a biological unit of the player; 50 energy, LP:Queen): the target regains
   75 life at once, then 50 more over 7.14 seconds (``systems/zerg_spells.py``); the client's
-  cast range 7.
+  cast range 7; a :data:`TRANSFUSE_COOLDOWN` cooldown (1 faster second, KB:LLM-PySC2), as Spawn
+  Larva's.
 - The walk into range, the payment and a lost target are the shared ``systems/casting.py``'s.
 - *Burrow*: see :meth:`ZergAbilities._burrow`.  A Lurker burrows in :data:`LURKER_BURROW_LOOPS`
   (2 s), 24 loops (1.07 s) with Adaptive Talons (``data.units.TRANSITION_UPGRADES``; the time is
@@ -41,12 +43,14 @@ from sc2pool.engine.data import client, tech
 from sc2pool.engine.sim.commands import (
     CANT_BUILD_LOCATION_INVALID,
     CANT_TARGET_THAT_UNIT,
+    COOLDOWN,
     ERROR,
     MUST_TARGET_BIOLOGICAL_UNITS,
     NOT_ENOUGH_ENERGY,
     SUCCESS,
     TECH_REQUIREMENTS_NOT_MET,
 )
+from sc2pool.engine.sim.systems.abilities import LOOPS_PER_FASTER_SECOND
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
 from sc2pool.engine.sim.systems.zerg_spells import ABILITIES as SPELL_ABILITIES
 from sc2pool.engine.sim.systems.zerg_spells import ZergSpells
@@ -63,6 +67,11 @@ CANCEL_BUILD, CANCEL = 314, 3659
 TUMOR, TUMOR_BURROWED, TUMOR_QUEEN = 87, 137, 138
 INJECT_ENERGY = TUMOR_ENERGY = 25.0
 TRANSFUSE_ENERGY, TRANSFUSE_LIFE = 50.0, 75.0
+INJECT_COOLDOWN = int(1.8 * LOOPS_PER_FASTER_SECOND)
+"""Loops before the Queen may cast Spawn Larva again (40; KB:LLM-PySC2, "cooldown:1.8 seconds")."""
+TRANSFUSE_COOLDOWN = int(1 * LOOPS_PER_FASTER_SECOND)
+"""Loops before the Queen may cast Transfusion again (22; KB:LLM-PySC2, "cooldown:1 seconds")."""
+COOLDOWNS = {INJECT: INJECT_COOLDOWN, TRANSFUSE: TRANSFUSE_COOLDOWN}
 TUMOR_SPAWN_RANGE = 10.0
 """LP:Creep_Tumor."""
 CANCEL_REFUND = 0.75
@@ -147,10 +156,11 @@ class ZergAbilities:
         # the Queens' casts walk into range by systems/casting.py (the client's cast ranges: Spawn
         # Larva 0.1, Creep Tumor 0, Transfusion 7); their effects are here
         world.casting.add(
-            CastSpec(INJECT, client.ability(INJECT).cast_range, self._inject, on_unit=True, energy=INJECT_ENERGY),
+            CastSpec(INJECT, client.ability(INJECT).cast_range, self._inject, on_unit=True, energy=INJECT_ENERGY,
+                     cooldown=INJECT_COOLDOWN, ready=self.spells.ready),
             CastSpec(QUEEN_TUMOR, client.ability(QUEEN_TUMOR).cast_range, self._tumor, energy=TUMOR_ENERGY),
             CastSpec(TRANSFUSE, client.ability(TRANSFUSE).cast_range, self._transfuse, on_unit=True,
-                     energy=TRANSFUSE_ENERGY),
+                     energy=TRANSFUSE_ENERGY, cooldown=TRANSFUSE_COOLDOWN, ready=self.spells.ready),
         )
 
     # ------------------------------------------------------------------ commands
@@ -183,6 +193,10 @@ class ZergAbilities:
         if len(queens) == 0:
             return ERROR
         energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
+        if ab in COOLDOWNS:
+            queens = np.array([q for q in queens.tolist() if self._cooled(int(u.tag[q]), ab)], dtype=np.int64)
+            if len(queens) == 0:
+                return COOLDOWN
         self.w.abilities._register()  # (a new Queen starts with its energy)
         # the first commanded Queen with the energy casts, as every race's casts choose (m)
         ready = [int(q) for q in queens.tolist() if self.w.abilities.energy_of(int(u.tag[q])) >= energy]
@@ -415,6 +429,10 @@ class ZergAbilities:
         for t in u.tag[rows].tolist():
             parts[t] = parts.get(t, b"") + b"\xa8\x01\x01"
 
+    def _cooled(self, tag: int, ability: int) -> bool:
+        """The Queen ``tag`` may cast ``ability`` now (its cooldown, if any, is over)."""
+        return self.spells.ready.get((tag, ability), 0) <= self.w.loop
+
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
         """Queens' casts they have the energy for; a tumor's spawn while unused."""
         u = self.w.u
@@ -422,8 +440,10 @@ class ZergAbilities:
         if uid == QUEEN:
             e = self.w.abilities.energy_of(tag)
             if e >= INJECT_ENERGY:
-                out += [(INJECT, False), (QUEEN_TUMOR, True)]
-            if e >= TRANSFUSE_ENERGY:
+                if self._cooled(tag, INJECT):
+                    out.append((INJECT, False))
+                out.append((QUEEN_TUMOR, True))
+            if e >= TRANSFUSE_ENERGY and self._cooled(tag, TRANSFUSE):
                 out.append((TRANSFUSE, False))
         elif uid == TUMOR_BURROWED and tag not in self.spent:
             out.append((TUMOR_TUMOR, True))
