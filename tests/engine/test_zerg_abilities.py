@@ -472,6 +472,60 @@ def test_transfusion_heals_75_at_once_then_50_over_time() -> None:
     assert 135.0 <= float(w.u.hp[w.u.row(roach)]) < 140.0  # + 50 over 7.14 s (LP:Queen)
 
 
+def test_the_queen_waits_out_a_cooldown_between_transfusions_and_between_injects() -> None:
+    """KB:LLM-PySC2: Transfusion's cooldown 1 faster second, Spawn Larva's 1.8."""
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g, dy=-4.0)
+    [queen] = w.spawn(126, 1, [x], [y]).tolist()
+    roaches = w.spawn(110, 1, [x + 2.0, x - 2.0], [y, y]).tolist()
+    g.step(2)
+    w.abilities.energy[queen] = (200.0, w.loop, 200.0)
+    for r in roaches:
+        w.u.hp[w.u.row(r)] = 10.0
+
+    def listed() -> list[int]:
+        return [a.ability_id for a in g.query(1, _abilities_query(queen)).abilities[0].abilities]
+
+    assert act(g, Z.TRANSFUSE, [queen], target=roaches[0]) == SUCCESS
+    g.step(1)
+    assert float(w.u.hp[w.u.row(roaches[0])]) > 80.0
+    assert Z.TRANSFUSE not in listed() and Z.INJECT in listed()
+    assert act(g, Z.TRANSFUSE, [queen], target=roaches[1]) == COOLDOWN
+    g.step(Z.TRANSFUSE_COOLDOWN)
+    assert Z.TRANSFUSE in listed()
+    assert act(g, Z.TRANSFUSE, [queen], target=roaches[1]) == SUCCESS
+    g.step(1)
+    assert float(w.u.hp[w.u.row(roaches[1])]) > 80.0
+    hatch = hatchery(g).tag
+    assert act(g, Z.INJECT, [queen], target=hatch) == SUCCESS
+    g.step(24)  # (it walks to the Hatchery and injects)
+    assert Z.INJECT not in listed()
+    assert act(g, Z.INJECT, [queen], target=hatch) == COOLDOWN
+    g.step(Z.INJECT_COOLDOWN)
+    assert Z.INJECT in listed()
+    assert act(g, Z.INJECT, [queen], target=hatch) == SUCCESS
+
+
+def test_corrosive_bile_destroys_the_force_field_it_lands_on() -> None:
+    from sc2pool.engine.sim.systems.protoss_abilities import FIELD_RADIUS, Field
+    from sc2pool.engine.sim.systems.zerg_spells import BILE_DELAY, BILE_RADIUS
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [ravager] = w.spawn(RAVAGER, 1, [x], [y]).tolist()
+    hit, grazed, spared = (x + 7.0, y), (x + 7.0, y + FIELD_RADIUS + BILE_RADIUS - 0.1), (x + 7.0, y - FIELD_RADIUS - BILE_RADIUS - 0.1)
+    end = w.loop + 1000
+    w.protoss.fields += [Field(px, py, end) for px, py in (hit, grazed, spared)]
+    g.step(1)
+    assert act(g, 2338, [ravager], pos=hit) == SUCCESS
+    g.step(BILE_DELAY + 2)
+    assert [(f.x, f.y) for f in w.protoss.fields] == [spared]  # (the one the bile's circle misses stands)
+
+
 def test_a_brood_lord_hit_leaves_broodlings_that_fight_and_expire() -> None:
     """Broodling Strike (LP:Brood_Lord_(Legacy_of_the_Void)): after a pause a Brood Lord shoots
     both Broodlings it carries, two hits of 20 and two Broodlings; firing on, one at a time; each

@@ -9,7 +9,8 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
   lands :data:`BILE_DELAY` later and deals :data:`BILE_DAMAGE` to every unit and structure, ground
   or air, friend or foe, whose edge is within :data:`BILE_RADIUS` (the client's effect
   ``RavagerCorrosiveBileCP``) of the point.  A unit that leaves the spot before it lands is not
-  hit: the bile is aimed at the point, not the unit.  Its destroying Force Fields is not simulated.
+  hit: the bile is aimed at the point, not the unit.  It destroys every Force Field, anyone's,
+  whose disc overlaps that circle (LP:Ravager, "destroys force fields"; the overlap test is (m)).
 - *Fungal Growth* (74, a point within the client's cast range 10; :data:`FUNGAL_ENERGY` energy,
   LP:Infestor): the Infestor walks into range and casts; every enemy unit (ground or air, not
   structures) whose edge is within :data:`FUNGAL_RADIUS` of the point takes :data:`FUNGAL_DAMAGE`
@@ -529,6 +530,7 @@ class ZergSpells:
         self.biles = [b for b in self.biles if b[3] > loop]
         for owner, x, y, at in due:
             self.w.abilities._blast(Blast(owner, x, y, at, BILE_DAMAGE, BILE_RADIUS, everything=True))
+            self.w.protoss.break_fields(x, y, BILE_RADIUS)
         self.w.touch()
 
     def _fungals(self, loop: int) -> None:
