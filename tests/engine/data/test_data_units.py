@@ -119,6 +119,18 @@ def test_well_known_facts() -> None:
     assert f[639].hp == 2000 and f[639].fp == (6, 6) and f[609].hp == 500  # rocks, a collapsible tower
 
 
+def test_every_destructible_has_its_life_from_the_balance_data() -> None:
+    """The captures show rocks at ``health_max`` 0 (not yet seen); the game's balance data (build
+    94137) gives each kind its own life: small rocks and debris 400, not the big rocks' 2000."""
+    rows = [f for f in U.FACTS_TABLE if f.kind == U.DESTRUCTIBLE]
+    assert len(rows) > 100
+    assert all("hp" not in f.m and "BD:94137" in f.src for f in rows)
+    f = U.FACTS
+    assert (f[472].hp, f[475].hp, f[312].hp, f[592].hp) == (400, 400, 400, 400)  # 2x2 rocks, debris, ice
+    assert (f[359].hp, f[362].hp, f[380].hp, f[381].hp, f[613].hp) == (600, 1500, 200, 150, 100)
+    assert f[371].hp == f[642].hp == f[869].hp == 2000  # the big rocks, a huge ramp rock, a Xel'Naga blocker
+
+
 def _capture_radii() -> dict[int, set[float]] | None:
     try:
         names = subprocess.run(["git", "-C", MIRROR, "ls-tree", "--name-only", "HEAD", "test/pickle_data/"],

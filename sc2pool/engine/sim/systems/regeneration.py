@@ -2,9 +2,9 @@
 
 - **Zerg life**: every Zerg unit and structure below its maximum life regains
   ``data.units.ZERG_LIFE_REGEN`` (0.2734 per normal-speed second, LP:Zerg) all the time, in a fight
-  too.  A burrowed Roach regains 7 more per faster second (5 per normal-speed second, LP:Roach,
-  "Rapid Regeneration").  A type of ``data.units.LIFE_REGEN`` regains its own rate instead (the
-  Mutalisk 1 per normal-speed second).
+  too.  A type of ``data.units.LIFE_REGEN`` regains its own rate instead (the game's balance
+  data): the Mutalisk 1 per normal-speed second, a burrowed Roach 5 (7 per faster second,
+  LP:Roach, "Rapid Regeneration").
 - **Protoss shields**: a unit or structure whose shields are below their maximum regains
   ``data.units.PROTOSS_SHIELD_REGEN`` (2 per normal-speed second) once
   ``PROTOSS_SHIELD_REGEN_DELAY`` (10 normal-speed seconds) passed without damage (LP:Shields);
@@ -58,8 +58,6 @@ FIXED_POINT = 4096.0
 """Fraction steps of the real game's fixed-point life (12 bits)."""
 ZERG_LIFE_PER_LOOP = round(ZERG_LIFE_REGEN / D.NORMAL_LOOPS_PER_SECOND * FIXED_POINT) / FIXED_POINT
 """70/4096 life per game loop (see the module docstring)."""
-ROACH_BURROWED_EXTRA = 5.0 / D.NORMAL_LOOPS_PER_SECOND
-"""Life per loop a burrowed Roach regains on top (7 per faster second, LP:Roach; 0.3125, exact)."""
 SHIELD_PER_LOOP = PROTOSS_SHIELD_REGEN / D.NORMAL_LOOPS_PER_SECOND
 """Shields per game loop once regenerating (0.125)."""
 SHIELD_DELAY_LOOPS = int(round(PROTOSS_SHIELD_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECOND))
@@ -71,7 +69,6 @@ REAPER_DELAY_LOOPS = int(round(REAPER_LIFE_REGEN_DELAY * D.NORMAL_LOOPS_PER_SECO
 """Loops without damage before a Reaper regenerates (160)."""
 NEVER = 1 << 62
 
-ROACH_BURROWED = 118
 REAPER = 49
 
 
@@ -84,8 +81,6 @@ def _life_rates() -> np.ndarray:
     for uid, per_second in LIFE_REGEN.items():
         if uid in TYPES.row_of:
             rate[TYPES.row(uid)] = round(per_second / D.NORMAL_LOOPS_PER_SECOND * FIXED_POINT) / FIXED_POINT
-    if ROACH_BURROWED in TYPES.row_of:
-        rate[TYPES.row(ROACH_BURROWED)] += ROACH_BURROWED_EXTRA
     return rate
 
 
