@@ -35,6 +35,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 
 from aiohttp import WSMsgType, web
@@ -371,17 +372,24 @@ def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, p
     logfile = os.environ.get("SC2POOL_ENGINE_LOG")
     configure_logging(logging.WARNING, logfile)
     _watch_parent(os.getppid() if parent_pid is None else parent_pid)
-    if args.dataVersion:  # (before the simulation loads the data)
-        from sc2pool.engine.data import versions
-
-        versions.select(args.dataVersion)
-    _preload()
     try:
+        if args.dataVersion:  # (before the simulation loads the data)
+            from sc2pool.engine.data import versions
+
+            versions.select(args.dataVersion)
+        _preload()
         asyncio.run(serve_forever(args.listen, args.port, exit_on_quit=True, sock=sock, peers=True))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # e.g. port in use: say so on stdout, burnysc2 hides stderr
         print(f"sc2pool engine: cannot listen on {args.listen}:{args.port}: {exc}", flush=True)
+        return 1
+    except Exception as exc:
+        # burnysc2 discards stderr and, the port closed, retries for minutes before its
+        # TimeoutError("Websocket"): the reason must reach stdout and the log file
+        log.critical("sc2pool engine failed before serving", exc_info=True)
+        print(f"sc2pool engine: failed before serving: {type(exc).__name__}: {exc}", flush=True)
+        traceback.print_exc(file=sys.stdout)
         return 1
     return 0
 

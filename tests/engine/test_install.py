@@ -184,3 +184,26 @@ def test_engine_package_does_not_import_burnysc2():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.timeout(60)
+def test_an_engine_that_fails_before_serving_says_why_on_stdout_and_in_its_log(tmp_path: Path):
+    """burnysc2 discards the game's stderr and keeps retrying a closed port for minutes: the
+    reason a start failed must be on stdout and in ``SC2POOL_ENGINE_LOG``."""
+    port = portpicker.pick_unused_port()
+    logfile = tmp_path / "engine.log"
+    code = ("import sys; import sc2pool.engine.server as s\n"
+            "def boom(): raise RuntimeError('simulation would not load')\n"
+            "s._preload = boom\n"
+            f"sys.exit(s.main(['-listen', '127.0.0.1', '-port', '{port}']))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, SC2POOL_ENGINE_LOG=str(logfile)))
+    try:
+        out, _ = proc.communicate(timeout=HANG_S)
+        assert proc.returncode == 1
+        assert "failed before serving: RuntimeError: simulation would not load" in out
+        assert "Traceback" in out
+        text = logfile.read_text()
+        assert "failed before serving" in text and "simulation would not load" in text
+    finally:
+        _kill(proc)
