@@ -249,7 +249,9 @@ def test_without_the_energy_the_command_fails_and_energy_spent_meanwhile_ends_th
 def test_queued_casts_wait_for_the_orders_before_them_then_cast_in_turn(
         race: str, caster_type: int, ability: int, cost: float, research: int) -> None:
     g, w, caster = ready_caster(caster_type, research)
-    first, second = (30.0, Y), (30.0, Y - 10.0)
+    # (the second point far enough that the walk to it outlasts a cooldown, Storm's 32 loops: a
+    # cast that comes up in range while its cooldown runs is dropped)
+    first, second = (30.0, Y), (45.0, Y - 10.0)
     assert act(g, D.MOVE_MOVE, [caster], (8.0, Y - 10.0)) == C.SUCCESS
     assert act(g, ability, [caster], first, queue=True) == C.SUCCESS
     assert act(g, ability, [caster], second, queue=True) == C.SUCCESS

@@ -508,6 +508,32 @@ def test_the_queen_waits_out_a_cooldown_between_transfusions_and_between_injects
     assert act(g, Z.INJECT, [queen], target=hatch) == SUCCESS
 
 
+def test_a_bile_queued_behind_another_is_its_own_cast_and_is_dropped_on_cooldown() -> None:
+    """The queued bile is accepted while the Ravager still walks (no cooldown yet) and is kept
+    apart from the first; when its order comes up the cooldown runs, so it is dropped and the
+    Ravager takes its next order (a move), rather than firing through the cooldown."""
+    from sc2pool.engine.sim.systems.zerg_spells import BILE_COOLDOWN
+
+    g = zerg_game()
+    g.step(4)
+    w = g.world
+    x, y = _spot(g)
+    [ravager] = w.spawn(RAVAGER, 1, [x], [y]).tolist()
+    g.step(1)
+    first, second = (x + 14.0, y), (x + 14.0, y + 1.0)  # (out of range 9: it walks first)
+    assert act(g, 2338, [ravager], pos=first) == SUCCESS
+    assert act(g, 2338, [ravager], pos=second, queue=True) == SUCCESS
+    assert act(g, 16, [ravager], pos=(x, y + 3.0), queue=True) == SUCCESS  # (MOVE_MOVE, then)
+    assert [c.y for c in w.casting.queued[ravager]] == [second[1]]  # (not taken for the current one)
+    landed: set[tuple[float, float]] = set()
+    for _ in range(BILE_COOLDOWN + 100):
+        g.step(1)
+        landed |= {(b[1], b[2]) for b in w.zerg.spells.biles}
+    assert landed == {first}  # (before: the first was aimed at the second's point, the second lost)
+    r = w.u.row(ravager)
+    assert abs(float(w.u.x[r]) - x) < 1.0 and abs(float(w.u.y[r]) - (y + 3.0)) < 1.0  # (its next order)
+
+
 def test_corrosive_bile_destroys_the_force_field_it_lands_on() -> None:
     from sc2pool.engine.sim.systems.protoss_abilities import FIELD_RADIUS, Field
     from sc2pool.engine.sim.systems.zerg_spells import BILE_DELAY, BILE_RADIUS

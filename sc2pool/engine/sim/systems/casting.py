@@ -29,7 +29,8 @@ Rules (the real game's; "(m)" where the engine chose):
   ActionResult to give.
 - *another order* given (not queued) replaces the cast; a shift-queued cast (``queue_command``)
   waits behind the caster's orders and starts when its order comes up; in range while the
-  ability's cooldown runs (a cast queued behind one of its own), it waits for the cooldown (m).
+  ability's cooldown runs (a cast queued behind one of its own), it is dropped and the caster
+  takes its next order, as the real game's queued Blinks fail (m: seen in play, no written source).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.sim.commands import SUCCESS
-from sc2pool.engine.sim.units import FOLLOW, MOVE, TRANSFORM, Order
+from sc2pool.engine.sim.units import FOLLOW, HOLD, IDLE, MOVE, TRANSFORM, Order
 
 if TYPE_CHECKING:
     from sc2pool.engine.sim.commands import Command
@@ -130,8 +131,11 @@ class Casting:
         u = w.u
         spec = self.specs[cast.ability]
         tag = int(u.tag[r])
+        kind = int(u.kind[r])
+        behind = (c.queue and kind not in (IDLE, HOLD)) or kind == TRANSFORM  # (as commands.give queues)
         w.commands.give(np.array([r]), self._order(spec, cast), c.queue)
-        if self._current(r, spec, cast):
+        # (a cast queued behind one of the same ability also matches the current order)
+        if not behind and self._current(r, spec, cast):
             self.queued.pop(tag, None)  # (the queue was replaced)
             self.casts[tag] = cast
             self._try(tag, cast, w.loop)  # (in range already: it casts now)
@@ -222,7 +226,8 @@ class Casting:
             if gap > spec.range:
                 return
             if spec.cooldown and spec.ready is not None and spec.ready.get((tag, cast.ability), 0) > loop:
-                return  # (a shift-queued cast behind one of its own waits for the cooldown, m)
+                self._end(tag, r, loop)  # (a cast queued behind one of its own: not ready, dropped)
+                return
             if spec.energy and not w.abilities.spend(tag, spec.energy):
                 self._end(tag, r, loop)  # (spent meanwhile)
                 return
