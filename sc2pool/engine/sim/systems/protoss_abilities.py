@@ -851,15 +851,14 @@ class ProtossAbilities:
                     self._hurt([r], amount)
             self.w.touch()
 
-    def break_fields(self, x: float, y: float, radius: float) -> int:
+    def break_fields(self, x: float, y: float, radius: float) -> None:
         """Force Fields whose disc overlaps the circle of ``radius`` round (``x``, ``y``) are gone
-        (a Corrosive Bile landing: LP:Ravager, LP:Force_Field); returns how many."""
+        (a Corrosive Bile landing: LP:Ravager, LP:Force_Field)."""
         n = len(self.fields)
         if n:
             self.fields = [f for f in self.fields if math.hypot(f.x - x, f.y - y) >= FIELD_RADIUS + radius]
             if len(self.fields) != n:
                 self.w.touch()
-        return n - len(self.fields)
 
     def _fields(self, loop: int) -> None:
         """Force Fields whose time is up or that a massive unit touches are gone; the others push

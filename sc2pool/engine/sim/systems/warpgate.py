@@ -131,9 +131,9 @@ class WarpGates:
         """Tag of an overcharged Shield Battery -> the loop its overcharge ends."""
         self.overcharge_ready: dict[int, int] = {}
         """Player -> the loop its Nexuses may overcharge a Battery again."""
-        self.stay: dict[int, int] = {}
-        """Tag of a Warp Gate turned back into a Gateway -> the loop it was ordered: it does not
-        transform again on its own."""
+        self.stay: set[int] = set()
+        """Tags of the Warp Gates turned back into Gateways: they do not transform again on their
+        own."""
 
     # ------------------------------------------------------------------ commands
     def command(self, c: Command) -> int:
@@ -206,14 +206,14 @@ class WarpGates:
             return TECH_REQUIREMENTS_NOT_MET
         res = self.w.morph.upgrade(c.player, MORPH_WARPGATE, c.rows)
         for tag in self._started(c, res):
-            self.stay.pop(tag, None)
+            self.stay.discard(tag)
         return res
 
     def _morph_back(self, c: Command) -> int:
         """The first commanded Warp Gate that may turns back into a Gateway, which then stays one."""
         res = self.w.morph.upgrade(c.player, MORPH_GATEWAY, c.rows)
         for tag in self._started(c, res):
-            self.stay[tag] = self.w.loop
+            self.stay.add(tag)
         return res
 
     def _started(self, c: Command, res: int) -> list[int]:
@@ -396,9 +396,10 @@ class WarpGates:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
-        for d in (self.cooldown, self.warping, self.warped_by, self.overcharge, self.stay):
+        for d in (self.cooldown, self.warping, self.warped_by, self.overcharge):
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
+        self.stay &= alive
 
     # ------------------------------------------------------------------ abilities and observation
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
