@@ -508,7 +508,14 @@ class Game:
             keep = ~hidden if keep is None else keep & ~hidden
         if len(u):
             parts.append(wrap(3, wrap(5, self._encode_units(player_id, u.owner == player_id, keep, snapshot))))
+        if w.has_economy:  # spells on the map: raw_data.effects and the units shown for some
+            spells = w.effects.raw_bytes(player_id, vis if self._fog else None, self._z_at)
+            if spells:
+                parts.append(wrap(3, wrap(5, spells)))
         return b"".join(parts)
+
+    def _z_at(self, x: float, y: float) -> float:
+        return float(self.scenario.map.z(x, y))
 
     def _creep_bytes(self) -> bytes:
         """``observation.raw_data.map_state.creep``: the creep grid, one bit per cell

@@ -372,7 +372,7 @@ class ZergRules(RaceRules):
         mine = reached(ex, ey, u.x[own_ground], u.y[own_ground], CLOUD_RADIUS).sum(axis=1)
         cloud_score = np.where(ranged, hit - 2 * mine, -1)
         clouded = np.zeros(len(enemy), dtype=bool)
-        for cx, cy, end in world.zerg.spells.clouds:
+        for cx, cy, end, _ in world.zerg.spells.clouds:
             if end > world.loop:
                 clouded |= (ex - cx) ** 2 + (ey - cy) ** 2 <= r2
         for cast in world.casting.casts.values():

@@ -46,6 +46,7 @@ from sc2pool.engine.sim.systems.combat import Combat
 from sc2pool.engine.sim.systems.construction import Construction
 from sc2pool.engine.sim.systems.creep import Creep
 from sc2pool.engine.sim.systems.detection import Detection
+from sc2pool.engine.sim.systems.effects import Effects
 from sc2pool.engine.sim.systems.harvest import Harvest
 from sc2pool.engine.sim.systems.larva import Larva
 from sc2pool.engine.sim.systems.locomotion import Locomotion
@@ -159,6 +160,8 @@ class World:
         self.zerg = ZergAbilities(self)
         self.has_zerg = False
         """Whether a player of the economy plays Zerg (its systems then run)."""
+        self.effects = Effects(self)
+        """The spells on the map as the observation reports them (reads the race modules' state)."""
         self._econ_version = -1
 
     # ------------------------------------------------------------------ spawning / removal

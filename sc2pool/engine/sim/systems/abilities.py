@@ -119,6 +119,7 @@ from sc2pool.engine.sim.commands import (
 )
 from sc2pool.engine.sim.systems.alerts import MULE_EXPIRED, NUCLEAR_LAUNCH_DETECTED, NUKE_COMPLETE
 from sc2pool.engine.sim.systems.casting import Cast, CastSpec
+from sc2pool.engine.sim.systems.effects import KD8_CHARGE_UNIT
 from sc2pool.engine.sim.systems.workers import order_bytes
 from sc2pool.engine.sim.units import FOLLOW as FOLLOW_KIND
 from sc2pool.engine.sim.units import HOLD as HOLD_KIND
@@ -344,6 +345,8 @@ class Blast:
     everything: bool = False
     """Structures and Widow Mines too (a nuke), structures taking ``structure_bonus`` more."""
     structure_bonus: float = 0.0
+    shows: int = 0
+    """The unit type the observation shows until it blasts (a KD8 Charge: ``systems/effects.py``); 0 none."""
 
 
 @dataclass
@@ -674,7 +677,7 @@ class Abilities:
 
     def _kd8(self, cast: Cast, r: int, t: int, loop: int) -> None:
         self.blasts.append(Blast(int(self.w.u.owner[r]), cast.x, cast.y, loop + KD8_DELAY, KD8_DAMAGE, KD8_RADIUS,
-                                 enemies_only=True, ground_only=True))
+                                 enemies_only=True, ground_only=True, shows=KD8_CHARGE_UNIT))
 
     def _lock_on(self, cast: Cast, r: int, t: int, loop: int) -> None:
         self._lock(r, cast.target, loop)

@@ -179,10 +179,11 @@ GUARD_LOOPS = round(11 * FASTER)
 MELEE_RANGE = 1.0
 """Weapons of this range or shorter are melee for Guardian Shield (m: Zealot, Zergling 0.1,
 Ultralisk 1; the shortest ranged weapons have 2 or more)."""
-FIELD_ENERGY, FIELD_RANGE, FIELD_RADIUS = 50.0, 9.0, 1.7
+FIELD_ENERGY, FIELD_RANGE, FIELD_RADIUS = 50.0, 9.0, 1.5
 FIELD_LOOPS = round(11 * FASTER)
-"""Force Field: 50 energy, radius 1.7, 11 s = 246 loops (LP:Force_Field; the radius: to check);
-range: the client's ``cast_range`` of 1526."""
+"""Force Field: 50 energy, 11 s = 246 loops (LP:Force_Field); radius 1.5: the Force Field unit's
+(BD:94137 ``ForceField``; python-sc2's ``FakeEffectRadii`` gives bots the same), where LP:Force_Field
+has 1.7; range: the client's ``cast_range`` of 1526."""
 ALIGN_BONUS = 10.0
 ALIGN_LOOPS = round(14.3 * FASTER)
 ALIGN_COOLDOWN = round(43 * FASTER)
@@ -284,6 +285,7 @@ class Field:
     x: float
     y: float
     end: int
+    owner: int = 0
 
 
 @dataclass
@@ -293,6 +295,7 @@ class Storm:
     end: int
     last: int
     """The loop up to which its damage was dealt."""
+    owner: int = 0
 
 
 @dataclass
@@ -683,7 +686,7 @@ class ProtossAbilities:
         u.set_order(r, Order(ATTACK_UNIT, CHARGE, ttag=cast.target))
 
     def _storm(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self.storms.append(Storm(cast.x, cast.y, loop + STORM_LOOPS, loop))
+        self.storms.append(Storm(cast.x, cast.y, loop + STORM_LOOPS, loop, int(self.w.u.owner[r])))
 
     def _graviton(self, cast: Cast, r: int, t: int, loop: int) -> None:
         """The Phoenix and its target channel the beam."""
@@ -709,7 +712,7 @@ class ProtossAbilities:
             self.revealed[int(h)] = (owner, loop + REVEAL_LOOPS)
 
     def _force_field(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self.fields.append(Field(cast.x, cast.y, loop + FIELD_LOOPS))
+        self.fields.append(Field(cast.x, cast.y, loop + FIELD_LOOPS, int(self.w.u.owner[r])))
         self._fields(loop)
 
     def _feedback(self, cast: Cast, r: int, t: int, loop: int) -> None:

@@ -206,8 +206,8 @@ class ZergSpells:
         """Parasitic Bombs under way."""
         self.consumes: dict[int, Drain] = {}
         """Viper tag -> its Consume under way."""
-        self.clouds: list[tuple[float, float, int]] = []
-        """Blinding Clouds: (x, y, the loop it ends)."""
+        self.clouds: list[tuple[float, float, int, int]] = []
+        """Blinding Clouds: (x, y, the loop it ends, owner)."""
         self.blinded: set[int] = set()
         """Tags whose range a cloud cut."""
         self.heals: list[Drain] = []
@@ -359,7 +359,7 @@ class ZergSpells:
         self._fungal(int(self.w.u.owner[r]), cast.x, cast.y, loop)
 
     def _cloud(self, cast: Cast, r: int, t: int, loop: int) -> None:
-        self.clouds.append((cast.x, cast.y, loop + CLOUD_LOOPS))
+        self.clouds.append((cast.x, cast.y, loop + CLOUD_LOOPS, int(self.w.u.owner[r])))
         self._clouds(loop)
 
     def _abduct_cast(self, cast: Cast, r: int, t: int, loop: int) -> None:
@@ -443,7 +443,7 @@ class ZergSpells:
         u = self.w.u
         self.clouds = [c for c in self.clouds if c[2] > loop]
         inside = np.zeros(len(u), dtype=bool)
-        for x, y, _ in self.clouds:
+        for x, y, _, _ in self.clouds:
             inside |= np.hypot(u.x - x, u.y - y) <= CLOUD_RADIUS
         inside &= ~TYPES.is_flying[u.ti] & ~TYPES.structure[u.ti] & (u.owner != NEUTRAL_OWNER)
         rows = np.nonzero(inside)[0]
