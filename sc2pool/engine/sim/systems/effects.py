@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -87,6 +88,7 @@ class SpellUnit:
     y: float
 
 
+@cache
 def _radius(effect_id: int) -> float:
     return float(client.effects()[effect_id].radius)
 
