@@ -350,3 +350,20 @@ def test_a_cast_queued_behind_a_consume_waits_for_its_end() -> None:
     assert viper not in w.zerg.spells.consumes and not w.casting.active
     r, t = w.u.row(viper), w.u.row(marine)
     assert math.hypot(w.u.x[t] - w.u.x[r], w.u.y[t] - w.u.y[r]) < 1.5  # then it abducted the marine
+
+
+def test_a_cooldown_started_by_a_cast_holds_at_the_command_after_a_unit_died() -> None:
+    """The cast's cooldown goes in the table the command checks, also after the dead units' keys
+    were dropped (the Ravager's second bile is refused)."""
+    g, w = rich_eco()
+    ravager = spawn(w, Z.RAVAGER, 1, 8.0)
+    other = spawn(w, ZERGLING, 1, 8.0, 36.0)
+    disarm(w, ravager, other)
+    g.step(1)
+    assert act(g, Z.CORROSIVE_BILE, [ravager], (12.0, Y)) == C.SUCCESS
+    g.step(4)
+    w.remove_tags([other])  # (a unit is gone: the world drops the dead units' records)
+    g.step(Z.BILE_COOLDOWN)
+    assert act(g, Z.CORROSIVE_BILE, [ravager], (12.0, Y)) == C.SUCCESS
+    g.step(4)
+    assert act(g, Z.CORROSIVE_BILE, [ravager], (12.0, Y)) == C.COOLDOWN

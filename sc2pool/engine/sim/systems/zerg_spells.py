@@ -586,8 +586,8 @@ class ZergSpells:
                 del d[t]  # type: ignore[attr-defined]
         for t in [t for t, c in self.controls.items() if t not in alive or c.target not in alive]:
             self._release(t)
-        if self.ready:
-            self.ready = {k: v for k, v in self.ready.items() if k[0] in alive}
+        for key in [k for k in self.ready if k[0] not in alive]:
+            del self.ready[key]
 
     def available(self, r: int, out: list[tuple[int, bool]]) -> None:
         """A Ravager's bile off cooldown; an Infestor's Fungal with the energy for it."""
