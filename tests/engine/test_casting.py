@@ -352,6 +352,20 @@ def test_a_cast_queued_behind_a_consume_waits_for_its_end() -> None:
     assert math.hypot(w.u.x[t] - w.u.x[r], w.u.y[t] - w.u.y[r]) < 1.5  # then it abducted the marine
 
 
+def test_one_cooldown_table_answers_per_caster_and_ability_and_forgets_the_dead() -> None:
+    _, w = rich_eco()
+    c = w.casting
+    yamato, blink = 401, 1442  # (a Terran and a Protoss ability: one table holds both)
+    assert c.ready_to(7, yamato) and c.cooldown_until(7, yamato) == 0  # (never cast: ready)
+    c.start_cooldown(7, yamato, w.loop + 10)
+    c.start_cooldown(8, blink, w.loop + 5)
+    assert not c.ready_to(7, yamato) and c.cooldown_until(7, yamato) == w.loop + 10
+    assert not c.ready_to(7, yamato, w.loop + 9) and c.ready_to(7, yamato, w.loop + 10)  # (over at that loop)
+    assert c.ready_to(7, blink) and c.ready_to(8, yamato)  # (the key is the caster and the ability)
+    c.forget_cooldowns({8})
+    assert c.cooldown_until(7, yamato) == 0 and c.cooldown_until(8, blink) == w.loop + 5
+
+
 def test_a_cooldown_started_by_a_cast_holds_at_the_command_after_a_unit_died() -> None:
     """The cast's cooldown goes in the table the command checks, also after the dead units' keys
     were dropped (the Ravager's second bile is refused)."""
@@ -364,6 +378,8 @@ def test_a_cooldown_started_by_a_cast_holds_at_the_command_after_a_unit_died() -
     g.step(4)
     w.remove_tags([other])  # (a unit is gone: the world drops the dead units' records)
     g.step(Z.BILE_COOLDOWN)
+    assert w.casting.ready_to(ravager, Z.CORROSIVE_BILE)
     assert act(g, Z.CORROSIVE_BILE, [ravager], (12.0, Y)) == C.SUCCESS
     g.step(4)
+    assert not w.casting.ready_to(ravager, Z.CORROSIVE_BILE)
     assert act(g, Z.CORROSIVE_BILE, [ravager], (12.0, Y)) == C.COOLDOWN

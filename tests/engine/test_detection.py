@@ -99,7 +99,7 @@ def test_a_burrowed_widow_mine_needs_detection_too() -> None:
     g, w = rich_eco()
     [marine] = w.spawn(48, 1, [30.0], [30.0]).tolist()
     [mine] = w.spawn(500, 2, [33.0], [30.0]).tolist()  # WidowMineBurrowed (data.units: burrowed)
-    w.abilities.ready[(mine, 2099)] = 1 << 20  # (it has just fired and is rearming: the Marine lives)
+    w.casting.start_cooldown(mine, 2099, 1 << 20)  # (it has just fired and is rearming: the Marine lives)
     g.step(64)
     assert w.u.hp[w.u.row(mine)] == 90.0 and not seen(g, mine)
     w.construction.add_structure(TURRET, 1, 26.0, 30.0)

@@ -135,7 +135,7 @@ def test_a_burrowed_widow_mine_fires_at_the_first_enemy_in_range_with_splash_and
     [depot] = w.spawn(D.SUPPLYDEPOT, 1, [36.0], [32.0]).tolist()
     w.command(1, D.HOLDPOSITION_HOLD, [marine], None, 0, False)
     g.step(2)
-    assert (mine, A.MINE_ATTACK) not in w.abilities.ready  # nobody to fire at
+    assert (mine, A.MINE_ATTACK) not in w.casting.cooldowns  # nobody to fire at
     # a Zealot appears next to the Marine and the unburrowed mine, within 5 of the mine
     [zealot] = w.spawn(ZEALOT, 2, [34.5], [30.5]).tolist()
     w.u.hp[w.u.row(zealot)] = 1000.0  # (to see the whole 125)
@@ -147,7 +147,7 @@ def test_a_burrowed_widow_mine_fires_at_the_first_enemy_in_range_with_splash_and
     assert hp(w, depot) == 400.0  # structures are not hurt (LP)
     assert hp(w, marine) == 45.0 - A.MINE_SPLASH  # friendly fire of the splash (LP)
     assert hp(w, other_mine) == 90.0  # Widow Mines are not hurt by it (LP)
-    assert w.abilities.ready[(mine, A.MINE_ATTACK)] in (fired + A.MINE_REARM, fired - 1 + A.MINE_REARM)
+    assert w.casting.cooldown_until(mine, A.MINE_ATTACK) in (fired + A.MINE_REARM, fired - 1 + A.MINE_REARM)
     assert A.MINE_REARM == int(29 * 22.4)
 
 
@@ -158,7 +158,7 @@ def test_a_rearming_mine_waits_29_seconds_then_fires_again() -> None:
         w.command(2, D.HOLDPOSITION_HOLD, [t], None, 0, False)
     g.step(1)
     assert w.u.row(lings[0]) < 0  # the first, in range, is dead
-    fired = w.abilities.ready[(mine, A.MINE_ATTACK)] - A.MINE_REARM
+    fired = w.casting.cooldown_until(mine, A.MINE_ATTACK) - A.MINE_REARM
     w.u.x[w.u.row(lings[1])], w.u.y[w.u.row(lings[1])] = 33.0, 30.0  # the second comes in range
     w.touch()
     g.step(fired + A.MINE_REARM - w.loop - 1)
@@ -174,18 +174,17 @@ def test_a_mine_does_not_fire_at_an_enemy_it_cannot_see_cloaked() -> None:
     assert w.command(2, 392, [b], None, 0, False) == C.SUCCESS
     w.command(2, D.HOLDPOSITION_HOLD, [b], None, 0, False)
     g.step(8)
-    assert (mine, A.MINE_ATTACK) not in w.abilities.ready
+    assert (mine, A.MINE_ATTACK) not in w.casting.cooldowns
     assert hp(w, b) == 140.0
 
 
 def test_the_mine_attack_command_fires_an_armed_mine_at_a_target_in_range() -> None:
     g, w, mine = mine_setup()
-    w.abilities.ready[(mine, A.MINE_ATTACK)] = w.loop + 10_000  # rearming: it waits
+    w.casting.start_cooldown(mine, A.MINE_ATTACK, w.loop + 10_000)  # rearming: it waits
     [z] = w.spawn(ZERGLING, 2, [33.0], [30.0]).tolist()
     g.step(1)
     assert act(g, A.MINE_ATTACK, [mine], target=z) == C.COOLDOWN
-    del w.abilities.ready[(mine, A.MINE_ATTACK)]
-    w.abilities.ready[(mine, A.MINE_ATTACK)] = 0
+    w.casting.start_cooldown(mine, A.MINE_ATTACK, 0)
     w.u.x[w.u.row(z)] = 40.0
     assert act(g, A.MINE_ATTACK, [mine], target=z) == C.ERROR  # out of range
     w.u.x[w.u.row(z)] = 33.0

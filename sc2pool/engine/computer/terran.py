@@ -457,13 +457,13 @@ class TerranRules(RaceRules):
         if not len(bcs):
             return
         u = world.u
-        ready = world.abilities.ready
+        ready = world.casting.ready_to
         life = u.hp[units] + u.shield[units]
         big = units[life >= YAMATO_MIN_LIFE]
         taken: set[int] = set()
         for r in bcs.tolist():
             tag = int(u.tag[r])
-            if u.ability[r] == YAMATO or ready.get((tag, YAMATO), 0) > world.loop or not len(big):
+            if u.ability[r] == YAMATO or not ready(tag, YAMATO) or not len(big):
                 continue
             d = np.hypot(u.x[big] - u.x[r], u.y[big] - u.y[r])
             ok = [k for k in np.argsort(-(u.hp[big] + u.shield[big])).tolist()

@@ -434,13 +434,13 @@ class ZergRules(RaceRules):
         if not len(ravagers):
             return
         u = world.u
-        ready = world.zerg.spells.ready
+        ready = world.casting.ready_to
         loop = world.loop
         speed = TYPES.speed[u.ti[known]]
         aimed: dict[int, int] = {}
         for r in ravagers.tolist():
             tag = int(u.tag[r])
-            if int(u.ability[r]) == CORROSIVE_BILE or ready.get((tag, CORROSIVE_BILE), 0) > loop:
+            if int(u.ability[r]) == CORROSIVE_BILE or not ready(tag, CORROSIVE_BILE, loop):
                 continue
             d = np.hypot(u.x[known] - u.x[r], u.y[known] - u.y[r])
             near = np.flatnonzero(d <= BILE_REACH)

@@ -371,19 +371,19 @@ class World:
         self.harvest.flush()
 
     def _forget_protoss(self, alive: set[int]) -> None:
+        # (the units' cooldowns, a dead Mothership's recall too, are the casting table's:
+        # ``Abilities.forget`` has it drop the dead units' keys)
         if self.power.active or self.tempo.synced or self.tempo.boosted or self.warpgates.warping \
                 or self.warpgates.cooldown:
             self.power.forget(alive)
             self.tempo.forget(alive)
             self.warpgates.forget(alive)
-        if self.protoss.busy or self.protoss.ready:
+        if self.protoss.busy:
             self.protoss.forget(alive)
-        if self.recall.ready:  # (a dead Mothership's cooldown)
-            self.recall.forget(alive)
 
     def _forget_zerg(self, alive: set[int]) -> None:
         if self.larva.active or self.zerg.builders or self.zerg.spent or self.zerg.burrowing \
-                or self.zerg.spells.active or self.zerg.spells.ready:
+                or self.zerg.spells.active:
             self.larva.forget(alive)
             self.zerg.forget(alive)
 

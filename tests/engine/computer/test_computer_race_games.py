@@ -175,8 +175,7 @@ def test_ravagers_spit_corrosive_bile_at_what_cannot_step_out_of_it() -> None:
     bx, by = sx + (sx - hx) / d * 7, sy + (sy - hy) / d * 7
     [bunker] = w.spawn(24, 1, [bx], [by], free=True).tolist()  # (a Bunker: 400 life, 1 armor)
     _near(g, D.MARINE, 1, sx, sy, 5)
-    ready = w.zerg.spells.ready
-    assert _until(g, lambda: all(ready.get((t, CORROSIVE_BILE), 0) > w.loop for t in ravagers), 6)
+    assert _until(g, lambda: not any(w.casting.ready_to(t, CORROSIVE_BILE) for t in ravagers), 6)
     biles = list(w.zerg.spells.biles)
     r = w.u.row(bunker)
     bunker_xy = (float(w.u.x[r]), float(w.u.y[r]))

@@ -220,9 +220,9 @@ def test_battlecruisers_fire_yamato_ravens_drop_turrets_and_ghosts_snipe() -> No
     assert _until(g, lambda: w.abilities.energy_of(ghost) < 50, 4)  # (50 paid as the channel starts)
     assert _until(g, lambda: w.u.row(ultra) < 0 or float(w.u.hp[w.u.row(ultra)]) <= 500 - 170, 3)
     assert _until(g, lambda: count(g, 2, AUTO_TURRET_UNIT) >= 1, 4)
-    assert w.abilities.ready.get((bc, TR.YAMATO), 0) == 0  # no Weapon Refit yet: no Yamato
+    assert w.casting.cooldown_until(bc, TR.YAMATO) == 0  # no Weapon Refit yet: no Yamato
     w.research.grant(2, TR.WEAPON_REFIT_UPGRADE)
-    assert _until(g, lambda: w.abilities.ready.get((bc, TR.YAMATO), 0) > w.loop, 6)
+    assert _until(g, lambda: not w.casting.ready_to(bc, TR.YAMATO), 6)
 
 
 @pytest.mark.timeout(240)

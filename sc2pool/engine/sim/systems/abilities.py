@@ -90,7 +90,8 @@ Rules (the real game's; sources per fact below, "(m)" where the engine chose):
 
 The targeted casts (:data:`SPELLS`) walk into range, pay, start their cooldown and channel by the
 shared ``systems/casting.py`` (the rules every race's casts share); this module gives their data and
-effects.  An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
+effects.  Every cooldown here (a Widow Mine's rearming, Lock On's) is kept in that module's one
+cooldown table of all races' units (``Casting.ready_to``, ``Casting.start_cooldown``).  An ability whose caster lacks the energy answers ``NotEnoughEnergy`` (17); a cloak without its
 research ``TechRequirementsNotMet``; a calldown on a target it does not take ``CantTargetThatUnit``.
 """
 
@@ -387,8 +388,6 @@ class Abilities:
         # Medivacs last found: neither can change while the set of units stays the same)
         self._registered: tuple[int, int] = (0, -1)
         self._medivacs: tuple[tuple[int, int], np.ndarray] = ((0, -1), np.zeros(0, dtype=np.int64))
-        self.ready: dict[tuple[int, int], int] = {}
-        """(tag, ability) -> the loop its cooldown is over."""
         self.timed: dict[int, int] = {}
         """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
         self.blasts: list[Blast] = []
@@ -416,7 +415,7 @@ class Abilities:
                    ANTI_ARMOR_MISSILE: self._shred}
         starts = {TACTICAL_JUMP: self._jump_start, NUKE: self._nuke_start}
         world.casting.add(*(CastSpec(ab, s.range, effects.get(ab, self._spell_damage), on_unit=not s.point,
-                                     energy=s.energy, cooldown=s.cooldown, ready=self.ready, channel=s.channel,
+                                     energy=s.energy, cooldown=s.cooldown, channel=s.channel,
                                      start=starts.get(ab))
                             for ab, s in SPELLS.items()))
 
@@ -626,7 +625,7 @@ class Abilities:
             rows = rows[[self.disabled.get(int(t), 0) <= loop for t in u.tag[rows].tolist()]]
             if not len(rows):
                 return ERROR
-        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
+        free = [r for r in rows.tolist() if w.casting.ready_to(int(u.tag[r]), c.ability, loop)]
         if not free:
             return COOLDOWN
         self._register()
@@ -874,7 +873,7 @@ class Abilities:
         r, t = u.row(mine), u.row(target)
         if r < 0 or t < 0:
             return
-        self.ready[(mine, MINE_ATTACK)] = self.w.loop + MINE_REARM
+        self.w.casting.start_cooldown(mine, MINE_ATTACK, self.w.loop + MINE_REARM)
         x, y, owner = float(u.x[t]), float(u.y[t]), int(u.owner[r])
         splash = Blast(owner, x, y, self.w.loop, MINE_SPLASH, MINE_SPLASH_RADIUS, MINE_SPLASH_SHIELD_BONUS,
                        skip=target)
@@ -887,8 +886,9 @@ class Abilities:
         client's ``allow_autocast`` of 2099)."""
         u = self.w.u
         shots: list[tuple[int, int]] = []
+        casting = self.w.casting
         for tag in self.mine_tags():
-            if self.ready.get((tag, MINE_ATTACK), 0) > loop:
+            if not casting.ready_to(tag, MINE_ATTACK, loop):
                 continue
             r = u.row(tag)
             if r < 0:
@@ -910,7 +910,7 @@ class Abilities:
         rows = c.rows[u.unit_id[c.rows] == MINE_BURROWED]
         if not len(rows):
             return ERROR
-        armed = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), MINE_ATTACK), 0) <= w.loop]
+        armed = [r for r in rows.tolist() if w.casting.ready_to(int(u.tag[r]), MINE_ATTACK)]
         if not armed:
             return COOLDOWN
         for r in armed:
@@ -956,7 +956,7 @@ class Abilities:
         cools down."""
         if self.locks.pop(tag, None) is None:
             return False
-        self.ready[(tag, LOCK_ON)] = self.w.loop + LOCK_ON_COOLDOWN
+        self.w.casting.start_cooldown(tag, LOCK_ON, self.w.loop + LOCK_ON_COOLDOWN)
         r = self.w.u.row(tag)
         if r >= 0:
             self.w.u.cd[r] = 0.0
@@ -971,7 +971,7 @@ class Abilities:
         """Whether the Cyclone of row ``r`` may lock on by autocast now: not on a move order, no
         lock, off cooldown, not disabled."""
         tag = int(self.w.u.tag[r])
-        return tag not in self.locks and self.ready.get((tag, LOCK_ON), 0) <= loop \
+        return tag not in self.locks and self.w.casting.ready_to(tag, LOCK_ON, loop) \
             and self.disabled.get(tag, 0) <= loop and int(self.w.u.kind[r]) not in (MOVE_KIND, FOLLOW_KIND)
 
     def _autolocks(self, loop: int) -> None:
@@ -1116,8 +1116,9 @@ class Abilities:
             for tag in [t for t in d if t not in alive]:
                 del d[tag]  # type: ignore[attr-defined]
         self.supplied &= alive
-        for key in [k for k in self.ready if k[0] not in alive]:
-            del self.ready[key]
+        # (the cooldowns of every race's units are casting's; this forget runs whenever units
+        # are gone, the casts' own only while a cast is under way)
+        self.w.casting.forget_cooldowns(alive)
 
     def horizon(self, loop: int) -> int:
         """Loops until the next thing this system must do on time (>= 1): a MULE's return or
@@ -1130,8 +1131,9 @@ class Abilities:
         for d in (self.disabled, self.shredded):
             for end in d.values():
                 h = min(h, end - loop)
+        casting = self.w.casting
         for tag in self.mine_tags():  # (an armed mine looks for a target every loop)
-            h = min(h, self.ready.get((tag, MINE_ATTACK), 0) - loop)
+            h = min(h, casting.cooldown_until(tag, MINE_ATTACK) - loop)
         u = self.w.u
         for tag in self.cyclone_tags():
             # (a Cyclone acquires enemies within its sight, 11, beyond Lock On's 7: the world's quiet
@@ -1139,7 +1141,7 @@ class Abilities:
             # weapon's 5 only, so a Cyclone on hold looks every loop)
             r = u.row(tag)
             if r >= 0 and int(u.kind[r]) == HOLD_KIND:
-                h = min(h, self.ready.get((tag, LOCK_ON), 0) - loop)
+                h = min(h, casting.cooldown_until(tag, LOCK_ON) - loop)
         for m in self.mules.values():
             h = min(h, (m.next_trip if m.trips else m.end) - loop, m.end - loop)
         for s in self.scans:
@@ -1174,11 +1176,11 @@ class Abilities:
         lists a spell once its caster has the energy and the research): (ability, requires a
         point) (m: the flag as the ability's target kind)."""
         u = self.w.u
+        casting = self.w.casting
         tag, uid = int(u.tag[r]), int(u.unit_id[r])
-        if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) \
-                and self.ready.get((tag, YAMATO), 0) <= self.w.loop:
+        if uid == BATTLECRUISER and self.w.research.has(player, WEAPON_REFIT) and casting.ready_to(tag, YAMATO):
             out.append((YAMATO, False))
-        if uid == BATTLECRUISER and self.ready.get((tag, TACTICAL_JUMP), 0) <= self.w.loop:
+        if uid == BATTLECRUISER and casting.ready_to(tag, TACTICAL_JUMP):
             out.append((TACTICAL_JUMP, True))
         if uid == GHOST and self.armed_silos(player):
             out.append((NUKE, True))
@@ -1186,7 +1188,7 @@ class Abilities:
             out.append((NUKE_ARM, False))
         if uid in (REAPER, CYCLONE):
             ab = KD8 if uid == REAPER else LOCK_ON
-            if self.ready.get((tag, ab), 0) <= self.w.loop and tag not in self.locks:
+            if casting.ready_to(tag, ab) and tag not in self.locks:
                 out.append((ab, ab == KD8))
         if tag not in self.energy:
             return

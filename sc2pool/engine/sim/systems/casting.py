@@ -4,9 +4,19 @@ A unit ordered to use an ability on a unit or a point that is out of the ability
 (flies) until it is in range, then casts: the energy is paid, the cooldown starts, a channel
 begins if the ability has one, and the effect happens.  This module owns that order's state for
 all three races (the OpenRA activity / SMAClite split of ``docs/engine.md``); the race modules
-(``systems/abilities.py``, ``protoss_abilities.py``, ``zerg_spells.py``, ``zerg_abilities.py``)
-supply only data: a :class:`CastSpec` per ability (range, energy, cooldown, channel) and the
-effect callback, and they choose the caster and check the target when the command is given.
+(``systems/abilities.py``, ``protoss_abilities.py``, ``zerg_spells.py``, ``zerg_abilities.py``,
+``recall.py``) supply only data: a :class:`CastSpec` per ability (range, energy, cooldown,
+channel) and the effect callback, and they choose the caster and check the target when the
+command is given.
+
+It also owns the one cooldown table of every unit's abilities, of all races: ``(caster tag,
+ability) -> the loop the cooldown is over`` (:meth:`Casting.ready_to`,
+:meth:`Casting.cooldown_until`, :meth:`Casting.start_cooldown`), whether the cooldown starts with a
+cast here or with an ability a race module carries out itself (a Widow Mine's missile, Lock On's
+end, Prismatic Alignment, Psionic Transfer, Locusts, a Mothership's recall).  One table serves all:
+a key names the caster, and an ability id is one race's own, so no two abilities share a key.  A
+cooldown of a whole player (a Nexus's Strategic Recall, Battery Overcharge) is not a caster's and
+stays in its module (``recall.py``, ``warpgate.py``).
 
 Rules (the real game's; "(m)" where the engine chose):
 
@@ -82,8 +92,8 @@ class CastSpec:
     """The target is a unit (followed); else a point."""
     energy: float = 0.0
     cooldown: int = 0
-    ready: dict[tuple[int, int], int] | None = None
-    """The race module's cooldown table ``(tag, ability) -> loop``, where :attr:`cooldown` goes."""
+    """Loops the caster may not cast it again, from the start of the cast (in :class:`Casting`'s
+    cooldown table)."""
     channel: int = 0
     """Loops from the start of the cast to its effect."""
     start: Start | None = None
@@ -113,6 +123,9 @@ class Casting:
         """Caster tag -> its current cast (approaching or channelling)."""
         self.queued: dict[int, list[Cast]] = {}
         """Caster tag -> its shift-queued casts, in order."""
+        self.cooldowns: dict[tuple[int, int], int] = {}
+        """(caster tag, ability) -> the loop its cooldown is over: every race's (see the module
+        docstring)."""
 
     @property
     def active(self) -> bool:
@@ -225,7 +238,7 @@ class Casting:
                 gap = math.hypot(cast.x - u.x[r], cast.y - u.y[r]) - (0.0 if spec.from_centre else u.radius[r])
             if gap > spec.range:
                 return
-            if spec.cooldown and spec.ready is not None and spec.ready.get((tag, cast.ability), 0) > loop:
+            if spec.cooldown and not self.ready_to(tag, cast.ability, loop):
                 self._end(tag, r, loop)  # (a cast queued behind one of its own: not ready, dropped)
                 return
             if spec.energy and not w.abilities.spend(tag, spec.energy):
@@ -234,8 +247,8 @@ class Casting:
             if spec.start is not None and not spec.start(cast, r, t, loop):
                 self._end(tag, r, loop)
                 return
-            if spec.cooldown and spec.ready is not None:
-                spec.ready[(tag, cast.ability)] = loop + spec.cooldown
+            if spec.cooldown:
+                self.start_cooldown(tag, cast.ability, loop + spec.cooldown)
             cast.fire_at = loop + spec.channel
             if spec.channel:
                 u.kind[r] = TRANSFORM  # (channelling: neither moves nor fires)
@@ -274,9 +287,32 @@ class Casting:
         return max(1, h)
 
     def forget(self, alive: set[int]) -> None:
+        """Drop the casts and queued casts of casters that are gone (the world asks while
+        :attr:`active`; the cooldowns: :meth:`forget_cooldowns`)."""
         for d in (self.casts, self.queued):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ cooldowns
+    def ready_to(self, tag: int, ability: int, loop: int | None = None) -> bool:
+        """Whether the unit ``tag``'s cooldown of ``ability`` is over at ``loop`` (default: now)."""
+        return self.cooldowns.get((tag, ability), 0) <= (self.w.loop if loop is None else loop)
+
+    def cooldown_until(self, tag: int, ability: int) -> int:
+        """The loop the unit ``tag``'s cooldown of ``ability`` is over (0: it never had one)."""
+        return self.cooldowns.get((tag, ability), 0)
+
+    def start_cooldown(self, tag: int, ability: int, until: int) -> None:
+        """The unit ``tag`` may not use ``ability`` again before the loop ``until``."""
+        self.cooldowns[(tag, ability)] = until
+
+    def forget_cooldowns(self, alive: set[int]) -> None:
+        """Drop the cooldowns of units that are gone (``Abilities.forget`` asks, whenever units
+        were removed: the table outlives the casts, so :meth:`forget`'s call while
+        :attr:`active` would not do).  A tag is never reused, so this only frees memory."""
+        if self.cooldowns:
+            for key in [k for k in self.cooldowns if k[0] not in alive]:
+                del self.cooldowns[key]
 
     # ------------------------------------------------------------------ what others ask
     def channelling(self, tag: int) -> bool:

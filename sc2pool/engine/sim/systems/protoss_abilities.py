@@ -105,7 +105,8 @@ seconds are converted at 22.4 game loops per second):
 
 Blink, Shadow Stride, Charge, Psionic Storm, Feedback, Force Field, Revelation, Graviton Beam and
 Time Warp walk into range, pay and start their cooldown by the shared ``systems/casting.py``; this
-module gives their data and effects.
+module gives their data and effects.  The cooldowns of the abilities carried out here (Psionic
+Transfer, Prismatic Alignment, Purification Nova) are kept in that module's one cooldown table too.
 An ability whose caster lacks the energy answers ``NotEnoughEnergy``; its research missing,
 ``TechRequirementsNotMet``; its cooldown on, ``Cooldown``.
 """
@@ -311,8 +312,6 @@ class ProtossAbilities:
 
     def __init__(self, world: World) -> None:
         self.w = world
-        self.ready: dict[tuple[int, int], int] = {}
-        """(tag, ability) -> the loop its cooldown is over."""
         self.shades: dict[int, tuple[int, int]] = {}
         """Adept tag -> (its shade's tag, the loop it teleports)."""
         self.guards: dict[int, int] = {}
@@ -346,14 +345,12 @@ class ProtossAbilities:
         self.merges: dict[int, tuple[int, int]] = {}
         """First templar's tag -> (the second's tag, the loop the Archon appears)."""
         # the targeted casts walk into range by systems/casting.py; their effects are here
-        ready = self.ready
         world.casting.add(
-            CastSpec(BLINK, BLINK_RANGE, self._blink, cooldown=BLINK_COOLDOWN, ready=ready, from_centre=True),
-            CastSpec(SHADOW_STRIDE, BLINK_RANGE, self._blink, cooldown=STRIDE_COOLDOWN, ready=ready,
-                     from_centre=True),
-            CastSpec(CHARGE, CHARGE_RANGE, self._charge, on_unit=True, cooldown=CHARGE_COOLDOWN, ready=ready,
+            CastSpec(BLINK, BLINK_RANGE, self._blink, cooldown=BLINK_COOLDOWN, from_centre=True),
+            CastSpec(SHADOW_STRIDE, BLINK_RANGE, self._blink, cooldown=STRIDE_COOLDOWN, from_centre=True),
+            CastSpec(CHARGE, CHARGE_RANGE, self._charge, on_unit=True, cooldown=CHARGE_COOLDOWN,
                      approach=ATTACK_UNIT, keeps_order=True),
-            CastSpec(STORM, STORM_RANGE, self._storm, energy=STORM_ENERGY, cooldown=STORM_COOLDOWN, ready=ready),
+            CastSpec(STORM, STORM_RANGE, self._storm, energy=STORM_ENERGY, cooldown=STORM_COOLDOWN),
             CastSpec(FEEDBACK, FEEDBACK_RANGE, self._feedback, on_unit=True, energy=FEEDBACK_ENERGY),
             CastSpec(FORCE_FIELD, FIELD_RANGE, self._force_field, energy=FIELD_ENERGY),
             CastSpec(REVELATION, REVEAL_RANGE, self._reveal, energy=REVEAL_ENERGY),
@@ -437,7 +434,7 @@ class ProtossAbilities:
             return ERROR
         loop = w.loop
         key = BLINK if ab == BLINK_GENERIC else ab
-        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), key), 0) <= loop]
+        free = [r for r in rows.tolist() if w.casting.ready_to(int(u.tag[r]), key, loop)]
         if not free:
             return COOLDOWN
         energy = {STORM: STORM_ENERGY, FEEDBACK: FEEDBACK_ENERGY, FORCE_FIELD: FIELD_ENERGY,
@@ -462,7 +459,7 @@ class ProtossAbilities:
             w.abilities.jumping.add(int(nova))  # (it cannot be hurt: combat and spells skip the set)
             u.set_order(u.row(int(nova)), Order(MOVE, 0, x, y))
             self.novas[int(nova)] = loop + NOVA_LOOPS
-            self.ready[(tag, NOVA)] = loop + NOVA_COOLDOWN
+            w.casting.start_cooldown(tag, NOVA, loop + NOVA_COOLDOWN)
             return SUCCESS
         if ab in (CHARGE, FEEDBACK, GRAVITON):
             return w.casting.order(c, r, Cast(key, c.ttag))
@@ -625,9 +622,9 @@ class ProtossAbilities:
         w = self.w
         loop = w.loop
         for tag in [int(t) for t in w.u.tag[rows].tolist()]:
-            if self.ready.get((tag, ALIGN), 0) <= loop:
+            if w.casting.ready_to(tag, ALIGN, loop):
                 self.aligned[tag] = loop + ALIGN_LOOPS
-                self.ready[(tag, ALIGN)] = loop + ALIGN_COOLDOWN
+                w.casting.start_cooldown(tag, ALIGN, loop + ALIGN_COOLDOWN)
                 w.touch()
                 return SUCCESS
         return COOLDOWN
@@ -642,7 +639,7 @@ class ProtossAbilities:
         sr = u.row(int(shade))
         u.set_order(sr, Order(MOVE, 0, x, y))
         self.shades[tag] = (int(shade), w.loop + SHADE_LOOPS)
-        self.ready[(tag, SHADE_CAST)] = w.loop + SHADE_COOLDOWN
+        w.casting.start_cooldown(tag, SHADE_CAST, w.loop + SHADE_COOLDOWN)
 
     def _cancel_shades(self, rows: np.ndarray) -> int:
         u = self.w.u
@@ -1024,8 +1021,6 @@ class ProtossAbilities:
         for d in (self.guards, self.aligned, self.revealed, self.beams, self.hallucinations):
             for t in [t for t in d if t not in alive]:
                 del d[t]  # type: ignore[attr-defined]
-        for key in [k for k in self.ready if k[0] not in alive]:
-            del self.ready[key]
 
     # ------------------------------------------------------------------ what others ask
     def adjust(self, raw: np.ndarray, a_ti: np.ndarray, att: np.ndarray | None, trows: np.ndarray) -> np.ndarray:
@@ -1097,21 +1092,22 @@ class ProtossAbilities:
         u = w.u
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
         loop = w.loop
-        if uid == STALKER and w.research.has(player, BLINK_TECH) and self.ready.get((tag, BLINK), 0) <= loop:
+        ready = w.casting.ready_to
+        if uid == STALKER and w.research.has(player, BLINK_TECH) and ready(tag, BLINK, loop):
             out.append((BLINK, True))
         elif uid == DARK_TEMPLAR and w.research.has(player, STRIDE_TECH) \
-                and self.ready.get((tag, SHADOW_STRIDE), 0) <= loop:
+                and ready(tag, SHADOW_STRIDE, loop):
             out += [(SHADOW_STRIDE, True), (MERGE, False)]
-        elif uid == ZEALOT and w.research.has(player, CHARGE_TECH) and self.ready.get((tag, CHARGE), 0) <= loop:
+        elif uid == ZEALOT and w.research.has(player, CHARGE_TECH) and ready(tag, CHARGE, loop):
             out.append((CHARGE, False))
         elif uid == ADEPT:
             if tag in self.shades:
                 out.append((SHADE_CANCEL, False))
-            elif self.ready.get((tag, SHADE_CAST), 0) <= loop:
+            elif ready(tag, SHADE_CAST, loop):
                 out.append((SHADE_CAST, True))
         elif uid == BATTERY and w.abilities.energy_of(tag) > 0:
             out.append((RESTORE, False))
-        elif uid == DISRUPTOR and self.ready.get((tag, NOVA), 0) <= loop:
+        elif uid == DISRUPTOR and ready(tag, NOVA, loop):
             out.append((NOVA, True))
         elif uid == MOTHERSHIP and w.abilities.energy_of(tag) >= WARP_ENERGY:
             out.append((TIME_WARP, True))
@@ -1130,7 +1126,7 @@ class ProtossAbilities:
                 out.append((REVELATION, True))
             if e >= WARD_ENERGY:
                 out.append((STASIS_WARD, True))
-        elif uid == VOID_RAY and self.ready.get((tag, ALIGN), 0) <= loop:
+        elif uid == VOID_RAY and ready(tag, ALIGN, loop):
             out.append((ALIGN, False))
         elif uid == SENTRY:
             e = w.abilities.energy_of(tag)
@@ -1145,7 +1141,7 @@ class ProtossAbilities:
             if uid == HIGH_TEMPLAR:
                 e = w.abilities.energy_of(tag)
                 if e >= STORM_ENERGY and w.research.has(player, STORM_TECH) \
-                        and self.ready.get((tag, STORM), 0) <= loop:
+                        and ready(tag, STORM, loop):
                     out.append((STORM, True))
                 if e >= FEEDBACK_ENERGY:
                     out.append((FEEDBACK, False))

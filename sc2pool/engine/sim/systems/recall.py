@@ -42,8 +42,9 @@ where the engine chose):
 The cast goes through ``systems/casting.py`` (a :class:`~.casting.CastSpec` with a ``start`` check
 that pays and starts the cooldown, a channel of the delay, and the teleport as the effect), so the
 world's per-loop update of casts (``Casting.upkeep`` in ``World.advance_economy``, its horizon in
-``World.horizon``) carries it out; this module holds the cooldowns, the checks at the command, the
-effect and the abilities query's answer.
+``World.horizon``) carries it out; this module holds the checks at the command, the effect, the
+abilities query's answer and the per-player cooldown of the Nexuses' recall; the Mothership's own
+cooldown is a caster's and lies in ``Casting``'s one cooldown table.
 """
 
 from __future__ import annotations
@@ -75,14 +76,15 @@ _CASTERS = np.array(sorted(BY_CASTER))
 
 
 class Recall:
-    """The recalls' cooldowns and effects (see the module docstring)."""
+    """The recalls' checks and effects, the Nexuses' per-player cooldown (see the module
+    docstring)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
         self.player_ready: dict[tuple[int, int], int] = {}
-        """(player, ability) -> the loop the player's casters may use a per-player recall again."""
-        self.ready: dict[tuple[int, int], int] = {}
-        """(caster tag, ability) -> the loop that caster may use its own recall again."""
+        """(player, ability) -> the loop the player's casters may use a per-player recall again.
+        Apart from ``Casting``'s table of the casters' cooldowns: its key is a player, not a unit,
+        and that table drops the keys of units that are gone."""
         world.casting.add(*(CastSpec(s.ability, s.cast_range, self._recall, start=self._start, channel=s.delay)
                             for s in RECALL.values()))
 
@@ -141,7 +143,7 @@ class Recall:
     def _cooling(self, spec: RecallSpec, player: int, tag: int, loop: int) -> bool:
         if spec.per_player:
             return self.player_ready.get((player, spec.ability), 0) > loop
-        return self.ready.get((tag, spec.ability), 0) > loop
+        return not self.w.casting.ready_to(tag, spec.ability, loop)
 
     # ------------------------------------------------------------------ the cast
     def _start(self, cast: Cast, r: int, t: int, loop: int) -> bool:
@@ -158,7 +160,7 @@ class Recall:
         if spec.per_player:
             self.player_ready[(player, spec.ability)] = loop + spec.cooldown
         else:
-            self.ready[(tag, spec.ability)] = loop + spec.cooldown
+            w.casting.start_cooldown(tag, spec.ability, loop + spec.cooldown)
         return True
 
     def recalled(self, caster: int, x: float, y: float) -> np.ndarray:
@@ -209,11 +211,6 @@ class Recall:
             u.set_order(i, Order(IDLE, 0))
             u.wp[i] = -1  # (no path left over from its walk)
         w.touch()
-
-    # ------------------------------------------------------------------ upkeep
-    def forget(self, alive: set[int]) -> None:
-        for key in [k for k in self.ready if k[0] not in alive]:
-            del self.ready[key]
 
     # ------------------------------------------------------------------ the abilities query
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:

@@ -157,10 +157,10 @@ class ZergAbilities:
         # Larva 0.1, Creep Tumor 0, Transfusion 7); their effects are here
         world.casting.add(
             CastSpec(INJECT, client.ability(INJECT).cast_range, self._inject, on_unit=True, energy=INJECT_ENERGY,
-                     cooldown=INJECT_COOLDOWN, ready=self.spells.ready),
+                     cooldown=INJECT_COOLDOWN),
             CastSpec(QUEEN_TUMOR, client.ability(QUEEN_TUMOR).cast_range, self._tumor, energy=TUMOR_ENERGY),
             CastSpec(TRANSFUSE, client.ability(TRANSFUSE).cast_range, self._transfuse, on_unit=True,
-                     energy=TRANSFUSE_ENERGY, cooldown=TRANSFUSE_COOLDOWN, ready=self.spells.ready),
+                     energy=TRANSFUSE_ENERGY, cooldown=TRANSFUSE_COOLDOWN),
         )
 
     # ------------------------------------------------------------------ commands
@@ -194,7 +194,8 @@ class ZergAbilities:
             return ERROR
         energy = INJECT_ENERGY if ab in (INJECT, QUEEN_TUMOR) else TRANSFUSE_ENERGY
         if ab in COOLDOWNS:
-            queens = np.array([q for q in queens.tolist() if self._cooled(int(u.tag[q]), ab)], dtype=np.int64)
+            cooled = self.w.casting.ready_to
+            queens = np.array([q for q in queens.tolist() if cooled(int(u.tag[q]), ab)], dtype=np.int64)
             if len(queens) == 0:
                 return COOLDOWN
         self.w.abilities._register()  # (a new Queen starts with its energy)
@@ -429,10 +430,6 @@ class ZergAbilities:
         for t in u.tag[rows].tolist():
             parts[t] = parts.get(t, b"") + b"\xa8\x01\x01"
 
-    def _cooled(self, tag: int, ability: int) -> bool:
-        """The Queen ``tag`` may cast ``ability`` now (its cooldown, if any, is over)."""
-        return self.spells.ready.get((tag, ability), 0) <= self.w.loop
-
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
         """Queens' casts they have the energy for; a tumor's spawn while unused."""
         u = self.w.u
@@ -440,10 +437,10 @@ class ZergAbilities:
         if uid == QUEEN:
             e = self.w.abilities.energy_of(tag)
             if e >= INJECT_ENERGY:
-                if self._cooled(tag, INJECT):
+                if self.w.casting.ready_to(tag, INJECT):
                     out.append((INJECT, False))
                 out.append((QUEEN_TUMOR, True))
-            if e >= TRANSFUSE_ENERGY and self._cooled(tag, TRANSFUSE):
+            if e >= TRANSFUSE_ENERGY and self.w.casting.ready_to(tag, TRANSFUSE):
                 out.append((TRANSFUSE, False))
         elif uid == TUMOR_BURROWED and tag not in self.spent:
             out.append((TUMOR_TUMOR, True))

@@ -62,7 +62,8 @@ Rules (the real game's; sources per fact, "(m)" where the engine chose):
 
 The targeted spells walk into range, pay and start their cooldown by the shared
 ``systems/casting.py`` (a target that dies, or cloaks undetected, ends the order); this module
-gives their data and effects.  Spell damage takes shields first and ignores armor (as the Terran spells of
+gives their data and effects; the Locusts' cooldown is kept in that module's one cooldown table
+too, with the Queens' (``systems/zerg_abilities.py``).  Spell damage takes shields first and ignores armor (as the Terran spells of
 ``systems/abilities.py``, whose damage helpers these use).  A caster without the energy answers
 ``NotEnoughEnergy``; a cast before the cooldown is over ``Cooldown``.  The casts are Zerg-only
 abilities: a game without Zerg units answers them as before (``sim/commands.py``).
@@ -192,7 +193,8 @@ class Fungal:
 
 
 class ZergSpells:
-    """Casts on their way, biles in flight, units under Fungal Growth, cooldowns."""
+    """Biles in flight, units under Fungal Growth, drains, clouds, Neural Parasites (the casts on
+    their way and the cooldowns are ``systems/casting.py``'s)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -200,8 +202,6 @@ class ZergSpells:
         """(owner, x, y, the loop it lands)."""
         self.fungals: dict[int, Fungal] = {}
         """Tag of a unit under Fungal Growth -> its fungal."""
-        self.ready: dict[tuple[int, int], int] = {}
-        """(tag, ability) -> the loop its cooldown is over."""
         self.bombs: list[Drain] = []
         """Parasitic Bombs under way."""
         self.consumes: dict[int, Drain] = {}
@@ -219,7 +219,7 @@ class ZergSpells:
                    PARASITIC_BOMB: self._bomb, CONSUME: self._consume, NEURAL_PARASITE: self._control_cast,
                    BLINDING_CLOUD: self._cloud}
         world.casting.add(*(CastSpec(ab, reach, effects[ab], on_unit=on_unit, energy=energy,
-                                     cooldown=BILE_COOLDOWN if ab == CORROSIVE_BILE else 0, ready=self.ready,
+                                     cooldown=BILE_COOLDOWN if ab == CORROSIVE_BILE else 0,
                                      keeps_order=ab in (CONSUME, NEURAL_PARASITE))
                             for ab, (_, reach, energy, on_unit) in SPELLS.items()))
 
@@ -256,7 +256,7 @@ class ZergSpells:
             if res != SUCCESS:
                 return res
         loop = w.loop
-        free = [r for r in rows.tolist() if self.ready.get((int(u.tag[r]), c.ability), 0) <= loop]
+        free = [r for r in rows.tolist() if w.casting.ready_to(int(u.tag[r]), c.ability, loop)]
         if not free:
             return COOLDOWN
         w.abilities._register()  # (a new caster starts with its energy)
@@ -315,12 +315,12 @@ class ZergSpells:
             return ERROR
         loop = w.loop
         hosts = [(int(u.tag[r]), float(u.x[r]), float(u.y[r])) for r in rows.tolist()
-                 if self.ready.get((int(u.tag[r]), SPAWN_LOCUSTS), 0) <= loop]
+                 if w.casting.ready_to(int(u.tag[r]), SPAWN_LOCUSTS, loop)]
         if not hosts:
             return COOLDOWN
         spawned: list[int] = []
         for tag, hx, hy in hosts:
-            self.ready[(tag, SPAWN_LOCUSTS)] = loop + LOCUST_COOLDOWN
+            w.casting.start_cooldown(tag, SPAWN_LOCUSTS, loop + LOCUST_COOLDOWN)
             tags = w.spawn(LOCUST, c.player, [hx] * LOCUSTS, [hy] * LOCUSTS).tolist()
             for t in tags:
                 w.abilities.timed[int(t)] = loop + LOCUST_LOOPS
@@ -586,18 +586,16 @@ class ZergSpells:
                 del d[t]  # type: ignore[attr-defined]
         for t in [t for t, c in self.controls.items() if t not in alive or c.target not in alive]:
             self._release(t)
-        for key in [k for k in self.ready if k[0] not in alive]:
-            del self.ready[key]
 
     def available(self, r: int, out: list[tuple[int, bool]]) -> None:
         """A Ravager's bile off cooldown; an Infestor's Fungal with the energy for it."""
         u = self.w.u
         uid, tag = int(u.unit_id[r]), int(u.tag[r])
-        if uid == RAVAGER and self.ready.get((tag, CORROSIVE_BILE), 0) <= self.w.loop:
+        if uid == RAVAGER and self.w.casting.ready_to(tag, CORROSIVE_BILE):
             out.append((CORROSIVE_BILE, True))
         elif uid in OVERSEERS and self.w.abilities.energy_of(tag) >= CHANGELING_ENERGY:
             out += [(SPAWN_CHANGELING, False), (SPAWN_CHANGELING_TARGET, True)]
-        elif uid in (SWARM_HOST, SWARM_HOST_BURROWED) and self.ready.get((tag, SPAWN_LOCUSTS), 0) <= self.w.loop:
+        elif uid in (SWARM_HOST, SWARM_HOST_BURROWED) and self.w.casting.ready_to(tag, SPAWN_LOCUSTS):
             out.append((SPAWN_LOCUSTS, True))
         elif uid == INFESTOR:
             e = self.w.abilities.energy_of(tag)
