@@ -197,26 +197,30 @@ class Collision:
         """Whether at least two units collide (else there is nothing to separate)."""
         return len(self.collidable()) > 1
 
-    def pairs(self, extra: float) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate pairs (rows a, b) of collidable units whose edges may be within ``extra``.
+    def pairs(self, extra: float, c: np.ndarray | None = None) -> np.ndarray:
+        """Candidate pairs of collidable units whose edges may be within ``extra``: rows a, b as
+        the two rows of one array (``c``: :meth:`collidable` when the caller has it).
 
         A sweep along x: sort by x, and pair each unit with the following ones whose x lies within
         ``2 * max radius + extra``; then keep those whose y gap fits too.  Linear in the number of
         pairs found, not quadratic in the number of units.
         """
         u = self.u
-        c = self.collidable()
+        if c is None:
+            c = self.collidable()
         s = c[u.x[c].argsort(kind="stable")]
         xs = u.x[s]
         reach = 2.0 * self._coll_rmax + extra
         k = len(s)
-        cnt = xs.searchsorted(xs + reach, side="right") - np.arange(1, k + 1)
-        total = int(cnt.sum())
+        after = np.arange(1, k + 1)  # (per unit in x order: the units up to it)
+        cnt = xs.searchsorted(xs + reach, side="right")
+        cnt -= after
+        before = cnt.cumsum()
+        total = int(before[-1]) if k else 0
         if total == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros((2, 0), np.int64)
         # pair number q of unit i (in x order) is unit i + 1 + q - (pairs of the units before i)
-        first = np.arange(1, k + 1)
-        first -= cnt.cumsum()
+        first = after - before
         first += cnt
         jj = first.repeat(cnt)
         jj += np.arange(total)
@@ -231,7 +235,7 @@ class Collision:
             rs = u.radius[s]
             near = gap_y <= rs[ii] + rs[jj] + extra
         near = near.nonzero()[0]
-        return s[ii.take(near)], s[jj.take(near)]
+        return s.take(np.concatenate((ii, jj)).reshape(2, -1).take(near, axis=1))
 
     def near_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs within ``PAIR_SKIN`` of touching, reused across loops (a Verlet list).
@@ -240,7 +244,8 @@ class Collision:
         was built; deaths only drop pairs (rows are re-found by tag), a spawn rebuilds it.
         """
         u = self.u
-        if self._pc_next_tag == u.next_tag and self._pc_tags is not None and self._pc_coll is self.collidable():
+        c = self.collidable()
+        if self._pc_next_tag == u.next_tag and self._pc_tags is not None and self._pc_coll is c:
             if self._pc_version != u.version:
                 # re-find the rows by their tags (the tag column as it was when they were valid)
                 old = self._pc_tags
@@ -269,17 +274,16 @@ class Collision:
             if not _count(moved > 0.125 * PAIR_SKIN * PAIR_SKIN) or not _count(
                     moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
                 return self._pc_a, self._pc_b
-        a, b = self.pairs(PAIR_SKIN)
-        c = self.collidable()
         self._pc_coll = c
-        self._pc_ab = np.concatenate((a, b)).reshape(2, -1)
+        self._pc_ab = self.pairs(PAIR_SKIN, c)
         self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
         r = self._coll_r_common
         self._pc_rr_common = r == r
         if self._pc_rr_common:  # one radius: the pairs' summed radii and reach are scalars
             self._pc_rr = r + r
         else:
-            self._pc_rr = u.radius[a] + u.radius[b]
+            rab = u.radius.take(self._pc_ab)
+            self._pc_rr = rab[0] + rab[1]
         reach = self._pc_rr + ACTIVE_GAP  # the separation passes' reach, squared
         self._pc_reach2 = reach * reach
         over = self._pc_rr - SEPARATION_TOL  # closer than this (squared): overlapping beyond the tolerance
@@ -379,7 +383,8 @@ class Collision:
         wgt.fill(W_IDLE)
         wgt[walking] = W_MOVING
         wgt[in_range] = W_ATTACKING
-        wgt[(u.kind == HOLD) | ~mobile] = W_FIXED  # (arrivals may have started a queued hold)
+        # (arrivals may have started a queued hold; on booleans ``a >= b`` is ``a | ~b``)
+        wgt[(u.kind == HOLD) >= mobile] = W_FIXED
         a, b = self.near_pairs()
         if len(a) == 0:
             return False
@@ -388,7 +393,6 @@ class Collision:
         dd = g[:2 * p] - g[2 * p:]  # dx, dy
         sq = dd * dd
         d2 = sq[:p] + sq[p:]
-        dx, dy = dd[:p], dd[p:]
         # The passes look at pairs that overlap or nearly touch now (pairs pushed into overlap
         # by the passes join them below).  The next loop's walkers look for blockers among the
         # same pairs (_blocked_ahead).
@@ -432,9 +436,11 @@ class Collision:
                 hx, hy = np.cos(hm), np.sin(hm)
                 ox = np.where(ma, -dx, dx)  # from the mover to the other unit
                 oy = np.where(ma, -dy, dy)
-                side = np.where(hx * oy - hy * ox >= 0.0, 1.0, -1.0)  # the other's side of the path
+                # the other's side of the path (+1: left, -1: right), negated when the mover is a
+                sign = np.where((hx * oy - hy * ox >= 0.0) ^ ma, 1.0, -1.0)
                 w_other = np.where(ma, wb, wa)
-                sign = np.where(ma, -1.0, 1.0) * side * (one & steer[m] & (w_other != W_MOVING)) * SIDESTEP
+                sign *= one & steer[m] & (w_other != W_MOVING)
+                sign *= SIDESTEP
                 px -= hy * sign * ovp
                 py += hx * sign * ovp
         xy = u.xy
@@ -480,7 +486,7 @@ class Collision:
             own = self.u.owner.take(ab)
             firm = own[0] != own[1]
             st = steer.take(ab)
-            firm |= ~(st[0] | st[1])
+            firm = firm >= (st[0] | st[1])  # (on booleans ``a >= b`` is ``a | ~b``)
             wab = np.where(firm, np.minimum(wab, W_MOVING), wab)
         else:  # every pair is firm
             wab = np.minimum(wab, W_MOVING)
@@ -563,7 +569,7 @@ class Collision:
         any_moving = bool(_count(moving[c]))
         if any_moving:
             h = min(h, CONTACT_LOOKAHEAD)
-        a, b = self.pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0)
+        a, b = self.pairs(2.0 * float(u.speed[c].max()) * h if any_moving else 0.0, c)
         if len(a) == 0:
             return h
         xy2 = u.xy.reshape(2, -1)

@@ -81,15 +81,21 @@ class Locomotion:
         r_all = self.w.unit_set_facts()[0]
         speed = u.speed
         mobile = speed > 0
-        hold = kind == HOLD
-        point_goal = POINT_KINDS[kind] & ~has_t & mobile
-        chase = has_t & ~in_range & ~hold & mobile
+        to_point = POINT_KINDS[kind]
+        # (on booleans ``a > b`` is ``a & ~b``, in one operation)
+        point_goal = to_point > has_t
+        point_goal &= mobile
+        chase = has_t > in_range
+        chase &= kind != HOLD
+        chase &= mobile
         walking = point_goal | chase
         terrain = self.terrain
         cap: np.ndarray | None = None
         if terrain:  # new orders get their paths; attack-movers that chase plan again afterwards
             self.w.pathing.plan()
-            u.wp[chase & POINT_KINDS[kind] & (u.wp >= 0)] = -1
+            to_point &= chase
+            to_point &= u.wp >= 0
+            u.wp[to_point] = -1
         u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
         u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
         moved = False
@@ -111,10 +117,13 @@ class Locomotion:
                 pm = xy2.take(m, axis=1)
                 md = xy2.take(tm, axis=1)
                 md -= pm
+                rng_m, r_m = rng[m], radius[m]
+                follow_m = follow[m] if follow is not None else None
                 if terrain:  # a chaser whose straight way is blocked heads down a path instead
-                    stop_t = rng[m] + radius[m] + radius[tm] - 0.01
-                    if follow is not None:
-                        stop_t = np.where(follow[m], radius[m] + radius[tm], stop_t)
+                    r_tm = radius[tm]
+                    stop_t = rng_m + r_m + r_tm - 0.01
+                    if follow_m is not None:
+                        stop_t = np.where(follow_m, r_m + r_tm, stop_t)
                     md, cap = self.w.pathing.chase(loop, m, tm, md, stop_t)
                 if n_pg:
                     blocked_all = self._blocked_ahead(loop, np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
@@ -137,15 +146,14 @@ class Locomotion:
                 x[b] = bx - hy[blocked] * step
                 y[b] = by + hx[blocked] * step
                 u.seg[b] = -1
-            self.clamp()
         if n_ch:
             mdx, mdy = md[0], md[1]
             dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
-            rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
-            stop_at = rng[m] + rr - 0.01
-            if follow is not None and _count(follow[m]):
-                stop_at = np.where(follow[m], rr, stop_at)
+            rr = r_all + r_all if r_all == r_all else r_m + radius[tm]
+            stop_at = rng_m + rr - 0.01
+            if follow_m is not None and _count(follow_m):
+                stop_at = np.where(follow_m, rr, stop_at)
             stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
             if terrain and cap is not None:  # (no further than the path's next waypoint)
                 stepd = np.minimum(stepd, cap)
@@ -162,7 +170,8 @@ class Locomotion:
                 y[m] = pm[1] + mdy * scale
                 heading = np.arctan2(mdy, mdx) % _TWO_PI
                 u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
-                self.clamp()
+        if moved or n_pg:  # (movers and chasers at once: neither step reads the other's positions)
+            self.clamp()
         if not (n_pg or n_ch):
             pg = _NO_ROWS
         return moved, walking, point_goal, pg, chase, mobile
@@ -185,23 +194,25 @@ class Locomotion:
             u.oy[mn] = u.y[mn]
             u.seg[mn] = start
             seg[new] = start
-        k = (loop - seg).astype(np.float64)
         fm = u.F[:self._nf].take(m, axis=1)  # every float column of the movers in one gather
-        ox, oy = fm[_F_OX], fm[_F_OY]
+        oxy = fm[_F_OX:_F_OX + 2]
         st = self.steer
-        tx, ty = fm[st], fm[st + 1]
-        ddx = tx - ox
-        ddy = ty - oy
-        length = np.sqrt(ddx * ddx + ddy * ddy)
-        travel = k * u.speed[m]
+        txy = fm[st:st + 2]
+        dd = txy - oxy  # x and y as two rows
+        sq = dd * dd
+        length = np.sqrt(sq[0] + sq[1])
+        travel = (loop - seg) * u.speed[m]  # (loops since the start, as floats)
         arrived = travel >= length
-        frac = np.where(arrived, 1.0, travel / np.where(length > 0, length, 1.0))
-        nx = np.where(arrived, tx, ox + ddx * frac)
-        ny = np.where(arrived, ty, oy + ddy * frac)
-        moved = bool(_count((nx != fm[_F_X]) | (ny != fm[_F_Y])))
-        u.x[m] = nx
-        u.y[m] = ny
-        u.facing[m] = np.where(length > 0, np.arctan2(ddy, ddx) % _TWO_PI, fm[_F_FACING])
+        some = length > 0
+        # (a mover that has not arrived has a length > 0: the arrived ones take their target)
+        frac = travel / np.where(some, length, 1.0)
+        nxy = dd * frac
+        nxy += oxy
+        nxy = np.where(arrived, txy, nxy)
+        moved = bool(_count(nxy != fm[_F_X:_F_Y + 1]))
+        u.x[m] = nxy[0]
+        u.y[m] = nxy[1]
+        u.facing[m] = np.where(some, np.arctan2(dd[1], dd[0]) % _TWO_PI, fm[_F_FACING])
         if clamp:
             self.clamp()
         if _count(arrived):
@@ -249,7 +260,7 @@ class Locomotion:
         if len(k) == 0:
             return out
         so = rows2.take(k, axis=1)
-        src, oth = so[0], so[1]
+        oth = so[1]
         vk = vec.take(k, axis=1)
         vx, vy, hv2 = vk[0], vk[1], vk[2]
         i = i.take(k)
@@ -259,16 +270,17 @@ class Locomotion:
         pr = vk[:2] * hi
         dot = pr[0] + pr[1]
         # per unit first (one pass over the units), then per touching pair
-        stays = u.slide != 0.0
-        stays |= ~walking
+        stays = (u.slide != 0.0) >= walking  # (on booleans ``a >= b`` is ``a | ~b``)
         firm = stays[oth]
         if n_yield:
             idle = u.kind == IDLE
             idle &= u.eng == 0
-            yields = idle[oth] & (u.owner[oth] == u.owner[src])
+            own = u.owner.take(so)
+            yields = idle[oth]
+            yields &= own[0] == own[1]
             if n_yield < len(m):
                 yields &= i < n_yield
-            firm &= ~yields
+            firm = firm > yields  # (on booleans ``a > b`` is ``a & ~b``)
         # within 45 degrees ahead: cos^2 >= 1/2, and in front
         hv2 *= h2
         ahead = firm & (dot * dot >= hv2) & (dot > 0)
