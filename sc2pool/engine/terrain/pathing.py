@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -52,30 +53,36 @@ def _supercover_free(rows: list[list[bool]], w: int, h: int, ax: float, ay: floa
     round the corner, so nothing squeezes between two blocked cells that touch at a corner (as
     the real game's walls of diagonal depots hold).
     """
+    floor = math.floor
+    x, y = floor(ax), floor(ay)
+    if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
+        return False
     dx, dy = bx - ax, by - ay
-    ts = [0.0, 1.0]
+    # the crossings' t (each in [0, 1]: k lies between the ends, and rounding keeps it there) and
+    # the end's; one at t = 0 is the start again, whose cell is tested above
+    ts = [1.0]
     if dx:
         lo, hi = (ax, bx) if ax < bx else (bx, ax)
-        ts += [(k - ax) / dx for k in range(math.ceil(lo), math.floor(hi) + 1)]
+        for k in range(math.ceil(lo), floor(hi) + 1):
+            ts.append((k - ax) / dx)
     if dy:
         lo, hi = (ay, by) if ay < by else (by, ay)
-        ts += [(k - ay) / dy for k in range(math.ceil(lo), math.floor(hi) + 1)]
+        for k in range(math.ceil(lo), floor(hi) + 1):
+            ts.append((k - ay) / dy)
     ts.sort()
-    prev = -1.0
+    prev = 0.0
     for t in ts:
-        t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
-        if prev >= 0.0:
-            if t == prev:
-                continue
-            m = (prev + t) * 0.5
-            x, y = math.floor(ax + dx * m), math.floor(ay + dy * m)
-            if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
-                return False
-        px, py = ax + dx * t, ay + dy * t
-        x, y = math.floor(px), math.floor(py)
+        if t == prev:
+            continue
+        m = (prev + t) * 0.5
+        x, y = floor(ax + dx * m), floor(ay + dy * m)
         if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
             return False
-        if 0.0 < t < 1.0:
+        px, py = ax + dx * t, ay + dy * t
+        x, y = floor(px), floor(py)
+        if x < 0 or y < 0 or x >= w or y >= h or not rows[y][x]:
+            return False
+        if t < 1.0:
             kx, ky = round(px), round(py)
             if abs(px - kx) < 1e-9 and abs(py - ky) < 1e-9:  # through a corner: the cells beside it too
                 if kx < 1 or ky < 1 or kx >= w or ky >= h or not (rows[ky - 1][kx - 1] and rows[ky - 1][kx] and rows[ky][kx - 1] and rows[ky][kx]):
@@ -84,22 +91,26 @@ def _supercover_free(rows: list[list[bool]], w: int, h: int, ax: float, ay: floa
     return True
 
 
-def _segment_free(sat: np.ndarray, rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
+def _segment_free(sat: memoryview, rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
     """True when every cell the segment touches is free (see :func:`_supercover_free`).
 
-    ``sat`` is the summed-area table of the blocked cells: a piece of the segment whose bounding
-    box holds no blocked cell is free at once, one that does is halved until it is a few cells
-    long and then tested cell by cell.  In open ground a long segment costs a handful of table
-    lookups instead of a walk over every cell it crosses.
+    ``sat`` is the summed-area table of the blocked cells, flat (rows of ``w + 1``): a piece of
+    the segment whose bounding box holds no blocked cell is free at once, one that does is halved
+    until it is a few cells long and then tested cell by cell.  In open ground a long segment
+    costs a handful of table lookups instead of a walk over every cell it crosses.
     """
+    floor = math.floor
+    stride = w + 1
     stack = [(ax, ay, bx, by)]
+    pop, push = stack.pop, stack.append
     while stack:
-        ax, ay, bx, by = stack.pop()
-        x0, x1 = (math.floor(ax), math.floor(bx)) if ax < bx else (math.floor(bx), math.floor(ax))
-        y0, y1 = (math.floor(ay), math.floor(by)) if ay < by else (math.floor(by), math.floor(ay))
+        ax, ay, bx, by = pop()
+        x0, x1 = (floor(ax), floor(bx)) if ax < bx else (floor(bx), floor(ax))
+        y0, y1 = (floor(ay), floor(by)) if ay < by else (floor(by), floor(ay))
         if x0 < 0 or y0 < 0 or x1 >= w or y1 >= h:
             return False
-        if sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0] == 0:
+        top, bottom = y0 * stride, (y1 + 1) * stride
+        if sat[bottom + x1 + 1] - sat[top + x1 + 1] - sat[bottom + x0] + sat[top + x0] == 0:
             continue
         if x1 - x0 + y1 - y0 <= 3:
             if not _supercover_free(rows, w, h, ax, ay, bx, by):
@@ -108,9 +119,14 @@ def _segment_free(sat: np.ndarray, rows: list[list[bool]], w: int, h: int, ax: f
         mx, my = (ax + bx) * 0.5, (ay + by) * 0.5
         if abs(mx - round(mx)) < 1e-9 and abs(my - round(my)) < 1e-9:  # not on a corner: a piece's ends
             mx, my = ax + (bx - ax) * 0.515625, ay + (by - ay) * 0.515625  # are not tested for it
-        stack.append((mx, my, bx, by))
-        stack.append((ax, ay, mx, my))
+        push((mx, my, bx, by))
+        push((ax, ay, mx, my))
     return True
+
+
+def _sat_cells(sat: np.ndarray) -> memoryview:
+    """A summed-area table as a flat view whose items are Python ints (cheaper to read one at a time)."""
+    return np.ascontiguousarray(sat).ravel().data
 
 
 def _blocked_sat(free: np.ndarray) -> np.ndarray:
@@ -208,7 +224,7 @@ class _Layer:
         self.need = need
         self.free = pf._free_for(need)
         self.rows: list[list[bool]] = self.free.tolist()
-        self.sat = _blocked_sat(self.free)
+        self.sat = _sat_cells(_blocked_sat(self.free))
         g = pf._graph
         self.matrix = csr_matrix((g.weights(self.free.ravel()), g.indices, g.indptr), shape=(g.n, g.n))
         self._labels: np.ndarray | None = None
@@ -220,6 +236,15 @@ class _Layer:
         self.epoch = 0
         self.opened_at = 0
         self.near_goal: dict[tuple[int, int], int] = {}  # (component, goal cell) -> reachable cell
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["sat"] = np.asarray(self.sat)  # (a memoryview neither pickles nor copies)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["sat"] = _sat_cells(state["sat"])
+        self.__dict__.update(state)
 
     @property
     def labels(self) -> np.ndarray:
@@ -252,7 +277,7 @@ class _Layer:
         self.free[y0:y1, x0:x1] = new
         for y in range(y0, y1):
             self.rows[y][x0:x1] = new[y - y0].tolist()
-        self.sat = _blocked_sat(self.free)
+        self.sat = _sat_cells(_blocked_sat(self.free))
         # the weights of every edge touching a changed cell or passing beside one
         g = pf._graph
         ty0, tx0 = max(y0 - 1, 0), max(x0 - 1, 0)
@@ -426,6 +451,14 @@ def _crosses(pts: tuple[tuple[float, float], ...], cell: int, width: int, box: t
     return False
 
 
+@lru_cache(maxsize=256)
+def _radius_class(radius: float) -> int:
+    """The radius class of a unit of ``radius`` (kept per radius: units come in a few dozen radii)."""
+    if not math.isfinite(radius):
+        raise ValueError(f"radius {radius} is not finite")
+    return max(0, int(math.ceil((radius - 0.5) / RADIUS_STEP - 1e-9)))  # radius <= 0.5 fits any free cell
+
+
 def _edge_distance(unbuilt: np.ndarray, ndimage: Any) -> np.ndarray:
     """Distance from each cell's centre to the nearest edge of a cell not ``unbuilt`` (inf if none)."""
     if unbuilt.all():
@@ -559,9 +592,7 @@ class PathFinder:
     # ---- grids per radius ----------------------------------------------------------------------
 
     def _layer(self, radius: float) -> _Layer:
-        if not math.isfinite(radius):
-            raise ValueError(f"radius {radius} is not finite")
-        rc = max(0, int(math.ceil((radius - 0.5) / RADIUS_STEP - 1e-9)))  # radius <= 0.5 fits any free cell
+        rc = _radius_class(radius)
         layer = self._layers.get(rc)
         if layer is None:
             layer = _Layer(self, 0.5 + rc * RADIUS_STEP if rc else 0.0)

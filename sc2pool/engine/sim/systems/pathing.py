@@ -65,6 +65,8 @@ SAMPLE = 0.25
 """Spacing of the points the look-ahead tests (a quarter cell: a unit crossing a blocked cell's
 corner by less than this is not caught, and no unit stands there at the end of a loop:
 :meth:`Pathing.project`)."""
+_SAMPLES = np.arange(int(math.ceil(LOOKAHEAD / SAMPLE)) + 1) * SAMPLE
+"""The look-ahead's distances along the line (as many as the longest look needs)."""
 CHASE_REPLAN = 16
 """A chaser following a path plans it again after this many loops (its target moves), or when it
 reached the path's end and its way is still blocked."""
@@ -89,8 +91,8 @@ INSET = 0.01
 """A unit put back on a free cell stands this far inside it."""
 WINDOW = 3
 """The nearest free point of a unit on a blocked cell is searched within this many cells first."""
-_OFF = np.stack(np.meshgrid(np.arange(-WINDOW, WINDOW + 1), np.arange(-WINDOW, WINDOW + 1)), axis=0).reshape(2, -1)
-_OFF1 = np.stack(np.meshgrid(np.arange(-1, 2), np.arange(-1, 2)), axis=0).reshape(2, -1)
+_OFF = tuple((dx, dy) for dy in range(-WINDOW, WINDOW + 1) for dx in range(-WINDOW, WINDOW + 1))
+_OFF1 = tuple((dx, dy) for dy in range(-1, 2) for dx in range(-1, 2))
 JUMPERS = frozenset({49})
 """Types that walk up and down cliffs: the Reaper (LP:Reaper)."""
 _JUMPER_LUT = np.isin(TYPES.unit_id, np.array(sorted(JUMPERS)))
@@ -189,7 +191,7 @@ def blocker_cells(type_row: int, x: float, y: float, width: int, height: int) ->
 def _sees(finder: PathFinder, radius: float, ax: float, ay: float, bx: float, by: float) -> bool:
     """Whether a unit of ``radius`` fits along the straight segment from (ax, ay) to (bx, by) on
     the finder's grid (its exact cell test, the one its paths are pulled with)."""
-    return bool(finder._layer(radius).segment_free(ax, ay, bx, by))
+    return finder._layer(radius).segment_free(ax, ay, bx, by)
 
 
 @dataclass
@@ -390,41 +392,44 @@ class Pathing:
         :attr:`free` (a Reaper's)."""
         grid = self.free if grid is None else grid
         ox, oy = px.copy(), py.copy()
-        todo = np.arange(len(px))
-        for off, reach in ((_OFF1, 1.0), (_OFF, float(WINDOW))):
-            qx, qy, found = self._nearest_in(px[todo], py[todo], off, reach, grid)
-            ox[todo[found]] = qx[found]
-            oy[todo[found]] = qy[found]
-            todo = todo[~found]
-            if not len(todo):
-                return ox, oy
+        todo = []
+        for i, (x, y) in enumerate(zip(px.tolist(), py.tolist(), strict=True)):
+            got = self._nearest_in(x, y, _OFF1, 1.0, grid) or self._nearest_in(x, y, _OFF, float(WINDOW), grid)
+            if got is None:
+                todo.append(i)
+            else:
+                ox[i], oy[i] = got
+        if not todo:
+            return ox, oy
         free = grid.reshape(self.height, self.width)
         ys, xs = np.nonzero(free)
         if len(xs) == 0:
             raise ValueError("the map has no pathable cell")
-        for i in todo.tolist():  # nothing free within the window: search the whole grid
+        for i in todo:  # nothing free within the window: search the whole grid
             bx = np.clip(px[i], xs + INSET, xs + 1 - INSET)
             by = np.clip(py[i], ys + INSET, ys + 1 - INSET)
             b = int(((bx - px[i]) ** 2 + (by - py[i]) ** 2).argmin())
             ox[i], oy[i] = bx[b], by[b]
         return ox, oy
 
-    def _nearest_in(self, px: np.ndarray, py: np.ndarray, off: np.ndarray, reach: float, grid: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each point: the nearest point of a free cell among its cell's offsets ``off`` (two
-        rows, x and y: the cells within ``reach`` - 1 of its own), and whether it is the nearest
-        of the whole grid (found within ``reach``: every cell further off is further away)."""
-        cx = px.astype(np.int64)[:, None] + off[0]
-        cy = py.astype(np.int64)[:, None] + off[1]
-        inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
-        ok = inside & grid[np.where(inside, cy * self.width + cx, 0)]
-        qx = np.minimum(np.maximum(px[:, None], cx + INSET), cx + (1 - INSET))
-        qy = np.minimum(np.maximum(py[:, None], cy + INSET), cy + (1 - INSET))
-        d2 = (qx - px[:, None]) ** 2 + (qy - py[:, None]) ** 2
-        d2[~ok] = np.inf
-        j = d2.argmin(axis=1)
-        k = np.arange(len(px))
-        return qx[k, j], qy[k, j], d2[k, j] <= reach * reach
+    def _nearest_in(self, x: float, y: float, off: tuple[tuple[int, int], ...], reach: float, grid: np.ndarray
+                    ) -> tuple[float, float] | None:
+        """The nearest point of a free cell to (x, y) among its cell's offsets ``off`` (the cells
+        within ``reach`` - 1 of its own, row by row: the first of equally near ones), when it is
+        the nearest of the whole grid (found within ``reach``: every cell further off is further
+        away); else None.  (Plain Python: a handful of points, nine cells each, at a time.)"""
+        w, h = self.width, self.height
+        ix, iy = int(x), int(y)
+        best, bx, by = math.inf, 0.0, 0.0
+        for dx, dy in off:
+            cx, cy = ix + dx, iy + dy
+            if 0 <= cx < w and 0 <= cy < h and grid[cy * w + cx]:
+                qx = min(max(x, cx + INSET), cx + (1 - INSET))
+                qy = min(max(y, cy + INSET), cy + (1 - INSET))
+                d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y)
+                if d2 < best:
+                    best, bx, by = d2, qx, qy
+        return (bx, by) if best <= reach * reach else None
 
     def nearest_point(self, x: float, y: float) -> tuple[float, float]:
         """(x, y) where its cell is free, else the nearest point of a free cell (a rally point
@@ -687,17 +692,18 @@ class Pathing:
         blocked = np.zeros(k, dtype=bool)
         if _count(test):
             ti = test.nonzero()[0]
-            n_s = int(math.ceil(float(look[ti].max()) / SAMPLE)) + 1
-            s = np.minimum(np.arange(n_s)[None, :] * SAMPLE, look[ti][:, None])  # (rows, samples)
+            mt, lt = m[ti], look[ti]
+            n_s = int(math.ceil(float(lt.max()) / SAMPLE)) + 1
+            s = np.minimum(_SAMPLES[None, :n_s], lt[:, None])  # (rows, samples)
             di = dist[ti]
-            px = u.x[m[ti]][:, None] + (md[0][ti] / di)[:, None] * s
-            py = u.y[m[ti]][:, None] + (md[1][ti] / di)[:, None] * s
+            px = u.x[mt][:, None] + (md[0][ti] / di)[:, None] * s
+            py = u.y[mt][:, None] + (md[1][ti] / di)[:, None] * s
             cx = px.astype(np.int64)
             cy = py.astype(np.int64)
             inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
             idx = np.where(inside, cy * self.width + cx, 0)
             bad = ~(inside & self.free[idx])
-            jump = self.jumpers()[m[ti]]
+            jump = self.jumpers()[mt]
             if _count(jump):  # (a Reaper's way is on its own grid)
                 jf = self.jump().free
                 bad[jump] = ~(inside[jump] & jf[idx[jump]])
@@ -727,10 +733,10 @@ class Pathing:
         plan = blocked & ~following
         if _count(following):
             fi = following.nonzero()[0]
-            got = [chases.get(t) for t in tags[fi].tolist()]
-            old = np.fromiter((c is None or c.target != t or loop - c.loop >= CHASE_REPLAN
-                               for c, t in zip(got, ttags[fi].tolist(), strict=True)), dtype=bool, count=len(fi))
-            plan[fi[old]] = True
+            for i, t, tt in zip(fi.tolist(), tags[fi].tolist(), ttags[fi].tolist(), strict=True):
+                c = chases.get(t)
+                if c is None or c.target != tt or loop - c.loop >= CHASE_REPLAN:
+                    plan[i] = True
         wx, wy = u.wx, u.wy
         for i in plan.nonzero()[0].tolist():
             r, t = int(m[i]), int(tm[i])
@@ -741,8 +747,8 @@ class Pathing:
             chases[int(tags[i])] = _Chase(int(ttags[i]), pts, 0, loop)
             u.wp[r] = CHASING
             wx[r], wy[r] = pts[0]
-        on = following | plan
-        rows = m[on]
+        oi = (following | plan).nonzero()[0]
+        rows = m[oi]
         hx = wx[rows] - u.x[rows]
         hy = wy[rows] - u.y[rows]
         hd = np.sqrt(hx * hx + hy * hy)
@@ -763,7 +769,6 @@ class Pathing:
             hd = np.sqrt(hx * hx + hy * hy)
         md = md.copy()
         cap = np.full(k, np.inf)
-        oi = on.nonzero()[0]
         some = hd > 1e-9
         scale = np.where(some, dist[oi] / np.where(some, hd, 1.0), 0.0)
         md[0, oi] = hx * scale
