@@ -230,7 +230,7 @@ class Harvest:
     def nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
         best, bd = None, math.inf
         for s in self.w.construction.structures.values():
-            if s.owner == player and s.unit_id in TOWNHALLS and s.ready:
+            if s.unit_id in TOWNHALLS and s.owner == player and s.ready:  # (most are no townhall)
                 d = (s.x - x) ** 2 + (s.y - y) ** 2
                 if d < bd:
                     best, bd = s, d
@@ -492,15 +492,14 @@ class Harvest:
         while the player's finished townhalls (and where they stand) and the resources stay the
         same: the answer depends on nothing else (fields do not move), so other units coming and
         going do not recompute it."""
-        at = tuple((t, s.x, s.y) for t, s in self.w.construction.structures.items()
-                   if s.owner == player and s.unit_id in TOWNHALLS and s.ready)
-        ready = tuple(t for t, _, _ in at)
+        at = tuple([(t, s.x, s.y) for t, s in self.w.construction.structures.items()
+                    if s.unit_id in TOWNHALLS and s.owner == player and s.ready])
         key = (at, tuple(self.resources))
         hit = self._th.get(player)
         if hit is not None and hit[0] == key:
             return hit[1]
         owner: dict[int, int] = {}
-        ideal: dict[int, int] = dict.fromkeys(ready, 0)
+        ideal: dict[int, int] = dict.fromkeys([t for t, _, _ in at], 0)
         for res in self.resources.values():
             if not res.is_mineral:
                 continue
@@ -515,12 +514,14 @@ class Harvest:
         """Append to ``parts`` (tag -> ``Unit`` field bytes): resources' contents, the player's
         townhalls' and gas structures' assigned and ideal harvesters, gas structures' contents."""
         field_owner, ideal = self.townhall_map(player)
+        resources = self.resources
         assigned: dict[int, int] = {}
         for job in self.w.workers.jobs.values():
-            if job.resource and job.phase in _TRIP:
-                th = field_owner.get(job.resource)
+            res_tag = job.resource
+            if res_tag and job.phase in _TRIP:
+                th = field_owner.get(res_tag)
                 if th is None:
-                    res = self.resources.get(job.resource)
+                    res = resources.get(res_tag)
                     th = res.refinery if res is not None and not res.is_mineral else None
                 if th:
                     assigned[th] = assigned.get(th, 0) + 1
@@ -539,19 +540,25 @@ class Harvest:
         else:
             for tag, b in got.items():
                 parts[tag] = parts.get(tag, b"") + b
-        for st in self.w.construction.structures.values():
-            b = b""
-            if st.owner == player and st.ready:
-                if st.unit_id in TOWNHALLS:
-                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
-                elif st.unit_id in GAS_STRUCTURES:
-                    g = self.resources.get(st.geyser)
+        for st in self.w.construction.structures.values():  # (townhalls and gas structures only)
+            uid = st.unit_id
+            if uid in TOWNHALLS:
+                if st.owner != player or not st.ready:
+                    continue
+                b = b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
+            elif uid in GAS_STRUCTURES:
+                b = b""
+                g = resources.get(st.geyser)
+                if st.owner == player and st.ready:
                     want = GAS_HARVESTERS if g is not None and g.contents > 0 else 0
                     b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(want)
-            if st.unit_id in GAS_STRUCTURES and st.geyser in self.resources:
-                b += b"\x98\x01" + varint(max(self.resources[st.geyser].contents, 0))
-            if b:
-                parts[st.tag] = parts.get(st.tag, b"") + b
+                if g is not None:
+                    b += b"\x98\x01" + varint(max(g.contents, 0))
+                if not b:
+                    continue
+            else:
+                continue
+            parts[st.tag] = parts.get(st.tag, b"") + b
 
     def cargo_extras(self, parts: dict[int, bytes]) -> None:
         """Append the carry buff of workers keeping cargo off a trip to ``parts``."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import struct
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -82,19 +83,46 @@ def _travelled(k: float, dist: float, total: float) -> float:
     return dist - 0.5 * a * r * r
 
 
-def _along(j: Job, loop: int) -> tuple[float, float]:
-    """Where a worker walking the path of ``j`` stands at ``loop``."""
+_Legs = tuple[float, float, list[float], list[tuple[float, float]]]
+"""A path walk's length, its :func:`leg_loops`, and the length up to each point and the points as
+Python floats (:func:`_legs`)."""
+
+
+def _legs(j: Job) -> _Legs:
+    """The :data:`_Legs` of the path ``j`` walks."""
     cum, pts = j.cum, j.path
     assert cum is not None and pts is not None
-    s = leg_travelled(loop - j.t0, float(cum[-1]))
-    i = int(cum.searchsorted(s))
+    dist = float(cum[-1])
+    return dist, leg_loops(dist), cum.tolist(), [(x, y) for x, y in pts.tolist()]
+
+
+def _along(legs: _Legs, ox: float, oy: float, k: float) -> tuple[float, float]:
+    """Where a worker stands ``k`` loops into a walk from (ox, oy) along the path of ``legs``."""
+    dist, total, cum, pts = legs
+    s = _travelled(k, dist, total)
+    i = bisect_left(cum, s)  # (as ``searchsorted``: the first point at or past ``s``)
     if i >= len(cum):
-        return float(pts[-1, 0]), float(pts[-1, 1])
-    a = (j.ox, j.oy) if i == 0 else (float(pts[i - 1, 0]), float(pts[i - 1, 1]))
-    start = 0.0 if i == 0 else float(cum[i - 1])
-    seg = float(cum[i]) - start
-    f = (s - start) / seg if seg > 0 else 1.0
-    return a[0] + (float(pts[i, 0]) - a[0]) * f, a[1] + (float(pts[i, 1]) - a[1]) * f
+        return pts[-1]
+    if i == 0:
+        ax, ay, start = ox, oy, 0.0
+    else:
+        (ax, ay), start = pts[i - 1], cum[i - 1]
+    seg = cum[i] - start
+    f = (s - start) / seg if seg > 0.0 else 1.0
+    bx, by = pts[i]
+    return ax + (bx - ax) * f, ay + (by - ay) * f
+
+
+_Walker = tuple[int, "_Legs | None", float, float, float, float, float, float, float]
+"""What placing a walker reads, fixed when its walk starts: its row, the :data:`_Legs` of a path
+walk (None for a straight one), its start (ox, oy), (tx - ox, ty - oy), its first loop, and a
+straight walk's length and :func:`leg_loops`."""
+
+
+def _walker(r: int, j: Job) -> _Walker:
+    """The :data:`_Walker` of the worker of row ``r`` walking ``j``."""
+    legs = _legs(j) if j.path is not None else None
+    return r, legs, j.ox, j.oy, j.tx - j.ox, j.ty - j.oy, float(j.t0), j.length, j.total
 
 
 @dataclass
@@ -155,9 +183,13 @@ def order_bytes(ability: int, pos: tuple[float, float] | None = None, tag: int =
     return wrap(22, body)
 
 
+_CARRY_MINERALS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_MINERALS)
+_CARRY_GAS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_GAS)
+
+
 def carry_buff_bytes(gas: bool) -> bytes:
     """The ``Unit.buff_ids`` entry of a worker carrying minerals or gas."""
-    return b"\xd8\x01" + varint(BUFF_CARRY_GAS if gas else BUFF_CARRY_MINERALS)
+    return _CARRY_GAS_BYTES if gas else _CARRY_MINERALS_BYTES
 
 
 class Workers:
@@ -169,16 +201,24 @@ class Workers:
         self.pending: dict[int, list[tuple[int, tuple[float, float] | None, int]]] = {}
         """Commands queued (shift) behind a worker's economy job: run when the job ends (a build
         finished, a trip's cargo dropped off)."""
-        self.revision = 0
-        """Changes whenever a job starts a walk, changes its order or ends outside an event
-        (:meth:`place_walkers` keeps its list of walkers while this, the economy's events and the
-        unit set stay the same)."""
-        self._walkers: tuple[tuple[int, ...], list[tuple[int, Job]]] | None = None
+        self._walking: dict[int, _Walker] = {}
+        """The walking workers, tag -> :data:`_Walker`, as :meth:`place_walkers` last found them."""
+        self._walking_version = -1
+        """The unit store's version those rows were read at (rows move only when it changes)."""
+        self._touched: set[int] = set()
+        """Workers whose job may have changed phase, started, been replaced or ended since
+        :meth:`place_walkers` last ran: a phase changes only in the job's own event, a walk or an
+        order, and a job starts or ends only with an order or a release (each adds the tag)."""
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A loaded or copied world finds its walkers again on its next placement."""
+        self.__dict__.update(state)
+        self._walking, self._walking_version, self._touched = {}, -1, set()
 
     # ------------------------------------------------------------------ orders and walks
     def set_order(self, r: int, tag: int, ability: int) -> None:
         """The worker of row ``r`` is on an economy job whose order shows ``ability``."""
-        self.revision += 1
+        self._touched.add(tag)
         u = self.w.u
         u.queues.pop(tag, None)
         u.kind[r] = ECON
@@ -201,7 +241,7 @@ class Workers:
         else:
             ex, ey, dist = x0, y0, 0.0
         job.path = job.cum = None
-        self.revision += 1
+        self._touched.add(tag)
         pathing = self.w.pathing
         if pathing.active and dist > 0:
             got = pathing.walk(x0, y0, ex, ey, tx, ty, stop, _SCV_RADIUS)
@@ -226,41 +266,52 @@ class Workers:
         """Write the walking workers' positions at ``loop`` into the unit store (one write per
         column; a straight walk's length and duration were fixed when it started)."""
         u = self.w.u
-        events = self.w.events
-        key = (self.revision, events.seq, events.popped, u.version, len(self.jobs))
-        cached = self._walkers
-        if cached is not None and cached[0] == key:
-            walkers = cached[1]
-        else:  # a phase changes only in an event, a walk or an order (each changes the key)
-            walking = [(tag, j) for tag, j in self.jobs.items() if j.phase in _WALKING]
-            rows = u.rows(np.fromiter((t for t, _ in walking), dtype=np.int64, count=len(walking))).tolist()
-            walkers = [(r, j) for (_, j), r in zip(walking, rows, strict=True) if r >= 0]
-            self._walkers = (key, walkers)
-        if not walkers:
+        walking = self._walking
+        touched = self._touched
+        if u.version != self._walking_version:  # units came or went: every row again
+            self._walking_version = u.version
+            walking.clear()
+            touched.clear()
+            tags = [tag for tag, j in self.jobs.items() if j.phase in _WALKING]
+            rows = u.rows(np.array(tags, dtype=np.int64)).tolist()
+            for tag, r in zip(tags, rows, strict=True):
+                if r >= 0:
+                    walking[tag] = _walker(r, self.jobs[tag])
+        elif touched:
+            jobs = self.jobs
+            for tag in touched:
+                j = jobs.get(tag)
+                if j is not None and j.phase in _WALKING and (r := u.row(tag)) >= 0:
+                    walking[tag] = _walker(r, j)
+                else:
+                    walking.pop(tag, None)
+            touched.clear()
+        if not walking:
             return
         at: list[int] = []
         xs: list[float] = []
         ys: list[float] = []
-        for r, j in walkers:
-            if j.path is not None:
-                px, py = _along(j, loop)
+        now = float(loop)  # (loops are small integers: a float's arithmetic on them is exact)
+        for r, legs, ox, oy, dx, dy, t0, length, total in walking.values():  # (one row each: in any order)
+            if legs is not None:
+                px, py = _along(legs, ox, oy, now - t0)
             else:
-                length = j.length
-                f = 1.0 if length <= 0 else _travelled(loop - j.t0, length, j.total) / length
-                px = j.ox + (j.tx - j.ox) * f
-                py = j.oy + (j.ty - j.oy) * f
+                f = 1.0 if length <= 0.0 else _travelled(now - t0, length, total) / length
+                px = ox + dx * f
+                py = oy + dy * f
             at.append(r)
             xs.append(px)
             ys.append(py)
-        u.x[at] = xs
-        u.y[at] = ys
+        idx = np.fromiter(at, np.intp, len(at))  # (an index array: numpy takes a list index by a slower path)
+        u.x[idx] = xs
+        u.y[idx] = ys
 
     # ------------------------------------------------------------------ leaving jobs
     def release(self, tag: int) -> None:
         """Forget the worker's job (the resource it occupied or waited for, the construction it
         was doing); the unit keeps its row."""
         job = self.jobs.pop(tag, None)
-        self.revision += 1
+        self._touched.add(tag)
         self.w.harvest.leave(tag, job)
         if job is not None and job.phase == BUILDING:
             self.w.construction.builder_left(tag, job)
@@ -328,6 +379,7 @@ class Workers:
     # ------------------------------------------------------------------ events
     def on_event(self, tag: int, job: Job, t: int) -> None:
         """The job's event at loop ``t``: a walk arrived, a wait or a phase ended."""
+        self._touched.add(tag)
         u = self.w.u
         r = u.row(tag)
         if r < 0:
