@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import secrets
+from itertools import repeat
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -75,6 +76,7 @@ from sc2pool.engine.sim.encode import (
     encode_units,
     pad2,
     tag_bytes,
+    varint,
     wrap,
 )
 from sc2pool.engine.sim.units import (
@@ -111,6 +113,21 @@ _SNAPSHOT = b"\x08\x02\x50\x00\x90\x01\x00\x98\x01\x00"
 mineral and vespene contents 0 (the real client reports no contents for resources it does not
 see, and cloak 0 for every snapshot in python-sc2's captures: burnysc2's ``can_be_attacked`` is
 then False, so bots do not pick remembered structures as targets)."""
+_SNAPSHOT_TAIL = (b"", _SNAPSHOT)
+"""Indexed by a unit's snapshot flag: the bytes appended to its record."""
+
+
+def _visibility_parts(vis: np.ndarray, width: int, height: int) -> tuple[bytes, np.ndarray]:
+    """``ResponseObservation.observation.raw_data.map_state.visibility`` holding the grid ``vis``
+    (one byte per cell, ``width`` x ``height``) as (every key and length before the grid's bytes,
+    the grid): the bytes protobuf serializes for it, without copying the grid through messages."""
+    size = b"\x08" + varint(width) + b"\x10" + varint(height)  # (proto2: fields set are written, zeros too)
+    n = vis.nbytes
+    head = b"\x08\x08\x12" + varint(len(size)) + size + b"\x1a" + varint(n)  # ImageData
+    head = b"\x0a" + varint(len(head) + n) + head  # MapState.visibility
+    head = b"\x1a" + varint(len(head) + n) + head  # ObservationRaw.map_state
+    head = b"\x2a" + varint(len(head) + n) + head  # Observation.raw_data
+    return b"\x1a" + varint(len(head) + n) + head, vis  # ResponseObservation.observation
 
 
 class GameError(Exception):
@@ -486,12 +503,7 @@ class Game:
         snapshot = None
         if self._fog:
             vis = w.vision.visibility(player_id)
-            img = raw_pb2.ObservationRaw()
-            vi = img.map_state.visibility
-            vi.bits_per_pixel = 8
-            vi.size.x, vi.size.y = scen.map.width, scen.map.height
-            vi.data = vis.tobytes()
-            parts.append(wrap(3, wrap(5, img.SerializeToString())))
+            parts += _visibility_parts(vis, scen.map.width, scen.map.height)
             if len(u):
                 if scen.map.has_terrain:  # structures seen before and unseen neutrals stay as snapshots
                     keep, snapshot = w.vision.observed_with_snapshots(player_id, vis)
@@ -612,25 +624,21 @@ class Game:
             orders.update(zip(single.tolist(), pieces, strict=True))
         if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
             extras = self.world.unit_extras(player_id)
-            if orders.keys().isdisjoint(extras):  # (the usual case: one C-level merge)
-                orders.update(extras)
-            else:
-                for i, b in extras.items():
-                    orders[i] = orders.get(i, b"") + b
+            # (C-level merges; a unit with both gets its orders first)
+            both = {i: orders[i] + extras[i] for i in orders.keys() & extras.keys()}
+            orders.update(extras)
+            orders.update(both)
+        rows = None if keep is None else keep.nonzero()[0]
+        tails: list[list[bytes]] = []
+        if orders:  # per encoded unit: its orders and extra fields
+            tails.append(list(map(orders.get, range(len(u)) if rows is None else rows.tolist(), repeat(b""))))
         if snapshot is not None:  # (appended last: a later scalar field wins)
-            for i in np.nonzero(snapshot)[0].tolist():
-                orders[i] = orders.get(i, b"") + _SNAPSHOT
-        cols = (u.tag, alliance, u.unit_id, owner, u.x, u.y, u.facing % _TWO_PI, u.radius, np.maximum(u.hp, 0.0),
-                TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], np.where(mine, np.maximum(u.cd, 0.0), 0.0))
-        if keep is not None:
-            cols = tuple(c[keep] for c in cols)
-            pos = (np.cumsum(keep) - 1).tolist()  # (lists: hundreds of lookups per observation)
-            kept = keep.tolist()
-            orders = {pos[i]: b for i, b in orders.items() if kept[i]}
-        (tag, al, uid, own, x, y, facing, radius, hp, hp_max, sh, sh_max, cd) = cols
+            tails.append(list(map(_SNAPSHOT_TAIL.__getitem__, (snapshot if rows is None else snapshot[rows]).tolist())))
         m = self.scenario.map
-        z = m.z(x, y) if m.has_terrain else TERRAIN_Z
-        return encode_units(tag, al, uid, own, x, y, z, facing, radius, hp, hp_max, sh, sh_max, cd, orders)
+        z = m.z(u.x, u.y) if m.has_terrain else TERRAIN_Z
+        return encode_units(u.tag, alliance, u.unit_id, owner, u.x, u.y, z, u.facing % _TWO_PI, u.radius,
+                            np.maximum(u.hp, 0.0), TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti],
+                            np.where(mine, np.maximum(u.cd, 0.0), 0.0), tails, rows)
 
     def _encode_units_small(self, player_id: int, keep: np.ndarray | None = None) -> bytes:
         """Few units: plain Python per unit beats a dozen numpy calls (same bytes as the numpy path)."""

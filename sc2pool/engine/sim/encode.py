@@ -14,6 +14,8 @@ appended to a serialized ``ObservationRaw`` or wrapped into outer messages with 
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -21,7 +23,16 @@ TAG_LIMIT = 1 << 35
 """Tags are encoded as 5-byte varints: they must stay below 2**35 (the store starts at 2**32)."""
 
 
+_ONE_BYTE = tuple(bytes((v,)) for v in range(0x80))
+"""The varints of 0 to 127: their one byte."""
+
+
 def varint(v: int) -> bytes:
+    """Protobuf varint of ``v`` >= 0 (minimal length)."""
+    if 0 <= v < 0x80:  # (keys, lengths and small values: most calls)
+        return _ONE_BYTE[v]
+    if 0 <= v < 0x4000:
+        return bytes(((v & 0x7F) | 0x80, v >> 7))
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -42,13 +53,14 @@ def _f(name: str) -> list[tuple[str, str]]:
     return [(name + "_k", "u1"), (name, "<f4")]
 
 
-# One unit record: the ObservationRaw.units key + 2-byte length, then the Unit fields.
+# One unit record: the ObservationRaw.units key + 2-byte length, then the Unit fields.  The
+# 2-byte varints (record length, unit type) are little-endian uint16 holding :func:`pad2`.
 _UNIT_DTYPE = np.dtype(
-    [("hdr", "u1"), ("len", "u1", (2,)),
+    [("hdr", "u1"), ("len", "<u2"),
      ("k1", "u1"), ("display", "u1"),
      ("k2", "u1"), ("alliance", "u1"),
      ("k3", "u1"), ("tag", "u1", (5,)),
-     ("k4", "u1"), ("utype", "u1", (2,)),
+     ("k4", "u1"), ("utype", "<u2"),
      ("k5", "u1"), ("owner", "u1"),
      ("k6", "u1"), ("l6", "u1"), *_f("x"), *_f("y"), *_f("z"),
      *_f("facing"), *_f("radius"), *_f("build"),
@@ -60,12 +72,23 @@ _UNIT_DTYPE = np.dtype(
     align=False,
 )
 UNIT_BODY_LEN = _UNIT_DTYPE.itemsize - 3
+_RECORD = np.dtype((np.void, _UNIT_DTYPE.itemsize))
+"""One unit record as raw bytes (``tolist`` of a view gives one ``bytes`` per record)."""
 _ORDERS_KEY = varint((22 << 3) | 2)
+_TAG_SHIFTS = np.arange(0, 35, 7, dtype=np.uint64)
+_TAG_MORE = np.array([0x80, 0x80, 0x80, 0x80, 0], dtype=np.uint64)
+"""Per byte of a 5-byte tag varint: the shift of its 7 bits, its continuation bit."""
+
+
+def _tag_varints(t: np.ndarray) -> np.ndarray:
+    """uint64[len(t), 5]: the bytes of each uint64 tag's 5-byte varint."""
+    return ((t[:, None] >> _TAG_SHIFTS) & np.uint64(0x7F)) | _TAG_MORE
 
 
 def _template() -> np.ndarray:
     t = np.zeros(1, dtype=_UNIT_DTYPE)
     t["hdr"] = (2 << 3) | 2
+    t["len"] = pad2(UNIT_BODY_LEN)
     t["k1"], t["display"] = 0x08, 1
     t["k2"] = 0x10
     t["k3"] = 0x18
@@ -81,9 +104,6 @@ def _template() -> np.ndarray:
     t["k36"] = (0xA5, 0x02)
     t["k30"] = (0xF5, 0x01)
     return t
-
-
-_TEMPLATE = _template()
 
 
 # The same record for one unit, for small unit counts where numpy's per-call overhead dominates.
@@ -102,23 +122,27 @@ def pad2(v: int) -> int:
     return ((v & 0x7F) | 0x80) | ((v >> 7) << 8)
 
 
+_TEMPLATE = _template()
+
+
 def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
                   x: np.ndarray, y: np.ndarray, z: float | np.ndarray, facing: np.ndarray, radius: np.ndarray,
                   health: np.ndarray, health_max: np.ndarray, shield: np.ndarray, shield_max: np.ndarray,
-                  cooldown: np.ndarray, orders: dict[int, bytes] | None) -> bytes:
+                  cooldown: np.ndarray, tails: Sequence[list[bytes]]) -> bytes:
     pack = UNIT_RECORD.pack
     parts = []
     cols = zip(tag.tolist(), alliance.tolist(), unit_type.tolist(), owner.tolist(), x.tolist(), y.tolist(),
                facing.tolist(), radius.tolist(), health.tolist(), health_max.tolist(), shield.tolist(),
                shield_max.tolist(), cooldown.tolist(), strict=True)
     zs = np.asarray(z).tolist() if np.ndim(z) else None
+    extras = [b"".join(p) for p in zip(*tails, strict=True)] if tails else None
     for i, (t, al, ut, ow, px, py, fa, ra, hp, hm, sh, sm, cd) in enumerate(cols):
         if zs is not None:
             z = zs[i]
         if t >= TAG_LIMIT:
             raise OverflowError("unit tag beyond the 5-byte varint range")
-        extra = orders.get(i) if orders else None
-        ln = UNIT_BODY_LEN + (len(extra) if extra else 0)
+        extra = extras[i] if extras else b""
+        ln = UNIT_BODY_LEN + len(extra)
         parts.append(pack(0x12, pad2(ln), 0x08, 1, 0x10, al, 0x18, tag_bytes(t), 0x20, pad2(ut), 0x28, ow,
                           0x32, 15, 0x0D, px, 0x15, py, 0x1D, z, 0x3D, fa, 0x45, ra, 0x4D, 1.0, 0x50, 3,
                           0x75, hp, 0x7D, hm, 0x0185, sh, 0x02A5, sm, 0x01F5, cd))
@@ -130,30 +154,35 @@ def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, 
 def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
                  x: np.ndarray, y: np.ndarray, z: float | np.ndarray, facing: np.ndarray, radius: np.ndarray,
                  health: np.ndarray, health_max: np.ndarray, shield: np.ndarray, shield_max: np.ndarray,
-                 cooldown: np.ndarray, orders: dict[int, bytes] | None = None) -> bytes:
-    """Wire bytes of ``len(tag)`` ``ObservationRaw.units`` entries.
+                 cooldown: np.ndarray, tails: Sequence[list[bytes]] = (), rows: np.ndarray | None = None) -> bytes:
+    """Wire bytes of the ``ObservationRaw.units`` entries of the columns' ``rows`` (ascending;
+    every row when None).
 
-    ``orders`` maps a row index to the already encoded ``Unit.orders`` entries of that unit; ``z``
-    is one height for every unit (a flat arena) or one per unit.
+    Each of ``tails`` holds one byte string per encoded unit (``b""``: nothing), further ``Unit``
+    fields (orders, contents, ...) appended to that unit's record in the order of ``tails``.
+    ``z`` is one height for every unit (a flat arena) or one per row.
     """
-    n = len(tag)
+    n = len(tag) if rows is None else len(rows)
     if n == 0:
         return b""
     if n <= SMALL:
+        if rows is not None:
+            tag, alliance, unit_type, owner, x, y, facing, radius, health, health_max, shield, shield_max, \
+                cooldown = (c[rows] for c in (tag, alliance, unit_type, owner, x, y, facing, radius, health,
+                                              health_max, shield, shield_max, cooldown))
+            if np.ndim(z):
+                z = np.asarray(z)[rows]
         return _encode_small(tag, alliance, unit_type, owner, x, y, z, facing, radius, health, health_max,
-                             shield, shield_max, cooldown, orders)
-    rec = np.repeat(_TEMPLATE, n)
+                             shield, shield_max, cooldown, tails)
+    # (the records of every row are filled, then the wanted ones taken: one take instead of one per column)
+    rec = np.repeat(_TEMPLATE, len(tag))
     rec["alliance"] = alliance
     t = tag.astype(np.uint64)
-    if int(t.max()) >= TAG_LIMIT:
+    if int(t.max()) >= TAG_LIMIT and (rows is None or int(t[rows].max()) >= TAG_LIMIT):
         raise OverflowError("unit tag beyond the 5-byte varint range")
-    tb = rec["tag"]
-    for i in range(5):
-        tb[:, i] = (t >> np.uint64(7 * i)) & np.uint64(0x7F)
-    tb[:, :4] |= 0x80
+    rec["tag"] = _tag_varints(t)
     ut = unit_type.astype(np.int64)
-    rec["utype"][:, 0] = (ut & 0x7F) | 0x80
-    rec["utype"][:, 1] = ut >> 7
+    rec["utype"] = ((ut & 0x7F) | 0x80) | ((ut >> 7) << 8)
     rec["owner"] = owner
     rec["x"] = x
     rec["y"] = y
@@ -165,26 +194,22 @@ def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, o
     rec["shield"] = shield
     rec["shield_max"] = shield_max
     rec["cooldown"] = cooldown
+    if rows is not None:
+        rec = rec.take(rows)
+    if not tails:
+        return rec.tobytes()
     lens = np.full(n, UNIT_BODY_LEN, dtype=np.int64)
-    if orders:  # (a dict's keys are distinct rows: one fancy-indexed add)
-        lens[np.fromiter(orders, dtype=np.int64, count=len(orders))] += np.fromiter(
-            map(len, orders.values()), dtype=np.int64, count=len(orders))
+    for tail in tails:
+        lens += np.fromiter(map(len, tail), dtype=np.int64, count=n)
     if int(lens.max()) >= 1 << 14:
         raise OverflowError("unit record too long")
-    rec["len"][:, 0] = (lens & 0x7F) | 0x80
-    rec["len"][:, 1] = lens >> 7
-    if not orders:
-        return rec.tobytes()
-    raw = rec.tobytes()
-    size = _UNIT_DTYPE.itemsize
-    parts: list[bytes] = []
-    start = 0
-    for i in sorted(orders):
-        end = (i + 1) * size
-        parts.append(raw[start:end])
-        parts.append(orders[i])
-        start = end
-    parts.append(raw[start:])
+    rec["len"] = ((lens & 0x7F) | 0x80) | ((lens >> 7) << 8)
+    # each record followed by its tails, joined once
+    k = 1 + len(tails)
+    parts: list[bytes] = [b""] * (k * n)
+    parts[::k] = cast("list[bytes]", rec.view(_RECORD).tolist())  # (a void item is its bytes)
+    for j, tail in enumerate(tails, start=1):
+        parts[j::k] = tail
     return b"".join(parts)
 
 
@@ -211,14 +236,22 @@ _ORDER_TAG = np.dtype([("key", "u1", (2,)), ("len", "u1"), ("k1", "u1"), ("ab", 
 _ORDER_NONE = np.dtype([("key", "u1", (2,)), ("len", "u1"), ("k1", "u1"), ("ab", "<u2")])
 
 
-def _order_records(dtype: np.dtype, ability: np.ndarray) -> np.ndarray:
-    rec = np.zeros(len(ability), dtype=dtype)
+def _order_template(dtype: np.dtype) -> np.ndarray:
+    """One ``Unit.orders`` record of ``dtype`` with its key, length and ability key set."""
+    rec = np.zeros(1, dtype=dtype)
     rec["key"] = tuple(_ORDERS_KEY)
     rec["len"] = dtype.itemsize - 3
     rec["k1"] = 0x08
-    ab = ability.astype(np.int64)
-    rec["ab"] = ((ab & 0x7F) | 0x80) | ((ab >> 7) << 8)
     return rec
+
+
+_POINT_TEMPLATE = _order_template(_ORDER_POINT)
+_POINT_TEMPLATE["k2"], _POINT_TEMPLATE["l2"] = 0x12, 15
+_POINT_TEMPLATE["xk"], _POINT_TEMPLATE["yk"], _POINT_TEMPLATE["zk"] = 0x0D, 0x15, 0x1D
+_TAG_TEMPLATE = _order_template(_ORDER_TAG)
+_TAG_TEMPLATE["k3"] = 0x18
+_ORDER_TEMPLATES = ((1, _POINT_TEMPLATE), (2, _TAG_TEMPLATE), (0, _order_template(_ORDER_NONE)))
+"""Per order target kind (1 point, 2 unit, 0 none): its record template."""
 
 
 def encode_single_orders(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, ty: np.ndarray, z: float,
@@ -229,24 +262,19 @@ def encode_single_orders(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, 
     """
     n = len(ability)
     out: list[bytes] = [b""] * n
-    for k, dtype in ((1, _ORDER_POINT), (2, _ORDER_TAG), (0, _ORDER_NONE)):
+    ab = ability.astype(np.int64)
+    ab = ((ab & 0x7F) | 0x80) | ((ab >> 7) << 8)  # (2-byte varints as little-endian uint16)
+    for k, template in _ORDER_TEMPLATES:
         idx = np.nonzero(kind == k)[0]
         if len(idx) == 0:
             continue
-        rec = _order_records(dtype, ability[idx])
+        rec = np.repeat(template, len(idx))
+        rec["ab"] = ab[idx]
         if k == 1:
-            rec["k2"], rec["l2"] = 0x12, 15
-            rec["xk"], rec["yk"], rec["zk"] = 0x0D, 0x15, 0x1D
             rec["x"], rec["y"], rec["z"] = tx[idx], ty[idx], z
         elif k == 2:
-            rec["k3"] = 0x18
-            t = ttag[idx].astype(np.uint64)
-            tb = rec["tag"]
-            for i in range(5):
-                tb[:, i] = (t >> np.uint64(7 * i)) & np.uint64(0x7F)
-            tb[:, :4] |= 0x80
-        blob = rec.tobytes()
-        size = dtype.itemsize
-        for j, i in enumerate(idx.tolist()):
-            out[i] = blob[j * size:(j + 1) * size]
+            rec["tag"] = _tag_varints(ttag[idx].astype(np.uint64))
+        blobs = cast("list[bytes]", rec.view(np.dtype((np.void, template.itemsize))).tolist())
+        for i, b in zip(idx.tolist(), blobs, strict=True):
+            out[i] = b
     return out

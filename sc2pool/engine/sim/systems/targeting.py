@@ -80,6 +80,9 @@ class Targeting:
     _offset = np.zeros(0, np.int64)
     """Per row: its type's :data:`_WORKER_OFFSET`, cached per unit-set version (a morph changes it;
     class defaults, so that a state pickled before these fields existed still loads)."""
+    _ground_version = -1
+    _ground_rows = np.zeros(0, dtype=bool)
+    """:meth:`_ground` for the unit-set version ``_ground_version`` (class defaults, as above)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -136,11 +139,16 @@ class Targeting:
         dxy = xy2.take(tsafe, axis=1)
         dxy -= xy2
         dx, dy = dxy[0], dxy[1]
+        sq = dxy * dxy
+        d_edge = sq[0] + sq[1]  # dx * dx + dy * dy
+        np.sqrt(d_edge, out=d_edge)
         r_all = self.w.unit_set_facts()[0]
         if r_all == r_all:  # one radius for every unit
-            d_edge = np.sqrt(dx * dx + dy * dy) - r_all - r_all
+            d_edge -= r_all
+            d_edge -= r_all
         else:
-            d_edge = np.sqrt(dx * dx + dy * dy) - radius - radius[tsafe]
+            d_edge -= radius
+            d_edge -= radius[tsafe]
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
@@ -243,7 +251,7 @@ class Targeting:
                 d_edge[r] = np.inf
                 continue
             ddx, ddy, d = self._edges_from(r)
-            allowed = (d >= mr) & (d <= self.acquisition_range(np.array([r]))[0])
+            allowed = (d >= mr) & (d <= self._acquisition_range_of(r))
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
 
     # ------------------------------------------------------------------ Liberator zones
@@ -297,7 +305,7 @@ class Targeting:
                 done.append(r)
                 continue
             ddx, ddy, d = self._edges_from(r)
-            allowed = ~hidden & (d <= self.acquisition_range(np.array([r]))[0])
+            allowed = ~hidden & (d <= self._acquisition_range_of(r))
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
@@ -321,37 +329,36 @@ class Targeting:
         level = self.w.vision.level_grid()
         if level is None:
             return
-        rows = np.nonzero(tgt >= 0)[0]
-        if not len(rows):
+        has = tgt >= 0
+        if not _count(has):
             return
-        t = tgt[rows]
+        # every unit's cell level, then per unit with a target: the target is uphill of a ground
+        # attacker, or beyond the attacker's sight (rows without a target index the last unit)
         h, w = level.shape
-        ax = np.minimum(np.maximum(u.x[rows].astype(np.int64), 0), w - 1)
-        ay = np.minimum(np.maximum(u.y[rows].astype(np.int64), 0), h - 1)
-        tx = np.minimum(np.maximum(u.x[t].astype(np.int64), 0), w - 1)
-        ty = np.minimum(np.maximum(u.y[t].astype(np.int64), 0), h - 1)
-        uphill = (level[ty, tx] > level[ay, ax]) & ~TYPES.is_flying[u.ti[rows]]
-        far = dx[rows] * dx[rows] + dy[rows] * dy[rows] > u.sight[rows] * u.sight[rows]
-        cand = uphill | far
+        cell = np.minimum(np.maximum(u.xy.reshape(2, -1).astype(np.int64), 0), ((w - 1,), (h - 1,)))
+        lv = level[cell[1], cell[0]]
+        cand = lv[tgt] > lv
+        cand &= self._ground()
+        cand |= dx * dx + dy * dy > u.sight * u.sight
+        cand &= has
         if not _count(cand):
             return
         vision = self.w.vision
-        rc = rows[cand]
+        rc = cand.nonzero()[0]
         owners = u.owner[rc]
         # whether each candidate's player sees its target: one vision test per player for all its
         # candidates (a point's answer does not depend on the others'; nothing moves in between)
         seen = np.ones(len(rc), dtype=bool)
         players = set(owners.tolist())
-        for owner in players:
-            if owner in vision.revealed:
-                continue
+        eyes = {owner: vision.eyes(owner) for owner in players if owner not in vision.revealed}
+        for owner, e in eyes.items():
             if len(players) == 1:  # (the usual case: one player's units chase)
                 t = tgt[rc]
-                seen = vision.sees(owner, u.x[t], u.y[t])
+                seen = vision.sees_from(e, u.x[t], u.y[t])
                 continue
             k = (owners == owner).nonzero()[0]
             t = tgt[rc[k]]
-            seen[k] = vision.sees(owner, u.x[t], u.y[t])
+            seen[k] = vision.sees_from(e, u.x[t], u.y[t])
         if vision.exposed:  # the buildings of a player revealed by the melee rule
             t = tgt[rc]
             seen |= vision.exposed_buildings()[t] & (u.owner[t] != owners)
@@ -361,18 +368,32 @@ class Targeting:
                 d_edge[r] = np.inf
                 continue
             ddx, ddy, d = self._edges_from(r)
-            near = np.nonzero(d <= self.acquisition_range(np.array([r]))[0])[0]
+            near = np.nonzero(d <= self._acquisition_range_of(r))[0]
             allowed = np.zeros(len(d), dtype=bool)
             if len(near):
-                allowed[near] = vision.sees_units(owner, near)
+                allowed[near] = vision.sees_units_from(owner, eyes[owner], near)
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
+
+    def _ground(self) -> np.ndarray:
+        """bool per row: not a flying unit, cached per unit-set version."""
+        u = self.u
+        if self._ground_version != u.version:
+            self._ground_version = u.version
+            self._ground_rows = ~TYPES.is_flying[u.ti]
+        return self._ground_rows
 
     def acquisition_range(self, rows: np.ndarray) -> np.ndarray:
         u = self.u
         rng = u.range[rows]
         return np.where(u.kind[rows] == HOLD, rng, np.maximum(u.sight[rows], rng))
+
+    def _acquisition_range_of(self, r: int) -> float:
+        """:meth:`acquisition_range` of the one row ``r`` (the same value, without arrays)."""
+        u = self.u
+        rng = float(u.range[r])
+        return rng if u.kind[r] == HOLD else max(float(u.sight[r]), rng)
 
     def acquire(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest hittable hostile within acquisition range (weapon range on hold, sight

@@ -39,10 +39,27 @@ _FIELD_BITS = 16
 _MAX_FIELDS = 64 // _FIELD_BITS
 _EDGE = 1e-9
 """Margin of the first guess at a row's span of seen cells (the exact test then settles each end)."""
+_TOP_LEVEL = int(np.iinfo(np.int8).max)
+"""The level a flying unit or a scan sees up to: every cliff level (levels are int8)."""
+Eyes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]
+"""What sees from a player's side (:meth:`Vision.eyes`): x, y, squared sight radius and, on a
+ladder map, the highest cliff level each eye sees (None on a flat arena)."""
 
 
 class Vision:
     """Per-player visibility grids; keeps each player's explored cells for the episode."""
+
+    _sides_version = -1
+    _sides_of: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    """Per player: :meth:`_sides` for the unit-set version ``_sides_version`` (class defaults, so
+    that a state pickled before these fields existed still loads)."""
+    _diff: np.ndarray | None = None
+    """int64[height * (width + 1) + 1], zeros: the difference array :meth:`seen_now` sums, made on
+    first use (a class default, as above)."""
+    _cell_bits: np.ndarray | None = None
+    """:meth:`_cell_fields`, made on first use (a class default, as above)."""
+    _known_masks: dict[int, tuple[tuple[int, int], np.ndarray]] | None = None
+    """Per player: :meth:`_known_rows` with its key (made on first use, as above)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -93,6 +110,14 @@ class Vision:
             self._fields = (shift, values, weight.astype(np.int64))
         return self._fields
 
+    def _cell_fields(self) -> np.ndarray:
+        """int64[height, width]: per cell, the bits of its own level's field (see :meth:`seen_now`)."""
+        if self._cell_bits is None:
+            m = self.w.map
+            shift = self._level_fields()[0].astype(np.uint64)
+            self._cell_bits = (np.uint64((1 << _FIELD_BITS) - 1) << shift).view(np.int64).reshape(m.height, m.width)
+        return self._cell_bits
+
     def seen_now(self, player: int) -> np.ndarray:
         """bool[height, width]: the cells the player's units see now (cached per loop and unit set).
 
@@ -114,23 +139,22 @@ class Vision:
             return got[1]
         m = self.w.map
         h, w = m.height, m.width
-        rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
+        rows, s, flying = self._observer_rows(player)
         scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
         if not len(rows) and not scans:
             seen = np.zeros((h, w), dtype=bool)
             self._seen[player] = (key, seen)
             return seen
-        shift, values, weight = self._level_fields()
-        x, y, s = u.x[rows], u.y[rows], u.sight[rows]
+        values, weight = self._level_fields()[1:]
+        xy = u.xy.reshape(2, -1)[:, rows]
+        x, y = xy[0], xy[1]
         level = self._levels()
         if level is None:
             field = np.zeros(len(rows), dtype=np.int64)
         else:
-            xi = x.astype(np.int64)
-            yi = y.astype(np.int64)
-            own = level[np.minimum(np.maximum(yi, 0), h - 1), np.minimum(np.maximum(xi, 0), w - 1)]
-            field = np.searchsorted(values, own)
-            field[TYPES.is_flying[u.ti[rows]]] = len(values) - 1  # flying units see every level
+            c = np.minimum(np.maximum(xy.astype(np.int64), 0), ((w - 1,), (h - 1,)))  # (x, y) cells
+            field = np.searchsorted(values, level[c[1], c[0]])
+            field[flying] = len(values) - 1  # flying units see every level
         if scans:  # Scanner Sweeps: discs that see every level (systems/abilities.py)
             from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
 
@@ -142,15 +166,18 @@ class Vision:
         wgt = weight[field]
         reach = int(np.ceil(float(s.max()))) + 1
         cy = yi[:, None] + np.arange(-reach, reach + 1)  # (units, rows of their discs)
-        xc = x[:, None]
+        k = cy.shape[1]
+        # (per unit and row, as full blocks: operands of one shape take numpy's fast path, broadcasts do not)
+        xc = x.repeat(k).reshape(-1, k)
+        xm = xc - 0.5
         gy = (cy + 0.5) - y[:, None]
         gy2 = gy * gy
-        ss = (s * s)[:, None]
+        ss = (s * s).repeat(k).reshape(-1, k)
         rem = ss - gy2
-        ok = (rem >= 0) & (cy >= 0) & (cy < h)
+        ok = (rem >= 0) & (cy.view(np.uint64) < h)  # (a row above the map wraps round to a large number)
         r = np.sqrt(np.maximum(rem, 0.0))
-        lo = np.ceil((xc - 0.5 - r) - _EDGE)  # the first cell of the span, or the one before it
-        hi = np.floor((xc - 0.5 + r) + _EDGE)  # the last one, or the one after it
+        lo = np.ceil((xm - r) - _EDGE)  # the first cell of the span, or the one before it
+        hi = np.floor((xm + r) + _EDGE)  # the last one, or the one after it
         g = (lo + 0.5) - xc
         lo += g * g + gy2 > ss
         g = (hi + 0.5) - xc
@@ -158,9 +185,9 @@ class Vision:
         lo = np.maximum(lo, 0.0)
         hi = np.minimum(hi, w - 1.0)
         ok &= lo <= hi
-        seen = np.zeros((h, w), dtype=bool)
         band = cy[ok]
         if not len(band):
+            seen = np.zeros((h, w), dtype=bool)
             self._seen[player] = (key, seen)
             return seen
         # only the band of rows some disc reaches is summed (the others see nothing): a player's
@@ -169,54 +196,90 @@ class Vision:
         stride = w + 1
         base = band - y0
         base *= stride
-        wk = np.broadcast_to(wgt[:, None], ok.shape)[ok]
-        diff = np.zeros((y1 - y0) * stride + 1, dtype=np.int64)
-        np.add.at(diff, base + lo[ok].astype(np.int64), wk)
-        np.add.at(diff, base + hi[ok].astype(np.int64) + 1, -wk)
-        cover = diff[:-1].cumsum().reshape(y1 - y0, stride)[:, :w].reshape(-1)
-        seen[y0:y1] = (np.right_shift(cover, shift[y0 * w:y1 * w]) & ((1 << _FIELD_BITS) - 1)).reshape(y1 - y0, w)
+        wk = wgt.repeat(ok.shape[1])[ok.reshape(-1)]  # (each unit's weight on each of its rows)
+        if self._diff is None:  # (kept all zeros between calls: the cells changed are put back)
+            self._diff = np.zeros(h * stride + 1, dtype=np.int64)
+        diff = self._diff[:(y1 - y0) * stride + 1]
+        starts = base + lo[ok].astype(np.int64)
+        ends = base + hi[ok].astype(np.int64) + 1
+        np.add.at(diff, starts, wk)
+        np.add.at(diff, ends, -wk)
+        cover = diff[:-1].cumsum().reshape(y1 - y0, stride)[:, :w]
+        diff[starts] = 0
+        diff[ends] = 0
+        seen = np.empty((h, w), dtype=bool)
+        seen[:y0] = False
+        seen[y1:] = False
+        seen[y0:y1] = cover & self._cell_fields()[y0:y1]
         self._seen[player] = (key, seen)
         return seen
+
+    def _observer_rows(self, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows of the player's units that see, their sight radii, which of them fly)."""
+        u = self.w.u
+        rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
+        return rows, u.sight[rows], TYPES.is_flying[u.ti[rows]]
+
+    def eyes(self, player: int) -> Eyes | None:
+        """What :meth:`sees` needs of the player's units and scans now (None: nothing sees), for
+        several :meth:`sees_from` tests while no unit moves."""
+        u = self.w.u
+        rows, s, flying = self._observer_rows(player)
+        s2 = s * s
+        scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
+        if not len(rows) and not scans:
+            return None
+        oxy = u.xy.reshape(2, -1)[:, rows]  # (x row, y row)
+        level = self._levels()
+        top = None
+        if level is not None:  # a ground unit sees the levels up to its own, a flying one every level
+            m = self.w.map
+            c = np.minimum(np.maximum(oxy.astype(np.int64), 0), ((m.width - 1,), (m.height - 1,)))
+            top = np.where(flying, _TOP_LEVEL, level[c[1], c[0]])
+        if scans:  # Scanner Sweeps see every level
+            from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
+
+            oxy = np.concatenate([oxy, [[sc.x for sc in scans], [sc.y for sc in scans]]], axis=1)
+            s2 = np.concatenate([s2, np.full(len(scans), SCAN_RADIUS * SCAN_RADIUS)])
+            if top is not None:
+                top = np.concatenate([top, np.full(len(scans), _TOP_LEVEL, dtype=top.dtype)])
+        return oxy[0], oxy[1], s2, top
 
     def sees(self, player: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """bool per point: whether the cell of (xs[k], ys[k]) is seen now by the player, exactly as
         :meth:`seen_now` decides it, without building the grid (cheap for a few points: the
         built-in Computer asks this for the enemy units it might see)."""
-        m = self.w.map
-        u = self.w.u
-        # (ufuncs rather than np.clip: this runs every decision of a Computer)
-        cx = np.minimum(np.maximum(np.asarray(xs, dtype=np.float64).astype(np.int64), 0), m.width - 1)
-        cy = np.minimum(np.maximum(np.asarray(ys, dtype=np.float64).astype(np.int64), 0), m.height - 1)
-        rows = ((u.owner == player) & (u.sight > 0)).nonzero()[0]
-        scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
-        if (not len(rows) and not scans) or not len(cx):
-            return np.zeros(len(cx), dtype=bool)
-        ox, oy, s = u.x[rows], u.y[rows], u.sight[rows]
-        ground = ~TYPES.is_flying[u.ti[rows]]
-        if scans:  # Scanner Sweeps see every level
-            from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
+        return self.sees_from(self.eyes(player), xs, ys)
 
-            ox = np.concatenate([ox, [sc.x for sc in scans]])
-            oy = np.concatenate([oy, [sc.y for sc in scans]])
-            s = np.concatenate([s, np.full(len(scans), SCAN_RADIUS)])
-            ground = np.concatenate([ground, np.zeros(len(scans), dtype=bool)])
-        gx = (cx + 0.5)[:, None] - ox  # (points x observers), as the grid's cell offsets
-        gy = (cy + 0.5)[:, None] - oy
-        inside = gx ** 2 + gy ** 2 <= s * s
+    def sees_from(self, eyes: Eyes | None, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        """:meth:`sees` with the player's :meth:`eyes` (taken since no unit moved)."""
+        m = self.w.map
+        # one (2, points) block of cells (ufuncs rather than np.clip: this runs every decision of a Computer)
+        cxy = np.minimum(np.maximum(np.array((xs, ys), dtype=np.float64).astype(np.int64), 0),
+                         ((m.width - 1,), (m.height - 1,)))
+        if eyes is None or not cxy.shape[1]:
+            return np.zeros(cxy.shape[1], dtype=bool)
+        ox, oy, s2, top = eyes
+        g = cxy + 0.5  # (points x observers), as the grid's cell offsets
+        gx = g[0][:, None] - ox
+        gy = g[1][:, None] - oy
+        inside = gx ** 2 + gy ** 2 <= s2
         level = self._levels()
         if level is not None:
-            own = level[np.minimum(np.maximum(oy.astype(np.int64), 0), m.height - 1),
-                        np.minimum(np.maximum(ox.astype(np.int64), 0), m.width - 1)]
-            inside &= (level[cy, cx][:, None] <= own) | ~ground
+            inside &= level[cxy[1], cxy[0]][:, None] <= top
         return inside.any(axis=1)
 
     def sees_units(self, player: int, rows: np.ndarray) -> np.ndarray:
         """bool per row of ``rows`` (units of other players): whether ``player`` sees it now: its
         cell is seen (:meth:`sees`) or it is a building of an exposed player."""
+        return self.sees_units_from(player, self.eyes(player), rows)
+
+    def sees_units_from(self, player: int, eyes: Eyes | None, rows: np.ndarray) -> np.ndarray:
+        """:meth:`sees_units` with the player's :meth:`eyes` (taken since no unit moved)."""
         u = self.w.u
-        seen = self.sees(player, u.x[rows], u.y[rows])
+        seen = self.sees_from(eyes, u.x[rows], u.y[rows])
         if self.exposed:
-            seen |= self.exposed_buildings()[rows] & (self.w.u.owner[rows] != player)
+            seen |= self.exposed_buildings()[rows] & (u.owner[rows] != player)
         return seen
 
     def exposed_buildings(self) -> np.ndarray:
@@ -249,30 +312,57 @@ class Vision:
         snapshots (neutrals and remembered structures not seen now)."""
         m = self.w.map
         u = self.w.u
-        cx = np.minimum(np.maximum(u.x.astype(np.int64), 0), m.width - 1)
-        cy = np.minimum(np.maximum(u.y.astype(np.int64), 0), m.height - 1)
-        here = vis[cy, cx] == 2
+        c = np.minimum(np.maximum(u.xy.reshape(2, -1).astype(np.int64), 0), ((m.width - 1,), (m.height - 1,)))
+        here = vis[c[1], c[0]] == 2
+        own, neutral, enemy, enemy_structure, own_or_neutral = self._sides(player)
         if self.exposed:
-            here |= self.exposed_buildings() & (u.owner != player)
-        own = u.owner == player
-        neutral = u.owner == NEUTRAL_OWNER
-        enemy = ~own & ~neutral
-        structure = TYPES.structure[u.ti]
+            here |= self.exposed_buildings() & ~own
         known = self.known.setdefault(player, set())
-        seen_structures = enemy & here & structure
+        seen_structures = enemy_structure & here
         if np.count_nonzero(seen_structures):
             known.update(u.tag[seen_structures].tolist())
-        remembered = enemy & ~here & structure
+        away = ~here
+        remembered = enemy_structure & away
         if np.count_nonzero(remembered) and known:
+            remembered &= self._known_rows(player, known)
+        else:
+            remembered[:] = False
+        snapshot = neutral & away
+        snapshot |= remembered
+        keep = enemy & here
+        keep |= own_or_neutral
+        keep |= remembered
+        return keep, snapshot
+
+    def _sides(self, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """bool per row: (the player's, neutral, an enemy's, an enemy's structure, the player's or
+        neutral), cached per unit-set version (owners and types change only with it)."""
+        u = self.w.u
+        if self._sides_version != u.version:
+            self._sides_of = {}
+            self._sides_version = u.version
+        got = self._sides_of.get(player)
+        if got is None:
+            own = u.owner == player
+            neutral = u.owner == NEUTRAL_OWNER
+            enemy = ~own & ~neutral
+            got = self._sides_of[player] = (own, neutral, enemy, enemy & TYPES.structure[u.ti], own | neutral)
+        return got
+
+    def _known_rows(self, player: int, known: set[int]) -> np.ndarray:
+        """bool per row: the units of the tags in ``known`` (the player's remembered structures),
+        cached per unit-set version and size of the set (tags are only ever added to it)."""
+        u = self.w.u
+        key = (u.version, len(known))
+        if self._known_masks is None:
+            self._known_masks = {}
+        got = self._known_masks.get(player)
+        if got is None or got[0] != key:
             rows = u.rows(np.fromiter(known, dtype=np.int64, count=len(known)))
             mask = np.zeros(len(u), dtype=bool)
             mask[rows[rows >= 0]] = True  # (the rows of the known tags: np.isin sorts both)
-            remembered &= mask
-        else:
-            remembered[:] = False
-        snapshot = (neutral & ~here) | remembered
-        keep = own | neutral | (enemy & here) | remembered
-        return keep, snapshot
+            got = self._known_masks[player] = (key, mask)
+        return got[1]
 
     def pathing_grid_key(self, player: int) -> tuple[int, int, int]:
         """Changes whenever :meth:`pathing_grid` would answer differently: a blocker appeared or
