@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
+
 SQRT2 = math.sqrt(2.0)
 RADIUS_STEP = 0.25
 FIELD_CACHE = 16  # full distance fields kept per radius class (about 200 kB each on a ladder map)
@@ -264,6 +266,8 @@ class _Layer:
         return self._labels
 
     def segment_free(self, ax: float, ay: float, bx: float, by: float) -> bool:
+        if _native is not None:
+            return _native.segment_free(self.free, self.sat, self.pf.width, self.pf.height, ax, ay, bx, by)  # type: ignore[no-any-return]
         return _segment_free(self.sat, self.rows, self.pf.width, self.pf.height, ax, ay, bx, by)
 
     def update(self, y0: int, y1: int, x0: int, x1: int) -> None:

@@ -1,0 +1,185 @@
+/* The engine's compiled kernels: C twins of pure-Python loops that run many times a game loop.
+ *
+ * Each function here computes exactly what its Python twin computes (named in its docstring), with
+ * the same IEEE double operations in the same order, so a game plays the same with or without this
+ * module; tests/engine/test_kernels.py holds the two against each other.  The module is optional:
+ * sc2pool/engine/kernels.py falls back to the Python twins when it was not built (no C compiler at
+ * install time) or when SC2POOL_ENGINE_KERNELS=python.
+ *
+ * Built with -ffp-contract=off (setup.py): a fused multiply-add would round once where Python
+ * rounds twice, and the games would drift apart from the pure-Python engine's.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define STACK_MAX 512 /* pieces a segment test keeps pending; halving keeps it near log2(length) */
+#define SMALL_TS 64   /* crossings held on the C stack before a segment test allocates */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Python's floor() of a float into a C long; the callers check finiteness first. */
+static inline long floor_l(double v) { return (long)floor(v); }
+
+static inline int cell_free(const unsigned char *grid, long w, long h, long x, long y) {
+    return x >= 0 && y >= 0 && x < w && y < h && grid[y * w + x];
+}
+
+/* _supercover_free in sc2pool/engine/terrain/pathing.py: 1 free, 0 blocked, -1 out of memory. */
+static int supercover_free(const unsigned char *grid, long w, long h,
+                           double ax, double ay, double bx, double by) {
+    long x = floor_l(ax), y = floor_l(ay);
+    if (!cell_free(grid, w, h, x, y)) return 0;
+    double dx = bx - ax, dy = by - ay;
+    double small[SMALL_TS];
+    double *ts = small;
+    long n = 1, cap = SMALL_TS;
+    long kx0 = 0, kx1 = -1, ky0 = 0, ky1 = -1;
+    if (dx != 0.0) {
+        double lo = ax < bx ? ax : bx, hi = ax < bx ? bx : ax;
+        kx0 = (long)ceil(lo);
+        kx1 = floor_l(hi);
+    }
+    if (dy != 0.0) {
+        double lo = ay < by ? ay : by, hi = ay < by ? by : ay;
+        ky0 = (long)ceil(lo);
+        ky1 = floor_l(hi);
+    }
+    long need = 1 + (kx1 >= kx0 ? kx1 - kx0 + 1 : 0) + (ky1 >= ky0 ? ky1 - ky0 + 1 : 0);
+    if (need > cap) {
+        ts = (double *)malloc(sizeof(double) * (size_t)need);
+        if (ts == NULL) return -1;
+        cap = need;
+    }
+    ts[0] = 1.0;
+    for (long k = kx0; k <= kx1; k++) ts[n++] = ((double)k - ax) / dx;
+    for (long k = ky0; k <= ky1; k++) ts[n++] = ((double)k - ay) / dy;
+    qsort(ts, (size_t)n, sizeof(double), cmp_double);
+    int ok = 1;
+    double prev = 0.0;
+    for (long i = 0; i < n && ok; i++) {
+        double t = ts[i];
+        if (t == prev) continue;
+        double m = (prev + t) * 0.5;
+        if (!cell_free(grid, w, h, floor_l(ax + dx * m), floor_l(ay + dy * m))) { ok = 0; break; }
+        double px = ax + dx * t, py = ay + dy * t;
+        if (!cell_free(grid, w, h, floor_l(px), floor_l(py))) { ok = 0; break; }
+        if (t < 1.0) {
+            double kxd = nearbyint(px), kyd = nearbyint(py); /* round half to even, as round() */
+            if (fabs(px - kxd) < 1e-9 && fabs(py - kyd) < 1e-9) {
+                long kx = (long)kxd, ky = (long)kyd;
+                if (kx < 1 || ky < 1 || kx >= w || ky >= h ||
+                    !(grid[(ky - 1) * w + kx - 1] && grid[(ky - 1) * w + kx] &&
+                      grid[ky * w + kx - 1] && grid[ky * w + kx])) { ok = 0; break; }
+            }
+        }
+        prev = t;
+    }
+    if (ts != small) free(ts);
+    return ok;
+}
+
+typedef struct { double ax, ay, bx, by; } piece;
+
+/* _segment_free in sc2pool/engine/terrain/pathing.py: 1 free, 0 blocked, -1 error (set). */
+static int segment_free(const unsigned char *grid, const int *sat, long w, long h,
+                        double ax, double ay, double bx, double by) {
+    long stride = w + 1;
+    piece stack[STACK_MAX];
+    long top_i = 0;
+    stack[top_i++] = (piece){ax, ay, bx, by};
+    while (top_i) {
+        piece p = stack[--top_i];
+        long x0, x1, y0, y1;
+        if (p.ax < p.bx) { x0 = floor_l(p.ax); x1 = floor_l(p.bx); } else { x0 = floor_l(p.bx); x1 = floor_l(p.ax); }
+        if (p.ay < p.by) { y0 = floor_l(p.ay); y1 = floor_l(p.by); } else { y0 = floor_l(p.by); y1 = floor_l(p.ay); }
+        if (x0 < 0 || y0 < 0 || x1 >= w || y1 >= h) return 0;
+        long top = y0 * stride, bottom = (y1 + 1) * stride;
+        if ((long)sat[bottom + x1 + 1] - sat[top + x1 + 1] - sat[bottom + x0] + sat[top + x0] == 0) continue;
+        if (x1 - x0 + y1 - y0 <= 3) {
+            int r = supercover_free(grid, w, h, p.ax, p.ay, p.bx, p.by);
+            if (r < 0) { PyErr_NoMemory(); return -1; }
+            if (!r) return 0;
+            continue;
+        }
+        double mx = (p.ax + p.bx) * 0.5, my = (p.ay + p.by) * 0.5;
+        if (fabs(mx - nearbyint(mx)) < 1e-9 && fabs(my - nearbyint(my)) < 1e-9) {
+            mx = p.ax + (p.bx - p.ax) * 0.515625;
+            my = p.ay + (p.by - p.ay) * 0.515625;
+        }
+        if (top_i + 2 > STACK_MAX) {
+            PyErr_SetString(PyExc_RuntimeError, "segment_free: too many pending pieces");
+            return -1;
+        }
+        stack[top_i++] = (piece){mx, my, p.bx, p.by};
+        stack[top_i++] = (piece){p.ax, p.ay, mx, my};
+    }
+    return 1;
+}
+
+static int finite4(double a, double b, double c, double d) {
+    if (isfinite(a) && isfinite(b) && isfinite(c) && isfinite(d)) return 1;
+    PyErr_SetString(PyExc_ValueError, "segment end points must be finite numbers");
+    return 0;
+}
+
+/* Borrow a C-contiguous buffer of exactly `nbytes` bytes; 0 with an exception set otherwise. */
+static int get_grid(PyObject *obj, Py_buffer *view, Py_ssize_t nbytes, const char *what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0) return 0;
+    if (view->len != nbytes) {
+        PyErr_Format(PyExc_ValueError, "%s holds %zd bytes where the grid needs %zd",
+                     what, view->len, nbytes);
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(segment_free_doc,
+"segment_free(free, sat, w, h, ax, ay, bx, by) -> bool\n\n"
+"True when every cell the segment (ax, ay)-(bx, by) touches is free: the compiled twin of\n"
+"sc2pool.engine.terrain.pathing._segment_free.  ``free`` is the h x w grid of free cells\n"
+"(one byte each, C order), ``sat`` the summed-area table of its blocked cells\n"
+"(int32, (h + 1) x (w + 1), C order).");
+
+static PyObject *py_segment_free(PyObject *self, PyObject *args) {
+    PyObject *free_obj, *sat_obj;
+    Py_ssize_t w, h;
+    double ax, ay, bx, by;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnndddd:segment_free", &free_obj, &sat_obj, &w, &h, &ax, &ay, &bx, &by))
+        return NULL;
+    if (w <= 0 || h <= 0) {
+        PyErr_SetString(PyExc_ValueError, "segment_free: the grid's width and height must be positive");
+        return NULL;
+    }
+    if (!finite4(ax, ay, bx, by)) return NULL;
+    Py_buffer fv, sv;
+    if (!get_grid(free_obj, &fv, w * h, "segment_free: free")) return NULL;
+    if (!get_grid(sat_obj, &sv, (w + 1) * (h + 1) * (Py_ssize_t)sizeof(int), "segment_free: sat")) {
+        PyBuffer_Release(&fv);
+        return NULL;
+    }
+    int r = segment_free((const unsigned char *)fv.buf, (const int *)sv.buf, (long)w, (long)h, ax, ay, bx, by);
+    PyBuffer_Release(&fv);
+    PyBuffer_Release(&sv);
+    if (r < 0) return NULL;
+    return PyBool_FromLong(r);
+}
+
+static PyMethodDef methods[] = {
+    {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels",
+    "The engine's compiled kernels (see sc2pool/engine/kernels.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }

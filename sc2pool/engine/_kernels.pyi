@@ -1,0 +1,3 @@
+# The compiled kernels' signatures (sc2pool/engine/_kernels.c; loaded through kernels.py).
+
+def segment_free(free: object, sat: object, w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool: ...

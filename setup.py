@@ -1,0 +1,14 @@
+"""The engine's optional compiled kernels (everything else is in pyproject.toml).
+
+``optional=True``: without a C compiler the install still succeeds and the engine runs its
+pure-Python twins of the kernels (``sc2pool/engine/kernels.py``).  ``-ffp-contract=off``: a fused
+multiply-add rounds once where Python rounds twice, and games would differ between the two.
+"""
+
+import sys
+
+from setuptools import Extension, setup
+
+flags = [] if sys.platform == "win32" else ["-O2", "-ffp-contract=off"]
+setup(ext_modules=[Extension("sc2pool.engine._kernels", ["sc2pool/engine/_kernels.c"],
+                             extra_compile_args=flags, optional=True)])
