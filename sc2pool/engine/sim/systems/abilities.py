@@ -372,6 +372,15 @@ class Abilities:
     """Energy per unit, the spells that spend it, MULEs, scans, extra supplies, heals (see the
     module docstring)."""
 
+    _medivacs_of: tuple[tuple[int, int], np.ndarray, list[tuple[int, int]]] = \
+        ((0, -1), np.zeros(0, np.int64), [])
+    """The unit store and its version, and for them the Medivacs' rows and (row, tag) pairs (a
+    class default, so that a state pickled before it existed still loads)."""
+    _tops_key: tuple[int, int, int] = (0, -1, -1)
+    _tops: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0))
+    """:meth:`_heal_tops` and the unit store, its version and the shielded Marines' revision it
+    was found for (class defaults, as above)."""
+
     def __init__(self, world: World) -> None:
         self.w = world
         self.energy: dict[int, tuple[float, int, float]] = {}
@@ -384,10 +393,9 @@ class Abilities:
         """Supply Depots that got Extra Supplies."""
         self._healing = False
         self._last = 0
-        # (the unit store and its version when the energy units were last registered and the
-        # Medivacs last found: neither can change while the set of units stays the same)
+        # (the unit store and its version when the energy units were last registered: they
+        # cannot change while the set of units stays the same)
         self._registered: tuple[int, int] = (0, -1)
-        self._medivacs: tuple[tuple[int, int], np.ndarray] = ((0, -1), np.zeros(0, dtype=np.int64))
         self.timed: dict[int, int] = {}
         """Tag of a unit with a timed life (Auto-Turret) -> the loop it is gone."""
         self.blasts: list[Blast] = []
@@ -1080,34 +1088,55 @@ class Abilities:
         self._healing = False
         u = self.w.u
         key = (id(u), u.version)
-        if self._medivacs[0] != key:
-            self._medivacs = (key, np.nonzero(u.unit_id == MEDIVAC)[0])
-        medivacs = self._medivacs[1]
-        if not len(medivacs) or dt <= 0:
+        if self._medivacs_of[0] != key:  # (types and tags change only with the set of units)
+            rows = (u.unit_id == MEDIVAC).nonzero()[0]
+            self._medivacs_of = (key, rows, list(zip(rows.tolist(), u.tag[rows].tolist(), strict=True)))
+        _, medivacs, pairs = self._medivacs_of
+        if not pairs or dt <= 0:
             return
-        top = TYPES.hp_max[u.ti] + self.w.research.life_bonus()
-        hurt = np.nonzero(_BIO[u.ti] & (u.hp < top) & (u.hp > 0))[0]
-        if not len(hurt):
+        # (a heal changes only its own Medivac's energy: each one's is read before any heals)
+        energies = [self.energy_of(tag) for _, tag in pairs]
+        if not any(e > 0.0 for e in energies):
             return
-        for r in medivacs.tolist():
-            tag = int(u.tag[r])
-            e = self.energy_of(tag)
-            if e <= 0.0:
+        rows, tops = self._heal_tops()
+        hp = u.hp[rows]
+        k = (hp < tops).nonzero()[0]
+        if len(k):
+            k = k[hp[k] > 0]
+        if not len(k):
+            return
+        hurt = rows[k]
+        # every Medivac's distances to the hurt units, another player's left out (positions stay
+        # as they are while the heals below change life only); the nearest is the first at the
+        # least distance
+        d = (np.hypot(u.x[hurt] - u.x[medivacs][:, None], u.y[hurt] - u.y[medivacs][:, None])
+             - u.radius[hurt] - u.radius[medivacs][:, None])
+        d[u.owner[hurt] != u.owner[medivacs][:, None]] = np.inf
+        near = d.argmin(axis=1).tolist()
+        far = (d.min(axis=1) > HEAL_RANGE).tolist()
+        hurt_rows, hurt_tops = hurt.tolist(), tops[k].tolist()
+        for (_, tag), e, j, out in zip(pairs, energies, near, far, strict=True):
+            if e <= 0.0 or out:
                 continue
-            mine = hurt[u.owner[hurt] == u.owner[r]]
-            if not len(mine):
-                continue
-            d = np.hypot(u.x[mine] - u.x[r], u.y[mine] - u.y[r]) - u.radius[mine] - u.radius[r]
-            k = int(np.argmin(d))
-            if d[k] > HEAL_RANGE:
-                continue
-            t = int(mine[k])
-            amount = min(HEAL_PER_LOOP * dt, float(top[t] - u.hp[t]), e * HEAL_PER_ENERGY)
+            t = hurt_rows[j]
+            amount = min(HEAL_PER_LOOP * dt, hurt_tops[j] - float(u.hp[t]), e * HEAL_PER_ENERGY)
             if amount <= 0:
                 continue
             u.hp[t] += amount
             self._set(tag, e - amount / HEAL_PER_ENERGY)
             self._healing = True
+
+    def _heal_tops(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the biological ground units and each one's maximum life (its type's plus
+        Combat Shield's), kept while the set of units and the shielded Marines stay the same."""
+        u = self.w.u
+        research = self.w.research
+        key = (id(u), u.version, research.shield_revision)
+        if self._tops_key != key:
+            rows = _BIO[u.ti].nonzero()[0]
+            self._tops_key = key
+            self._tops = (rows, (TYPES.hp_max[u.ti] + research.life_bonus())[rows])
+        return self._tops
 
     def forget(self, alive: set[int]) -> None:
         self.jumping &= alive

@@ -85,15 +85,18 @@ def repair_terms(unit_id: int) -> tuple[float, float, float]:
 class Repair:
     """SCVs repairing, and burning structures."""
 
+    _terran: tuple[int, np.ndarray, np.ndarray, list[tuple[int, int]]] = \
+        (-1, np.zeros(0, np.int64), np.zeros(0), [])
+    """The unit-set version, and for it the rows of the Terran structures, the life below which
+    each burns and their (row, tag) pairs (a class default, so that a state pickled before it
+    existed still loads)."""
+
     def __init__(self, world: World) -> None:
         self.w = world
         self.repairing: dict[int, int] = {}
         """Tag of a repairing SCV -> its target's tag."""
         self.owed: dict[int, list[float]] = {}
         """Player -> [minerals, vespene] of repairs done but not yet paid (paid by whole units)."""
-        self._burn_version = -1
-        self._terran_rows = np.zeros(0, np.int64)
-        """Rows of Terran structures (cached per unit-set version)."""
 
     @property
     def active(self) -> bool:
@@ -108,18 +111,20 @@ class Repair:
     def _burn_rows(self) -> np.ndarray:
         """Rows of finished Terran structures below a third of their life."""
         u = self.w.u
-        if self._burn_version != u.version:
-            self._burn_version = u.version
-            self._terran_rows = np.flatnonzero(_BURNS_LUT[u.ti])
-        rows = self._terran_rows
+        if self._terran[0] != u.version:  # (a type and a tag change only with the set of units)
+            rows = np.flatnonzero(_BURNS_LUT[u.ti])
+            self._terran = (u.version, rows, TYPES.hp_max[u.ti[rows]] * BURN_FRACTION,
+                            list(zip(rows.tolist(), u.tag[rows].tolist(), strict=True)))
+        _, rows, below, pairs = self._terran
         if not len(rows):
             return rows
         hp = u.hp[rows]
-        rows = rows[(hp < TYPES.hp_max[u.ti[rows]] * BURN_FRACTION) & (hp > 0)]
-        if not len(rows):
-            return rows
+        low = (hp < below).nonzero()[0]
+        if not len(low):
+            return low
         structures = self.w.construction.structures
-        keep = [r for r in rows.tolist() if (s := structures.get(int(u.tag[r]))) is None or s.ready]
+        keep = [pairs[i][0] for i, life in zip(low.tolist(), hp[low].tolist(), strict=True)
+                if life > 0 and ((s := structures.get(pairs[i][1])) is None or s.ready)]
         return np.array(keep, dtype=np.int64)
 
     def horizon(self) -> int:

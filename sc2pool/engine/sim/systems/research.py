@@ -258,6 +258,11 @@ class Research:
     """Research queues in structures and each player's finished upgrades (see the module
     docstring); answers what the upgrades change in combat."""
 
+    shield_revision = 0
+    """Counts the changes of the Marines that got Combat Shield's life (:meth:`life_bonus` is
+    the same while it and the set of units are; a class default, so that a state pickled before
+    it existed still loads)."""
+
     def __init__(self, world: World) -> None:
         self.w = world
         self.queues: dict[int, list[int]] = {}
@@ -471,7 +476,9 @@ class Research:
             del self.queues[tag]
             self.starts.pop(tag, None)
             self.owners.pop(tag, None)
-        self._shielded &= alive
+        if not self._shielded <= alive:
+            self._shielded &= alive
+            self.shield_revision += 1
         for timers in (self.stimmed, self.slowed):
             for tag in [t for t in timers if t not in alive]:
                 del timers[tag]
@@ -491,6 +498,7 @@ class Research:
                     tag = int(u.tag[r])
                     if tag not in self._shielded:
                         self._shielded.add(tag)
+                        self.shield_revision += 1
                         u.hp[r] += COMBAT_SHIELD_LIFE
         ended: list[int] = []
         for timers in (self.stimmed, self.slowed):
