@@ -44,6 +44,7 @@ CLEAR_CAP = 6.0  # clearance is exact up to here: radius classes above it rebuil
 SHORT_MOVE = 12.0  # a move shorter than this searches a bounded neighbourhood of its goal first,
 SHORT_BOUND = 30.0  # this far along the grid (a detour of 2.5 times the longest such move)
 MAX_PENDING = 32  # structures a kept field is repaired for at its next use; more and it is solved again
+SEEN_SEGMENTS = 4096  # segment answers kept per radius class (forgotten all at once beyond this)
 _UNREACHED = -9999  # scipy's predecessor of a node it did not reach
 
 
@@ -238,15 +239,20 @@ class _Layer:
         self.epoch = 0
         self.opened_at = 0
         self.near_goal: dict[tuple[int, int], int] = {}  # (component, goal cell) -> reachable cell
+        # (ax, ay, bx, by) -> whether the segment is free on these free cells: units standing
+        # still ask the same segment loop after loop (kept until the free cells change)
+        self.seen: dict[tuple[float, float, float, float], bool] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["sat"] = np.asarray(self.sat)  # (a memoryview neither pickles nor copies)
+        del state["seen"]  # (answers, found again when asked)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state["sat"] = _sat_cells(state["sat"])
         self.__dict__.update(state)
+        self.seen = {}
 
     @property
     def labels(self) -> np.ndarray:
@@ -266,9 +272,17 @@ class _Layer:
         return self._labels
 
     def segment_free(self, ax: float, ay: float, bx: float, by: float) -> bool:
+        """Whether a unit of this class fits along the segment (:func:`_segment_free`; the Python
+        twin's answers are kept in :attr:`seen`, the compiled one is cheaper than the look-up)."""
         if _native is not None:
             return _native.segment_free(self.free, self.sat, self.pf.width, self.pf.height, ax, ay, bx, by)  # type: ignore[no-any-return]
-        return _segment_free(self.sat, self.rows, self.pf.width, self.pf.height, ax, ay, bx, by)
+        key = (ax, ay, bx, by)
+        free = self.seen.get(key)
+        if free is None:
+            if len(self.seen) >= SEEN_SEGMENTS:
+                self.seen.clear()
+            free = self.seen[key] = _segment_free(self.sat, self.rows, self.pf.width, self.pf.height, ax, ay, bx, by)
+        return free
 
     def update(self, y0: int, y1: int, x0: int, x1: int) -> None:
         """Re-derive the free cells of the window [y0:y1, x0:x1] after the clearance changed there."""
@@ -282,6 +296,7 @@ class _Layer:
         for y in range(y0, y1):
             self.rows[y][x0:x1] = new[y - y0].tolist()
         self.sat = _sat_cells(_blocked_sat(self.free))
+        self.seen.clear()
         # the weights of every edge touching a changed cell or passing beside one
         g = pf._graph
         ty0, tx0 = max(y0 - 1, 0), max(x0 - 1, 0)
@@ -608,20 +623,32 @@ class PathFinder:
     def _cell(self, x: float, y: float) -> tuple[int, int]:
         if not (math.isfinite(x) and math.isfinite(y)):
             raise ValueError(f"point ({x}, {y}) is not finite")
-        return (min(max(int(math.floor(x)), 0), self.width - 1), min(max(int(math.floor(y)), 0), self.height - 1))
+        cx, cy = int(math.floor(x)), int(math.floor(y))
+        w1, h1 = self.width - 1, self.height - 1  # (clamped without min/max calls)
+        return (0 if cx < 0 else w1 if cx > w1 else cx, 0 if cy < 0 else h1 if cy > h1 else cy)
 
-    def _nearest_free(self, free: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
-        """The free cell whose centre is nearest to (x, y): a small window first, else the whole grid."""
+    def _nearest_free(self, layer: _Layer, x: float, y: float) -> tuple[int, int] | None:
+        """The free cell of ``layer`` whose centre is nearest to (x, y) (the first of equally near
+        ones, row by row): a small window first (plain Python over the layer's rows: a few dozen
+        cells), else the whole grid."""
         cx, cy = self._cell(x, y)
         r = 4
         y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, self.height), max(cx - r, 0), min(cx + r + 1, self.width)
-        ys, xs = np.nonzero(free[y0:y1, x0:x1])
-        if xs.size:
-            d2 = (xs + x0 + 0.5 - x) ** 2 + (ys + y0 + 0.5 - y) ** 2
-            i = int(np.argmin(d2))
-            if d2[i] <= (r - 0.5) ** 2:  # nothing outside the window can be nearer
-                return int(xs[i] + x0), int(ys[i] + y0)
-        return self._nearest_in(free, x, y)
+        rows = layer.rows
+        best, bx, by = math.inf, 0, 0
+        for yy in range(y0, y1):
+            row = rows[yy]
+            ey = yy + 0.5 - y
+            ey *= ey
+            for xx in range(x0, x1):
+                if row[xx]:
+                    ex = xx + 0.5 - x
+                    d2 = ex * ex + ey
+                    if d2 < best:
+                        best, bx, by = d2, xx, yy
+        if best <= (r - 0.5) ** 2:  # nothing outside the window can be nearer
+            return bx, by
+        return self._nearest_in(layer.free, x, y)
 
     @staticmethod
     def _nearest_in(mask: np.ndarray, x: float, y: float) -> tuple[int, int] | None:
@@ -637,7 +664,7 @@ class PathFinder:
         cx, cy = self._cell(x, y)
         if layer.free[cy, cx] and 0 <= x < self.width and 0 <= y < self.height:
             return (float(x), float(y))
-        near = self._nearest_free(layer.free, x, y)
+        near = self._nearest_free(layer, x, y)
         if near is None:
             raise ValueError("the grid has no pathable cell")
         return (near[0] + 0.5, near[1] + 0.5)
@@ -650,17 +677,23 @@ class PathFinder:
         pts = self._waypoints(self._layer(radius), float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))
         return np.array(pts, dtype=float).reshape(-1, 2)
 
-    def _waypoints(self, layer: _Layer, sx: float, sy: float, gx: float, gy: float) -> list[tuple[float, float]]:
+    def _waypoints(self, layer: _Layer, sx: float, sy: float, gx: float, gy: float,
+                   start: tuple[int, int] | None = None) -> list[tuple[float, float]]:
+        """The waypoints of :meth:`path` on ``layer``; ``start``: the start's free cell when the
+        caller found it already."""
         free, w = layer.free, self.width
-        scx, scy = self._cell(sx, sy)
-        if not free[scy, scx]:
-            near = self._nearest_free(free, sx, sy)
-            if near is None:
-                return []
-            scx, scy = near
+        if start is None:
+            scx, scy = self._cell(sx, sy)
+            if not free[scy, scx]:
+                near = self._nearest_free(layer, sx, sy)
+                if near is None:
+                    return []
+                scx, scy = near
+        else:
+            scx, scy = start
         gcx, gcy = self._cell(gx, gy)
         if not (0 <= gx < w and 0 <= gy < self.height and free[gcy, gcx]):
-            near = self._nearest_free(free, gx, gy)
+            near = self._nearest_free(layer, gx, gy)
             if near is None:
                 return []
             gcx, gcy = near
@@ -681,7 +714,7 @@ class PathFinder:
                     return []
                 near_cell = near[1] * w + near[0]
                 layer.near_goal[(comp, gcy * w + gcx)] = near_cell
-            return self._waypoints(layer, sx, sy, near_cell % w + 0.5, near_cell // w + 0.5)
+            return self._waypoints(layer, sx, sy, near_cell % w + 0.5, near_cell // w + 0.5, (scx, scy))
         pts = list(self._taut(layer, f, snode, gnode))
         if not pts:
             return []
@@ -758,7 +791,7 @@ class PathFinder:
         sx, sy = float(start[0]), float(start[1])
         scx, scy = self._cell(sx, sy)
         if not layer.free[scy, scx]:
-            near = self._nearest_free(layer.free, sx, sy)
+            near = self._nearest_free(layer, sx, sy)
             if near is None:
                 return None
             scx, scy = near

@@ -91,6 +91,7 @@ class Locomotion:
         walking = point_goal | chase
         terrain = self.terrain
         cap: np.ndarray | None = None
+        dist: np.ndarray | None = None
         if terrain:  # new orders get their paths; attack-movers that chase plan again afterwards
             self.w.pathing.plan()
             to_point &= chase
@@ -106,11 +107,11 @@ class Locomotion:
             # targets; who is blocked is decided for all of them at once (one look at the touching
             # pairs), before anybody moves
             pg = point_goal.nonzero()[0]
-            if terrain:
-                self.w.pathing.skip_ahead(pg)
             st = self.steer
             hxy = u.F[st:st + 2].take(pg, axis=1)  # from each mover to the end of its segment
             hxy -= xy2.take(pg, axis=1)
+            if terrain:
+                self.w.pathing.skip_ahead(pg, hxy)
             if n_ch:
                 m = chase.nonzero()[0]
                 tm = tsafe[m]
@@ -124,7 +125,7 @@ class Locomotion:
                     stop_t = rng_m + r_m + r_tm - 0.01
                     if follow_m is not None:
                         stop_t = np.where(follow_m, r_m + r_tm, stop_t)
-                    md, cap = self.w.pathing.chase(loop, m, tm, md, stop_t)
+                    md, cap, dist = self.w.pathing.chase(loop, m, tm, md, stop_t)
                 if n_pg:
                     blocked_all = self._blocked_ahead(loop, np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
                                                       walking, int(n_pg))
@@ -148,7 +149,8 @@ class Locomotion:
                 u.seg[b] = -1
         if n_ch:
             mdx, mdy = md[0], md[1]
-            dist = np.sqrt(mdx * mdx + mdy * mdy)
+            if dist is None:
+                dist = np.sqrt(mdx * mdx + mdy * mdy)
             # chasers stop once in range, followers once touching
             rr = r_all + r_all if r_all == r_all else r_m + radius[tm]
             stop_at = rng_m + rr - 0.01
@@ -164,10 +166,14 @@ class Locomotion:
                 every = n_go == len(m)  # (the common case: no masking needed)
                 scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
                 if _count(blocked_ch):  # blocked chasers side-step round the blocker instead
-                    sl = u.slide[m]
-                    mdx, mdy = np.where(blocked_ch, -sl * mdy, mdx), np.where(blocked_ch, sl * mdx, mdy)
-                x[m] = pm[0] + mdx * scale
-                y[m] = pm[1] + mdy * scale
+                    turn = md[::-1] * u.slide[m]  # (-slide * mdy, slide * mdx)
+                    np.negative(turn[0], out=turn[0])
+                    md = np.where(blocked_ch, turn, md)
+                    mdx, mdy = md[0], md[1]
+                to = md * scale
+                to += pm
+                x[m] = to[0]
+                y[m] = to[1]
                 heading = np.arctan2(mdy, mdx) % _TWO_PI
                 u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
         if moved or n_pg:  # (movers and chasers at once: neither step reads the other's positions)

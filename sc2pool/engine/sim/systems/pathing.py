@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2pool.engine.sim.units import ECON, POINT_KINDS, TYPES
+from sc2pool.engine.sim.units import ECON, FLOAT_FIELDS, POINT_KINDS, TYPES
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
     from numpy._core.multiarray import count_nonzero as _count
@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     from sc2pool.engine.sim.world import World
     from sc2pool.engine.terrain import PathFinder
 
+_F_WX = FLOAT_FIELDS.index("wx")
+"""The store's float row of ``wx`` (``wy``, ``ex``, ``ey`` follow it)."""
 SUPPLYDEPOTLOWERED = 47
 """A lowered supply depot lets units walk over it (Liquipedia, "Supply Depot")."""
 LOOKAHEAD = 4.0
@@ -186,6 +188,12 @@ def blocker_cells(type_row: int, x: float, y: float, width: int, height: int) ->
         xs, ys = gx.ravel(), gy.ravel()
     ok = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
     return (ys[ok] * width + xs[ok]).astype(np.int64)
+
+
+@cache
+def _grid_size(width: int, height: int) -> np.ndarray:
+    """uint64[2, 1, 1]: a grid's width and height, to test the x and y planes of cells against."""
+    return np.array((width, height), dtype=np.uint64)[:, None, None]
 
 
 def _sees(finder: PathFinder, radius: float, ax: float, ay: float, bx: float, by: float) -> bool:
@@ -421,11 +429,17 @@ class Pathing:
         w, h = self.width, self.height
         ix, iy = int(x), int(y)
         best, bx, by = math.inf, 0.0, 0.0
+        far = 1 - INSET
         for dx, dy in off:
             cx, cy = ix + dx, iy + dy
             if 0 <= cx < w and 0 <= cy < h and grid[cy * w + cx]:
-                qx = min(max(x, cx + INSET), cx + (1 - INSET))
-                qy = min(max(y, cy + INSET), cy + (1 - INSET))
+                # (x, y) clamped into the cell's inset square (as min(max(x, lo), hi), without the calls)
+                lo, hi = cx + INSET, cx + far
+                qx = lo if lo > x else x
+                qx = hi if hi < qx else qx
+                lo, hi = cy + INSET, cy + far
+                qy = lo if lo > y else y
+                qy = hi if hi < qy else qy
                 d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y)
                 if d2 < best:
                     best, bx, by = d2, qx, qy
@@ -455,15 +469,16 @@ class Pathing:
         g = self._ground_rows()
         if not len(g):
             return np.zeros(0, np.int64)
-        idx = u.y.astype(np.int64)
-        idx *= self.width
-        idx += u.x.astype(np.int64)  # (positions are inside the map: truncation is the floor)
-        bad = ~self.free.take(idx)
+        n = len(g)
+        cell = u.xy.astype(np.int64)  # (positions are inside the map: truncation is the floor)
+        idx = cell[n:] * self.width
+        idx += cell[:n]
+        ok = self.free.take(idx)
         jumpers = self.jumpers()
         if _count(jumpers):  # (Reapers stand on their own grid)
             j = jumpers.nonzero()[0]
-            bad[j] = ~self.jump().free.take(idx[j])
-        bad &= g
+            ok[j] = self.jump().free.take(idx[j])
+        bad = g > ok  # (on booleans ``a > b`` is ``a & ~b``)
         if not _count(bad):
             return np.zeros(0, np.int64)
         bad &= u.kind != ECON  # workers on a job walk their own paths (:meth:`walk`)
@@ -588,30 +603,35 @@ class Pathing:
                 return j
         return None
 
-    def skip_ahead(self, rows: np.ndarray) -> None:
+    def skip_ahead(self, rows: np.ndarray, hxy: np.ndarray) -> None:
         """Point movers ``rows`` within ``SKIP`` of a waypoint that is not their last head for the
-        next one where the straight way to it is free (for their radius)."""
+        next one where the straight way to it is free (for their radius).  ``hxy``: from each
+        mover to its waypoint (x and y as two rows), updated for those that head for the next."""
         u = self.u
         if not len(rows):
             return
-        wx, wy = u.wx[rows], u.wy[rows]
-        dx, dy = wx - u.x[rows], wy - u.y[rows]
-        near = dx * dx + dy * dy < SKIP * SKIP
-        near &= u.wp[rows] >= 0
-        near &= (wx != u.ex[rows]) | (wy != u.ey[rows])
+        sq = hxy * hxy
+        near = sq[0] + sq[1] < SKIP * SKIP
+        near &= u.wp.take(rows) >= 0
+        we = u.F[_F_WX:_F_WX + 4].take(rows, axis=1)  # wx, wy, ex, ey
+        other = we[:2] != we[2:]  # (the waypoint is not the walk's end)
+        near &= other[0] | other[1]
         if not _count(near):
             return
-        for r in rows[near].tolist():
+        for j in near.nonzero()[0].tolist():
+            r = int(rows[j])
             finder = self.finder_of(r)
             pts = self.paths.get(int(u.tag[r]))
             i = int(u.wp[r]) + 1
             if pts is None or i >= len(pts):
                 continue
             nx, ny = float(pts[i, 0]), float(pts[i, 1])
-            if _sees(finder, float(u.radius[r]), float(u.x[r]), float(u.y[r]), nx, ny):
+            x, y = float(u.x[r]), float(u.y[r])
+            if _sees(finder, float(u.radius[r]), x, y, nx, ny):
                 u.wp[r] = i
                 u.wx[r], u.wy[r] = nx, ny
                 u.seg[r] = -1
+                hxy[0, j], hxy[1, j] = nx - x, ny - y
 
     def next_waypoints(self, rows: np.ndarray, extra: np.ndarray, loop: int) -> np.ndarray:
         """Point movers ``rows`` reached their waypoint at ``loop`` with ``extra`` distance of this
@@ -669,7 +689,7 @@ class Pathing:
 
     # ------------------------------------------------------------------ chasers
     def chase(self, loop: int, m: np.ndarray, tm: np.ndarray, md: np.ndarray, stop_at: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray | None]:
+              ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """Headings of chasers ``m`` (targets ``tm``, ``md`` from each to its target, x and y as
         two rows, ``stop_at`` the distance each stops at): straight at the target while the next
         ``LOOKAHEAD`` cells of that line are free (the target's own cells do not count; flyers
@@ -679,8 +699,9 @@ class Pathing:
         stops is free (looked at every ``DROP_EVERY`` loops).
 
         Returns the headings (same length as the line to the target, so that the caller's step
-        towards the target's range is kept) and the most each chaser may step this loop (its
-        waypoint's distance; None when every chaser goes straight).
+        towards the target's range is kept), the most each chaser may step this loop (its
+        waypoint's distance; None when every chaser goes straight) and, when every chaser goes
+        straight (``md`` returned as it came), the lengths of ``md`` (else None).
         """
         u = self.u
         self.sync()
@@ -688,32 +709,37 @@ class Pathing:
         dist = np.sqrt(md[0] * md[0] + md[1] * md[1])
         ground = ~TYPES.is_flying[u.ti[m]]
         look = np.minimum(np.maximum(dist - stop_at, 0.0), LOOKAHEAD) - 0.05
-        test = ground & (look > 0)
+        test = look > 0
+        test &= ground
         blocked = np.zeros(k, dtype=bool)
         if _count(test):
             ti = test.nonzero()[0]
-            mt, lt = m[ti], look[ti]
+            mt, lt = m.take(ti), look.take(ti)
             n_s = int(math.ceil(float(lt.max()) / SAMPLE)) + 1
             s = np.minimum(_SAMPLES[None, :n_s], lt[:, None])  # (rows, samples)
-            di = dist[ti]
-            px = u.x[mt][:, None] + (md[0][ti] / di)[:, None] * s
-            py = u.y[mt][:, None] + (md[1][ti] / di)[:, None] * s
-            cx = px.astype(np.int64)
-            cy = py.astype(np.int64)
-            inside = (cx >= 0) & (cx < self.width) & (cy >= 0) & (cy < self.height)
-            idx = np.where(inside, cy * self.width + cx, 0)
-            bad = ~(inside & self.free[idx])
+            # the sample points, x and y as the two planes of one (2, rows, samples) block
+            pxy = (md.take(ti, axis=1) / dist.take(ti))[:, :, None] * s
+            pxy += u.F[:2].take(mt, axis=1)[:, :, None]
+            cxy = pxy.astype(np.int64)
+            # (as unsigned, a negative cell is beyond the far edge: one test per coordinate)
+            within = cxy.view(np.uint64) < _grid_size(self.width, self.height)
+            inside = within[0] & within[1]
+            idx = cxy[1] * self.width
+            idx += cxy[0]
+            idx = np.where(inside, idx, 0)
+            ok = self.free[idx]
+            ok &= inside
             jump = self.jumpers()[mt]
             if _count(jump):  # (a Reaper's way is on its own grid)
                 jf = self.jump().free
-                bad[jump] = ~(inside[jump] & jf[idx[jump]])
-            if bad.any():  # (a structure or rock chased: its own cells do not count)
-                bad &= self._cell_tag[idx] != u.tag[tm[ti]][:, None]
+                ok[jump] = inside[jump] & jf[idx[jump]]
+            if not ok.all():  # (a structure or rock chased: its own cells do not count)
+                bad = (self._cell_tag[idx] != u.tag[tm[ti]][:, None]) > ok  # (on booleans ``a > b`` is ``a & ~b``)
                 blocked[ti] = bad.any(axis=1)
         wp = u.wp[m]
         following = wp == CHASING
         if not _count(blocked) and not _count(following):
-            return md, None
+            return md, None, dist
         chases = self.chases
         tags = u.tag[m]
         ttags = u.tag[tm]
@@ -768,13 +794,14 @@ class Pathing:
             hy = wy[rows] - u.y[rows]
             hd = np.sqrt(hx * hx + hy * hy)
         md = md.copy()
-        cap = np.full(k, np.inf)
+        cap = np.empty(k)
+        cap.fill(np.inf)
         some = hd > 1e-9
         scale = np.where(some, dist[oi] / np.where(some, hd, 1.0), 0.0)
         md[0, oi] = hx * scale
         md[1, oi] = hy * scale
         cap[oi] = hd
-        return md, cap
+        return md, cap, None
 
     # ------------------------------------------------------------------ economy walks and queries
     def walk(self, x0: float, y0: float, ex: float, ey: float, cx: float, cy: float, stop: float,
