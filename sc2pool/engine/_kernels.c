@@ -13,6 +13,7 @@
 #include <Python.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define STACK_MAX 512 /* pieces a segment test keeps pending; halving keeps it near log2(length) */
 #define SMALL_TS 64   /* crossings held on the C stack before a segment test allocates */
@@ -171,8 +172,98 @@ static PyObject *py_segment_free(PyObject *self, PyObject *args) {
     return PyBool_FromLong(r);
 }
 
+/* Pathing._nearest_in in sc2pool/engine/sim/systems/pathing.py over the square of cells within
+ * `radius` of (x, y)'s own, row by row: 1 with (*qx, *qy) set when the nearest point found is
+ * within `radius` + 1 - 1 = `reach`, else 0. */
+static int nearest_in(const unsigned char *grid, long w, long h, double inset, double x, double y,
+                      long radius, double reach, double *qx_out, double *qy_out) {
+    long ix = (long)x, iy = (long)y; /* int(): toward zero */
+    double best = INFINITY, bx = 0.0, by = 0.0;
+    double far = 1 - inset;
+    for (long dy = -radius; dy <= radius; dy++) {
+        for (long dx = -radius; dx <= radius; dx++) {
+            long cx = ix + dx, cy = iy + dy;
+            if (0 <= cx && cx < w && 0 <= cy && cy < h && grid[cy * w + cx]) {
+                double lo = (double)cx + inset, hi = (double)cx + far;
+                double qx = lo > x ? lo : x;
+                qx = hi < qx ? hi : qx;
+                lo = (double)cy + inset;
+                hi = (double)cy + far;
+                double qy = lo > y ? lo : y;
+                qy = hi < qy ? hi : qy;
+                double d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y);
+                if (d2 < best) { best = d2; bx = qx; by = qy; }
+            }
+        }
+    }
+    if (best <= reach * reach) { *qx_out = bx; *qy_out = by; return 1; }
+    return 0;
+}
+
+PyDoc_STRVAR(nearest_in_window_doc,
+"nearest_in_window(xs, ys, grid, w, h, inset, window) -> list[int]\n\n"
+"Moves each point (xs[i], ys[i]) to the nearest point of a free cell found among the 8 cells\n"
+"round its own, else within ``window`` cells, and returns the indices of the points with no\n"
+"free cell that near (left as they were): the compiled twin of the first loop of\n"
+"sc2pool.engine.sim.systems.pathing.Pathing._nearest_free.  ``xs`` and ``ys`` are writable\n"
+"float64 arrays, ``grid`` the h x w free cells (one byte each, C order).");
+
+static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
+    PyObject *xs_obj, *ys_obj, *grid_obj;
+    Py_ssize_t w, h, window;
+    double inset;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOnndn:nearest_in_window", &xs_obj, &ys_obj, &grid_obj, &w, &h, &inset, &window))
+        return NULL;
+    if (w <= 0 || h <= 0 || window < 1) {
+        PyErr_SetString(PyExc_ValueError, "nearest_in_window: the grid's width and height and the window must be positive");
+        return NULL;
+    }
+    Py_buffer xv, yv, gv;
+    if (PyObject_GetBuffer(xs_obj, &xv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(ys_obj, &yv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    PyObject *todo = NULL;
+    if (strcmp(xv.format, "d") != 0 || strcmp(yv.format, "d") != 0 || xv.len != yv.len) {
+        PyErr_SetString(PyExc_ValueError, "nearest_in_window: xs and ys must be float64 arrays of one length");
+        goto done_xy;
+    }
+    if (!get_grid(grid_obj, &gv, w * h, "nearest_in_window: grid")) goto done_xy;
+    {
+        double *xs = (double *)xv.buf, *ys = (double *)yv.buf;
+        const unsigned char *grid = (const unsigned char *)gv.buf;
+        Py_ssize_t n = xv.len / (Py_ssize_t)sizeof(double);
+        todo = PyList_New(0);
+        for (Py_ssize_t i = 0; todo != NULL && i < n; i++) {
+            double x = xs[i], y = ys[i], qx, qy;
+            if (!isfinite(x) || !isfinite(y)) {
+                PyErr_Format(PyExc_ValueError, "nearest_in_window: point %zd is not finite", i);
+                Py_CLEAR(todo);
+                break;
+            }
+            if (nearest_in(grid, (long)w, (long)h, inset, x, y, 1, 1.0, &qx, &qy) ||
+                nearest_in(grid, (long)w, (long)h, inset, x, y, (long)window, (double)window, &qx, &qy)) {
+                xs[i] = qx;
+                ys[i] = qy;
+            } else {
+                PyObject *k = PyLong_FromSsize_t(i);
+                if (k == NULL || PyList_Append(todo, k) < 0) Py_CLEAR(todo);
+                Py_XDECREF(k);
+            }
+        }
+    }
+    PyBuffer_Release(&gv);
+done_xy:
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&yv);
+    return todo;
+}
+
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
+    {"nearest_in_window", py_nearest_in_window, METH_VARARGS, nearest_in_window_doc},
     {NULL, NULL, 0, NULL},
 };
 

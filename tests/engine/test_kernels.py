@@ -21,6 +21,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
+from sc2pool.engine.sim.systems import pathing as SP
 from sc2pool.engine.terrain import pathing as P
 
 needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
@@ -86,15 +87,56 @@ def test_segment_free_names_bad_input() -> None:
         _native().segment_free(free, sat, 0, 6, 1.0, 1.0, 2.0, 2.0)
 
 
+def _windows(grid: np.ndarray, xs: list[float], ys: list[float]) -> tuple[tuple[list[float], list[float], list[int]], ...]:
+    h, w = grid.shape
+    out = []
+    for run in (SP._nearest_in_window, lambda *a: _native().nearest_in_window(*a, SP.INSET, SP.WINDOW)):
+        px, py = np.array(xs), np.array(ys)
+        todo = run(px, py, grid.ravel(), w, h)
+        out.append((px.tolist(), py.tolist(), list(todo)))
+    return tuple(out)
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**16), blocks=st.integers(0, 200),
+       pts=st.lists(st.tuples(_coord, _coord), min_size=1, max_size=12))
+def test_nearest_in_window_moves_points_as_the_python_search_does(seed: int, blocks: int,
+                                                                  pts: list[tuple[float, float]]) -> None:
+    grid = _grid(seed, 40, 36, blocks)
+    py, c = _windows(grid, [p[0] for p in pts], [p[1] for p in pts])
+    assert py == c
+
+
+@needs_native
+def test_nearest_in_window_leaves_points_with_no_free_cell_near_and_names_bad_input() -> None:
+    grid = np.zeros((20, 20), dtype=bool)
+    grid[0, 0] = True
+    py, c = _windows(grid, [0.3, 10.5, 2.5, -3.0], [0.2, 10.5, 2.5, 0.5])
+    assert py == c and c[2] == [1, 3]  # (2.5, 2.5) reaches the free cell within the window
+    assert c[0][0] == 0.3 and c[0][2] == pytest.approx(0.99)
+    xs, ys = np.array([1.0, math.inf]), np.array([1.0, 1.0])
+    with pytest.raises(ValueError, match="point 1 is not finite"):
+        _native().nearest_in_window(xs, ys, grid.ravel(), 20, 20, SP.INSET, SP.WINDOW)
+    with pytest.raises(ValueError, match="float64 arrays of one length"):
+        _native().nearest_in_window(xs.astype(np.float32), ys, grid.ravel(), 20, 20, SP.INSET, SP.WINDOW)
+    with pytest.raises(ValueError, match="grid holds 400 bytes"):
+        _native().nearest_in_window(xs, ys, grid.ravel(), 21, 20, SP.INSET, SP.WINDOW)
+
+
 class _Counting:
     """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
 
     def __init__(self, native: ModuleType) -> None:
-        self.native, self.calls = native, 0
+        self.native, self.calls, self.moved = native, 0, 0
 
     def segment_free(self, *args: Any) -> bool:
         self.calls += 1
         return bool(self.native.segment_free(*args))
+
+    def nearest_in_window(self, *args: Any) -> list[int]:
+        self.moved += 1
+        return list(self.native.nearest_in_window(*args))
 
 
 def _game_digest() -> str:
@@ -103,6 +145,23 @@ def _game_digest() -> str:
     req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=5)
     g = Game.create(req)
     assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
+    # a dozen Marines put on blocked cells near player 1's start, some deep in them: the engine
+    # puts each back on the nearest free point (the window search, and for some the whole grid)
+    marines = sc_pb.RequestDebug()
+    create = marines.debug.add().create_unit
+    create.unit_type, create.owner, create.quantity = 48, 1, 12
+    (sx, sy) = g.scenario.starts[1]  # type: ignore[attr-defined]
+    create.pos.x, create.pos.y = sx, sy - 6.0
+    g.debug(1, marines)
+    g.step(8)
+    p, u = g.world.pathing, g.world.u
+    ys, xs = np.nonzero(~p.free.reshape(p.height, p.width))
+    order = np.argsort((xs - sx) ** 2 + (ys - sy) ** 2, kind="stable")
+    rows = np.nonzero(u.unit_id == 48)[0]
+    assert len(rows) == 12
+    for i, r in enumerate(rows.tolist()):
+        k = order[i * 40]
+        u.x[r], u.y[r] = xs[k] + 0.25 + 0.04 * i, ys[k] + 0.7
     digest = hashlib.sha256()
     for _ in range(40):
         g.step(64)
@@ -114,9 +173,11 @@ def _game_digest() -> str:
 def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     counting = _Counting(_native())
     monkeypatch.setattr(P, "_native", counting)
+    monkeypatch.setattr(SP, "_native", counting)
     with_c = _game_digest()
-    assert counting.calls > 100
+    assert counting.calls > 100 and counting.moved > 0
     monkeypatch.setattr(P, "_native", None)
+    monkeypatch.setattr(SP, "_native", None)
     assert _game_digest() == with_c
 
 

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.units import ECON, FLOAT_FIELDS, POINT_KINDS, TYPES
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -200,6 +201,46 @@ def _sees(finder: PathFinder, radius: float, ax: float, ay: float, bx: float, by
     """Whether a unit of ``radius`` fits along the straight segment from (ax, ay) to (bx, by) on
     the finder's grid (its exact cell test, the one its paths are pulled with)."""
     return finder._layer(radius).segment_free(ax, ay, bx, by)
+
+
+def _nearest_in(x: float, y: float, off: tuple[tuple[int, int], ...], reach: float, grid: np.ndarray, w: int, h: int
+                ) -> tuple[float, float] | None:
+    """The nearest point of a free cell to (x, y) among its cell's offsets ``off`` (the cells
+    within ``reach`` - 1 of its own, row by row: the first of equally near ones), when it is
+    the nearest of the whole grid (found within ``reach``: every cell further off is further
+    away); else None.  (Plain Python: a handful of points, nine cells each, at a time.)"""
+    ix, iy = int(x), int(y)
+    best, bx, by = math.inf, 0.0, 0.0
+    far = 1 - INSET
+    for dx, dy in off:
+        cx, cy = ix + dx, iy + dy
+        if 0 <= cx < w and 0 <= cy < h and grid[cy * w + cx]:
+            # (x, y) clamped into the cell's inset square (as min(max(x, lo), hi), without the calls)
+            lo, hi = cx + INSET, cx + far
+            qx = lo if lo > x else x
+            qx = hi if hi < qx else qx
+            lo, hi = cy + INSET, cy + far
+            qy = lo if lo > y else y
+            qy = hi if hi < qy else qy
+            d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y)
+            if d2 < best:
+                best, bx, by = d2, qx, qy
+    return (bx, by) if best <= reach * reach else None
+
+
+def _nearest_in_window(xs: np.ndarray, ys: np.ndarray, grid: np.ndarray, w: int, h: int) -> list[int]:
+    """Moves each point (``xs[i]``, ``ys[i]``) to the nearest point of a free cell found among
+    the 8 cells round its own, else within ``WINDOW`` cells (:func:`_nearest_in`), and returns
+    the indices of the points with no free cell that near (left as they were).  The Python twin
+    of the compiled ``nearest_in_window`` (:mod:`sc2pool.engine.kernels`)."""
+    todo = []
+    for i, (x, y) in enumerate(zip(xs.tolist(), ys.tolist(), strict=True)):
+        got = _nearest_in(x, y, _OFF1, 1.0, grid, w, h) or _nearest_in(x, y, _OFF, float(WINDOW), grid, w, h)
+        if got is None:
+            todo.append(i)
+        else:
+            xs[i], ys[i] = got
+    return todo
 
 
 @dataclass
@@ -400,13 +441,10 @@ class Pathing:
         :attr:`free` (a Reaper's)."""
         grid = self.free if grid is None else grid
         ox, oy = px.copy(), py.copy()
-        todo = []
-        for i, (x, y) in enumerate(zip(px.tolist(), py.tolist(), strict=True)):
-            got = self._nearest_in(x, y, _OFF1, 1.0, grid) or self._nearest_in(x, y, _OFF, float(WINDOW), grid)
-            if got is None:
-                todo.append(i)
-            else:
-                ox[i], oy[i] = got
+        if _native is not None:
+            todo = _native.nearest_in_window(ox, oy, grid, self.width, self.height, INSET, WINDOW)
+        else:
+            todo = _nearest_in_window(ox, oy, grid, self.width, self.height)
         if not todo:
             return ox, oy
         free = grid.reshape(self.height, self.width)
@@ -419,31 +457,6 @@ class Pathing:
             b = int(((bx - px[i]) ** 2 + (by - py[i]) ** 2).argmin())
             ox[i], oy[i] = bx[b], by[b]
         return ox, oy
-
-    def _nearest_in(self, x: float, y: float, off: tuple[tuple[int, int], ...], reach: float, grid: np.ndarray
-                    ) -> tuple[float, float] | None:
-        """The nearest point of a free cell to (x, y) among its cell's offsets ``off`` (the cells
-        within ``reach`` - 1 of its own, row by row: the first of equally near ones), when it is
-        the nearest of the whole grid (found within ``reach``: every cell further off is further
-        away); else None.  (Plain Python: a handful of points, nine cells each, at a time.)"""
-        w, h = self.width, self.height
-        ix, iy = int(x), int(y)
-        best, bx, by = math.inf, 0.0, 0.0
-        far = 1 - INSET
-        for dx, dy in off:
-            cx, cy = ix + dx, iy + dy
-            if 0 <= cx < w and 0 <= cy < h and grid[cy * w + cx]:
-                # (x, y) clamped into the cell's inset square (as min(max(x, lo), hi), without the calls)
-                lo, hi = cx + INSET, cx + far
-                qx = lo if lo > x else x
-                qx = hi if hi < qx else qx
-                lo, hi = cy + INSET, cy + far
-                qy = lo if lo > y else y
-                qy = hi if hi < qy else qy
-                d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y)
-                if d2 < best:
-                    best, bx, by = d2, qx, qy
-        return (bx, by) if best <= reach * reach else None
 
     def nearest_point(self, x: float, y: float) -> tuple[float, float]:
         """(x, y) where its cell is free, else the nearest point of a free cell (a rally point
