@@ -69,6 +69,8 @@ _WORKER_OFFSET = np.where(_WORKER_TI, N_KINDS, 0)
 """By type index: where the type's half of :data:`_AUTO_BY_WORKER` starts."""
 _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
+_NONE = np.zeros(0, dtype=bool)
+"""No units' flags: the class defaults of the cached masks below."""
 
 
 class Targeting:
@@ -76,13 +78,22 @@ class Targeting:
     which types can hit every type present, the common radius, each owner's hostile columns,
     whether any hostile pair exists)."""
 
-    _offset_version = -1
-    _offset = np.zeros(0, np.int64)
-    """Per row: its type's :data:`_WORKER_OFFSET`, cached per unit-set version (a morph changes it;
-    class defaults, so that a state pickled before these fields existed still loads)."""
+    _kinds_version = -1
+    _kinds_of = np.zeros(0, np.int64)
+    _kind_masks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] = (_NONE, _NONE, _NONE, None)
+    """:meth:`_kinds` for the order kinds ``_kinds_of`` at the unit-set version ``_kinds_version``
+    (class defaults, so that a state pickled before these fields existed still loads)."""
     _ground_version = -1
-    _ground_rows = np.zeros(0, dtype=bool)
+    _ground_rows = _NONE
     """:meth:`_ground` for the unit-set version ``_ground_version`` (class defaults, as above)."""
+    _last: np.ndarray | None = None
+    """:meth:`_last_cell` (class defaults, as above)."""
+    _prev_version = -1
+    _prev_tags = np.zeros(0, np.int64)
+    _prev_rows = np.zeros(0, np.int64)
+    _prev_found = _NONE
+    """The tags :meth:`_rows_of` last looked up, at the unit-set version ``_prev_version``, their
+    rows and which were found (class defaults, as above)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -112,27 +123,22 @@ class Targeting:
         anywhere, ``xy2``: the (2, n) position view, ``dx``, ``dy``: from each unit to its target).
         """
         u = self.u
-        kind = u.kind
         x, y = u.x, u.y
         radius = u.radius
         rng = u.range
-        explicit = _EXPLICIT_LUT[kind]
-        any_explicit = _count(explicit)  # (none: the explicit-order steps below are no-ops)
+        explicit, auto_kind, unheld, follow = self._kinds()
+        any_explicit = follow is not None  # (none: the explicit-order steps below are no-ops)
         if any_explicit:
-            cur = u.rows(np.where(explicit, u.ttag, u.eng))
-            lost = explicit & (cur < 0)
+            cur, has = self._rows_of(np.where(explicit, u.ttag, u.eng))
+            lost = explicit > has
             if _count(lost):  # the attacked / followed unit is gone: that order is done
                 u.finish_orders(lost.nonzero()[0])
-                kind = u.kind
-                explicit = _EXPLICIT_LUT[kind]
+                explicit, auto_kind, unheld, follow = self._kinds()
                 cur = np.where(explicit | (u.eng != 0), cur, -1)
+                has = cur >= 0
         else:
-            cur = u.rows(u.eng)
-        if self._offset_version != u.version:
-            self._offset_version = u.version
-            self._offset = _WORKER_OFFSET[u.ti]
-        auto = u.can_attack & _AUTO_BY_WORKER[kind + self._offset]
-        has = cur >= 0
+            cur, has = self._rows_of(u.eng.copy())
+        auto = u.can_attack & auto_kind
         # (rows without a target index the last unit: their dx, dy, d_edge are never read)
         tsafe = cur
         xy2 = u.xy.reshape(2, -1)
@@ -154,17 +160,18 @@ class Targeting:
         # their range.
         keep = d_edge <= rng
         if loop % RESCAN != 0:
-            keep |= kind != HOLD
+            keep |= unheld
         keep &= has
-        need_mask = auto & ~keep
+        need_mask = auto > keep  # (automatic, target not kept)
         tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
         if _count(need_mask):
-            need = need_mask.nonzero()[0]
+            np.putmask(u.eng, need_mask, 0)  # (they are engaged with nothing)
             # Units that had no target only look again once a hostile could have come within
             # reach (their scan loop); units that just dropped one look now.
-            look = has[need] | (u.scan[need] <= loop)
-            u.eng[need] = 0
-            sc = need[look]
+            look = u.scan <= loop
+            look |= has
+            look &= need_mask
+            sc = look.nonzero()[0]
             if len(sc):
                 found, gap = self.acquire(sc)
                 tgt[sc] = found
@@ -191,15 +198,49 @@ class Targeting:
             self._in_zone(tgt, tsafe, dx, dy, d_edge, explicit)
         if self.w.detection.active():
             self._undetected(tgt, tsafe, dx, dy, d_edge, explicit)
-            kind = u.kind
+            follow = self._kinds()[3]  # (orders it finished are no longer followed)
         if self.w.map.has_terrain:
             self._unseen(tgt, tsafe, dx, dy, d_edge, explicit)
         has_t = tgt >= 0
-        follow = (kind == FOLLOW) if any_explicit else None
-        in_range = has_t & (d_edge <= rng)
-        if follow is not None:
-            in_range &= ~follow
+        in_range = d_edge <= rng
+        in_range &= has_t if follow is None else has_t > follow  # (never a followed unit)
         return tgt, has_t, in_range, follow, tsafe, xy2, dx, dy
+
+    def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per unit, from the kind of its order (and, for workers, their type): (an explicit order:
+        attack unit or follow; an order under which it acquires targets (:data:`_AUTO_BY_WORKER`);
+        not on hold; a follow order, None when no unit has an explicit order).  Orders change far
+        less often than every loop: the arrays are kept while the kinds and the unit set are those
+        of the last call, and are not to be changed."""
+        u = self.u
+        kind = u.kind
+        if self._kinds_version != u.version or _count(kind != self._kinds_of):
+            self._kinds_version = u.version
+            self._kinds_of = kind.copy()
+            explicit = _EXPLICIT_LUT[kind]
+            self._kind_masks = (explicit, _AUTO_BY_WORKER[kind + _WORKER_OFFSET[u.ti]], kind != HOLD,
+                                (kind == FOLLOW) if _count(explicit) else None)
+        return self._kind_masks
+
+    def _rows_of(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`UnitStore.rows` of ``tags``, a new array; whether each row is >= 0, shared, not
+        to be changed), for ``tags`` per unit: the tag of its target, 0 for none (an array the
+        caller gives up).  While the unit set is the one of the last call (its version) every tag
+        keeps its row, alive or not, so only the entries whose tag changed since that call are
+        looked up."""
+        u = self.u
+        if self._prev_version == u.version:
+            changed = tags != self._prev_tags
+            if _count(changed):
+                ch = changed.nonzero()[0]
+                self._prev_rows[ch] = u.rows(tags[ch])
+                self._prev_found = self._prev_rows >= 0
+        else:
+            self._prev_version = u.version
+            self._prev_rows = u.rows(tags)
+            self._prev_found = self._prev_rows >= 0
+        self._prev_tags = tags
+        return self._prev_rows.copy(), self._prev_found
 
     # ------------------------------------------------------------------ replacing a target
     def _edges_from(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -329,22 +370,23 @@ class Targeting:
         level = self.w.vision.level_grid()
         if level is None:
             return
-        has = tgt >= 0
-        if not _count(has):
+        rc = (tgt >= 0).nonzero()[0]
+        if not len(rc):
             return
-        # every unit's cell level, then per unit with a target: the target is uphill of a ground
-        # attacker, or beyond the attacker's sight (rows without a target index the last unit)
-        h, w = level.shape
-        cell = np.minimum(np.maximum(u.xy.reshape(2, -1).astype(np.int64), 0), ((w - 1,), (h - 1,)))
+        # per unit with a target: the target is uphill of a ground attacker (the cell levels of
+        # the attackers, then of their targets), or beyond the attacker's sight
+        t = tgt[rc]
+        cell = u.xy.reshape(2, -1).take(np.concatenate((rc, t)), axis=1).astype(np.int64)
+        np.maximum(cell, 0, out=cell)
+        np.minimum(cell, self._last_cell(level), out=cell)
         lv = level[cell[1], cell[0]]
-        cand = lv[tgt] > lv
-        cand &= self._ground()
-        cand |= dx * dx + dy * dy > u.sight * u.sight
-        cand &= has
+        cand = lv[len(rc):] > lv[:len(rc)]
+        cand &= self._ground()[rc]
+        cand |= (dx * dx + dy * dy > u.sight * u.sight)[rc]
         if not _count(cand):
             return
         vision = self.w.vision
-        rc = cand.nonzero()[0]
+        rc, t = rc[cand], t[cand]
         owners = u.owner[rc]
         # whether each candidate's player sees its target: one vision test per player for all its
         # candidates (a point's answer does not depend on the others'; nothing moves in between)
@@ -353,14 +395,12 @@ class Targeting:
         eyes = {owner: vision.eyes(owner) for owner in players if owner not in vision.revealed}
         for owner, e in eyes.items():
             if len(players) == 1:  # (the usual case: one player's units chase)
-                t = tgt[rc]
                 seen = vision.sees_from(e, u.x[t], u.y[t])
                 continue
             k = (owners == owner).nonzero()[0]
-            t = tgt[rc[k]]
-            seen[k] = vision.sees_from(e, u.x[t], u.y[t])
+            tk = t[k]
+            seen[k] = vision.sees_from(e, u.x[tk], u.y[tk])
         if vision.exposed:  # the buildings of a player revealed by the melee rule
-            t = tgt[rc]
             seen |= vision.exposed_buildings()[t] & (u.owner[t] != owners)
         for r in rc[~seen].tolist():
             owner = int(u.owner[r])
@@ -368,13 +408,22 @@ class Targeting:
                 d_edge[r] = np.inf
                 continue
             ddx, ddy, d = self._edges_from(r)
-            near = np.nonzero(d <= self._acquisition_range_of(r))[0]
+            # (only the units it may target on its own are asked about: the others are not allowed)
+            near = self._hostile_cols(owner)
+            near = near[d[near] <= self._acquisition_range_of(r)]
             allowed = np.zeros(len(d), dtype=bool)
             if len(near):
                 allowed[near] = vision.sees_units_from(owner, eyes[owner], near)
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
+
+    def _last_cell(self, level: np.ndarray) -> np.ndarray:
+        """((last column,), (last row,)) of the cliff-level grid ``level``, made on first use."""
+        if self._last is None:
+            h, w = level.shape
+            self._last = np.array(((w - 1,), (h - 1,)))
+        return self._last
 
     def _ground(self) -> np.ndarray:
         """bool per row: not a flying unit, cached per unit-set version."""
