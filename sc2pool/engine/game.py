@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import secrets
-from itertools import repeat
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -72,10 +71,12 @@ from sc2pool.engine.sim.encode import (
     UNIT_BODY_LEN,
     UNIT_RECORD,
     encode_order,
+    encode_records,
     encode_single_orders,
     encode_units,
     pad2,
     tag_bytes,
+    unit_records,
     varint,
     wrap,
 )
@@ -103,11 +104,11 @@ _RJG = sc_pb.ResponseJoinGame
 MAX_UNITS = 2000
 """Debug-created units are capped: the engine is built for hundreds of units, not millions."""
 _TWO_PI = 2.0 * math.pi
-# order kind -> the reported order targets a point / a unit
-_POINT_ORDER = np.zeros(N_KINDS, dtype=bool)
-_POINT_ORDER[[MOVE, ATTACK_MOVE, PATROL]] = True
-_UNIT_ORDER = np.zeros(N_KINDS, dtype=bool)
-_UNIT_ORDER[[ATTACK_UNIT, FOLLOW]] = True
+# order kind -> what the reported order targets (encode_single_orders' kinds): 1 a point, 2 a unit
+# (IDLE: fighting an automatically acquired target), 0 nothing
+_ORDER_TARGET = np.zeros(N_KINDS, dtype=np.int64)
+_ORDER_TARGET[[MOVE, ATTACK_MOVE, PATROL]] = 1
+_ORDER_TARGET[[ATTACK_UNIT, FOLLOW, IDLE]] = 2
 _SNAPSHOT = b"\x08\x02\x50\x00\x90\x01\x00\x98\x01\x00"
 """Unit fields of a snapshot, after the record: display_type Snapshot, cloak CloakedUnknown (0),
 mineral and vespene contents 0 (the real client reports no contents for resources it does not
@@ -128,6 +129,11 @@ def _visibility_parts(vis: np.ndarray, width: int, height: int) -> tuple[bytes, 
     head = b"\x1a" + varint(len(head) + n) + head  # ObservationRaw.map_state
     head = b"\x2a" + varint(len(head) + n) + head  # Observation.raw_data
     return b"\x1a" + varint(len(head) + n) + head, vis  # ResponseObservation.observation
+
+
+def _alliance(mine: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """``Unit.alliance`` per row: Self 1 (``mine``), Neutral 3, Enemy 4."""
+    return np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
 
 
 class GameError(Exception):
@@ -192,6 +198,11 @@ def _next_seed(base: int, episode: int) -> int:
 class Game:
     """One game: a scenario, its players, the simulated world and the protocol views of it."""
 
+    _counts_cache: tuple[int, dict[int, tuple[int, int, int, int, int] | None]] = (-1, {})
+    _records_cache: tuple[int, dict[int, np.ndarray]] = (-1, {})
+    """(unit-set version, :meth:`_unit_counts` / :meth:`_unit_records` per player at it) (class
+    defaults, so that a game pickled before these fields existed still loads)."""
+
     def __init__(self, cls: type[Scenario], slots: list[PlayerSlot], seed: int, map_path: str,
                  realtime: bool = False, disable_fog: bool = False) -> None:
         self._cls = cls
@@ -252,6 +263,8 @@ class Game:
         self._const_obs: dict[int, bytes] = {}
         self._creep_cache: tuple[int, bytes] | None = None
         self._pc_cache: dict[tuple[int, int, int], bytes] = {}
+        self._counts_cache = (-1, {})  # (a new world's versions start again)
+        self._records_cache = (-1, {})
         self._fog = bool(self.scenario.fog) and not self.disable_fog
         self._chat: dict[int, list[tuple[int, str]]] = {}
         self._action_errors: dict[int, list[tuple[int, int, int]]] = {}
@@ -569,15 +582,9 @@ class Game:
         if got is not None:
             return got
         pc = sc_pb.PlayerCommon(player_id=player_id, food_cap=200)
-        mine = u.owner == player_id
-        if mine.any():
-            food = TYPES.food[u.ti]
-            workers = _IS_WORKER[u.ti]  # (SCVs, Probes, Drones)
-            army = mine & (food > 0) & ~workers
-            pc.food_used = int(math.ceil(float(food[mine].sum())))
-            pc.food_army = int(math.ceil(float(food[army].sum())))
-            pc.food_workers = int(np.count_nonzero(mine & workers))
-            pc.army_count = int(np.count_nonzero(army))
+        counts = self._unit_counts(player_id)
+        if counts is not None:
+            pc.food_used, pc.food_army, pc.food_workers, pc.army_count, larvae = counts
         if w.has_economy:  # resources, supply from structures and queues
             ledger = w.supply
             pc.minerals = ledger.minerals.get(player_id, 0)
@@ -585,11 +592,34 @@ class Game:
             pc.food_used, pc.food_cap = ledger.food(player_id)
             pc.idle_worker_count = w.workers.idle_workers(player_id)
             if w.larva.active:
-                pc.larva_count = int(np.count_nonzero(mine & (u.unit_id == LARVA_TYPE)))
+                pc.larva_count = larvae if counts is not None else 0
         got = wrap(3, wrap(1, pc.SerializeToString()))
         if len(self._pc_cache) > 16:
             self._pc_cache.clear()
         self._pc_cache[key] = got
+        return got
+
+    def _unit_counts(self, player_id: int) -> tuple[int, int, int, int, int] | None:
+        """The player's (food used, food of its army, workers, army units, larvae) from its units
+        (None: it has none), cached per unit-set version (owners and types change only with it;
+        supply and resources change more often, so :meth:`_player_common_bytes` asks again)."""
+        u = self.world.u
+        version, per_player = self._counts_cache
+        if version != u.version:
+            per_player = {}
+            self._counts_cache = (u.version, per_player)
+        if player_id in per_player:
+            return per_player[player_id]
+        got = None
+        mine = u.owner == player_id
+        if mine.any():
+            food = TYPES.food[u.ti]
+            workers = _IS_WORKER[u.ti]  # (SCVs, Probes, Drones)
+            army = mine & (food > 0) & ~workers
+            got = (int(math.ceil(float(food[mine].sum()))), int(math.ceil(float(food[army].sum()))),
+                   int(np.count_nonzero(mine & workers)), int(np.count_nonzero(army)),
+                   int(np.count_nonzero(mine & (u.unit_id == LARVA_TYPE))))
+        per_player[player_id] = got
         return got
 
     def _encode_units(self, player_id: int, mine: np.ndarray, keep: np.ndarray | None = None,
@@ -602,43 +632,59 @@ class Game:
         n = len(u) if keep is None else int(np.count_nonzero(keep))
         if n <= SMALL and snapshot is None:
             return self._encode_units_small(player_id, keep)
-        ti = u.ti
-        owner = u.owner
-        alliance = np.where(mine, 1, np.where(owner == NEUTRAL_OWNER, 3, 4))
-        orders: dict[int, bytes] = {}
+        # per row: its orders, then the economy's extra fields (``b""``: none)
+        tail = self.world.unit_extras(player_id) if self.world.has_economy else None
         busy = np.nonzero(mine & ((u.kind != IDLE) | (u.eng != 0)) & (u.kind != ECON)
                           & ((u.kind != TRANSFORM) | (u.ability != 0)))[0]  # (held in stasis: no order)
         if len(busy):
-            queued = np.zeros(len(busy), dtype=bool)
+            if tail is None:
+                tail = [b""] * len(u)
+            single = busy
             if u.queues:
                 queued = np.isin(u.tag[busy], np.fromiter(u.queues, dtype=np.int64, count=len(u.queues)))
-            for i in busy[queued].tolist():
-                orders[i] = self._orders_bytes(i)
-            single = busy[~queued]
+                for i in busy[queued].tolist():
+                    tail[i] = self._orders_bytes(i) + tail[i]
+                single = busy[~queued]
             k = u.kind[single]
             idle = k == IDLE  # fighting an automatically acquired target
             ability = np.where(idle, D.ATTACK_ATTACK, u.ability[single])
-            target = np.where(_POINT_ORDER[k], 1, np.where(_UNIT_ORDER[k] | idle, 2, 0))
+            target = _ORDER_TARGET[k]
             ttag = np.where(idle, u.eng[single], u.ttag[single])
             pieces = encode_single_orders(ability, target, u.tx[single], u.ty[single], TERRAIN_Z, ttag)
-            orders.update(zip(single.tolist(), pieces, strict=True))
-        if self.world.has_economy:  # contents, build progress, harvesters, orders, buffs
-            extras = self.world.unit_extras(player_id)
-            # (C-level merges; a unit with both gets its orders first)
-            both = {i: orders[i] + extras[i] for i in orders.keys() & extras.keys()}
-            orders.update(extras)
-            orders.update(both)
+            for i, b in zip(single.tolist(), pieces, strict=True):
+                tail[i] = b + tail[i]
         rows = None if keep is None else keep.nonzero()[0]
         tails: list[list[bytes]] = []
-        if orders:  # per encoded unit: its orders and extra fields
-            tails.append(list(map(orders.get, range(len(u)) if rows is None else rows.tolist(), repeat(b""))))
+        if tail is not None:  # per encoded unit: its orders and extra fields
+            tails.append(tail if rows is None else list(map(tail.__getitem__, rows.tolist())))
         if snapshot is not None:  # (appended last: a later scalar field wins)
             tails.append(list(map(_SNAPSHOT_TAIL.__getitem__, (snapshot if rows is None else snapshot[rows]).tolist())))
         m = self.scenario.map
         z = m.z(u.x, u.y) if m.has_terrain else TERRAIN_Z
-        return encode_units(u.tag, alliance, u.unit_id, owner, u.x, u.y, z, u.facing % _TWO_PI, u.radius,
-                            np.maximum(u.hp, 0.0), TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti],
-                            np.where(mine, np.maximum(u.cd, 0.0), 0.0), tails, rows)
+        facing = u.facing % _TWO_PI
+        hp = np.maximum(u.hp, 0.0)
+        cd = np.where(mine, np.maximum(u.cd, 0.0), 0.0)
+        if n <= SMALL:  # (snapshots among few units)
+            ti = u.ti
+            return encode_units(u.tag, _alliance(mine, u.owner), u.unit_id, u.owner, u.x, u.y, z, facing, u.radius,
+                                hp, TYPES.hp_max[ti], u.shield, TYPES.sh_max[ti], cd, tails, rows)
+        return encode_records(self._unit_records(player_id, mine), u.tag, u.x, u.y, z, facing, hp, u.shield, cd,
+                              tails, rows)
+
+    def _unit_records(self, player_id: int, mine: np.ndarray) -> np.ndarray:
+        """:func:`unit_records` of every unit as the player sees them (``mine``: its units), cached
+        per unit-set version (tags, types and owners, so radii and maxima too, change only with it)."""
+        u = self.world.u
+        version, per_player = self._records_cache
+        if version != u.version:
+            per_player = {}
+            self._records_cache = (u.version, per_player)
+        got = per_player.get(player_id)
+        if got is None:
+            ti = u.ti
+            got = per_player[player_id] = unit_records(u.tag, _alliance(mine, u.owner), u.unit_id, u.owner, u.radius,
+                                                       TYPES.hp_max[ti], TYPES.sh_max[ti])
+        return got
 
     def _encode_units_small(self, player_id: int, keep: np.ndarray | None = None) -> bytes:
         """Few units: plain Python per unit beats a dozen numpy calls (same bytes as the numpy path)."""
@@ -664,7 +710,7 @@ class Game:
                 al = 3 if ow == NEUTRAL_OWNER else 4
                 extra = b""
                 cd = 0.0
-            if more and i in more:
+            if more is not None:
                 extra += more[i]
             parts.append(pack(0x12, pad2(UNIT_BODY_LEN + len(extra)), 0x08, 1, 0x10, al, 0x18, tag_bytes(t),
                               0x20, pad2(ut), 0x28, ow, 0x32, 15, 0x0D, px, 0x15, py, 0x1D, z,

@@ -33,6 +33,9 @@ def varint(v: int) -> bytes:
         return _ONE_BYTE[v]
     if 0 <= v < 0x4000:
         return bytes(((v & 0x7F) | 0x80, v >> 7))
+    if 1 << 28 <= v < 1 << 35:  # (a unit's tag: five bytes)
+        return bytes(((v & 0x7F) | 0x80, (v >> 7) & 0x7F | 0x80, (v >> 14) & 0x7F | 0x80, (v >> 21) & 0x7F | 0x80,
+                      v >> 28))
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -151,6 +154,22 @@ def _encode_small(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, 
     return b"".join(parts)
 
 
+def unit_records(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
+                 radius: np.ndarray, health_max: np.ndarray, shield_max: np.ndarray) -> np.ndarray:
+    """The records :func:`encode_records` fills, one per row, with the fields of these columns
+    written (the ones that stay while the set of units does: a caller may keep them that long)."""
+    rec = np.repeat(_TEMPLATE.view(_RECORD), len(tag)).view(_UNIT_DTYPE)
+    rec["alliance"] = alliance
+    rec["tag"] = _tag_varints(tag.astype(np.uint64))
+    ut = unit_type.astype(np.int64)
+    rec["utype"] = ((ut & 0x7F) | 0x80) | ((ut >> 7) << 8)
+    rec["owner"] = owner
+    rec["radius"] = radius
+    rec["health_max"] = health_max
+    rec["shield_max"] = shield_max
+    return rec
+
+
 def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, owner: np.ndarray,
                  x: np.ndarray, y: np.ndarray, z: float | np.ndarray, facing: np.ndarray, radius: np.ndarray,
                  health: np.ndarray, health_max: np.ndarray, shield: np.ndarray, shield_max: np.ndarray,
@@ -174,28 +193,32 @@ def encode_units(tag: np.ndarray, alliance: np.ndarray, unit_type: np.ndarray, o
                 z = np.asarray(z)[rows]
         return _encode_small(tag, alliance, unit_type, owner, x, y, z, facing, radius, health, health_max,
                              shield, shield_max, cooldown, tails)
-    # (the records of every row are filled, then the wanted ones taken: one take instead of one per column)
-    rec = np.repeat(_TEMPLATE, len(tag))
-    rec["alliance"] = alliance
-    t = tag.astype(np.uint64)
-    if int(t.max()) >= TAG_LIMIT and (rows is None or int(t[rows].max()) >= TAG_LIMIT):
+    return encode_records(unit_records(tag, alliance, unit_type, owner, radius, health_max, shield_max), tag, x, y,
+                          z, facing, health, shield, cooldown, tails, rows)
+
+
+def encode_records(records: np.ndarray, tag: np.ndarray, x: np.ndarray, y: np.ndarray, z: float | np.ndarray,
+                   facing: np.ndarray, health: np.ndarray, shield: np.ndarray, cooldown: np.ndarray,
+                   tails: Sequence[list[bytes]] = (), rows: np.ndarray | None = None) -> bytes:
+    """:func:`encode_units`' numpy path, from the :func:`unit_records` of its other columns (which a
+    caller may keep while they stay the same: ``records`` is left unchanged)."""
+    n = len(tag) if rows is None else len(rows)
+    if n == 0:
+        return b""
+    if int(tag.max()) >= TAG_LIMIT and (rows is None or int(tag[rows].max()) >= TAG_LIMIT):
         raise OverflowError("unit tag beyond the 5-byte varint range")
-    rec["tag"] = _tag_varints(t)
-    ut = unit_type.astype(np.int64)
-    rec["utype"] = ((ut & 0x7F) | 0x80) | ((ut >> 7) << 8)
-    rec["owner"] = owner
+    # (the records of every row are filled, then the wanted ones taken: one take instead of one per
+    # column; copied and taken as raw bytes: structured copies go field by field)
+    rec = records.view(_RECORD).copy().view(_UNIT_DTYPE)
     rec["x"] = x
     rec["y"] = y
     rec["z"] = z
     rec["facing"] = facing
-    rec["radius"] = radius
     rec["health"] = health
-    rec["health_max"] = health_max
     rec["shield"] = shield
-    rec["shield_max"] = shield_max
     rec["cooldown"] = cooldown
     if rows is not None:
-        rec = rec.take(rows)
+        rec = rec.view(_RECORD).take(rows).view(_UNIT_DTYPE)
     if not tails:
         return rec.tobytes()
     lens = np.full(n, UNIT_BODY_LEN, dtype=np.int64)
@@ -254,6 +277,30 @@ _ORDER_TEMPLATES = ((1, _POINT_TEMPLATE), (2, _TAG_TEMPLATE), (0, _order_templat
 """Per order target kind (1 point, 2 unit, 0 none): its record template."""
 
 
+# The same records, one unit at a time (few units: numpy's per-call overhead dominates).
+_ORDER_POINT_RECORD = struct.Struct("<2sBBHBBBfBfBf")
+_ORDER_TAG_RECORD = struct.Struct("<2sBBHB5s")
+_ORDER_NONE_RECORD = struct.Struct("<2sBBH")
+SMALL_ORDERS = 48
+"""Up to this many orders :func:`encode_single_orders` packs them one by one."""
+
+
+def _encode_orders_small(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, ty: np.ndarray, z: float,
+                         ttag: np.ndarray) -> list[bytes]:
+    """:func:`encode_single_orders` with ``struct``, unit by unit (same records, same bytes)."""
+    out = []
+    for ab, k, x, y, t in zip(ability.tolist(), kind.tolist(), tx.tolist(), ty.tolist(), ttag.tolist(), strict=True):
+        if k == 1:
+            out.append(_ORDER_POINT_RECORD.pack(_ORDERS_KEY, _ORDER_POINT.itemsize - 3, 0x08, pad2(ab), 0x12, 15,
+                                                0x0D, x, 0x15, y, 0x1D, z))
+        elif k == 2:
+            out.append(_ORDER_TAG_RECORD.pack(_ORDERS_KEY, _ORDER_TAG.itemsize - 3, 0x08, pad2(ab), 0x18,
+                                              tag_bytes(t)))
+        else:
+            out.append(_ORDER_NONE_RECORD.pack(_ORDERS_KEY, _ORDER_NONE.itemsize - 3, 0x08, pad2(ab)))
+    return out
+
+
 def encode_single_orders(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, ty: np.ndarray, z: float,
                          ttag: np.ndarray) -> list[bytes]:
     """``Unit.orders`` bytes of one order per unit, vectorised; same bytes as :func:`encode_order`.
@@ -261,6 +308,8 @@ def encode_single_orders(ability: np.ndarray, kind: np.ndarray, tx: np.ndarray, 
     ``kind`` per unit: 0 no target, 1 point target (``tx``, ``ty``), 2 unit target (``ttag``).
     """
     n = len(ability)
+    if n <= SMALL_ORDERS:
+        return _encode_orders_small(ability, kind, tx, ty, z, ttag)
     out: list[bytes] = [b""] * n
     ab = ability.astype(np.int64)
     ab = ((ab & 0x7F) | 0x80) | ((ab >> 7) << 8)  # (2-byte varints as little-endian uint16)

@@ -94,6 +94,10 @@ _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 class World:
     """The units on one map and the systems that move them (see the module docstring)."""
 
+    _row_index: tuple[int, dict[int, int]] = (-1, {})
+    """(unit-set version, :meth:`rows_by_tag` at it) (a class default, so that a state pickled
+    before this field existed still loads)."""
+
     def __init__(self, mapspec: MapSpec) -> None:
         self.map = mapspec
         self.u = UnitStore()
@@ -412,11 +416,12 @@ class World:
                 self.harvest.adopt(tag, uid, x, y)
         self.supply.revision += 1
 
-    def unit_extras(self, player: int) -> dict[int, bytes]:
-        """Extra ``Unit`` field bytes per row, from the economy systems: structures' build
-        progress, production queues, harvester counts, resources' contents, workers' orders and
-        carry buffs.  Appended after the fixed record (a later scalar field wins, so
-        ``build_progress`` overrides the 1.0); each unit's fields in this order."""
+    def unit_extras(self, player: int) -> list[bytes] | None:
+        """Extra ``Unit`` field bytes per row (``b""`` where a unit has none; None when no unit
+        has any), from the economy systems: structures' build progress, production queues,
+        harvester counts, resources' contents, workers' orders and carry buffs.  Appended after
+        the fixed record (a later scalar field wins, so ``build_progress`` overrides the 1.0);
+        each unit's fields in this order."""
         parts: dict[int, bytes] = {}
         self.construction.extras(player, parts)
         self.production.extras(player, parts)
@@ -445,9 +450,22 @@ class World:
         self.workers.extras(player, parts)
         self.harvest.cargo_extras(parts)
         if not parts:
-            return {}
-        rows = self.u.rows(np.fromiter(parts, dtype=np.int64, count=len(parts))).tolist()
-        return {r: b for r, b in zip(rows, parts.values(), strict=True) if r >= 0}
+            return None
+        row_of = self.rows_by_tag()
+        out = [b""] * len(row_of)
+        for tag, b in parts.items():
+            r = row_of.get(tag)
+            if r is not None:  # (the parts of units gone since are dropped)
+                out[r] = b
+        return out
+
+    def rows_by_tag(self) -> dict[int, int]:
+        """Tag -> row of every unit, cached per unit-set version (rows change only with it)."""
+        u = self.u
+        got = self._row_index
+        if got[0] != u.version:
+            got = self._row_index = (u.version, dict(zip(u.tag.tolist(), range(len(u)), strict=True)))
+        return got[1]
 
     # ------------------------------------------------------------------ what the game calls
     def horizon(self) -> int:

@@ -351,5 +351,5 @@ class Construction:
         wins, so it overrides the fixed record's 1.0)."""
         loop = self.w.events.now
         for st in self.structures.values():
-            if not st.ready:
+            if not st.done >= st.build_loops:  # (not ``ready``, without a property call per structure)
                 parts[st.tag] = parts.get(st.tag, b"") + struct.pack("<Bf", 0x4D, st.progress(loop))

@@ -540,25 +540,20 @@ class Harvest:
         else:
             for tag, b in got.items():
                 parts[tag] = parts.get(tag, b"") + b
-        for st in self.w.construction.structures.values():  # (townhalls and gas structures only)
-            uid = st.unit_id
-            if uid in TOWNHALLS:
-                if st.owner != player or not st.ready:
-                    continue
-                b = b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(ideal.get(st.tag, 0))
-            elif uid in GAS_STRUCTURES:
-                b = b""
-                g = resources.get(st.geyser)
-                if st.owner == player and st.ready:
-                    want = GAS_HARVESTERS if g is not None and g.contents > 0 else 0
-                    b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(want)
-                if g is not None:
-                    b += b"\x98\x01" + varint(max(g.contents, 0))
-                if not b:
-                    continue
-            else:
+        for tag, want in ideal.items():  # (the player's finished townhalls)
+            parts[tag] = parts.get(tag, b"") + b"\xe0\x01" + varint(assigned.get(tag, 0)) + b"\xe8\x01" + varint(want)
+        for st in self.w.construction.structures.values():
+            if st.unit_id not in GAS_STRUCTURES:
                 continue
-            parts[st.tag] = parts.get(st.tag, b"") + b
+            b = b""
+            g = resources.get(st.geyser)
+            if st.owner == player and st.ready:
+                want = GAS_HARVESTERS if g is not None and g.contents > 0 else 0
+                b += b"\xe0\x01" + varint(assigned.get(st.tag, 0)) + b"\xe8\x01" + varint(want)
+            if g is not None:
+                b += b"\x98\x01" + varint(max(g.contents, 0))
+            if b:
+                parts[st.tag] = parts.get(st.tag, b"") + b
 
     def cargo_extras(self, parts: dict[int, bytes]) -> None:
         """Append the carry buff of workers keeping cargo off a trip to ``parts``."""
@@ -566,10 +561,10 @@ class Harvest:
             parts[tag] = parts.get(tag, b"") + carry_buff_bytes(gas)
 
 
-_TRIP = (WALK_RES, WAIT, MINE, PAUSE, WALK_HOME)
+_TRIP = frozenset((WALK_RES, WAIT, MINE, PAUSE, WALK_HOME))
+"""Job phases of a harvesting trip (the others are construction)."""
 
 
 def _contents_bytes(res: Resource) -> bytes:
     """The ``Unit`` field of a resource's contents (mineral or vespene)."""
     return (b"\x90\x01" if res.is_mineral else b"\x98\x01") + varint(max(res.contents, 0))
-"""Job phases of a harvesting trip (the others are construction)."""

@@ -445,9 +445,9 @@ class Modes:
         mode, a burrowed Widow Mine)."""
         u = self.w.u
         flags = _FLAGS[u.ti]
-        for r in np.flatnonzero(flags).tolist():
-            tag = int(u.tag[r])
-            parts[tag] = parts.get(tag, b"") + _FLAG_BYTES[int(flags[r])]
+        rows = np.flatnonzero(flags)
+        for tag, f in zip(u.tag[rows].tolist(), flags[rows].tolist(), strict=True):
+            parts[tag] = parts.get(tag, b"") + _FLAG_BYTES[f]
 
     # ------------------------------------------------------------------ what the others ask
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:
