@@ -189,6 +189,8 @@ class Harvest:
 
     def forget(self, alive: set[int]) -> None:
         """Drop resources whose unit is gone."""
+        if alive.issuperset(self.resources):  # (the usual case: a look at each resource in C)
+            return
         for tag in [t for t in self.resources if t not in alive]:
             del self.resources[tag]
             self._resources_changed()
@@ -206,16 +208,16 @@ class Harvest:
         workers.jobs[tag] = job
         workers.set_order(r, tag, of_type(job.worker).gather_ability)
         if carry:
-            self.go_home(tag, job, loop, then=res_tag)
+            self.go_home(r, tag, job, loop, then=res_tag)
             return
         x, y = float(self.w.u.x[r]), float(self.w.u.y[r])
         rad = D.unit_spec(res.unit_id).radius if res is not None else 0.0
-        workers.walk(tag, job, x, y, res.x if res else x, res.y if res else y, rad, loop)
+        workers.walk(tag, job, x, y, res.x if res else x, res.y if res else y, rad, loop, row=r)
 
-    def go_home(self, tag: int, job: Job, loop: int, then: int = 0) -> None:
-        """The worker walks its cargo to the nearest ready townhall (then back to ``then``)."""
+    def go_home(self, r: int, tag: int, job: Job, loop: int, then: int = 0) -> None:
+        """The worker of row ``r`` walks its cargo to the nearest ready townhall (then back to
+        ``then``)."""
         u = self.w.u
-        r = u.row(tag)
         x, y = float(u.x[r]), float(u.y[r])
         th = self.nearest_townhall(int(u.owner[r]), x, y)
         if th is None:  # nowhere to drop the cargo: stand still, keep it
@@ -225,7 +227,7 @@ class Harvest:
         job.target = th.tag
         job.then_gather = then or job.resource
         self.w.workers.set_order(r, tag, of_type(job.worker).return_ability)
-        self.w.workers.walk(tag, job, x, y, th.x, th.y, D.unit_spec(th.unit_id).radius, loop)
+        self.w.workers.walk(tag, job, x, y, th.x, th.y, D.unit_spec(th.unit_id).radius, loop, row=r)
 
     def nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
         best, bd = None, math.inf
@@ -279,7 +281,7 @@ class Harvest:
                 job.resource = res.tag
                 job.target = res.tag
                 job.phase = WALK_RES
-                workers.walk(tag, job, job.tx, job.ty, res.x, res.y, D.unit_spec(res.unit_id).radius, t)
+                workers.walk(tag, job, job.tx, job.ty, res.x, res.y, D.unit_spec(res.unit_id).radius, t, row=r)
                 return
             if res.contents <= 0:
                 workers.to_idle(tag)
@@ -298,7 +300,7 @@ class Harvest:
                 alt = self._free_field(res, job.tx, job.ty, t)
                 if alt is not None:
                     job.resource = job.target = alt.tag
-                    workers.walk(tag, job, job.tx, job.ty, alt.x, alt.y, D.unit_spec(alt.unit_id).radius, t)
+                    workers.walk(tag, job, job.tx, job.ty, alt.x, alt.y, D.unit_spec(alt.unit_id).radius, t, row=r)
                     return
             job.phase = WAIT
             if tag not in res.waiting:
@@ -337,7 +339,7 @@ class Harvest:
             self.w.supply.revision += 1
             return
         if job.phase == PAUSE:
-            self.go_home(tag, job, t)
+            self.go_home(r, tag, job, t)
             return
         if job.phase == WALK_HOME:
             th = self.w.construction.structures.get(job.target)
@@ -348,7 +350,7 @@ class Harvest:
                     workers.to_idle(tag)
                     return
                 job.target = th.tag
-                workers.walk(tag, job, job.tx, job.ty, th.x, th.y, D.unit_spec(th.unit_id).radius, t)
+                workers.walk(tag, job, job.tx, job.ty, th.x, th.y, D.unit_spec(th.unit_id).radius, t, row=r)
                 return
             self.w.supply.earn(owner, job.carry + self.income_bonus.get(owner, 0) if job.carry else 0, job.carry_gas)
             job.carry = 0
@@ -367,7 +369,7 @@ class Harvest:
             job.then_gather = 0
             job.phase = WALK_RES
             workers.set_order(r, tag, of_type(job.worker).gather_ability)
-            workers.walk(tag, job, job.tx, job.ty, back.x, back.y, D.unit_spec(back.unit_id).radius, t)
+            workers.walk(tag, job, job.tx, job.ty, back.x, back.y, D.unit_spec(back.unit_id).radius, t, row=r)
             return
 
     def _free_field(self, busy: Resource, x: float, y: float, t: int) -> Resource | None:
@@ -471,13 +473,13 @@ class Harvest:
             job = jobs.get(tag)
             if job is not None and job.carry:
                 if job.phase != WALK_HOME:
-                    self.go_home(tag, job, now)
+                    self.go_home(i, tag, job, now)
                 done = True
             elif tag in self.cargo:
                 carry, gas = self.cargo.pop(tag)
                 job = Job(WALK_HOME, int(u.unit_id[i]), carry=carry, carry_gas=gas, idle_after=True)
                 jobs[tag] = job
-                self.go_home(tag, job, now)
+                self.go_home(i, tag, job, now)
                 done = True
         return SUCCESS if done else ERROR
 

@@ -18,6 +18,7 @@ import math
 import struct
 from bisect import bisect_left
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,12 +61,7 @@ def leg_loops(dist: float) -> float:
 
 def leg_travelled(k: float, dist: float) -> float:
     """Distance covered ``k`` loops into a leg of length ``dist`` (see :func:`leg_loops`)."""
-    return _travelled(k, dist, leg_loops(dist))
-
-
-def _travelled(k: float, dist: float, total: float) -> float:
-    """:func:`leg_travelled` given the leg's :func:`leg_loops` ``total`` (kept by a walk, which
-    asks every loop)."""
+    total = leg_loops(dist)
     if k >= total:
         return dist
     if k <= 0.0:
@@ -83,23 +79,18 @@ def _travelled(k: float, dist: float, total: float) -> float:
     return dist - 0.5 * a * r * r
 
 
-_Legs = tuple[float, float, list[float], list[tuple[float, float]]]
-"""A path walk's length, its :func:`leg_loops`, and the length up to each point and the points as
-Python floats (:func:`_legs`)."""
+_HALF_ACC = 0.5 * SCV_ACCELERATION
+_T_ACC = _SCV_SPEED / SCV_ACCELERATION
+"""Loops a full-length leg speeds up (and slows down) for."""
 
 
-def _legs(j: Job) -> _Legs:
-    """The :data:`_Legs` of the path ``j`` walks."""
-    cum, pts = j.cum, j.path
-    assert cum is not None and pts is not None
-    dist = float(cum[-1])
-    return dist, leg_loops(dist), cum.tolist(), [(x, y) for x, y in pts.tolist()]
+_Path = tuple[list[float], list[tuple[float, float]]]
+"""A path walk's length up to each point and the points, as Python floats."""
 
 
-def _along(legs: _Legs, ox: float, oy: float, k: float) -> tuple[float, float]:
-    """Where a worker stands ``k`` loops into a walk from (ox, oy) along the path of ``legs``."""
-    dist, total, cum, pts = legs
-    s = _travelled(k, dist, total)
+def _on_path(path: _Path, ox: float, oy: float, s: float) -> tuple[float, float]:
+    """The point ``s`` along a walk from (ox, oy) along ``path``."""
+    cum, pts = path
     i = bisect_left(cum, s)  # (as ``searchsorted``: the first point at or past ``s``)
     if i >= len(cum):
         return pts[-1]
@@ -113,16 +104,31 @@ def _along(legs: _Legs, ox: float, oy: float, k: float) -> tuple[float, float]:
     return ax + (bx - ax) * f, ay + (by - ay) * f
 
 
-_Walker = tuple[int, "_Legs | None", float, float, float, float, float, float, float]
-"""What placing a walker reads, fixed when its walk starts: its row, the :data:`_Legs` of a path
-walk (None for a straight one), its start (ox, oy), (tx - ox, ty - oy), its first loop, and a
-straight walk's length and :func:`leg_loops`."""
+_Walker = tuple[int, float, float, float, float, float, float, float, float, float, "_Path | None"]
+"""What placing a walker reads, fixed when its walk starts: its row, its start (ox, oy),
+(tx - ox, ty - oy), its first loop, the walk's length and :func:`leg_loops`, the loops into it
+where :func:`leg_travelled` stops speeding up and where it starts slowing down, and a path walk's
+:data:`_Path` (None for a straight walk)."""
+_ROW = itemgetter(0)
+"""A :data:`_Walker`'s row."""
 
 
 def _walker(r: int, j: Job) -> _Walker:
     """The :data:`_Walker` of the worker of row ``r`` walking ``j``."""
-    legs = _legs(j) if j.path is not None else None
-    return r, legs, j.ox, j.oy, j.tx - j.ox, j.ty - j.oy, float(j.t0), j.length, j.total
+    path: _Path | None = None
+    if j.path is not None:
+        cum = j.cum
+        assert cum is not None
+        length = float(cum[-1])
+        total = leg_loops(length)
+        path = cum.tolist(), [(x, y) for x, y in j.path.tolist()]
+    else:
+        length, total = j.length, j.total
+    if length >= 2.0 * _ACC_DIST:  # (as :func:`leg_travelled`: full speed for a while)
+        a_end, c_end = _T_ACC, total - _T_ACC
+    else:
+        a_end = c_end = total / 2.0
+    return r, j.ox, j.oy, j.tx - j.ox, j.ty - j.oy, float(j.t0), length, total, a_end, c_end, path
 
 
 @dataclass
@@ -203,17 +209,37 @@ class Workers:
         finished, a trip's cargo dropped off)."""
         self._walking: dict[int, _Walker] = {}
         """The walking workers, tag -> :data:`_Walker`, as :meth:`place_walkers` last found them."""
+        self._walking_rows: np.ndarray | None = None
+        """Their rows in :attr:`_walking`'s order (None after a walker came or went)."""
         self._walking_version = -1
         """The unit store's version those rows were read at (rows move only when it changes)."""
         self._touched: set[int] = set()
         """Workers whose job may have changed phase, started, been replaced or ended since
         :meth:`place_walkers` last ran: a phase changes only in the job's own event, a walk or an
         order, and a job starts or ends only with an order or a release (each adds the tag)."""
+        self._tags: list[int] = []
+        """The unit store's tags as a list (:meth:`row`), as they stood at :attr:`_tags_version`."""
+        self._tags_version = -1
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        """A loaded or copied world finds its walkers again on its next placement."""
+        """A loaded or copied world finds its walkers (and the rows of tags) again when next
+        asked."""
         self.__dict__.update(state)
         self._walking, self._walking_version, self._touched = {}, -1, set()
+        self._walking_rows = None
+        self._tags, self._tags_version = [], -1
+
+    def row(self, tag: int) -> int:
+        """The row of the unit ``tag``, -1 when it is not alive: :meth:`UnitStore.row`'s answer,
+        by a bisection of the tags as a Python list (taken again when the unit store's version
+        changes: its tags and rows change only with it)."""
+        u = self.w.u
+        if u.version != self._tags_version:
+            self._tags_version = u.version
+            self._tags = u.tag.tolist()
+        tags = self._tags
+        i = bisect_left(tags, tag)  # (as ``searchsorted``: the tags are ascending)
+        return i if i < len(tags) and tags[i] == tag else -1
 
     # ------------------------------------------------------------------ orders and walks
     def set_order(self, r: int, tag: int, ability: int) -> None:
@@ -227,11 +253,12 @@ class Workers:
         u.eng[r] = 0
 
     def walk(self, tag: int, job: Job, x0: float, y0: float, tx: float, ty: float, rad: float, loop: int,
-             world_event: bool = False) -> None:
+             world_event: bool = False, row: int | None = None) -> None:
         """Walk from (x0, y0) to the edge of a circle of radius ``rad`` around (tx, ty); the
         arrival is the job's next event.  On a ladder map a walk the straight line does not
         allow follows a path round what is in the way (:meth:`Pathing.walk`), with the same speed
-        profile over the path's length."""
+        profile over the path's length.  ``row``: the worker's row where the caller has it
+        (else it is looked up)."""
         dx, dy = tx - x0, ty - y0
         d = math.hypot(dx, dy)
         stop = rad + _SCV_RADIUS
@@ -248,7 +275,7 @@ class Workers:
             if got is not None:
                 pts, dist = got
                 ex, ey = float(pts[-1, 0]), float(pts[-1, 1])
-                seg = np.diff(np.vstack(([[x0, y0]], pts)), axis=0)
+                seg = pts - np.concatenate(([[x0, y0]], pts[:-1]))  # (each leg: its end less its start)
                 job.path, job.cum = pts, np.hypot(seg[:, 0], seg[:, 1]).cumsum()
                 dx, dy = float(pts[0, 0]) - x0, float(pts[0, 1]) - y0
                 d = math.hypot(dx, dy)
@@ -258,7 +285,7 @@ class Workers:
         job.total = leg_loops(length)
         job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
         job.seq = self.w.events.push(job.t1, tag, world_event)
-        r = self.w.u.row(tag)
+        r = self.row(tag) if row is None else row
         if r >= 0 and d > 1e-9:
             self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
 
@@ -270,39 +297,62 @@ class Workers:
         touched = self._touched
         if u.version != self._walking_version:  # units came or went: every row again
             self._walking_version = u.version
-            walking.clear()
-            touched.clear()
-            tags = [tag for tag, j in self.jobs.items() if j.phase in _WALKING]
+            self._walking_rows = None
+            jobs = self.jobs
+            tags = [tag for tag, j in jobs.items() if j.phase in _WALKING]
             rows = u.rows(np.array(tags, dtype=np.int64)).tolist()
+            found: dict[int, _Walker] = {}
             for tag, r in zip(tags, rows, strict=True):
                 if r >= 0:
-                    walking[tag] = _walker(r, self.jobs[tag])
+                    w = walking.get(tag)
+                    if w is None or tag in touched:
+                        found[tag] = _walker(r, jobs[tag])
+                    else:  # (an untouched walker's job and walk are the same: only its row moved)
+                        found[tag] = w if w[0] == r else (r,) + w[1:]
+            walking = self._walking = found
+            touched.clear()
         elif touched:
             jobs = self.jobs
             for tag in touched:
                 j = jobs.get(tag)
-                if j is not None and j.phase in _WALKING and (r := u.row(tag)) >= 0:
+                if j is not None and j.phase in _WALKING and (r := self.row(tag)) >= 0:
+                    if tag not in walking:  # (a walker walking again keeps its place and row)
+                        self._walking_rows = None
                     walking[tag] = _walker(r, j)
-                else:
-                    walking.pop(tag, None)
+                elif walking.pop(tag, None) is not None:
+                    self._walking_rows = None
             touched.clear()
         if not walking:
             return
-        at: list[int] = []
+        idx = self._walking_rows
+        if idx is None:  # (an index array: numpy takes a list index by a slower path)
+            idx = self._walking_rows = np.fromiter(map(_ROW, walking.values()), np.intp, len(walking))
         xs: list[float] = []
         ys: list[float] = []
         now = float(loop)  # (loops are small integers: a float's arithmetic on them is exact)
-        for r, legs, ox, oy, dx, dy, t0, length, total in walking.values():  # (one row each: in any order)
-            if legs is not None:
-                px, py = _along(legs, ox, oy, now - t0)
+        half_acc, acc_dist, speed, t_acc = _HALF_ACC, _ACC_DIST, _SCV_SPEED, _T_ACC
+        # (in the order of ``idx``; the distance walked is :func:`leg_travelled`'s, inline)
+        for _, ox, oy, dx, dy, t0, length, total, a_end, c_end, path in walking.values():
+            k = now - t0
+            if k >= total:
+                s = length
+            elif k <= 0.0:
+                s = 0.0
+            elif k < a_end:
+                s = half_acc * k * k
+            elif k < c_end:
+                s = acc_dist + speed * (k - t_acc)
             else:
-                f = 1.0 if length <= 0.0 else _travelled(now - t0, length, total) / length
-                px = ox + dx * f
-                py = oy + dy * f
-            at.append(r)
-            xs.append(px)
-            ys.append(py)
-        idx = np.fromiter(at, np.intp, len(at))  # (an index array: numpy takes a list index by a slower path)
+                left = total - k
+                s = length - half_acc * left * left
+            if path is None:
+                f = s / length if length > 0.0 else 1.0
+                xs.append(ox + dx * f)
+                ys.append(oy + dy * f)
+            else:
+                px, py = _on_path(path, ox, oy, s)
+                xs.append(px)
+                ys.append(py)
         u.x[idx] = xs
         u.y[idx] = ys
 
@@ -330,7 +380,7 @@ class Workers:
             self.release(tag)
             self.w.harvest.keep_cargo(tag, job)
         u = self.w.u
-        r = u.row(tag)
+        r = self.row(tag)
         if r >= 0:
             u.kind[r] = IDLE
             u.ability[r] = 0
@@ -373,6 +423,8 @@ class Workers:
 
     def forget(self, alive: set[int]) -> None:
         """Drop the jobs of workers that are gone (killed, debug-removed)."""
+        if alive.issuperset(self.jobs):  # (the usual case: a look at each job in C)
+            return
         for tag in [t for t in self.jobs if t not in alive]:
             self.drop(tag)
 
@@ -381,7 +433,7 @@ class Workers:
         """The job's event at loop ``t``: a walk arrived, a wait or a phase ended."""
         self._touched.add(tag)
         u = self.w.u
-        r = u.row(tag)
+        r = self.row(tag)
         if r < 0:
             self.drop(tag)
             return
