@@ -299,6 +299,8 @@ class UnitStore:
     the units :meth:`hold` names."""
     targetable_rows: np.ndarray
     max_speed: float
+    _row_index: tuple[int, dict[int, int]] = (-1, {})
+    """(:attr:`version`, :meth:`row_index` at it); a class default, not pickled (found again)."""
 
     def __init__(self) -> None:
         self.F = np.zeros((len(FLOAT_FIELDS), 0))
@@ -439,9 +441,15 @@ class UnitStore:
     def row(self, tag: int) -> int:
         """Row of one tag, -1 when it is not alive (:meth:`rows` without its arrays: the systems
         ask this for single units many times a loop)."""
-        t = self.tag
-        i = int(t.searchsorted(tag))
-        return i if i < len(t) and int(t[i]) == tag else -1
+        return self.row_index().get(tag, -1)
+
+    def row_index(self) -> dict[int, int]:
+        """Tag -> row of every unit, kept while :attr:`version` stays (rows change only through
+        :meth:`_bind`, which bumps it)."""
+        got = self._row_index
+        if got[0] != self.version:
+            got = self._row_index = (self.version, dict(zip(self.tag.tolist(), range(len(self.tag)), strict=True)))
+        return got[1]
 
     def set_order(self, i: int, o: Order) -> None:
         # (the same point order again keeps a ladder map mover's path: ``wp``)

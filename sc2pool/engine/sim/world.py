@@ -94,10 +94,6 @@ _BUSY_LUT[[ATTACK_UNIT, FOLLOW, EXPLODE]] = True
 class World:
     """The units on one map and the systems that move them (see the module docstring)."""
 
-    _row_index: tuple[int, dict[int, int]] = (-1, {})
-    """(unit-set version, :meth:`rows_by_tag` at it) (a class default, so that a state pickled
-    before this field existed still loads)."""
-
     def __init__(self, mapspec: MapSpec) -> None:
         self.map = mapspec
         self.u = UnitStore()
@@ -451,21 +447,13 @@ class World:
         self.harvest.cargo_extras(parts)
         if not parts:
             return None
-        row_of = self.rows_by_tag()
+        row_of = self.u.row_index()
         out = [b""] * len(row_of)
         for tag, b in parts.items():
             r = row_of.get(tag)
             if r is not None:  # (the parts of units gone since are dropped)
                 out[r] = b
         return out
-
-    def rows_by_tag(self) -> dict[int, int]:
-        """Tag -> row of every unit, cached per unit-set version (rows change only with it)."""
-        u = self.u
-        got = self._row_index
-        if got[0] != u.version:
-            got = self._row_index = (u.version, dict(zip(u.tag.tolist(), range(len(u)), strict=True)))
-        return got[1]
 
     # ------------------------------------------------------------------ what the game calls
     def horizon(self) -> int:

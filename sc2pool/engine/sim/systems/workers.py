@@ -217,29 +217,12 @@ class Workers:
         """Workers whose job may have changed phase, started, been replaced or ended since
         :meth:`place_walkers` last ran: a phase changes only in the job's own event, a walk or an
         order, and a job starts or ends only with an order or a release (each adds the tag)."""
-        self._tags: list[int] = []
-        """The unit store's tags as a list (:meth:`row`), as they stood at :attr:`_tags_version`."""
-        self._tags_version = -1
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        """A loaded or copied world finds its walkers (and the rows of tags) again when next
-        asked."""
+        """A loaded or copied world finds its walkers again when next asked."""
         self.__dict__.update(state)
         self._walking, self._walking_version, self._touched = {}, -1, set()
         self._walking_rows = None
-        self._tags, self._tags_version = [], -1
-
-    def row(self, tag: int) -> int:
-        """The row of the unit ``tag``, -1 when it is not alive: :meth:`UnitStore.row`'s answer,
-        by a bisection of the tags as a Python list (taken again when the unit store's version
-        changes: its tags and rows change only with it)."""
-        u = self.w.u
-        if u.version != self._tags_version:
-            self._tags_version = u.version
-            self._tags = u.tag.tolist()
-        tags = self._tags
-        i = bisect_left(tags, tag)  # (as ``searchsorted``: the tags are ascending)
-        return i if i < len(tags) and tags[i] == tag else -1
 
     # ------------------------------------------------------------------ orders and walks
     def set_order(self, r: int, tag: int, ability: int) -> None:
@@ -285,7 +268,7 @@ class Workers:
         job.total = leg_loops(length)
         job.t1 = loop + int(math.ceil(leg_loops(dist) - 1e-9))
         job.seq = self.w.events.push(job.t1, tag, world_event)
-        r = self.row(tag) if row is None else row
+        r = self.w.u.row(tag) if row is None else row
         if r >= 0 and d > 1e-9:
             self.w.u.facing[r] = math.atan2(dy, dx) % (2 * math.pi)
 
@@ -315,7 +298,7 @@ class Workers:
             jobs = self.jobs
             for tag in touched:
                 j = jobs.get(tag)
-                if j is not None and j.phase in _WALKING and (r := self.row(tag)) >= 0:
+                if j is not None and j.phase in _WALKING and (r := self.w.u.row(tag)) >= 0:
                     if tag not in walking:  # (a walker walking again keeps its place and row)
                         self._walking_rows = None
                     walking[tag] = _walker(r, j)
@@ -380,7 +363,7 @@ class Workers:
             self.release(tag)
             self.w.harvest.keep_cargo(tag, job)
         u = self.w.u
-        r = self.row(tag)
+        r = self.w.u.row(tag)
         if r >= 0:
             u.kind[r] = IDLE
             u.ability[r] = 0
@@ -433,7 +416,7 @@ class Workers:
         """The job's event at loop ``t``: a walk arrived, a wait or a phase ended."""
         self._touched.add(tag)
         u = self.w.u
-        r = self.row(tag)
+        r = self.w.u.row(tag)
         if r < 0:
             self.drop(tag)
             return
