@@ -76,7 +76,7 @@ def test_a_ward_is_cloaked_arms_after_its_time_and_then_holds_the_enemies_round_
     assert pos(w, inside) == before
     r = w.u.row(inside)
     assert float(w.u.hp[r]) == 45.0  # the Stalker beside it never fired at it
-    w.abilities._hurt([r], 20.0)  # (a spell's damage does not reach it either)
+    w.abilities.spell_damage([r], 20.0)  # (a spell's damage does not reach it either)
     assert float(w.u.hp[w.u.row(inside)]) == 45.0
     assert pos(w, outside) != (wx, wy - 6.0)  # (the one outside walked off)
     g.step(S.TRAP_LOOPS - 60)

@@ -745,10 +745,12 @@ class Abilities:
         if u.hp[r] <= 0.0:
             self.w.remove_tags([int(u.tag[r])])
 
-    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0, by: int | None = None) -> None:
+    def spell_damage(self, rows: list[int], amount: float, shield_bonus: float = 0.0, by: int | None = None) -> None:
         """Spell damage to ``rows`` (shields first, ``shield_bonus`` more against shields only, no
         armor (m)); removes those that die, all at once (rows stay valid until then).  ``by``: the
-        caster's player when known (its own units hit raise no alert, ``systems/alerts.py``)."""
+        caster's player when known (its own units hit raise no alert, ``systems/alerts.py``).
+        Every race's spells deal their damage here (Protoss and Zerg spell systems included), so
+        the barrier, warp-out invulnerability and alerts apply to all of them alike."""
         u = self.w.u
         if rows:
             self.w.alerts.struck([(np.array(rows, dtype=np.int64), by)])
@@ -778,10 +780,10 @@ class Abilities:
         if b.everything:
             rows = np.nonzero(hit)[0]
             st = TYPES.structure[u.ti[rows]]
-            st_tags = u.tag[rows[st]].copy()  # (the first _hurt may remove rows)
-            self._hurt(rows[~st].tolist(), b.damage, by=b.owner)
+            st_tags = u.tag[rows[st]].copy()  # (the first spell_damage may remove rows)
+            self.spell_damage(rows[~st].tolist(), b.damage, by=b.owner)
             st_rows = u.rows(st_tags)
-            self._hurt(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus, by=b.owner)
+            self.spell_damage(st_rows[st_rows >= 0].tolist(), b.damage + b.structure_bonus, by=b.owner)
             return
         hit &= ~TYPES.structure[u.ti]
         if b.enemies_only:
@@ -790,7 +792,7 @@ class Abilities:
             hit &= ~TYPES.is_flying[u.ti]
         else:  # (a Sentinel Missile's splash: Widow Mines are not hurt by it, LP:Widow_Mine)
             hit &= ~np.isin(u.unit_id, np.array(sorted(MINE_TYPES)))
-        self._hurt(np.nonzero(hit)[0].tolist(), b.damage, b.shield_bonus, by=b.owner)
+        self.spell_damage(np.nonzero(hit)[0].tolist(), b.damage, b.shield_bonus, by=b.owner)
 
     def _blasts(self, loop: int) -> None:
         due = [b for b in self.blasts if b.at <= loop]
@@ -885,7 +887,7 @@ class Abilities:
         x, y, owner = float(u.x[t]), float(u.y[t]), int(u.owner[r])
         splash = Blast(owner, x, y, self.w.loop, MINE_SPLASH, MINE_SPLASH_RADIUS, MINE_SPLASH_SHIELD_BONUS,
                        skip=target)
-        self._hurt([t], MINE_DAMAGE, MINE_SHIELD_BONUS, by=owner)
+        self.spell_damage([t], MINE_DAMAGE, MINE_SHIELD_BONUS, by=owner)
         self._blast(splash)
         self.w.touch()
 
@@ -946,7 +948,7 @@ class Abilities:
                 continue
             upto = min(loop, lock.end)
             if upto > lock.last:
-                self._hurt([t], LOCK_ON_PER_LOOP * (upto - lock.last), by=int(u.owner[r]))
+                self.spell_damage([t], LOCK_ON_PER_LOOP * (upto - lock.last), by=int(u.owner[r]))
                 lock.last = upto
             if upto >= lock.end:
                 done.append(tag)

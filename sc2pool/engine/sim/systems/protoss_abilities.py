@@ -605,7 +605,7 @@ class ProtossAbilities:
             self._vanish([tag])
             hit = np.nonzero((np.hypot(u.x - x, u.y - y) - u.radius <= NOVA_RADIUS) & (u.owner != NEUTRAL_OWNER)
                              & ~TYPES.is_flying[u.ti])[0]  # (ground units and structures)
-            self._hurt(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS, by=owner)
+            self.w.abilities.spell_damage(hit.tolist(), NOVA_DAMAGE, NOVA_SHIELD_BONUS, by=owner)
 
     def _beams(self, loop: int) -> None:
         u = self.w.u
@@ -716,7 +716,7 @@ class ProtossAbilities:
         ab = self.w.abilities
         drained = ab.energy_of(cast.target)
         ab.spend(cast.target, drained)
-        self._hurt([t], FEEDBACK_PER_ENERGY * drained, by=int(self.w.u.owner[r]))
+        self.w.abilities.spell_damage([t], FEEDBACK_PER_ENERGY * drained, by=int(self.w.u.owner[r]))
 
     def _teleport(self, r: int, x: float, y: float) -> None:
         w = self.w
@@ -725,30 +725,6 @@ class ProtossAbilities:
             xs, ys = w.pathing.free_points(xs, ys)
         w.map.clamp(xs, ys, float(w.u.radius[r]))
         w.u.x[r], w.u.y[r] = float(xs[0]), float(ys[0])
-
-    def _hurt(self, rows: list[int], amount: float, shield_bonus: float = 0.0, by: int | None = None) -> None:
-        """Spell damage (shields first, ``shield_bonus`` more against shields only, no armor);
-        removes those that die, all at once.  ``by``: the caster's player when known (its own
-        units hit raise no alert, ``systems/alerts.py``)."""
-        u = self.w.u
-        if rows:
-            self.w.alerts.struck([(np.array(rows, dtype=np.int64), by)])
-        dead: list[int] = []
-        jumping = self.w.abilities.jumping
-        for r in rows:
-            if jumping and int(u.tag[r]) in jumping:
-                continue
-            left = self.w.barrier.absorb(r, amount)  # (an Immortal's barrier first)
-            if left <= 0.0:
-                continue
-            take = min(float(u.shield[r]), left + shield_bonus)
-            u.shield[r] -= take
-            self.w.regeneration.damaged(r)
-            u.hp[r] -= left - max(0.0, take - shield_bonus)
-            if u.hp[r] <= 0.0:
-                dead.append(int(u.tag[r]))
-        if dead:
-            self.w.remove_tags(dead)
 
     def upkeep(self, loop: int) -> None:
         """Casts that came into range, shades that end, shields that fade, storms' damage,
@@ -848,7 +824,7 @@ class ProtossAbilities:
             for tag, amount in zip(tags.tolist(), amounts, strict=True):
                 r = u.row(int(tag))
                 if r >= 0:
-                    self._hurt([r], amount)
+                    self.w.abilities.spell_damage([r], amount)
             self.w.touch()
 
     def break_fields(self, x: float, y: float, radius: float) -> None:

@@ -491,7 +491,7 @@ class ZergSpells:
         tags = [(u.tag[rows].tolist(), amount) for rows, amount in hits]
         for tag_list, amount in tags:  # (rows change as units die: found again per bomb)
             rows = u.rows(np.array(tag_list, dtype=np.int64))
-            w.abilities._hurt(rows[rows >= 0].tolist(), amount)
+            w.abilities.spell_damage(rows[rows >= 0].tolist(), amount)
         if hits:
             w.touch()
 
@@ -552,7 +552,7 @@ class ZergSpells:
             if upto >= f.end:
                 del self.fungals[tag]
         for amount, rows in by_amount.items():
-            w.abilities._hurt(rows, amount)  # (removes the dead at once)
+            w.abilities.spell_damage(rows, amount)  # (removes the dead at once)
         if by_amount:
             w.touch()
 
