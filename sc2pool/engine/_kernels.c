@@ -140,6 +140,8 @@ static int get_grid(PyObject *obj, Py_buffer *view, Py_ssize_t nbytes, const cha
     return 1;
 }
 
+#include "_kernels_locomotion.c"
+
 PyDoc_STRVAR(segment_free_doc,
 "segment_free(free, sat, w, h, ax, ay, bx, by) -> bool\n\n"
 "True when every cell the segment (ax, ay)-(bx, by) touches is free: the compiled twin of\n"
@@ -264,6 +266,8 @@ done_xy:
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
     {"nearest_in_window", py_nearest_in_window, METH_VARARGS, nearest_in_window_doc},
+    {"blocked_ahead", py_blocked_ahead, METH_VARARGS, blocked_ahead_doc},
+    {"move_to_points", py_move_to_points, METH_VARARGS, move_to_points_doc},
     {NULL, NULL, 0, NULL},
 };
 

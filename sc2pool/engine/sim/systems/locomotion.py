@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.units import (
     FLOAT_FIELDS,
     HOLD,
@@ -192,40 +193,23 @@ class Locomotion:
         ``clamp`` false the caller clamps the positions to the playable area itself.
         """
         u = self.u
-        seg = u.seg[m]
-        new = seg < 0
-        if _count(new):
-            mn = m[new]
-            u.ox[mn] = u.x[mn]
-            u.oy[mn] = u.y[mn]
-            u.seg[mn] = start
-            seg[new] = start
-        fm = u.F[:self._nf].take(m, axis=1)  # every float column of the movers in one gather
-        oxy = fm[_F_OX:_F_OX + 2]
-        st = self.steer
-        txy = fm[st:st + 2]
-        dd = txy - oxy  # x and y as two rows
-        sq = dd * dd
-        length = np.sqrt(sq[0] + sq[1])
-        travel = (loop - seg) * u.speed[m]  # (loops since the start, as floats)
-        arrived = travel >= length
-        some = length > 0
-        # (a mover that has not arrived has a length > 0: the arrived ones take their target)
-        frac = travel / np.where(some, length, 1.0)
-        nxy = dd * frac
-        nxy += oxy
-        nxy = np.where(arrived, txy, nxy)
-        moved = bool(_count(nxy != fm[_F_X:_F_Y + 1]))
-        u.x[m] = nxy[0]
-        u.y[m] = nxy[1]
-        u.facing[m] = np.where(some, np.arctan2(dd[1], dd[0]) % _TWO_PI, fm[_F_FACING])
+        k = len(m)
+        dd = np.empty((3, k))  # per mover: the segment's x and y, how far past its end it went
+        flags = np.empty((2, k), dtype=bool)  # per mover: the segment has a length, it arrived
+        f = u.F[:self._nf]
+        if _native is not None:
+            moved = bool(_native.move_to_points(m, loop, start, u.seg, f, _F_X, _F_OX, self.steer, u.speed, dd, flags))
+        else:
+            moved = _move_to_points(m, loop, start, u.seg, f, _F_X, _F_OX, self.steer, u.speed, dd, flags)
+        some, arrived = flags
+        u.facing[m] = np.where(some, np.arctan2(dd[1], dd[0]) % _TWO_PI, u.facing[m])
         if clamp:
             self.clamp()
         if _count(arrived):
             moved = True
             ar = m[arrived]
             if self.terrain:  # a waypoint reached: on to the next one, unless the walk ends here
-                ar = self.w.pathing.next_waypoints(ar, (travel - length)[arrived], loop)
+                ar = self.w.pathing.next_waypoints(ar, dd[2][arrived], loop)
             kind = u.kind
             pat = ar[kind[ar] == PATROL]
             if len(pat):  # patrol: turn around
@@ -250,7 +234,6 @@ class Locomotion:
         not build up through a queue of walkers and a unit standing its ground is walked round.
         """
         u = self.u
-        n = len(u)
         out = np.zeros(len(m), dtype=bool)
         touching = self.w.collision.touching(loop)
         if touching is None:
@@ -258,50 +241,8 @@ class Locomotion:
         rows2, vec = touching
         if rows2.shape[1] == 0:
             return out
-        pos = np.empty(n, dtype=np.int64)
-        pos.fill(-1)
-        pos[m] = np.arange(len(m))
-        i = pos.take(rows2[0])
-        k = (i >= 0).nonzero()[0]
-        if len(k) == 0:
-            return out
-        so = rows2.take(k, axis=1)
-        oth = so[1]
-        vk = vec.take(k, axis=1)
-        vx, vy, hv2 = vk[0], vk[1], vk[2]
-        i = i.take(k)
-        hi = hxy.take(i, axis=1)
-        sq = hi * hi
-        h2 = sq[0] + sq[1]
-        pr = vk[:2] * hi
-        dot = pr[0] + pr[1]
-        # per unit first (one pass over the units), then per touching pair
-        stays = (u.slide != 0.0) >= walking  # (on booleans ``a >= b`` is ``a | ~b``)
-        firm = stays[oth]
-        if n_yield:
-            idle = u.kind == IDLE
-            idle &= u.eng == 0
-            own = u.owner.take(so)
-            yields = idle[oth]
-            yields &= own[0] == own[1]
-            if n_yield < len(m):
-                yields &= i < n_yield
-            firm = firm > yields  # (on booleans ``a > b`` is ``a & ~b``)
-        # within 45 degrees ahead: cos^2 >= 1/2, and in front
-        hv2 *= h2
-        ahead = firm & (dot * dot >= hv2) & (dot > 0)
-        ahead = ahead.nonzero()[0]
-        if len(ahead) == 0:
-            return out
-        i = i[ahead]
-        hxi, hyi = hi.take(ahead, axis=1)
-        vx, vy = vk[:2].take(ahead, axis=1)
-        out[i] = True
-        # the blocker's side of the heading; go round the other way (once per chase)
-        away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
-        pull = np.bincount(i, away, minlength=len(m))
-        fresh = out & (u.slide[m] == 0.0)
-        u.slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
+        blocked = _native.blocked_ahead if _native is not None else _blocked_ahead
+        blocked(m, hxy, rows2, vec, u.slide, walking, u.kind, u.eng, u.owner, IDLE, n_yield, out)
         return out
 
     def steering(self, pg: np.ndarray, xy2: np.ndarray) -> np.ndarray:
@@ -382,3 +323,99 @@ class Locomotion:
         xy = u.xy
         np.maximum(xy, lo, out=xy)
         np.minimum(xy, hi, out=xy)
+
+
+def _move_to_points(m: np.ndarray, loop: int, start: int, seg_all: np.ndarray, f: np.ndarray, x_row: int,
+                    o_row: int, t_row: int, speed: np.ndarray, dd: np.ndarray, flags: np.ndarray) -> bool:
+    """The per-mover arithmetic of :meth:`Locomotion.move_to_points`, the Python twin of the
+    compiled ``move_to_points`` (:mod:`sc2pool.engine.kernels`): movers ``m`` (distinct rows) not
+    yet on a segment (``seg_all`` < 0) start one at loop ``start`` from where they stand; each
+    is placed where its straight segment puts it at ``loop``.  ``f``: the float block (written in
+    place), with the position in rows ``x_row``, ``x_row + 1``, the segment's start in
+    ``o_row``, ``o_row + 1``, its end in ``t_row``, ``t_row + 1``.  Writes per mover ``dd`` (the
+    segment's x and y; how far past its end the mover travelled) and ``flags`` (the segment has
+    a length; the mover arrived).  Returns whether any mover's position changed."""
+    seg = seg_all[m]
+    new = seg < 0
+    if _count(new):
+        mn = m[new]
+        f[o_row][mn] = f[x_row][mn]
+        f[o_row + 1][mn] = f[x_row + 1][mn]
+        seg_all[mn] = start
+        seg[new] = start
+    fm = f.take(m, axis=1)  # every float column of the movers in one gather
+    oxy = fm[o_row:o_row + 2]
+    txy = fm[t_row:t_row + 2]
+    d = np.subtract(txy, oxy, out=dd[:2])  # x and y as two rows
+    sq = d * d
+    length = np.sqrt(sq[0] + sq[1])
+    travel = (loop - seg) * speed[m]  # (loops since the start, as floats)
+    some, arrived = flags
+    np.greater_equal(travel, length, out=arrived)
+    np.greater(length, 0, out=some)
+    np.subtract(travel, length, out=dd[2])
+    # (a mover that has not arrived has a length > 0: the arrived ones take their target)
+    frac = travel / np.where(some, length, 1.0)
+    nxy = d * frac
+    nxy += oxy
+    nxy = np.where(arrived, txy, nxy)
+    moved = bool(_count(nxy != fm[x_row:x_row + 2]))
+    f[x_row][m] = nxy[0]
+    f[x_row + 1][m] = nxy[1]
+    return moved
+
+
+def _blocked_ahead(m: np.ndarray, hxy: np.ndarray, rows2: np.ndarray, vec: np.ndarray, slide: np.ndarray,
+                   walking: np.ndarray, kind: np.ndarray, eng: np.ndarray, owner: np.ndarray, idle_kind: int,
+                   n_yield: int, out: np.ndarray) -> None:
+    """The per-pair work of :meth:`Locomotion._blocked_ahead`, the Python twin of the compiled
+    ``blocked_ahead`` (:mod:`sc2pool.engine.kernels`): sets ``out`` (cleared by the caller) for
+    the walkers ``m`` (distinct rows) heading ``hxy`` that a unit that will not make way touches
+    within 45 degrees ahead, and gives the newly blocked their ``slide`` (in place).  ``rows2``,
+    ``vec``: the touching pairs (:meth:`Collision.touching`); ``slide``, ``walking``, ``kind``,
+    ``eng``, ``owner``: per unit row; ``idle_kind``: the order kind of idle units; the first
+    ``n_yield`` walkers pass through idle allies."""
+    pos = np.empty(len(slide), dtype=np.int64)
+    pos.fill(-1)
+    pos[m] = np.arange(len(m))
+    i = pos.take(rows2[0])
+    k = (i >= 0).nonzero()[0]
+    if len(k) == 0:
+        return
+    so = rows2.take(k, axis=1)
+    oth = so[1]
+    vk = vec.take(k, axis=1)
+    vx, vy, hv2 = vk[0], vk[1], vk[2]
+    i = i.take(k)
+    hi = hxy.take(i, axis=1)
+    sq = hi * hi
+    h2 = sq[0] + sq[1]
+    pr = vk[:2] * hi
+    dot = pr[0] + pr[1]
+    # per unit first (one pass over the units), then per touching pair
+    stays = (slide != 0.0) >= walking  # (on booleans ``a >= b`` is ``a | ~b``)
+    firm = stays[oth]
+    if n_yield:
+        idle = kind == idle_kind
+        idle &= eng == 0
+        own = owner.take(so)
+        yields = idle[oth]
+        yields &= own[0] == own[1]
+        if n_yield < len(m):
+            yields &= i < n_yield
+        firm = firm > yields  # (on booleans ``a > b`` is ``a & ~b``)
+    # within 45 degrees ahead: cos^2 >= 1/2, and in front
+    hv2 *= h2
+    ahead = firm & (dot * dot >= hv2) & (dot > 0)
+    ahead = ahead.nonzero()[0]
+    if len(ahead) == 0:
+        return
+    i = i[ahead]
+    hxi, hyi = hi.take(ahead, axis=1)
+    vx, vy = vk[:2].take(ahead, axis=1)
+    out[i] = True
+    # the blocker's side of the heading; go round the other way (once per chase)
+    away = np.where(hxi * vy - hyi * vx >= 0.0, -1.0, 1.0)
+    pull = np.bincount(i, away, minlength=len(m))
+    fresh = out & (slide[m] == 0.0)
+    slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
