@@ -263,11 +263,17 @@ done_xy:
     return todo;
 }
 
+#include "_kernels_paths.c"
+
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
     {"nearest_in_window", py_nearest_in_window, METH_VARARGS, nearest_in_window_doc},
     {"blocked_ahead", py_blocked_ahead, METH_VARARGS, blocked_ahead_doc},
     {"move_to_points", py_move_to_points, METH_VARARGS, move_to_points_doc},
+    {"look_ahead", py_look_ahead, METH_VARARGS, look_ahead_doc},
+    {"nearest_cell", py_nearest_cell, METH_VARARGS, nearest_cell_doc},
+    {"pending_movers", py_pending_movers, METH_VARARGS, pending_movers_doc},
+    {"skip_candidates", py_skip_candidates, METH_VARARGS, skip_candidates_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -138,6 +138,9 @@ class _Counting:
         self.moved += 1
         return list(self.native.nearest_in_window(*args))
 
+    def __getattr__(self, name: str) -> Any:  # the other kernels, uncounted
+        return getattr(self.native, name)
+
 
 def _game_digest() -> str:
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)

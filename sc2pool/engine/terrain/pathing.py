@@ -46,6 +46,7 @@ SHORT_BOUND = 30.0  # this far along the grid (a detour of 2.5 times the longest
 MAX_PENDING = 32  # structures a kept field is repaired for at its next use; more and it is solved again
 SEEN_SEGMENTS = 4096  # segment answers kept per radius class (forgotten all at once beyond this)
 _UNREACHED = -9999  # scipy's predecessor of a node it did not reach
+NEAR_WINDOW = 4  # the nearest free cell to a point is searched this many cells round its own first
 
 
 def _supercover_free(rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
@@ -125,6 +126,30 @@ def _segment_free(sat: memoryview, rows: list[list[bool]], w: int, h: int, ax: f
         push((mx, my, bx, by))
         push((ax, ay, mx, my))
     return True
+
+
+def _nearest_cell(rows: list[list[bool]], w: int, h: int, x: float, y: float, cx: int, cy: int
+                  ) -> tuple[int, int] | None:
+    """The free cell (of ``rows``) whose centre is nearest to (x, y) among the cells within
+    ``NEAR_WINDOW`` of (x, y)'s own, (``cx``, ``cy``) (the first of equally near ones, row by row),
+    when nothing outside the window can be nearer; else None.  (Plain Python over a few dozen
+    cells: the Python twin of the compiled ``nearest_cell``, :mod:`sc2pool.engine.kernels`.)"""
+    r = NEAR_WINDOW
+    y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, h), max(cx - r, 0), min(cx + r + 1, w)
+    best, bx, by = math.inf, 0, 0
+    for yy in range(y0, y1):
+        row = rows[yy]
+        ey = yy + 0.5 - y
+        ey *= ey
+        for xx in range(x0, x1):
+            if row[xx]:
+                ex = xx + 0.5 - x
+                d2 = ex * ex + ey
+                if d2 < best:
+                    best, bx, by = d2, xx, yy
+    if best <= (r - 0.5) ** 2:  # nothing outside the window can be nearer
+        return bx, by
+    return None
 
 
 def _sat_cells(sat: np.ndarray) -> memoryview:
@@ -432,8 +457,6 @@ class _Layer:
         bounded fields are kept apart from the full ones, so many one-off short moves do not push
         out the fields of the goals whole armies are walking to.
         """
-        from scipy.sparse.csgraph import dijkstra
-
         f = self.fields.get(goal)
         if self._valid(f):
             assert f is not None
@@ -442,6 +465,8 @@ class _Layer:
         if bound is not None:
             lf = self.local.get(goal)
             if not (self._valid(lf) and lf is not None and (lf.limit >= bound or math.isfinite(lf.dist[start]))):
+                from scipy.sparse.csgraph import dijkstra  # (imported where a field is solved, not per query)
+
                 dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True, limit=bound)
                 lf = _Field(dist, pred, bound, self.epoch)
                 self.local[goal] = lf
@@ -450,6 +475,8 @@ class _Layer:
             self.local.move_to_end(goal)
             if math.isfinite(lf.dist[start]):
                 return lf
+        from scipy.sparse.csgraph import dijkstra
+
         dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True)
         f = _Field(dist, pred, math.inf, self.epoch)
         self.fields[goal] = f
@@ -629,26 +656,12 @@ class PathFinder:
 
     def _nearest_free(self, layer: _Layer, x: float, y: float) -> tuple[int, int] | None:
         """The free cell of ``layer`` whose centre is nearest to (x, y) (the first of equally near
-        ones, row by row): a small window first (plain Python over the layer's rows: a few dozen
-        cells), else the whole grid."""
-        cx, cy = self._cell(x, y)
-        r = 4
-        y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, self.height), max(cx - r, 0), min(cx + r + 1, self.width)
-        rows = layer.rows
-        best, bx, by = math.inf, 0, 0
-        for yy in range(y0, y1):
-            row = rows[yy]
-            ey = yy + 0.5 - y
-            ey *= ey
-            for xx in range(x0, x1):
-                if row[xx]:
-                    ex = xx + 0.5 - x
-                    d2 = ex * ex + ey
-                    if d2 < best:
-                        best, bx, by = d2, xx, yy
-        if best <= (r - 0.5) ** 2:  # nothing outside the window can be nearer
-            return bx, by
-        return self._nearest_in(layer.free, x, y)
+        ones, row by row): a small window first (:func:`_nearest_cell`), else the whole grid."""
+        if _native is not None:
+            near = _native.nearest_cell(layer.free, self.width, self.height, x, y, NEAR_WINDOW)
+        else:
+            near = _nearest_cell(layer.rows, self.width, self.height, x, y, *self._cell(x, y))
+        return near if near is not None else self._nearest_in(layer.free, x, y)
 
     @staticmethod
     def _nearest_in(mask: np.ndarray, x: float, y: float) -> tuple[int, int] | None:

@@ -243,6 +243,79 @@ def _nearest_in_window(xs: np.ndarray, ys: np.ndarray, grid: np.ndarray, w: int,
     return todo
 
 
+def _look_ahead(m: np.ndarray, tm: np.ndarray, md: np.ndarray, dist: np.ndarray, stop_at: np.ndarray,
+                ti: np.ndarray, flying: np.ndarray, xy: np.ndarray, tags: np.ndarray, jumpers: np.ndarray,
+                free: np.ndarray, jump_free: np.ndarray | None, cell_tag: np.ndarray, w: int, h: int,
+                out: np.ndarray) -> bool:
+    """Marks in ``out`` the chasers ``m`` (targets ``tm``, ``md`` from each to its target, x and
+    y as two rows, ``dist`` its length, ``stop_at`` the distance each stops at) whose straight line
+    is blocked: a point of the next ``LOOKAHEAD`` cells of it (short of where the chaser stops,
+    ``SAMPLE`` apart) off the map or on a cell not ``free`` and not the target's own (``cell_tag``
+    against ``tags``).  Flyers (``flying`` per type row ``ti``) are never blocked; ``jumpers``
+    (per unit row) look on ``jump_free``: False, with ``out`` unfinished, when one looks and it
+    is None.  ``xy``: the units' x then y (flat).  The Python twin of the compiled
+    ``look_ahead`` (:mod:`sc2pool.engine.kernels`)."""
+    look = np.minimum(np.maximum(dist - stop_at, 0.0), LOOKAHEAD) - 0.05
+    test = look > 0
+    test &= ~flying[ti[m]]
+    if not _count(test):
+        return True
+    tc = test.nonzero()[0]  # the chasers that look
+    mt, lt = m.take(tc), look.take(tc)
+    jump = jumpers[mt]
+    if jump_free is None and _count(jump):
+        return False
+    n_s = int(math.ceil(float(lt.max()) / SAMPLE)) + 1
+    s = np.minimum(_SAMPLES[None, :n_s], lt[:, None])  # (rows, samples)
+    # the sample points, x and y as the two planes of one (2, rows, samples) block
+    pxy = (md.take(tc, axis=1) / dist.take(tc))[:, :, None] * s
+    pxy += xy.reshape(2, -1).take(mt, axis=1)[:, :, None]
+    cxy = pxy.astype(np.int64)
+    # (as unsigned, a negative cell is beyond the far edge: one test per coordinate)
+    within = cxy.view(np.uint64) < _grid_size(w, h)
+    inside = within[0] & within[1]
+    idx = cxy[1] * w
+    idx += cxy[0]
+    idx = np.where(inside, idx, 0)
+    ok = free[idx]
+    ok &= inside
+    if _count(jump):  # (a Reaper's way is on its own grid)
+        assert jump_free is not None
+        ok[jump] = inside[jump] & jump_free[idx[jump]]
+    if not ok.all():  # (a structure or rock chased: its own cells do not count)
+        bad = (cell_tag[idx] != tags[tm[tc]][:, None]) > ok  # (on booleans ``a > b`` is ``a & ~b``)
+        out[tc] = bad.any(axis=1)
+    return True
+
+
+def _pending_movers(kind: np.ndarray, point_kinds: np.ndarray, wp: np.ndarray, speed: np.ndarray, eng: np.ndarray
+                    ) -> np.ndarray:
+    """bool per unit row: ``point_kinds[kind]`` (an order to a point), no path yet (``wp`` < 0),
+    mobile and no target (``eng`` 0).  The Python twin of the compiled ``pending_movers``
+    (:mod:`sc2pool.engine.kernels`), which fills a given array instead."""
+    need = point_kinds[kind]
+    need &= wp < 0
+    need &= speed > 0
+    need &= eng == 0
+    return need
+
+
+def _skip_candidates(rows: np.ndarray, hxy: np.ndarray, wp: np.ndarray, we: np.ndarray) -> list[int]:
+    """The indices of the point movers ``rows`` within ``SKIP`` of their waypoint (``hxy``: from
+    each to it, x and y as two rows) that walk a path (``wp`` >= 0) and whose waypoint is not the
+    walk's end (``we``: the store's wx, wy, ex, ey rows).  The Python twin of the compiled
+    ``skip_candidates`` (:mod:`sc2pool.engine.kernels`)."""
+    sq = hxy * hxy
+    near = sq[0] + sq[1] < SKIP * SKIP
+    near &= wp.take(rows) >= 0
+    we = we.take(rows, axis=1)
+    other = we[:2] != we[2:]  # (the waypoint is not the walk's end)
+    near &= other[0] | other[1]
+    if not _count(near):
+        return []
+    return near.nonzero()[0].tolist()  # type: ignore[no-any-return]
+
+
 @dataclass
 class _Jump:
     """The Reapers' grid: where they may stand without units (flat), less the blockers, and its
@@ -527,10 +600,10 @@ class Pathing:
         """bool per row: point movers walking (no target) whose order has no path yet (``wp``
         -1: a new order, or an attack-move that chased a target)."""
         u = self.u
-        need = POINT_KINDS[u.kind]
-        need &= u.wp < 0
-        need &= u.speed > 0
-        need &= u.eng == 0
+        if _native is None:
+            return _pending_movers(u.kind, POINT_KINDS, u.wp, u.speed, u.eng)
+        need = np.empty(len(u), dtype=bool)
+        _native.pending_movers(u.kind, POINT_KINDS, u.wp, u.speed, u.eng, need)
         return need
 
     def plan(self) -> None:
@@ -623,15 +696,9 @@ class Pathing:
         u = self.u
         if not len(rows):
             return
-        sq = hxy * hxy
-        near = sq[0] + sq[1] < SKIP * SKIP
-        near &= u.wp.take(rows) >= 0
-        we = u.F[_F_WX:_F_WX + 4].take(rows, axis=1)  # wx, wy, ex, ey
-        other = we[:2] != we[2:]  # (the waypoint is not the walk's end)
-        near &= other[0] | other[1]
-        if not _count(near):
-            return
-        for j in near.nonzero()[0].tolist():
+        we = u.F[_F_WX:_F_WX + 4]  # wx, wy, ex, ey
+        near = _skip_candidates(rows, hxy, u.wp, we) if _native is None else _native.skip_candidates(rows, hxy, u.wp, we)
+        for j in near:
             r = int(rows[j])
             finder = self.finder_of(r)
             pts = self.paths.get(int(u.tag[r]))
@@ -720,35 +787,13 @@ class Pathing:
         self.sync()
         k = len(m)
         dist = np.sqrt(md[0] * md[0] + md[1] * md[1])
-        ground = ~TYPES.is_flying[u.ti[m]]
-        look = np.minimum(np.maximum(dist - stop_at, 0.0), LOOKAHEAD) - 0.05
-        test = look > 0
-        test &= ground
         blocked = np.zeros(k, dtype=bool)
-        if _count(test):
-            ti = test.nonzero()[0]
-            mt, lt = m.take(ti), look.take(ti)
-            n_s = int(math.ceil(float(lt.max()) / SAMPLE)) + 1
-            s = np.minimum(_SAMPLES[None, :n_s], lt[:, None])  # (rows, samples)
-            # the sample points, x and y as the two planes of one (2, rows, samples) block
-            pxy = (md.take(ti, axis=1) / dist.take(ti))[:, :, None] * s
-            pxy += u.F[:2].take(mt, axis=1)[:, :, None]
-            cxy = pxy.astype(np.int64)
-            # (as unsigned, a negative cell is beyond the far edge: one test per coordinate)
-            within = cxy.view(np.uint64) < _grid_size(self.width, self.height)
-            inside = within[0] & within[1]
-            idx = cxy[1] * self.width
-            idx += cxy[0]
-            idx = np.where(inside, idx, 0)
-            ok = self.free[idx]
-            ok &= inside
-            jump = self.jumpers()[mt]
-            if _count(jump):  # (a Reaper's way is on its own grid)
-                jf = self.jump().free
-                ok[jump] = inside[jump] & jf[idx[jump]]
-            if not ok.all():  # (a structure or rock chased: its own cells do not count)
-                bad = (self._cell_tag[idx] != u.tag[tm[ti]][:, None]) > ok  # (on booleans ``a > b`` is ``a & ~b``)
-                blocked[ti] = bad.any(axis=1)
+        look = _look_ahead if _native is None else _native.look_ahead
+        # (the Reapers' grid is made only when a Reaper looks)
+        head = (m, tm, md, dist, stop_at, u.ti, TYPES.is_flying, u.xy, u.tag, self.jumpers(), self.free)
+        tail = (self._cell_tag, self.width, self.height, blocked)
+        if not look(*head, None if self._jump is None else self._jump.free, *tail):
+            look(*head, self.jump().free, *tail)
         wp = u.wp[m]
         following = wp == CHASING
         if not _count(blocked) and not _count(following):
