@@ -141,6 +141,7 @@ static int get_grid(PyObject *obj, Py_buffer *view, Py_ssize_t nbytes, const cha
 }
 
 #include "_kernels_locomotion.c"
+#include "_kernels_vision.c"
 
 PyDoc_STRVAR(segment_free_doc,
 "segment_free(free, sat, w, h, ax, ay, bx, by) -> bool\n\n"
@@ -274,6 +275,8 @@ static PyMethodDef methods[] = {
     {"nearest_cell", py_nearest_cell, METH_VARARGS, nearest_cell_doc},
     {"pending_movers", py_pending_movers, METH_VARARGS, pending_movers_doc},
     {"skip_candidates", py_skip_candidates, METH_VARARGS, skip_candidates_doc},
+    {"seen_cells", py_seen_cells, METH_VARARGS, seen_cells_doc},
+    {"sees_points", py_sees_points, METH_VARARGS, sees_points_doc},
     {NULL, NULL, 0, NULL},
 };
 

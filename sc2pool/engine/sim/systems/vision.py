@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.units import BUILDINGS, NEUTRAL_OWNER, TYPES
 
 if TYPE_CHECKING:
@@ -130,7 +131,8 @@ class Vision:
         the spans go into one difference array whose running sum counts the units covering each
         cell, per cliff level in 16-bit fields of an int64 (a ground unit counts for the fields of
         the levels up to its own, a flying unit for all), and a cell is seen when its own level's
-        field is not zero.
+        field is not zero.  The compiled twin (``seen_cells`` of :mod:`sc2pool.engine.kernels`)
+        draws the same spans, from the same first guess and exact test, straight into the grid.
         """
         u = self.w.u
         key = (self.w.loop, u.version)
@@ -139,6 +141,14 @@ class Vision:
             return got[1]
         m = self.w.map
         h, w = m.height, m.width
+        if _native is not None:
+            self._level_fields()  # (the same limit on the levels as the Python twin's)
+            seen = np.zeros((h, w), dtype=bool)
+            eyes = self.eyes(player)
+            if eyes is not None:
+                _native.seen_cells(seen, self._levels(), w, h, *eyes)
+            self._seen[player] = (key, seen)
+            return seen
         rows, s, flying = self._observer_rows(player)
         scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
         if not len(rows) and not scans:
@@ -229,7 +239,7 @@ class Vision:
         scans = self.w.abilities.scan_discs(player) if self.w.has_economy else []
         if not len(rows) and not scans:
             return None
-        oxy = u.xy.reshape(2, -1)[:, rows]  # (x row, y row)
+        oxy = u.xy.reshape(2, -1).take(rows, axis=1)  # (x row, y row; C order, as seen_cells takes them)
         level = self._levels()
         top = None
         if level is not None:  # a ground unit sees the levels up to its own, a flying one every level
@@ -252,8 +262,16 @@ class Vision:
         return self.sees_from(self.eyes(player), xs, ys)
 
     def sees_from(self, eyes: Eyes | None, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        """:meth:`sees` with the player's :meth:`eyes` (taken since no unit moved)."""
+        """:meth:`sees` with the player's :meth:`eyes` (taken since no unit moved); the compiled
+        twin (``sees_points``) makes the same test point by point."""
         m = self.w.map
+        if _native is not None:
+            px = np.ascontiguousarray(xs, dtype=np.float64)
+            py = np.ascontiguousarray(ys, dtype=np.float64)
+            seen = np.zeros(len(px), dtype=bool)
+            if eyes is not None:
+                _native.sees_points(seen, px, py, self._levels(), m.width, m.height, *eyes)
+            return seen
         # one (2, points) block of cells (ufuncs rather than np.clip: this runs every decision of a Computer)
         cxy = np.minimum(np.maximum(np.array((xs, ys), dtype=np.float64).astype(np.int64), 0),
                          ((m.width - 1,), (m.height - 1,)))
