@@ -142,6 +142,7 @@ static int get_grid(PyObject *obj, Py_buffer *view, Py_ssize_t nbytes, const cha
 
 #include "_kernels_locomotion.c"
 #include "_kernels_vision.c"
+#include "_kernels_collision.c"
 
 PyDoc_STRVAR(segment_free_doc,
 "segment_free(free, sat, w, h, ax, ay, bx, by) -> bool\n\n"
@@ -277,6 +278,16 @@ static PyMethodDef methods[] = {
     {"skip_candidates", py_skip_candidates, METH_VARARGS, skip_candidates_doc},
     {"seen_cells", py_seen_cells, METH_VARARGS, seen_cells_doc},
     {"sees_points", py_sees_points, METH_VARARGS, sees_points_doc},
+    {"sweep_pairs", py_sweep_pairs, METH_VARARGS, sweep_pairs_doc},
+    {"moved_apart", py_moved_apart, METH_VARARGS, moved_apart_doc},
+    {"active_pairs", py_active_pairs, METH_VARARGS, active_pairs_doc},
+    {"join_overlapping", py_join_overlapping, METH_VARARGS, join_overlapping_doc},
+    {"touching_pairs", py_touching_pairs, METH_VARARGS, touching_pairs_doc},
+    {"give_way", py_give_way, METH_VARARGS, give_way_doc},
+    {"pair_shares", py_pair_shares, METH_VARARGS, pair_shares_doc},
+    {"sidestep_movers", py_sidestep_movers, METH_VARARGS, sidestep_movers_doc},
+    {"first_push", py_first_push, METH_VARARGS, first_push_doc},
+    {"relax_pairs", py_relax_pairs, METH_VARARGS, relax_pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,11 @@ give-way weight (idle 1, moving 0.25, attacking or on hold 0).  The system also 
 touches whom (for walkers going round blockers and movers arriving as a ball), the first loop two
 units could touch (for fast-forwarding) and where new units fit (free spots).  The rules and the
 figures measured on them: ``docs/engine.md``, "Collision".
+
+The loops over pairs (the sweep, the choice of the pairs a loop looks at, the shares, the first
+pushes and the passes, the touching pairs) have compiled twins in ``_kernels_collision.c`` that
+compute the same bits; the numpy code here is their reference and runs where they were not built
+(:mod:`sc2pool.engine.kernels`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.units import ECON, HOLD, POINT_KINDS, TYPES
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -208,9 +214,12 @@ class Collision:
         u = self.u
         if c is None:
             c = self.collidable()
+        reach = 2.0 * self._coll_rmax + extra
+        if _native is not None:
+            return np.frombuffer(_native.sweep_pairs(u.x, u.y, u.radius.take(c), c, reach, self._coll_r_common, extra),
+                                 np.int64).reshape(2, -1)
         s = c[u.x[c].argsort(kind="stable")]
         xs = u.x[s]
-        reach = 2.0 * self._coll_rmax + extra
         k = len(s)
         after = np.arange(1, k + 1)  # (per unit in x order: the units up to it)
         cnt = xs.searchsorted(xs + reach, side="right")
@@ -267,13 +276,18 @@ class Collision:
             k = len(self._pc_ref_rows)
             if k == 0:
                 return self._pc_a, self._pc_b
-            moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
-            moved -= self._pc_ref_xy
-            moved *= moved
             # (no coordinate moved by more than half the limit on each axis: within it, exactly)
-            if not _count(moved > 0.125 * PAIR_SKIN * PAIR_SKIN) or not _count(
-                    moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
-                return self._pc_a, self._pc_b
+            if _native is not None:
+                if not _native.moved_apart(u.xy, self._pc_ref_idx, self._pc_ref_xy, 0.125 * PAIR_SKIN * PAIR_SKIN,
+                                           0.25 * PAIR_SKIN * PAIR_SKIN):
+                    return self._pc_a, self._pc_b
+            else:
+                moved = u.xy.take(self._pc_ref_idx)  # (x..., y...) of the reference units
+                moved -= self._pc_ref_xy
+                moved *= moved
+                if not _count(moved > 0.125 * PAIR_SKIN * PAIR_SKIN) or not _count(
+                        moved[:k] + moved[k:] > 0.25 * PAIR_SKIN * PAIR_SKIN):
+                    return self._pc_a, self._pc_b
         self._pc_coll = c
         self._pc_ab = self.pairs(PAIR_SKIN, c)
         self._pc_a, self._pc_b = self._pc_ab[0], self._pc_ab[1]
@@ -327,22 +341,27 @@ class Collision:
                 self.near_pairs()
                 idx2, rr = self._pc_idx4.reshape(4, -1), self._pc_rr
             p = idx2.shape[1]
-            g = u.xy.take(idx2.reshape(-1))  # xa, ya, xb, yb
-            dd = g[:2 * p] - g[2 * p:]  # from b to a
-            sq = dd * dd
-            s2 = sq[:p] + sq[p:]
-            reach = rr + CONTACT_SLOP
-            t = (s2 <= reach * reach).nonzero()[0]
-            q = len(t)
-            # rows (a, b, b, a) of the touching pairs: (source, other) both ways round
-            rows2 = idx2.take(t, axis=1).take(_SRC_OTHER, axis=0).reshape(2, -1)
-            vec = np.empty((3, 2 * q))  # x, y from source to other; half the squared length
-            ba = dd.reshape(2, -1).take(t, axis=1)  # (from b to a)
-            np.negative(ba, out=vec[:2, :q])
-            vec[:2, q:] = ba
-            np.multiply(s2.take(t), 0.5, out=vec[2, :q])
-            vec[2, q:] = vec[2, :q]
-            self._touch = (rows2, vec)
+            if _native is not None:
+                rows2, vec = np.empty(4 * p, np.int64), np.empty(6 * p)
+                q = _native.touching_pairs(u.xy, idx2, rr, CONTACT_SLOP, rows2, vec)
+                self._touch = (rows2[:4 * q].reshape(2, -1), vec[:6 * q].reshape(3, -1))
+            else:
+                g = u.xy.take(idx2.reshape(-1))  # xa, ya, xb, yb
+                dd = g[:2 * p] - g[2 * p:]  # from b to a
+                sq = dd * dd
+                s2 = sq[:p] + sq[p:]
+                reach = rr + CONTACT_SLOP
+                t = (s2 <= reach * reach).nonzero()[0]
+                q = len(t)
+                # rows (a, b, b, a) of the touching pairs: (source, other) both ways round
+                rows2 = idx2.take(t, axis=1).take(_SRC_OTHER, axis=0).reshape(2, -1)
+                vec = np.empty((3, 2 * q))  # x, y from source to other; half the squared length
+                ba = dd.reshape(2, -1).take(t, axis=1)  # (from b to a)
+                np.negative(ba, out=vec[:2, :q])
+                vec[:2, q:] = ba
+                np.multiply(s2.take(t), 0.5, out=vec[2, :q])
+                vec[2, q:] = vec[2, :q]
+                self._touch = (rows2, vec)
         return self._touch
 
     def touching_now(self) -> np.ndarray | None:
@@ -380,43 +399,65 @@ class Collision:
         """
         u = self.u
         wgt = np.empty(len(u))
-        wgt.fill(W_IDLE)
-        wgt[walking] = W_MOVING
-        wgt[in_range] = W_ATTACKING
-        # (arrivals may have started a queued hold; on booleans ``a >= b`` is ``a | ~b``)
-        wgt[(u.kind == HOLD) >= mobile] = W_FIXED
+        if _native is not None:
+            _native.give_way(walking, in_range, u.kind, mobile, HOLD, W_IDLE, W_MOVING, W_ATTACKING, W_FIXED, wgt)
+        else:
+            wgt.fill(W_IDLE)
+            wgt[walking] = W_MOVING
+            wgt[in_range] = W_ATTACKING
+            # (arrivals may have started a queued hold; on booleans ``a >= b`` is ``a | ~b``)
+            wgt[(u.kind == HOLD) >= mobile] = W_FIXED
         a, b = self.near_pairs()
         if len(a) == 0:
             return False
-        p = len(a)
-        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
-        dd = g[:2 * p] - g[2 * p:]  # dx, dy
-        sq = dd * dd
-        d2 = sq[:p] + sq[p:]
         # The passes look at pairs that overlap or nearly touch now (pairs pushed into overlap
         # by the passes join them below).  The next loop's walkers look for blockers among the
         # same pairs (_blocked_ahead).
-        act = (d2 < self._pc_reach2).nonzero()[0]
-        idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)  # (a, a + n, b, b + n) of these pairs
-        a, b = idx2[0], idx2[2]
-        dxy = dd.reshape(2, -1).take(act, axis=1)
-        dx, dy = dxy[0], dxy[1]
-        rr = self._pc_rr if self._pc_rr_common else self._pc_rr[act]  # type: ignore[index]
+        act, idx2, dx, dy, d, ov, rr = self._active()
         self._near_now = (loop, u.version, idx2, rr)
-        if len(a) == 0:
+        if len(act) == 0 or not _count(ov > SEPARATION_EPS):
             return False
-        d = np.sqrt(d2[act])
-        ov = rr - d
-        if not _count(ov > SEPARATION_EPS):
-            return False
-        ab = idx2[::2]  # rows a, b
-        fa, wa, wb = self._shares(ab, wgt, steer)
+        fa, wa, wb = self._shares(idx2, wgt, steer)
         same = d < 1e-9
         if _count(same):  # units on one point: split them along a direction fixed by their rows
+            a, b = idx2[0], idx2[2]
             ang = (a[same] * 0.6180339887 + b[same] * 0.3819660113) * _TWO_PI
             dx[same], dy[same], d[same] = np.cos(ang), np.sin(ang), 1.0
-        m2 = len(a)
+        push = self._first_push(idx2, dx, dy, d, ov, wa, wb, steer, chasing)
+        self._relax(idx2, rr, fa, push, SEPARATION_ITERATIONS)
+        # A pass can push a unit into a neighbour that was not near it when the loop started (a
+        # crowd pressed from behind): every pair of the list that now overlaps beyond the
+        # tolerance joins the passes, for a few more of them.
+        for _ in range(EXTRA_ROUNDS):
+            joined = self._join(act)
+            if joined is None:
+                break
+            act, idx2, rr = joined
+            self._relax(idx2, rr, self._shares(idx2, wgt, steer)[0], None, EXTRA_PASSES)
+            self._near_now = (loop, u.version, idx2, rr)
+        self.w.locomotion.clamp()
+        # a straight move restarts from where the push left the unit
+        u.seg[idx2[::2]] = -1
+        return True
+
+    def _first_push(self, idx2: np.ndarray, dx: np.ndarray, dy: np.ndarray, d: np.ndarray, ov: np.ndarray,
+                    wa: np.ndarray, wb: np.ndarray, steer: np.ndarray | None, chasing: np.ndarray) -> np.ndarray:
+        """The first pass's pushes (x components, then y) of the pairs ``idx2`` (x and y from b to
+        a, distance, overlap; give-way weights as used): each pair's overlap in full, plus the
+        sidestep where a mover meets a unit that does not walk (see :meth:`separate`)."""
+        u = self.u
+        m2 = len(d)
         push = np.empty(2 * m2)  # the pushes of the first pass: x components, then y
+        if _native is not None:
+            walk = hx = hy = None
+            if steer is not None:
+                walk = steer | chasing
+                mover = np.empty(m2, np.int64)
+                if _native.sidestep_movers(idx2, walk, mover):
+                    hm = u.facing.take(mover)
+                    hx, hy = np.cos(hm), np.sin(hm)
+            _native.first_push(dx, dy, d, ov, idx2, wa, wb, walk, steer, hx, hy, W_MOVING, SIDESTEP, push)
+            return push
         px, py = push[:m2], push[m2:]
         ovp = np.maximum(ov, 0.0)
         k = ovp / d
@@ -424,6 +465,8 @@ class Collision:
         np.multiply(dy, k, out=py)
         # (without movers to steer, the sidestep below pushes nobody: skip it)
         if steer is not None:
+            ab = idx2[::2]
+            a, b = ab[0], ab[1]
             mab = (steer | chasing).take(ab)
             ma = mab[0]
             one = ma ^ mab[1]
@@ -443,44 +486,77 @@ class Collision:
                 sign *= SIDESTEP
                 px -= hy * sign * ovp
                 py += hx * sign * ovp
-        xy = u.xy
-        self._relax(idx2, rr, fa, push, SEPARATION_ITERATIONS)
-        # A pass can push a unit into a neighbour that was not near it when the loop started (a
-        # crowd pressed from behind): every pair of the list that now overlaps beyond the
-        # tolerance joins the passes, for a few more of them.
-        for _ in range(EXTRA_ROUNDS):
-            g = xy.take(self._pc_idx4)
-            p = len(self._pc_a)
-            dd = g[:2 * p] - g[2 * p:]
-            dd *= dd
-            d2 = dd[:p] + dd[p:]
-            new = (d2 < self._pc_over2).nonzero()[0]
-            if len(new) == 0:
-                break
-            held = np.zeros(p, dtype=bool)
-            held[act] = True
-            if not _count(~held.take(new)):  # (only pairs the passes already hold: nothing to add)
-                break
-            held[new] = True
-            act = held.nonzero()[0]
-            idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)
-            rr = self._pc_rr if self._pc_rr_common else self._pc_rr[act]  # type: ignore[index]
-            ab = idx2[::2]
-            self._relax(idx2, rr, self._shares(ab, wgt, steer)[0], None, EXTRA_PASSES)
-            self._near_now = (loop, u.version, idx2, rr)
-        self.w.locomotion.clamp()
-        # a straight move restarts from where the push left the unit
-        u.seg[ab] = -1
-        return True
+        return push
 
-    def _shares(self, ab: np.ndarray, w: np.ndarray,
+    def _active(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               np.ndarray | float]:
+        """The pairs of the pair list a loop's passes look at: those whose centres are closer than
+        their radii and ``ACTIVE_GAP``.  Returns their numbers in the list, their indices
+        (a, a + n, b, b + n) into ``u.xy`` as four rows, x and y from b to a, their distance, its
+        overlap (radii summed less the distance) and their radii summed."""
+        u = self.u
+        p = len(self._pc_a)
+        rr_all = self._pc_rr
+        if _native is not None:
+            io = np.empty(5 * p, np.int64)
+            fo = np.empty(5 * p)
+            m = _native.active_pairs(u.xy, self._pc_idx4, self._pc_reach2, rr_all, io, fo)
+            f = fo[:5 * m].reshape(5, m)
+            return (io[:m], io[m:5 * m].reshape(4, m), f[0], f[1], f[2], f[3],
+                    rr_all if self._pc_rr_common else f[4])
+        g = u.xy.take(self._pc_idx4)  # xa, ya, xb, yb
+        dd = g[:2 * p] - g[2 * p:]  # dx, dy
+        sq = dd * dd
+        d2 = sq[:p] + sq[p:]
+        act = (d2 < self._pc_reach2).nonzero()[0]
+        idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)
+        dxy = dd.reshape(2, -1).take(act, axis=1)
+        rr = rr_all if self._pc_rr_common else rr_all[act]  # type: ignore[index]
+        d = np.sqrt(d2[act])
+        return act, idx2, dxy[0], dxy[1], d, rr - d, rr
+
+    def _join(self, act: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | float] | None:
+        """The pairs of the pair list that now overlap beyond the tolerance join the pairs ``act``
+        (numbers in the list): None when none joins, else the pairs now held as :meth:`_active`
+        gives them (numbers in the list, index rows, radii summed)."""
+        p = len(self._pc_a)
+        rr_all = self._pc_rr
+        if _native is not None:
+            io = np.empty(5 * p, np.int64)
+            fo = np.empty(p)
+            m = _native.join_overlapping(self.u.xy, self._pc_idx4, self._pc_over2, rr_all, act, io, fo)
+            if not m:
+                return None
+            return io[:m], io[m:5 * m].reshape(4, m), rr_all if self._pc_rr_common else fo[:m]
+        g = self.u.xy.take(self._pc_idx4)
+        dd = g[:2 * p] - g[2 * p:]
+        dd *= dd
+        d2 = dd[:p] + dd[p:]
+        new = (d2 < self._pc_over2).nonzero()[0]
+        if len(new) == 0:
+            return None
+        held = np.zeros(p, dtype=bool)
+        held[act] = True
+        if not _count(~held.take(new)):  # (only pairs the passes already hold: nothing to add)
+            return None
+        held[new] = True
+        act = held.nonzero()[0]
+        idx2 = self._pc_idx4.reshape(4, -1).take(act, axis=1)
+        return act, idx2, rr_all if self._pc_rr_common else rr_all[act]  # type: ignore[index]
+
+    def _shares(self, idx2: np.ndarray, w: np.ndarray,
                 steer: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Unit a's share of each pair's overlap (rows ``ab``) from the give-way weights ``w``, and
-        the two weights as used.
+        """Unit a's share of each pair's overlap (index rows ``idx2``, rows a and b among them)
+        from the give-way weights ``w``, and the two weights as used.
 
         Idle units yield to allies walking past them; among a crowd arriving at its goal, or
         between enemies, nobody yields more than a moving unit would.
         """
+        if _native is not None:
+            out = np.empty((3, idx2.shape[1]))
+            _native.pair_shares(idx2, w, self.u.owner, steer, W_MOVING, out)
+            return out[0], out[1], out[2]
+        ab = idx2[::2]
         wab = w.take(ab)
         if steer is not None:
             own = self.u.owner.take(ab)
@@ -510,6 +586,8 @@ class Collision:
         per-coordinate sums bincount adds in pair order, a's before b's.
         """
         u = self.u
+        if _native is not None:
+            return int(_native.relax_pairs(u.xy, idx2, rr, fa, push, iters, SEPARATION_TOL, RELAXATION))
         n = len(u)
         m2 = idx2.shape[1]
         idx = idx2.reshape(-1)
