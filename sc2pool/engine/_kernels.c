@@ -266,6 +266,7 @@ done_xy:
 }
 
 #include "_kernels_paths.c"
+#include "_kernels_targeting.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -288,6 +289,11 @@ static PyMethodDef methods[] = {
     {"sidestep_movers", py_sidestep_movers, METH_VARARGS, sidestep_movers_doc},
     {"first_push", py_first_push, METH_VARARGS, first_push_doc},
     {"relax_pairs", py_relax_pairs, METH_VARARGS, relax_pairs_doc},
+    {"aim", py_aim, METH_VARARGS, aim_doc},
+    {"engage", py_engage, METH_VARARGS, engage_doc},
+    {"nearest_hostile", py_nearest_hostile, METH_VARARGS, nearest_hostile_doc},
+    {"unseen_candidates", py_unseen_candidates, METH_VARARGS, unseen_candidates_doc},
+    {"place_walkers", py_place_walkers, METH_VARARGS, place_walkers_doc},
     {NULL, NULL, 0, NULL},
 };
 

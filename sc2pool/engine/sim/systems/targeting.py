@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.races import WORKERS
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
@@ -71,6 +72,121 @@ _EXPLICIT_LUT = np.zeros(N_KINDS, dtype=bool)
 _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _NONE = np.zeros(0, dtype=bool)
 """No units' flags: the class defaults of the cached masks below."""
+_NO_ROWS = np.zeros(0, np.int64)
+"""No rows: :func:`_aim`'s lookers when no unit needs a target."""
+
+
+def _aim(xy2: np.ndarray, cur: np.ndarray, has: np.ndarray, radius: np.ndarray, r_all: float,
+         rng: np.ndarray, can_attack: np.ndarray, auto_kind: np.ndarray, explicit: np.ndarray | None,
+         unheld: np.ndarray | None, eng: np.ndarray, scan: np.ndarray,
+         loop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The per-unit pass of :meth:`Targeting.resolve` (``native.aim`` is its C twin).  Per unit
+    (``xy2``: the (2, n) positions), ``cur`` the row of its current target or -1 (``has``:
+    ``cur >= 0``; rows without one index the last unit, their offsets are never read): the
+    offset and the edge-to-edge distance to it (``r_all``: the radius every unit has, or NaN),
+    whether it keeps it (in range, or chased and ``unheld``: None on rescan loops), its target
+    this loop (an ``explicit`` order's, None when there are none, or a kept automatic one).
+    Armed units acquiring targets (``can_attack``, ``auto_kind``) that keep none are engaged with
+    nothing (``eng`` zeroed); those whose ``scan`` loop has come or that just dropped a target
+    look now.
+
+    Returns (``tgt``, ``dx``, ``dy``, ``d_edge``, the rows that look)."""
+    dxy = xy2.take(cur, axis=1)
+    dxy -= xy2
+    dx, dy = dxy[0], dxy[1]
+    sq = dxy * dxy
+    d_edge = sq[0] + sq[1]  # dx * dx + dy * dy
+    np.sqrt(d_edge, out=d_edge)
+    if r_all == r_all:  # one radius for every unit
+        d_edge -= r_all
+        d_edge -= r_all
+    else:
+        d_edge -= radius
+        d_edge -= radius[cur]
+    keep = d_edge <= rng
+    if unheld is not None:
+        keep |= unheld
+    keep &= has
+    auto = can_attack & auto_kind
+    need_mask = auto > keep  # (automatic, target not kept)
+    tgt = np.where((explicit | (auto & keep)) if explicit is not None else auto & keep, cur, -1)
+    sc = _NO_ROWS
+    if _count(need_mask):
+        np.putmask(eng, need_mask, 0)  # (they are engaged with nothing)
+        # Units that had no target only look again once a hostile could have come within
+        # reach (their scan loop); units that just dropped one look now.
+        look = scan <= loop
+        look |= has
+        look &= need_mask
+        sc = look.nonzero()[0]
+    return tgt, dx, dy, d_edge, sc
+
+
+def _aim_native(xy2: np.ndarray, cur: np.ndarray, has: np.ndarray, radius: np.ndarray, r_all: float,
+                rng: np.ndarray, can_attack: np.ndarray, auto_kind: np.ndarray, explicit: np.ndarray | None,
+                unheld: np.ndarray | None, eng: np.ndarray, scan: np.ndarray,
+                loop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_aim` by its C twin (which writes into arrays made here)."""
+    assert _native is not None
+    n = len(cur)
+    dde = np.empty((3, n))
+    ts = np.empty((2, n), np.int64)
+    dx, dy, d_edge = dde
+    tgt, sc = ts
+    k = _native.aim(xy2, cur, has, radius, r_all, rng, can_attack, auto_kind, explicit, unheld, eng, scan, loop,
+                    dx, dy, d_edge, tgt, sc)
+    return tgt, dx, dy, d_edge, sc[:k]
+
+
+def _engage(sc: np.ndarray, found: np.ndarray, gap: np.ndarray, loop: int, xy2: np.ndarray, radius: np.ndarray,
+            speed: np.ndarray, max_speed: float, tag: np.ndarray, eng: np.ndarray, scan: np.ndarray, tgt: np.ndarray,
+            tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray, d_edge: np.ndarray) -> None:
+    """What :meth:`Targeting.resolve`'s lookers ``sc`` found (:meth:`Targeting.acquire`: ``found``,
+    ``gap``), written in place (``native.engage`` is the C twin): a unit that found a target is
+    engaged with it (``eng``, and :func:`_aim`'s arrays); one that found none looks again when a
+    hostile could first have come within reach (its ``scan`` loop: every hostile closing in at
+    ``max_speed``, the fastest speed on the map)."""
+    tgt[sc] = found
+    ok = found >= 0
+    x, y = xy2[0], xy2[1]
+    if _count(ok):
+        fr, ft = sc[ok], found[ok]
+        eng[fr] = tag[ft]
+        tsafe[fr] = ft
+        dx[fr] = x[ft] - x[fr]
+        dy[fr] = y[ft] - y[fr]
+        d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
+    if _count(ok) < len(ok):
+        miss = ~ok
+        sm = sc[miss]
+        closing = speed[sm] + max_speed
+        closes = closing > 0
+        wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
+        np.maximum(wait, 1, out=wait)
+        np.minimum(wait, 1 << 30, out=wait)
+        scan[sm] = loop + wait.astype(np.int64)
+
+
+def _unseen_candidates(xy2: np.ndarray, tgt: np.ndarray, dx: np.ndarray, dy: np.ndarray, sight: np.ndarray,
+                       ground: np.ndarray, level: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """The rows (ascending) whose target (``tgt``, -1 for none) a ground attacker (``ground``)
+    sees uphill (a higher level on the cliff-level grid ``level``, whose last column and row are
+    ``last``, than its own), or any attacker beyond its ``sight`` (``xy2``: the (2, n) positions;
+    ``dx``, ``dy``: from each unit to its target): those :meth:`Targeting._unseen` checks against
+    the player's vision (``native.unseen_candidates`` is the C twin)."""
+    rc = (tgt >= 0).nonzero()[0]
+    if not len(rc):
+        return rc
+    # the cell levels of the attackers, then of their targets
+    t = tgt[rc]
+    cell = xy2.take(np.concatenate((rc, t)), axis=1).astype(np.int64)
+    np.maximum(cell, 0, out=cell)
+    np.minimum(cell, last, out=cell)
+    lv = level[cell[1], cell[0]]
+    cand = lv[len(rc):] > lv[:len(rc)]
+    cand &= ground[rc]
+    cand |= (dx * dx + dy * dy > sight * sight)[rc]
+    return rc[cand]
 
 
 class Targeting:
@@ -123,7 +239,6 @@ class Targeting:
         anywhere, ``xy2``: the (2, n) position view, ``dx``, ``dy``: from each unit to its target).
         """
         u = self.u
-        x, y = u.x, u.y
         radius = u.radius
         rng = u.range
         explicit, auto_kind, unheld, follow = self._kinds()
@@ -138,60 +253,19 @@ class Targeting:
                 has = cur >= 0
         else:
             cur, has = self._rows_of(u.eng.copy())
-        auto = u.can_attack & auto_kind
-        # (rows without a target index the last unit: their dx, dy, d_edge are never read)
-        tsafe = cur
-        xy2 = u.xy.reshape(2, -1)
-        dxy = xy2.take(tsafe, axis=1)
-        dxy -= xy2
-        dx, dy = dxy[0], dxy[1]
-        sq = dxy * dxy
-        d_edge = sq[0] + sq[1]  # dx * dx + dy * dy
-        np.sqrt(d_edge, out=d_edge)
-        r_all = self.w.unit_set_facts()[0]
-        if r_all == r_all:  # one radius for every unit
-            d_edge -= r_all
-            d_edge -= r_all
-        else:
-            d_edge -= radius
-            d_edge -= radius[tsafe]
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
-        keep = d_edge <= rng
-        if loop % RESCAN != 0:
-            keep |= unheld
-        keep &= has
-        need_mask = auto > keep  # (automatic, target not kept)
-        tgt = np.where((explicit | (auto & keep)) if any_explicit else auto & keep, cur, -1)
-        if _count(need_mask):
-            np.putmask(u.eng, need_mask, 0)  # (they are engaged with nothing)
-            # Units that had no target only look again once a hostile could have come within
-            # reach (their scan loop); units that just dropped one look now.
-            look = u.scan <= loop
-            look |= has
-            look &= need_mask
-            sc = look.nonzero()[0]
-            if len(sc):
-                found, gap = self.acquire(sc)
-                tgt[sc] = found
-                ok = found >= 0
-                if _count(ok):
-                    fr, ft = sc[ok], found[ok]
-                    u.eng[fr] = u.tag[ft]
-                    tsafe[fr] = ft
-                    dx[fr] = x[ft] - x[fr]
-                    dy[fr] = y[ft] - y[fr]
-                    d_edge[fr] = np.sqrt(dx[fr] * dx[fr] + dy[fr] * dy[fr]) - radius[fr] - radius[ft]
-                if _count(ok) < len(ok):
-                    miss = ~ok
-                    sm = sc[miss]
-                    closing = u.speed[sm] + u.max_speed
-                    closes = closing > 0
-                    wait = np.where(closes, gap[miss] / np.where(closes, closing, 1.0), np.inf)
-                    np.maximum(wait, 1, out=wait)
-                    np.minimum(wait, 1 << 30, out=wait)
-                    u.scan[sm] = loop + wait.astype(np.int64)
+        tsafe = cur
+        xy2 = u.xy.reshape(2, -1)
+        tgt, dx, dy, d_edge, sc = (_aim if _native is None else _aim_native)(
+            xy2, cur, has, radius, self.w.unit_set_facts()[0], rng, u.can_attack, auto_kind,
+            explicit if any_explicit else None, unheld if loop % RESCAN != 0 else None, u.eng, u.scan, loop)
+        if len(sc):
+            found, gap = self.acquire(sc)
+            (_engage if _native is None else _native.engage)(
+                sc, found, gap, loop, xy2, radius, u.speed, u.max_speed, u.tag, u.eng, u.scan, tgt, tsafe, dx, dy,
+                d_edge)
         if self._any_min_range():
             self._outside_min_range(tgt, tsafe, dx, dy, d_edge, explicit)
         if self.w.modes.zones:
@@ -370,23 +444,18 @@ class Targeting:
         level = self.w.vision.level_grid()
         if level is None:
             return
-        rc = (tgt >= 0).nonzero()[0]
+        # the units whose target is uphill of a ground attacker, or beyond the attacker's sight
+        xy2 = u.xy.reshape(2, -1)
+        if _native is None:
+            rc = _unseen_candidates(xy2, tgt, dx, dy, u.sight, self._ground(), level, self._last_cell(level))
+        else:
+            h, w = level.shape
+            rc = np.empty(len(tgt), np.int64)
+            rc = rc[:_native.unseen_candidates(xy2, tgt, dx, dy, u.sight, self._ground(), level, w, h, rc)]
         if not len(rc):
             return
-        # per unit with a target: the target is uphill of a ground attacker (the cell levels of
-        # the attackers, then of their targets), or beyond the attacker's sight
-        t = tgt[rc]
-        cell = u.xy.reshape(2, -1).take(np.concatenate((rc, t)), axis=1).astype(np.int64)
-        np.maximum(cell, 0, out=cell)
-        np.minimum(cell, self._last_cell(level), out=cell)
-        lv = level[cell[1], cell[0]]
-        cand = lv[len(rc):] > lv[:len(rc)]
-        cand &= self._ground()[rc]
-        cand |= (dx * dx + dy * dy > u.sight * u.sight)[rc]
-        if not _count(cand):
-            return
         vision = self.w.vision
-        rc, t = rc[cand], t[cand]
+        t = tgt[rc]
         owners = u.owner[rc]
         # whether each candidate's player sees its target: one vision test per player for all its
         # candidates (a point's answer does not depend on the others'; nothing moves in between)
@@ -463,11 +532,18 @@ class Targeting:
         than the matrix) all rows get one matrix over all units with the others masked out.  When
         every targetable unit has the same radius the nearest centre is the nearest edge, so only
         the minima need a square root.  Candidates are scanned in ascending row order, so ties go
-        to the lowest row either way.
+        to the lowest row either way.  The compiled twin (``native.nearest_hostile``) scans the
+        targetable units for every row, skipping its own side and what it cannot hit.
         """
         u = self.u
         if len(rows) == 0:
             return np.zeros(0, np.int64), np.zeros(0)
+        if _native is not None:
+            best = np.empty(len(rows), np.int64)
+            dist = np.empty(len(rows))
+            _native.nearest_hostile(u.x, u.y, u.radius, u.ti, u.owner, rows, u.targetable_rows,
+                                    self._targeting()[1], TYPES.can_hit, best, dist)
+            return best, dist
         own_r = u.owner[rows]
         if len(u) >= _SUBSET_MIN_UNITS:
             if not _count(own_r != own_r[0]):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import struct
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine import data as D
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.maps import TERRAIN_Z
 from sc2pool.engine.sim.commands import SUCCESS
 from sc2pool.engine.sim.encode import varint, wrap
@@ -129,6 +131,38 @@ def _walker(r: int, j: Job) -> _Walker:
     else:
         a_end = c_end = total / 2.0
     return r, j.ox, j.oy, j.tx - j.ox, j.ty - j.oy, float(j.t0), length, total, a_end, c_end, path
+
+
+def _walker_positions(walkers: Iterable[_Walker], loop: int) -> tuple[list[float], list[float]]:
+    """The positions of the ``walkers`` at ``loop``, in their order (``native.place_walkers`` is the
+    C twin, writing them at their rows)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    now = float(loop)  # (loops are small integers: a float's arithmetic on them is exact)
+    half_acc, acc_dist, speed, t_acc = _HALF_ACC, _ACC_DIST, _SCV_SPEED, _T_ACC
+    # (the distance walked is :func:`leg_travelled`'s, inline)
+    for _, ox, oy, dx, dy, t0, length, total, a_end, c_end, path in walkers:
+        k = now - t0
+        if k >= total:
+            s = length
+        elif k <= 0.0:
+            s = 0.0
+        elif k < a_end:
+            s = half_acc * k * k
+        elif k < c_end:
+            s = acc_dist + speed * (k - t_acc)
+        else:
+            left = total - k
+            s = length - half_acc * left * left
+        if path is None:
+            f = s / length if length > 0.0 else 1.0
+            xs.append(ox + dx * f)
+            ys.append(oy + dy * f)
+        else:
+            px, py = _on_path(path, ox, oy, s)
+            xs.append(px)
+            ys.append(py)
+    return xs, ys
 
 
 @dataclass
@@ -307,35 +341,13 @@ class Workers:
             touched.clear()
         if not walking:
             return
+        if _native is not None:  # (its row is in each walker: no index array)
+            _native.place_walkers(walking.values(), float(loop), u.x, u.y, _HALF_ACC, _ACC_DIST, _SCV_SPEED, _T_ACC)
+            return
         idx = self._walking_rows
         if idx is None:  # (an index array: numpy takes a list index by a slower path)
             idx = self._walking_rows = np.fromiter(map(_ROW, walking.values()), np.intp, len(walking))
-        xs: list[float] = []
-        ys: list[float] = []
-        now = float(loop)  # (loops are small integers: a float's arithmetic on them is exact)
-        half_acc, acc_dist, speed, t_acc = _HALF_ACC, _ACC_DIST, _SCV_SPEED, _T_ACC
-        # (in the order of ``idx``; the distance walked is :func:`leg_travelled`'s, inline)
-        for _, ox, oy, dx, dy, t0, length, total, a_end, c_end, path in walking.values():
-            k = now - t0
-            if k >= total:
-                s = length
-            elif k <= 0.0:
-                s = 0.0
-            elif k < a_end:
-                s = half_acc * k * k
-            elif k < c_end:
-                s = acc_dist + speed * (k - t_acc)
-            else:
-                left = total - k
-                s = length - half_acc * left * left
-            if path is None:
-                f = s / length if length > 0.0 else 1.0
-                xs.append(ox + dx * f)
-                ys.append(oy + dy * f)
-            else:
-                px, py = _on_path(path, ox, oy, s)
-                xs.append(px)
-                ys.append(py)
+        xs, ys = _walker_positions(walking.values(), loop)
         u.x[idx] = xs
         u.y[idx] = ys
 

@@ -1,0 +1,509 @@
+/* Target acquisition and the workers' walks: C twins of the per-unit passes of
+ * sc2pool/engine/sim/systems/targeting.py (Targeting.resolve, _unseen, nearest) and of the walkers'
+ * loop of sc2pool/engine/sim/systems/workers.py (Workers.place_walkers).  Included by _kernels.c;
+ * tests/engine/test_kernels_targeting.py holds each to its Python twin. */
+
+#define TGT_MAX_BUFS 16 /* buffers one call borrows at most */
+
+/* The buffers one call borrows, released together. */
+typedef struct {
+    Py_buffer v[TGT_MAX_BUFS];
+    int n;
+} tgt_bufs;
+
+static void tgt_release(tgt_bufs *b) {
+    while (b->n) PyBuffer_Release(&b->v[--b->n]);
+}
+
+static const char *tgt_kind_name(char kind) {
+    return kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == '?' ? "bool" : "int8";
+}
+
+/* Borrow `obj` as an array of `kind` items ('d' float64, 'q' int64, '?' bool, 'b' int8) with the
+ * buffer `flags`; NULL with a ValueError naming `fn` and `name` otherwise. */
+static Py_buffer *tgt_borrow(tgt_bufs *b, PyObject *obj, char kind, int flags, const char *fn,
+                             const char *name) {
+    Py_buffer *v = &b->v[b->n];
+    Py_ssize_t size = kind == 'd' || kind == 'q' ? 8 : 1;
+    if (b->n < TGT_MAX_BUFS && PyObject_GetBuffer(obj, v, flags | PyBUF_FORMAT) == 0) {
+        b->n++;
+        const char *f = v->format;
+        char last = f[0] ? f[strlen(f) - 1] : 0;
+        if (v->itemsize == size && (last == kind || (kind == 'q' && last == 'l'))) return v;
+    }
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "%s: %s must be a %s%s %s array", fn, name,
+                 flags & PyBUF_WRITABLE ? "writable " : "",
+                 (flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS ? "C-contiguous" : "one-dimensional",
+                 tgt_kind_name(kind));
+    return NULL;
+}
+
+/* Borrow `obj` as a C-contiguous array of `kind` items (see tgt_borrow), writable when `writable`:
+ * `n` items, or any number when `n` < 0 (the number goes to *len when `len` is not NULL). */
+static void *tgt_vec(tgt_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, Py_ssize_t *len,
+                     const char *fn, const char *name) {
+    Py_buffer *v = tgt_borrow(b, obj, kind, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0), fn, name);
+    if (v == NULL) return NULL;
+    Py_ssize_t items = v->len / v->itemsize;
+    if (n >= 0 && items != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %zd are needed", fn, name, items, n);
+        return NULL;
+    }
+    if (len != NULL) *len = items;
+    return v->buf;
+}
+
+/* A one-dimensional array used with its own stride: the unit store's columns (eng, scan, ti,
+ * radius, range, ...) are rows of blocks whose units were gathered column by column, not
+ * contiguous. */
+typedef struct {
+    char *p;
+    Py_ssize_t step;
+} tgt_column;
+#define TGT_AT(T, c, i) (*(T *)((c).p + (i) * (c).step))
+
+/* Borrow `obj` as a one-dimensional array of `kind` items (see tgt_borrow) into *c, writable when
+ * `writable`: `n` items, or any number when `n` < 0 (the number goes to *len when `len` is not
+ * NULL); 0 with a ValueError otherwise. */
+static int tgt_col(tgt_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, Py_ssize_t *len,
+                   tgt_column *c, const char *fn, const char *name) {
+    Py_buffer *v = tgt_borrow(b, obj, kind, PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0), fn, name);
+    if (v == NULL) return 0;
+    if (v->ndim != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: %s must be one-dimensional", fn, name);
+        return 0;
+    }
+    if (n >= 0 && v->shape[0] != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %zd are needed", fn, name, v->shape[0], n);
+        return 0;
+    }
+    if (len != NULL) *len = v->shape[0];
+    c->p = (char *)v->buf;
+    c->step = v->strides[0];
+    return 1;
+}
+
+/* ------------------------------------------------------------------ Targeting.resolve */
+
+/* _aim in sc2pool/engine/sim/systems/targeting.py: each unit's offset and edge distance to its
+ * current target, whether it keeps it, its target this loop, and the rows that look for a new one;
+ * returns how many rows look, or -1 with a ValueError for a target row out of range. */
+static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const long long *cur, tgt_column has,
+                          tgt_column radius, double r_all, tgt_column rng, tgt_column can_attack,
+                          tgt_column auto_kind, const tgt_column *explicit_, const tgt_column *unheld,
+                          tgt_column eng, tgt_column scan, long long loop, double *dx, double *dy,
+                          double *d_edge, long long *tgt, long long *sc) {
+    Py_ssize_t k = 0;
+    int common = r_all == r_all; /* not NaN: one radius for every unit */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long c = cur[i];
+        long long t = c < 0 ? c + n : c; /* (as numpy's take: -1 is the last unit) */
+        if (t < 0 || t >= n) {
+            PyErr_Format(PyExc_ValueError, "aim: cur[%zd] = %lld is no row of %zd units", i, c, n);
+            return -1;
+        }
+        double ddx = x[t] - x[i], ddy = y[t] - y[i];
+        double d = sqrt(ddx * ddx + ddy * ddy);
+        if (common) {
+            d -= r_all;
+            d -= r_all;
+        } else {
+            d -= TGT_AT(double, radius, i);
+            d -= TGT_AT(double, radius, t);
+        }
+        dx[i] = ddx;
+        dy[i] = ddy;
+        d_edge[i] = d;
+        int has_i = TGT_AT(unsigned char, has, i) != 0;
+        int keep = d <= TGT_AT(double, rng, i) || (unheld != NULL && TGT_AT(unsigned char, *unheld, i));
+        keep = keep && has_i;
+        int automatic = TGT_AT(unsigned char, can_attack, i) && TGT_AT(unsigned char, auto_kind, i);
+        tgt[i] = ((explicit_ != NULL && TGT_AT(unsigned char, *explicit_, i)) || (automatic && keep)) ? c : -1;
+        if (automatic && !keep) {
+            TGT_AT(long long, eng, i) = 0;
+            if (TGT_AT(long long, scan, i) <= loop || has_i) sc[k++] = i;
+        }
+    }
+    return k;
+}
+
+PyDoc_STRVAR(aim_doc,
+"aim(xy, cur, has, radius, r_all, rng, can_attack, auto_kind, explicit, unheld, eng, scan, loop,\n"
+"    dx, dy, d_edge, tgt, sc) -> int\n\n"
+"The compiled twin of sc2pool.engine.sim.systems.targeting._aim, writing its arrays into the\n"
+"float64 arrays ``dx``, ``dy``, ``d_edge``, the int64 arrays ``tgt`` and ``sc`` (the rows that\n"
+"look for a target: the first ones of ``sc``, as many as it returns) and zeroing ``eng`` of the\n"
+"rows that need a target.  ``xy`` holds the units' x then their y, every other array one item\n"
+"per unit; ``explicit`` and ``unheld`` may be None (no explicit orders; a rescan loop).");
+
+static PyObject *py_aim(PyObject *self, PyObject *args) {
+    PyObject *o[18];
+    double r_all;
+    long long loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOdOOOOOOOLOOOOO:aim", &o[0], &o[1], &o[2], &o[3], &r_all, &o[5], &o[6],
+                          &o[7], &o[8], &o[9], &o[10], &o[11], &loop, &o[13], &o[14], &o[15], &o[16], &o[17]))
+        return NULL;
+    tgt_bufs b = {.n = 0};
+    Py_ssize_t n, k = -1;
+    tgt_column has, radius, rng, can_attack, auto_kind, explicit_, unheld, eng, scan;
+    const long long *cur = tgt_vec(&b, o[1], 'q', -1, 0, &n, "aim", "cur");
+    const double *x = cur ? tgt_vec(&b, o[0], 'd', 2 * n, 0, NULL, "aim", "xy") : NULL;
+    int ok = x != NULL && tgt_col(&b, o[2], '?', n, 0, NULL, &has, "aim", "has") &&
+             tgt_col(&b, o[3], 'd', n, 0, NULL, &radius, "aim", "radius") &&
+             tgt_col(&b, o[5], 'd', n, 0, NULL, &rng, "aim", "rng") &&
+             tgt_col(&b, o[6], '?', n, 0, NULL, &can_attack, "aim", "can_attack") &&
+             tgt_col(&b, o[7], '?', n, 0, NULL, &auto_kind, "aim", "auto_kind") &&
+             (o[8] == Py_None || tgt_col(&b, o[8], '?', n, 0, NULL, &explicit_, "aim", "explicit")) &&
+             (o[9] == Py_None || tgt_col(&b, o[9], '?', n, 0, NULL, &unheld, "aim", "unheld")) &&
+             tgt_col(&b, o[10], 'q', n, 1, NULL, &eng, "aim", "eng") &&
+             tgt_col(&b, o[11], 'q', n, 0, NULL, &scan, "aim", "scan");
+    double *dx = ok ? tgt_vec(&b, o[13], 'd', n, 1, NULL, "aim", "dx") : NULL;
+    double *dy = dx ? tgt_vec(&b, o[14], 'd', n, 1, NULL, "aim", "dy") : NULL;
+    double *d_edge = dy ? tgt_vec(&b, o[15], 'd', n, 1, NULL, "aim", "d_edge") : NULL;
+    long long *tgt = d_edge ? tgt_vec(&b, o[16], 'q', n, 1, NULL, "aim", "tgt") : NULL;
+    long long *sc = tgt ? tgt_vec(&b, o[17], 'q', n, 1, NULL, "aim", "sc") : NULL;
+    if (sc != NULL)
+        k = tgt_aim(n, x, x + n, cur, has, radius, r_all, rng, can_attack, auto_kind,
+                o[8] == Py_None ? NULL : &explicit_, o[9] == Py_None ? NULL : &unheld, eng, scan, loop, dx, dy,
+                d_edge, tgt, sc);
+    tgt_release(&b);
+    return k < 0 ? NULL : PyLong_FromSsize_t(k);
+}
+
+PyDoc_STRVAR(engage_doc,
+"engage(sc, found, gap, loop, xy, radius, speed, max_speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge)\n"
+"    -> None\n\n"
+"The compiled twin of sc2pool.engine.sim.systems.targeting._engage: for each row ``sc[i]`` that\n"
+"looked for a target, ``found[i]`` (its row or -1) and ``gap[i]`` (how far beyond its acquisition\n"
+"range the nearest hostile is), written in place into ``tgt``, ``eng``, ``tsafe``, ``dx``, ``dy``,\n"
+"``d_edge`` (one that found one) or ``scan`` (one that found none).  ``xy`` holds the units' x\n"
+"then their y, the other arrays after ``loop`` one item per unit.  A NaN gap is a ValueError.");
+
+static PyObject *py_engage(PyObject *self, PyObject *args) {
+    PyObject *o[16];
+    long long loop;
+    double max_speed;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLOOOdOOOOOOOO:engage", &o[0], &o[1], &o[2], &loop, &o[4], &o[5], &o[6],
+                          &max_speed, &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]))
+        return NULL;
+    const char *fn = "engage";
+    tgt_bufs b = {.n = 0};
+    Py_ssize_t n, m;
+    tgt_column sc, found, gap, radius, speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge;
+    int ok = tgt_col(&b, o[0], 'q', -1, 0, &m, &sc, fn, "sc") &&
+             tgt_col(&b, o[1], 'q', m, 0, NULL, &found, fn, "found") &&
+             tgt_col(&b, o[2], 'd', m, 0, NULL, &gap, fn, "gap") &&
+             tgt_col(&b, o[5], 'd', -1, 0, &n, &radius, fn, "radius");
+    const double *x = ok ? tgt_vec(&b, o[4], 'd', 2 * n, 0, NULL, fn, "xy") : NULL, *y = x ? x + n : NULL;
+    ok = x != NULL && tgt_col(&b, o[6], 'd', n, 0, NULL, &speed, fn, "speed") &&
+         tgt_col(&b, o[8], 'q', n, 0, NULL, &tag, fn, "tag") &&
+         tgt_col(&b, o[9], 'q', n, 1, NULL, &eng, fn, "eng") &&
+         tgt_col(&b, o[10], 'q', n, 1, NULL, &scan, fn, "scan") &&
+         tgt_col(&b, o[11], 'q', n, 1, NULL, &tgt, fn, "tgt") &&
+         tgt_col(&b, o[12], 'q', n, 1, NULL, &tsafe, fn, "tsafe") &&
+         tgt_col(&b, o[13], 'd', n, 1, NULL, &dx, fn, "dx") &&
+         tgt_col(&b, o[14], 'd', n, 1, NULL, &dy, fn, "dy") &&
+         tgt_col(&b, o[15], 'd', n, 1, NULL, &d_edge, fn, "d_edge");
+    for (Py_ssize_t i = 0; ok && i < m; i++) { /* (checked first: nothing is written on bad input) */
+        long long r = TGT_AT(long long, sc, i), t = TGT_AT(long long, found, i);
+        if (r < 0 || r >= n || t < -1 || t >= n) {
+            PyErr_Format(PyExc_ValueError, "%s: sc[%zd] or found[%zd] is no row of %zd units", fn, i, i, n);
+            ok = 0;
+        } else if (t < 0 && TGT_AT(double, gap, i) != TGT_AT(double, gap, i)) {
+            PyErr_Format(PyExc_ValueError, "%s: gap[%zd] is NaN", fn, i);
+            ok = 0;
+        }
+    }
+    for (Py_ssize_t i = 0; ok && i < m; i++) {
+        long long r = TGT_AT(long long, sc, i), t = TGT_AT(long long, found, i);
+        TGT_AT(long long, tgt, r) = t;
+        if (t >= 0) {
+            TGT_AT(long long, eng, r) = TGT_AT(long long, tag, t);
+            TGT_AT(long long, tsafe, r) = t;
+            double ddx = x[t] - x[r], ddy = y[t] - y[r];
+            TGT_AT(double, dx, r) = ddx;
+            TGT_AT(double, dy, r) = ddy;
+            TGT_AT(double, d_edge, r) =
+                sqrt(ddx * ddx + ddy * ddy) - TGT_AT(double, radius, r) - TGT_AT(double, radius, t);
+        } else { /* (numpy's maximum and minimum, then astype(int64): toward zero) */
+            double closing = TGT_AT(double, speed, r) + max_speed;
+            double wait = closing > 0 ? TGT_AT(double, gap, i) / closing : INFINITY;
+            wait = wait < 1 ? 1 : wait;
+            wait = wait > (double)(1 << 30) ? (double)(1 << 30) : wait;
+            TGT_AT(long long, scan, r) = loop + (long long)wait;
+        }
+    }
+    tgt_release(&b);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ Targeting.nearest */
+
+PyDoc_STRVAR(nearest_hostile_doc,
+"nearest_hostile(x, y, radius, ti, owner, rows, cols, common, can_hit, best, dist) -> None\n\n"
+"The compiled twin of sc2pool.engine.sim.systems.targeting.Targeting.nearest: for each of\n"
+"``rows``, among the units ``cols`` (ascending rows) of another owner whose type its type can\n"
+"hit (``can_hit``: bool, types x types, C order), the nearest by edge distance (the first of\n"
+"equals), into ``best`` (its row; 0 if none) and ``dist`` (that distance; inf if none).\n"
+"``common``: the radius every candidate has (the nearest centre is then the nearest edge), or NaN.");
+
+static PyObject *py_nearest_hostile(PyObject *self, PyObject *args) {
+    PyObject *o[11];
+    double common;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdOOO:nearest_hostile", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &common, &o[8], &o[9], &o[10]))
+        return NULL;
+    const char *fn = "nearest_hostile";
+    tgt_bufs b = {.n = 0};
+    Py_ssize_t n, m, nc;
+    tgt_column x, y, radius, ti, owner, rows, cols;
+    int ok = tgt_col(&b, o[0], 'd', -1, 0, &n, &x, fn, "x") &&
+             tgt_col(&b, o[1], 'd', n, 0, NULL, &y, fn, "y") &&
+             tgt_col(&b, o[2], 'd', n, 0, NULL, &radius, fn, "radius") &&
+             tgt_col(&b, o[3], 'q', n, 0, NULL, &ti, fn, "ti") &&
+             tgt_col(&b, o[4], 'q', n, 0, NULL, &owner, fn, "owner") &&
+             tgt_col(&b, o[5], 'q', -1, 0, &m, &rows, fn, "rows") &&
+             tgt_col(&b, o[6], 'q', -1, 0, &nc, &cols, fn, "cols");
+    const unsigned char *can_hit = ok ? tgt_vec(&b, o[8], '?', -1, 0, NULL, fn, "can_hit") : NULL;
+    long long types = can_hit ? b.v[b.n - 1].shape[0] : 0;
+    if (can_hit != NULL && (b.v[b.n - 1].ndim != 2 || b.v[b.n - 1].shape[1] != types)) {
+        PyErr_SetString(PyExc_ValueError, "nearest_hostile: can_hit must be a square table");
+        can_hit = NULL;
+    }
+    long long *best = can_hit ? tgt_vec(&b, o[9], 'q', m, 1, NULL, fn, "best") : NULL;
+    double *dist = best ? tgt_vec(&b, o[10], 'd', m, 1, NULL, fn, "dist") : NULL;
+    ok = dist != NULL;
+    int by_radius = common != common; /* (NaN: the candidates' radii differ) */
+    for (Py_ssize_t j = 0; ok && j < nc; j++) {
+        long long c = TGT_AT(long long, cols, j);
+        if (c < 0 || c >= n || TGT_AT(long long, ti, c) < 0 || TGT_AT(long long, ti, c) >= types) {
+            PyErr_Format(PyExc_ValueError, "%s: cols[%zd] is no row of a unit of a known type", fn, j);
+            ok = 0;
+        }
+    }
+    for (Py_ssize_t i = 0; ok && i < m; i++) {
+        long long r = TGT_AT(long long, rows, i);
+        if (r < 0 || r >= n || TGT_AT(long long, ti, r) < 0 || TGT_AT(long long, ti, r) >= types) {
+            PyErr_Format(PyExc_ValueError, "%s: rows[%zd] is no row of a unit of a known type", fn, i);
+            ok = 0;
+            break;
+        }
+        const unsigned char *hits = can_hit + TGT_AT(long long, ti, r) * types;
+        double xr = TGT_AT(double, x, r), yr = TGT_AT(double, y, r), least = INFINITY;
+        long long own = TGT_AT(long long, owner, r), at = -1;
+        for (Py_ssize_t j = 0; j < nc; j++) {
+            long long c = TGT_AT(long long, cols, j);
+            if (TGT_AT(long long, owner, c) == own || !hits[TGT_AT(long long, ti, c)]) continue;
+            double ddx = TGT_AT(double, x, c) - xr, ddy = TGT_AT(double, y, c) - yr;
+            double v = ddx * ddx + ddy * ddy;
+            if (by_radius) v = sqrt(v) - TGT_AT(double, radius, c);
+            if (v < least) { /* (strictly: the first of equals, as argmin) */
+                least = v;
+                at = c;
+            }
+        }
+        if (at < 0) {
+            best[i] = 0;
+            dist[i] = INFINITY;
+        } else {
+            best[i] = at;
+            dist[i] = (by_radius ? least : sqrt(least) - common) - TGT_AT(double, radius, r);
+        }
+    }
+    tgt_release(&b);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ Targeting._unseen */
+
+PyDoc_STRVAR(unseen_candidates_doc,
+"unseen_candidates(xy, tgt, dx, dy, sight, ground, level, w, h, out) -> int\n\n"
+"The compiled twin of sc2pool.engine.sim.systems.targeting._unseen_candidates: writes into the\n"
+"int64 array ``out`` the rows (ascending) whose target is on a higher cliff level than a ground\n"
+"attacker or beyond the attacker's sight, and returns how many.  ``level`` is the h x w int8\n"
+"grid of cliff levels (C order), ``xy`` the units' x then their y; the other arrays hold one\n"
+"item per unit.");
+
+static PyObject *py_unseen_candidates(PyObject *self, PyObject *args) {
+    PyObject *o[10];
+    Py_ssize_t w, h;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOnnO:unseen_candidates", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &w, &h, &o[9]))
+        return NULL;
+    if (w <= 0 || h <= 0) {
+        PyErr_SetString(PyExc_ValueError, "unseen_candidates: the grid's width and height must be positive");
+        return NULL;
+    }
+    const char *fn = "unseen_candidates";
+    tgt_bufs b = {.n = 0};
+    Py_ssize_t n, k = -1;
+    tgt_column tgt, dx, dy, sight, ground;
+    int ok = tgt_col(&b, o[1], 'q', -1, 0, &n, &tgt, fn, "tgt");
+    const double *x = ok ? tgt_vec(&b, o[0], 'd', 2 * n, 0, NULL, fn, "xy") : NULL, *y = x ? x + n : NULL;
+    ok = x != NULL && tgt_col(&b, o[2], 'd', n, 0, NULL, &dx, fn, "dx") &&
+         tgt_col(&b, o[3], 'd', n, 0, NULL, &dy, fn, "dy") &&
+         tgt_col(&b, o[4], 'd', n, 0, NULL, &sight, fn, "sight") &&
+         tgt_col(&b, o[5], '?', n, 0, NULL, &ground, fn, "ground");
+    const signed char *level = ok ? tgt_vec(&b, o[6], 'b', w * h, 0, NULL, fn, "level") : NULL;
+    long long *out = level ? tgt_vec(&b, o[9], 'q', n, 1, NULL, fn, "out") : NULL;
+    if (out != NULL) {
+        k = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long long t = TGT_AT(long long, tgt, i);
+            if (t < 0) continue;
+            if (t >= n) {
+                PyErr_Format(PyExc_ValueError, "%s: tgt[%zd] = %lld is no row of %zd units", fn, i, t, n);
+                k = -1;
+                break;
+            }
+            double ddx = TGT_AT(double, dx, i), ddy = TGT_AT(double, dy, i), s = TGT_AT(double, sight, i);
+            int far = ddx * ddx + ddy * ddy > s * s;
+            if (!far && TGT_AT(unsigned char, ground, i)) {
+                /* the cells as numpy's astype(int64) (toward zero), clipped to the grid */
+                double p[4] = {x[i], y[i], x[t], y[t]};
+                long long cell[4];
+                for (int j = 0; j < 4; j++) {
+                    if (!(p[j] > -9.0e18 && p[j] < 9.0e18)) {
+                        PyErr_Format(PyExc_ValueError, "%s: the position of unit %lld is not finite", fn,
+                                     j < 2 ? (long long)i : t);
+                        k = -1;
+                        break;
+                    }
+                    long long c = (long long)p[j], last = (j % 2 ? h : w) - 1;
+                    cell[j] = c < 0 ? 0 : c > last ? last : c;
+                }
+                if (k < 0) break;
+                far = level[cell[3] * w + cell[2]] > level[cell[1] * w + cell[0]];
+            }
+            if (far) out[k++] = i;
+        }
+    }
+    tgt_release(&b);
+    return k < 0 ? NULL : PyLong_FromSsize_t(k);
+}
+
+/* ------------------------------------------------------------------ Workers.place_walkers */
+
+/* The float of a walker's field: Python's float(v) for a float or an int. */
+static inline int tgt_field(PyObject *v, double *out) {
+    if (PyFloat_Check(v)) {
+        *out = PyFloat_AS_DOUBLE(v);
+        return 1;
+    }
+    *out = PyFloat_AsDouble(v);
+    return !(*out == -1.0 && PyErr_Occurred());
+}
+
+/* _on_path in sc2pool/engine/sim/systems/workers.py: the point `s` along a walk from (ox, oy)
+ * along `path` (a tuple of its lengths so far, a list of floats, and its points, a list of (x, y)
+ * tuples, as long); 0 with an exception set for any other shape. */
+static int tgt_on_path(PyObject *path, double ox, double oy, double s, double *px, double *py) {
+    PyObject *cum = PyTuple_Check(path) && PyTuple_GET_SIZE(path) == 2 ? PyTuple_GET_ITEM(path, 0) : NULL;
+    PyObject *pts = cum != NULL ? PyTuple_GET_ITEM(path, 1) : NULL;
+    if (cum == NULL || !PyList_Check(cum) || !PyList_Check(pts) || PyList_GET_SIZE(cum) == 0 ||
+        PyList_GET_SIZE(pts) != PyList_GET_SIZE(cum)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "place_walkers: a path must be (lengths, points), two lists of one length");
+        return 0;
+    }
+    Py_ssize_t len = PyList_GET_SIZE(cum), lo = 0, hi = len;
+    while (lo < hi) { /* bisect_left, as the bisect module's loop */
+        Py_ssize_t mid = (lo + hi) / 2;
+        double v;
+        if (!tgt_field(PyList_GET_ITEM(cum, mid), &v)) return 0;
+        if (v < s) lo = mid + 1;
+        else hi = mid;
+    }
+    double ax = ox, ay = oy, start = 0.0, end, bx, by;
+    Py_ssize_t i = lo < len ? lo : len - 1;
+    PyObject *b = PyList_GET_ITEM(pts, i), *a = i > 0 ? PyList_GET_ITEM(pts, i - 1) : NULL;
+    if (!PyTuple_Check(b) || PyTuple_GET_SIZE(b) != 2 ||
+        (a != NULL && (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != 2))) {
+        PyErr_SetString(PyExc_ValueError, "place_walkers: a path's points must be (x, y) tuples");
+        return 0;
+    }
+    if (!tgt_field(PyTuple_GET_ITEM(b, 0), &bx) || !tgt_field(PyTuple_GET_ITEM(b, 1), &by)) return 0;
+    if (lo >= len) { /* past the end: its last point */
+        *px = bx;
+        *py = by;
+        return 1;
+    }
+    if (a != NULL && (!tgt_field(PyTuple_GET_ITEM(a, 0), &ax) || !tgt_field(PyTuple_GET_ITEM(a, 1), &ay) ||
+                      !tgt_field(PyList_GET_ITEM(cum, i - 1), &start)))
+        return 0;
+    if (!tgt_field(PyList_GET_ITEM(cum, i), &end)) return 0;
+    double seg = end - start;
+    double f = seg > 0.0 ? (s - start) / seg : 1.0;
+    *px = ax + (bx - ax) * f;
+    *py = ay + (by - ay) * f;
+    return 1;
+}
+
+PyDoc_STRVAR(place_walkers_doc,
+"place_walkers(walkers, now, x, y, half_acc, acc_dist, speed, t_acc) -> None\n\n"
+"The compiled twin of sc2pool.engine.sim.systems.workers._walker_positions, writing each\n"
+"walker's position at loop ``now`` straight into the float64 arrays ``x`` and ``y`` at its row.\n"
+"``walkers`` iterates over the walkers' _Walker tuples; the rest are the SCV's walk constants.");
+
+static PyObject *py_place_walkers(PyObject *self, PyObject *args) {
+    PyObject *walkers, *xo, *yo;
+    double now, half_acc, acc_dist, speed, t_acc;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OdOOdddd:place_walkers", &walkers, &now, &xo, &yo, &half_acc, &acc_dist,
+                          &speed, &t_acc))
+        return NULL;
+    tgt_bufs b = {.n = 0};
+    Py_ssize_t n;
+    double *x = tgt_vec(&b, xo, 'd', -1, 1, &n, "place_walkers", "x");
+    double *y = x ? tgt_vec(&b, yo, 'd', n, 1, NULL, "place_walkers", "y") : NULL;
+    PyObject *it = y ? PyObject_GetIter(walkers) : NULL, *w;
+    int ok = it != NULL;
+    while (ok && (w = PyIter_Next(it)) != NULL) {
+        double f[9]; /* ox, oy, dx, dy, t0, length, total, a_end, c_end */
+        Py_ssize_t r = -1;
+        ok = PyTuple_Check(w) && PyTuple_GET_SIZE(w) == 11;
+        if (!ok) PyErr_SetString(PyExc_ValueError, "place_walkers: a walker must be a tuple of 11 items");
+        if (ok) {
+            r = PyNumber_AsSsize_t(PyTuple_GET_ITEM(w, 0), PyExc_OverflowError);
+            ok = !(r == -1 && PyErr_Occurred());
+        }
+        if (ok && (r < 0 || r >= n)) {
+            PyErr_Format(PyExc_ValueError, "place_walkers: row %zd is no row of %zd units", r, n);
+            ok = 0;
+        }
+        for (int j = 0; ok && j < 9; j++) ok = tgt_field(PyTuple_GET_ITEM(w, j + 1), &f[j]);
+        if (ok) {
+            double ox = f[0], oy = f[1], ddx = f[2], ddy = f[3], length = f[5], total = f[6], s;
+            double k = now - f[4];
+            if (k >= total) s = length;
+            else if (k <= 0.0) s = 0.0;
+            else if (k < f[7]) s = half_acc * k * k;
+            else if (k < f[8]) s = acc_dist + speed * (k - t_acc);
+            else {
+                double left = total - k;
+                s = length - half_acc * left * left;
+            }
+            PyObject *path = PyTuple_GET_ITEM(w, 10);
+            if (path == Py_None) {
+                double g = length > 0.0 ? s / length : 1.0;
+                x[r] = ox + ddx * g;
+                y[r] = oy + ddy * g;
+            } else {
+                ok = tgt_on_path(path, ox, oy, s, &x[r], &y[r]);
+            }
+        }
+        Py_DECREF(w);
+    }
+    if (ok && it != NULL && PyErr_Occurred()) ok = 0; /* (the iteration itself failed) */
+    Py_XDECREF(it);
+    tgt_release(&b);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}

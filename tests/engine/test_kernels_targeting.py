@@ -1,0 +1,415 @@
+"""The compiled kernels of target acquisition and the workers' walks (``_kernels_targeting.c``)
+against their pure-Python twins (``sim/systems/targeting.py``, ``sim/systems/workers.py``): the same
+answers, bit for bit, on every input, and the same game either way."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2pool.engine import data as D
+from sc2pool.engine import kernels
+from sc2pool.engine.game import Game
+from sc2pool.engine.maps import MapSpec
+from sc2pool.engine.sim.systems import targeting as T
+from sc2pool.engine.sim.systems import workers as W
+from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
+from sc2pool.engine.sim.world import World
+
+needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
+
+MEDIVAC = 54
+"""A flying unit that cannot attack: Zerglings cannot hit it, Marines can."""
+
+
+def _native() -> ModuleType:
+    assert kernels.native is not None
+    return kernels.native
+
+
+def _gathered(values: np.ndarray) -> np.ndarray:
+    """``values`` as the unit store holds a column gathered by type: a row of a block gathered
+    column by column (not contiguous)."""
+    block = np.stack((values, values, values))
+    return block[:, np.arange(len(values))][1]
+
+
+# ------------------------------------------------------------------ Targeting.resolve's pass
+# coordinates on cell lines, halves and anywhere: equal offsets and distances, ties in range
+_coord = st.one_of(st.integers(0, 12).map(float), st.integers(0, 24).map(lambda k: k / 2),
+                   st.floats(0.0, 12.0, allow_nan=False))
+
+
+@st.composite
+def _units(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(st.integers(1, 24))
+    bools = st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: np.array(v, dtype=bool))
+    xs = draw(st.lists(_coord, min_size=n, max_size=n))
+    ys = draw(st.lists(_coord, min_size=n, max_size=n))
+    cur = np.array(draw(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n)), dtype=np.int64)
+    radii = np.array(draw(st.lists(st.sampled_from([0.375, 0.5, 0.5625, 1.0]), min_size=n, max_size=n)))
+    common = draw(st.booleans())
+    rng = np.array(draw(st.lists(st.sampled_from([0.1, 1.0, 4.0, 5.0, 6.0]), min_size=n, max_size=n)))
+    return {
+        "xy2": np.array([xs, ys], dtype=np.float64), "cur": cur, "has": cur >= 0,
+        "radius": _gathered(np.full(n, 0.5) if common else radii), "r_all": 0.5 if common else math.nan,
+        "rng": _gathered(rng), "can_attack": _gathered(draw(bools)), "auto_kind": draw(bools),
+        "explicit": draw(st.one_of(st.none(), bools)), "unheld": draw(st.one_of(st.none(), bools)),
+        "eng": np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64),
+        "scan": _gathered(np.array(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=np.int64)),
+        "loop": draw(st.integers(0, 40)),
+    }
+
+
+def _aim_both(units: dict[str, Any]) -> list[tuple[list[Any], list[int]]]:
+    out = []
+    for run in (T._aim, T._aim_native):
+        eng = units["eng"].copy()
+        got = run(**{**units, "eng": eng})
+        out.append(([a.tobytes() for a in got[1:4]] + [got[0].tolist(), got[4].tolist()], eng.tolist()))
+    return out
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(units=_units())
+def test_aim_keeps_and_drops_targets_as_the_python_pass_does(units: dict[str, Any]) -> None:
+    py, c = _aim_both(units)
+    assert py == c
+
+
+@needs_native
+def test_aim_finds_lookers_and_names_bad_input() -> None:
+    xy2 = np.array([[0.0, 3.0, 20.0], [0.0, 0.0, 0.0]])
+    yes, no = np.ones(3, dtype=bool), np.zeros(3, dtype=bool)
+    args: dict[str, Any] = {
+        "xy2": xy2, "cur": np.array([1, 2, -1]), "has": np.array([True, True, False]),
+        "radius": np.full(3, 0.5), "r_all": 0.5, "rng": np.full(3, 5.0), "can_attack": yes, "auto_kind": yes,
+        "explicit": None, "unheld": None, "eng": np.array([7, 8, 0]), "scan": np.array([0, 0, 50]), "loop": 8}
+    py, c = _aim_both(args)
+    assert py == c
+    # unit 0 keeps its target in range, unit 1 dropped one out of range (a rescan loop) and looks
+    # now, unit 2 has none and waits for its scan loop
+    assert c[0][3] == [1, -1, -1] and c[0][4] == [1] and c[1] == [7, 0, 0]
+    aim = _native().aim
+    n = np.empty(3)
+    i = np.empty(3, np.int64)
+    good = (xy2, args["cur"], args["has"], args["radius"], 0.5, args["rng"], yes, yes, None, no, args["eng"],
+            args["scan"], 8, n, n.copy(), n.copy(), i, i.copy())
+    with pytest.raises(ValueError, match=r"cur\[1\] = 5 is no row of 3 units"):
+        aim(*good[:1], np.array([1, 5, -1]), *good[2:])
+    with pytest.raises(ValueError, match="xy holds 4 items where 6 are needed"):
+        aim(xy2[:, :2].copy(), *good[1:])
+    with pytest.raises(ValueError, match="rng must be a one-dimensional float64 array"):
+        aim(*good[:5], args["rng"].astype(np.float32), *good[6:])
+    with pytest.raises(ValueError, match="unheld holds 2 items where 3 are needed"):
+        aim(*good[:9], no[:2], *good[10:])
+    with pytest.raises(ValueError, match="eng must be a writable one-dimensional int64 array"):
+        ro = args["eng"].copy()
+        ro.flags.writeable = False
+        aim(*good[:10], ro, *good[11:])
+    with pytest.raises(ValueError, match="dx must be a writable C-contiguous float64 array"):
+        aim(*good[:13], np.empty(6)[::2], *good[14:])
+
+
+@st.composite
+def _lookers(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(st.integers(1, 20))
+    sc = np.array(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n))), dtype=np.int64)
+    m = len(sc)
+    floats = st.lists(_coord, min_size=n, max_size=n)
+    return {
+        "sc": sc, "found": np.array(draw(st.lists(st.one_of(st.just(-1), st.integers(0, n - 1)), min_size=m,
+                                                  max_size=m)), dtype=np.int64),
+        "gap": np.array(draw(st.lists(st.one_of(st.just(math.inf), st.floats(-5.0, 10.0), st.floats(-5.0, 1e12)),
+                                      min_size=m, max_size=m))),
+        "loop": draw(st.integers(0, 1 << 20)), "xy2": np.array([draw(floats), draw(floats)]),
+        "radius": _gathered(np.array(draw(st.lists(st.sampled_from([0.375, 0.5, 1.0]), min_size=n, max_size=n)))),
+        "speed": _gathered(np.array(draw(st.lists(st.sampled_from([0.0, 2.25, 1e-9]), min_size=n, max_size=n)))),
+        "max_speed": draw(st.sampled_from([0.0, 2.9531, 1e-12])),
+        "tag": _gathered(np.arange(100, 100 + n, dtype=np.int64)), "eng": _gathered(np.zeros(n, np.int64)),
+        "scan": _gathered(np.zeros(n, np.int64)), "tgt": np.full(n, -1, np.int64),
+        "tsafe": np.full(n, -1, np.int64), "dx": np.zeros(n), "dy": np.zeros(n), "d_edge": np.zeros(n)}
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(lookers=_lookers())
+def test_engage_writes_what_the_lookers_found_as_the_python_twin_does(lookers: dict[str, Any]) -> None:
+    """Found and not; hostiles closing in or not (a wait of inf, capped); gaps below one loop."""
+    out = []
+    for run in (T._engage, _native().engage):
+        args = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in lookers.items()}
+        run(*args.values())
+        out.append([args[k].tobytes() for k in ("eng", "scan", "tgt", "tsafe", "dx", "dy", "d_edge")])
+    assert out[0] == out[1]
+
+
+@needs_native
+def test_engage_names_bad_input() -> None:
+    n3, i3 = np.zeros(3), np.zeros(3, np.int64)
+    xy2 = np.zeros((2, 3))
+
+    def engage(sc: list[int], found: list[int], gap: list[float], eng: np.ndarray = i3) -> None:
+        _native().engage(np.array(sc), np.array(found), np.array(gap), 5, xy2, n3, n3, 1.0, i3, eng, i3.copy(),
+                         i3.copy(), i3.copy(), n3.copy(), n3.copy(), n3.copy())
+    with pytest.raises(ValueError, match=r"sc\[0\] or found\[0\] is no row of 3 units"):
+        engage([3], [0], [0.0])
+    with pytest.raises(ValueError, match=r"sc\[1\] or found\[1\] is no row of 3 units"):
+        engage([0, 1], [0, -2], [0.0, 0.0])
+    with pytest.raises(ValueError, match=r"gap\[0\] is NaN"):
+        engage([0], [-1], [math.nan])
+    with pytest.raises(ValueError, match="found holds 2 items where 1 are needed"):
+        engage([0], [0, 1], [0.0])
+    with pytest.raises(ValueError, match="eng must be one-dimensional"):
+        engage([0], [1], [0.0], np.zeros((3, 1), np.int64))
+    with pytest.raises(ValueError, match="eng must be a writable one-dimensional int64 array"):
+        engage([0], [1], [0.0], np.zeros(3))
+
+
+# ------------------------------------------------------------------ Targeting.nearest
+_TYPES = [D.MARINE, D.MARAUDER, D.ZERGLING, D.ROACH, D.LARVA, MEDIVAC, D.SCV]
+
+
+@st.composite
+def _world(draw: st.DrawFn) -> tuple[World, np.ndarray]:
+    w = World(MapSpec("Test", 64, 64, (0, 0, 64, 64)))
+    types = draw(st.lists(st.sampled_from(_TYPES), min_size=1, max_size=4, unique=True))
+    for t in types:
+        for owner in draw(st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=3, unique=True)):
+            k = draw(st.integers(1, 30))
+            pts = draw(st.lists(st.tuples(st.integers(2, 60), st.integers(2, 60)), min_size=k, max_size=k))
+            w.spawn(t, owner, [float(p[0]) for p in pts], [float(p[1]) for p in pts])  # (ties: equal distances)
+    if draw(st.booleans()):
+        w.spawn(D.BEACON_TERRAN, NEUTRAL_OWNER, [32.0], [32.0])
+    n = len(w.u)
+    rows = np.array(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=min(n, 60)))), dtype=np.int64)
+    return w, rows
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(world_rows=_world())
+def test_nearest_finds_the_targets_the_python_matrices_find(world_rows: tuple[World, np.ndarray]) -> None:
+    """With few units and many (one masked matrix; one per owner), one owner and several, one
+    radius and several, types that cannot hit some others and units that cannot attack."""
+    w, rows = world_rows
+    best_c, dist_c = w.targeting.nearest(rows)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(T, "_native", None)
+        best_py, dist_py = w.targeting.nearest(rows)
+    assert best_c.tolist() == best_py.tolist()
+    assert dist_c.tobytes() == dist_py.tobytes()
+
+
+@needs_native
+def test_nearest_hostile_names_bad_input() -> None:
+    x = np.array([1.0, 2.0, 9.0])
+    ti = np.array([TYPES.row(D.MARINE)] * 3)
+    owner = np.array([1, 2, 2])
+    best, dist = np.empty(1, np.int64), np.empty(1)
+    f = _native().nearest_hostile
+    f(x, x, np.full(3, 0.5), ti, owner, np.array([0]), np.array([0, 1, 2]), 0.5, TYPES.can_hit, best, dist)
+    assert best.tolist() == [1] and dist.tolist() == [math.sqrt(2.0) - 1.0]
+    with pytest.raises(ValueError, match="cols.2. is no row of a unit of a known type"):
+        f(x, x, np.full(3, 0.5), ti, owner, np.array([0]), np.array([0, 1, 3]), 0.5, TYPES.can_hit, best, dist)
+    with pytest.raises(ValueError, match="rows.0. is no row of a unit of a known type"):
+        f(x, x, np.full(3, 0.5), ti, owner, np.array([-1]), np.array([1]), 0.5, TYPES.can_hit, best, dist)
+    with pytest.raises(ValueError, match="can_hit must be a square table"):
+        f(x, x, np.full(3, 0.5), ti, owner, np.array([0]), np.array([1]), 0.5, TYPES.can_hit[:5], best, dist)
+    with pytest.raises(ValueError, match="best holds 1 items where 2 are needed"):
+        f(x, x, np.full(3, 0.5), ti, owner, np.array([0, 1]), np.array([1]), 0.5, TYPES.can_hit, best, dist)
+    with pytest.raises(ValueError, match="ti must be a one-dimensional int64 array"):
+        f(x, x, np.full(3, 0.5), ti.astype(np.int32), owner, np.array([0]), np.array([1]), 0.5, TYPES.can_hit,
+          best, dist)
+
+
+# ------------------------------------------------------------------ Targeting._unseen
+_cell = st.one_of(st.integers(-3, 23).map(float), st.integers(-6, 46).map(lambda k: k / 2),
+                  st.floats(-3.0, 23.0, allow_nan=False))
+
+
+def _unseen_both(xy2: np.ndarray, tgt: np.ndarray, sight: np.ndarray, ground: np.ndarray,
+                 level: np.ndarray) -> tuple[list[int], list[int]]:
+    dxy = xy2.take(tgt, axis=1) - xy2
+    h, w = level.shape
+    py = T._unseen_candidates(xy2, tgt, dxy[0], dxy[1], sight, ground, level, np.array(((w - 1,), (h - 1,))))
+    out = np.empty(len(tgt), np.int64)
+    k = _native().unseen_candidates(xy2, tgt, dxy[0], dxy[1], sight, ground, level, w, h, out)
+    return py.tolist(), out[:k].tolist()
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**16), pts=st.lists(st.tuples(_cell, _cell), min_size=1, max_size=16), data=st.data())
+def test_unseen_candidates_are_the_python_ones(seed: int, pts: list[tuple[float, float]],
+                                               data: st.DataObject) -> None:
+    """Off the map (clipped cells), on cell lines, uphill, downhill and level; near and far."""
+    n = len(pts)
+    level = np.random.default_rng(seed).integers(0, 3, (17, 20)).astype(np.int8)
+    xy2 = np.array([[p[0] for p in pts], [p[1] for p in pts]])
+    tgt = np.array(data.draw(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n)), dtype=np.int64)
+    sight = _gathered(np.array(data.draw(st.lists(st.sampled_from([0.0, 3.0, 9.0]), min_size=n, max_size=n))))
+    ground = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    py, c = _unseen_both(xy2, tgt, sight, ground, level)
+    assert py == c
+
+
+@needs_native
+def test_unseen_candidates_finds_uphill_and_far_targets_and_names_bad_input() -> None:
+    level = np.zeros((4, 6), dtype=np.int8)
+    level[:, 3:] = 1
+    xy2 = np.array([[0.5, 4.5, 1.5, 0.5], [0.5, 0.5, 3.5, 3.9]])
+    tgt = np.array([1, 0, 3, -1])
+    py, c = _unseen_both(xy2, tgt, np.full(4, 9.0), np.ones(4, dtype=bool), level)
+    assert py == c == [0]  # (0 looks uphill at 1; 1 looks down at 0; 2 and 3 stand level)
+    py, c = _unseen_both(xy2, tgt, np.full(4, 1.0), np.zeros(4, dtype=bool), level)
+    assert py == c == [0, 1, 2]  # (flying: uphill does not count; beyond sight does)
+    f = _native().unseen_candidates
+    dx, sight, ground, out = np.zeros(4), np.full(4, 9.0), np.ones(4, dtype=bool), np.empty(4, np.int64)
+    with pytest.raises(ValueError, match="tgt.0. = 4 is no row of 4 units"):
+        f(xy2, np.array([4, 0, 0, 0]), dx, dx, sight, ground, level, 6, 4, out)
+    with pytest.raises(ValueError, match="level holds 24 items where 28 are needed"):
+        f(xy2, tgt, dx, dx, sight, ground, level, 7, 4, out)
+    with pytest.raises(ValueError, match="level must be a C-contiguous int8 array"):
+        f(xy2, tgt, dx, dx, sight, ground, level.astype(np.int16), 6, 4, out)
+    with pytest.raises(ValueError, match="positive"):
+        f(xy2, tgt, dx, dx, sight, ground, level, 0, 4, out)
+    with pytest.raises(ValueError, match="position of unit 1 is not finite"):
+        f(np.array([[0.5, math.nan, 1.5, 0.5], [0.5, 0.5, 3.5, 3.9]]), tgt, dx, dx, sight, ground, level, 6, 4, out)
+
+
+# ------------------------------------------------------------------ Workers.place_walkers
+def _job(ox: float, oy: float, tx: float, ty: float, t0: int, path: list[tuple[float, float]] | None) -> W.Job:
+    j = W.Job(phase=W.WALK_RES, worker=D.SCV, ox=ox, oy=oy, tx=tx, ty=ty, t0=t0)
+    j.length = math.hypot(tx - ox, ty - oy)
+    j.total = W.leg_loops(j.length)
+    if path is not None:
+        pts = np.array(path)
+        seg = pts - np.concatenate(([[ox, oy]], pts[:-1]))
+        j.path, j.cum = pts, np.hypot(seg[:, 0], seg[:, 1]).cumsum()
+    return j
+
+
+_spot = st.one_of(st.integers(0, 40).map(float), st.floats(0.0, 40.0, allow_nan=False))
+
+
+@st.composite
+def _walkers(draw: st.DrawFn) -> list[W._Walker]:
+    k = draw(st.integers(1, 12))
+    rows = draw(st.permutations(range(16)))[:k]
+    out = []
+    for r in rows:
+        ox, oy, tx, ty = (draw(_spot) for _ in range(4))
+        path = None
+        if draw(st.booleans()):  # (repeated points: legs of length 0)
+            path = draw(st.lists(st.tuples(_spot, _spot), min_size=1, max_size=5)) + [(tx, ty)]
+        out.append(W._walker(r, _job(ox, oy, tx, ty, draw(st.integers(0, 50)), path)))
+    return out
+
+
+def _place_both(walkers: list[W._Walker], loop: int) -> tuple[bytes, bytes]:
+    xs, ys = W._walker_positions(walkers, loop)
+    x_py, y_py = np.zeros(16), np.zeros(16)
+    idx = [w[0] for w in walkers]
+    x_py[idx], y_py[idx] = xs, ys
+    x_c, y_c = np.zeros(16), np.zeros(16)
+    _native().place_walkers(walkers, float(loop), x_c, y_c, W._HALF_ACC, W._ACC_DIST, W._SCV_SPEED, W._T_ACC)
+    return (x_py.tobytes() + y_py.tobytes()), (x_c.tobytes() + y_c.tobytes())
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(walkers=_walkers(), loop=st.integers(0, 400))
+def test_place_walkers_puts_walkers_where_the_python_loop_does(walkers: list[W._Walker], loop: int) -> None:
+    """Before the walk, speeding up, at full speed, slowing down, arrived; straight and along paths."""
+    py, c = _place_both(walkers, loop)
+    assert py == c
+
+
+@needs_native
+def test_place_walkers_at_path_corners_and_names_bad_input() -> None:
+    j = _job(0.0, 0.0, 6.0, 4.0, 0, [(3.0, 0.0), (3.0, 0.0), (6.0, 4.0)])
+    w = W._walker(2, j)
+    for s in (0.0, 1.5, 3.0, 5.0, 8.0, 9.0):  # (each corner exactly, between them, past the end)
+        # (a walk of "length" s and no duration: already s along the path)
+        done = w[:6] + (s, 0.0) + w[8:]
+        py, c = _place_both([done], 10)
+        assert py == c
+    f = _native().place_walkers
+    x = np.zeros(4)
+    consts = (W._HALF_ACC, W._ACC_DIST, W._SCV_SPEED, W._T_ACC)
+    with pytest.raises(ValueError, match="row 9 is no row of 4 units"):
+        f([(9,) + w[1:]], 5.0, x, x.copy(), *consts)
+    with pytest.raises(ValueError, match="a walker must be a tuple of 11 items"):
+        f([w[:10]], 5.0, x, x.copy(), *consts)
+    with pytest.raises(ValueError, match="a path must be"):
+        f([w[:10] + (([], []),)], 5.0, x, x.copy(), *consts)
+    with pytest.raises(ValueError, match="a path's points must be"):
+        f([w[:10] + (([1.0], [[1.0, 2.0]]),)], 5.0, x, x.copy(), *consts)
+    with pytest.raises(TypeError):
+        f([w[:3] + ("far",) + w[4:]], 5.0, x, x.copy(), *consts)
+    with pytest.raises(ValueError, match="x must be a writable C-contiguous float64 array"):
+        f([w], 5.0, np.zeros(8)[::2], x, *consts)
+
+
+# ------------------------------------------------------------------ a whole game
+class _Counting:
+    """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
+
+    def __init__(self, native: ModuleType) -> None:
+        self.native = native
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        f = getattr(self.native, name)
+
+        def counted(*args: Any) -> Any:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return f(*args)
+        return counted
+
+
+def _game_digest() -> str:
+    """A game on a ladder map: workers mining, and two armies of Marines, Zerglings and Medivacs
+    fighting by player 1's start, across its cliff."""
+    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)
+    req.player_setup.add(type=sc_pb.Participant)
+    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=5)
+    g = Game.create(req)
+    assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
+    (sx, sy) = g.scenario.starts[1]  # type: ignore[attr-defined]
+    debug = sc_pb.RequestDebug()
+    for unit_type, owner, dy, quantity in ((D.MARINE, 1, 4.0, 8), (MEDIVAC, 1, 0.0, 2), (D.ZERGLING, 2, -8.0, 10),
+                                           (D.MARINE, 2, -12.0, 6), (MEDIVAC, 2, -12.0, 1)):
+        create = debug.debug.add().create_unit
+        create.unit_type, create.owner, create.quantity = unit_type, owner, quantity
+        create.pos.x, create.pos.y = sx + 2.0, sy + dy
+    g.debug(1, debug)
+    digest = hashlib.sha256()
+    for _ in range(30):
+        g.step(16)
+        digest.update(g.observation_bytes(1, sc_pb.RequestObservation()))
+    return digest.hexdigest()
+
+
+@needs_native
+def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting = _Counting(_native())
+    monkeypatch.setattr(T, "_native", counting)
+    monkeypatch.setattr(W, "_native", counting)
+    with_c = _game_digest()
+    assert counting.calls.get("aim", 0) > 300 and counting.calls.get("place_walkers", 0) > 300
+    assert counting.calls.get("nearest_hostile", 0) > 0 and counting.calls.get("unseen_candidates", 0) > 300
+    assert counting.calls.get("engage", 0) > 0
+    monkeypatch.setattr(T, "_native", None)
+    monkeypatch.setattr(W, "_native", None)
+    assert _game_digest() == with_c
