@@ -277,6 +277,8 @@ static PyMethodDef methods[] = {
     {"nearest_cell", py_nearest_cell, METH_VARARGS, nearest_cell_doc},
     {"pending_movers", py_pending_movers, METH_VARARGS, pending_movers_doc},
     {"skip_candidates", py_skip_candidates, METH_VARARGS, skip_candidates_doc},
+    {"resume_waypoint", py_resume_waypoint, METH_VARARGS, resume_waypoint_doc},
+    {"below_roots", py_below_roots, METH_VARARGS, below_roots_doc},
     {"seen_cells", py_seen_cells, METH_VARARGS, seen_cells_doc},
     {"sees_points", py_sees_points, METH_VARARGS, sees_points_doc},
     {"sweep_pairs", py_sweep_pairs, METH_VARARGS, sweep_pairs_doc},

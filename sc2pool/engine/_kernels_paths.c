@@ -3,6 +3,8 @@
  * look_ahead: the chasers' look along their straight line to the target (Pathing.chase in
  * sc2pool/engine/sim/systems/pathing.py); pending_movers and skip_candidates: the point movers
  * that plan a path and that may skip a waypoint (Pathing.pending and Pathing.skip_ahead there);
+ * resume_waypoint: where a point mover joins a path planned before (_resume_at there);
+ * below_roots: the nodes a distance field repairs (_below_roots in sc2pool/engine/terrain/pathing.py);
  * nearest_cell: the window search of PathFinder._nearest_free in
  * sc2pool/engine/terrain/pathing.py.  Each twin does the same double
  * operations in the same order as its Python twin (tests/engine/test_kernels_paths.py).
@@ -12,7 +14,7 @@
 #define PATHS_LOOKAHEAD 4.0  /* sim/systems/pathing.py's LOOKAHEAD */
 #define PATHS_SKIP 1.0       /* sim/systems/pathing.py's SKIP */
 
-/* numpy's array kinds as the buffer protocol names them: 'd' float64, 'q' int64, '?' bool. */
+/* numpy's array kinds as the buffer protocol names them: 'd' float64, 'q' int64, 'i' int32, '?' bool. */
 static int paths_format_is(const char *fmt, char kind) {
     if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
     if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
@@ -20,13 +22,13 @@ static int paths_format_is(const char *fmt, char kind) {
     return fmt[0] == kind;
 }
 
-/* Borrow an array of `kind` ('d', 'q' or '?'): C-contiguous (read flat, whatever its shape) or, when
+/* Borrow an array of `kind` ('d', 'q', 'i' or '?'): C-contiguous (read flat, whatever its shape) or, when
  * `strided`, one-dimensional with any stride (a row of the unit store's int block, which is not
  * always C-ordered); 0 with a ValueError naming `what` otherwise. */
 static int paths_get_vec(PyObject *obj, Py_buffer *view, char kind, int strided, int writable, const char *what) {
-    Py_ssize_t size = kind == '?' ? 1 : 8;
+    Py_ssize_t size = kind == '?' ? 1 : kind == 'i' ? 4 : 8;
     int flags = (strided ? PyBUF_STRIDES : PyBUF_C_CONTIGUOUS) | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    const char *type = kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool";
+    const char *type = kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool";
     if (PyObject_GetBuffer(obj, view, flags) < 0) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "%s must be a %s%s %s array", what, strided ? "one-dimensional" : "C-contiguous",
@@ -319,5 +321,175 @@ done_h:
     PyBuffer_Release(&hv);
 done_r:
     PyBuffer_Release(&rv);
+    return result;
+}
+
+/* Squared distances at least this much apart (relative) order their hypot()s the same way: the
+ * squares round by a few units in 1e-16 and numpy's hypot by about one, so only the squares of
+ * waypoints this close to equally near leave the choice to numpy's hypot. */
+#define PATHS_TIE 1e-9
+/* Below this a square may have lost its relative precision to underflow. */
+#define PATHS_TINY 1e-280
+
+/* The index of the waypoint (px[i], py[i]) nearest to (x, y) as the argmin of numpy's hypot
+ * would find it (the first of equally near ones), told without a hypot: by the squared
+ * distances, when the nearest one's square is below every other by more than PATHS_TIE; -1
+ * otherwise (a near tie, or a square that is not a plain finite number), which numpy decides. */
+static Py_ssize_t paths_nearest_waypoint(const double *pts, Py_ssize_t k, double x, double y) {
+    double best = INFINITY;
+    Py_ssize_t bi = -1;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        double dx = pts[2 * i] - x, dy = pts[2 * i + 1] - y;
+        double s = dx * dx + dy * dy;
+        if (isnan(s)) return -1;
+        if (s < best) {
+            best = s;
+            bi = i;
+        }
+    }
+    if (bi < 0 || best < PATHS_TINY) return -1;
+    double tie = best * (1.0 + PATHS_TIE);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (i == bi) continue;
+        double dx = pts[2 * i] - x, dy = pts[2 * i + 1] - y;
+        if (dx * dx + dy * dy <= tie) return -1;
+    }
+    return bi;
+}
+
+PyDoc_STRVAR(resume_waypoint_doc,
+"resume_waypoint(pts, x, y, free, sat, w, h, nearest) -> int\n\n"
+"The index of the waypoint of ``pts`` (float64 (k, 2), C order) nearest to (x, y), or of the one\n"
+"after it, that (x, y) sees along a free line on the grid ``free`` (the later one first; ``sat``:\n"
+"its blocked cells' summed-area table, as segment_free takes them); -1 when it sees neither: the\n"
+"compiled twin of sc2pool.engine.sim.systems.pathing._resume_at.  ``nearest``: the nearest\n"
+"waypoint's index, or -1 to find it here; -2 when it is too near a tie to be told without numpy's\n"
+"hypot (then ask again with the argmin of that hypot as ``nearest``).");
+
+static PyObject *py_resume_waypoint(PyObject *self, PyObject *args) {
+    PyObject *pts_obj, *free_obj, *sat_obj;
+    Py_ssize_t w, h, nearest;
+    double x, y;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OddOOnnn:resume_waypoint", &pts_obj, &x, &y, &free_obj, &sat_obj, &w, &h, &nearest))
+        return NULL;
+    if (w <= 0 || h <= 0) {
+        PyErr_SetString(PyExc_ValueError, "resume_waypoint: the grid's width and height must be positive");
+        return NULL;
+    }
+    Py_buffer pv, fv, sv;
+    if (!paths_get_vec(pts_obj, &pv, 'd', 0, 0, "resume_waypoint: pts")) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t k = pv.len / 8;
+    if (pv.ndim != 2 || pv.shape[1] != 2 || k == 0) {
+        PyErr_SetString(PyExc_ValueError, "resume_waypoint: pts must hold (k, 2) points, k > 0");
+        goto done_p;
+    }
+    k /= 2;
+    if (nearest < -1 || nearest >= k) {
+        PyErr_Format(PyExc_ValueError, "resume_waypoint: nearest %zd is not one of the %zd waypoints", nearest, k);
+        goto done_p;
+    }
+    if (!get_grid(free_obj, &fv, w * h, "resume_waypoint: free")) goto done_p;
+    if (!get_grid(sat_obj, &sv, (w + 1) * (h + 1) * (Py_ssize_t)sizeof(int), "resume_waypoint: sat")) goto done_f;
+    {
+        const double *pts = pv.buf;
+        Py_ssize_t i = nearest >= 0 ? nearest : paths_nearest_waypoint(pts, k, x, y);
+        Py_ssize_t found = -1;
+        if (i < 0) {
+            found = -2;
+        } else {
+            for (Py_ssize_t j = i + 1; j >= i; j--) {
+                if (j >= k) continue;
+                if (!finite4(x, y, pts[2 * j], pts[2 * j + 1])) goto done_s;
+                int r = segment_free((const unsigned char *)fv.buf, (const int *)sv.buf, (long)w, (long)h, x, y,
+                                     pts[2 * j], pts[2 * j + 1]);
+                if (r < 0) goto done_s;
+                if (r) {
+                    found = j;
+                    break;
+                }
+            }
+        }
+        result = PyLong_FromSsize_t(found);
+    }
+done_s:
+    PyBuffer_Release(&sv);
+done_f:
+    PyBuffer_Release(&fv);
+done_p:
+    PyBuffer_Release(&pv);
+    return result;
+}
+
+PyDoc_STRVAR(below_roots_doc,
+"below_roots(pred, roots, out) -> None\n\n"
+"Sets ``out`` (bool per node) to whether the node's way down the shortest-path forest ``pred``\n"
+"(int32 per node: the next node, negative at a tree's root) passes a node of ``roots`` (int64),\n"
+"itself included: the compiled twin of sc2pool.engine.terrain.pathing._below_roots.");
+
+static PyObject *py_below_roots(PyObject *self, PyObject *args) {
+    PyObject *pred_obj, *roots_obj, *out_obj;
+    Py_buffer pv, rv, ov;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO:below_roots", &pred_obj, &roots_obj, &out_obj)) return NULL;
+    if (!paths_get_vec(pred_obj, &pv, 'i', 0, 0, "below_roots: pred")) return NULL;
+    PyObject *result = NULL;
+    unsigned char *state = NULL;
+    Py_ssize_t *walk = NULL;
+    if (!paths_get_vec(roots_obj, &rv, 'q', 0, 0, "below_roots: roots")) goto done_p;
+    if (!paths_get_vec(out_obj, &ov, '?', 0, 1, "below_roots: out")) goto done_r;
+    {
+        Py_ssize_t n = pv.len / 4, nr = rv.len / 8;
+        if (ov.len != n) {
+            PyErr_Format(PyExc_ValueError, "below_roots: out holds %zd items where pred has %zd", ov.len, n);
+            goto done_o;
+        }
+        const int *pred = pv.buf;
+        const long long *roots = rv.buf;
+        unsigned char *out = ov.buf;
+        /* per node: 0 not known yet, 1 below a root, 2 not, 3 on the walk being followed */
+        state = calloc((size_t)n + 1, 1);
+        walk = malloc(sizeof(Py_ssize_t) * ((size_t)n + 1));
+        if (state == NULL || walk == NULL) {
+            PyErr_NoMemory();
+            goto done_o;
+        }
+        for (Py_ssize_t i = 0; i < nr; i++) {
+            if (roots[i] < 0 || roots[i] >= n) {
+                PyErr_Format(PyExc_ValueError, "below_roots: roots[%zd] = %lld is not a node", i, roots[i]);
+                goto done_o;
+            }
+            state[roots[i]] = 1;
+        }
+        for (Py_ssize_t v = 0; v < n; v++) {
+            /* follow v's way down until a node whose answer is known; every node on it shares that answer */
+            Py_ssize_t len = 0, u = v;
+            unsigned char got = 2;
+            while (state[u] == 0) {
+                state[u] = 3;
+                walk[len++] = u;
+                int p = pred[u];
+                if (p < 0) break;
+                if (p >= n) {
+                    PyErr_Format(PyExc_ValueError, "below_roots: pred[%zd] = %d is not a node", u, p);
+                    goto done_o;
+                }
+                u = p;
+            }
+            if (state[u] == 1) got = 1; /* (3: a tree's root reached, or a loop: below no root) */
+            for (Py_ssize_t i = 0; i < len; i++) state[walk[i]] = got;
+            out[v] = state[v] == 1;
+        }
+        result = Py_NewRef(Py_None);
+    }
+done_o:
+    PyBuffer_Release(&ov);
+done_r:
+    PyBuffer_Release(&rv);
+done_p:
+    PyBuffer_Release(&pv);
+    free(state);
+    free(walk);
     return result;
 }

@@ -1,8 +1,10 @@
 """Path following's compiled kernels (sc2pool/engine/_kernels_paths.c) against their Python twins:
 the chasers' look ahead (``look_ahead``, sim/systems/pathing.py's ``_look_ahead``), the point
-movers that plan and that may skip a waypoint (``pending_movers``, ``skip_candidates``) and the
-nearest free cell's window search (``nearest_cell``, terrain/pathing.py's ``_nearest_cell``); and a
-game of chasers on a ladder map played both ways.
+movers that plan and that may skip a waypoint (``pending_movers``, ``skip_candidates``), where a
+mover joins a path planned before (``resume_waypoint``, ``_resume_at``), the nearest free cell's
+window search (``nearest_cell``, terrain/pathing.py's ``_nearest_cell``) and the nodes a distance
+field repairs (``below_roots``, ``_below_roots`` there); and a game of chasers on a ladder map
+played both ways.
 """
 
 from __future__ import annotations
@@ -280,6 +282,146 @@ def test_pending_movers_and_skip_candidates_name_bad_input() -> None:
         _native().skip_candidates(np.array([0, 1, 8]), hxy, wp, we)
 
 
+# ---------------------------------------------------------------- resume_waypoint
+
+
+class _PyLayer:
+    """A radius class's grid as ``_resume_at`` reads it, with the Python segment test."""
+
+    def __init__(self, free: np.ndarray) -> None:
+        self.free = free
+        h, w = free.shape
+        self.pf = type("_Size", (), {"width": w, "height": h})()
+        self.sat = P._sat_cells(P._blocked_sat(free))
+        self.rows = free.tolist()
+
+    def segment_free(self, ax: float, ay: float, bx: float, by: float) -> bool:
+        return P._segment_free(self.sat, self.rows, self.pf.width, self.pf.height, ax, ay, bx, by)
+
+
+def _resumes(free: np.ndarray, pts: np.ndarray, x: float, y: float) -> tuple[int | None, int | None]:
+    """``_resume_at``'s answer and the compiled one's, asked as ``Pathing._resume`` asks it."""
+    layer = _PyLayer(free)
+    py = SP._resume_at(pts, x, y, layer)  # type: ignore[arg-type]
+    grid = (layer.free, layer.sat, layer.pf.width, layer.pf.height)
+    c = _native().resume_waypoint(pts, x, y, *grid, -1)
+    if c == -2:
+        c = _native().resume_waypoint(pts, x, y, *grid, SP._nearest_waypoint(pts, x, y))
+    return py, None if c < 0 else c
+
+
+_path = st.lists(st.tuples(_coord, _coord), min_size=1, max_size=12)
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**16), blocks=st.integers(0, 200), pts=_path, x=_coord, y=_coord)
+def test_resume_waypoint_picks_the_waypoint_the_python_picks(seed: int, blocks: int, pts: list[tuple[float, float]],
+                                                             x: float, y: float) -> None:
+    py, c = _resumes(_grid(seed, 40, 36, blocks), np.array(pts, dtype=float), x, y)
+    assert py == c
+
+
+@needs_native
+def test_resume_waypoint_on_ties_and_near_ties() -> None:
+    free = np.ones((12, 12), dtype=bool)
+    free[6, 4:8] = False  # a wall under the unit
+    # four waypoints equally near (5.5, 5.5): the first one; a copy of the nearest one; one a hair nearer
+    square = np.array([[5.5, 3.5], [7.5, 5.5], [3.5, 5.5], [5.5, 7.5]])
+    assert _resumes(free, square, 5.5, 5.5) == (1, 1)  # (the one after the first is seen)
+    assert _resumes(free, square[::-1].copy(), 5.5, 5.5) == (1, 1)
+    twice = np.array([[1.0, 1.0], [9.0, 9.0], [9.0, 9.0], [2.0, 2.0]])
+    assert _resumes(free, twice, 9.25, 9.0) == (2, 2)
+    hair = np.array([[5.5, 7.5], [5.5, 3.5 + 1e-15], [1.5, 1.5]])  # (index 0's next one is seen too)
+    assert _resumes(free, hair, 5.5, 5.5) == (2, 2)
+    assert _resumes(free, np.array([[5.5, 5.5]]), 5.5, 5.5) == (0, 0)  # on its only waypoint
+    blocked = np.array([[5.5, 8.5], [5.5, 10.5]])  # behind the wall: seen neither
+    assert _resumes(free, blocked, 5.5, 5.2) == (None, None)
+    assert _resumes(free, np.array([[5.5, 3.5], [30.0, 3.5]]), 5.5, 5.5) == (0, 0)  # the next one off the grid
+    assert _resumes(free, np.array([[5.5, 3.5]]), -1.0, 5.5) == (None, None)  # the unit off the grid
+
+
+@needs_native
+def test_resume_waypoint_names_bad_input() -> None:
+    layer = _PyLayer(_grid(1, 8, 6, 0))
+    pts = np.array([[1.0, 1.0], [2.0, 2.0]])
+    grid = (layer.free, layer.sat, 8, 6)
+    with pytest.raises(ValueError, match=r"pts must hold \(k, 2\) points"):
+        _native().resume_waypoint(np.zeros((0, 2)), 1.0, 1.0, *grid, -1)
+    with pytest.raises(ValueError, match=r"pts must hold \(k, 2\) points"):
+        _native().resume_waypoint(np.zeros(4), 1.0, 1.0, *grid, -1)
+    with pytest.raises(ValueError, match="pts must be a C-contiguous float64 array"):
+        _native().resume_waypoint(np.zeros((2, 4))[:, ::2], 1.0, 1.0, *grid, -1)
+    with pytest.raises(ValueError, match="pts must be a float64 array"):
+        _native().resume_waypoint(pts.astype(np.float32), 1.0, 1.0, *grid, -1)
+    with pytest.raises(ValueError, match="nearest 2 is not one of the 2 waypoints"):
+        _native().resume_waypoint(pts, 1.0, 1.0, *grid, 2)
+    with pytest.raises(ValueError, match="free holds 48 bytes where the grid needs 63"):
+        _native().resume_waypoint(pts, 1.0, 1.0, layer.free, layer.sat, 9, 7, -1)
+    with pytest.raises(ValueError, match="sat holds"):
+        _native().resume_waypoint(pts, 1.0, 1.0, layer.free, np.zeros(5, np.int32), 8, 6, -1)
+    with pytest.raises(ValueError, match="positive"):
+        _native().resume_waypoint(pts, 1.0, 1.0, layer.free, layer.sat, 0, 6, -1)
+    with pytest.raises(ValueError, match="finite"):
+        _native().resume_waypoint(pts, math.nan, 1.0, *grid, 0)
+
+
+# ---------------------------------------------------------------- below_roots
+
+
+def _forest(seed: int, n: int, trees: int) -> np.ndarray:
+    """int32 per node: the next node down a random shortest-path forest (scipy's -9999 at each
+    tree's root and at nodes it did not reach)."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    pred = np.full(n, P._UNREACHED, dtype=np.int32)
+    for k in range(min(trees, n), n):  # (each node hangs below one earlier in the order)
+        pred[order[k]] = order[rng.integers(0, k)]
+    return pred
+
+
+def _below(pred: np.ndarray, roots: np.ndarray) -> tuple[list[bool], list[bool]]:
+    out = np.zeros(len(pred), dtype=bool)
+    _native().below_roots(pred, roots, out)
+    return P._below_roots(pred, roots).tolist(), out.tolist()
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(1, 300), trees=st.integers(1, 20), k=st.integers(0, 12))
+def test_below_roots_marks_the_nodes_the_pointer_jumping_marks(seed: int, n: int, trees: int, k: int) -> None:
+    pred = _forest(seed, n, trees)
+    roots = np.random.default_rng(seed + 1).integers(0, n, k).astype(np.int64)  # (repeats too)
+    py, c = _below(pred, roots)
+    assert py == c
+
+
+@needs_native
+def test_below_roots_on_a_chain_and_without_roots() -> None:
+    chain = np.array([-9999, 0, 1, 2, 3, -1, 5], dtype=np.int32)  # 4 -> 3 -> 2 -> 1 -> 0; 6 -> 5
+    assert _below(chain, np.array([2]))[1] == [False, False, True, True, True, False, False]
+    assert _below(chain, np.array([6, 0]))[1] == [True, True, True, True, True, False, True]
+    assert _below(chain, np.zeros(0, np.int64)) == ([False] * 7, [False] * 7)
+    assert _below(np.zeros(0, np.int32), np.zeros(0, np.int64)) == ([], [])
+
+
+@needs_native
+def test_below_roots_names_bad_input() -> None:
+    pred, out = np.array([-1, 0, 1], dtype=np.int32), np.zeros(3, dtype=bool)
+    with pytest.raises(ValueError, match="below_roots: pred must be a int32 array"):
+        _native().below_roots(pred.astype(np.int64), np.array([1]), out)
+    with pytest.raises(ValueError, match="below_roots: roots must be a int64 array"):
+        _native().below_roots(pred, np.array([1], dtype=np.int32), out)
+    with pytest.raises(ValueError, match="below_roots: out holds 2 items where pred has 3"):
+        _native().below_roots(pred, np.array([1]), out[:2])
+    with pytest.raises(ValueError, match="below_roots: out must be a C-contiguous writable bool array"):
+        _native().below_roots(pred, np.array([1]), np.zeros(6, dtype=bool)[::2])
+    with pytest.raises(ValueError, match=r"below_roots: roots\[1\] = 3 is not a node"):
+        _native().below_roots(pred, np.array([1, 3]), out)
+    with pytest.raises(ValueError, match=r"below_roots: pred\[2\] = 7 is not a node"):
+        _native().below_roots(np.array([-1, 0, 7], dtype=np.int32), np.array([0]), out)
+
+
 # ---------------------------------------------------------------- a game both ways
 
 
@@ -289,6 +431,7 @@ class _Counting:
 
     def __init__(self, native: ModuleType) -> None:
         self.native, self.looks, self.blocked, self.nearest, self.pending, self.skips = native, 0, 0, 0, 0, 0
+        self.resumes, self.repairs = 0, 0
 
     def look_ahead(self, *args: Any) -> bool:
         self.looks += 1
@@ -309,6 +452,15 @@ class _Counting:
         got = list(self.native.skip_candidates(*args))
         self.skips += len(got)
         return got
+
+    def resume_waypoint(self, *args: Any) -> int:
+        got = int(self.native.resume_waypoint(*args))
+        self.resumes += got >= 0
+        return got
+
+    def below_roots(self, *args: Any) -> None:
+        self.repairs += 1
+        self.native.below_roots(*args)
 
     def __getattr__(self, name: str) -> Any:  # the other kernels
         return getattr(self.native, name)
@@ -367,7 +519,7 @@ def test_a_game_of_chasers_plays_the_same_with_and_without_the_kernels(monkeypat
     monkeypatch.setattr(SP, "_native", counting)
     with_c = _game_digest()
     assert counting.looks > 100 and counting.blocked > 0 and counting.nearest > 0
-    assert counting.pending > 100 and counting.skips > 0
+    assert counting.pending > 100 and counting.skips > 0 and counting.resumes > 0 and counting.repairs > 0
     monkeypatch.setattr(P, "_native", None)
     monkeypatch.setattr(SP, "_native", None)
     assert _game_digest() == with_c

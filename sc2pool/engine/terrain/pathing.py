@@ -384,17 +384,12 @@ class _Layer:
         roots = np.concatenate([blocked, self._bad_steps(f.pred, near)])
         if roots.size == 0:
             return True
-        # every node below a root in the shortest-path forest (pointer jumping)
-        jump = np.append(np.where(f.pred >= 0, f.pred, n), n)
-        hit = np.zeros(n + 1, dtype=bool)
-        hit[roots] = True
-        while True:
-            hit |= hit[jump]
-            nxt = jump[jump]
-            if np.array_equal(nxt, jump):
-                break
-            jump = nxt
-        affected = hit[:n]
+        # every node below a root in the shortest-path forest
+        if _native is not None:
+            affected = np.empty(n, dtype=bool)
+            _native.below_roots(f.pred, roots, affected)
+        else:
+            affected = _below_roots(f.pred, roots)
         count = int(affected.sum())
         if count > n // 4:
             return False
@@ -484,6 +479,23 @@ class _Layer:
         if len(self.fields) > FIELD_CACHE:
             self.fields.popitem(last=False)
         return f
+
+
+def _below_roots(pred: np.ndarray, roots: np.ndarray) -> np.ndarray:
+    """bool per node: whether the node's way down the shortest-path forest ``pred`` (the next node,
+    negative at a tree's root) passes a node of ``roots``, itself included (pointer jumping).  The
+    Python twin of the compiled ``below_roots`` (:mod:`sc2pool.engine.kernels`)."""
+    n = len(pred)
+    jump = np.append(np.where(pred >= 0, pred, n), n)
+    hit = np.zeros(n + 1, dtype=bool)
+    hit[roots] = True
+    while True:
+        hit |= hit[jump]
+        nxt = jump[jump]
+        if np.array_equal(nxt, jump):
+            break
+        jump = nxt
+    return hit[:n]
 
 
 def _crosses(pts: tuple[tuple[float, float], ...], cell: int, width: int, box: tuple[int, int, int, int]) -> bool:

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from sc2pool.engine.maps import MapSpec
     from sc2pool.engine.sim.world import World
     from sc2pool.engine.terrain import PathFinder
+    from sc2pool.engine.terrain.pathing import _Layer
 
 _F_WX = FLOAT_FIELDS.index("wx")
 """The store's float row of ``wx`` (``wy``, ``ex``, ``ey`` follow it)."""
@@ -298,6 +299,22 @@ def _pending_movers(kind: np.ndarray, point_kinds: np.ndarray, wp: np.ndarray, s
     need &= speed > 0
     need &= eng == 0
     return need
+
+
+def _nearest_waypoint(pts: np.ndarray, x: float, y: float) -> int:
+    """The index of the waypoint of ``pts`` nearest to (x, y) (the first of equally near ones)."""
+    return int(np.hypot(pts[:, 0] - x, pts[:, 1] - y).argmin())
+
+
+def _resume_at(pts: np.ndarray, x: float, y: float, layer: _Layer) -> int | None:
+    """The index of the waypoint of ``pts`` nearest to (x, y), or the one after it, that (x, y)
+    sees along a free line on ``layer`` (the later one first); None when it sees neither.  The
+    Python twin of the compiled ``resume_waypoint`` (:mod:`sc2pool.engine.kernels`)."""
+    i = _nearest_waypoint(pts, x, y)
+    for j in (i + 1, i):
+        if j < len(pts) and layer.segment_free(x, y, float(pts[j, 0]), float(pts[j, 1])):
+            return j
+    return None
 
 
 def _skip_candidates(rows: np.ndarray, hxy: np.ndarray, wp: np.ndarray, we: np.ndarray) -> list[int]:
@@ -631,12 +648,13 @@ class Pathing:
             else:
                 rad = float(u.radius[r])
                 finder = self.finder_of(r)
+                layer = finder._layer(rad)
                 key = (tx, ty, rad, bool(_JUMPER_LUT[u.ti[r]]))  # (Reapers share only Reapers' paths)
                 got = None
                 old = self.paths.get(tag)
                 was = self._targets.get(tag)
                 if old is not None and was is not None and abs(was[0] - tx) + abs(was[1] - ty) <= MOVED_GOAL:
-                    j = self._resume(old, x, y, rad, finder)
+                    j = self._resume(old, x, y, layer)
                     if j is not None:
                         if was != (tx, ty):  # the point moved a little: its last leg goes there instead
                             old = self._retarget(old, j, x, y, tx, ty, rad, finder)
@@ -644,7 +662,7 @@ class Pathing:
                             got = (old, j)
                 if got is None:
                     for other in reversed(shared.get(key, ())):
-                        j = self._resume(other, x, y, rad, finder)
+                        j = self._resume(other, x, y, layer)
                         if j is not None:
                             got = (other, j)
                             break
@@ -679,15 +697,18 @@ class Pathing:
         out[-1] = (tx, ty)
         return out
 
-    def _resume(self, pts: np.ndarray, x: float, y: float, radius: float, finder: PathFinder) -> int | None:
+    @staticmethod
+    def _resume(pts: np.ndarray, x: float, y: float, layer: _Layer) -> int | None:
         """The index of the waypoint of ``pts`` nearest to (x, y), or the one after it, that
-        (x, y) sees along a free line (the later one first); None when it sees neither."""
-        d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
-        i = int(d.argmin())
-        for j in (i + 1, i):
-            if j < len(pts) and _sees(finder, radius, x, y, float(pts[j, 0]), float(pts[j, 1])):
-                return j
-        return None
+        (x, y) sees along a free line of ``layer`` (the later one first); None when it sees
+        neither (:func:`_resume_at`)."""
+        if _native is None:
+            return _resume_at(pts, x, y, layer)
+        grid = (layer.free, layer.sat, layer.pf.width, layer.pf.height)
+        j: int = _native.resume_waypoint(pts, x, y, *grid, -1)
+        if j == -2:  # (waypoints too near equally near: numpy's hypot tells them apart)
+            j = _native.resume_waypoint(pts, x, y, *grid, _nearest_waypoint(pts, x, y))
+        return None if j < 0 else j
 
     def skip_ahead(self, rows: np.ndarray, hxy: np.ndarray) -> None:
         """Point movers ``rows`` within ``SKIP`` of a waypoint that is not their last head for the
