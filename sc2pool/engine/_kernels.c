@@ -267,6 +267,7 @@ done_xy:
 
 #include "_kernels_paths.c"
 #include "_kernels_targeting.c"
+#include "_kernels_encode.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -296,6 +297,7 @@ static PyMethodDef methods[] = {
     {"nearest_hostile", py_nearest_hostile, METH_VARARGS, nearest_hostile_doc},
     {"unseen_candidates", py_unseen_candidates, METH_VARARGS, unseen_candidates_doc},
     {"place_walkers", py_place_walkers, METH_VARARGS, place_walkers_doc},
+    {"encode_units", py_encode_units, METH_VARARGS, encode_units_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,6 +49,7 @@ from s2clientprotocol import debug_pb2, query_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.maps import TERRAIN_Z
 from sc2pool.engine.scenarios import SCENARIOS, Scenario
 from sc2pool.engine.scenarios.base import (
@@ -654,16 +655,20 @@ class Game:
             for i, b in zip(single.tolist(), pieces, strict=True):
                 tail[i] = b + tail[i]
         rows = None if keep is None else keep.nonzero()[0]
-        tails: list[list[bytes]] = []
-        if tail is not None:  # per encoded unit: its orders and extra fields
-            tails.append(tail if rows is None else list(map(tail.__getitem__, rows.tolist())))
-        if snapshot is not None:  # (appended last: a later scalar field wins)
-            tails.append(list(map(_SNAPSHOT_TAIL.__getitem__, (snapshot if rows is None else snapshot[rows]).tolist())))
         m = self.scenario.map
         z = m.z(u.x, u.y) if m.has_terrain else TERRAIN_Z
         facing = u.facing % _TWO_PI
         hp = np.maximum(u.hp, 0.0)
         cd = np.where(mine, np.maximum(u.cd, 0.0), 0.0)
+        if _native is not None:  # (the same bytes; ``mine`` is the units of ``player_id``, as it takes them)
+            return _native.encode_units(u.tag, u.ti, u.unit_id, u.owner, player_id, NEUTRAL_OWNER, u.x, u.y, z, facing,
+                                        u.radius, hp, TYPES.hp_max, u.shield, TYPES.sh_max, cd, rows, tail, snapshot,
+                                        _SNAPSHOT)
+        tails: list[list[bytes]] = []
+        if tail is not None:  # per encoded unit: its orders and extra fields
+            tails.append(tail if rows is None else list(map(tail.__getitem__, rows.tolist())))
+        if snapshot is not None:  # (appended last: a later scalar field wins)
+            tails.append(list(map(_SNAPSHOT_TAIL.__getitem__, (snapshot if rows is None else snapshot[rows]).tolist())))
         if n <= SMALL:  # (snapshots among few units)
             ti = u.ti
             return encode_units(u.tag, _alliance(mine, u.owner), u.unit_id, u.owner, u.x, u.y, z, facing, u.radius,

@@ -476,10 +476,11 @@ class Workers:
         if not self.jobs:
             return
         u = self.w.u
-        rows = u.rows(np.fromiter(self.jobs, dtype=np.int64, count=len(self.jobs)))
-        owners = np.where(rows >= 0, u.owner[rows], -1).tolist()
-        for (tag, job), owner in zip(self.jobs.items(), owners, strict=True):
-            if owner == player:
+        row_of = u.row_index()  # (kept while the set of units stays: cheaper than searching the tags)
+        owner_of = u.owner.tolist()
+        for tag, job in self.jobs.items():
+            r = row_of.get(tag)
+            if r is not None and owner_of[r] == player:
                 b = self.job_bytes(job)
             elif job.carry:
                 b = carry_buff_bytes(job.carry_gas)
