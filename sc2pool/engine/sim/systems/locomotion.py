@@ -69,118 +69,68 @@ class Locomotion:
         segment (finishing orders on arrival), units with a target out of range chase it (to
         weapon range, followers to touching); a walker blocked by a unit that will not make way
         side-steps round it.  ``has_t``, ``in_range``, ``follow``, ``tsafe``, ``xy2``: what
-        targeting resolved this loop.
+        targeting resolved this loop (``xy2``: the (2, n) position view).
 
         Returns (whether anything moved, walkers, point-goal movers (mask and rows: empty
         when nobody walks), chasers, mobile units).
         """
         u = self.u
-        kind = u.kind
-        x, y = u.x, u.y
-        radius = u.radius
-        rng = u.range
-        r_all = self.w.unit_set_facts()[0]
-        speed = u.speed
-        mobile = speed > 0
-        to_point = POINT_KINDS[kind]
-        # (on booleans ``a > b`` is ``a & ~b``, in one operation)
-        point_goal = to_point > has_t
-        point_goal &= mobile
-        chase = has_t > in_range
-        chase &= kind != HOLD
-        chase &= mobile
-        walking = point_goal | chase
+        n = len(u)
+        masks = np.empty((4, n), dtype=bool)
+        rows = np.empty(n, dtype=np.int64)
+        walkers = _walkers if _native is None else _native.walkers
+        n_pg, n_ch = walkers(u.kind, POINT_KINDS, has_t, in_range, u.speed, HOLD, u.seg, u.slide, masks, rows)
+        point_goal, chase, walking, mobile = masks
         terrain = self.terrain
+        if terrain:  # new orders get their paths (attack-movers that chase plan again afterwards)
+            self.w.pathing.plan()
+        if not (n_pg or n_ch):
+            return False, walking, point_goal, _NO_ROWS, chase, mobile
+        # headings of every walker as the loop starts: movers to their goals, chasers to their
+        # targets; who is blocked is decided for all of them at once (one look at the touching
+        # pairs), before anybody moves
+        walkers_rows = rows[:n_pg + n_ch]
+        pg, m = walkers_rows[:n_pg], walkers_rows[n_pg:]
+        hp = np.empty((4, n_pg))  # per mover: the way to the end of its segment (x, y), where it stands
+        hxy = hp[:2]
+        md = np.empty((2, n_ch))  # per chaser: the way to its target
+        tm = np.empty(n_ch, dtype=np.int64)
+        stop_t = np.empty(n_ch) if terrain and n_ch else None
+        heads = _headings if _native is None else _native.headings
+        heads(walkers_rows, n_pg, self.steer, u.F, xy2, tsafe, POINT_KINDS, u.kind, u.wp if terrain else None,
+              u.range, u.radius, follow, hp, md, tm, stop_t)
         cap: np.ndarray | None = None
         dist: np.ndarray | None = None
-        if terrain:  # new orders get their paths; attack-movers that chase plan again afterwards
-            self.w.pathing.plan()
-            to_point &= chase
-            to_point &= u.wp >= 0
-            u.wp[to_point] = -1
-        u.seg[~point_goal] = -1  # a straight move to a point restarts from wherever it resumes
-        u.slide[~walking] = 0.0  # going round a blocker lasts while the walk does
+        if terrain:
+            self.w.pathing.skip_ahead(pg, hxy)
+            if stop_t is not None:  # a chaser whose straight way is blocked heads down a path instead
+                md, cap, dist = self.w.pathing.chase(loop, m, tm, md, stop_t)
+        if n_pg and n_ch:
+            blocked_all = self._blocked_ahead(loop, walkers_rows, np.concatenate((hxy, md), axis=1), walking, n_pg)
+            blocked, blocked_ch = blocked_all[:n_pg], blocked_all[n_pg:]
+        elif n_ch:
+            blocked_ch = self._blocked_ahead(loop, m, md, walking, 0)
+        else:
+            blocked = self._blocked_ahead(loop, pg, hxy, walking, n_pg)
         moved = False
-        n_pg = _count(point_goal)
-        n_ch = _count(chase)
-        if n_pg or n_ch:
-            # headings of every walker as the loop starts: movers to their goals, chasers to their
-            # targets; who is blocked is decided for all of them at once (one look at the touching
-            # pairs), before anybody moves
-            pg = point_goal.nonzero()[0]
-            st = self.steer
-            hxy = u.F[st:st + 2].take(pg, axis=1)  # from each mover to the end of its segment
-            hxy -= xy2.take(pg, axis=1)
-            if terrain:
-                self.w.pathing.skip_ahead(pg, hxy)
-            if n_ch:
-                m = chase.nonzero()[0]
-                tm = tsafe[m]
-                pm = xy2.take(m, axis=1)
-                md = xy2.take(tm, axis=1)
-                md -= pm
-                rng_m, r_m = rng[m], radius[m]
-                follow_m = follow[m] if follow is not None else None
-                if terrain:  # a chaser whose straight way is blocked heads down a path instead
-                    r_tm = radius[tm]
-                    stop_t = rng_m + r_m + r_tm - 0.01
-                    if follow_m is not None:
-                        stop_t = np.where(follow_m, r_m + r_tm, stop_t)
-                    md, cap, dist = self.w.pathing.chase(loop, m, tm, md, stop_t)
-                if n_pg:
-                    blocked_all = self._blocked_ahead(loop, np.concatenate((pg, m)), np.concatenate((hxy, md), axis=1),
-                                                      walking, int(n_pg))
-                    blocked, blocked_ch = blocked_all[:n_pg], blocked_all[n_pg:]
-                else:
-                    blocked_ch = self._blocked_ahead(loop, m, md, walking, 0)
-            else:
-                blocked = self._blocked_ahead(loop, pg, hxy, walking, int(n_pg))
         if n_pg:
-            hx, hy = hxy[0], hxy[1]
-            n_blocked = _count(blocked)
-            if n_blocked:
-                b = pg[blocked]
-                bx, by = x[b], y[b]
-            moved |= self.move_to_points(pg, loop, loop - 1, clamp=False)
-            if n_blocked:  # side-step round the blocker instead of walking into it
-                hb = np.hypot(hx[blocked], hy[blocked])
-                step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * u.slide[b]
-                x[b] = bx - hy[blocked] * step
-                y[b] = by + hx[blocked] * step
-                u.seg[b] = -1
+            moved = self.move_to_points(pg, loop, loop - 1, clamp=False)
+            if _count(blocked):  # side-step round the blocker instead of walking into it
+                hb = np.hypot(hxy[0][blocked], hxy[1][blocked])
+                side = _sidestep if _native is None else _native.sidestep
+                side(pg, blocked, hp, hb, u.speed, u.slide, u.seg, xy2)
         if n_ch:
-            mdx, mdy = md[0], md[1]
-            if dist is None:
-                dist = np.sqrt(mdx * mdx + mdy * mdy)
-            # chasers stop once in range, followers once touching
-            rr = r_all + r_all if r_all == r_all else r_m + radius[tm]
-            stop_at = rng_m + rr - 0.01
-            if follow_m is not None and _count(follow_m):
-                stop_at = np.where(follow_m, rr, stop_at)
-            stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
-            if terrain and cap is not None:  # (no further than the path's next waypoint)
-                stepd = np.minimum(stepd, cap)
-            go = stepd > 1e-9
-            n_go = _count(go)
+            hd = np.empty((2, n_ch))  # the chasers' headings, round their blockers
+            go = np.empty(n_ch, dtype=bool)
+            step = _chase_step if _native is None else _native.chase_step
+            n_go = step(m, tm, md, dist, cap, u.range, u.radius, self.w.unit_set_facts()[0], follow, u.speed, u.slide,
+                        blocked_ch, xy2, hd, go)
             if n_go:
                 moved = True
-                every = n_go == len(m)  # (the common case: no masking needed)
-                scale = stepd / dist if every else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
-                if _count(blocked_ch):  # blocked chasers side-step round the blocker instead
-                    turn = md[::-1] * u.slide[m]  # (-slide * mdy, slide * mdx)
-                    np.negative(turn[0], out=turn[0])
-                    md = np.where(blocked_ch, turn, md)
-                    mdx, mdy = md[0], md[1]
-                to = md * scale
-                to += pm
-                x[m] = to[0]
-                y[m] = to[1]
-                heading = np.arctan2(mdy, mdx) % _TWO_PI
-                u.facing[m] = heading if every else np.where(go, heading, u.facing[m])
+                heading = np.arctan2(hd[1], hd[0]) % _TWO_PI
+                u.facing[m] = heading if n_go == n_ch else np.where(go, heading, u.facing[m])
         if moved or n_pg:  # (movers and chasers at once: neither step reads the other's positions)
             self.clamp()
-        if not (n_pg or n_ch):
-            pg = _NO_ROWS
         return moved, walking, point_goal, pg, chase, mobile
 
     def move_to_points(self, m: np.ndarray, loop: int, start: int, clamp: bool = True) -> bool:
@@ -419,3 +369,114 @@ def _blocked_ahead(m: np.ndarray, hxy: np.ndarray, rows2: np.ndarray, vec: np.nd
     pull = np.bincount(i, away, minlength=len(m))
     fresh = out & (slide[m] == 0.0)
     slide[m[fresh]] = np.where(pull[fresh] >= 0.0, 1.0, -1.0)
+
+
+def _walkers(kind: np.ndarray, point_kinds: np.ndarray, has_t: np.ndarray, in_range: np.ndarray, speed: np.ndarray,
+             hold_kind: int, seg: np.ndarray, slide: np.ndarray, masks: np.ndarray, rows: np.ndarray) -> tuple[int, int]:
+    """Who walks this loop, the Python twin of the compiled ``walkers``
+    (:mod:`sc2pool.engine.kernels`): writes per unit row ``masks`` (the point-goal movers:
+    a point order, no target; the chasers: a target out of range, not holding; the walkers:
+    either; the mobile units) and ``rows`` (the movers' rows, then the chasers', each
+    ascending); a straight move to a point restarts (``seg`` -1) from wherever it resumes and
+    going round a blocker (``slide``) lasts while the walk does.  Returns the numbers of
+    movers and chasers."""
+    mobile = np.greater(speed, 0, out=masks[3])
+    # (on booleans ``a > b`` is ``a & ~b``, in one operation)
+    point_goal = np.greater(point_kinds[kind], has_t, out=masks[0])
+    point_goal &= mobile
+    chase = np.greater(has_t, in_range, out=masks[1])
+    chase &= kind != hold_kind
+    chase &= mobile
+    walking = np.bitwise_or(point_goal, chase, out=masks[2])
+    seg[~point_goal] = -1
+    slide[~walking] = 0.0
+    pg, m = point_goal.nonzero()[0], chase.nonzero()[0]
+    n_pg, n_ch = len(pg), len(m)
+    rows[:n_pg] = pg
+    rows[n_pg:n_pg + n_ch] = m
+    return n_pg, n_ch
+
+
+def _headings(rows: np.ndarray, n_pg: int, steer: int, f: np.ndarray, xy2: np.ndarray, tsafe: np.ndarray,
+              point_kinds: np.ndarray, kind: np.ndarray, wp: np.ndarray | None, rng: np.ndarray, radius: np.ndarray,
+              follow: np.ndarray | None, hp: np.ndarray, md: np.ndarray, tm: np.ndarray,
+              stop_t: np.ndarray | None) -> None:
+    """The walkers' headings as the loop starts, the Python twin of the compiled ``headings``
+    (:mod:`sc2pool.engine.kernels`): ``rows`` holds the first ``n_pg`` walkers, movers to a
+    point, then chasers.  Writes per mover ``hp`` (the way from it to the end of its segment,
+    rows ``steer`` and ``steer + 1`` of the float block ``f``, then where it stands), per
+    chaser its target ``tm`` (``tsafe``) and ``md`` (the way to it); a chaser with a point order
+    (``point_kinds`` of its ``kind``) on a path (``wp`` >= 0, when given) leaves the path.
+    ``stop_t``, when given: per chaser the distance at which it stops (weapon range, touching
+    for ``follow``ers)."""
+    pg, m = rows[:n_pg], rows[n_pg:]
+    pxy = xy2.take(pg, axis=1)
+    np.subtract(f[steer:steer + 2].take(pg, axis=1), pxy, out=hp[:2])
+    hp[2:] = pxy
+    tm[:] = tsafe[m]
+    np.subtract(xy2.take(tm, axis=1), xy2.take(m, axis=1), out=md)
+    if wp is not None:
+        back = point_kinds[kind[m]]
+        back &= wp[m] >= 0
+        wp[m[back]] = -1
+    if stop_t is not None:
+        r_m, r_tm = radius[m], radius[tm]
+        stop = rng[m] + r_m + r_tm - 0.01
+        if follow is not None:
+            stop = np.where(follow[m], r_m + r_tm, stop)
+        stop_t[:] = stop
+
+
+def _sidestep(pg: np.ndarray, blocked: np.ndarray, hp: np.ndarray, hb: np.ndarray, speed: np.ndarray,
+              slide: np.ndarray, seg: np.ndarray, xy2: np.ndarray) -> None:
+    """Blocked movers side-step round their blockers, the Python twin of the compiled
+    ``sidestep`` (:mod:`sc2pool.engine.kernels`): the movers ``pg`` marked ``blocked`` step
+    ``speed`` to their ``slide`` side of their heading (``hp``, with the lengths ``hb`` of the
+    blocked ones' headings) from where they stood (``hp``), into ``xy2``; their segments
+    restart."""
+    b = pg[blocked]
+    hx, hy, bx, by = hp[:, blocked]
+    step = np.where(hb > 0, speed[b] / np.where(hb > 0, hb, 1.0), 0.0) * slide[b]
+    xy2[0][b] = bx - hy * step
+    xy2[1][b] = by + hx * step
+    seg[b] = -1
+
+
+def _chase_step(m: np.ndarray, tm: np.ndarray, md: np.ndarray, dist: np.ndarray | None, cap: np.ndarray | None,
+                rng: np.ndarray, radius: np.ndarray, r_all: float, follow: np.ndarray | None, speed: np.ndarray,
+                slide: np.ndarray, blocked: np.ndarray, xy2: np.ndarray, hd: np.ndarray, go: np.ndarray) -> int:
+    """The chasers' step, the Python twin of the compiled ``chase_step``
+    (:mod:`sc2pool.engine.kernels`): chasers ``m`` heading ``md`` (of lengths ``dist``, found
+    here when None) for their targets ``tm`` step up to ``speed`` (and ``cap``, when given)
+    towards where they stop: weapon range (``rng``) plus both radii (``r_all`` twice when every
+    unit has that radius, not NaN), touching for ``follow``ers.  The ``blocked`` ones step to
+    their ``slide`` side instead.  Writes ``go`` (whether each steps), and when any does, each
+    one's heading ``hd`` and position (``xy2``, the non-steppers' unchanged).  Returns how many
+    step."""
+    mdx, mdy = md[0], md[1]
+    if dist is None:
+        dist = np.sqrt(mdx * mdx + mdy * mdy)
+    # chasers stop once in range, followers once touching
+    rr = r_all + r_all if r_all == r_all else radius[m] + radius[tm]
+    stop_at = rng[m] + rr - 0.01
+    if follow is not None:
+        follow_m = follow[m]
+        if _count(follow_m):
+            stop_at = np.where(follow_m, rr, stop_at)
+    stepd = np.minimum(speed[m], np.maximum(dist - stop_at, 0.0))
+    if cap is not None:  # (no further than the path's next waypoint)
+        stepd = np.minimum(stepd, cap)
+    np.greater(stepd, 1e-9, out=go)
+    n_go = int(_count(go))
+    if n_go:
+        scale = stepd / dist if n_go == len(m) else np.where(go, stepd / np.where(go, dist, 1.0), 0.0)
+        if _count(blocked):  # blocked chasers side-step round the blocker instead
+            turn = md[::-1] * slide[m]  # (-slide * mdy, slide * mdx)
+            np.negative(turn[0], out=turn[0])
+            md = np.where(blocked, turn, md)
+        hd[:] = md
+        to = md * scale
+        to += xy2.take(m, axis=1)
+        xy2[0][m] = to[0]
+        xy2[1][m] = to[1]
+    return n_go
