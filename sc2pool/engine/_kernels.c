@@ -268,6 +268,7 @@ done_xy:
 #include "_kernels_paths.c"
 #include "_kernels_targeting.c"
 #include "_kernels_encode.c"
+#include "_kernels_combat.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -302,6 +303,11 @@ static PyMethodDef methods[] = {
     {"unseen_candidates", py_unseen_candidates, METH_VARARGS, unseen_candidates_doc},
     {"place_walkers", py_place_walkers, METH_VARARGS, place_walkers_doc},
     {"encode_units", py_encode_units, METH_VARARGS, encode_units_doc},
+    {"heal_hurt", py_heal_hurt, METH_VARARGS, heal_hurt_doc},
+    {"heal_apply", py_heal_apply, METH_VARARGS, heal_apply_doc},
+    {"fire_ready", py_fire_ready, METH_VARARGS, fire_ready_doc},
+    {"burn_low", py_burn_low, METH_VARARGS, burn_low_doc},
+    {"grow_life", py_grow_life, METH_VARARGS, grow_life_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -107,6 +107,7 @@ import numpy as np
 from sc2pool.engine import data as D
 from sc2pool.engine.data import units as F
 from sc2pool.engine.data import versions
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.commands import (
     CANT_TARGET_THAT_UNIT,
     COOLDOWN,
@@ -358,6 +359,62 @@ class Lock:
     end: int
     last: int
     """The loop up to which its damage was dealt."""
+
+
+def _heals(hp: np.ndarray, rows: np.ndarray, tops: np.ndarray, x: np.ndarray, y: np.ndarray,
+           radius: np.ndarray, owner: np.ndarray, medivacs: np.ndarray, energies: list[float],
+           most: float) -> list[tuple[int, float]]:
+    """The heals of :meth:`Abilities._heal` (``native.heal_hurt`` and ``native.heal_apply`` are
+    the C twins, :func:`_heals_native`): each Medivac (rows ``medivacs``, their ``energies``)
+    with energy heals the nearest (edge to edge, the first of equals) unit of its player among
+    ``rows`` that is alive and below its maximum life ``tops``, if within ``HEAL_RANGE``: by
+    ``most``, what its life lacks or what its energy pays, whichever is least, into ``hp``,
+    Medivac by Medivac.  Returns (index in ``medivacs``, energy left) per heal done."""
+    life = hp[rows]
+    k = (life < tops).nonzero()[0]
+    if len(k):
+        k = k[life[k] > 0]
+    if not len(k):
+        return []
+    hurt = rows[k]
+    # every Medivac's distances to the hurt units, another player's left out (positions stay
+    # as they are while the heals below change life only); the nearest is the first at the
+    # least distance
+    d = (np.hypot(x[hurt] - x[medivacs][:, None], y[hurt] - y[medivacs][:, None])
+         - radius[hurt] - radius[medivacs][:, None])
+    d[owner[hurt] != owner[medivacs][:, None]] = np.inf
+    near = d.argmin(axis=1).tolist()
+    far = (d.min(axis=1) > HEAL_RANGE).tolist()
+    hurt_rows, hurt_tops = hurt.tolist(), tops[k].tolist()
+    done: list[tuple[int, float]] = []
+    for i, (e, j, out) in enumerate(zip(energies, near, far, strict=True)):
+        if e <= 0.0 or out:
+            continue
+        t = hurt_rows[j]
+        amount = min(most, hurt_tops[j] - float(hp[t]), e * HEAL_PER_ENERGY)
+        if amount <= 0:
+            continue
+        hp[t] += amount
+        done.append((i, e - amount / HEAL_PER_ENERGY))
+    return done
+
+
+def _heals_native(hp: np.ndarray, rows: np.ndarray, tops: np.ndarray, x: np.ndarray, y: np.ndarray,
+                  radius: np.ndarray, owner: np.ndarray, medivacs: np.ndarray, energies: list[float],
+                  most: float) -> list[tuple[int, float]]:
+    """:func:`_heals` by its C twins: the hurt units and the offsets to them, their lengths by
+    numpy's ``hypot`` (as :func:`_heals` takes them), then the heals."""
+    assert _native is not None
+    m, r = len(medivacs), len(rows)
+    idx = np.empty(2 * r, np.int64)
+    dxy = np.empty(2 * m * r)
+    c = _native.heal_hurt(hp, rows, tops, x, y, medivacs, idx, dxy)
+    if not c:
+        return []
+    mc = m * c
+    dist = np.hypot(dxy[:mc], dxy[mc:2 * mc])
+    return _native.heal_apply(dist, idx, c, tops, radius, owner, medivacs, energies, most, HEAL_PER_ENERGY,
+                              HEAL_RANGE, hp)
 
 
 @dataclass
@@ -1101,31 +1158,9 @@ class Abilities:
         if not any(e > 0.0 for e in energies):
             return
         rows, tops = self._heal_tops()
-        hp = u.hp[rows]
-        k = (hp < tops).nonzero()[0]
-        if len(k):
-            k = k[hp[k] > 0]
-        if not len(k):
-            return
-        hurt = rows[k]
-        # every Medivac's distances to the hurt units, another player's left out (positions stay
-        # as they are while the heals below change life only); the nearest is the first at the
-        # least distance
-        d = (np.hypot(u.x[hurt] - u.x[medivacs][:, None], u.y[hurt] - u.y[medivacs][:, None])
-             - u.radius[hurt] - u.radius[medivacs][:, None])
-        d[u.owner[hurt] != u.owner[medivacs][:, None]] = np.inf
-        near = d.argmin(axis=1).tolist()
-        far = (d.min(axis=1) > HEAL_RANGE).tolist()
-        hurt_rows, hurt_tops = hurt.tolist(), tops[k].tolist()
-        for (_, tag), e, j, out in zip(pairs, energies, near, far, strict=True):
-            if e <= 0.0 or out:
-                continue
-            t = hurt_rows[j]
-            amount = min(HEAL_PER_LOOP * dt, hurt_tops[j] - float(u.hp[t]), e * HEAL_PER_ENERGY)
-            if amount <= 0:
-                continue
-            u.hp[t] += amount
-            self._set(tag, e - amount / HEAL_PER_ENERGY)
+        for i, left in (_heals if _native is None else _heals_native)(
+                u.hp, rows, tops, u.x, u.y, u.radius, u.owner, medivacs, energies, HEAL_PER_LOOP * dt):
+            self._set(pairs[i][1], left)
             self._healing = True
 
     def _heal_tops(self) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from sc2pool.engine.data.units import (
     SPLASH_ENEMIES_ONLY,
     SPLASH_RINGS,
 )
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.units import EXPLODE, NEUTRAL_OWNER, TYPES, Deaths
 
 try:  # the C function behind np.count_nonzero, without its Python dispatch
@@ -68,6 +69,41 @@ _RINGS_ANY = np.zeros(len(TYPES.specs), dtype=bool)
 _RINGS_ANY[list(_RINGS) + list(_LINES) + list(_BOUNCES) + list(_SPAWNS)] = True
 _ATTACK = 23
 """The generic attack (Attack_Attack): what a spawned unit is sent to do where it landed."""
+
+
+def _ready(cd: np.ndarray, in_range: np.ndarray, kind: np.ndarray,
+           suicide: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cooldowns of :meth:`Combat.fire` (``native.fire_ready`` is the C twin,
+    :func:`_ready_native`): ``cd`` (loops until each weapon is ready, >= 0) counts down a loop in
+    place; a weapon that becomes ready part-way through the loop carries the fraction into its
+    next cooldown.  ``suicide``: per unit, None when no unit is a suicide attacker.
+
+    Returns (who fires: ``in_range`` and ready, but a suicide attacker when anyone blasts; who
+    was ordered to explode; who blasts: those and the suicide attackers that fire; whose weapon
+    was cooling; the cooldowns less a loop)."""
+    was_cooling = cd > 0.0
+    cdn = cd - 1.0
+    explode = kind == EXPLODE
+    fire = in_range & (cdn <= 0.0)
+    np.maximum(cdn, 0.0, out=cd)
+    if suicide is None:
+        return fire, explode, explode, was_cooling, cdn
+    blast = (fire & suicide) | explode
+    if _count(blast):  # (a suicide attacker that fired blasts instead)
+        fire &= ~suicide
+    return fire, explode, blast, was_cooling, cdn
+
+
+def _ready_native(cd: np.ndarray, in_range: np.ndarray, kind: np.ndarray,
+                  suicide: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_ready` by its C twin (which writes into arrays made here)."""
+    assert _native is not None
+    n = len(cd)
+    masks = np.empty((4, n), dtype=bool)
+    cdn = np.empty(n)
+    _native.fire_ready(cd, in_range, kind, EXPLODE, suicide, masks, cdn)
+    fire, explode, blast, was_cooling = masks
+    return fire, explode, blast, was_cooling, cdn
 
 
 class Combat:
@@ -108,22 +144,14 @@ class Combat:
         """
         u = self.u
         n = len(u)
-        # Cooldowns: ``cd`` is loops until the weapon is ready (>= 0).  A weapon that becomes ready
-        # part-way through this loop carries the fraction into its next cooldown.
-        was_cooling = u.cd > 0.0
-        cdn = u.cd - 1.0
-        explode = u.kind == EXPLODE
-        fire = in_range & (cdn <= 0.0)
-        np.maximum(cdn, 0.0, out=u.cd)
         damage: np.ndarray | None = None
         died: np.ndarray | None = None
-        any_suicide = self.w.unit_set_facts()[1]
-        blast = ((fire & u.suicide) | explode) if any_suicide else explode
+        fire, explode, blast, was_cooling, cdn = (_ready if _native is None else _ready_native)(
+            u.cd, in_range, u.kind, u.suicide if self.w.unit_set_facts()[1] else None)
         if _count(blast):
             damage = np.zeros(n)
             died = np.zeros(n, dtype=bool)
             self._explode(blast.nonzero()[0], damage, died)
-            fire &= ~u.suicide
         if _count(fire):
             if damage is None:
                 damage = np.zeros(n)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from sc2pool.engine import data as D
 from sc2pool.engine.data import tech
+from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.commands import (
     BUILD_TECH_REQUIREMENTS_NOT_MET,
     CANT_BUILD_ON_THAT,
@@ -37,6 +38,8 @@ from sc2pool.engine.sim.systems.workers import BUILDING, WALK_SITE, Job
 from sc2pool.engine.sim.units import TYPES
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from sc2pool.engine.sim.races import RaceRules
     from sc2pool.engine.sim.world import World
 
@@ -113,6 +116,30 @@ def price(ability: int) -> tuple[int, int]:
         return b.minerals, b.vespene
     spec = D.unit_spec(BUILDS[ability])
     return spec.minerals, spec.vespene
+
+
+def _note_loss(s: Structure, life: float) -> None:
+    """Add what the structure's life changed by since :meth:`Construction.life` last set it
+    (damage, healing; ``life``: its life now) to its ``life_lost``."""
+    if s.life_set >= 0:
+        s.life_lost += s.life_set - life
+
+
+def _grow(structures: dict[int, Structure], rows: dict[int, int], hp: np.ndarray, ti: np.ndarray,
+          now: int) -> None:
+    """The life of :meth:`Construction.life` (``native.grow_life`` is the C twin): every structure
+    under construction whose unit (row ``rows[tag]``) is alive gets the life of its progress at
+    loop ``now``, less what it lost meanwhile, into ``hp`` (``ti``: the units' type rows)."""
+    for s in structures.values():
+        if s.since >= 0 and not s.ready:
+            r = rows.get(s.tag, -1)
+            if r >= 0 and hp[r] > 0:  # (one at 0 dies with this loop's deaths)
+                _note_loss(s, float(hp[r]))
+                p = s.progress(now)
+                hp_max = float(TYPES.hp_max[ti[r]])
+                life = hp_max * (CONSTRUCTION_START_LIFE + (1 - CONSTRUCTION_START_LIFE) * p)
+                hp[r] = min(life - s.life_lost, hp_max) if s.life_lost else life
+                s.life_set = float(hp[r])
 
 
 class Construction:
@@ -309,7 +336,7 @@ class Construction:
         u = self.w.u
         r = u.row(s.tag)
         if r >= 0 and u.hp[r] > 0:
-            self._note_loss(s, r)
+            _note_loss(s, float(u.hp[r]))
             hp_max = float(TYPES.hp_max[u.ti[r]])
             u.hp[r] = hp_max - max(s.life_lost, 0.0) if s.life_lost else hp_max
             self.w.alerts.add(s.owner, ADDON_COMPLETE if s.unit_id in ADDON_TYPES else BUILDING_COMPLETE)
@@ -327,23 +354,11 @@ class Construction:
         only repair, regeneration or healing give it back: the growth adds to what is left
         rather than resetting it (else an SCV building a Command Center outheals any attack)."""
         u = self.w.u
-        now = self.w.events.now
-        for s in self.structures.values():
-            if s.since >= 0 and not s.ready:
-                r = u.row(s.tag)
-                if r >= 0 and u.hp[r] > 0:  # (one at 0 dies with this loop's deaths)
-                    self._note_loss(s, r)
-                    p = s.progress(now)
-                    hp_max = float(TYPES.hp_max[u.ti[r]])
-                    hp = hp_max * (CONSTRUCTION_START_LIFE + (1 - CONSTRUCTION_START_LIFE) * p)
-                    u.hp[r] = min(hp - s.life_lost, hp_max) if s.life_lost else hp
-                    s.life_set = float(u.hp[r])
-
-    def _note_loss(self, s: Structure, r: int) -> None:
-        """Add what the structure's life changed by since :meth:`life` last set it (damage, healing)
-        to its ``life_lost``."""
-        if s.life_set >= 0:
-            s.life_lost += s.life_set - float(self.w.u.hp[r])
+        if _native is None:
+            _grow(self.structures, u.row_index(), u.hp, u.ti, self.w.events.now)
+        else:
+            _native.grow_life(self.structures, u.row_index(), u.hp, u.ti, TYPES.hp_max, self.w.events.now,
+                              CONSTRUCTION_START_LIFE)
 
     # ------------------------------------------------------------------ observation
     def extras(self, player: int, parts: dict[int, bytes]) -> None:
