@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -14,19 +14,14 @@ import pytest
 from game_helpers import command, joined
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native, plays_the_same
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
 from sc2pool.engine import kernels
 from sc2pool.engine.sim.systems import collision as CO
 from sc2pool.engine.sim.systems.collision import Collision
-
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 class _Units:
@@ -331,21 +326,6 @@ def test_the_collision_kernels_name_bad_input() -> None:
         k.pair_shares(idx, np.ones(4), np.ones(4, np.int64), None, 0.25, out.view(np.int64))
 
 
-class _Counting:
-    """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
-
-    def __init__(self, native: ModuleType) -> None:
-        self.native, self.calls = native, 0
-
-    def __getattr__(self, name: str) -> Any:
-        fn = getattr(self.native, name)
-
-        def counted(*args: Any) -> Any:
-            self.calls += 1
-            return fn(*args)
-        return counted
-
-
 def _fight_digest() -> str:
     """Observations and unit fields of a pressed fight (both armies attack-moved into each other, Marines and
     Roaches: radii mixed) and a crowd sent through it."""
@@ -368,9 +348,4 @@ def _fight_digest() -> str:
 
 @needs_native
 def test_a_fight_plays_the_same_with_and_without_the_collision_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting = _Counting(_native())
-    monkeypatch.setattr(CO, "_native", counting)
-    with_c = _fight_digest()
-    assert counting.calls > 200
-    monkeypatch.setattr(CO, "_native", None)
-    assert _fight_digest() == with_c
+    assert sum(plays_the_same(monkeypatch, (CO,), _fight_digest).calls.values()) > 200

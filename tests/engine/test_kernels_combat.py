@@ -5,19 +5,17 @@ either way."""
 
 from __future__ import annotations
 
-import hashlib
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from s2clientprotocol import sc2api_pb2 as sc_pb
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native, plays_the_same, skirmish_digest
 
 from sc2pool.engine import data as D
-from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import abilities as A
 from sc2pool.engine.sim.systems import combat as C
@@ -25,14 +23,7 @@ from sc2pool.engine.sim.systems import construction as K
 from sc2pool.engine.sim.systems import repair as R
 from sc2pool.engine.sim.units import EXPLODE, TYPES
 
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
 MEDIVAC = 54
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 def _gathered(values: np.ndarray) -> np.ndarray:
@@ -309,58 +300,23 @@ def test_grow_life_grows_what_is_left_and_names_bad_input() -> None:
 
 
 # ------------------------------------------------------------------ a whole game
-class _Counting:
-    """The compiled module, counting the calls of each kernel (so the test knows they ran)."""
-
-    def __init__(self, native: ModuleType) -> None:
-        self.native = native
-        self.calls: dict[str, int] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        f = getattr(self.native, name)
-
-        def counted(*args: Any) -> Any:
-            self.calls[name] = self.calls.get(name, 0) + 1
-            return f(*args)
-        return counted
-
-
-def _game_digest() -> str:
-    """A game on a ladder map: Marines, Medivacs healing them, Zerglings and Banelings fighting by
-    player 1's start, whose Command Center burns below a third of its life; the Computer builds."""
-    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)
-    req.player_setup.add(type=sc_pb.Participant)
-    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=5)
-    g = Game.create(req)
-    assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
-    (sx, sy) = g.scenario.starts[1]  # type: ignore[attr-defined]
-    debug = sc_pb.RequestDebug()
-    for unit_type, owner, dy, quantity in ((D.MARINE, 1, 4.0, 8), (MEDIVAC, 1, 3.0, 2), (D.ZERGLING, 2, -8.0, 10),
-                                           (D.BANELING, 2, -9.0, 3), (D.MARINE, 2, -12.0, 6),
-                                           (MEDIVAC, 2, -12.0, 1)):
-        create = debug.debug.add().create_unit
-        create.unit_type, create.owner, create.quantity = unit_type, owner, quantity
-        create.pos.x, create.pos.y = sx + 2.0, sy + dy
-    g.debug(1, debug)
+def _burning_command_center(g: Game) -> None:
     u = g.world.u  # type: ignore[attr-defined]
     cc = int(np.flatnonzero((u.owner == 1) & TYPES.structure[u.ti])[0])
     u.hp[cc] = float(TYPES.hp_max[u.ti[cc]]) / 4
-    digest = hashlib.sha256()
-    for _ in range(30):
-        g.step(16)
-        digest.update(g.observation_bytes(1, sc_pb.RequestObservation()))
-    return digest.hexdigest()
+
+
+def _game_digest() -> str:
+    """Marines, Medivacs healing them, Zerglings and Banelings fighting by player 1's start, whose
+    Command Center burns below a third of its life; the Computer builds."""
+    return skirmish_digest(((D.MARINE, 1, 4.0, 8), (MEDIVAC, 1, 3.0, 2), (D.ZERGLING, 2, -8.0, 10),
+                            (D.BANELING, 2, -9.0, 3), (D.MARINE, 2, -12.0, 6), (MEDIVAC, 2, -12.0, 1)),
+                           _burning_command_center)
 
 
 @needs_native
 def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting = _Counting(_native())
-    for module in (A, C, K, R):
-        monkeypatch.setattr(module, "_native", counting)
-    with_c = _game_digest()
-    assert counting.calls.get("fire_ready", 0) > 50 and counting.calls.get("burn_low", 0) > 300
-    assert counting.calls.get("heal_hurt", 0) > 10 and counting.calls.get("heal_apply", 0) > 10
-    assert counting.calls.get("grow_life", 0) > 50
-    for module in (A, C, K, R):
-        monkeypatch.setattr(module, "_native", None)
-    assert _game_digest() == with_c
+    calls = plays_the_same(monkeypatch, (A, C, K, R), _game_digest).calls
+    assert calls.get("fire_ready", 0) > 50 and calls.get("burn_low", 0) > 300
+    assert calls.get("heal_hurt", 0) > 10 and calls.get("heal_apply", 0) > 10
+    assert calls.get("grow_life", 0) > 50

@@ -4,30 +4,22 @@ input, and the same game either way."""
 
 from __future__ import annotations
 
-import hashlib
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native, skirmish_digest
 from s2clientprotocol import raw_pb2
-from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import data as D
 from sc2pool.engine import game as game_mod
-from sc2pool.engine import kernels
-from sc2pool.engine.game import _SNAPSHOT, _SNAPSHOT_TAIL, Game, _alliance
+from sc2pool.engine.game import _SNAPSHOT, _SNAPSHOT_TAIL, _alliance
 from sc2pool.engine.sim import encode as E
 
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
 NEUTRAL = 16
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 def _gathered(values: np.ndarray) -> np.ndarray:
@@ -179,38 +171,22 @@ def test_encode_units_names_bad_input() -> None:
 
 # ------------------------------------------------------------------ a whole game
 def _game_digest() -> str:
-    """A melee game's first minutes on a ladder map against a Computer: workers mining and
-    building (orders, contents, harvester counts), structures seen and left as snapshots."""
-    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)
-    req.player_setup.add(type=sc_pb.Participant)
-    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=5)
-    g = Game.create(req)
-    assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
-    (sx, sy) = g.scenario.starts[1]  # type: ignore[attr-defined]
-    debug = sc_pb.RequestDebug()
-    for unit_type, owner, dy, quantity in ((D.MARINE, 1, 4.0, 8), (D.ZERGLING, 2, -8.0, 10)):
-        create = debug.debug.add().create_unit
-        create.unit_type, create.owner, create.quantity = unit_type, owner, quantity
-        create.pos.x, create.pos.y = sx + 2.0, sy + dy
-    g.debug(1, debug)
-    digest = hashlib.sha256()
-    for _ in range(30):
-        g.step(16)
-        digest.update(g.observation_bytes(1, sc_pb.RequestObservation()))
-    return digest.hexdigest()
+    """A melee game's first minutes against a Computer: workers mining and building (orders,
+    contents, harvester counts), structures seen and left as snapshots."""
+    return skirmish_digest(((D.MARINE, 1, 4.0, 8), (D.ZERGLING, 2, -8.0, 10)))
 
 
 @needs_native
 def test_a_game_observes_the_same_with_and_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
+    snapshots = []
     encode_units = _native().encode_units
 
     def counted(*args: Any) -> bytes:
-        calls.append(args[18] is not None)
+        snapshots.append(args[18] is not None)
         return encode_units(*args)
 
     monkeypatch.setattr(game_mod, "_native", type("Counting", (), {"encode_units": staticmethod(counted)}))
     with_c = _game_digest()
-    assert len(calls) == 30 and any(calls)  # (snapshots among them)
+    assert len(snapshots) == 30 and any(snapshots)  # (snapshots among them)
     monkeypatch.setattr(game_mod, "_native", None)
     assert _game_digest() == with_c

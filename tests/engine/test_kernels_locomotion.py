@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native
 from s2clientprotocol import sc2api_pb2 as sc_pb
 from test_game_api import command, joined
 
 from sc2pool.engine import data as D
-from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import locomotion as L
 from sc2pool.engine.sim.units import (
@@ -31,14 +32,7 @@ from sc2pool.engine.sim.units import (
     POINT_KINDS,
 )
 
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
 _F_X, _F_OX, _F_TX, _F_WX = (FLOAT_FIELDS.index(f) for f in ("x", "ox", "tx", "wx"))
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 # coordinates on the grid's lines, halves and in between, a few equal (zero-length segments,

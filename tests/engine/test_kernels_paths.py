@@ -18,19 +18,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import pathing as SP
 from sc2pool.engine.terrain import pathing as P
-
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 def _grid(seed: int, w: int, h: int, blocks: int) -> np.ndarray:

@@ -4,35 +4,25 @@ answers, bit for bit, on every input, and the same game either way."""
 
 from __future__ import annotations
 
-import hashlib
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from s2clientprotocol import sc2api_pb2 as sc_pb
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native, plays_the_same, skirmish_digest
 
 from sc2pool.engine import data as D
-from sc2pool.engine import kernels
-from sc2pool.engine.game import Game
 from sc2pool.engine.maps import MapSpec
 from sc2pool.engine.sim.systems import targeting as T
 from sc2pool.engine.sim.systems import workers as W
 from sc2pool.engine.sim.units import NEUTRAL_OWNER, TYPES
 from sc2pool.engine.sim.world import World
 
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
 MEDIVAC = 54
 """A flying unit that cannot attack: Zerglings cannot hit it, Marines can."""
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 def _gathered(values: np.ndarray) -> np.ndarray:
@@ -362,54 +352,16 @@ def test_place_walkers_at_path_corners_and_names_bad_input() -> None:
 
 
 # ------------------------------------------------------------------ a whole game
-class _Counting:
-    """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
-
-    def __init__(self, native: ModuleType) -> None:
-        self.native = native
-        self.calls: dict[str, int] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        f = getattr(self.native, name)
-
-        def counted(*args: Any) -> Any:
-            self.calls[name] = self.calls.get(name, 0) + 1
-            return f(*args)
-        return counted
-
-
 def _game_digest() -> str:
-    """A game on a ladder map: workers mining, and two armies of Marines, Zerglings and Medivacs
-    fighting by player 1's start, across its cliff."""
-    req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)
-    req.player_setup.add(type=sc_pb.Participant)
-    req.player_setup.add(type=sc_pb.Computer, race=1, difficulty=5)
-    g = Game.create(req)
-    assert g.join(sc_pb.RequestJoinGame(race=1)) == 1  # type: ignore[arg-type]
-    (sx, sy) = g.scenario.starts[1]  # type: ignore[attr-defined]
-    debug = sc_pb.RequestDebug()
-    for unit_type, owner, dy, quantity in ((D.MARINE, 1, 4.0, 8), (MEDIVAC, 1, 0.0, 2), (D.ZERGLING, 2, -8.0, 10),
-                                           (D.MARINE, 2, -12.0, 6), (MEDIVAC, 2, -12.0, 1)):
-        create = debug.debug.add().create_unit
-        create.unit_type, create.owner, create.quantity = unit_type, owner, quantity
-        create.pos.x, create.pos.y = sx + 2.0, sy + dy
-    g.debug(1, debug)
-    digest = hashlib.sha256()
-    for _ in range(30):
-        g.step(16)
-        digest.update(g.observation_bytes(1, sc_pb.RequestObservation()))
-    return digest.hexdigest()
+    """Workers mining, and two armies of Marines, Zerglings and Medivacs fighting by player 1's
+    start, across its cliff."""
+    return skirmish_digest(((D.MARINE, 1, 4.0, 8), (MEDIVAC, 1, 0.0, 2), (D.ZERGLING, 2, -8.0, 10),
+                            (D.MARINE, 2, -12.0, 6), (MEDIVAC, 2, -12.0, 1)))
 
 
 @needs_native
 def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting = _Counting(_native())
-    monkeypatch.setattr(T, "_native", counting)
-    monkeypatch.setattr(W, "_native", counting)
-    with_c = _game_digest()
-    assert counting.calls.get("aim", 0) > 300 and counting.calls.get("place_walkers", 0) > 300
-    assert counting.calls.get("nearest_hostile", 0) > 0 and counting.calls.get("unseen_candidates", 0) > 300
-    assert counting.calls.get("engage", 0) > 0
-    monkeypatch.setattr(T, "_native", None)
-    monkeypatch.setattr(W, "_native", None)
-    assert _game_digest() == with_c
+    calls = plays_the_same(monkeypatch, (T, W), _game_digest).calls
+    assert calls.get("aim", 0) > 300 and calls.get("place_walkers", 0) > 300
+    assert calls.get("nearest_hostile", 0) > 0 and calls.get("unseen_candidates", 0) > 300
+    assert calls.get("engage", 0) > 0

@@ -6,30 +6,24 @@ from __future__ import annotations
 
 import hashlib
 import math
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import native as _native
+from kernel_helpers import needs_native, plays_the_same
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import vision as V
 from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
 from sc2pool.engine.sim.units import TYPES
 
-needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
-
 FLYING_TI = int(np.nonzero(TYPES.is_flying)[0][0])
 GROUND_TI = int(np.nonzero(~TYPES.is_flying)[0][0])
-
-
-def _native() -> ModuleType:
-    assert kernels.native is not None
-    return kernels.native
 
 
 def _world(xs: list[float], ys: list[float], sights: list[float], flying: list[bool], owners: list[int],
@@ -232,21 +226,6 @@ def test_sees_points_takes_lists_and_names_bad_input() -> None:
         sees_points(seen, xs, np.array([1.0, np.inf]), level, 40, 36, *eyes)
 
 
-class _Counting:
-    """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
-
-    def __init__(self, native: ModuleType) -> None:
-        self.native, self.grids, self.points = native, 0, 0
-
-    def seen_cells(self, *args: Any) -> None:
-        self.grids += 1
-        self.native.seen_cells(*args)
-
-    def sees_points(self, *args: Any) -> None:
-        self.points += 1
-        self.native.sees_points(*args)
-
-
 def _game_digest() -> str:
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AcidPlantLE.SC2Map"), random_seed=4)
     req.player_setup.add(type=sc_pb.Participant)
@@ -269,9 +248,5 @@ def _game_digest() -> str:
 
 @needs_native
 def test_a_game_sees_the_same_with_and_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting = _Counting(_native())
-    monkeypatch.setattr(V, "_native", counting)
-    with_c = _game_digest()
-    assert counting.grids >= 60 and counting.points > 0
-    monkeypatch.setattr(V, "_native", None)
-    assert _game_digest() == with_c
+    calls = plays_the_same(monkeypatch, (V,), _game_digest).calls
+    assert calls.get("seen_cells", 0) >= 60 and calls.get("sees_points", 0) > 0
