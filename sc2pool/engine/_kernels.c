@@ -2,7 +2,9 @@
  *
  * Each function here computes exactly what its Python twin computes (named in its docstring), with
  * the same IEEE double operations in the same order, so a game plays the same with or without this
- * module; tests/engine/test_kernels.py holds the two against each other.  The module is optional:
+ * module; tests/engine/test_kernels*.py hold the two against each other.  The path finder's two
+ * loops are in this file; each engine area's twins are in its own _kernels_<area>.c, included below
+ * (one translation unit: the areas share the static helpers here).  The module is optional:
  * sc2pool/engine/kernels.py falls back to the Python twins when it was not built (no C compiler at
  * install time) or when SC2POOL_ENGINE_KERNELS=python.
  *

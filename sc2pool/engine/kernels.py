@@ -1,7 +1,8 @@
 """The engine's compiled kernels, or ``None`` where the pure-Python twins run.
 
-A handful of loops run thousands of times a game loop in plain Python (a segment's cells tested
-one by one, ...).  ``_kernels.c`` holds C twins of them that compute exactly the same answers, so
+Many small loops and numpy calls run thousands of times a game loop (a segment's cells tested one
+by one, the pairs of touching units, each eye's disc, ...).  ``_kernels.c`` and the
+``_kernels_<area>.c`` files it includes hold C twins of them that compute exactly the same answers, so
 a game plays identically either way; the C twins are built at install time when a C compiler is
 there (``setup.py``).  Callers test :data:`native` once per call site and otherwise run their
 Python function, which stays the reference the tests hold the C twin to.
