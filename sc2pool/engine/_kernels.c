@@ -124,6 +124,132 @@ static int segment_free(const unsigned char *grid, const int *sat, long w, long 
     return 1;
 }
 
+/* ---- Borrowing arrays: the one set of argument getters every area's kernels use. ----
+ *
+ * A kernel borrows its arrays into a kn_bufs and releases them all on every way out
+ * (kn_release).  Kinds: 'd' float64, 'q' int64, 'i' int32, 'b' int8, 'B' uint8, '?' bool.
+ * Counts: n >= 0 exactly n items; n < 0 at least -n - 1 items (KN_ANY: any number). */
+#define KN_MAX_BUFS 24 /* arrays one kernel call borrows at most */
+#define KN_ANY (-1)
+enum { KN_CONTIG = 0, KN_STRIDED = 1, KN_WRITABLE = 2 };
+
+typedef struct {
+    Py_buffer v[KN_MAX_BUFS];
+    int n;
+} kn_bufs;
+
+static void kn_release(kn_bufs *b) {
+    while (b->n) PyBuffer_Release(&b->v[--b->n]);
+}
+
+/* A one-dimensional array read with its own stride: the unit store's columns are rows of its
+ * blocks, and those gathered by type are not contiguous. */
+typedef struct {
+    char *p;
+    Py_ssize_t step; /* bytes from one item to the next */
+    Py_ssize_t len;
+} kn_column;
+#define KN_AT(T, c, i) (*(T *)((c).p + (i) * (c).step))
+
+static const char *kn_kind_name(char kind) {
+    switch (kind) {
+    case 'd': return "float64";
+    case 'q': return "int64";
+    case 'i': return "int32";
+    case 'b': return "int8";
+    case 'B': return "uint8";
+    default: return "bool";
+    }
+}
+
+/* Whether a buffer's struct format and item size are one item of `kind` in native byte order. */
+static int kn_format_is(const Py_buffer *v, char kind) {
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++;
+    if (f[0] == '\0' || f[1] != '\0') return 0;
+    switch (kind) {
+    case 'd': return f[0] == 'd' && v->itemsize == 8;
+    case 'q': return (f[0] == 'q' || f[0] == 'l') && v->itemsize == 8;
+    case 'i': return (f[0] == 'i' || f[0] == 'l') && v->itemsize == 4;
+    case 'b': return f[0] == 'b' && v->itemsize == 1;
+    case 'B': return f[0] == 'B' && v->itemsize == 1;
+    default: return f[0] == '?' && v->itemsize == 1;
+    }
+}
+
+/* Borrow `obj` as an array of `kind`: C-contiguous of any shape, or with KN_STRIDED
+ * one-dimensional at any stride; writable with KN_WRITABLE; `n` items as above (the number goes
+ * to *len when `len` is not NULL).  NULL with a ValueError naming `fn` and `what` otherwise. */
+static Py_buffer *kn_borrow(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int how, Py_ssize_t *len,
+                            const char *fn, const char *what) {
+    int strided = how & KN_STRIDED, writable = how & KN_WRITABLE;
+    Py_buffer *v = &b->v[b->n];
+    int flags = PyBUF_FORMAT | (strided ? PyBUF_STRIDES : PyBUF_C_CONTIGUOUS) | (writable ? PyBUF_WRITABLE : 0);
+    int ok = 0;
+    if (b->n < KN_MAX_BUFS && PyObject_GetBuffer(obj, v, flags) == 0) {
+        b->n++;
+        ok = kn_format_is(v, kind) && (!strided || v->ndim == 1);
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: %s must be a %s%s %s array", fn, what,
+                     strided ? "one-dimensional" : "C-contiguous", writable ? " writable" : "", kn_kind_name(kind));
+        return NULL;
+    }
+    Py_ssize_t items = strided ? v->shape[0] : v->len / v->itemsize;
+    if ((n >= 0 && items != n) || (n < 0 && items < -n - 1)) {
+        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %s%zd are needed", fn, what, items,
+                     n < 0 ? "at least " : "", n < 0 ? -n - 1 : n);
+        return NULL;
+    }
+    if (len != NULL) *len = items;
+    return v;
+}
+
+/* kn_borrow's C-contiguous data (KN_STRIDED is ignored), or NULL. */
+static void *kn_vec(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int how, Py_ssize_t *len, const char *fn,
+                    const char *what) {
+    Py_buffer *v = kn_borrow(b, obj, kind, n, how & ~KN_STRIDED, len, fn, what);
+    return v ? v->buf : NULL;
+}
+
+/* kn_vec, or *out NULL when `obj` is None: 1 on success. */
+static int kn_vec_opt(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int how, const char *fn, const char *what,
+                      void **out) {
+    *out = NULL;
+    if (obj == Py_None) return 1;
+    *out = kn_vec(b, obj, kind, n, how, NULL, fn, what);
+    return *out != NULL;
+}
+
+/* Borrow `obj` as a one-dimensional column of `kind` at its own stride into *c (C-contiguous
+ * unless KN_STRIDED): 1, or 0 with a ValueError. */
+static int kn_col(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int how, kn_column *c, const char *fn,
+                  const char *what) {
+    Py_buffer *v = kn_borrow(b, obj, kind, n, how, NULL, fn, what);
+    if (v == NULL) return 0;
+    if (!(how & KN_STRIDED) && v->ndim != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: %s must be a one-dimensional %s array", fn, what, kn_kind_name(kind));
+        return 0;
+    }
+    c->p = (char *)v->buf;
+    c->step = v->ndim == 1 && v->strides ? v->strides[0] : v->itemsize;
+    c->len = v->len / v->itemsize;
+    return 1;
+}
+
+/* 1 when every one of the `k` rows is a unit row below `n`; 0 with a ValueError otherwise. */
+static int kn_rows_ok(const long long *rows, Py_ssize_t k, Py_ssize_t n, const char *fn, const char *what) {
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (rows[j] < 0 || rows[j] >= n) {
+            PyErr_Format(PyExc_ValueError, "%s: %s[%zd] = %lld is not a unit row (there are %zd)", fn, what, j,
+                         rows[j], n);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int finite4(double a, double b, double c, double d) {
     if (isfinite(a) && isfinite(b) && isfinite(c) && isfinite(d)) return 1;
     PyErr_SetString(PyExc_ValueError, "segment end points must be finite numbers");
