@@ -103,6 +103,9 @@ LOOPS_PER_SECOND = 22.4
 ALL_WORKERS = WORKERS
 """SCV, Probe, Drone: a lone one near its structures is a scout, no threat."""
 ALL_WORKER_IDS = np.array(sorted(ALL_WORKERS), dtype=np.int64)
+_WORKER_ROWS = np.isin(TYPES.unit_id, ALL_WORKER_IDS)
+"""bool per type row: a worker's (indexed with the units' type rows, it answers ``np.isin`` on their
+unit ids without sorting them every time)."""
 ORDER_TIMEOUT = int(60 * LOOPS_PER_SECOND)
 """A Probe's or Drone's build order not seen carried out this long after it was given is forgotten
 (m: the longest walk to a site in a base and back)."""
@@ -152,6 +155,10 @@ RULES: dict[int, type[RaceRules]] = {D.TERRAN: TerranRules, D.ZERG: ZergRules, D
 
 class MeleeComputer:
     """Acts for ``player_id`` inside :meth:`Game.step` (see the module docstring)."""
+
+    _army_lut: np.ndarray | None = None
+    """bool per type row: whether units of the row are of :attr:`army_types` (made at the first
+    act; indexed with the units' type rows it answers ``np.isin`` without sorting every act)."""
 
     def __init__(self, player_id: int, difficulty: int, build: int, scenario: Melee, race: int | None = None) -> None:
         """``race``: the race it plays (``common_pb2.Race``, not Random); None: the one the scenario
@@ -275,7 +282,9 @@ class MeleeComputer:
         own = u.owner == self.player_id
         uid = u.unit_id
         self.workers = (own & (uid == self.race.worker)).nonzero()[0]
-        self.army_rows = (own & np.isin(uid, self.army_types)).nonzero()[0]
+        if self._army_lut is None:
+            self._army_lut = np.isin(TYPES.unit_id, self.army_types)
+        self.army_rows = (own & self._army_lut[u.ti]).nonzero()[0]
         if self.rules.detached:
             self.army_rows = self.army_rows[~np.isin(u.tag[self.army_rows], list(self.rules.detached))]
         self.rules.observe(world, own)
@@ -345,7 +354,7 @@ class MeleeComputer:
         one of those (m)."""
         u = world.u
         ti = u.ti[units]
-        fighters = units[TYPES.can_attack[ti] & ~np.isin(u.unit_id[units], ALL_WORKER_IDS)]
+        fighters = units[TYPES.can_attack[ti] & ~_WORKER_ROWS[ti]]
         loop = world.loop
         producers = sum(1 for _, _, uid in self.enemy_structures.values() if uid in ENEMY_PRODUCTION)
         self.enemy_extra += producers * (loop - self.enemy_extra_at) / (ENEMY_TRAIN_S * LOOPS_PER_SECOND)
@@ -1059,7 +1068,7 @@ class MeleeComputer:
                 self.wave.clear()
                 home_army = army
                 mine_str = strength(army, u)
-            worker_rush = self.level.answers_worker_rush and bool(np.isin(u.unit_id[threat], ALL_WORKER_IDS).all())
+            worker_rush = self.level.answers_worker_rush and bool(_WORKER_ROWS[u.ti[threat]].all())
             if (self.level.pull_workers or worker_rush) and mine_str < enemy_str:
                 self.pull_workers(world, threat, (tx, ty), enemy_str - mine_str)
             self.focus(world, home_army, known)
