@@ -157,6 +157,13 @@ class Harvest:
         self.income_bonus: dict[int, int] = {}
         """Per player: extra minerals or vespene a trip delivers (the Cheat difficulties' income,
         which the melee scenario sets for a Computer; empty for everyone else)."""
+        self._halls: dict[int, tuple[tuple[int, int], list[tuple[int, Structure]]]] = {}
+        """Per player: (key, :meth:`_townhalls`) (found again when the key changes)."""
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A loaded or copied world finds its players' townhalls again when next asked."""
+        self.__dict__.update(state)
+        self._halls = {}
 
     # ------------------------------------------------------------------ set-up
     def add_mineral_field(self, unit_id: int, x: float, y: float, contents: int | None = None) -> int:
@@ -230,13 +237,30 @@ class Harvest:
         self.w.workers.walk(tag, job, x, y, th.x, th.y, D.unit_spec(th.unit_id).radius, loop, row=r)
 
     def nearest_townhall(self, player: int, x: float, y: float) -> Structure | None:
+        """The player's ready townhall nearest to (x, y) (the first of equally near ones, in
+        :attr:`Construction.structures`' order)."""
         best, bd = None, math.inf
-        for s in self.w.construction.structures.values():
-            if s.unit_id in TOWNHALLS and s.owner == player and s.ready:  # (most are no townhall)
+        for _, s in self._townhalls(player):
+            if s.ready:
                 d = (s.x - x) ** 2 + (s.y - y) ** 2
                 if d < bd:
                     best, bd = s, d
         return best
+
+    def _townhalls(self, player: int) -> list[tuple[int, Structure]]:
+        """(tag, structure) of the player's townhalls, ready or not, in
+        :attr:`Construction.structures`' order: every trip asks for the nearest one, and most
+        structures are none.  Kept while the unit set and the number of structures stay: a
+        structure joins only after its unit is spawned and leaves only from the dict (the count),
+        and its type changes only with the unit's (``UnitStore.retype``), each of which changes
+        the store's version; readiness and position are read when asked."""
+        structures = self.w.construction.structures
+        key = (self.w.u.version, len(structures))
+        got = self._halls.get(player)
+        if got is None or got[0] != key:
+            got = self._halls[player] = (key, [(t, s) for t, s in structures.items()
+                                               if s.unit_id in TOWNHALLS and s.owner == player])
+        return got[1]
 
     def leave(self, tag: int, job: Job | None) -> None:
         """A worker leaves its job: it no longer occupies or waits for a resource."""
@@ -494,8 +518,7 @@ class Harvest:
         while the player's finished townhalls (and where they stand) and the resources stay the
         same: the answer depends on nothing else (fields do not move), so other units coming and
         going do not recompute it."""
-        at = tuple([(t, s.x, s.y) for t, s in self.w.construction.structures.items()
-                    if s.unit_id in TOWNHALLS and s.owner == player and s.ready])
+        at = tuple([(t, s.x, s.y) for t, s in self._townhalls(player) if s.ready])
         key = (at, tuple(self.resources))
         hit = self._th.get(player)
         if hit is not None and hit[0] == key:
