@@ -397,6 +397,7 @@ done_xy:
 #include "_kernels_targeting.c"
 #include "_kernels_encode.c"
 #include "_kernels_combat.c"
+#include "_kernels_pf.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -436,6 +437,11 @@ static PyMethodDef methods[] = {
     {"fire_ready", py_fire_ready, METH_VARARGS, fire_ready_doc},
     {"burn_low", py_burn_low, METH_VARARGS, burn_low_doc},
     {"grow_life", py_grow_life, METH_VARARGS, grow_life_doc},
+    {"chase_prep", py_chase_prep, METH_VARARGS, chase_prep_doc},
+    {"chase_pick", py_chase_pick, METH_VARARGS, chase_pick_doc},
+    {"chase_heads", py_chase_heads, METH_VARARGS, chase_heads_doc},
+    {"violators", py_violators, METH_VARARGS, violators_doc},
+    {"sat_update", py_sat_update, METH_VARARGS, sat_update_doc},
     {NULL, NULL, 0, NULL},
 };
 

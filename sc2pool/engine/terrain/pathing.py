@@ -320,7 +320,10 @@ class _Layer:
         self.free[y0:y1, x0:x1] = new
         for y in range(y0, y1):
             self.rows[y][x0:x1] = new[y - y0].tolist()
-        self.sat = _sat_cells(_blocked_sat(self.free))
+        if _native is not None:  # (only the table's entries below and right of the window change)
+            _native.sat_update(self.free, self.sat, pf.width, pf.height, y0, x0)
+        else:
+            self.sat = _sat_cells(_blocked_sat(self.free))
         self.seen.clear()
         # the weights of every edge touching a changed cell or passing beside one
         g = pf._graph

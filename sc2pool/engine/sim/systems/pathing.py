@@ -333,6 +333,74 @@ def _skip_candidates(rows: np.ndarray, hxy: np.ndarray, wp: np.ndarray, we: np.n
     return near.nonzero()[0].tolist()  # type: ignore[no-any-return]
 
 
+def _chase_prep(md: np.ndarray, m: np.ndarray, wp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lengths of the chasers' ways to their targets (``md``, x and y as two rows) and which
+    chasers ``m`` follow a path (``wp`` ``CHASING``).  The Python twin of the compiled
+    ``chase_prep`` (:mod:`sc2pool.engine.kernels`), which fills given arrays and counts the
+    followers."""
+    return np.sqrt(md[0] * md[0] + md[1] * md[1]), wp[m] == CHASING
+
+
+def _chase_pick(m: np.ndarray, tm: np.ndarray, tag: np.ndarray, blocked: np.ndarray, following: np.ndarray,
+                loop: int) -> list[tuple[int, int, int, bool]]:
+    """(index, tag, target's tag, whether it looks whether its straight way is free again) of each
+    chaser of ``m`` (targets ``tm``) that ``following`` a path, in order: one that is not
+    ``blocked`` looks every ``DROP_EVERY`` loops.  The Python twin of the compiled ``chase_pick``
+    (:mod:`sc2pool.engine.kernels`)."""
+    fi = following.nonzero()[0]
+    tags = tag.take(m.take(fi))
+    again = ((tags + loop) % DROP_EVERY == 0) > blocked.take(fi)  # (on booleans ``a > b`` is ``a & ~b``)
+    return list(zip(fi.tolist(), tags.tolist(), tag.take(tm.take(fi)).tolist(), again.tolist(), strict=True))
+
+
+def _chase_heads(m: np.ndarray, sel: np.ndarray, x: np.ndarray, y: np.ndarray, wx: np.ndarray, wy: np.ndarray,
+                 dist: np.ndarray, md: np.ndarray, md_out: np.ndarray, cap: np.ndarray, check_near: bool) -> list[int]:
+    """Headings of the chasers ``sel`` of ``m`` towards their waypoints (``wx``, ``wy``) from where
+    they stand (``x``, ``y``).  With ``check_near``, the rows of those within ``WAYPOINT_REACHED``
+    of it, when there are any (nothing written); else ``md_out`` is ``md`` (the ways to the
+    targets, x and y as two rows) with each such chaser's column its heading at the length of
+    ``dist``, ``cap`` its waypoint's distance (inf for the others), and [].  The Python twin of
+    the compiled ``chase_heads`` (:mod:`sc2pool.engine.kernels`)."""
+    oi = sel.nonzero()[0]
+    rows = m[oi]
+    hx = wx[rows] - x[rows]
+    hy = wy[rows] - y[rows]
+    hd = np.sqrt(hx * hx + hy * hy)
+    if check_near:
+        near = hd < WAYPOINT_REACHED
+        if _count(near):
+            return rows[near].tolist()  # type: ignore[no-any-return]
+    md_out[...] = md
+    cap.fill(np.inf)
+    some = hd > 1e-9
+    scale = np.where(some, dist[oi] / np.where(some, hd, 1.0), 0.0)
+    md_out[0, oi] = hx * scale
+    md_out[1, oi] = hy * scale
+    cap[oi] = hd
+    return []
+
+
+def _violators(ground: np.ndarray, xy: np.ndarray, free: np.ndarray, jumpers: np.ndarray, jump_free: np.ndarray | None,
+               kind: np.ndarray, w: int) -> np.ndarray:
+    """Rows of the ``ground`` units whose centre (``xy``: x then y, flat) is on a cell not ``free``
+    (flat, rows ``w`` wide; the ``jumpers``' on ``jump_free`` when it is not None), less those on
+    an economy job (``kind``).  The Python twin of the compiled ``violators``
+    (:mod:`sc2pool.engine.kernels`), which fills a given array and returns the count."""
+    n = len(ground)
+    cell = xy.astype(np.int64)  # (positions are inside the map: truncation is the floor)
+    idx = cell[n:] * w
+    idx += cell[:n]
+    ok = free.take(idx)
+    if jump_free is not None:  # (Reapers stand on their own grid)
+        j = jumpers.nonzero()[0]
+        ok[j] = jump_free.take(idx[j])
+    bad = ground > ok  # (on booleans ``a > b`` is ``a & ~b``)
+    if not _count(bad):
+        return np.zeros(0, np.int64)
+    bad &= kind != ECON  # workers on a job walk their own paths (:meth:`Pathing.walk`)
+    return bad.nonzero()[0]
+
+
 @dataclass
 class _Jump:
     """The Reapers' grid: where they may stand without units (flat), less the blockers, and its
@@ -572,20 +640,12 @@ class Pathing:
         g = self._ground_rows()
         if not len(g):
             return np.zeros(0, np.int64)
-        n = len(g)
-        cell = u.xy.astype(np.int64)  # (positions are inside the map: truncation is the floor)
-        idx = cell[n:] * self.width
-        idx += cell[:n]
-        ok = self.free.take(idx)
         jumpers = self.jumpers()
-        if _count(jumpers):  # (Reapers stand on their own grid)
-            j = jumpers.nonzero()[0]
-            ok[j] = self.jump().free.take(idx[j])
-        bad = g > ok  # (on booleans ``a > b`` is ``a & ~b``)
-        if not _count(bad):
-            return np.zeros(0, np.int64)
-        bad &= u.kind != ECON  # workers on a job walk their own paths (:meth:`walk`)
-        return bad.nonzero()[0]
+        jump_free = self.jump().free if _count(jumpers) else None  # (Reapers stand on their own grid)
+        if _native is None:
+            return _violators(g, u.xy, self.free, jumpers, jump_free, u.kind, self.width)
+        out = np.empty(len(g), np.int64)
+        return out[:_native.violators(g, u.xy, self.free, jumpers, jump_free, u.kind, ECON, self.width, out)]
 
     def project(self) -> bool:
         """Put every ground unit standing on a blocked cell back on the nearest free point; returns
@@ -807,7 +867,11 @@ class Pathing:
         u = self.u
         self.sync()
         k = len(m)
-        dist = np.sqrt(md[0] * md[0] + md[1] * md[1])
+        if _native is None:
+            dist, following = _chase_prep(md, m, u.wp)
+        else:
+            dist, following = np.empty(k), np.empty(k, dtype=bool)
+            _native.chase_prep(md, m, u.wp, dist, following)
         blocked = np.zeros(k, dtype=bool)
         look = _look_ahead if _native is None else _native.look_ahead
         # (the Reapers' grid is made only when a Reaper looks)
@@ -815,33 +879,28 @@ class Pathing:
         tail = (self._cell_tag, self.width, self.height, blocked)
         if not look(*head, None if self._jump is None else self._jump.free, *tail):
             look(*head, self.jump().free, *tail)
-        wp = u.wp[m]
-        following = wp == CHASING
         if not _count(blocked) and not _count(following):
             return md, None, dist
         chases = self.chases
-        tags = u.tag[m]
-        ttags = u.tag[tm]
-        # a follower whose way is free again goes straight (looked at every DROP_EVERY loops)
-        free_again = following & ~blocked & ((tags + loop) % DROP_EVERY == 0)
-        for i in free_again.nonzero()[0].tolist():
-            r = int(m[i])
-            x, y = float(u.x[r]), float(u.y[r])
-            reach = min(max(float(dist[i] - stop_at[i]), 0.0), 3.0 * LOOKAHEAD) - 0.05
-            f = reach / float(dist[i]) if dist[i] > 0 else 0.0
-            if reach <= 0 or _sees(self.finder_of(r), float(u.radius[r]), x, y, x + float(md[0, i]) * f,
-                                   y + float(md[1, i]) * f):
-                following[i] = False
-                u.wp[r] = -1
-                chases.pop(int(tags[i]), None)
-        # plan: newly blocked, another target, the plan's age, the path's end reached
-        plan = blocked & ~following
-        if _count(following):
-            fi = following.nonzero()[0]
-            for i, t, tt in zip(fi.tolist(), tags[fi].tolist(), ttags[fi].tolist(), strict=True):
-                c = chases.get(t)
-                if c is None or c.target != tt or loop - c.loop >= CHASE_REPLAN:
-                    plan[i] = True
+        # plan: newly blocked, another target, the plan's age, the path's end reached (a follower
+        # that looks whether its way is free again is not blocked: it is not planned either way)
+        plan = blocked > following  # (on booleans ``a > b`` is ``a & ~b``)
+        pick = _chase_pick if _native is None else _native.chase_pick
+        for i, t, tt, again in pick(m, tm, u.tag, blocked, following, loop):
+            if again:  # a follower whose way is free again goes straight (looked at every DROP_EVERY loops)
+                r = int(m[i])
+                x, y = float(u.x[r]), float(u.y[r])
+                reach = min(max(float(dist[i] - stop_at[i]), 0.0), 3.0 * LOOKAHEAD) - 0.05
+                f = reach / float(dist[i]) if dist[i] > 0 else 0.0
+                if reach <= 0 or _sees(self.finder_of(r), float(u.radius[r]), x, y, x + float(md[0, i]) * f,
+                                       y + float(md[1, i]) * f):
+                    following[i] = False
+                    u.wp[r] = -1
+                    chases.pop(t, None)
+                    continue
+            c = chases.get(t)
+            if c is None or c.target != tt or loop - c.loop >= CHASE_REPLAN:
+                plan[i] = True
         wx, wy = u.wx, u.wy
         for i in plan.nonzero()[0].tolist():
             r, t = int(m[i]), int(tm[i])
@@ -849,18 +908,15 @@ class Pathing:
                                          float(u.radius[r]))
             if len(pts) == 0:
                 pts = np.array([[float(u.x[r]), float(u.y[r])]])
-            chases[int(tags[i])] = _Chase(int(ttags[i]), pts, 0, loop)
+            chases[int(u.tag[r])] = _Chase(int(u.tag[t]), pts, 0, loop)
             u.wp[r] = CHASING
             wx[r], wy[r] = pts[0]
-        oi = (following | plan).nonzero()[0]
-        rows = m[oi]
-        hx = wx[rows] - u.x[rows]
-        hy = wy[rows] - u.y[rows]
-        hd = np.sqrt(hx * hx + hy * hy)
-        near = hd < WAYPOINT_REACHED
-        if _count(near):  # on to the next waypoint (planned again at the path's end)
-            for q in near.nonzero()[0].tolist():
-                r = int(rows[q])
+        sel = following | plan
+        md_out, cap = np.empty((2, k)), np.empty(k)
+        heads = _chase_heads if _native is None else _native.chase_heads
+        near = heads(m, sel, u.x, u.y, wx, wy, dist, md, md_out, cap, True)
+        if near:  # on to the next waypoint (planned again at the path's end)
+            for r in near:
                 c = chases.get(int(u.tag[r]))
                 if c is None:
                     continue
@@ -869,18 +925,8 @@ class Pathing:
                 else:
                     c.loop = -CHASE_REPLAN  # (planned again next loop)
                 wx[r], wy[r] = c.pts[c.i]
-            hx = wx[rows] - u.x[rows]
-            hy = wy[rows] - u.y[rows]
-            hd = np.sqrt(hx * hx + hy * hy)
-        md = md.copy()
-        cap = np.empty(k)
-        cap.fill(np.inf)
-        some = hd > 1e-9
-        scale = np.where(some, dist[oi] / np.where(some, hd, 1.0), 0.0)
-        md[0, oi] = hx * scale
-        md[1, oi] = hy * scale
-        cap[oi] = hd
-        return md, cap, None
+            heads(m, sel, u.x, u.y, wx, wy, dist, md, md_out, cap, False)
+        return md_out, cap, None
 
     # ------------------------------------------------------------------ economy walks and queries
     def walk(self, x0: float, y0: float, ex: float, ey: float, cx: float, cy: float, stop: float,
