@@ -398,6 +398,7 @@ done_xy:
 #include "_kernels_encode.c"
 #include "_kernels_combat.c"
 #include "_kernels_pf.c"
+#include "_kernels_hz.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -442,6 +443,7 @@ static PyMethodDef methods[] = {
     {"chase_heads", py_chase_heads, METH_VARARGS, chase_heads_doc},
     {"violators", py_violators, METH_VARARGS, violators_doc},
     {"sat_update", py_sat_update, METH_VARARGS, sat_update_doc},
+    {"unseen_of", py_unseen_of, METH_VARARGS, unseen_of_doc},
     {NULL, NULL, 0, NULL},
 };
 

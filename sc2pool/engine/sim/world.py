@@ -76,7 +76,6 @@ from sc2pool.engine.sim.units import (
     EXPLODE,
     FOLLOW,
     N_KINDS,
-    NEUTRAL_OWNER,
     NO_DEATHS,
     PATROL,
     POINT_KINDS,
@@ -460,6 +459,8 @@ class World:
         """Loops the world may advance in one go (>= 1): the combat systems' quiet stretch,
         bounded by the economy's next event that changes the set of units."""
         h = self.quiet_horizon()
+        if h == 1:
+            return 1  # (every bound below is >= 1: none can lower it)
         if self.has_economy:
             h = min(h, self.events.horizon(), self.research.horizon(self.loop), self.abilities.horizon(self.loop),
                     self._zerg_horizon())
@@ -479,9 +480,7 @@ class World:
             h = min(h, self.transport.horizon())
         if self.nydus.active:  # (a unit coming out of a Nydus)
             h = min(h, self.nydus.horizon())
-        if self.repair.active:  # (a burning structure's death)
-            h = min(h, self.repair.horizon())
-        return h
+        return min(h, self.repair.horizon())  # (a burning structure's death; 1 << 30 when none burns)
 
     def advance(self, h: int) -> Deaths:
         """Advance ``h`` loops (within :meth:`horizon`): one loop of the combat systems, or a
@@ -541,7 +540,7 @@ class World:
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self.targeting.has_hostile_pairs():
             # conservative: every hostile closes in at the fastest speed on the map
-            a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
+            a = self.targeting.attackers()
             _, dist = self.targeting.nearest(a)
             gap = dist - self.targeting.acquisition_range(a)
             if _count(gap <= 0):

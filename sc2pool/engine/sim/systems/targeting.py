@@ -18,6 +18,7 @@ import numpy as np
 
 from sc2pool.engine.kernels import native as _native
 from sc2pool.engine.sim.races import WORKERS
+from sc2pool.engine.sim.systems.abilities import SCAN_RADIUS
 from sc2pool.engine.sim.units import (
     ATTACK_MOVE,
     ATTACK_UNIT,
@@ -36,6 +37,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
     _count = np.count_nonzero
 
 if TYPE_CHECKING:
+    from sc2pool.engine.sim.systems.vision import Eyes, Vision
     from sc2pool.engine.sim.world import World
 
 
@@ -73,7 +75,9 @@ _EXPLICIT_LUT[[ATTACK_UNIT, FOLLOW]] = True
 _NONE = np.zeros(0, dtype=bool)
 """No units' flags: the class defaults of the cached masks below."""
 _NO_ROWS = np.zeros(0, np.int64)
-"""No rows: :func:`_aim`'s lookers when no unit needs a target."""
+"""No rows: :func:`_aim`'s lookers when no unit needs a target, the players revealed when none is."""
+_NO_SCANS = np.zeros((3, 0))
+""":meth:`Targeting._scans` when there are none."""
 
 
 def _aim(xy2: np.ndarray, cur: np.ndarray, has: np.ndarray, radius: np.ndarray, r_all: float,
@@ -189,6 +193,26 @@ def _unseen_candidates(xy2: np.ndarray, tgt: np.ndarray, dx: np.ndarray, dy: np.
     return rc[cand]
 
 
+def _unseen_of(vision: Vision, rc: np.ndarray, xy2: np.ndarray, tgt: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """The rows of ``rc`` (units with a target, ``tgt``; ``xy2``: the (2, n) positions), in order,
+    whose player (``owner``), unless its map is revealed (:attr:`Vision.revealed`), does not see the
+    target's cell (:meth:`Vision.sees_from` with the player's :meth:`Vision.eyes`): one vision test
+    per player for all its rows, as a point's answer does not depend on the others' and nothing
+    moves in between (``native.unseen_of`` is the C twin)."""
+    t = tgt[rc]
+    owners = owner[rc]
+    seen = np.ones(len(rc), dtype=bool)
+    players = set(owners.tolist())
+    for player in players - vision.revealed:
+        if len(players) == 1:  # (the usual case: one player's units chase)
+            seen = vision.sees_from(vision.eyes(player), xy2[0][t], xy2[1][t])
+            continue
+        k = (owners == player).nonzero()[0]
+        tk = t[k]
+        seen[k] = vision.sees_from(vision.eyes(player), xy2[0][tk], xy2[1][tk])
+    return rc[~seen]
+
+
 class Targeting:
     """Target resolution and the nearest-hostile search, with their caches (per unit-set version:
     which types can hit every type present, the common radius, each owner's hostile columns,
@@ -210,6 +234,12 @@ class Targeting:
     _prev_found = _NONE
     """The tags :meth:`_rows_of` last looked up, at the unit-set version ``_prev_version``, their
     rows and which were found (class defaults, as above)."""
+    _attackers = _NO_ROWS
+    """:meth:`attackers`, kept with ``_hostile_version`` (a class default, as above)."""
+    _scans_of: list[tuple[float, float, int]] = []
+    _scan_rows = _NO_SCANS
+    """The scans (x, y, owner) :meth:`_scans` last saw, and its answer for them (class defaults, as
+    above)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -441,37 +471,30 @@ class Targeting:
         buildings of an exposed one (:attr:`Vision.exposed`).  Changes the arrays of
         :meth:`resolve` in place."""
         u = self.u
-        level = self.w.vision.level_grid()
+        vision = self.w.vision
+        level = vision.level_grid()
         if level is None:
             return
         # the units whose target is uphill of a ground attacker, or beyond the attacker's sight
         xy2 = u.xy.reshape(2, -1)
+        ground = self._ground()
         if _native is None:
-            rc = _unseen_candidates(xy2, tgt, dx, dy, u.sight, self._ground(), level, self._last_cell(level))
+            rows = _unseen_candidates(xy2, tgt, dx, dy, u.sight, ground, level, self._last_cell(level))
+            if len(rows):
+                rows = _unseen_of(vision, rows, xy2, tgt, u.owner)
         else:
             h, w = level.shape
-            rc = np.empty(len(tgt), np.int64)
-            rc = rc[:_native.unseen_candidates(xy2, tgt, dx, dy, u.sight, self._ground(), level, w, h, rc)]
-        if not len(rc):
-            return
-        vision = self.w.vision
-        t = tgt[rc]
-        owners = u.owner[rc]
-        # whether each candidate's player sees its target: one vision test per player for all its
-        # candidates (a point's answer does not depend on the others'; nothing moves in between)
-        seen = np.ones(len(rc), dtype=bool)
-        players = set(owners.tolist())
-        eyes = {owner: vision.eyes(owner) for owner in players if owner not in vision.revealed}
-        for owner, e in eyes.items():
-            if len(players) == 1:  # (the usual case: one player's units chase)
-                seen = vision.sees_from(e, u.x[t], u.y[t])
-                continue
-            k = (owners == owner).nonzero()[0]
-            tk = t[k]
-            seen[k] = vision.sees_from(e, u.x[tk], u.y[tk])
-        if vision.exposed:  # the buildings of a player revealed by the melee rule
-            seen |= vision.exposed_buildings()[t] & (u.owner[t] != owners)
-        for r in rc[~seen].tolist():
+            rows = np.empty(len(tgt), np.int64)
+            rows = rows[:_native.unseen_candidates(xy2, tgt, dx, dy, u.sight, ground, level, w, h, rows)]
+            if len(rows):
+                revealed = np.fromiter(vision.revealed, np.int64, len(vision.revealed)) if vision.revealed else _NO_ROWS
+                rows = rows[:_native.unseen_of(rows, xy2, tgt, u.sight, u.owner, ground, level, w, h, revealed,
+                                               self._scans(), SCAN_RADIUS * SCAN_RADIUS)]
+        if len(rows) and vision.exposed:  # the buildings of a player revealed by the melee rule are seen
+            t = tgt[rows]
+            rows = rows[~(vision.exposed_buildings()[t] & (u.owner[t] != u.owner[rows]))]
+        eyes: dict[int, Eyes | None] = {}
+        for r in rows.tolist():
             owner = int(u.owner[r])
             if explicit[r]:
                 d_edge[r] = np.inf
@@ -482,10 +505,24 @@ class Targeting:
             near = near[d[near] <= self._acquisition_range_of(r)]
             allowed = np.zeros(len(d), dtype=bool)
             if len(near):
+                if owner not in eyes:  # (the same eyes for all its rows: nothing moves in between)
+                    eyes[owner] = vision.eyes(owner)
                 allowed[near] = vision.sees_units_from(owner, eyes[owner], near)
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
+
+    def _scans(self) -> np.ndarray:
+        """(3, scans): the x, y and owner of the active scans (:meth:`Abilities.scan_discs` of every
+        player), kept while they are those of the last call."""
+        scans = self.w.abilities.scans if self.w.has_economy else []
+        if not scans:
+            return _NO_SCANS
+        key = [(s.x, s.y, s.owner) for s in scans]
+        if key != self._scans_of:
+            self._scans_of = key
+            self._scan_rows = np.array(key, dtype=np.float64).T.copy()
+        return self._scan_rows
 
     def _last_cell(self, level: np.ndarray) -> np.ndarray:
         """((last column,), (last row,)) of the cliff-level grid ``level``, made on first use."""
@@ -675,5 +712,12 @@ class Targeting:
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
             self._hostile_pairs = bool(_count(valid))
+            self._attackers = att
             self._hostile_version = u.version
         return self._hostile_pairs
+
+    def attackers(self) -> np.ndarray:
+        """Rows of the armed units of the players (not neutral), ascending; cached per unit-set
+        version with :meth:`has_hostile_pairs`, not to be changed."""
+        self.has_hostile_pairs()
+        return self._attackers
