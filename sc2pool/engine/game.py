@@ -641,8 +641,11 @@ class Game:
             if tail is None:
                 tail = [b""] * len(u)
             single = busy
-            if u.queues:
-                queued = np.isin(u.tag[busy], np.fromiter(u.queues, dtype=np.int64, count=len(u.queues)))
+            if u.queues:  # (rows of the queues' tags: np.isin would sort both every observation)
+                qrows = u.rows(np.fromiter(u.queues, dtype=np.int64, count=len(u.queues)))
+                has_queue = np.zeros(len(u), dtype=bool)
+                has_queue[qrows[qrows >= 0]] = True
+                queued = has_queue[busy]
                 for i in busy[queued].tolist():
                     tail[i] = self._orders_bytes(i) + tail[i]
                 single = busy[~queued]

@@ -416,7 +416,9 @@ class World:
         has any), from the economy systems: structures' build progress, production queues,
         harvester counts, resources' contents, workers' orders and carry buffs.  Appended after
         the fixed record (a later scalar field wins, so ``build_progress`` overrides the 1.0);
-        each unit's fields in this order."""
+        each unit's fields in this order.  The resources' contents come per row, kept between
+        observations (:meth:`Harvest.contents_rows`): the fields of the systems before them go
+        in front of a unit's contents, the systems after them append theirs to the rows."""
         parts: dict[int, bytes] = {}
         self.construction.extras(player, parts)
         self.production.extras(player, parts)
@@ -441,17 +443,17 @@ class World:
         self.detection.extras(player, parts)
         self.transport.extras(player, parts)
         self.nydus.extras(player, parts)
-        self.harvest.extras(player, parts)
-        self.workers.extras(player, parts)
-        self.harvest.cargo_extras(parts)
-        if not parts:
-            return None
+        out = self.harvest.contents_rows().copy()
         row_of = self.u.row_index()
-        out = [b""] * len(row_of)
         for tag, b in parts.items():
             r = row_of.get(tag)
             if r is not None:  # (the parts of units gone since are dropped)
-                out[r] = b
+                out[r] = b + out[r]
+        shown = self.harvest.extras(player, out)
+        shown = self.workers.extras(player, out) or shown
+        shown = self.harvest.cargo_extras(out) or shown
+        if not shown and not parts and not self.harvest.resources:
+            return None
         return out
 
     # ------------------------------------------------------------------ what the game calls

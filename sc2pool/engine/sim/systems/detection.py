@@ -55,6 +55,10 @@ CLOAKED, CLOAKED_DETECTED = 1, 2
 class Detection:
     """Per player: the cloaked units it does not detect (cached per loop and unit set)."""
 
+    _ranges: tuple[int, list[tuple[int, bytes]]] = (-1, [])
+    """(the unit store's version, (tag, ``detect_range`` field bytes) of every detector then) of
+    :meth:`extras` (a class default, so that a state pickled before it existed still loads)."""
+
     def __init__(self, world: World) -> None:
         self.w = world
         self._key: tuple[int, int, int] | None = None
@@ -142,10 +146,13 @@ class Detection:
         if not self.w.has_economy:
             return
         u = self.w.u
-        det = np.nonzero(DETECT_RANGE[u.ti] > 0)[0]
-        for r in det.tolist():
-            tag = int(u.tag[r])
-            parts[tag] = parts.get(tag, b"") + struct.pack("<Hf", 0x01FD, float(DETECT_RANGE[u.ti[r]]))
+        version, ranges = self._ranges
+        if version != u.version:  # (ranges follow the types, which change only with the version)
+            det = np.nonzero(DETECT_RANGE[u.ti] > 0)[0]
+            ranges = [(int(u.tag[r]), struct.pack("<Hf", 0x01FD, float(DETECT_RANGE[u.ti[r]]))) for r in det.tolist()]
+            self._ranges = (u.version, ranges)
+        for tag, b in ranges:
+            parts[tag] = parts.get(tag, b"") + b
         if not self.active():
             return
         rows = self.cloaked_rows()

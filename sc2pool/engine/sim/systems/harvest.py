@@ -22,6 +22,7 @@ known).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -136,6 +137,11 @@ class Resource:
 
 class Harvest:
     """Resources, the workers' trips, and cargo kept by workers off their trips."""
+
+    _contents_rows: tuple[int, dict[int, bytes], list[bytes]] | None = None
+    """(the unit store's version, the :attr:`_contents_bytes` they were made from, those bytes per
+    row of the store) of :meth:`contents_rows` (a class default, so that a state pickled before
+    it existed still loads)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -535,38 +541,62 @@ class Harvest:
         self._th[player] = (key, (owner, ideal))
         return owner, ideal
 
-    def extras(self, player: int, parts: dict[int, bytes]) -> None:
-        """Append to ``parts`` (tag -> ``Unit`` field bytes): resources' contents, the player's
-        townhalls' and gas structures' assigned and ideal harvesters, gas structures' contents."""
-        field_owner, ideal = self.townhall_map(player)
-        resources = self.resources
-        assigned: dict[int, int] = {}
-        for job in self.w.workers.jobs.values():
-            res_tag = job.resource
-            if res_tag and job.phase in _TRIP:
-                th = field_owner.get(res_tag)
-                if th is None:
-                    res = resources.get(res_tag)
-                    th = res.refinery if res is not None and not res.is_mineral else None
-                if th:
-                    assigned[th] = assigned.get(th, 0) + 1
+    def contents_rows(self) -> list[bytes]:
+        """Per row of the unit store: the ``Unit`` field bytes of a resource's contents (``b""``
+        for the other units).  Kept while the set of units stays, with the resources mined since
+        written in; the caller copies it before changing it."""
         got = self._contents_bytes
+        dirty = self._contents_dirty
         if got is None:
             got = self._contents_bytes = {res.tag: _contents_bytes(res) for res in self.resources.values()}
-            self._contents_dirty.clear()
-        elif self._contents_dirty:  # (contents change on a trip's mining only)
-            for tag in self._contents_dirty:
+            dirty.clear()
+        u = self.w.u
+        kept = self._contents_rows
+        rows = kept[2] if kept is not None and kept[0] == u.version and kept[1] is got else None
+        if dirty:  # (contents change on a trip's mining only)
+            row_of = u.row_index()
+            for tag in dirty:
                 res = self.resources.get(tag)
                 if res is not None:
-                    got[tag] = _contents_bytes(res)
-            self._contents_dirty.clear()
-        if parts.keys().isdisjoint(got):  # (resources are no structures: the usual case)
-            parts.update(got)
-        else:
+                    b = got[tag] = _contents_bytes(res)
+                    if rows is not None:
+                        r = row_of.get(tag)
+                        if r is not None:
+                            rows[r] = b
+            dirty.clear()
+        if rows is None:
+            row_of = u.row_index()
+            rows = [b""] * len(u)
             for tag, b in got.items():
-                parts[tag] = parts.get(tag, b"") + b
+                r = row_of.get(tag)
+                if r is not None:  # (a resource no longer in the store shows nothing)
+                    rows[r] = b
+            self._contents_rows = (u.version, got, rows)
+        return rows
+
+    def extras(self, player: int, out: list[bytes]) -> bool:
+        """Append to ``out`` (``Unit`` field bytes per row of the unit store) the player's
+        townhalls' and gas structures' assigned and ideal harvesters, and gas structures' contents
+        (the resources' own contents: :meth:`contents_rows`).  Returns whether any structure has
+        something to show (one gone from the store too)."""
+        field_owner, ideal = self.townhall_map(player)
+        resources = self.resources
+        # workers per resource first (a few dozen fields and geysers), then per townhall
+        trips = Counter([job.resource for job in self.w.workers.jobs.values() if job.resource and job.phase in _TRIP])
+        assigned: dict[int, int] = {}
+        for res_tag, n in trips.items():
+            th = field_owner.get(res_tag)
+            if th is None:
+                res = resources.get(res_tag)
+                th = res.refinery if res is not None and not res.is_mineral else None
+            if th:
+                assigned[th] = assigned.get(th, 0) + n
+        row_of = self.w.u.row_index()
+        shown = bool(ideal)
         for tag, want in ideal.items():  # (the player's finished townhalls)
-            parts[tag] = parts.get(tag, b"") + b"\xe0\x01" + varint(assigned.get(tag, 0)) + b"\xe8\x01" + varint(want)
+            r = row_of.get(tag)
+            if r is not None:
+                out[r] += b"\xe0\x01" + varint(assigned.get(tag, 0)) + b"\xe8\x01" + varint(want)
         for st in self.w.construction.structures.values():
             if st.unit_id not in GAS_STRUCTURES:
                 continue
@@ -578,12 +608,21 @@ class Harvest:
             if g is not None:
                 b += b"\x98\x01" + varint(max(g.contents, 0))
             if b:
-                parts[st.tag] = parts.get(st.tag, b"") + b
+                shown = True
+                r = row_of.get(st.tag)
+                if r is not None:
+                    out[r] += b
+        return shown
 
-    def cargo_extras(self, parts: dict[int, bytes]) -> None:
-        """Append the carry buff of workers keeping cargo off a trip to ``parts``."""
+    def cargo_extras(self, out: list[bytes]) -> bool:
+        """Append the carry buff of workers keeping cargo off a trip to ``out`` (bytes per row of
+        the unit store).  Returns whether any worker keeps cargo (one gone from the store too)."""
+        row_of = self.w.u.row_index()
         for tag, (_, gas) in self.cargo.items():
-            parts[tag] = parts.get(tag, b"") + carry_buff_bytes(gas)
+            r = row_of.get(tag)
+            if r is not None:
+                out[r] += carry_buff_bytes(gas)
+        return bool(self.cargo)
 
 
 _TRIP = frozenset((WALK_RES, WAIT, MINE, PAUSE, WALK_HOME))

@@ -148,6 +148,10 @@ class Transition:
 class Modes:
     """Form changes under way, and flying structures on their way to land."""
 
+    _flagged: tuple[int, list[tuple[int, bytes]]] = (-1, [])
+    """(the unit store's version, (tag, field bytes) of every flying or burrowed unit then) of
+    :meth:`extras` (a class default, so that a state pickled before it existed still loads)."""
+
     def __init__(self, world: World) -> None:
         self.w = world
         self.pending: dict[int, Transition] = {}
@@ -444,10 +448,14 @@ class Modes:
         burrowed one, as the real client reports them (a lifted structure, a Viking in fighter
         mode, a burrowed Widow Mine)."""
         u = self.w.u
-        flags = _FLAGS[u.ti]
-        rows = np.flatnonzero(flags)
-        for tag, f in zip(u.tag[rows].tolist(), flags[rows].tolist(), strict=True):
-            parts[tag] = parts.get(tag, b"") + _FLAG_BYTES[f]
+        version, flagged = self._flagged
+        if version != u.version:  # (flags follow the types, which change only with the version)
+            flags = _FLAGS[u.ti]
+            rows = np.flatnonzero(flags)
+            flagged = [(tag, _FLAG_BYTES[f]) for tag, f in zip(u.tag[rows].tolist(), flags[rows].tolist(), strict=True)]
+            self._flagged = (u.version, flagged)
+        for tag, b in flagged:
+            parts[tag] = parts.get(tag, b"") + b
 
     # ------------------------------------------------------------------ what the others ask
     def available(self, player: int, r: int, out: list[tuple[int, bool]]) -> None:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from sc2pool.engine import data as D
 from sc2pool.engine.sim.commands import NOT_ENOUGH_MINERALS, NOT_ENOUGH_VESPENE, SUCCESS
 from sc2pool.engine.sim.races import SUPPLY_PROVIDERS
@@ -30,6 +28,11 @@ FOOD_LIMIT = 200
 class Supply:
     """The players' ledgers; ``revision`` changes whenever something ``player_common`` shows may
     have changed (observations cache it by this)."""
+
+    _units_food: tuple[int, dict[int, tuple[float, float]]] = (-1, {})
+    """(the unit store's version, player -> (food its units use, food its units other than
+    structures provide)) of :meth:`food` (a class default, so that a state pickled before it
+    existed still loads)."""
 
     def __init__(self, world: World) -> None:
         self.w = world
@@ -52,16 +55,13 @@ class Supply:
 
     def food(self, player: int) -> tuple[int, int]:
         """(food_used, food_cap) as the real client reports them."""
-        u = self.w.u
-        mine = u.owner == player
-        used = float(TYPES.food[u.ti[mine]].sum())
+        used, cap = self._food_of_units(player)
         if self.w.transport.cargo or self.w.transport.pools:  # (units inside transports still use food)
             used += self.w.transport.food(player)
         if self.w.larva.active:  # (Zerg: eggs' units; Overlords provide supply)
             used += self.w.larva.food(player)
         if self.w.protoss.hallucinations:  # (hallucinated units use none: systems/protoss_abilities.py)
             used -= self.w.protoss.hallucination_food(player)
-        cap = self._unit_supply(mine)
         for s in self.w.construction.structures.values():
             if s.owner == player:
                 if s.ready and s.unit_id in SUPPLY_PROVIDERS:
@@ -70,11 +70,21 @@ class Supply:
                     used += D.unit_spec(t).food_required
         return int(math.ceil(used)), int(min(cap, FOOD_LIMIT))
 
-    def _unit_supply(self, mine: np.ndarray) -> float:
-        """Food provided by the player's units that are not structures (Overlords, Overseers:
-        8 each, the client's ``food_provided``)."""
-        ti = self.w.u.ti[mine]
-        return float(TYPES.food_provided[ti][~TYPES.structure[ti]].sum())
+    def _food_of_units(self, player: int) -> tuple[float, float]:
+        """(food the player's units use, food provided by those that are not structures:
+        Overlords, Overseers, 8 each, the client's ``food_provided``), kept while the unit
+        store's version stays (owners and types change only with it)."""
+        u = self.w.u
+        version, per_player = self._units_food
+        if version != u.version:
+            per_player = {}
+            self._units_food = (u.version, per_player)
+        got = per_player.get(player)
+        if got is None:
+            ti = u.ti[u.owner == player]
+            got = per_player[player] = (float(TYPES.food[ti].sum()),
+                                        float(TYPES.food_provided[ti][~TYPES.structure[ti]].sum()))
+        return got
 
     def afford(self, player: int, minerals: int, vespene: int) -> int:
         """SUCCESS when the player has the resources, else what it lacks first."""

@@ -151,6 +151,9 @@ class Passenger:
     """The loop up to which its life and shields have regenerated (the regeneration system's
     :attr:`~sc2pool.engine.sim.systems.regeneration.Regeneration.until` when it entered): it is
     credited the loops after it when it comes out."""
+    entry: bytes = field(default=b"", compare=False, repr=False)
+    """Its ``passengers`` entry once that stays the same on every observation
+    (:meth:`Transport.passenger_entry`); empty until then."""
 
     @property
     def ti(self) -> int:
@@ -643,10 +646,25 @@ class Transport:
             taken = 0
             if cg is not None:
                 for p in cg.passengers:
-                    out += wrap(24, self.passenger_bytes(p))
+                    out += self.passenger_entry(p)
                 taken = cg.taken
             out += varint(25 << 3) + varint(taken) + varint(26 << 3) + varint(self.capacity(int(u.unit_id[r]), int(u.owner[r])))
             parts[tag] = parts.get(tag, b"") + out
+
+    def passenger_entry(self, p: Passenger) -> bytes:
+        """The ``passengers`` entry (field 24) of :meth:`passenger_bytes`, kept on the passenger
+        once it cannot change: its life and shields regenerate no more (:func:`regenerated` gives
+        back what it entered with even after :data:`_FOREVER` loops, and the regeneration only
+        grows with the loops) and it has no energy (which changes with the loop)."""
+        energy = self.w.abilities.energy
+        if p.entry and p.tag not in energy:
+            return p.entry
+        got = wrap(24, self.passenger_bytes(p))
+        if p.tag not in energy:
+            hp, shield = float(p.F[_HP, 0]), float(p.F[_SHIELD, 0])
+            if regenerated(p.ti, hp, shield, int(p.I[_HURT, 0]), p.since, p.since + _FOREVER) == (hp, shield):
+                p.entry = got
+        return got
 
     def passenger_bytes(self, p: Passenger) -> bytes:
         """One ``PassengerUnit`` (tag 1, health 2, health_max 3, shield 4, energy 5, unit_type 6,
@@ -682,5 +700,7 @@ _INT = {name: k for k, name in enumerate(INT_FIELDS)}
 """Index of each int column in the store's block."""
 _HP, _SHIELD = FLOAT_FIELDS.index("hp"), FLOAT_FIELDS.index("shield")
 _HURT = _INT["hurt"]
+_FOREVER = 1 << 40
+"""Loops after which any passenger's regeneration is complete (:meth:`Transport.passenger_entry`)."""
 _RESET_F = np.array([k for k, name in enumerate(FLOAT_FIELDS) if name not in ("x", "y", "facing", "hp", "shield", "cd")])
 """The float columns a unit leaving a transport starts afresh (its order's points, its walk)."""

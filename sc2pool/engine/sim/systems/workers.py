@@ -469,21 +469,24 @@ class Workers:
             job.cache_bytes = b
         return job.cache_bytes
 
-    def extras(self, player: int, parts: dict[int, bytes]) -> None:
-        """Append the player's working workers' orders (and carry buffs) to ``parts`` (tag ->
-        bytes); another player's workers show only what they carry (raw.proto: a unit's orders
-        are "not populated for enemies"; its buffs are)."""
+    def extras(self, player: int, out: list[bytes]) -> bool:
+        """Append the player's working workers' orders (and carry buffs) to ``out`` (bytes per row
+        of the unit store); another player's workers show only what they carry (raw.proto: a
+        unit's orders are "not populated for enemies"; its buffs are).  Returns whether any job
+        has something to show (a worker gone from the store too)."""
         if not self.jobs:
-            return
+            return False
         u = self.w.u
         row_of = u.row_index()  # (kept while the set of units stays: cheaper than searching the tags)
         owner_of = u.owner.tolist()
+        shown = False
         for tag, job in self.jobs.items():
             r = row_of.get(tag)
             if r is not None and owner_of[r] == player:
-                b = self.job_bytes(job)
+                out[r] += self.job_bytes(job)
+                shown = True
             elif job.carry:
-                b = carry_buff_bytes(job.carry_gas)
-            else:
-                continue
-            parts[tag] = parts.get(tag, b"") + b
+                if r is not None:
+                    out[r] += carry_buff_bytes(job.carry_gas)
+                shown = True
+        return shown
