@@ -222,19 +222,45 @@ static int kn_vec_opt(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int ho
     return *out != NULL;
 }
 
+/* A borrowed buffer as a column: one-dimensional at its own stride, or C-contiguous read flat. */
+static kn_column kn_column_of(const Py_buffer *v) {
+    kn_column c = {(char *)v->buf, v->ndim == 1 && v->strides ? v->strides[0] : v->itemsize, v->len / v->itemsize};
+    return c;
+}
+
 /* Borrow `obj` as a one-dimensional column of `kind` at its own stride into *c (C-contiguous
- * unless KN_STRIDED): 1, or 0 with a ValueError. */
+ * unless KN_STRIDED): 1, or 0 with a ValueError (and *c empty). */
 static int kn_col(kn_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int how, kn_column *c, const char *fn,
                   const char *what) {
+    *c = (kn_column){NULL, 0, 0};
     Py_buffer *v = kn_borrow(b, obj, kind, n, how, NULL, fn, what);
     if (v == NULL) return 0;
     if (!(how & KN_STRIDED) && v->ndim != 1) {
         PyErr_Format(PyExc_ValueError, "%s: %s must be a one-dimensional %s array", fn, what, kn_kind_name(kind));
         return 0;
     }
-    c->p = (char *)v->buf;
-    c->step = v->ndim == 1 && v->strides ? v->strides[0] : v->itemsize;
-    c->len = v->len / v->itemsize;
+    *c = kn_column_of(v);
+    return 1;
+}
+
+/* An argument that is one number for every item or a float64 array of one per item: a Python
+ * float or int into *number, with c->p NULL; else kn_borrow's array of `n` items into *c
+ * (C-contiguous of any shape, read flat, unless KN_STRIDED).  1, or 0 with a ValueError. */
+static int kn_number_or(kn_bufs *b, PyObject *obj, Py_ssize_t n, int how, double *number, kn_column *c,
+                        const char *fn, const char *what) {
+    c->p = NULL;
+    if (PyFloat_Check(obj) || PyLong_Check(obj)) {
+        *number = PyFloat_AsDouble(obj);
+        if (*number == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s: %s is a number beyond float64", fn, what);
+            return 0;
+        }
+        return 1;
+    }
+    Py_buffer *v = kn_borrow(b, obj, 'd', n, how, NULL, fn, what);
+    if (v == NULL) return 0;
+    *c = kn_column_of(v);
     return 1;
 }
 
@@ -250,22 +276,25 @@ static int kn_rows_ok(const long long *rows, Py_ssize_t k, Py_ssize_t n, const c
     return 1;
 }
 
+/* A C-contiguous array of `n` items as a kn_column (for kn_in_range). */
+#define KN_FLAT(ptr, n) ((kn_column){(char *)(ptr), (Py_ssize_t)sizeof *(ptr), (n)})
+
+/* 1 when every int64 item of `c` indexes something of `hi` items; 0 with a ValueError otherwise. */
+static int kn_in_range(kn_column c, Py_ssize_t hi, const char *fn, const char *what) {
+    for (Py_ssize_t i = 0; i < c.len; i++) {
+        long long v = KN_AT(long long, c, i);
+        if (v < 0 || v >= hi) {
+            PyErr_Format(PyExc_ValueError, "%s: %s[%zd] = %lld lies outside [0, %zd)", fn, what, i, v, hi);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int finite4(double a, double b, double c, double d) {
     if (isfinite(a) && isfinite(b) && isfinite(c) && isfinite(d)) return 1;
     PyErr_SetString(PyExc_ValueError, "segment end points must be finite numbers");
     return 0;
-}
-
-/* Borrow a C-contiguous buffer of exactly `nbytes` bytes; 0 with an exception set otherwise. */
-static int get_grid(PyObject *obj, Py_buffer *view, Py_ssize_t nbytes, const char *what) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0) return 0;
-    if (view->len != nbytes) {
-        PyErr_Format(PyExc_ValueError, "%s holds %zd bytes where the grid needs %zd",
-                     what, view->len, nbytes);
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return 1;
 }
 
 #include "_kernels_locomotion.c"
@@ -276,7 +305,7 @@ PyDoc_STRVAR(segment_free_doc,
 "segment_free(free, sat, w, h, ax, ay, bx, by) -> bool\n\n"
 "True when every cell the segment (ax, ay)-(bx, by) touches is free: the compiled twin of\n"
 "sc2pool.engine.terrain.pathing._segment_free.  ``free`` is the h x w grid of free cells\n"
-"(one byte each, C order), ``sat`` the summed-area table of its blocked cells\n"
+"(bool, C order), ``sat`` the summed-area table of its blocked cells\n"
 "(int32, (h + 1) x (w + 1), C order).");
 
 static PyObject *py_segment_free(PyObject *self, PyObject *args) {
@@ -291,15 +320,13 @@ static PyObject *py_segment_free(PyObject *self, PyObject *args) {
         return NULL;
     }
     if (!finite4(ax, ay, bx, by)) return NULL;
-    Py_buffer fv, sv;
-    if (!get_grid(free_obj, &fv, w * h, "segment_free: free")) return NULL;
-    if (!get_grid(sat_obj, &sv, (w + 1) * (h + 1) * (Py_ssize_t)sizeof(int), "segment_free: sat")) {
-        PyBuffer_Release(&fv);
-        return NULL;
-    }
-    int r = segment_free((const unsigned char *)fv.buf, (const int *)sv.buf, (long)w, (long)h, ax, ay, bx, by);
-    PyBuffer_Release(&fv);
-    PyBuffer_Release(&sv);
+    const char *fn = "segment_free";
+    kn_bufs b;
+    b.n = 0;
+    const unsigned char *grid = kn_vec(&b, free_obj, '?', w * h, KN_CONTIG, NULL, fn, "free");
+    const int *sat = grid ? kn_vec(&b, sat_obj, 'i', (w + 1) * (h + 1), KN_CONTIG, NULL, fn, "sat") : NULL;
+    int r = sat ? segment_free(grid, sat, (long)w, (long)h, ax, ay, bx, by) : -1;
+    kn_release(&b);
     if (r < 0) return NULL;
     return PyBool_FromLong(r);
 }
@@ -338,7 +365,7 @@ PyDoc_STRVAR(nearest_in_window_doc,
 "round its own, else within ``window`` cells, and returns the indices of the points with no\n"
 "free cell that near (left as they were): the compiled twin of the first loop of\n"
 "sc2pool.engine.sim.systems.pathing.Pathing._nearest_free.  ``xs`` and ``ys`` are writable\n"
-"float64 arrays, ``grid`` the h x w free cells (one byte each, C order).");
+"float64 arrays of one length, ``grid`` the h x w free cells (bool, C order).");
 
 static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
     PyObject *xs_obj, *ys_obj, *grid_obj;
@@ -351,45 +378,33 @@ static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "nearest_in_window: the grid's width and height and the window must be positive");
         return NULL;
     }
-    Py_buffer xv, yv, gv;
-    if (PyObject_GetBuffer(xs_obj, &xv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(ys_obj, &yv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xv);
-        return NULL;
-    }
+    const char *fn = "nearest_in_window";
+    kn_bufs b;
+    b.n = 0;
     PyObject *todo = NULL;
-    if (strcmp(xv.format, "d") != 0 || strcmp(yv.format, "d") != 0 || xv.len != yv.len) {
-        PyErr_SetString(PyExc_ValueError, "nearest_in_window: xs and ys must be float64 arrays of one length");
-        goto done_xy;
-    }
-    if (!get_grid(grid_obj, &gv, w * h, "nearest_in_window: grid")) goto done_xy;
-    {
-        double *xs = (double *)xv.buf, *ys = (double *)yv.buf;
-        const unsigned char *grid = (const unsigned char *)gv.buf;
-        Py_ssize_t n = xv.len / (Py_ssize_t)sizeof(double);
-        todo = PyList_New(0);
-        for (Py_ssize_t i = 0; todo != NULL && i < n; i++) {
-            double x = xs[i], y = ys[i], qx, qy;
-            if (!isfinite(x) || !isfinite(y)) {
-                PyErr_Format(PyExc_ValueError, "nearest_in_window: point %zd is not finite", i);
-                Py_CLEAR(todo);
-                break;
-            }
-            if (nearest_in(grid, (long)w, (long)h, inset, x, y, 1, 1.0, &qx, &qy) ||
-                nearest_in(grid, (long)w, (long)h, inset, x, y, (long)window, (double)window, &qx, &qy)) {
-                xs[i] = qx;
-                ys[i] = qy;
-            } else {
-                PyObject *k = PyLong_FromSsize_t(i);
-                if (k == NULL || PyList_Append(todo, k) < 0) Py_CLEAR(todo);
-                Py_XDECREF(k);
-            }
+    Py_ssize_t n;
+    double *xs = kn_vec(&b, xs_obj, 'd', KN_ANY, KN_WRITABLE, &n, fn, "xs");
+    double *ys = xs ? kn_vec(&b, ys_obj, 'd', n, KN_WRITABLE, NULL, fn, "ys") : NULL;
+    const unsigned char *grid = ys ? kn_vec(&b, grid_obj, '?', w * h, KN_CONTIG, NULL, fn, "grid") : NULL;
+    if (grid != NULL) todo = PyList_New(0);
+    for (Py_ssize_t i = 0; todo != NULL && i < n; i++) {
+        double x = xs[i], y = ys[i], qx, qy;
+        if (!isfinite(x) || !isfinite(y)) {
+            PyErr_Format(PyExc_ValueError, "nearest_in_window: point %zd is not finite", i);
+            Py_CLEAR(todo);
+            break;
+        }
+        if (nearest_in(grid, (long)w, (long)h, inset, x, y, 1, 1.0, &qx, &qy) ||
+            nearest_in(grid, (long)w, (long)h, inset, x, y, (long)window, (double)window, &qx, &qy)) {
+            xs[i] = qx;
+            ys[i] = qy;
+        } else {
+            PyObject *k = PyLong_FromSsize_t(i);
+            if (k == NULL || PyList_Append(todo, k) < 0) Py_CLEAR(todo);
+            Py_XDECREF(k);
         }
     }
-    PyBuffer_Release(&gv);
-done_xy:
-    PyBuffer_Release(&xv);
-    PyBuffer_Release(&yv);
+    kn_release(&b);
     return todo;
 }
 

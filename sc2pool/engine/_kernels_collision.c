@@ -10,109 +10,6 @@
  */
 #include <stdint.h>
 
-#define COLL_BUFS 16 /* arrays one kernel borrows at most */
-
-/* The buffers a kernel borrowed, released together on every way out. */
-typedef struct {
-    Py_buffer v[COLL_BUFS];
-    int n;
-} coll_bufs;
-
-static void coll_release(coll_bufs *b) {
-    while (b->n) PyBuffer_Release(&b->v[--b->n]);
-}
-
-/* Borrow `obj` as a C-contiguous array of `t` ('d' float64, 'q' int64, '?' bool) holding `n`
- * items (n < 0: any number, told in *len); 0 with a ValueError naming `what` otherwise. */
-static int coll_get(coll_bufs *b, PyObject *obj, char t, Py_ssize_t n, int writable, const char *what,
-                    void **data, Py_ssize_t *len) {
-    const char *tname = t == 'd' ? "float64" : t == 'q' ? "int64" : "bool";
-    Py_buffer *v = &b->v[b->n];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (b->n >= COLL_BUFS || PyObject_GetBuffer(obj, v, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a C-contiguous%s %s array", what,
-                     writable ? " writable" : "", tname);
-        return 0;
-    }
-    const char *f = v->format;
-    if (*f == '@' || *f == '=' || *f == '<') f++;
-    int ok = f[0] != '\0' && f[1] == '\0' && v->itemsize == (t == '?' ? 1 : 8) &&
-             (t == 'q' ? (*f == 'q' || *f == 'l') : *f == t);
-    if (!ok) {
-        PyBuffer_Release(v);
-        PyErr_Format(PyExc_ValueError, "%s must be a C-contiguous%s %s array", what,
-                     writable ? " writable" : "", tname);
-        return 0;
-    }
-    Py_ssize_t items = v->len / v->itemsize;
-    if (n >= 0 && items != n) {
-        PyBuffer_Release(v);
-        PyErr_Format(PyExc_ValueError, "%s holds %zd items where %zd are needed", what, items, n);
-        return 0;
-    }
-    b->n++;
-    *data = v->buf;
-    if (len != NULL) *len = items;
-    return 1;
-}
-
-/* Borrow `obj` as a one-dimensional int64 array of `n` items, strided or not (the unit store's
- * integer columns are rows of a Fortran-ordered block): *stride is in bytes; 0 with a ValueError
- * naming `what` otherwise. */
-static int coll_get_column(coll_bufs *b, PyObject *obj, Py_ssize_t n, const char *what, const char **data,
-                           Py_ssize_t *stride) {
-    Py_buffer *v = &b->v[b->n];
-    if (b->n >= COLL_BUFS || PyObject_GetBuffer(obj, v, PyBUF_RECORDS_RO) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a one-dimensional int64 array", what);
-        return 0;
-    }
-    const char *f = v->format;
-    if (*f == '@' || *f == '=' || *f == '<') f++;
-    if (v->ndim != 1 || v->itemsize != 8 || !(*f == 'q' || *f == 'l') || f[1] != '\0') {
-        PyBuffer_Release(v);
-        PyErr_Format(PyExc_ValueError, "%s must be a one-dimensional int64 array", what);
-        return 0;
-    }
-    if (v->shape[0] != n) {
-        PyBuffer_Release(v);
-        PyErr_Format(PyExc_ValueError, "%s holds %zd items where %zd are needed", what, v->shape[0], n);
-        return 0;
-    }
-    b->n++;
-    *data = (const char *)v->buf;
-    *stride = v->strides[0];
-    return 1;
-}
-
-/* A number (*scalar set, *arr NULL) or an array of `n` float64 values (*arr set): the pairs'
- * summed radii and squared reaches are one float when every collidable unit has one radius. */
-static int coll_scalar_or(coll_bufs *b, PyObject *obj, Py_ssize_t n, const char *what,
-                          double *scalar, const double **arr) {
-    *arr = NULL;
-    if (PyFloat_Check(obj) || PyLong_Check(obj)) {
-        *scalar = PyFloat_AsDouble(obj);
-        return !(*scalar == -1.0 && PyErr_Occurred());
-    }
-    void *data;
-    if (!coll_get(b, obj, 'd', n, 0, what, &data, NULL)) return 0;
-    *arr = (const double *)data;
-    return 1;
-}
-
-/* 1 when every index lies in [0, hi); else 0 with a ValueError naming `what`. */
-static int coll_in_range(const int64_t *idx, Py_ssize_t m, int64_t hi, const char *what) {
-    for (Py_ssize_t i = 0; i < m; i++) {
-        if (idx[i] < 0 || idx[i] >= hi) {
-            PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld lies outside [0, %lld)", what, i,
-                         (long long)idx[i], (long long)hi);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 #define COLL_AT(arr, scalar, i) ((arr) != NULL ? (arr)[i] : (scalar))
 
 /* numpy's order of floats (its sorts and searchsorted): NaN after everything else. */
@@ -150,21 +47,19 @@ static PyObject *py_sweep_pairs(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "sweep_pairs: reach must not be negative");
         return NULL;
     }
-    coll_bufs b = {.n = 0};
+    const char *fn = "sweep_pairs";
+    kn_bufs b;
+    b.n = 0;
     PyObject *out = NULL;
     int64_t *perm = NULL;
     double *sx = NULL;
-    void *xp, *yp, *rp, *cp;
     Py_ssize_t n, k;
-    if (!coll_get(&b, x_obj, 'd', -1, 0, "sweep_pairs: x", &xp, &n) ||
-        !coll_get(&b, y_obj, 'd', n, 0, "sweep_pairs: y", &yp, NULL) ||
-        !coll_get(&b, c_obj, 'q', -1, 0, "sweep_pairs: c", &cp, &k) ||
-        !coll_get(&b, r_obj, 'd', k, 0, "sweep_pairs: rc", &rp, NULL) ||
-        !coll_in_range((const int64_t *)cp, k, n, "sweep_pairs: c"))
-        goto done;
+    const double *x = kn_vec(&b, x_obj, 'd', KN_ANY, KN_CONTIG, &n, fn, "x");
+    const double *y = x ? kn_vec(&b, y_obj, 'd', n, KN_CONTIG, NULL, fn, "y") : NULL;
+    const int64_t *c = y ? kn_vec(&b, c_obj, 'q', KN_ANY, KN_CONTIG, &k, fn, "c") : NULL;
+    const double *r = c ? kn_vec(&b, r_obj, 'd', k, KN_CONTIG, NULL, fn, "rc") : NULL;
+    if (r == NULL || !kn_in_range(KN_FLAT(c, k), n, fn, "c")) goto done;
     {
-        const double *x = (const double *)xp, *y = (const double *)yp, *r = (const double *)rp;
-        const int64_t *c = (const int64_t *)cp;
         /* the rows in x order (ties in the order of c: a stable sort), with their x, y, radius */
         perm = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * k + 1));
         sx = (double *)malloc(sizeof(double) * (size_t)(4 * k + 1));
@@ -218,7 +113,7 @@ static PyObject *py_sweep_pairs(PyObject *self, PyObject *args) {
 done:
     free(perm);
     free(sx);
-    coll_release(&b);
+    kn_release(&b);
     return out;
 }
 
@@ -235,22 +130,21 @@ static PyObject *py_moved_apart(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOdd:moved_apart", &xy_obj, &idx_obj, &ref_obj, &lim_axis, &lim_sum))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "moved_apart";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *xyp, *ip, *rp;
     Py_ssize_t n2, k2;
-    if (!coll_get(&b, xy_obj, 'd', -1, 0, "moved_apart: xy", &xyp, &n2) ||
-        !coll_get(&b, idx_obj, 'q', -1, 0, "moved_apart: ref_idx", &ip, &k2) ||
-        !coll_in_range((const int64_t *)ip, k2, n2, "moved_apart: ref_idx") ||
-        !coll_get(&b, ref_obj, 'd', k2, 0, "moved_apart: ref_xy", &rp, NULL))
-        goto done;
+    const double *xy = kn_vec(&b, xy_obj, 'd', KN_ANY, KN_CONTIG, &n2, fn, "xy");
+    const int64_t *idx = xy ? kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &k2, fn, "ref_idx") : NULL;
+    if (idx == NULL || !kn_in_range(KN_FLAT(idx, k2), n2, fn, "ref_idx")) goto done;
+    const double *ref = kn_vec(&b, ref_obj, 'd', k2, KN_CONTIG, NULL, fn, "ref_xy");
+    if (ref == NULL) goto done;
     if (k2 % 2) {
         PyErr_SetString(PyExc_ValueError, "moved_apart: ref_idx must hold two rows of one length");
         goto done;
     }
     {
-        const double *xy = (const double *)xyp, *ref = (const double *)rp;
-        const int64_t *idx = (const int64_t *)ip;
         Py_ssize_t k = k2 / 2;
         int axis = 0, sum = 0;
         for (Py_ssize_t i = 0; i < k && !(axis && sum); i++) {
@@ -263,7 +157,7 @@ static PyObject *py_moved_apart(PyObject *self, PyObject *args) {
         ret = PyBool_FromLong(axis && sum);
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -281,31 +175,30 @@ static PyObject *py_active_pairs(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO:active_pairs", &xy_obj, &idx_obj, &reach_obj, &rr_obj, &io_obj, &fo_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "active_pairs";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *xyp, *ip, *iop, *fop;
     Py_ssize_t n2, p4;
     double reach_s = 0.0, rr_s = 0.0;
-    const double *reach_a, *rr_a;
-    if (!coll_get(&b, xy_obj, 'd', -1, 0, "active_pairs: xy", &xyp, &n2) ||
-        !coll_get(&b, idx_obj, 'q', -1, 0, "active_pairs: idx4", &ip, &p4))
-        goto done;
+    kn_column reach_c, rr_c;
+    const double *xy = kn_vec(&b, xy_obj, 'd', KN_ANY, KN_CONTIG, &n2, fn, "xy");
+    const int64_t *idx = xy ? kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &p4, fn, "idx4") : NULL;
+    if (idx == NULL) goto done;
     if (p4 % 4) {
         PyErr_SetString(PyExc_ValueError, "active_pairs: idx4 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t p = p4 / 4;
-    if (!coll_in_range((const int64_t *)ip, p4, n2, "active_pairs: idx4") ||
-        !coll_scalar_or(&b, reach_obj, p, "active_pairs: reach2", &reach_s, &reach_a) ||
-        !coll_scalar_or(&b, rr_obj, p, "active_pairs: rr", &rr_s, &rr_a) ||
-        !coll_get(&b, io_obj, 'q', 5 * p, 1, "active_pairs: io", &iop, NULL) ||
-        !coll_get(&b, fo_obj, 'd', 5 * p, 1, "active_pairs: fo", &fop, NULL))
+    if (!kn_in_range(KN_FLAT(idx, p4), n2, fn, "idx4") ||
+        !kn_number_or(&b, reach_obj, p, KN_CONTIG, &reach_s, &reach_c, fn, "reach2") ||
+        !kn_number_or(&b, rr_obj, p, KN_CONTIG, &rr_s, &rr_c, fn, "rr"))
         goto done;
+    int64_t *io = kn_vec(&b, io_obj, 'q', 5 * p, KN_WRITABLE, NULL, fn, "io");
+    double *fo = io ? kn_vec(&b, fo_obj, 'd', 5 * p, KN_WRITABLE, NULL, fn, "fo") : NULL;
+    if (fo == NULL) goto done;
     {
-        const double *xy = (const double *)xyp;
-        const int64_t *idx = (const int64_t *)ip;
-        int64_t *io = (int64_t *)iop;
-        double *fo = (double *)fop;
+        const double *reach_a = (const double *)reach_c.p, *rr_a = (const double *)rr_c.p;
         Py_ssize_t m = 0;
         for (Py_ssize_t i = 0; i < p; i++) {
             double dx = xy[idx[i]] - xy[idx[2 * p + i]], dy = xy[idx[p + i]] - xy[idx[3 * p + i]];
@@ -325,7 +218,7 @@ static PyObject *py_active_pairs(PyObject *self, PyObject *args) {
         ret = PyLong_FromSsize_t(m);
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -343,30 +236,29 @@ static PyObject *py_touching_pairs(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOdOO:touching_pairs", &xy_obj, &idx_obj, &rr_obj, &slop, &rows_obj, &vec_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "touching_pairs";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *xyp, *ip, *rop, *vop;
     Py_ssize_t n2, p4;
     double rr_s = 0.0;
-    const double *rr_a;
-    if (!coll_get(&b, xy_obj, 'd', -1, 0, "touching_pairs: xy", &xyp, &n2) ||
-        !coll_get(&b, idx_obj, 'q', -1, 0, "touching_pairs: idx2", &ip, &p4))
-        goto done;
+    kn_column rr_c;
+    const double *xy = kn_vec(&b, xy_obj, 'd', KN_ANY, KN_CONTIG, &n2, fn, "xy");
+    const int64_t *idx = xy ? kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &p4, fn, "idx2") : NULL;
+    if (idx == NULL) goto done;
     if (p4 % 4) {
         PyErr_SetString(PyExc_ValueError, "touching_pairs: idx2 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t p = p4 / 4;
-    if (!coll_in_range((const int64_t *)ip, p4, n2, "touching_pairs: idx2") ||
-        !coll_scalar_or(&b, rr_obj, p, "touching_pairs: rr", &rr_s, &rr_a) ||
-        !coll_get(&b, rows_obj, 'q', 4 * p, 1, "touching_pairs: rows", &rop, NULL) ||
-        !coll_get(&b, vec_obj, 'd', 6 * p, 1, "touching_pairs: vec", &vop, NULL))
+    if (!kn_in_range(KN_FLAT(idx, p4), n2, fn, "idx2") ||
+        !kn_number_or(&b, rr_obj, p, KN_CONTIG, &rr_s, &rr_c, fn, "rr"))
         goto done;
+    int64_t *rows = kn_vec(&b, rows_obj, 'q', 4 * p, KN_WRITABLE, NULL, fn, "rows");
+    double *vec = rows ? kn_vec(&b, vec_obj, 'd', 6 * p, KN_WRITABLE, NULL, fn, "vec") : NULL;
+    if (vec == NULL) goto done;
     {
-        const double *xy = (const double *)xyp;
-        const int64_t *idx = (const int64_t *)ip;
-        int64_t *rows = (int64_t *)rop;
-        double *vec = (double *)vop;
+        const double *rr_a = (const double *)rr_c.p;
         /* the touching pairs' numbers first (in rows), then each row laid out 2 q long */
         Py_ssize_t q = 0;
         for (Py_ssize_t i = 0; i < p; i++) {
@@ -389,7 +281,7 @@ static PyObject *py_touching_pairs(PyObject *self, PyObject *args) {
         ret = PyLong_FromSsize_t(q);
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -407,39 +299,38 @@ static PyObject *py_join_overlapping(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOO:join_overlapping", &xy_obj, &idx_obj, &over_obj, &rr_obj, &act_obj,
                           &io_obj, &fo_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "join_overlapping";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     unsigned char *held = NULL;
-    void *xyp, *ip, *ap, *iop, *fop;
     Py_ssize_t n2, p4, na;
     double over_s = 0.0, rr_s = 0.0;
-    const double *over_a, *rr_a;
-    if (!coll_get(&b, xy_obj, 'd', -1, 0, "join_overlapping: xy", &xyp, &n2) ||
-        !coll_get(&b, idx_obj, 'q', -1, 0, "join_overlapping: idx4", &ip, &p4))
-        goto done;
+    kn_column over_c, rr_c;
+    const double *xy = kn_vec(&b, xy_obj, 'd', KN_ANY, KN_CONTIG, &n2, fn, "xy");
+    const int64_t *idx = xy ? kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &p4, fn, "idx4") : NULL;
+    if (idx == NULL) goto done;
     if (p4 % 4) {
         PyErr_SetString(PyExc_ValueError, "join_overlapping: idx4 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t p = p4 / 4;
-    if (!coll_in_range((const int64_t *)ip, p4, n2, "join_overlapping: idx4") ||
-        !coll_scalar_or(&b, over_obj, p, "join_overlapping: over2", &over_s, &over_a) ||
-        !coll_scalar_or(&b, rr_obj, p, "join_overlapping: rr", &rr_s, &rr_a) ||
-        !coll_get(&b, act_obj, 'q', -1, 0, "join_overlapping: act", &ap, &na) ||
-        !coll_in_range((const int64_t *)ap, na, p, "join_overlapping: act") ||
-        !coll_get(&b, io_obj, 'q', 5 * p, 1, "join_overlapping: io", &iop, NULL) ||
-        !coll_get(&b, fo_obj, 'd', p, 1, "join_overlapping: fo", &fop, NULL))
+    if (!kn_in_range(KN_FLAT(idx, p4), n2, fn, "idx4") ||
+        !kn_number_or(&b, over_obj, p, KN_CONTIG, &over_s, &over_c, fn, "over2") ||
+        !kn_number_or(&b, rr_obj, p, KN_CONTIG, &rr_s, &rr_c, fn, "rr"))
         goto done;
+    const int64_t *act = kn_vec(&b, act_obj, 'q', KN_ANY, KN_CONTIG, &na, fn, "act");
+    if (act == NULL || !kn_in_range(KN_FLAT(act, na), p, fn, "act")) goto done;
+    int64_t *io = kn_vec(&b, io_obj, 'q', 5 * p, KN_WRITABLE, NULL, fn, "io");
+    double *fo = io ? kn_vec(&b, fo_obj, 'd', p, KN_WRITABLE, NULL, fn, "fo") : NULL;
+    if (fo == NULL) goto done;
     held = (unsigned char *)calloc((size_t)p + 1, 1);
     if (held == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     {
-        const double *xy = (const double *)xyp;
-        const int64_t *idx = (const int64_t *)ip, *act = (const int64_t *)ap;
-        int64_t *io = (int64_t *)iop;
-        double *fo = (double *)fop;
+        const double *over_a = (const double *)over_c.p, *rr_a = (const double *)rr_c.p;
         for (Py_ssize_t j = 0; j < na; j++) held[act[j]] = 1;
         int fresh = 0;
         for (Py_ssize_t i = 0; i < p; i++) {
@@ -463,7 +354,7 @@ static PyObject *py_join_overlapping(PyObject *self, PyObject *args) {
     }
 done:
     free(held);
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -481,34 +372,36 @@ static PyObject *py_pair_shares(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOdO:pair_shares", &idx_obj, &w_obj, &own_obj, &steer_obj, &wm, &out_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "pair_shares";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *ip, *wp, *sp = NULL, *outp;
-    const char *op = NULL;
-    Py_ssize_t m4, n, os = 0;
-    if (!coll_get(&b, idx_obj, 'q', -1, 0, "pair_shares: idx2", &ip, &m4) ||
-        !coll_get(&b, w_obj, 'd', -1, 0, "pair_shares: w", &wp, &n))
-        goto done;
+    const unsigned char *st = NULL;
+    kn_column owner;
+    Py_ssize_t m4, n;
+    const int64_t *a = kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &m4, fn, "idx2");
+    const double *w = a ? kn_vec(&b, w_obj, 'd', KN_ANY, KN_CONTIG, &n, fn, "w") : NULL;
+    if (w == NULL) goto done;
     if (m4 % 4) {
         PyErr_SetString(PyExc_ValueError, "pair_shares: idx2 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t m = m4 / 4;
-    const int64_t *a = (const int64_t *)ip, *bb = a + 2 * m;
-    if (!coll_in_range(a, m, n, "pair_shares: a") || !coll_in_range(bb, m, n, "pair_shares: b") ||
-        (steer_obj != Py_None &&
-         (!coll_get_column(&b, own_obj, n, "pair_shares: owner", &op, &os) ||
-          !coll_get(&b, steer_obj, '?', n, 0, "pair_shares: steer", &sp, NULL))) ||
-        !coll_get(&b, out_obj, 'd', 3 * m, 1, "pair_shares: out", &outp, NULL))
-        goto done;
+    const int64_t *bb = a + 2 * m;
+    if (!kn_in_range(KN_FLAT(a, m), n, fn, "a") || !kn_in_range(KN_FLAT(bb, m), n, fn, "b")) goto done;
+    if (steer_obj != Py_None) {
+        if (!kn_col(&b, own_obj, 'q', n, KN_STRIDED, &owner, fn, "owner")) goto done;
+        st = kn_vec(&b, steer_obj, '?', n, KN_CONTIG, NULL, fn, "steer");
+        if (st == NULL) goto done;
+    }
+    double *fa = kn_vec(&b, out_obj, 'd', 3 * m, KN_WRITABLE, NULL, fn, "out");
+    if (fa == NULL) goto done;
     {
-        const double *w = (const double *)wp;
-        const unsigned char *st = (const unsigned char *)sp;
-        double *fa = (double *)outp, *wa = fa + m, *wb = fa + 2 * m;
+        double *wa = fa + m, *wb = fa + 2 * m;
         for (Py_ssize_t i = 0; i < m; i++) {
             double x = w[a[i]], y = w[bb[i]];
             /* firm: enemies, or neither unit steering; there nobody yields more than a mover */
-            if (st == NULL || *(const int64_t *)(op + a[i] * os) != *(const int64_t *)(op + bb[i] * os) ||
+            if (st == NULL || KN_AT(long long, owner, a[i]) != KN_AT(long long, owner, bb[i]) ||
                 !(st[a[i]] || st[bb[i]])) {
                 x = x > wm ? wm : x; /* np.minimum: the first operand unless the second is smaller */
                 y = y > wm ? wm : y;
@@ -522,7 +415,7 @@ static PyObject *py_pair_shares(PyObject *self, PyObject *args) {
         ret = Py_None;
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -541,23 +434,21 @@ static PyObject *py_give_way(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOLddddO:give_way", &walk_obj, &rng_obj, &kind_obj, &mob_obj, &hold, &w_idle,
                           &w_moving, &w_attacking, &w_fixed, &w_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "give_way";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *wkp, *rp, *mp, *wp;
-    const char *kp;
-    Py_ssize_t n, ks;
-    if (!coll_get(&b, w_obj, 'd', -1, 1, "give_way: w", &wp, &n) ||
-        !coll_get(&b, walk_obj, '?', n, 0, "give_way: walking", &wkp, NULL) ||
-        !coll_get(&b, rng_obj, '?', n, 0, "give_way: in_range", &rp, NULL) ||
-        !coll_get_column(&b, kind_obj, n, "give_way: kind", &kp, &ks) ||
-        !coll_get(&b, mob_obj, '?', n, 0, "give_way: mobile", &mp, NULL))
-        goto done;
+    kn_column kind;
+    Py_ssize_t n;
+    double *w = kn_vec(&b, w_obj, 'd', KN_ANY, KN_WRITABLE, &n, fn, "w");
+    const unsigned char *walking = w ? kn_vec(&b, walk_obj, '?', n, KN_CONTIG, NULL, fn, "walking") : NULL;
+    const unsigned char *in_range = walking ? kn_vec(&b, rng_obj, '?', n, KN_CONTIG, NULL, fn, "in_range") : NULL;
+    if (in_range == NULL || !kn_col(&b, kind_obj, 'q', n, KN_STRIDED, &kind, fn, "kind")) goto done;
+    const unsigned char *mobile = kn_vec(&b, mob_obj, '?', n, KN_CONTIG, NULL, fn, "mobile");
+    if (mobile == NULL) goto done;
     {
-        const unsigned char *walking = (const unsigned char *)wkp, *in_range = (const unsigned char *)rp;
-        const unsigned char *mobile = (const unsigned char *)mp;
-        double *w = (double *)wp;
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (*(const int64_t *)(kp + i * ks) == hold || !mobile[i]) w[i] = w_fixed;
+            if (KN_AT(long long, kind, i) == hold || !mobile[i]) w[i] = w_fixed;
             else if (in_range[i]) w[i] = w_attacking;
             else if (walking[i]) w[i] = w_moving;
             else w[i] = w_idle;
@@ -566,7 +457,7 @@ static PyObject *py_give_way(PyObject *self, PyObject *args) {
         ret = Py_None;
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -581,25 +472,24 @@ static PyObject *py_sidestep_movers(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOO:sidestep_movers", &idx_obj, &walk_obj, &mover_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "sidestep_movers";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *ip, *wp, *mp;
     Py_ssize_t m4, n;
-    if (!coll_get(&b, idx_obj, 'q', -1, 0, "sidestep_movers: idx2", &ip, &m4) ||
-        !coll_get(&b, walk_obj, '?', -1, 0, "sidestep_movers: walk", &wp, &n))
-        goto done;
+    const int64_t *a = kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &m4, fn, "idx2");
+    const unsigned char *walk = a ? kn_vec(&b, walk_obj, '?', KN_ANY, KN_CONTIG, &n, fn, "walk") : NULL;
+    if (walk == NULL) goto done;
     if (m4 % 4) {
         PyErr_SetString(PyExc_ValueError, "sidestep_movers: idx2 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t m = m4 / 4;
-    const int64_t *a = (const int64_t *)ip, *bb = a + 2 * m;
-    if (!coll_in_range(a, m, n, "sidestep_movers: a") || !coll_in_range(bb, m, n, "sidestep_movers: b") ||
-        !coll_get(&b, mover_obj, 'q', m, 1, "sidestep_movers: mover", &mp, NULL))
-        goto done;
+    const int64_t *bb = a + 2 * m;
+    if (!kn_in_range(KN_FLAT(a, m), n, fn, "a") || !kn_in_range(KN_FLAT(bb, m), n, fn, "b")) goto done;
+    int64_t *mover = kn_vec(&b, mover_obj, 'q', m, KN_WRITABLE, NULL, fn, "mover");
+    if (mover == NULL) goto done;
     {
-        const unsigned char *walk = (const unsigned char *)wp;
-        int64_t *mover = (int64_t *)mp;
         Py_ssize_t one = 0;
         for (Py_ssize_t i = 0; i < m; i++) {
             int ma = walk[a[i]] != 0, mb = walk[bb[i]] != 0;
@@ -609,7 +499,7 @@ static PyObject *py_sidestep_movers(PyObject *self, PyObject *args) {
         ret = PyLong_FromSsize_t(one);
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -629,35 +519,34 @@ static PyObject *py_first_push(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOddO:first_push", &dx_obj, &dy_obj, &d_obj, &ov_obj, &idx_obj, &wa_obj,
                           &wb_obj, &walk_obj, &steer_obj, &hx_obj, &hy_obj, &wm, &sidestep, &push_obj))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "first_push";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
-    void *dxp, *dyp, *dp, *ovp, *ip, *wap, *wbp, *walkp = NULL, *stp = NULL, *hxp = NULL, *hyp = NULL, *pp;
-    Py_ssize_t m, n = 0;
-    if (!coll_get(&b, d_obj, 'd', -1, 0, "first_push: d", &dp, &m) ||
-        !coll_get(&b, dx_obj, 'd', m, 0, "first_push: dx", &dxp, NULL) ||
-        !coll_get(&b, dy_obj, 'd', m, 0, "first_push: dy", &dyp, NULL) ||
-        !coll_get(&b, ov_obj, 'd', m, 0, "first_push: ov", &ovp, NULL) ||
-        !coll_get(&b, idx_obj, 'q', 4 * m, 0, "first_push: idx2", &ip, NULL) ||
-        !coll_get(&b, wa_obj, 'd', m, 0, "first_push: wa", &wap, NULL) ||
-        !coll_get(&b, wb_obj, 'd', m, 0, "first_push: wb", &wbp, NULL) ||
-        !coll_get(&b, push_obj, 'd', 2 * m, 1, "first_push: push", &pp, NULL))
-        goto done;
+    const unsigned char *walk = NULL, *st = NULL;
+    const double *hx = NULL, *hy = NULL;
+    Py_ssize_t m, n;
+    const double *d = kn_vec(&b, d_obj, 'd', KN_ANY, KN_CONTIG, &m, fn, "d");
+    const double *dx = d ? kn_vec(&b, dx_obj, 'd', m, KN_CONTIG, NULL, fn, "dx") : NULL;
+    const double *dy = dx ? kn_vec(&b, dy_obj, 'd', m, KN_CONTIG, NULL, fn, "dy") : NULL;
+    const double *ov = dy ? kn_vec(&b, ov_obj, 'd', m, KN_CONTIG, NULL, fn, "ov") : NULL;
+    const int64_t *a = ov ? kn_vec(&b, idx_obj, 'q', 4 * m, KN_CONTIG, NULL, fn, "idx2") : NULL;
+    const double *wa = a ? kn_vec(&b, wa_obj, 'd', m, KN_CONTIG, NULL, fn, "wa") : NULL;
+    const double *wb = wa ? kn_vec(&b, wb_obj, 'd', m, KN_CONTIG, NULL, fn, "wb") : NULL;
+    double *px = wb ? kn_vec(&b, push_obj, 'd', 2 * m, KN_WRITABLE, NULL, fn, "push") : NULL;
+    if (px == NULL) goto done;
     if (hx_obj != Py_None) {
-        const int64_t *a = (const int64_t *)ip;
-        if (!coll_get(&b, walk_obj, '?', -1, 0, "first_push: walk", &walkp, &n) ||
-            !coll_get(&b, steer_obj, '?', n, 0, "first_push: steer", &stp, NULL) ||
-            !coll_get(&b, hx_obj, 'd', m, 0, "first_push: hx", &hxp, NULL) ||
-            !coll_get(&b, hy_obj, 'd', m, 0, "first_push: hy", &hyp, NULL) ||
-            !coll_in_range(a, m, n, "first_push: a") || !coll_in_range(a + 2 * m, m, n, "first_push: b"))
+        walk = kn_vec(&b, walk_obj, '?', KN_ANY, KN_CONTIG, &n, fn, "walk");
+        st = walk ? kn_vec(&b, steer_obj, '?', n, KN_CONTIG, NULL, fn, "steer") : NULL;
+        hx = st ? kn_vec(&b, hx_obj, 'd', m, KN_CONTIG, NULL, fn, "hx") : NULL;
+        hy = hx ? kn_vec(&b, hy_obj, 'd', m, KN_CONTIG, NULL, fn, "hy") : NULL;
+        if (hy == NULL || !kn_in_range(KN_FLAT(a, m), n, fn, "a") ||
+            !kn_in_range(KN_FLAT(a + 2 * m, m), n, fn, "b"))
             goto done;
     }
     {
-        const double *dx = (const double *)dxp, *dy = (const double *)dyp, *d = (const double *)dp;
-        const double *ov = (const double *)ovp, *wa = (const double *)wap, *wb = (const double *)wbp;
-        const double *hx = (const double *)hxp, *hy = (const double *)hyp;
-        const int64_t *a = (const int64_t *)ip, *bb = a + 2 * m;
-        const unsigned char *walk = (const unsigned char *)walkp, *st = (const unsigned char *)stp;
-        double *px = (double *)pp, *py = px + m;
+        const int64_t *bb = a + 2 * m;
+        double *py = px + m;
         for (Py_ssize_t i = 0; i < m; i++) {
             double o = ov[i] < 0.0 ? 0.0 : ov[i]; /* np.maximum(ov, 0.0), NaN kept */
             double k = o / d[i];
@@ -679,7 +568,7 @@ static PyObject *py_first_push(PyObject *self, PyObject *args) {
         ret = Py_None;
     }
 done:
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -745,36 +634,38 @@ static PyObject *py_relax_pairs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOldd:relax_pairs", &xy_obj, &idx_obj, &rr_obj, &fa_obj, &push_obj, &iters,
                           &tol, &relaxation))
         return NULL;
-    coll_bufs b = {.n = 0};
+    const char *fn = "relax_pairs";
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     double *work = NULL;
-    void *xyp, *ip, *fap, *pp = NULL;
     Py_ssize_t n2, m4;
     double rr_s = 0.0;
-    const double *rr_a;
-    if (!coll_get(&b, xy_obj, 'd', -1, 1, "relax_pairs: xy", &xyp, &n2) ||
-        !coll_get(&b, idx_obj, 'q', -1, 0, "relax_pairs: idx2", &ip, &m4))
-        goto done;
+    kn_column rr_c;
+    double *xy = kn_vec(&b, xy_obj, 'd', KN_ANY, KN_WRITABLE, &n2, fn, "xy");
+    const int64_t *idx = xy ? kn_vec(&b, idx_obj, 'q', KN_ANY, KN_CONTIG, &m4, fn, "idx2") : NULL;
+    if (idx == NULL) goto done;
     if (m4 % 4) {
         PyErr_SetString(PyExc_ValueError, "relax_pairs: idx2 must hold four rows of one length");
         goto done;
     }
     Py_ssize_t m = m4 / 4;
-    if (!coll_in_range((const int64_t *)ip, m4, n2, "relax_pairs: idx2") ||
-        !coll_scalar_or(&b, rr_obj, m, "relax_pairs: rr", &rr_s, &rr_a) ||
-        !coll_get(&b, fa_obj, 'd', m, 0, "relax_pairs: fa", &fap, NULL) ||
-        (push_obj != Py_None && !coll_get(&b, push_obj, 'd', 2 * m, 0, "relax_pairs: push", &pp, NULL)))
+    if (!kn_in_range(KN_FLAT(idx, m4), n2, fn, "idx2") ||
+        !kn_number_or(&b, rr_obj, m, KN_CONTIG, &rr_s, &rr_c, fn, "rr"))
         goto done;
+    const double *fa = kn_vec(&b, fa_obj, 'd', m, KN_CONTIG, NULL, fn, "fa");
+    void *push;
+    if (fa == NULL || !kn_vec_opt(&b, push_obj, 'd', 2 * m, KN_CONTIG, fn, "push", &push)) goto done;
     work = (double *)calloc((size_t)(2 * m + n2 + 1), sizeof(double));
     if (work == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    if (pp != NULL) memcpy(work, pp, sizeof(double) * (size_t)(2 * m));
-    ret = PyLong_FromLong(relax((double *)xyp, n2, (const int64_t *)ip, m, rr_a, rr_s, (const double *)fap, work,
-                                pp != NULL, iters, tol, relaxation, work + 2 * m));
+    if (push != NULL) memcpy(work, push, sizeof(double) * (size_t)(2 * m));
+    ret = PyLong_FromLong(relax(xy, n2, idx, m, (const double *)rr_c.p, rr_s, fa, work, push != NULL, iters, tol,
+                                relaxation, work + 2 * m));
 done:
     free(work);
-    coll_release(&b);
+    kn_release(&b);
     return ret;
 }

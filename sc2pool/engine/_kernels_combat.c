@@ -4,76 +4,6 @@
  * structures below a third of their life).  Included by _kernels.c;
  * tests/engine/test_kernels_combat.py holds each to its Python twin. */
 
-#define CMB_MAX_BUFS 12 /* buffers one call borrows at most */
-
-/* The buffers one call borrows, released together. */
-typedef struct {
-    Py_buffer v[CMB_MAX_BUFS];
-    int n;
-} cmb_bufs;
-
-static void cmb_release(cmb_bufs *b) {
-    while (b->n) PyBuffer_Release(&b->v[--b->n]);
-}
-
-/* A one-dimensional array used with its own stride: the unit store's columns are rows of blocks,
- * and those gathered by type (radius, suicide) are not contiguous. */
-typedef struct {
-    char *p;
-    Py_ssize_t step;
-} cmb_column;
-#define CMB_AT(T, c, i) (*(T *)((c).p + (i) * (c).step))
-
-static const char *cmb_kind_name(char kind) {
-    return kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool";
-}
-
-/* Borrow `obj` as a one-dimensional array of `kind` items ('d' float64, 'q' int64, '?' bool) into
- * *c, writable when `writable`, C-contiguous when `contiguous`: `n` items, or at least `-n - 1`
- * items when `n` < 0 (the number goes to *len when `len` is not NULL); 0 with a ValueError naming
- * `fn` and `name` otherwise. */
-static int cmb_col(cmb_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, int contiguous,
-                   Py_ssize_t *len, cmb_column *c, const char *fn, const char *name) {
-    Py_buffer *v = &b->v[b->n];
-    Py_ssize_t size = kind == '?' ? 1 : 8;
-    int flags = PyBUF_FORMAT | (contiguous ? PyBUF_C_CONTIGUOUS : PyBUF_STRIDES) | (writable ? PyBUF_WRITABLE : 0);
-    int ok = 0;
-    if (b->n < CMB_MAX_BUFS && PyObject_GetBuffer(obj, v, flags) == 0) {
-        b->n++;
-        const char *f = v->format;
-        char last = f[0] ? f[strlen(f) - 1] : 0;
-        ok = v->itemsize == size && (last == kind || (kind == 'q' && last == 'l')) && v->ndim == 1;
-    }
-    if (!ok) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s: %s must be a one-dimensional %s%s%s array", fn, name,
-                     writable ? "writable " : "", contiguous ? "C-contiguous " : "", cmb_kind_name(kind));
-        return 0;
-    }
-    Py_ssize_t items = v->shape[0];
-    if ((n >= 0 && items != n) || (n < 0 && items < -n - 1)) {
-        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %s%zd are needed", fn, name, items,
-                     n < 0 ? "at least " : "", n < 0 ? -n - 1 : n);
-        return 0;
-    }
-    if (len != NULL) *len = items;
-    c->p = (char *)v->buf;
-    c->step = v->strides[0];
-    return 1;
-}
-
-/* 1 when every one of the `k` rows of `rows` is a row of `n` units; 0 with a ValueError otherwise. */
-static int cmb_rows_ok(cmb_column rows, Py_ssize_t k, Py_ssize_t n, const char *fn, const char *name) {
-    for (Py_ssize_t i = 0; i < k; i++) {
-        long long r = CMB_AT(long long, rows, i);
-        if (r < 0 || r >= n) {
-            PyErr_Format(PyExc_ValueError, "%s: %s[%zd] = %lld is no row of %zd units", fn, name, i, r, n);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* ------------------------------------------------------------------ Abilities._heal */
 
 PyDoc_STRVAR(heal_hurt_doc,
@@ -92,26 +22,28 @@ static PyObject *py_heal_hurt(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOO:heal_hurt", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]))
         return NULL;
     const char *fn = "heal_hurt";
-    cmb_bufs b = {.n = 0};
-    Py_ssize_t n, r, m, c = -1;
-    cmb_column hp, rows, tops, x, y, med, idx_c, dxy_c;
-    int ok = cmb_col(&b, o[0], 'd', -1, 0, 0, &n, &hp, fn, "hp") &&
-             cmb_col(&b, o[1], 'q', -1, 0, 0, &r, &rows, fn, "rows") &&
-             cmb_col(&b, o[2], 'd', r, 0, 0, NULL, &tops, fn, "tops") &&
-             cmb_col(&b, o[3], 'd', n, 0, 0, NULL, &x, fn, "x") &&
-             cmb_col(&b, o[4], 'd', n, 0, 0, NULL, &y, fn, "y") &&
-             cmb_col(&b, o[5], 'q', -1, 0, 0, &m, &med, fn, "medivacs") &&
-             cmb_col(&b, o[6], 'q', -2 * r - 1, 1, 1, NULL, &idx_c, fn, "idx") &&
-             cmb_col(&b, o[7], 'd', -2 * m * r - 1, 1, 1, NULL, &dxy_c, fn, "dxy") &&
-             cmb_rows_ok(rows, r, n, fn, "rows") && cmb_rows_ok(med, m, n, fn, "medivacs");
+    kn_bufs b;
+    b.n = 0;
+    Py_ssize_t c = -1;
+    kn_column hp, rows, tops, x, y, med, idx_c, dxy_c;
+    int ok = kn_col(&b, o[0], 'd', KN_ANY, KN_STRIDED, &hp, fn, "hp") &&
+             kn_col(&b, o[1], 'q', KN_ANY, KN_STRIDED, &rows, fn, "rows") &&
+             kn_col(&b, o[2], 'd', rows.len, KN_STRIDED, &tops, fn, "tops") &&
+             kn_col(&b, o[3], 'd', hp.len, KN_STRIDED, &x, fn, "x") &&
+             kn_col(&b, o[4], 'd', hp.len, KN_STRIDED, &y, fn, "y") &&
+             kn_col(&b, o[5], 'q', KN_ANY, KN_STRIDED, &med, fn, "medivacs") &&
+             kn_col(&b, o[6], 'q', -2 * rows.len - 1, KN_WRITABLE, &idx_c, fn, "idx") &&
+             kn_col(&b, o[7], 'd', -2 * med.len * rows.len - 1, KN_WRITABLE, &dxy_c, fn, "dxy") &&
+             kn_in_range(rows, hp.len, fn, "rows") && kn_in_range(med, hp.len, fn, "medivacs");
     if (ok) {
+        Py_ssize_t r = rows.len, m = med.len;
         long long *idx = (long long *)idx_c.p;
         double *dxy = (double *)dxy_c.p;
         c = 0;
         for (Py_ssize_t i = 0; i < r; i++) { /* (hp < tops, then hp > 0: a NaN life is neither) */
-            long long row = CMB_AT(long long, rows, i);
-            double h = CMB_AT(double, hp, row);
-            if (h < CMB_AT(double, tops, i) && h > 0) {
+            long long row = KN_AT(long long, rows, i);
+            double h = KN_AT(double, hp, row);
+            if (h < KN_AT(double, tops, i) && h > 0) {
                 idx[c] = row;
                 idx[r + c] = i;
                 c++;
@@ -120,15 +52,15 @@ static PyObject *py_heal_hurt(PyObject *self, PyObject *args) {
         memmove(idx + c, idx + r, sizeof(long long) * (size_t)c);
         double *dx = dxy, *dy = dxy + m * c;
         for (Py_ssize_t i = 0; i < m; i++) {
-            long long mr = CMB_AT(long long, med, i);
-            double mx = CMB_AT(double, x, mr), my = CMB_AT(double, y, mr);
+            long long mr = KN_AT(long long, med, i);
+            double mx = KN_AT(double, x, mr), my = KN_AT(double, y, mr);
             for (Py_ssize_t j = 0; j < c; j++) {
-                dx[i * c + j] = CMB_AT(double, x, idx[j]) - mx;
-                dy[i * c + j] = CMB_AT(double, y, idx[j]) - my;
+                dx[i * c + j] = KN_AT(double, x, idx[j]) - mx;
+                dy[i * c + j] = KN_AT(double, y, idx[j]) - my;
             }
         }
     }
-    cmb_release(&b);
+    kn_release(&b);
     return ok ? PyLong_FromSsize_t(c) : NULL;
 }
 
@@ -162,18 +94,20 @@ static PyObject *py_heal_apply(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "%s: energies must be a sequence of floats", fn);
         return NULL;
     }
-    cmb_bufs b = {.n = 0};
-    Py_ssize_t n, r, m = PySequence_Fast_GET_SIZE(en);
-    cmb_column dist, idx_c, tops, radius, owner, med, hp;
+    kn_bufs b;
+    b.n = 0;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(en);
+    kn_column dist, idx_c, tops, radius, owner, med, hp;
     PyObject *out = NULL;
-    int ok = cmb_col(&b, o[11], 'd', -1, 1, 0, &n, &hp, fn, "hp") &&
-             cmb_col(&b, o[6], 'q', m, 0, 0, NULL, &med, fn, "medivacs") &&
-             cmb_col(&b, o[0], 'd', m * c, 0, 1, NULL, &dist, fn, "dist") &&
-             cmb_col(&b, o[1], 'q', -2 * c - 1, 0, 1, NULL, &idx_c, fn, "idx") &&
-             cmb_col(&b, o[3], 'd', -1, 0, 0, &r, &tops, fn, "tops") &&
-             cmb_col(&b, o[4], 'd', n, 0, 0, NULL, &radius, fn, "radius") &&
-             cmb_col(&b, o[5], 'q', n, 0, 0, NULL, &owner, fn, "owner") &&
-             cmb_rows_ok(med, m, n, fn, "medivacs");
+    int ok = kn_col(&b, o[11], 'd', KN_ANY, KN_STRIDED | KN_WRITABLE, &hp, fn, "hp") &&
+             kn_col(&b, o[6], 'q', m, KN_STRIDED, &med, fn, "medivacs") &&
+             kn_col(&b, o[0], 'd', m * c, KN_CONTIG, &dist, fn, "dist") &&
+             kn_col(&b, o[1], 'q', -2 * c - 1, KN_CONTIG, &idx_c, fn, "idx") &&
+             kn_col(&b, o[3], 'd', KN_ANY, KN_STRIDED, &tops, fn, "tops") &&
+             kn_col(&b, o[4], 'd', hp.len, KN_STRIDED, &radius, fn, "radius") &&
+             kn_col(&b, o[5], 'q', hp.len, KN_STRIDED, &owner, fn, "owner") &&
+             kn_in_range(med, hp.len, fn, "medivacs");
+    Py_ssize_t n = ok ? hp.len : 0, r = ok ? tops.len : 0;
     const long long *idx = ok ? (const long long *)idx_c.p : NULL;
     for (Py_ssize_t j = 0; ok && j < c; j++) {
         if (idx[j] < 0 || idx[j] >= n || idx[c + j] < 0 || idx[c + j] >= r) {
@@ -190,16 +124,16 @@ static PyObject *py_heal_apply(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             break;
         }
-        long long mr = CMB_AT(long long, med, i);
-        double r_m = CMB_AT(double, radius, mr);
-        long long own = CMB_AT(long long, owner, mr);
+        long long mr = KN_AT(long long, med, i);
+        double r_m = KN_AT(double, radius, mr);
+        long long own = KN_AT(long long, owner, mr);
         /* numpy's argmin and min of the row: the first least distance, or the first NaN */
         const double *row = (const double *)dist.p + i * c;
         Py_ssize_t near = 0;
         double best = 0.0;
         for (Py_ssize_t j = 0; j < c; j++) {
-            double d = CMB_AT(long long, owner, idx[j]) != own ? INFINITY
-                                                               : row[j] - CMB_AT(double, radius, idx[j]) - r_m;
+            double d = KN_AT(long long, owner, idx[j]) != own ? INFINITY
+                                                               : row[j] - KN_AT(double, radius, idx[j]) - r_m;
             if (d != d) {
                 near = j;
                 best = d;
@@ -212,9 +146,9 @@ static PyObject *py_heal_apply(PyObject *self, PyObject *args) {
         }
         if (e <= 0.0 || best > reach) continue;
         long long t = idx[near];
-        double *h = &CMB_AT(double, hp, t);
+        double *h = &KN_AT(double, hp, t);
         /* Python's min(most, top - life, energy * per_energy): the first of the least */
-        double amount = most, lack = CMB_AT(double, tops, idx[c + near]) - *h, afford = e * per_energy;
+        double amount = most, lack = KN_AT(double, tops, idx[c + near]) - *h, afford = e * per_energy;
         if (lack < amount) amount = lack;
         if (afford < amount) amount = afford;
         if (amount <= 0) continue;
@@ -223,7 +157,7 @@ static PyObject *py_heal_apply(PyObject *self, PyObject *args) {
         if (item == NULL || PyList_Append(out, item) < 0) Py_CLEAR(out);
         Py_XDECREF(item);
     }
-    cmb_release(&b);
+    kn_release(&b);
     Py_DECREF(en);
     return out;
 }
@@ -246,42 +180,35 @@ static PyObject *py_fire_ready(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOLOOO:fire_ready", &o[0], &o[1], &o[2], &explode_kind, &o[4], &o[5], &o[6]))
         return NULL;
     const char *fn = "fire_ready";
-    cmb_bufs b = {.n = 0};
-    Py_ssize_t n;
-    cmb_column cd, in_range, kind, suicide, masks, cdn_c;
+    kn_bufs b;
+    b.n = 0;
+    kn_column cd, in_range, kind, suicide = {0}, cdn_c;
     int has_suicide = o[4] != Py_None;
-    int ok = cmb_col(&b, o[0], 'd', -1, 1, 0, &n, &cd, fn, "cd") &&
-             cmb_col(&b, o[1], '?', n, 0, 0, NULL, &in_range, fn, "in_range") &&
-             cmb_col(&b, o[2], 'q', n, 0, 0, NULL, &kind, fn, "kind") &&
-             (!has_suicide || cmb_col(&b, o[4], '?', n, 0, 0, NULL, &suicide, fn, "suicide")) &&
-             cmb_col(&b, o[6], 'd', n, 1, 1, NULL, &cdn_c, fn, "cdn");
-    if (ok) {
-        Py_buffer *v = &b.v[b.n];
-        if (PyObject_GetBuffer(o[5], v, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
-            b.n++;
-            ok = v->itemsize == 1 && strcmp(v->format, "?") == 0 && v->ndim == 2 && v->shape[0] == 4 &&
-                 v->shape[1] == n;
-        } else {
-            PyErr_Clear();
-            ok = 0;
-        }
-        if (!ok)
-            PyErr_Format(PyExc_ValueError, "%s: masks must be a writable C-contiguous bool array of 4 x %zd", fn, n);
-        masks.p = ok ? (char *)v->buf : NULL;
+    int ok = kn_col(&b, o[0], 'd', KN_ANY, KN_STRIDED | KN_WRITABLE, &cd, fn, "cd") &&
+             kn_col(&b, o[1], '?', cd.len, KN_STRIDED, &in_range, fn, "in_range") &&
+             kn_col(&b, o[2], 'q', cd.len, KN_STRIDED, &kind, fn, "kind") &&
+             (!has_suicide || kn_col(&b, o[4], '?', cd.len, KN_STRIDED, &suicide, fn, "suicide")) &&
+             kn_col(&b, o[6], 'd', cd.len, KN_WRITABLE, &cdn_c, fn, "cdn");
+    Py_ssize_t n = ok ? cd.len : 0;
+    const Py_buffer *masks = ok ? kn_borrow(&b, o[5], '?', 4 * n, KN_WRITABLE, NULL, fn, "masks") : NULL;
+    if (masks != NULL && (masks->ndim != 2 || masks->shape[0] != 4)) {
+        PyErr_Format(PyExc_ValueError, "%s: masks must be 4 x %zd", fn, n);
+        masks = NULL;
     }
+    ok = ok && masks != NULL;
     if (ok) {
-        unsigned char *fire = (unsigned char *)masks.p, *explode = fire + n, *blast = explode + n,
+        unsigned char *fire = (unsigned char *)masks->buf, *explode = fire + n, *blast = explode + n,
                       *cooling = blast + n;
         double *cdn = (double *)cdn_c.p;
         Py_ssize_t n_blast = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            double was = CMB_AT(double, cd, i), less = was - 1.0;
-            int f = CMB_AT(unsigned char, in_range, i) && less <= 0.0;
-            int ex = CMB_AT(long long, kind, i) == explode_kind;
-            int bl = ex || (has_suicide && f && CMB_AT(unsigned char, suicide, i));
+            double was = KN_AT(double, cd, i), less = was - 1.0;
+            int f = KN_AT(unsigned char, in_range, i) && less <= 0.0;
+            int ex = KN_AT(long long, kind, i) == explode_kind;
+            int bl = ex || (has_suicide && f && KN_AT(unsigned char, suicide, i));
             cooling[i] = was > 0.0;
             cdn[i] = less;
-            CMB_AT(double, cd, i) = less >= 0.0 || less != less ? less : 0.0; /* numpy's maximum */
+            KN_AT(double, cd, i) = less >= 0.0 || less != less ? less : 0.0; /* numpy's maximum */
             fire[i] = (unsigned char)f;
             explode[i] = (unsigned char)ex;
             blast[i] = (unsigned char)bl;
@@ -289,9 +216,9 @@ static PyObject *py_fire_ready(PyObject *self, PyObject *args) {
         }
         if (n_blast && has_suicide) /* (a suicide attacker that fired blasts instead) */
             for (Py_ssize_t i = 0; i < n; i++)
-                fire[i] = fire[i] && !CMB_AT(unsigned char, suicide, i);
+                fire[i] = fire[i] && !KN_AT(unsigned char, suicide, i);
     }
-    cmb_release(&b);
+    kn_release(&b);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }
@@ -309,23 +236,24 @@ static PyObject *py_burn_low(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOO:burn_low", &o[0], &o[1], &o[2])) return NULL;
     const char *fn = "burn_low";
-    cmb_bufs b = {.n = 0};
-    Py_ssize_t n, r;
-    cmb_column hp, rows, below;
+    kn_bufs b;
+    b.n = 0;
+    kn_column hp, rows, below;
     PyObject *out = NULL;
-    int ok = cmb_col(&b, o[0], 'd', -1, 0, 0, &n, &hp, fn, "hp") &&
-             cmb_col(&b, o[1], 'q', -1, 0, 0, &r, &rows, fn, "rows") &&
-             cmb_col(&b, o[2], 'd', r, 0, 0, NULL, &below, fn, "below") && cmb_rows_ok(rows, r, n, fn, "rows");
+    int ok = kn_col(&b, o[0], 'd', KN_ANY, KN_STRIDED, &hp, fn, "hp") &&
+             kn_col(&b, o[1], 'q', KN_ANY, KN_STRIDED, &rows, fn, "rows") &&
+             kn_col(&b, o[2], 'd', rows.len, KN_STRIDED, &below, fn, "below") &&
+             kn_in_range(rows, hp.len, fn, "rows");
     if (ok) out = PyList_New(0);
-    for (Py_ssize_t i = 0; out != NULL && i < r; i++) {
-        double h = CMB_AT(double, hp, CMB_AT(long long, rows, i));
-        if (h < CMB_AT(double, below, i) && h > 0) {
+    for (Py_ssize_t i = 0; out != NULL && i < rows.len; i++) {
+        double h = KN_AT(double, hp, KN_AT(long long, rows, i));
+        if (h < KN_AT(double, below, i) && h > 0) {
             PyObject *k = PyLong_FromSsize_t(i);
             if (k == NULL || PyList_Append(out, k) < 0) Py_CLEAR(out);
             Py_XDECREF(k);
         }
     }
-    cmb_release(&b);
+    kn_release(&b);
     return out;
 }
 
@@ -386,12 +314,13 @@ static PyObject *py_grow_life(PyObject *self, PyObject *args) {
                           &o[1], &o[2], &now, &start))
         return NULL;
     const char *fn = "grow_life";
-    cmb_bufs b = {.n = 0};
-    Py_ssize_t n, n_types;
-    cmb_column hp, ti, hp_max;
-    int ok = cmb_intern_fields() && cmb_col(&b, o[0], 'd', -1, 1, 0, &n, &hp, fn, "hp") &&
-             cmb_col(&b, o[1], 'q', n, 0, 0, NULL, &ti, fn, "ti") &&
-             cmb_col(&b, o[2], 'd', -1, 0, 0, &n_types, &hp_max, fn, "hp_max");
+    kn_bufs b;
+    b.n = 0;
+    kn_column hp, ti, hp_max;
+    int ok = cmb_intern_fields() && kn_col(&b, o[0], 'd', KN_ANY, KN_STRIDED | KN_WRITABLE, &hp, fn, "hp") &&
+             kn_col(&b, o[1], 'q', hp.len, KN_STRIDED, &ti, fn, "ti") &&
+             kn_col(&b, o[2], 'd', KN_ANY, KN_STRIDED, &hp_max, fn, "hp_max");
+    Py_ssize_t n = ok ? hp.len : 0, n_types = ok ? hp_max.len : 0;
     Py_ssize_t pos = 0;
     PyObject *key, *s;
     while (ok && PyDict_Next(structures, &pos, &key, &s)) {
@@ -423,9 +352,9 @@ static PyObject *py_grow_life(PyObject *self, PyObject *args) {
             }
             Py_XDECREF(tag);
         }
-        if (ok && r >= 0 && (h = CMB_AT(double, hp, r)) > 0) { /* (one at 0 dies with this loop's deaths) */
+        if (ok && r >= 0 && (h = KN_AT(double, hp, r)) > 0) { /* (one at 0 dies with this loop's deaths) */
             double set, lost;
-            long long t = CMB_AT(long long, ti, r);
+            long long t = KN_AT(long long, ti, r);
             ok = cmb_attr_double(s, CMB_LIFE_SET, &set) && cmb_attr_double(s, CMB_LIFE_LOST, &lost);
             if (ok && (t < 0 || t >= n_types)) {
                 PyErr_Format(PyExc_ValueError, "%s: ti[%zd] = %lld is no type row of %zd", fn, r, t, n_types);
@@ -442,19 +371,19 @@ static PyObject *py_grow_life(PyObject *self, PyObject *args) {
                     double q = d / loops;
                     if (q < 1.0) p = q;
                 }
-                double top = CMB_AT(double, hp_max, t);
+                double top = KN_AT(double, hp_max, t);
                 double life = top * (start + (1 - start) * p);
                 if (lost != 0.0) { /* (a float's truth: NaN counts) */
                     double v = life - lost;
                     life = top < v ? top : v;
                 }
-                CMB_AT(double, hp, r) = life;
+                KN_AT(double, hp, r) = life;
                 ok = cmb_set_double(s, CMB_LIFE_SET, life);
             }
         }
         Py_DECREF(s);
     }
-    cmb_release(&b);
+    kn_release(&b);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }

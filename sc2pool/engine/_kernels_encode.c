@@ -3,7 +3,6 @@
  * calls them.  Included by _kernels.c; tests/engine/test_kernels_encode.py holds it to its Python
  * twin. */
 
-#define ENC_MAX_BUFS 20            /* buffers one call borrows at most */
 #define ENC_RECORD 80              /* bytes of one unit record: _UNIT_DTYPE.itemsize in encode.py */
 #define ENC_BODY (ENC_RECORD - 3)  /* UNIT_BODY_LEN: the record after its key and 2-byte length */
 #define ENC_TAG_LIMIT (1LL << 35)  /* TAG_LIMIT: tags are written as 5-byte varints */
@@ -24,54 +23,6 @@ enum {
     ENC_SHIELD_MAX = 70, ENC_COOLDOWN = 76,
 };
 
-/* The buffers one call borrows, released together. */
-typedef struct {
-    Py_buffer v[ENC_MAX_BUFS];
-    int n;
-} enc_bufs;
-
-static void enc_release(enc_bufs *b) {
-    while (b->n) PyBuffer_Release(&b->v[--b->n]);
-}
-
-/* A one-dimensional array read with its own stride (the unit store's columns are rows of its
- * blocks; the derived ones are gathered by type). */
-typedef struct {
-    const char *p;
-    Py_ssize_t step;
-    Py_ssize_t len;
-} enc_column;
-#define ENC_AT(T, c, i) (*(const T *)((c).p + (i) * (c).step))
-
-/* Borrow `obj` as a one-dimensional array of `kind` items ('d' float64, 'q' int64, '?' bool) into
- * *c: `n` items, or any number when `n` < 0; 0 with a ValueError naming `name` otherwise. */
-static int enc_col(enc_bufs *b, PyObject *obj, char kind, Py_ssize_t n, enc_column *c, const char *name) {
-    Py_buffer *v = &b->v[b->n];
-    Py_ssize_t size = kind == '?' ? 1 : 8;
-    const char *what = kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool";
-    if (b->n >= ENC_MAX_BUFS || PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "encode_units: %s must be a one-dimensional %s array", name, what);
-        return 0;
-    }
-    b->n++;
-    const char *f = v->format;
-    char last = f[0] ? f[strlen(f) - 1] : 0;
-    if (v->ndim != 1 || v->itemsize != size || !(last == kind || (kind == 'q' && last == 'l'))) {
-        PyErr_Format(PyExc_ValueError, "encode_units: %s must be a one-dimensional %s array", name, what);
-        return 0;
-    }
-    if (n >= 0 && v->shape[0] != n) {
-        PyErr_Format(PyExc_ValueError, "encode_units: %s holds %zd items where %zd are needed", name,
-                     v->shape[0], n);
-        return 0;
-    }
-    c->p = (const char *)v->buf;
-    c->step = v->strides[0];
-    c->len = v->shape[0];
-    return 1;
-}
-
 /* `v` rounded to float32 (numpy's float64 -> float32 cast) at p, little-endian as "<f4". */
 static inline void enc_f4(unsigned char *p, double v) {
     float f = (float)v;
@@ -91,11 +42,11 @@ static inline void enc_pad2(unsigned char *p, long long v) {
     p[1] = (unsigned char)(u >> 8);
 }
 
-/* The columns of one call (every one but the tables indexed by `ti`: one item per unit). */
+/* The columns of one call (every one but the tables indexed by `ti`: one item per unit; z.p NULL:
+ * every unit at z_all; snapshot.p NULL: no snapshots). */
 typedef struct {
-    enc_column tag, ti, unit_id, owner, x, y, z, facing, radius, health, shield, cooldown, snapshot;
-    enc_column hp_max, sh_max;
-    int z_per_unit, has_snapshot;
+    kn_column tag, ti, unit_id, owner, x, y, z, facing, radius, health, shield, cooldown, snapshot;
+    kn_column hp_max, sh_max;
     double z_all;
     long long player, neutral;
 } enc_units;
@@ -104,39 +55,39 @@ typedef struct {
 static void enc_record(const enc_units *c, Py_ssize_t r, long len, unsigned char *p) {
     memcpy(p, enc_template, ENC_RECORD);
     enc_pad2(p + ENC_LEN, len);
-    long long owner = ENC_AT(long long, c->owner, r);
+    long long owner = KN_AT(const long long, c->owner, r);
     p[ENC_ALLIANCE] = owner == c->player ? 1 : owner == c->neutral ? 3 : 4; /* _alliance in game.py */
-    uint64_t t = (uint64_t)ENC_AT(long long, c->tag, r);                  /* (tag.astype(np.uint64)) */
+    uint64_t t = (uint64_t)KN_AT(const long long, c->tag, r);             /* (tag.astype(np.uint64)) */
     for (int k = 0; k < 5; k++) p[ENC_TAG + k] = (unsigned char)(((t >> (7 * k)) & 0x7F) | (k < 4 ? 0x80 : 0));
-    enc_pad2(p + ENC_UTYPE, ENC_AT(long long, c->unit_id, r));
+    enc_pad2(p + ENC_UTYPE, KN_AT(const long long, c->unit_id, r));
     p[ENC_OWNER] = (unsigned char)owner;
-    enc_f4(p + ENC_X, ENC_AT(double, c->x, r));
-    enc_f4(p + ENC_Y, ENC_AT(double, c->y, r));
-    enc_f4(p + ENC_Z, c->z_per_unit ? ENC_AT(double, c->z, r) : c->z_all);
-    enc_f4(p + ENC_FACING, ENC_AT(double, c->facing, r));
-    enc_f4(p + ENC_RADIUS, ENC_AT(double, c->radius, r));
-    long long ti = ENC_AT(long long, c->ti, r);
-    enc_f4(p + ENC_HEALTH, ENC_AT(double, c->health, r));
-    enc_f4(p + ENC_HEALTH_MAX, ENC_AT(double, c->hp_max, ti));
-    enc_f4(p + ENC_SHIELD, ENC_AT(double, c->shield, r));
-    enc_f4(p + ENC_SHIELD_MAX, ENC_AT(double, c->sh_max, ti));
-    enc_f4(p + ENC_COOLDOWN, ENC_AT(double, c->cooldown, r));
+    enc_f4(p + ENC_X, KN_AT(const double, c->x, r));
+    enc_f4(p + ENC_Y, KN_AT(const double, c->y, r));
+    enc_f4(p + ENC_Z, c->z.p != NULL ? KN_AT(const double, c->z, r) : c->z_all);
+    enc_f4(p + ENC_FACING, KN_AT(const double, c->facing, r));
+    enc_f4(p + ENC_RADIUS, KN_AT(const double, c->radius, r));
+    long long ti = KN_AT(const long long, c->ti, r);
+    enc_f4(p + ENC_HEALTH, KN_AT(const double, c->health, r));
+    enc_f4(p + ENC_HEALTH_MAX, KN_AT(const double, c->hp_max, ti));
+    enc_f4(p + ENC_SHIELD, KN_AT(const double, c->shield, r));
+    enc_f4(p + ENC_SHIELD_MAX, KN_AT(const double, c->sh_max, ti));
+    enc_f4(p + ENC_COOLDOWN, KN_AT(const double, c->cooldown, r));
 }
 
 /* The row of the i-th unit encoded: rows[i], or i without rows. */
-static inline Py_ssize_t enc_row(const enc_column *rows, Py_ssize_t i) {
-    return rows != NULL ? (Py_ssize_t)ENC_AT(long long, *rows, i) : i;
+static inline Py_ssize_t enc_row(const kn_column *rows, Py_ssize_t i) {
+    return rows != NULL ? (Py_ssize_t)KN_AT(const long long, *rows, i) : i;
 }
 
 /* Unit r's tail: its item of `tail` (NULL: none), then `snap` where it is a snapshot. */
 static inline Py_ssize_t enc_tail_len(const enc_units *c, PyObject *tail, Py_ssize_t snap_len, Py_ssize_t r) {
     Py_ssize_t k = tail != NULL ? PyBytes_GET_SIZE(PyList_GET_ITEM(tail, r)) : 0;
-    if (c->has_snapshot && ENC_AT(unsigned char, c->snapshot, r)) k += snap_len;
+    if (c->snapshot.p != NULL && KN_AT(const unsigned char, c->snapshot, r)) k += snap_len;
     return k;
 }
 
 /* The encoded units' records and tails into a new bytes object; NULL with an exception set. */
-static PyObject *enc_encode(const enc_units *c, Py_ssize_t n, const enc_column *rows, Py_ssize_t m,
+static PyObject *enc_encode(const enc_units *c, Py_ssize_t n, const kn_column *rows, Py_ssize_t m,
                             PyObject *tail, PyObject *snap) {
     Py_ssize_t snap_len = PyBytes_GET_SIZE(snap);
     /* (checked in encode_records' order: every tag, then every record's length) */
@@ -146,12 +97,12 @@ static PyObject *enc_encode(const enc_units *c, Py_ssize_t n, const enc_column *
             PyErr_Format(PyExc_ValueError, "encode_units: rows[%zd] = %zd is no row of %zd units", i, r, n);
             return NULL;
         }
-        long long ti = ENC_AT(long long, c->ti, r);
+        long long ti = KN_AT(const long long, c->ti, r);
         if (ti < 0 || ti >= c->hp_max.len || ti >= c->sh_max.len) {
             PyErr_Format(PyExc_ValueError, "encode_units: ti[%zd] = %lld is no row of hp_max and sh_max", r, ti);
             return NULL;
         }
-        if (ENC_AT(long long, c->tag, r) >= ENC_TAG_LIMIT) {
+        if (KN_AT(const long long, c->tag, r) >= ENC_TAG_LIMIT) {
             PyErr_SetString(PyExc_OverflowError, "unit tag beyond the 5-byte varint range");
             return NULL;
         }
@@ -179,7 +130,7 @@ static PyObject *enc_encode(const enc_units *c, Py_ssize_t n, const enc_column *
             memcpy(p, PyBytes_AS_STRING(b), (size_t)len);
             p += len;
         }
-        if (c->has_snapshot && ENC_AT(unsigned char, c->snapshot, r)) {
+        if (c->snapshot.p != NULL && KN_AT(const unsigned char, c->snapshot, r)) {
             memcpy(p, PyBytes_AS_STRING(snap), (size_t)snap_len);
             p += snap_len;
         }
@@ -217,36 +168,29 @@ static PyObject *py_encode_units(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "encode_units: snapshot_tail must be bytes");
         return NULL;
     }
-    enc_bufs b;
+    const char *fn = "encode_units";
+    kn_bufs b;
     b.n = 0;
     PyObject *out = NULL;
-    enc_column rows_c;
+    kn_column rows_c;
     Py_ssize_t n;
-    if (!enc_col(&b, o[0], 'q', -1, &c.tag, "tag")) goto done;
+    if (!kn_col(&b, o[0], 'q', KN_ANY, KN_STRIDED, &c.tag, fn, "tag")) goto done;
     n = c.tag.len;
-    if (!enc_col(&b, o[1], 'q', n, &c.ti, "ti") || !enc_col(&b, o[2], 'q', n, &c.unit_id, "unit_id") ||
-        !enc_col(&b, o[3], 'q', n, &c.owner, "owner") || !enc_col(&b, o[6], 'd', n, &c.x, "x") ||
-        !enc_col(&b, o[7], 'd', n, &c.y, "y") || !enc_col(&b, o[9], 'd', n, &c.facing, "facing") ||
-        !enc_col(&b, o[10], 'd', n, &c.radius, "radius") || !enc_col(&b, o[11], 'd', n, &c.health, "health") ||
-        !enc_col(&b, o[12], 'd', -1, &c.hp_max, "hp_max") || !enc_col(&b, o[13], 'd', n, &c.shield, "shield") ||
-        !enc_col(&b, o[14], 'd', -1, &c.sh_max, "sh_max") ||
-        !enc_col(&b, o[15], 'd', n, &c.cooldown, "cooldown"))
+    if (!kn_col(&b, o[1], 'q', n, KN_STRIDED, &c.ti, fn, "ti") ||
+        !kn_col(&b, o[2], 'q', n, KN_STRIDED, &c.unit_id, fn, "unit_id") ||
+        !kn_col(&b, o[3], 'q', n, KN_STRIDED, &c.owner, fn, "owner") ||
+        !kn_col(&b, o[6], 'd', n, KN_STRIDED, &c.x, fn, "x") || !kn_col(&b, o[7], 'd', n, KN_STRIDED, &c.y, fn, "y") ||
+        !kn_col(&b, o[9], 'd', n, KN_STRIDED, &c.facing, fn, "facing") ||
+        !kn_col(&b, o[10], 'd', n, KN_STRIDED, &c.radius, fn, "radius") ||
+        !kn_col(&b, o[11], 'd', n, KN_STRIDED, &c.health, fn, "health") ||
+        !kn_col(&b, o[12], 'd', KN_ANY, KN_STRIDED, &c.hp_max, fn, "hp_max") ||
+        !kn_col(&b, o[13], 'd', n, KN_STRIDED, &c.shield, fn, "shield") ||
+        !kn_col(&b, o[14], 'd', KN_ANY, KN_STRIDED, &c.sh_max, fn, "sh_max") ||
+        !kn_col(&b, o[15], 'd', n, KN_STRIDED, &c.cooldown, fn, "cooldown") ||
+        !kn_number_or(&b, o[8], n, KN_STRIDED, &c.z_all, &c.z, fn, "z") ||
+        (o[16] != Py_None && !kn_col(&b, o[16], 'q', KN_ANY, KN_STRIDED, &rows_c, fn, "rows")))
         goto done;
-    if (PyObject_CheckBuffer(o[8])) {
-        if (!enc_col(&b, o[8], 'd', n, &c.z, "z")) goto done;
-        c.z_per_unit = 1;
-    } else {
-        c.z_all = PyFloat_AsDouble(o[8]);
-        if (c.z_all == -1.0 && PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "encode_units: z must be a number or a float64 array");
-            goto done;
-        }
-    }
-    if (o[16] != Py_None && !enc_col(&b, o[16], 'q', -1, &rows_c, "rows")) goto done;
-    if (o[18] != Py_None) {
-        if (!enc_col(&b, o[18], '?', n, &c.snapshot, "snapshot")) goto done;
-        c.has_snapshot = 1;
-    }
+    if (o[18] != Py_None && !kn_col(&b, o[18], '?', n, KN_STRIDED, &c.snapshot, fn, "snapshot")) goto done;
     if (tail != NULL) {
         if (!PyList_Check(tail) || PyList_GET_SIZE(tail) != n) {
             PyErr_Format(PyExc_ValueError, "encode_units: tail must be a list of %zd bytes", n);
@@ -261,6 +205,6 @@ static PyObject *py_encode_units(PyObject *self, PyObject *args) {
     }
     out = enc_encode(&c, n, o[16] == Py_None ? NULL : &rows_c, o[16] == Py_None ? n : rows_c.len, tail, snap);
 done:
-    enc_release(&b);
+    kn_release(&b);
     return out;
 }

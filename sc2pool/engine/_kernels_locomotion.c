@@ -2,74 +2,10 @@
  * sc2pool/engine/sim/systems/locomotion.py, which runs every game loop for every walker.
  *
  * They take the unit store's columns as they are (one contiguous row of the float or int block
- * each) and write the results in place, as the numpy code does; arctan2 and hypot stay in numpy
- * (the callers compute the headings from what these return, and pass in the lengths).
+ * each, strided where the block is not row-major: kn_col) and write the results in place, as the
+ * numpy code does; arctan2 and hypot stay in numpy (the callers compute the headings from what
+ * these return, and pass in the lengths).
  */
-
-#define LOCO_MAX_BUFS 16 /* buffers one kernel call borrows at most */
-
-/* The buffers a kernel call has borrowed, released together whichever way the call ends. */
-typedef struct {
-    Py_buffer v[LOCO_MAX_BUFS];
-    int n;
-} loco_bufs;
-
-static void loco_release(loco_bufs *b) {
-    while (b->n) PyBuffer_Release(&b->v[--b->n]);
-}
-
-/* Borrow `obj` as an array of one kind ('d' float64, 'q' int64, '?' bool) holding `n` items (any
- * count when n < 0): C-contiguous of any shape when `stride` is NULL, else one-dimensional and
- * strided or not (the store's per-unit columns are rows of its blocks, some of them column-major
- * gathers), with *stride set to the items from one unit's value to the next.  NULL with a
- * ValueError naming `what` otherwise. */
-static void *loco_get(loco_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable,
-                      const char *fn, const char *what, Py_ssize_t *count, Py_ssize_t *stride) {
-    Py_buffer *v = &b->v[b->n];
-    int flags = (stride ? PyBUF_STRIDES : PyBUF_C_CONTIGUOUS) | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    const char *kinds = kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool";
-    const char *shape = stride ? "one-dimensional" : "C-contiguous";
-    const char *wr = writable ? " writable" : "";
-    if (PyObject_GetBuffer(obj, v, flags) < 0) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must be a %s%s %s array", fn, what, shape, wr, kinds);
-        return NULL;
-    }
-    b->n++;
-    const char *f = v->format;
-    size_t fl = strlen(f);
-    char last = fl ? f[fl - 1] : '\0';
-    int ok = kind == 'd' ? last == 'd' && v->itemsize == 8
-           : kind == 'q' ? (last == 'l' || last == 'q') && v->itemsize == 8
-           : last == '?' && v->itemsize == 1;
-    /* (a byte-order prefix other than native would need swapping) */
-    if (ok && fl == 2) ok = f[0] == '=' || f[0] == '@' || f[0] == '<';
-    if (ok && stride) ok = v->ndim == 1 && v->strides[0] % v->itemsize == 0;
-    if (!ok || fl > 2) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must be a %s%s %s array", fn, what, shape, wr, kinds);
-        return NULL;
-    }
-    Py_ssize_t have = v->len / v->itemsize;
-    if (n >= 0 && have != n) {
-        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %zd are needed", fn, what, have, n);
-        return NULL;
-    }
-    if (count) *count = have;
-    if (stride) *stride = v->strides[0] / v->itemsize;
-    return v->buf;
-}
-
-/* Whether every row in `rows` (k of them) is a unit row below `n`; a ValueError naming `what`
- * otherwise. */
-static int loco_rows_ok(const long long *rows, Py_ssize_t k, Py_ssize_t n, const char *fn, const char *what) {
-    for (Py_ssize_t j = 0; j < k; j++) {
-        if (rows[j] < 0 || rows[j] >= n) {
-            PyErr_Format(PyExc_ValueError, "%s: %s[%zd] = %lld is not a unit row (there are %zd)",
-                         fn, what, j, rows[j], n);
-            return 0;
-        }
-    }
-    return 1;
-}
 
 PyDoc_STRVAR(blocked_ahead_doc,
 "blocked_ahead(m, hxy, rows2, vec, slide, walking, kind, eng, owner, idle, n_yield, out) -> None\n\n"
@@ -91,33 +27,32 @@ static PyObject *py_blocked_ahead(PyObject *self, PyObject *args) {
                           &walking_o, &kind_o, &eng_o, &owner_o, &idle_kind, &n_yield, &out_o))
         return NULL;
     const char *fn = "blocked_ahead";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     long *pos = NULL;
     long *pull = NULL;
     PyObject *ret = NULL;
     Py_ssize_t n, k, p2;
-    Py_ssize_t s_sl, s_wa, s_ki, s_en, s_ow; /* the per-unit columns' strides */
-    double *slide = loco_get(&b, slide_o, 'd', -1, 1, fn, "slide", &n, &s_sl);
-    if (slide == NULL) goto done;
-    const long long *m = loco_get(&b, m_o, 'q', -1, 0, fn, "m", &k, NULL);
-    if (m == NULL) goto done;
-    const double *hxy = loco_get(&b, hxy_o, 'd', 2 * k, 0, fn, "hxy", NULL, NULL);
-    if (hxy == NULL) goto done;
-    const long long *rows2 = loco_get(&b, rows2_o, 'q', -1, 0, fn, "rows2", &p2, NULL);
+    kn_column slide, walking, kind, eng, owner; /* per unit row */
+    if (!kn_col(&b, slide_o, 'd', KN_ANY, KN_STRIDED | KN_WRITABLE, &slide, fn, "slide")) goto done;
+    n = slide.len;
+    const long long *m = kn_vec(&b, m_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "m");
+    const double *hxy = m ? kn_vec(&b, hxy_o, 'd', 2 * k, KN_CONTIG, NULL, fn, "hxy") : NULL;
+    const long long *rows2 = hxy ? kn_vec(&b, rows2_o, 'q', KN_ANY, KN_CONTIG, &p2, fn, "rows2") : NULL;
     if (rows2 == NULL) goto done;
     if (p2 % 2) {
         PyErr_Format(PyExc_ValueError, "%s: rows2 must hold two rows (it holds %zd items)", fn, p2);
         goto done;
     }
     Py_ssize_t np_ = p2 / 2;
-    const double *vec = loco_get(&b, vec_o, 'd', 3 * np_, 0, fn, "vec", NULL, NULL);
-    const unsigned char *walking = vec ? loco_get(&b, walking_o, '?', n, 0, fn, "walking", NULL, &s_wa) : NULL;
-    const long long *kind = walking ? loco_get(&b, kind_o, 'q', n, 0, fn, "kind", NULL, &s_ki) : NULL;
-    const long long *eng = kind ? loco_get(&b, eng_o, 'q', n, 0, fn, "eng", NULL, &s_en) : NULL;
-    const long long *owner = eng ? loco_get(&b, owner_o, 'q', n, 0, fn, "owner", NULL, &s_ow) : NULL;
-    unsigned char *out = owner ? loco_get(&b, out_o, '?', k, 1, fn, "out", NULL, NULL) : NULL;
-    if (out == NULL) goto done;
-    if (!loco_rows_ok(m, k, n, fn, "m") || !loco_rows_ok(rows2, p2, n, fn, "rows2")) goto done;
+    const double *vec = kn_vec(&b, vec_o, 'd', 3 * np_, KN_CONTIG, NULL, fn, "vec");
+    if (vec == NULL || !kn_col(&b, walking_o, '?', n, KN_STRIDED, &walking, fn, "walking") ||
+        !kn_col(&b, kind_o, 'q', n, KN_STRIDED, &kind, fn, "kind") ||
+        !kn_col(&b, eng_o, 'q', n, KN_STRIDED, &eng, fn, "eng") ||
+        !kn_col(&b, owner_o, 'q', n, KN_STRIDED, &owner, fn, "owner"))
+        goto done;
+    unsigned char *out = kn_vec(&b, out_o, '?', k, KN_WRITABLE, NULL, fn, "out");
+    if (out == NULL || !kn_rows_ok(m, k, n, fn, "m") || !kn_rows_ok(rows2, p2, n, fn, "rows2")) goto done;
     pos = (long *)malloc(sizeof(long) * (size_t)(n ? n : 1));
     pull = (long *)calloc((size_t)(k ? k : 1), sizeof(long));
     if (pos == NULL || pull == NULL) {
@@ -135,10 +70,10 @@ static PyObject *py_blocked_ahead(PyObject *self, PyObject *args) {
         if (i < 0) continue;
         long long o = oth[q];
         /* the other unit stays put: sliding already, or not walking */
-        int firm = slide[o * s_sl] != 0.0 || !walking[o * s_wa];
+        int firm = KN_AT(double, slide, o) != 0.0 || !KN_AT(unsigned char, walking, o);
         /* an idle ally makes way for a mover to a point */
-        if (firm && n_yield && i < n_yield && kind[o * s_ki] == idle_kind && eng[o * s_en] == 0 &&
-            owner[src[q] * s_ow] == owner[o * s_ow])
+        if (firm && n_yield && i < n_yield && KN_AT(long long, kind, o) == idle_kind &&
+            KN_AT(long long, eng, o) == 0 && KN_AT(long long, owner, src[q]) == KN_AT(long long, owner, o))
             firm = 0;
         if (!firm) continue;
         double hx = hxs[i], hy = hys[i], vx = vxs[q], vy = vys[q];
@@ -152,14 +87,14 @@ static PyObject *py_blocked_ahead(PyObject *self, PyObject *args) {
     }
     /* (``pull`` counts the +-1 votes: the Python twin's float sums of them are these integers) */
     for (Py_ssize_t j = 0; j < k; j++) {
-        double *sl = &slide[m[j] * s_sl];
+        double *sl = &KN_AT(double, slide, m[j]);
         if (out[j] && *sl == 0.0) *sl = pull[j] >= 0 ? 1.0 : -1.0;
     }
     ret = Py_NewRef(Py_None);
 done:
     free(pos);
     free(pull);
-    loco_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -186,13 +121,15 @@ static PyObject *py_move_to_points(PyObject *self, PyObject *args) {
                           &t_row, &speed_o, &dd_o, &flags_o))
         return NULL;
     const char *fn = "move_to_points";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     Py_ssize_t n, k, nf;
-    Py_ssize_t s_sg, s_sp; /* the per-unit columns' strides */
-    long long *seg = loco_get(&b, seg_o, 'q', -1, 1, fn, "seg", &n, &s_sg);
-    const long long *m = seg ? loco_get(&b, m_o, 'q', -1, 0, fn, "m", &k, NULL) : NULL;
-    double *F = m ? loco_get(&b, f_o, 'd', -1, 1, fn, "F", &nf, NULL) : NULL;
+    kn_column seg, speed; /* per unit row */
+    if (!kn_col(&b, seg_o, 'q', KN_ANY, KN_STRIDED | KN_WRITABLE, &seg, fn, "seg")) goto done;
+    n = seg.len;
+    const long long *m = kn_vec(&b, m_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "m");
+    double *F = m ? kn_vec(&b, f_o, 'd', KN_ANY, KN_WRITABLE, &nf, fn, "F") : NULL;
     if (F == NULL) goto done;
     Py_ssize_t rows = n ? nf / n : 0;
     if (rows * n != nf) {
@@ -203,23 +140,23 @@ static PyObject *py_move_to_points(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "%s: x_row, o_row and t_row must be rows of F (it has %zd)", fn, rows);
         goto done;
     }
-    const double *speed = loco_get(&b, speed_o, 'd', n, 0, fn, "speed", NULL, &s_sp);
-    double *dd = speed ? loco_get(&b, dd_o, 'd', 3 * k, 1, fn, "dd", NULL, NULL) : NULL;
-    unsigned char *flags = dd ? loco_get(&b, flags_o, '?', 2 * k, 1, fn, "flags", NULL, NULL) : NULL;
-    if (flags == NULL || !loco_rows_ok(m, k, n, fn, "m")) goto done;
+    if (!kn_col(&b, speed_o, 'd', n, KN_STRIDED, &speed, fn, "speed")) goto done;
+    double *dd = kn_vec(&b, dd_o, 'd', 3 * k, KN_WRITABLE, NULL, fn, "dd");
+    unsigned char *flags = dd ? kn_vec(&b, flags_o, '?', 2 * k, KN_WRITABLE, NULL, fn, "flags") : NULL;
+    if (flags == NULL || !kn_rows_ok(m, k, n, fn, "m")) goto done;
     double *x = F + x_row * n, *y = x + n, *ox = F + o_row * n, *oy = ox + n;
     const double *tx = F + t_row * n, *ty = tx + n;
     int moved = 0;
     for (Py_ssize_t j = 0; j < k; j++) {
-        long long r = m[j], s = seg[r * s_sg];
+        long long r = m[j], s = KN_AT(long long, seg, r);
         if (s < 0) { /* a segment not yet started starts here and now */
             ox[r] = x[r];
             oy[r] = y[r];
-            seg[r * s_sg] = s = start;
+            KN_AT(long long, seg, r) = s = start;
         }
         double dx = tx[r] - ox[r], dy = ty[r] - oy[r];
         double length = sqrt(dx * dx + dy * dy);
-        double travel = (double)(loop - s) * speed[r * s_sp];
+        double travel = (double)(loop - s) * KN_AT(double, speed, r);
         int arrived = travel >= length, some = length > 0;
         /* (a mover that has not arrived has a length > 0: the arrived ones take their target) */
         double frac = travel / (some ? length : 1.0);
@@ -236,32 +173,8 @@ static PyObject *py_move_to_points(PyObject *self, PyObject *args) {
     }
     ret = PyBool_FromLong(moved);
 done:
-    loco_release(&b);
+    kn_release(&b);
     return ret;
-}
-
-/* Borrow `obj` as loco_get does, or leave *out NULL when it is None: 1 on success. */
-static int loco_get_opt(loco_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, const char *fn,
-                        const char *what, Py_ssize_t *stride, const void **out) {
-    *out = NULL;
-    if (obj == Py_None) return 1;
-    *out = loco_get(b, obj, kind, n, writable, fn, what, NULL, stride);
-    return *out != NULL;
-}
-
-/* Whether every kind in the column `kind` (n of them, `stride` apart; only the rows `rows`, k of
- * them, when given) indexes the table of `nk` kinds; a ValueError otherwise. */
-static int loco_kinds_ok(const long long *kind, Py_ssize_t stride, Py_ssize_t n, const long long *rows, Py_ssize_t k,
-                         Py_ssize_t nk, const char *fn) {
-    Py_ssize_t count = rows ? k : n;
-    for (Py_ssize_t j = 0; j < count; j++) {
-        long long r = rows ? rows[j] : (long long)j, v = kind[r * stride];
-        if (v < 0 || v >= nk) {
-            PyErr_Format(PyExc_ValueError, "%s: kind[%lld] = %lld is not an order kind (there are %zd)", fn, r, v, nk);
-            return 0;
-        }
-    }
-    return 1;
 }
 
 /* numpy's maximum and minimum of two doubles: a NaN on either side is the answer. */
@@ -287,35 +200,38 @@ static PyObject *py_walkers(PyObject *self, PyObject *args) {
                           &slide_o, &masks_o, &rows_o))
         return NULL;
     const char *fn = "walkers";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     Py_ssize_t n, nk;
-    Py_ssize_t s_ki, s_ha, s_in, s_sp, s_sg, s_sl; /* the per-unit columns' strides */
-    const long long *kind = loco_get(&b, kind_o, 'q', -1, 0, fn, "kind", &n, &s_ki);
-    const unsigned char *pk = kind ? loco_get(&b, pk_o, '?', -1, 0, fn, "point_kinds", &nk, NULL) : NULL;
-    const unsigned char *has_t = pk ? loco_get(&b, has_o, '?', n, 0, fn, "has_t", NULL, &s_ha) : NULL;
-    const unsigned char *in_range = has_t ? loco_get(&b, inr_o, '?', n, 0, fn, "in_range", NULL, &s_in) : NULL;
-    const double *speed = in_range ? loco_get(&b, speed_o, 'd', n, 0, fn, "speed", NULL, &s_sp) : NULL;
-    long long *seg = speed ? loco_get(&b, seg_o, 'q', n, 1, fn, "seg", NULL, &s_sg) : NULL;
-    double *slide = seg ? loco_get(&b, slide_o, 'd', n, 1, fn, "slide", NULL, &s_sl) : NULL;
-    unsigned char *masks = slide ? loco_get(&b, masks_o, '?', 4 * n, 1, fn, "masks", NULL, NULL) : NULL;
-    long long *rows = masks ? loco_get(&b, rows_o, 'q', n, 1, fn, "rows", NULL, NULL) : NULL;
-    if (rows == NULL || !loco_kinds_ok(kind, s_ki, n, NULL, 0, nk, fn)) goto done;
+    kn_column kind, has_t, in_range, speed, seg, slide; /* per unit row */
+    if (!kn_col(&b, kind_o, 'q', KN_ANY, KN_STRIDED, &kind, fn, "kind")) goto done;
+    n = kind.len;
+    const unsigned char *pk = kn_vec(&b, pk_o, '?', KN_ANY, KN_CONTIG, &nk, fn, "point_kinds");
+    if (pk == NULL || !kn_col(&b, has_o, '?', n, KN_STRIDED, &has_t, fn, "has_t") ||
+        !kn_col(&b, inr_o, '?', n, KN_STRIDED, &in_range, fn, "in_range") ||
+        !kn_col(&b, speed_o, 'd', n, KN_STRIDED, &speed, fn, "speed") ||
+        !kn_col(&b, seg_o, 'q', n, KN_STRIDED | KN_WRITABLE, &seg, fn, "seg") ||
+        !kn_col(&b, slide_o, 'd', n, KN_STRIDED | KN_WRITABLE, &slide, fn, "slide"))
+        goto done;
+    unsigned char *masks = kn_vec(&b, masks_o, '?', 4 * n, KN_WRITABLE, NULL, fn, "masks");
+    long long *rows = masks ? kn_vec(&b, rows_o, 'q', n, KN_WRITABLE, NULL, fn, "rows") : NULL;
+    if (rows == NULL || !kn_in_range(kind, nk, fn, "kind")) goto done;
     unsigned char *point_goal = masks, *chase = masks + n, *walking = masks + 2 * n, *mobile = masks + 3 * n;
     Py_ssize_t n_pg = 0, n_ch = 0;
     for (Py_ssize_t r = 0; r < n; r++) {
-        long long k = kind[r * s_ki];
-        int mob = speed[r * s_sp] > 0, has = has_t[r * s_ha] != 0;
+        long long k = KN_AT(long long, kind, r);
+        int mob = KN_AT(double, speed, r) > 0, has = KN_AT(unsigned char, has_t, r) != 0;
         int pg = pk[k] && !has && mob;
-        int ch = has && !in_range[r * s_in] && k != hold && mob;
+        int ch = has && !KN_AT(unsigned char, in_range, r) && k != hold && mob;
         point_goal[r] = (unsigned char)pg;
         chase[r] = (unsigned char)ch;
         walking[r] = (unsigned char)(pg || ch);
         mobile[r] = (unsigned char)mob;
         /* a straight move to a point restarts from wherever it resumes; going round a blocker
          * lasts while the walk does */
-        if (!pg) seg[r * s_sg] = -1;
-        if (!(pg || ch)) slide[r * s_sl] = 0.0;
+        if (!pg) KN_AT(long long, seg, r) = -1;
+        if (!(pg || ch)) KN_AT(double, slide, r) = 0.0;
         if (pg) rows[n_pg++] = r;
         n_ch += ch;
     }
@@ -323,7 +239,7 @@ static PyObject *py_walkers(PyObject *self, PyObject *args) {
         if (chase[r]) rows[j++] = r;
     ret = Py_BuildValue("(nn)", n_pg, n_ch);
 done:
-    loco_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -349,50 +265,57 @@ static PyObject *py_headings(PyObject *self, PyObject *args) {
                           &kind_o, &wp_o, &rng_o, &rad_o, &fol_o, &hp_o, &md_o, &tm_o, &st_o))
         return NULL;
     const char *fn = "headings";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     Py_ssize_t n, k, nf, nk;
-    Py_ssize_t s_ts, s_ki, s_wp = 0, s_rn, s_ra, s_fo = 0; /* the per-unit columns' strides */
-    const long long *kind = loco_get(&b, kind_o, 'q', -1, 0, fn, "kind", &n, &s_ki);
-    const long long *rows = kind ? loco_get(&b, rows_o, 'q', -1, 0, fn, "rows", &k, NULL) : NULL;
+    kn_column kind, tsafe, rng, radius, wp = {0}, follow = {0}; /* per unit row (wp, follow: maybe none) */
+    if (!kn_col(&b, kind_o, 'q', KN_ANY, KN_STRIDED, &kind, fn, "kind")) goto done;
+    n = kind.len;
+    const long long *rows = kn_vec(&b, rows_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "rows");
     if (rows == NULL) goto done;
     if (n_pg < 0 || n_pg > k) {
         PyErr_Format(PyExc_ValueError, "%s: n_pg = %zd is not a count of rows (there are %zd)", fn, n_pg, k);
         goto done;
     }
     Py_ssize_t n_ch = k - n_pg;
-    const double *F = loco_get(&b, f_o, 'd', -1, 0, fn, "F", &nf, NULL);
+    const double *F = kn_vec(&b, f_o, 'd', KN_ANY, KN_CONTIG, &nf, fn, "F");
     if (F == NULL) goto done;
     if (steer < 0 || (steer + 2) * n > nf) {
         PyErr_Format(PyExc_ValueError, "%s: steer = %zd is not a row of F (holding %zd items for %zd units)", fn,
                      steer, nf, n);
         goto done;
     }
-    const double *xy = loco_get(&b, xy_o, 'd', 2 * n, 0, fn, "xy2", NULL, NULL);
-    const long long *tsafe = xy ? loco_get(&b, ts_o, 'q', n, 0, fn, "tsafe", NULL, &s_ts) : NULL;
-    const unsigned char *pk = tsafe ? loco_get(&b, pk_o, '?', -1, 0, fn, "point_kinds", &nk, NULL) : NULL;
-    const void *wp_v = NULL, *fol_v = NULL, *st_v = NULL;
-    if (pk == NULL || !loco_get_opt(&b, wp_o, 'q', n, 1, fn, "wp", &s_wp, &wp_v)) goto done;
-    const double *rng = loco_get(&b, rng_o, 'd', n, 0, fn, "rng", NULL, &s_rn);
-    const double *radius = rng ? loco_get(&b, rad_o, 'd', n, 0, fn, "radius", NULL, &s_ra) : NULL;
-    if (radius == NULL || !loco_get_opt(&b, fol_o, '?', n, 0, fn, "follow", &s_fo, &fol_v)) goto done;
-    double *hp = loco_get(&b, hp_o, 'd', 4 * n_pg, 1, fn, "hp", NULL, NULL);
-    double *md = hp ? loco_get(&b, md_o, 'd', 2 * n_ch, 1, fn, "md", NULL, NULL) : NULL;
-    long long *tm = md ? loco_get(&b, tm_o, 'q', n_ch, 1, fn, "tm", NULL, NULL) : NULL;
-    if (tm == NULL || !loco_get_opt(&b, st_o, 'd', n_ch, 1, fn, "stop_t", NULL, &st_v)) goto done;
-    if (!loco_rows_ok(rows, k, n, fn, "rows")) goto done;
-    long long *wp = (long long *)wp_v;
-    const unsigned char *follow = fol_v;
-    double *stop_t = (double *)st_v;
+    const double *xy = kn_vec(&b, xy_o, 'd', 2 * n, KN_CONTIG, NULL, fn, "xy2");
+    if (xy == NULL || !kn_col(&b, ts_o, 'q', n, KN_STRIDED, &tsafe, fn, "tsafe")) goto done;
+    const unsigned char *pk = kn_vec(&b, pk_o, '?', KN_ANY, KN_CONTIG, &nk, fn, "point_kinds");
+    if (pk == NULL || (wp_o != Py_None && !kn_col(&b, wp_o, 'q', n, KN_STRIDED | KN_WRITABLE, &wp, fn, "wp")) ||
+        !kn_col(&b, rng_o, 'd', n, KN_STRIDED, &rng, fn, "rng") ||
+        !kn_col(&b, rad_o, 'd', n, KN_STRIDED, &radius, fn, "radius") ||
+        (fol_o != Py_None && !kn_col(&b, fol_o, '?', n, KN_STRIDED, &follow, fn, "follow")))
+        goto done;
+    double *hp = kn_vec(&b, hp_o, 'd', 4 * n_pg, KN_WRITABLE, NULL, fn, "hp");
+    double *md = hp ? kn_vec(&b, md_o, 'd', 2 * n_ch, KN_WRITABLE, NULL, fn, "md") : NULL;
+    long long *tm = md ? kn_vec(&b, tm_o, 'q', n_ch, KN_WRITABLE, NULL, fn, "tm") : NULL;
+    void *st_v;
+    if (tm == NULL || !kn_vec_opt(&b, st_o, 'd', n_ch, KN_WRITABLE, fn, "stop_t", &st_v)) goto done;
+    if (!kn_rows_ok(rows, k, n, fn, "rows")) goto done;
+    double *stop_t = st_v;
     const long long *m = rows + n_pg;
     for (Py_ssize_t i = 0; i < n_ch; i++) {
-        long long t = tsafe[m[i] * s_ts];
+        long long t = KN_AT(long long, tsafe, m[i]);
         if (t < 0 || t >= n) {
             PyErr_Format(PyExc_ValueError, "%s: tsafe[%lld] = %lld is not a unit row (there are %zd)", fn, m[i], t, n);
             goto done;
         }
     }
-    if (wp && !loco_kinds_ok(kind, s_ki, n, m, n_ch, nk, fn)) goto done;
+    for (Py_ssize_t i = 0; wp.p != NULL && i < n_ch; i++) { /* (the chasers' kinds index point_kinds) */
+        long long kd = KN_AT(long long, kind, m[i]);
+        if (kd < 0 || kd >= nk) {
+            PyErr_Format(PyExc_ValueError, "%s: kind[%lld] = %lld lies outside [0, %zd)", fn, m[i], kd, nk);
+            goto done;
+        }
+    }
     const double *x = xy, *y = xy + n, *sx = F + steer * n, *sy = sx + n;
     for (Py_ssize_t j = 0; j < n_pg; j++) {
         long long r = rows[j];
@@ -402,19 +325,20 @@ static PyObject *py_headings(PyObject *self, PyObject *args) {
         hp[3 * n_pg + j] = y[r];
     }
     for (Py_ssize_t i = 0; i < n_ch; i++) {
-        long long r = m[i], t = tsafe[r * s_ts];
+        long long r = m[i], t = KN_AT(long long, tsafe, r);
         tm[i] = t;
         md[i] = x[t] - x[r];
         md[n_ch + i] = y[t] - y[r];
-        if (wp && pk[kind[r * s_ki]] && wp[r * s_wp] >= 0) wp[r * s_wp] = -1;
+        if (wp.p && pk[KN_AT(long long, kind, r)] && KN_AT(long long, wp, r) >= 0) KN_AT(long long, wp, r) = -1;
         if (stop_t) {
-            double r_m = radius[r * s_ra], r_t = radius[t * s_ra];
-            stop_t[i] = follow && follow[r * s_fo] ? r_m + r_t : rng[r * s_rn] + r_m + r_t - 0.01;
+            double r_m = KN_AT(double, radius, r), r_t = KN_AT(double, radius, t);
+            stop_t[i] = follow.p && KN_AT(unsigned char, follow, r) ? r_m + r_t
+                                                                    : KN_AT(double, rng, r) + r_m + r_t - 0.01;
         }
     }
     ret = Py_NewRef(Py_None);
 done:
-    loco_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -433,19 +357,22 @@ static PyObject *py_sidestep(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOO:sidestep", &pg_o, &bl_o, &hp_o, &hb_o, &speed_o, &slide_o, &seg_o, &xy_o))
         return NULL;
     const char *fn = "sidestep";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     Py_ssize_t n, k, nb;
-    Py_ssize_t s_sg, s_sp, s_sl; /* the per-unit columns' strides */
-    long long *seg = loco_get(&b, seg_o, 'q', -1, 1, fn, "seg", &n, &s_sg);
-    const long long *pg = seg ? loco_get(&b, pg_o, 'q', -1, 0, fn, "pg", &k, NULL) : NULL;
-    const unsigned char *blocked = pg ? loco_get(&b, bl_o, '?', k, 0, fn, "blocked", NULL, NULL) : NULL;
-    const double *hp = blocked ? loco_get(&b, hp_o, 'd', 4 * k, 0, fn, "hp", NULL, NULL) : NULL;
-    const double *hb = hp ? loco_get(&b, hb_o, 'd', -1, 0, fn, "hb", &nb, NULL) : NULL;
-    const double *speed = hb ? loco_get(&b, speed_o, 'd', n, 0, fn, "speed", NULL, &s_sp) : NULL;
-    const double *slide = speed ? loco_get(&b, slide_o, 'd', n, 0, fn, "slide", NULL, &s_sl) : NULL;
-    double *xy = slide ? loco_get(&b, xy_o, 'd', 2 * n, 1, fn, "xy2", NULL, NULL) : NULL;
-    if (xy == NULL || !loco_rows_ok(pg, k, n, fn, "pg")) goto done;
+    kn_column seg, speed, slide; /* per unit row */
+    if (!kn_col(&b, seg_o, 'q', KN_ANY, KN_STRIDED | KN_WRITABLE, &seg, fn, "seg")) goto done;
+    n = seg.len;
+    const long long *pg = kn_vec(&b, pg_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "pg");
+    const unsigned char *blocked = pg ? kn_vec(&b, bl_o, '?', k, KN_CONTIG, NULL, fn, "blocked") : NULL;
+    const double *hp = blocked ? kn_vec(&b, hp_o, 'd', 4 * k, KN_CONTIG, NULL, fn, "hp") : NULL;
+    const double *hb = hp ? kn_vec(&b, hb_o, 'd', KN_ANY, KN_CONTIG, &nb, fn, "hb") : NULL;
+    if (hb == NULL || !kn_col(&b, speed_o, 'd', n, KN_STRIDED, &speed, fn, "speed") ||
+        !kn_col(&b, slide_o, 'd', n, KN_STRIDED, &slide, fn, "slide"))
+        goto done;
+    double *xy = kn_vec(&b, xy_o, 'd', 2 * n, KN_WRITABLE, NULL, fn, "xy2");
+    if (xy == NULL || !kn_rows_ok(pg, k, n, fn, "pg")) goto done;
     Py_ssize_t want = 0;
     for (Py_ssize_t j = 0; j < k; j++) want += blocked[j] != 0;
     if (nb != want) {
@@ -456,14 +383,14 @@ static PyObject *py_sidestep(PyObject *self, PyObject *args) {
         if (!blocked[j]) continue;
         long long r = pg[j];
         double h = hb[i++];
-        double step = (h > 0 ? speed[r * s_sp] / h : 0.0) * slide[r * s_sl];
+        double step = (h > 0 ? KN_AT(double, speed, r) / h : 0.0) * KN_AT(double, slide, r);
         xy[r] = hp[2 * k + j] - hp[k + j] * step;
         xy[n + r] = hp[3 * k + j] + hp[j] * step;
-        seg[r * s_sg] = -1;
+        KN_AT(long long, seg, r) = -1;
     }
     ret = Py_NewRef(Py_None);
 done:
-    loco_release(&b);
+    kn_release(&b);
     return ret;
 }
 
@@ -489,30 +416,31 @@ static PyObject *py_chase_step(PyObject *self, PyObject *args) {
                           &r_all, &fol_o, &speed_o, &slide_o, &bl_o, &xy_o, &hd_o, &go_o))
         return NULL;
     const char *fn = "chase_step";
-    loco_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     PyObject *ret = NULL;
     double *scale = NULL;
     Py_ssize_t n, k;
-    Py_ssize_t s_rn, s_ra, s_fo = 0, s_sp, s_sl; /* the per-unit columns' strides */
-    const double *speed = loco_get(&b, speed_o, 'd', -1, 0, fn, "speed", &n, &s_sp);
-    const long long *m = speed ? loco_get(&b, m_o, 'q', -1, 0, fn, "m", &k, NULL) : NULL;
-    const long long *tm = m ? loco_get(&b, tm_o, 'q', k, 0, fn, "tm", NULL, NULL) : NULL;
-    const double *md = tm ? loco_get(&b, md_o, 'd', 2 * k, 0, fn, "md", NULL, NULL) : NULL;
-    const void *dist_v = NULL, *cap_v = NULL, *fol_v = NULL;
-    if (md == NULL || !loco_get_opt(&b, dist_o, 'd', k, 0, fn, "dist", NULL, &dist_v) ||
-        !loco_get_opt(&b, cap_o, 'd', k, 0, fn, "cap", NULL, &cap_v))
+    kn_column speed, rng, radius, slide, follow = {0}; /* per unit row (follow: maybe none) */
+    if (!kn_col(&b, speed_o, 'd', KN_ANY, KN_STRIDED, &speed, fn, "speed")) goto done;
+    n = speed.len;
+    const long long *m = kn_vec(&b, m_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "m");
+    const long long *tm = m ? kn_vec(&b, tm_o, 'q', k, KN_CONTIG, NULL, fn, "tm") : NULL;
+    const double *md = tm ? kn_vec(&b, md_o, 'd', 2 * k, KN_CONTIG, NULL, fn, "md") : NULL;
+    void *dist_v, *cap_v;
+    if (md == NULL || !kn_vec_opt(&b, dist_o, 'd', k, KN_CONTIG, fn, "dist", &dist_v) ||
+        !kn_vec_opt(&b, cap_o, 'd', k, KN_CONTIG, fn, "cap", &cap_v) ||
+        !kn_col(&b, rng_o, 'd', n, KN_STRIDED, &rng, fn, "rng") ||
+        !kn_col(&b, rad_o, 'd', n, KN_STRIDED, &radius, fn, "radius") ||
+        (fol_o != Py_None && !kn_col(&b, fol_o, '?', n, KN_STRIDED, &follow, fn, "follow")) ||
+        !kn_col(&b, slide_o, 'd', n, KN_STRIDED, &slide, fn, "slide"))
         goto done;
-    const double *rng = loco_get(&b, rng_o, 'd', n, 0, fn, "rng", NULL, &s_rn);
-    const double *radius = rng ? loco_get(&b, rad_o, 'd', n, 0, fn, "radius", NULL, &s_ra) : NULL;
-    if (radius == NULL || !loco_get_opt(&b, fol_o, '?', n, 0, fn, "follow", &s_fo, &fol_v)) goto done;
-    const double *slide = loco_get(&b, slide_o, 'd', n, 0, fn, "slide", NULL, &s_sl);
-    const unsigned char *blocked = slide ? loco_get(&b, bl_o, '?', k, 0, fn, "blocked", NULL, NULL) : NULL;
-    double *xy = blocked ? loco_get(&b, xy_o, 'd', 2 * n, 1, fn, "xy2", NULL, NULL) : NULL;
-    double *hd = xy ? loco_get(&b, hd_o, 'd', 2 * k, 1, fn, "hd", NULL, NULL) : NULL;
-    unsigned char *go = hd ? loco_get(&b, go_o, '?', k, 1, fn, "go", NULL, NULL) : NULL;
-    if (go == NULL || !loco_rows_ok(m, k, n, fn, "m") || !loco_rows_ok(tm, k, n, fn, "tm")) goto done;
+    const unsigned char *blocked = kn_vec(&b, bl_o, '?', k, KN_CONTIG, NULL, fn, "blocked");
+    double *xy = blocked ? kn_vec(&b, xy_o, 'd', 2 * n, KN_WRITABLE, NULL, fn, "xy2") : NULL;
+    double *hd = xy ? kn_vec(&b, hd_o, 'd', 2 * k, KN_WRITABLE, NULL, fn, "hd") : NULL;
+    unsigned char *go = hd ? kn_vec(&b, go_o, '?', k, KN_WRITABLE, NULL, fn, "go") : NULL;
+    if (go == NULL || !kn_rows_ok(m, k, n, fn, "m") || !kn_rows_ok(tm, k, n, fn, "tm")) goto done;
     const double *dist = dist_v, *cap = cap_v;
-    const unsigned char *follow = fol_v;
     scale = (double *)malloc(sizeof(double) * (size_t)(k ? k : 1));
     if (scale == NULL) {
         PyErr_NoMemory();
@@ -524,9 +452,9 @@ static PyObject *py_chase_step(PyObject *self, PyObject *args) {
         long long r = m[j];
         double d = dist ? dist[j] : sqrt(mdx[j] * mdx[j] + mdy[j] * mdy[j]);
         /* chasers stop once in range, followers once touching */
-        double rr = r_all == r_all ? r_all + r_all : radius[r * s_ra] + radius[tm[j] * s_ra];
-        double stop_at = follow && follow[r * s_fo] ? rr : rng[r * s_rn] + rr - 0.01;
-        double stepd = loco_min(speed[r * s_sp], loco_max(d - stop_at, 0.0));
+        double rr = r_all == r_all ? r_all + r_all : KN_AT(double, radius, r) + KN_AT(double, radius, tm[j]);
+        double stop_at = follow.p && KN_AT(unsigned char, follow, r) ? rr : KN_AT(double, rng, r) + rr - 0.01;
+        double stepd = loco_min(KN_AT(double, speed, r), loco_max(d - stop_at, 0.0));
         if (cap) stepd = loco_min(stepd, cap[j]); /* (no further than the path's next waypoint) */
         int g = stepd > 1e-9;
         go[j] = (unsigned char)g;
@@ -539,7 +467,7 @@ static PyObject *py_chase_step(PyObject *self, PyObject *args) {
             long long r = m[j];
             double hx = mdx[j], hy = mdy[j];
             if (blocked[j]) { /* side-step round the blocker instead: (-slide * mdy, slide * mdx) */
-                double sl = slide[r * s_sl];
+                double sl = KN_AT(double, slide, r);
                 hx = -(mdy[j] * sl);
                 hy = mdx[j] * sl;
             }
@@ -552,6 +480,6 @@ static PyObject *py_chase_step(PyObject *self, PyObject *args) {
     ret = PyLong_FromSsize_t(n_go);
 done:
     free(scale);
-    loco_release(&b);
+    kn_release(&b);
     return ret;
 }

@@ -14,40 +14,6 @@
 #define PATHS_LOOKAHEAD 4.0  /* sim/systems/pathing.py's LOOKAHEAD */
 #define PATHS_SKIP 1.0       /* sim/systems/pathing.py's SKIP */
 
-/* numpy's array kinds as the buffer protocol names them: 'd' float64, 'q' int64, 'i' int32, '?' bool. */
-static int paths_format_is(const char *fmt, char kind) {
-    if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
-    if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
-    if (kind == 'q') return fmt[0] == 'q' || (fmt[0] == 'l' && sizeof(long) == 8);
-    return fmt[0] == kind;
-}
-
-/* Borrow an array of `kind` ('d', 'q', 'i' or '?'): C-contiguous (read flat, whatever its shape) or, when
- * `strided`, one-dimensional with any stride (a row of the unit store's int block, which is not
- * always C-ordered); 0 with a ValueError naming `what` otherwise. */
-static int paths_get_vec(PyObject *obj, Py_buffer *view, char kind, int strided, int writable, const char *what) {
-    Py_ssize_t size = kind == '?' ? 1 : kind == 'i' ? 4 : 8;
-    int flags = (strided ? PyBUF_STRIDES : PyBUF_C_CONTIGUOUS) | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    const char *type = kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool";
-    if (PyObject_GetBuffer(obj, view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a %s%s %s array", what, strided ? "one-dimensional" : "C-contiguous",
-                     writable ? " writable" : "", type);
-        return 0;
-    }
-    if (view->itemsize != size || !paths_format_is(view->format, kind) || (strided && view->ndim != 1)) {
-        PyErr_Format(PyExc_ValueError, "%s must be a %s%s array", what, strided ? "one-dimensional " : "", type);
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return 1;
-}
-
-/* Item i of a one-dimensional buffer of long long, at any stride. */
-static inline long long paths_q_at(const Py_buffer *v, Py_ssize_t i) {
-    return *(const long long *)((const char *)v->buf + i * v->strides[0]);
-}
-
 /* One chaser's look ahead (the rows of Pathing._look_ahead): 1 when a sample point of its line
  * is off the map or on a cell that `grid` blocks and that `ttag` does not stand on. */
 static int paths_blocked(double ux, double uy, double dx, double dy, double lt, const unsigned char *grid,
@@ -76,89 +42,78 @@ PyDoc_STRVAR(look_ahead_doc,
 "for the arguments).  False, with ``out`` unfinished, when a Reaper looks and ``jump_free`` is\n"
 "None.");
 
-enum { LA_M, LA_TM, LA_MD, LA_DIST, LA_STOP, LA_TI, LA_FLYING, LA_XY, LA_TAGS, LA_JUMPERS, LA_FREE, LA_JUMP_FREE,
-       LA_CELL_TAG, LA_OUT, LA_ARRAYS };
-
 static PyObject *py_look_ahead(PyObject *self, PyObject *args) {
-    PyObject *o[LA_ARRAYS];
+    PyObject *m_o, *tm_o, *md_o, *dist_o, *stop_o, *ti_o, *flying_o, *xy_o, *tags_o, *jumpers_o, *free_o,
+        *jump_free_o, *cell_tag_o, *out_o;
     Py_ssize_t w, h;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOnnO:look_ahead", &o[LA_M], &o[LA_TM], &o[LA_MD], &o[LA_DIST],
-                          &o[LA_STOP], &o[LA_TI], &o[LA_FLYING], &o[LA_XY], &o[LA_TAGS], &o[LA_JUMPERS], &o[LA_FREE],
-                          &o[LA_JUMP_FREE], &o[LA_CELL_TAG], &w, &h, &o[LA_OUT]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOnnO:look_ahead", &m_o, &tm_o, &md_o, &dist_o, &stop_o, &ti_o,
+                          &flying_o, &xy_o, &tags_o, &jumpers_o, &free_o, &jump_free_o, &cell_tag_o, &w, &h, &out_o))
         return NULL;
     if (w <= 0 || h <= 0) {
         PyErr_SetString(PyExc_ValueError, "look_ahead: the grid's width and height must be positive");
         return NULL;
     }
-    static const char kinds[LA_ARRAYS] = {'q', 'q', 'd', 'd', 'd', 'q', '?', 'd', 'q', '?', '?', '?', 'q', '?'};
-    static const char *names[LA_ARRAYS] = {
-        "look_ahead: m", "look_ahead: tm", "look_ahead: md", "look_ahead: dist", "look_ahead: stop_at",
-        "look_ahead: ti", "look_ahead: flying", "look_ahead: xy", "look_ahead: tags", "look_ahead: jumpers",
-        "look_ahead: free", "look_ahead: jump_free", "look_ahead: cell_tag", "look_ahead: out"};
-    Py_buffer v[LA_ARRAYS];
-    int has_jump = o[LA_JUMP_FREE] != Py_None, got = 0;
+    const char *fn = "look_ahead";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
-    for (; got < LA_ARRAYS; got++) {
-        if (got == LA_JUMP_FREE && !has_jump) continue;
-        if (!paths_get_vec(o[got], &v[got], kinds[got], got == LA_TI || got == LA_TAGS, got == LA_OUT, names[got]))
+    /* per chaser (k), per unit row (n: ti and tags, rows of the int block, may be strided), per cell */
+    Py_ssize_t k, n, types, cells = w * h;
+    kn_column ti, tags;
+    void *jump_free_v;
+    const long long *m = kn_vec(&b, m_o, 'q', KN_ANY, KN_CONTIG, &k, fn, "m");
+    if (m == NULL || !kn_col(&b, ti_o, 'q', KN_ANY, KN_STRIDED, &ti, fn, "ti")) goto done;
+    n = ti.len;
+    const long long *tm = kn_vec(&b, tm_o, 'q', k, KN_CONTIG, NULL, fn, "tm");
+    const double *md = tm ? kn_vec(&b, md_o, 'd', 2 * k, KN_CONTIG, NULL, fn, "md") : NULL;
+    const double *dist = md ? kn_vec(&b, dist_o, 'd', k, KN_CONTIG, NULL, fn, "dist") : NULL;
+    const double *stop_at = dist ? kn_vec(&b, stop_o, 'd', k, KN_CONTIG, NULL, fn, "stop_at") : NULL;
+    const unsigned char *flying = stop_at ? kn_vec(&b, flying_o, '?', KN_ANY, KN_CONTIG, &types, fn, "flying") : NULL;
+    const double *xy = flying ? kn_vec(&b, xy_o, 'd', 2 * n, KN_CONTIG, NULL, fn, "xy") : NULL;
+    if (xy == NULL || !kn_col(&b, tags_o, 'q', n, KN_STRIDED, &tags, fn, "tags")) goto done;
+    const unsigned char *jumpers = kn_vec(&b, jumpers_o, '?', n, KN_CONTIG, NULL, fn, "jumpers");
+    const unsigned char *free_ = jumpers ? kn_vec(&b, free_o, '?', cells, KN_CONTIG, NULL, fn, "free") : NULL;
+    if (free_ == NULL || !kn_vec_opt(&b, jump_free_o, '?', cells, KN_CONTIG, fn, "jump_free", &jump_free_v)) goto done;
+    const long long *cell_tag = kn_vec(&b, cell_tag_o, 'q', cells, KN_CONTIG, NULL, fn, "cell_tag");
+    unsigned char *out = cell_tag ? kn_vec(&b, out_o, '?', k, KN_WRITABLE, NULL, fn, "out") : NULL;
+    if (out == NULL) goto done;
+    const unsigned char *jump_free = jump_free_v;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (m[i] < 0 || m[i] >= n || tm[i] < 0 || tm[i] >= n) {
+            PyErr_Format(PyExc_ValueError, "look_ahead: chaser %zd's row or its target's is not a unit row", i);
             goto done;
+        }
+        long long t = KN_AT(long long, ti, m[i]);
+        if (t < 0 || t >= types) {
+            PyErr_Format(PyExc_ValueError, "look_ahead: chaser %zd's type row is not in flying", i);
+            goto done;
+        }
     }
-    {
-        /* every array's length: per chaser (k), per unit row (n), per cell, twice for x and y */
-        Py_ssize_t k = v[LA_M].len / 8, n = v[LA_TI].len / 8, cells = (Py_ssize_t)w * h;
-        const Py_ssize_t want[LA_ARRAYS] = {k, k, 2 * k, k, k, n, -1, 2 * n, n, n, cells, cells, cells, k};
-        for (int a = 0; a < LA_ARRAYS; a++) {
-            if (want[a] < 0 || (a == LA_JUMP_FREE && !has_jump)) continue;
-            if (v[a].len / v[a].itemsize != want[a]) {
-                PyErr_Format(PyExc_ValueError, "%s holds %zd items where %zd are needed (m has %zd, ti %zd)",
-                             names[a], v[a].len / v[a].itemsize, want[a], k, n);
-                goto done;
+    int complete = 1;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        long long r = m[i];
+        /* min(max(dist - stop_at, 0), LOOKAHEAD) - 0.05 (a NaN stays NaN, as numpy's) */
+        double look = dist[i] - stop_at[i];
+        if (look < 0.0) look = 0.0;
+        if (look > PATHS_LOOKAHEAD) look = PATHS_LOOKAHEAD;
+        look -= 0.05;
+        if (!(look > 0.0) || flying[KN_AT(long long, ti, r)]) continue;
+        const unsigned char *grid = free_;
+        if (jumpers[r]) {
+            if (jump_free == NULL) {
+                complete = 0;
+                break;
             }
+            grid = jump_free;
         }
-        const long long *m = v[LA_M].buf, *tm = v[LA_TM].buf, *cell_tag = v[LA_CELL_TAG].buf;
-        const double *md = v[LA_MD].buf, *dist = v[LA_DIST].buf, *stop_at = v[LA_STOP].buf, *xy = v[LA_XY].buf;
-        const unsigned char *flying = v[LA_FLYING].buf, *jumpers = v[LA_JUMPERS].buf, *free_ = v[LA_FREE].buf;
-        const unsigned char *jump_free = has_jump ? v[LA_JUMP_FREE].buf : NULL;
-        unsigned char *out = v[LA_OUT].buf;
-        Py_ssize_t types = v[LA_FLYING].len;
-        for (Py_ssize_t i = 0; i < k; i++) {
-            if (m[i] < 0 || m[i] >= n || tm[i] < 0 || tm[i] >= n) {
-                PyErr_Format(PyExc_ValueError, "look_ahead: chaser %zd's row or its target's is not a unit row", i);
-                goto done;
-            }
-            long long t = paths_q_at(&v[LA_TI], m[i]);
-            if (t < 0 || t >= types) {
-                PyErr_Format(PyExc_ValueError, "look_ahead: chaser %zd's type row is not in flying", i);
-                goto done;
-            }
-        }
-        int complete = 1;
-        for (Py_ssize_t i = 0; i < k; i++) {
-            long long r = m[i];
-            /* min(max(dist - stop_at, 0), LOOKAHEAD) - 0.05 (a NaN stays NaN, as numpy's) */
-            double look = dist[i] - stop_at[i];
-            if (look < 0.0) look = 0.0;
-            if (look > PATHS_LOOKAHEAD) look = PATHS_LOOKAHEAD;
-            look -= 0.05;
-            if (!(look > 0.0) || flying[paths_q_at(&v[LA_TI], r)]) continue;
-            const unsigned char *grid = free_;
-            if (jumpers[r]) {
-                if (jump_free == NULL) {
-                    complete = 0;
-                    break;
-                }
-                grid = jump_free;
-            }
-            double d = dist[i];
-            out[i] = (unsigned char)paths_blocked(xy[r], xy[n + r], md[i] / d, md[k + i] / d, look, grid, cell_tag,
-                                                  paths_q_at(&v[LA_TAGS], tm[i]), (long)w, (long)h);
-        }
-        result = PyBool_FromLong(complete);
+        double d = dist[i];
+        out[i] = (unsigned char)paths_blocked(xy[r], xy[n + r], md[i] / d, md[k + i] / d, look, grid, cell_tag,
+                                              KN_AT(long long, tags, tm[i]), (long)w, (long)h);
     }
+    result = PyBool_FromLong(complete);
 done:
-    for (int a = 0; a < got; a++)
-        if (a != LA_JUMP_FREE || has_jump) PyBuffer_Release(&v[a]);
+    kn_release(&b);
     return result;
 }
 
@@ -167,7 +122,7 @@ PyDoc_STRVAR(nearest_cell_doc,
 "The free cell whose centre is nearest to (x, y) among the cells within ``window`` of the point's\n"
 "own (clamped into the grid), when nothing outside that window can be nearer; else None: the\n"
 "compiled twin of sc2pool.engine.terrain.pathing._nearest_cell.  ``free`` is the h x w grid of\n"
-"free cells (one byte each, C order).");
+"free cells (bool, C order).");
 
 static PyObject *py_nearest_cell(PyObject *self, PyObject *args) {
     PyObject *free_obj;
@@ -183,9 +138,10 @@ static PyObject *py_nearest_cell(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "nearest_cell: the point must be finite");
         return NULL;
     }
-    Py_buffer fv;
-    if (!get_grid(free_obj, &fv, w * h, "nearest_cell: free")) return NULL;
-    const unsigned char *grid = (const unsigned char *)fv.buf;
+    kn_bufs b;
+    b.n = 0;
+    const unsigned char *grid = kn_vec(&b, free_obj, '?', w * h, KN_CONTIG, NULL, "nearest_cell", "free");
+    if (grid == NULL) return NULL;
     /* PathFinder._cell: the point's cell, clamped into the grid (in doubles: x may be huge) */
     double fx = floor(x), fy = floor(y);
     long cx = fx < 0.0 ? 0 : fx > (double)(w - 1) ? (long)w - 1 : (long)fx;
@@ -211,18 +167,9 @@ static PyObject *py_nearest_cell(PyObject *self, PyObject *args) {
             }
         }
     }
-    PyBuffer_Release(&fv);
+    kn_release(&b);
     if (best <= ((double)r - 0.5) * ((double)r - 0.5)) return Py_BuildValue("(ll)", bx, by);
     Py_RETURN_NONE;
-}
-
-/* Item i of a one-dimensional buffer of double or of bool, at any stride. */
-static inline double paths_d_at(const Py_buffer *v, Py_ssize_t i) {
-    return *(const double *)((const char *)v->buf + i * v->strides[0]);
-}
-
-static inline unsigned char paths_b_at(const Py_buffer *v, Py_ssize_t i) {
-    return *((const unsigned char *)v->buf + i * v->strides[0]);
 }
 
 PyDoc_STRVAR(pending_movers_doc,
@@ -231,42 +178,27 @@ PyDoc_STRVAR(pending_movers_doc,
 "compiled twin of sc2pool.engine.sim.systems.pathing._pending_movers.");
 
 static PyObject *py_pending_movers(PyObject *self, PyObject *args) {
-    enum { PM_KIND, PM_POINT_KINDS, PM_WP, PM_SPEED, PM_ENG, PM_OUT, PM_ARRAYS };
-    static const char kinds[PM_ARRAYS] = {'q', '?', 'q', 'd', 'q', '?'};
-    static const char *names[PM_ARRAYS] = {"pending_movers: kind", "pending_movers: point_kinds", "pending_movers: wp",
-                                           "pending_movers: speed", "pending_movers: eng", "pending_movers: out"};
-    PyObject *o[PM_ARRAYS];
-    Py_buffer v[PM_ARRAYS];
+    PyObject *kind_o, *pk_o, *wp_o, *speed_o, *eng_o, *out_o;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO:pending_movers", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
-    int got = 0;
-    PyObject *result = NULL;
-    for (; got < PM_ARRAYS; got++)
-        if (!paths_get_vec(o[got], &v[got], kinds[got], 1, got == PM_OUT, names[got])) goto done;
-    {
-        Py_ssize_t n = v[PM_KIND].shape[0], nk = v[PM_POINT_KINDS].shape[0];
-        for (int a = PM_WP; a < PM_ARRAYS; a++) {
-            if (v[a].shape[0] != n) {
-                PyErr_Format(PyExc_ValueError, "%s holds %zd items where kind has %zd", names[a], v[a].shape[0], n);
-                goto done;
-            }
-        }
-        unsigned char *out = v[PM_OUT].buf;
-        Py_ssize_t out_stride = v[PM_OUT].strides[0];
-        for (Py_ssize_t i = 0; i < n; i++) {
-            long long kd = paths_q_at(&v[PM_KIND], i);
-            if (kd < 0 || kd >= nk) {
-                PyErr_Format(PyExc_ValueError, "pending_movers: row %zd's kind %lld is not in point_kinds", i, kd);
-                goto done;
-            }
-            out[i * out_stride] = paths_b_at(&v[PM_POINT_KINDS], kd) && paths_q_at(&v[PM_WP], i) < 0 &&
-                                  paths_d_at(&v[PM_SPEED], i) > 0.0 && paths_q_at(&v[PM_ENG], i) == 0;
-        }
-        result = Py_NewRef(Py_None);
-    }
-done:
-    for (int a = 0; a < got; a++) PyBuffer_Release(&v[a]);
-    return result;
+    if (!PyArg_ParseTuple(args, "OOOOOO:pending_movers", &kind_o, &pk_o, &wp_o, &speed_o, &eng_o, &out_o)) return NULL;
+    const char *fn = "pending_movers";
+    kn_bufs b;
+    b.n = 0;
+    kn_column kind, pk, wp, speed, eng, out; /* every one may be strided */
+    int ok = kn_col(&b, kind_o, 'q', KN_ANY, KN_STRIDED, &kind, fn, "kind") &&
+             kn_col(&b, pk_o, '?', KN_ANY, KN_STRIDED, &pk, fn, "point_kinds") &&
+             kn_col(&b, wp_o, 'q', kind.len, KN_STRIDED, &wp, fn, "wp") &&
+             kn_col(&b, speed_o, 'd', kind.len, KN_STRIDED, &speed, fn, "speed") &&
+             kn_col(&b, eng_o, 'q', kind.len, KN_STRIDED, &eng, fn, "eng") &&
+             kn_col(&b, out_o, '?', kind.len, KN_STRIDED | KN_WRITABLE, &out, fn, "out") &&
+             kn_in_range(kind, pk.len, fn, "kind");
+    for (Py_ssize_t i = 0; ok && i < kind.len; i++)
+        KN_AT(unsigned char, out, i) = KN_AT(unsigned char, pk, KN_AT(long long, kind, i)) &&
+                                       KN_AT(long long, wp, i) < 0 && KN_AT(double, speed, i) > 0.0 &&
+                                       KN_AT(long long, eng, i) == 0;
+    kn_release(&b);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(skip_candidates_doc,
@@ -278,49 +210,32 @@ PyDoc_STRVAR(skip_candidates_doc,
 
 static PyObject *py_skip_candidates(PyObject *self, PyObject *args) {
     PyObject *rows_obj, *hxy_obj, *wp_obj, *we_obj;
-    Py_buffer rv, hv, wv, ev;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOO:skip_candidates", &rows_obj, &hxy_obj, &wp_obj, &we_obj)) return NULL;
+    const char *fn = "skip_candidates";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
-    if (!paths_get_vec(rows_obj, &rv, 'q', 1, 0, "skip_candidates: rows")) return NULL;
-    if (!paths_get_vec(hxy_obj, &hv, 'd', 0, 0, "skip_candidates: hxy")) goto done_r;
-    if (!paths_get_vec(wp_obj, &wv, 'q', 1, 0, "skip_candidates: wp")) goto done_h;
-    if (!paths_get_vec(we_obj, &ev, 'd', 0, 0, "skip_candidates: we")) goto done_w;
-    {
-        Py_ssize_t k = rv.shape[0], n = wv.shape[0];
-        if (hv.len / 8 != 2 * k) {
-            PyErr_Format(PyExc_ValueError, "skip_candidates: hxy must hold 2 x %zd items (x and y rows)", k);
-            goto done_e;
-        }
-        if (ev.len / 8 != 4 * n) {
-            PyErr_Format(PyExc_ValueError, "skip_candidates: we must hold 4 x %zd items (wx, wy, ex, ey rows)", n);
-            goto done_e;
-        }
-        const double *hxy = hv.buf, *we = ev.buf;
-        result = PyList_New(0);
-        for (Py_ssize_t j = 0; result != NULL && j < k; j++) {
-            long long r = paths_q_at(&rv, j);
-            if (r < 0 || r >= n) {
-                PyErr_Format(PyExc_ValueError, "skip_candidates: rows[%zd] is not a unit row", j);
-                Py_CLEAR(result);
-                break;
-            }
-            double hx = hxy[j] * hxy[j], hy = hxy[k + j] * hxy[k + j];
-            if (!(hx + hy < PATHS_SKIP * PATHS_SKIP) || paths_q_at(&wv, r) < 0) continue;
-            if (!(we[r] != we[2 * n + r] || we[n + r] != we[3 * n + r])) continue;
-            PyObject *jo = PyLong_FromSsize_t(j);
-            if (jo == NULL || PyList_Append(result, jo) < 0) Py_CLEAR(result);
-            Py_XDECREF(jo);
-        }
+    kn_column rows, wp; /* (rows of the int block: may be strided) */
+    if (!kn_col(&b, rows_obj, 'q', KN_ANY, KN_STRIDED, &rows, fn, "rows") ||
+        !kn_col(&b, wp_obj, 'q', KN_ANY, KN_STRIDED, &wp, fn, "wp"))
+        goto done;
+    Py_ssize_t k = rows.len, n = wp.len;
+    const double *hxy = kn_vec(&b, hxy_obj, 'd', 2 * k, KN_CONTIG, NULL, fn, "hxy");
+    const double *we = hxy ? kn_vec(&b, we_obj, 'd', 4 * n, KN_CONTIG, NULL, fn, "we") : NULL;
+    if (we == NULL || !kn_in_range(rows, n, fn, "rows")) goto done;
+    result = PyList_New(0);
+    for (Py_ssize_t j = 0; result != NULL && j < k; j++) {
+        long long r = KN_AT(long long, rows, j);
+        double hx = hxy[j] * hxy[j], hy = hxy[k + j] * hxy[k + j];
+        if (!(hx + hy < PATHS_SKIP * PATHS_SKIP) || KN_AT(long long, wp, r) < 0) continue;
+        if (!(we[r] != we[2 * n + r] || we[n + r] != we[3 * n + r])) continue;
+        PyObject *jo = PyLong_FromSsize_t(j);
+        if (jo == NULL || PyList_Append(result, jo) < 0) Py_CLEAR(result);
+        Py_XDECREF(jo);
     }
-done_e:
-    PyBuffer_Release(&ev);
-done_w:
-    PyBuffer_Release(&wv);
-done_h:
-    PyBuffer_Release(&hv);
-done_r:
-    PyBuffer_Release(&rv);
+done:
+    kn_release(&b);
     return result;
 }
 
@@ -377,48 +292,44 @@ static PyObject *py_resume_waypoint(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "resume_waypoint: the grid's width and height must be positive");
         return NULL;
     }
-    Py_buffer pv, fv, sv;
-    if (!paths_get_vec(pts_obj, &pv, 'd', 0, 0, "resume_waypoint: pts")) return NULL;
+    const char *fn = "resume_waypoint";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
-    Py_ssize_t k = pv.len / 8;
-    if (pv.ndim != 2 || pv.shape[1] != 2 || k == 0) {
+    Py_buffer *pv = kn_borrow(&b, pts_obj, 'd', KN_ANY, KN_CONTIG, NULL, fn, "pts");
+    if (pv == NULL) goto done;
+    if (pv->ndim != 2 || pv->shape[1] != 2 || pv->shape[0] == 0) {
         PyErr_SetString(PyExc_ValueError, "resume_waypoint: pts must hold (k, 2) points, k > 0");
-        goto done_p;
+        goto done;
     }
-    k /= 2;
+    Py_ssize_t k = pv->shape[0];
     if (nearest < -1 || nearest >= k) {
         PyErr_Format(PyExc_ValueError, "resume_waypoint: nearest %zd is not one of the %zd waypoints", nearest, k);
-        goto done_p;
+        goto done;
     }
-    if (!get_grid(free_obj, &fv, w * h, "resume_waypoint: free")) goto done_p;
-    if (!get_grid(sat_obj, &sv, (w + 1) * (h + 1) * (Py_ssize_t)sizeof(int), "resume_waypoint: sat")) goto done_f;
-    {
-        const double *pts = pv.buf;
-        Py_ssize_t i = nearest >= 0 ? nearest : paths_nearest_waypoint(pts, k, x, y);
-        Py_ssize_t found = -1;
-        if (i < 0) {
-            found = -2;
-        } else {
-            for (Py_ssize_t j = i + 1; j >= i; j--) {
-                if (j >= k) continue;
-                if (!finite4(x, y, pts[2 * j], pts[2 * j + 1])) goto done_s;
-                int r = segment_free((const unsigned char *)fv.buf, (const int *)sv.buf, (long)w, (long)h, x, y,
-                                     pts[2 * j], pts[2 * j + 1]);
-                if (r < 0) goto done_s;
-                if (r) {
-                    found = j;
-                    break;
-                }
+    const unsigned char *grid = kn_vec(&b, free_obj, '?', w * h, KN_CONTIG, NULL, fn, "free");
+    const int *sat = grid ? kn_vec(&b, sat_obj, 'i', (w + 1) * (h + 1), KN_CONTIG, NULL, fn, "sat") : NULL;
+    if (sat == NULL) goto done;
+    const double *pts = pv->buf;
+    Py_ssize_t i = nearest >= 0 ? nearest : paths_nearest_waypoint(pts, k, x, y);
+    Py_ssize_t found = -1;
+    if (i < 0) {
+        found = -2;
+    } else {
+        for (Py_ssize_t j = i + 1; j >= i; j--) {
+            if (j >= k) continue;
+            if (!finite4(x, y, pts[2 * j], pts[2 * j + 1])) goto done;
+            int r = segment_free(grid, sat, (long)w, (long)h, x, y, pts[2 * j], pts[2 * j + 1]);
+            if (r < 0) goto done;
+            if (r) {
+                found = j;
+                break;
             }
         }
-        result = PyLong_FromSsize_t(found);
     }
-done_s:
-    PyBuffer_Release(&sv);
-done_f:
-    PyBuffer_Release(&fv);
-done_p:
-    PyBuffer_Release(&pv);
+    result = PyLong_FromSsize_t(found);
+done:
+    kn_release(&b);
     return result;
 }
 
@@ -430,65 +341,49 @@ PyDoc_STRVAR(below_roots_doc,
 
 static PyObject *py_below_roots(PyObject *self, PyObject *args) {
     PyObject *pred_obj, *roots_obj, *out_obj;
-    Py_buffer pv, rv, ov;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOO:below_roots", &pred_obj, &roots_obj, &out_obj)) return NULL;
-    if (!paths_get_vec(pred_obj, &pv, 'i', 0, 0, "below_roots: pred")) return NULL;
+    const char *fn = "below_roots";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
     unsigned char *state = NULL;
     Py_ssize_t *walk = NULL;
-    if (!paths_get_vec(roots_obj, &rv, 'q', 0, 0, "below_roots: roots")) goto done_p;
-    if (!paths_get_vec(out_obj, &ov, '?', 0, 1, "below_roots: out")) goto done_r;
-    {
-        Py_ssize_t n = pv.len / 4, nr = rv.len / 8;
-        if (ov.len != n) {
-            PyErr_Format(PyExc_ValueError, "below_roots: out holds %zd items where pred has %zd", ov.len, n);
-            goto done_o;
-        }
-        const int *pred = pv.buf;
-        const long long *roots = rv.buf;
-        unsigned char *out = ov.buf;
-        /* per node: 0 not known yet, 1 below a root, 2 not, 3 on the walk being followed */
-        state = calloc((size_t)n + 1, 1);
-        walk = malloc(sizeof(Py_ssize_t) * ((size_t)n + 1));
-        if (state == NULL || walk == NULL) {
-            PyErr_NoMemory();
-            goto done_o;
-        }
-        for (Py_ssize_t i = 0; i < nr; i++) {
-            if (roots[i] < 0 || roots[i] >= n) {
-                PyErr_Format(PyExc_ValueError, "below_roots: roots[%zd] = %lld is not a node", i, roots[i]);
-                goto done_o;
-            }
-            state[roots[i]] = 1;
-        }
-        for (Py_ssize_t v = 0; v < n; v++) {
-            /* follow v's way down until a node whose answer is known; every node on it shares that answer */
-            Py_ssize_t len = 0, u = v;
-            unsigned char got = 2;
-            while (state[u] == 0) {
-                state[u] = 3;
-                walk[len++] = u;
-                int p = pred[u];
-                if (p < 0) break;
-                if (p >= n) {
-                    PyErr_Format(PyExc_ValueError, "below_roots: pred[%zd] = %d is not a node", u, p);
-                    goto done_o;
-                }
-                u = p;
-            }
-            if (state[u] == 1) got = 1; /* (3: a tree's root reached, or a loop: below no root) */
-            for (Py_ssize_t i = 0; i < len; i++) state[walk[i]] = got;
-            out[v] = state[v] == 1;
-        }
-        result = Py_NewRef(Py_None);
+    Py_ssize_t n, nr;
+    const int *pred = kn_vec(&b, pred_obj, 'i', KN_ANY, KN_CONTIG, &n, fn, "pred");
+    const long long *roots = pred ? kn_vec(&b, roots_obj, 'q', KN_ANY, KN_CONTIG, &nr, fn, "roots") : NULL;
+    unsigned char *out = roots ? kn_vec(&b, out_obj, '?', n, KN_WRITABLE, NULL, fn, "out") : NULL;
+    if (out == NULL || !kn_in_range(KN_FLAT(roots, nr), n, fn, "roots")) goto done;
+    /* per node: 0 not known yet, 1 below a root, 2 not, 3 on the walk being followed */
+    state = calloc((size_t)n + 1, 1);
+    walk = malloc(sizeof(Py_ssize_t) * ((size_t)n + 1));
+    if (state == NULL || walk == NULL) {
+        PyErr_NoMemory();
+        goto done;
     }
-done_o:
-    PyBuffer_Release(&ov);
-done_r:
-    PyBuffer_Release(&rv);
-done_p:
-    PyBuffer_Release(&pv);
+    for (Py_ssize_t i = 0; i < nr; i++) state[roots[i]] = 1;
+    for (Py_ssize_t v = 0; v < n; v++) {
+        /* follow v's way down until a node whose answer is known; every node on it shares that answer */
+        Py_ssize_t len = 0, u = v;
+        unsigned char got = 2;
+        while (state[u] == 0) {
+            state[u] = 3;
+            walk[len++] = u;
+            int p = pred[u];
+            if (p < 0) break;
+            if (p >= n) {
+                PyErr_Format(PyExc_ValueError, "below_roots: pred[%zd] = %d is not a node", u, p);
+                goto done;
+            }
+            u = p;
+        }
+        if (state[u] == 1) got = 1; /* (3: a tree's root reached, or a loop: below no root) */
+        for (Py_ssize_t i = 0; i < len; i++) state[walk[i]] = got;
+        out[v] = state[v] == 1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    kn_release(&b);
     free(state);
     free(walk);
     return result;

@@ -3,96 +3,15 @@
  * loop of sc2pool/engine/sim/systems/workers.py (Workers.place_walkers).  Included by _kernels.c;
  * tests/engine/test_kernels_targeting.py holds each to its Python twin. */
 
-#define TGT_MAX_BUFS 16 /* buffers one call borrows at most */
-
-/* The buffers one call borrows, released together. */
-typedef struct {
-    Py_buffer v[TGT_MAX_BUFS];
-    int n;
-} tgt_bufs;
-
-static void tgt_release(tgt_bufs *b) {
-    while (b->n) PyBuffer_Release(&b->v[--b->n]);
-}
-
-static const char *tgt_kind_name(char kind) {
-    return kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == '?' ? "bool" : "int8";
-}
-
-/* Borrow `obj` as an array of `kind` items ('d' float64, 'q' int64, '?' bool, 'b' int8) with the
- * buffer `flags`; NULL with a ValueError naming `fn` and `name` otherwise. */
-static Py_buffer *tgt_borrow(tgt_bufs *b, PyObject *obj, char kind, int flags, const char *fn,
-                             const char *name) {
-    Py_buffer *v = &b->v[b->n];
-    Py_ssize_t size = kind == 'd' || kind == 'q' ? 8 : 1;
-    if (b->n < TGT_MAX_BUFS && PyObject_GetBuffer(obj, v, flags | PyBUF_FORMAT) == 0) {
-        b->n++;
-        const char *f = v->format;
-        char last = f[0] ? f[strlen(f) - 1] : 0;
-        if (v->itemsize == size && (last == kind || (kind == 'q' && last == 'l'))) return v;
-    }
-    PyErr_Clear();
-    PyErr_Format(PyExc_ValueError, "%s: %s must be a %s%s %s array", fn, name,
-                 flags & PyBUF_WRITABLE ? "writable " : "",
-                 (flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS ? "C-contiguous" : "one-dimensional",
-                 tgt_kind_name(kind));
-    return NULL;
-}
-
-/* Borrow `obj` as a C-contiguous array of `kind` items (see tgt_borrow), writable when `writable`:
- * `n` items, or any number when `n` < 0 (the number goes to *len when `len` is not NULL). */
-static void *tgt_vec(tgt_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, Py_ssize_t *len,
-                     const char *fn, const char *name) {
-    Py_buffer *v = tgt_borrow(b, obj, kind, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0), fn, name);
-    if (v == NULL) return NULL;
-    Py_ssize_t items = v->len / v->itemsize;
-    if (n >= 0 && items != n) {
-        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %zd are needed", fn, name, items, n);
-        return NULL;
-    }
-    if (len != NULL) *len = items;
-    return v->buf;
-}
-
-/* A one-dimensional array used with its own stride: the unit store's columns (eng, scan, ti,
- * radius, range, ...) are rows of blocks whose units were gathered column by column, not
- * contiguous. */
-typedef struct {
-    char *p;
-    Py_ssize_t step;
-} tgt_column;
-#define TGT_AT(T, c, i) (*(T *)((c).p + (i) * (c).step))
-
-/* Borrow `obj` as a one-dimensional array of `kind` items (see tgt_borrow) into *c, writable when
- * `writable`: `n` items, or any number when `n` < 0 (the number goes to *len when `len` is not
- * NULL); 0 with a ValueError otherwise. */
-static int tgt_col(tgt_bufs *b, PyObject *obj, char kind, Py_ssize_t n, int writable, Py_ssize_t *len,
-                   tgt_column *c, const char *fn, const char *name) {
-    Py_buffer *v = tgt_borrow(b, obj, kind, PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0), fn, name);
-    if (v == NULL) return 0;
-    if (v->ndim != 1) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must be one-dimensional", fn, name);
-        return 0;
-    }
-    if (n >= 0 && v->shape[0] != n) {
-        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items where %zd are needed", fn, name, v->shape[0], n);
-        return 0;
-    }
-    if (len != NULL) *len = v->shape[0];
-    c->p = (char *)v->buf;
-    c->step = v->strides[0];
-    return 1;
-}
-
 /* ------------------------------------------------------------------ Targeting.resolve */
 
 /* _aim in sc2pool/engine/sim/systems/targeting.py: each unit's offset and edge distance to its
  * current target, whether it keeps it, its target this loop, and the rows that look for a new one;
  * returns how many rows look, or -1 with a ValueError for a target row out of range. */
-static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const long long *cur, tgt_column has,
-                          tgt_column radius, double r_all, tgt_column rng, tgt_column can_attack,
-                          tgt_column auto_kind, const tgt_column *explicit_, const tgt_column *unheld,
-                          tgt_column eng, tgt_column scan, long long loop, double *dx, double *dy,
+static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const long long *cur, kn_column has,
+                          kn_column radius, double r_all, kn_column rng, kn_column can_attack,
+                          kn_column auto_kind, const kn_column *explicit_, const kn_column *unheld,
+                          kn_column eng, kn_column scan, long long loop, double *dx, double *dy,
                           double *d_edge, long long *tgt, long long *sc) {
     Py_ssize_t k = 0;
     int common = r_all == r_all; /* not NaN: one radius for every unit */
@@ -109,20 +28,20 @@ static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const 
             d -= r_all;
             d -= r_all;
         } else {
-            d -= TGT_AT(double, radius, i);
-            d -= TGT_AT(double, radius, t);
+            d -= KN_AT(double, radius, i);
+            d -= KN_AT(double, radius, t);
         }
         dx[i] = ddx;
         dy[i] = ddy;
         d_edge[i] = d;
-        int has_i = TGT_AT(unsigned char, has, i) != 0;
-        int keep = d <= TGT_AT(double, rng, i) || (unheld != NULL && TGT_AT(unsigned char, *unheld, i));
+        int has_i = KN_AT(unsigned char, has, i) != 0;
+        int keep = d <= KN_AT(double, rng, i) || (unheld != NULL && KN_AT(unsigned char, *unheld, i));
         keep = keep && has_i;
-        int automatic = TGT_AT(unsigned char, can_attack, i) && TGT_AT(unsigned char, auto_kind, i);
-        tgt[i] = ((explicit_ != NULL && TGT_AT(unsigned char, *explicit_, i)) || (automatic && keep)) ? c : -1;
+        int automatic = KN_AT(unsigned char, can_attack, i) && KN_AT(unsigned char, auto_kind, i);
+        tgt[i] = ((explicit_ != NULL && KN_AT(unsigned char, *explicit_, i)) || (automatic && keep)) ? c : -1;
         if (automatic && !keep) {
-            TGT_AT(long long, eng, i) = 0;
-            if (TGT_AT(long long, scan, i) <= loop || has_i) sc[k++] = i;
+            KN_AT(long long, eng, i) = 0;
+            if (KN_AT(long long, scan, i) <= loop || has_i) sc[k++] = i;
         }
     }
     return k;
@@ -145,30 +64,31 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOdOOOOOOOLOOOOO:aim", &o[0], &o[1], &o[2], &o[3], &r_all, &o[5], &o[6],
                           &o[7], &o[8], &o[9], &o[10], &o[11], &loop, &o[13], &o[14], &o[15], &o[16], &o[17]))
         return NULL;
-    tgt_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     Py_ssize_t n, k = -1;
-    tgt_column has, radius, rng, can_attack, auto_kind, explicit_, unheld, eng, scan;
-    const long long *cur = tgt_vec(&b, o[1], 'q', -1, 0, &n, "aim", "cur");
-    const double *x = cur ? tgt_vec(&b, o[0], 'd', 2 * n, 0, NULL, "aim", "xy") : NULL;
-    int ok = x != NULL && tgt_col(&b, o[2], '?', n, 0, NULL, &has, "aim", "has") &&
-             tgt_col(&b, o[3], 'd', n, 0, NULL, &radius, "aim", "radius") &&
-             tgt_col(&b, o[5], 'd', n, 0, NULL, &rng, "aim", "rng") &&
-             tgt_col(&b, o[6], '?', n, 0, NULL, &can_attack, "aim", "can_attack") &&
-             tgt_col(&b, o[7], '?', n, 0, NULL, &auto_kind, "aim", "auto_kind") &&
-             (o[8] == Py_None || tgt_col(&b, o[8], '?', n, 0, NULL, &explicit_, "aim", "explicit")) &&
-             (o[9] == Py_None || tgt_col(&b, o[9], '?', n, 0, NULL, &unheld, "aim", "unheld")) &&
-             tgt_col(&b, o[10], 'q', n, 1, NULL, &eng, "aim", "eng") &&
-             tgt_col(&b, o[11], 'q', n, 0, NULL, &scan, "aim", "scan");
-    double *dx = ok ? tgt_vec(&b, o[13], 'd', n, 1, NULL, "aim", "dx") : NULL;
-    double *dy = dx ? tgt_vec(&b, o[14], 'd', n, 1, NULL, "aim", "dy") : NULL;
-    double *d_edge = dy ? tgt_vec(&b, o[15], 'd', n, 1, NULL, "aim", "d_edge") : NULL;
-    long long *tgt = d_edge ? tgt_vec(&b, o[16], 'q', n, 1, NULL, "aim", "tgt") : NULL;
-    long long *sc = tgt ? tgt_vec(&b, o[17], 'q', n, 1, NULL, "aim", "sc") : NULL;
+    kn_column has, radius, rng, can_attack, auto_kind, explicit_, unheld, eng, scan;
+    const long long *cur = kn_vec(&b, o[1], 'q', KN_ANY, KN_CONTIG, &n, "aim", "cur");
+    const double *x = cur ? kn_vec(&b, o[0], 'd', 2 * n, KN_CONTIG, NULL, "aim", "xy") : NULL;
+    int ok = x != NULL && kn_col(&b, o[2], '?', n, KN_STRIDED, &has, "aim", "has") &&
+             kn_col(&b, o[3], 'd', n, KN_STRIDED, &radius, "aim", "radius") &&
+             kn_col(&b, o[5], 'd', n, KN_STRIDED, &rng, "aim", "rng") &&
+             kn_col(&b, o[6], '?', n, KN_STRIDED, &can_attack, "aim", "can_attack") &&
+             kn_col(&b, o[7], '?', n, KN_STRIDED, &auto_kind, "aim", "auto_kind") &&
+             (o[8] == Py_None || kn_col(&b, o[8], '?', n, KN_STRIDED, &explicit_, "aim", "explicit")) &&
+             (o[9] == Py_None || kn_col(&b, o[9], '?', n, KN_STRIDED, &unheld, "aim", "unheld")) &&
+             kn_col(&b, o[10], 'q', n, KN_STRIDED | KN_WRITABLE, &eng, "aim", "eng") &&
+             kn_col(&b, o[11], 'q', n, KN_STRIDED, &scan, "aim", "scan");
+    double *dx = ok ? kn_vec(&b, o[13], 'd', n, KN_WRITABLE, NULL, "aim", "dx") : NULL;
+    double *dy = dx ? kn_vec(&b, o[14], 'd', n, KN_WRITABLE, NULL, "aim", "dy") : NULL;
+    double *d_edge = dy ? kn_vec(&b, o[15], 'd', n, KN_WRITABLE, NULL, "aim", "d_edge") : NULL;
+    long long *tgt = d_edge ? kn_vec(&b, o[16], 'q', n, KN_WRITABLE, NULL, "aim", "tgt") : NULL;
+    long long *sc = tgt ? kn_vec(&b, o[17], 'q', n, KN_WRITABLE, NULL, "aim", "sc") : NULL;
     if (sc != NULL)
         k = tgt_aim(n, x, x + n, cur, has, radius, r_all, rng, can_attack, auto_kind,
                 o[8] == Py_None ? NULL : &explicit_, o[9] == Py_None ? NULL : &unheld, eng, scan, loop, dx, dy,
                 d_edge, tgt, sc);
-    tgt_release(&b);
+    kn_release(&b);
     return k < 0 ? NULL : PyLong_FromSsize_t(k);
 }
 
@@ -190,53 +110,60 @@ static PyObject *py_engage(PyObject *self, PyObject *args) {
                           &max_speed, &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]))
         return NULL;
     const char *fn = "engage";
-    tgt_bufs b = {.n = 0};
-    Py_ssize_t n, m;
-    tgt_column sc, found, gap, radius, speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge;
-    int ok = tgt_col(&b, o[0], 'q', -1, 0, &m, &sc, fn, "sc") &&
-             tgt_col(&b, o[1], 'q', m, 0, NULL, &found, fn, "found") &&
-             tgt_col(&b, o[2], 'd', m, 0, NULL, &gap, fn, "gap") &&
-             tgt_col(&b, o[5], 'd', -1, 0, &n, &radius, fn, "radius");
-    const double *x = ok ? tgt_vec(&b, o[4], 'd', 2 * n, 0, NULL, fn, "xy") : NULL, *y = x ? x + n : NULL;
-    ok = x != NULL && tgt_col(&b, o[6], 'd', n, 0, NULL, &speed, fn, "speed") &&
-         tgt_col(&b, o[8], 'q', n, 0, NULL, &tag, fn, "tag") &&
-         tgt_col(&b, o[9], 'q', n, 1, NULL, &eng, fn, "eng") &&
-         tgt_col(&b, o[10], 'q', n, 1, NULL, &scan, fn, "scan") &&
-         tgt_col(&b, o[11], 'q', n, 1, NULL, &tgt, fn, "tgt") &&
-         tgt_col(&b, o[12], 'q', n, 1, NULL, &tsafe, fn, "tsafe") &&
-         tgt_col(&b, o[13], 'd', n, 1, NULL, &dx, fn, "dx") &&
-         tgt_col(&b, o[14], 'd', n, 1, NULL, &dy, fn, "dy") &&
-         tgt_col(&b, o[15], 'd', n, 1, NULL, &d_edge, fn, "d_edge");
+    kn_bufs b;
+    b.n = 0;
+    int ok = 0;
+    kn_column sc, found, gap, radius, speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge;
+    if (!kn_col(&b, o[0], 'q', KN_ANY, KN_STRIDED, &sc, fn, "sc") ||
+        !kn_col(&b, o[1], 'q', sc.len, KN_STRIDED, &found, fn, "found") ||
+        !kn_col(&b, o[2], 'd', sc.len, KN_STRIDED, &gap, fn, "gap") ||
+        !kn_col(&b, o[5], 'd', KN_ANY, KN_STRIDED, &radius, fn, "radius"))
+        goto done;
+    Py_ssize_t m = sc.len, n = radius.len;
+    const double *x = kn_vec(&b, o[4], 'd', 2 * n, KN_CONTIG, NULL, fn, "xy");
+    if (x == NULL || !kn_col(&b, o[6], 'd', n, KN_STRIDED, &speed, fn, "speed") ||
+        !kn_col(&b, o[8], 'q', n, KN_STRIDED, &tag, fn, "tag") ||
+        !kn_col(&b, o[9], 'q', n, KN_STRIDED | KN_WRITABLE, &eng, fn, "eng") ||
+        !kn_col(&b, o[10], 'q', n, KN_STRIDED | KN_WRITABLE, &scan, fn, "scan") ||
+        !kn_col(&b, o[11], 'q', n, KN_STRIDED | KN_WRITABLE, &tgt, fn, "tgt") ||
+        !kn_col(&b, o[12], 'q', n, KN_STRIDED | KN_WRITABLE, &tsafe, fn, "tsafe") ||
+        !kn_col(&b, o[13], 'd', n, KN_STRIDED | KN_WRITABLE, &dx, fn, "dx") ||
+        !kn_col(&b, o[14], 'd', n, KN_STRIDED | KN_WRITABLE, &dy, fn, "dy") ||
+        !kn_col(&b, o[15], 'd', n, KN_STRIDED | KN_WRITABLE, &d_edge, fn, "d_edge"))
+        goto done;
+    const double *y = x + n;
+    ok = 1;
     for (Py_ssize_t i = 0; ok && i < m; i++) { /* (checked first: nothing is written on bad input) */
-        long long r = TGT_AT(long long, sc, i), t = TGT_AT(long long, found, i);
+        long long r = KN_AT(long long, sc, i), t = KN_AT(long long, found, i);
         if (r < 0 || r >= n || t < -1 || t >= n) {
             PyErr_Format(PyExc_ValueError, "%s: sc[%zd] or found[%zd] is no row of %zd units", fn, i, i, n);
             ok = 0;
-        } else if (t < 0 && TGT_AT(double, gap, i) != TGT_AT(double, gap, i)) {
+        } else if (t < 0 && KN_AT(double, gap, i) != KN_AT(double, gap, i)) {
             PyErr_Format(PyExc_ValueError, "%s: gap[%zd] is NaN", fn, i);
             ok = 0;
         }
     }
     for (Py_ssize_t i = 0; ok && i < m; i++) {
-        long long r = TGT_AT(long long, sc, i), t = TGT_AT(long long, found, i);
-        TGT_AT(long long, tgt, r) = t;
+        long long r = KN_AT(long long, sc, i), t = KN_AT(long long, found, i);
+        KN_AT(long long, tgt, r) = t;
         if (t >= 0) {
-            TGT_AT(long long, eng, r) = TGT_AT(long long, tag, t);
-            TGT_AT(long long, tsafe, r) = t;
+            KN_AT(long long, eng, r) = KN_AT(long long, tag, t);
+            KN_AT(long long, tsafe, r) = t;
             double ddx = x[t] - x[r], ddy = y[t] - y[r];
-            TGT_AT(double, dx, r) = ddx;
-            TGT_AT(double, dy, r) = ddy;
-            TGT_AT(double, d_edge, r) =
-                sqrt(ddx * ddx + ddy * ddy) - TGT_AT(double, radius, r) - TGT_AT(double, radius, t);
+            KN_AT(double, dx, r) = ddx;
+            KN_AT(double, dy, r) = ddy;
+            KN_AT(double, d_edge, r) =
+                sqrt(ddx * ddx + ddy * ddy) - KN_AT(double, radius, r) - KN_AT(double, radius, t);
         } else { /* (numpy's maximum and minimum, then astype(int64): toward zero) */
-            double closing = TGT_AT(double, speed, r) + max_speed;
-            double wait = closing > 0 ? TGT_AT(double, gap, i) / closing : INFINITY;
+            double closing = KN_AT(double, speed, r) + max_speed;
+            double wait = closing > 0 ? KN_AT(double, gap, i) / closing : INFINITY;
             wait = wait < 1 ? 1 : wait;
             wait = wait > (double)(1 << 30) ? (double)(1 << 30) : wait;
-            TGT_AT(long long, scan, r) = loop + (long long)wait;
+            KN_AT(long long, scan, r) = loop + (long long)wait;
         }
     }
-    tgt_release(&b);
+done:
+    kn_release(&b);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }
@@ -259,49 +186,54 @@ static PyObject *py_nearest_hostile(PyObject *self, PyObject *args) {
                           &o[6], &common, &o[8], &o[9], &o[10]))
         return NULL;
     const char *fn = "nearest_hostile";
-    tgt_bufs b = {.n = 0};
-    Py_ssize_t n, m, nc;
-    tgt_column x, y, radius, ti, owner, rows, cols;
-    int ok = tgt_col(&b, o[0], 'd', -1, 0, &n, &x, fn, "x") &&
-             tgt_col(&b, o[1], 'd', n, 0, NULL, &y, fn, "y") &&
-             tgt_col(&b, o[2], 'd', n, 0, NULL, &radius, fn, "radius") &&
-             tgt_col(&b, o[3], 'q', n, 0, NULL, &ti, fn, "ti") &&
-             tgt_col(&b, o[4], 'q', n, 0, NULL, &owner, fn, "owner") &&
-             tgt_col(&b, o[5], 'q', -1, 0, &m, &rows, fn, "rows") &&
-             tgt_col(&b, o[6], 'q', -1, 0, &nc, &cols, fn, "cols");
-    const unsigned char *can_hit = ok ? tgt_vec(&b, o[8], '?', -1, 0, NULL, fn, "can_hit") : NULL;
-    long long types = can_hit ? b.v[b.n - 1].shape[0] : 0;
-    if (can_hit != NULL && (b.v[b.n - 1].ndim != 2 || b.v[b.n - 1].shape[1] != types)) {
+    kn_bufs b;
+    b.n = 0;
+    int ok = 0;
+    kn_column x, y, radius, ti, owner, rows, cols;
+    if (!kn_col(&b, o[0], 'd', KN_ANY, KN_STRIDED, &x, fn, "x") ||
+        !kn_col(&b, o[1], 'd', x.len, KN_STRIDED, &y, fn, "y") ||
+        !kn_col(&b, o[2], 'd', x.len, KN_STRIDED, &radius, fn, "radius") ||
+        !kn_col(&b, o[3], 'q', x.len, KN_STRIDED, &ti, fn, "ti") ||
+        !kn_col(&b, o[4], 'q', x.len, KN_STRIDED, &owner, fn, "owner") ||
+        !kn_col(&b, o[5], 'q', KN_ANY, KN_STRIDED, &rows, fn, "rows") ||
+        !kn_col(&b, o[6], 'q', KN_ANY, KN_STRIDED, &cols, fn, "cols"))
+        goto done;
+    Py_ssize_t n = x.len, m = rows.len, nc = cols.len;
+    const Py_buffer *hit = kn_borrow(&b, o[8], '?', KN_ANY, KN_CONTIG, NULL, fn, "can_hit");
+    if (hit == NULL) goto done;
+    if (hit->ndim != 2 || hit->shape[1] != hit->shape[0]) {
         PyErr_SetString(PyExc_ValueError, "nearest_hostile: can_hit must be a square table");
-        can_hit = NULL;
+        goto done;
     }
-    long long *best = can_hit ? tgt_vec(&b, o[9], 'q', m, 1, NULL, fn, "best") : NULL;
-    double *dist = best ? tgt_vec(&b, o[10], 'd', m, 1, NULL, fn, "dist") : NULL;
+    const unsigned char *can_hit = hit->buf;
+    long long types = hit->shape[0];
+    long long *best = kn_vec(&b, o[9], 'q', m, KN_WRITABLE, NULL, fn, "best");
+    double *dist = best ? kn_vec(&b, o[10], 'd', m, KN_WRITABLE, NULL, fn, "dist") : NULL;
     ok = dist != NULL;
     int by_radius = common != common; /* (NaN: the candidates' radii differ) */
     for (Py_ssize_t j = 0; ok && j < nc; j++) {
-        long long c = TGT_AT(long long, cols, j);
-        if (c < 0 || c >= n || TGT_AT(long long, ti, c) < 0 || TGT_AT(long long, ti, c) >= types) {
+        long long c = KN_AT(long long, cols, j);
+        if (c < 0 || c >= n || KN_AT(long long, ti, c) < 0 || KN_AT(long long, ti, c) >= types) {
             PyErr_Format(PyExc_ValueError, "%s: cols[%zd] is no row of a unit of a known type", fn, j);
             ok = 0;
         }
     }
     for (Py_ssize_t i = 0; ok && i < m; i++) {
-        long long r = TGT_AT(long long, rows, i);
-        if (r < 0 || r >= n || TGT_AT(long long, ti, r) < 0 || TGT_AT(long long, ti, r) >= types) {
+        long long r = KN_AT(long long, rows, i);
+        if (r < 0 || r >= n || KN_AT(long long, ti, r) < 0 || KN_AT(long long, ti, r) >= types) {
             PyErr_Format(PyExc_ValueError, "%s: rows[%zd] is no row of a unit of a known type", fn, i);
             ok = 0;
             break;
         }
-        const unsigned char *hits = can_hit + TGT_AT(long long, ti, r) * types;
-        double xr = TGT_AT(double, x, r), yr = TGT_AT(double, y, r), least = INFINITY;
-        long long own = TGT_AT(long long, owner, r), at = -1;
+        const unsigned char *hits = can_hit + KN_AT(long long, ti, r) * types;
+        double xr = KN_AT(double, x, r), yr = KN_AT(double, y, r), least = INFINITY;
+        long long own = KN_AT(long long, owner, r), at = -1;
         for (Py_ssize_t j = 0; j < nc; j++) {
-            long long c = TGT_AT(long long, cols, j);
-            if (TGT_AT(long long, owner, c) == own || !hits[TGT_AT(long long, ti, c)]) continue;
-            double ddx = TGT_AT(double, x, c) - xr, ddy = TGT_AT(double, y, c) - yr;
+            long long c = KN_AT(long long, cols, j);
+            if (KN_AT(long long, owner, c) == own || !hits[KN_AT(long long, ti, c)]) continue;
+            double ddx = KN_AT(double, x, c) - xr, ddy = KN_AT(double, y, c) - yr;
             double v = ddx * ddx + ddy * ddy;
-            if (by_radius) v = sqrt(v) - TGT_AT(double, radius, c);
+            if (by_radius) v = sqrt(v) - KN_AT(double, radius, c);
             if (v < least) { /* (strictly: the first of equals, as argmin) */
                 least = v;
                 at = c;
@@ -312,10 +244,11 @@ static PyObject *py_nearest_hostile(PyObject *self, PyObject *args) {
             dist[i] = INFINITY;
         } else {
             best[i] = at;
-            dist[i] = (by_radius ? least : sqrt(least) - common) - TGT_AT(double, radius, r);
+            dist[i] = (by_radius ? least : sqrt(least) - common) - KN_AT(double, radius, r);
         }
     }
-    tgt_release(&b);
+done:
+    kn_release(&b);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }
@@ -342,30 +275,32 @@ static PyObject *py_unseen_candidates(PyObject *self, PyObject *args) {
         return NULL;
     }
     const char *fn = "unseen_candidates";
-    tgt_bufs b = {.n = 0};
-    Py_ssize_t n, k = -1;
-    tgt_column tgt, dx, dy, sight, ground;
-    int ok = tgt_col(&b, o[1], 'q', -1, 0, &n, &tgt, fn, "tgt");
-    const double *x = ok ? tgt_vec(&b, o[0], 'd', 2 * n, 0, NULL, fn, "xy") : NULL, *y = x ? x + n : NULL;
-    ok = x != NULL && tgt_col(&b, o[2], 'd', n, 0, NULL, &dx, fn, "dx") &&
-         tgt_col(&b, o[3], 'd', n, 0, NULL, &dy, fn, "dy") &&
-         tgt_col(&b, o[4], 'd', n, 0, NULL, &sight, fn, "sight") &&
-         tgt_col(&b, o[5], '?', n, 0, NULL, &ground, fn, "ground");
-    const signed char *level = ok ? tgt_vec(&b, o[6], 'b', w * h, 0, NULL, fn, "level") : NULL;
-    long long *out = level ? tgt_vec(&b, o[9], 'q', n, 1, NULL, fn, "out") : NULL;
+    kn_bufs b;
+    b.n = 0;
+    Py_ssize_t k = -1;
+    kn_column tgt, dx, dy, sight, ground;
+    int ok = kn_col(&b, o[1], 'q', KN_ANY, KN_STRIDED, &tgt, fn, "tgt");
+    Py_ssize_t n = ok ? tgt.len : 0;
+    const double *x = ok ? kn_vec(&b, o[0], 'd', 2 * n, KN_CONTIG, NULL, fn, "xy") : NULL, *y = x ? x + n : NULL;
+    ok = ok && x != NULL && kn_col(&b, o[2], 'd', n, KN_STRIDED, &dx, fn, "dx") &&
+         kn_col(&b, o[3], 'd', n, KN_STRIDED, &dy, fn, "dy") &&
+         kn_col(&b, o[4], 'd', n, KN_STRIDED, &sight, fn, "sight") &&
+         kn_col(&b, o[5], '?', n, KN_STRIDED, &ground, fn, "ground");
+    const signed char *level = ok ? kn_vec(&b, o[6], 'b', w * h, KN_CONTIG, NULL, fn, "level") : NULL;
+    long long *out = level ? kn_vec(&b, o[9], 'q', n, KN_WRITABLE, NULL, fn, "out") : NULL;
     if (out != NULL) {
         k = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            long long t = TGT_AT(long long, tgt, i);
+            long long t = KN_AT(long long, tgt, i);
             if (t < 0) continue;
             if (t >= n) {
                 PyErr_Format(PyExc_ValueError, "%s: tgt[%zd] = %lld is no row of %zd units", fn, i, t, n);
                 k = -1;
                 break;
             }
-            double ddx = TGT_AT(double, dx, i), ddy = TGT_AT(double, dy, i), s = TGT_AT(double, sight, i);
+            double ddx = KN_AT(double, dx, i), ddy = KN_AT(double, dy, i), s = KN_AT(double, sight, i);
             int far = ddx * ddx + ddy * ddy > s * s;
-            if (!far && TGT_AT(unsigned char, ground, i)) {
+            if (!far && KN_AT(unsigned char, ground, i)) {
                 /* the cells as numpy's astype(int64) (toward zero), clipped to the grid */
                 double p[4] = {x[i], y[i], x[t], y[t]};
                 long long cell[4];
@@ -385,7 +320,7 @@ static PyObject *py_unseen_candidates(PyObject *self, PyObject *args) {
             if (far) out[k++] = i;
         }
     }
-    tgt_release(&b);
+    kn_release(&b);
     return k < 0 ? NULL : PyLong_FromSsize_t(k);
 }
 
@@ -459,10 +394,11 @@ static PyObject *py_place_walkers(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OdOOdddd:place_walkers", &walkers, &now, &xo, &yo, &half_acc, &acc_dist,
                           &speed, &t_acc))
         return NULL;
-    tgt_bufs b = {.n = 0};
+    kn_bufs b;
+    b.n = 0;
     Py_ssize_t n;
-    double *x = tgt_vec(&b, xo, 'd', -1, 1, &n, "place_walkers", "x");
-    double *y = x ? tgt_vec(&b, yo, 'd', n, 1, NULL, "place_walkers", "y") : NULL;
+    double *x = kn_vec(&b, xo, 'd', KN_ANY, KN_WRITABLE, &n, "place_walkers", "x");
+    double *y = x ? kn_vec(&b, yo, 'd', n, KN_WRITABLE, NULL, "place_walkers", "y") : NULL;
     PyObject *it = y ? PyObject_GetIter(walkers) : NULL, *w;
     int ok = it != NULL;
     while (ok && (w = PyIter_Next(it)) != NULL) {
@@ -503,7 +439,7 @@ static PyObject *py_place_walkers(PyObject *self, PyObject *args) {
     }
     if (ok && it != NULL && PyErr_Occurred()) ok = 0; /* (the iteration itself failed) */
     Py_XDECREF(it);
-    tgt_release(&b);
+    kn_release(&b);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }

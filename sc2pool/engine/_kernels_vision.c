@@ -80,33 +80,6 @@ static void seen_cells(unsigned char *seen, const signed char *level, long w, lo
     }
 }
 
-/* Borrow a C-contiguous float64 vector of `n` items (n < 0: any length, stored in *n); 0 with an
- * exception set otherwise. */
-static int vision_doubles(PyObject *obj, Py_buffer *view, Py_ssize_t *n, const char *what) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
-    if (strcmp(view->format, "d") != 0 || (*n >= 0 && view->len != *n * (Py_ssize_t)sizeof(double))) {
-        if (*n >= 0)
-            PyErr_Format(PyExc_ValueError, "%s must be a float64 array of %zd items", what, *n);
-        else
-            PyErr_Format(PyExc_ValueError, "%s must be a float64 array", what);
-        PyBuffer_Release(view);
-        return 0;
-    }
-    *n = view->len / (Py_ssize_t)sizeof(double);
-    return 1;
-}
-
-/* Borrow a C-contiguous int8 buffer of `n` items; 0 with an exception set otherwise. */
-static int vision_int8s(PyObject *obj, Py_buffer *view, Py_ssize_t n, const char *what) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
-    if (strcmp(view->format, "b") != 0 || view->len != n) {
-        PyErr_Format(PyExc_ValueError, "%s must be an int8 array of %zd items", what, n);
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return 1;
-}
-
 PyDoc_STRVAR(seen_cells_doc,
 "seen_cells(seen, level, w, h, xs, ys, s2, top) -> None\n\n"
 "Sets the cells of ``seen`` (bool, h x w, C order, writable) that the eyes see: the compiled twin\n"
@@ -129,46 +102,29 @@ static PyObject *py_seen_cells(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "seen_cells: level and top must both be None or both be given");
         return NULL;
     }
+    const char *fn = "seen_cells";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
-    Py_buffer sv, lv = {0}, xv, yv, qv, tv = {0};
-    Py_ssize_t n = -1;
-    if (PyObject_GetBuffer(seen_obj, &sv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) return NULL;
-    if (strcmp(sv.format, "?") != 0 || sv.len != w * h) {
-        PyErr_Format(PyExc_ValueError, "seen_cells: seen must be a writable bool array of %zd items", w * h);
-        goto done_seen;
-    }
-    if (!vision_doubles(xs_obj, &xv, &n, "seen_cells: xs")) goto done_seen;
-    if (!vision_doubles(ys_obj, &yv, &n, "seen_cells: ys")) goto done_xs;
-    if (!vision_doubles(s2_obj, &qv, &n, "seen_cells: s2")) goto done_ys;
-    if (level_obj != Py_None) {
-        if (!vision_int8s(level_obj, &lv, w * h, "seen_cells: level")) goto done_s2;
-        if (!vision_int8s(top_obj, &tv, n, "seen_cells: top")) goto done_level;
-    }
-    {
-        const double *xs = (const double *)xv.buf, *ys = (const double *)yv.buf, *s2 = (const double *)qv.buf;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (!isfinite(xs[i]) || !isfinite(ys[i]) || !isfinite(s2[i]) || s2[i] < 0.0) {
-                PyErr_Format(PyExc_ValueError, "seen_cells: eye %zd is not finite or its s2 is negative", i);
-                goto done_top;
-            }
+    Py_ssize_t n;
+    void *lp = NULL, *tp = NULL;
+    unsigned char *seen = kn_vec(&b, seen_obj, '?', w * h, KN_WRITABLE, NULL, fn, "seen");
+    const double *xs = seen ? kn_vec(&b, xs_obj, 'd', KN_ANY, KN_CONTIG, &n, fn, "xs") : NULL;
+    const double *ys = xs ? kn_vec(&b, ys_obj, 'd', n, KN_CONTIG, NULL, fn, "ys") : NULL;
+    const double *s2 = ys ? kn_vec(&b, s2_obj, 'd', n, KN_CONTIG, NULL, fn, "s2") : NULL;
+    if (s2 == NULL || !kn_vec_opt(&b, level_obj, 'b', w * h, KN_CONTIG, fn, "level", &lp) ||
+        !kn_vec_opt(&b, top_obj, 'b', n, KN_CONTIG, fn, "top", &tp))
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!isfinite(xs[i]) || !isfinite(ys[i]) || !isfinite(s2[i]) || s2[i] < 0.0) {
+            PyErr_Format(PyExc_ValueError, "seen_cells: eye %zd is not finite or its s2 is negative", i);
+            goto done;
         }
-        seen_cells((unsigned char *)sv.buf, (const signed char *)lv.buf, (long)w, (long)h,
-                   xs, ys, s2, (const signed char *)tv.buf, n);
-        Py_INCREF(Py_None);
-        result = Py_None;
     }
-done_top:
-    if (tv.obj != NULL) PyBuffer_Release(&tv);
-done_level:
-    if (lv.obj != NULL) PyBuffer_Release(&lv);
-done_s2:
-    PyBuffer_Release(&qv);
-done_ys:
-    PyBuffer_Release(&yv);
-done_xs:
-    PyBuffer_Release(&xv);
-done_seen:
-    PyBuffer_Release(&sv);
+    seen_cells(seen, lp, (long)w, (long)h, xs, ys, s2, tp, n);
+    result = Py_NewRef(Py_None);
+done:
+    kn_release(&b);
     return result;
 }
 
@@ -221,52 +177,30 @@ static PyObject *py_sees_points(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "sees_points: level and top must both be None or both be given");
         return NULL;
     }
+    const char *fn = "sees_points";
+    kn_bufs b;
+    b.n = 0;
     PyObject *result = NULL;
-    Py_buffer sv, xv, yv, lv = {0}, oxv, oyv, qv, tv = {0};
-    Py_ssize_t n = -1, m = -1;
-    if (!vision_doubles(xs_obj, &xv, &n, "sees_points: xs")) return NULL;
-    if (!vision_doubles(ys_obj, &yv, &n, "sees_points: ys")) goto done_xs;
-    if (PyObject_GetBuffer(seen_obj, &sv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) goto done_ys;
-    if (strcmp(sv.format, "?") != 0 || sv.len != n) {
-        PyErr_Format(PyExc_ValueError, "sees_points: seen must be a writable bool array of %zd items", n);
-        goto done_seen;
-    }
-    if (!vision_doubles(ox_obj, &oxv, &m, "sees_points: ox")) goto done_seen;
-    if (!vision_doubles(oy_obj, &oyv, &m, "sees_points: oy")) goto done_ox;
-    if (!vision_doubles(s2_obj, &qv, &m, "sees_points: s2")) goto done_oy;
-    if (level_obj != Py_None) {
-        if (!vision_int8s(level_obj, &lv, w * h, "sees_points: level")) goto done_s2;
-        if (!vision_int8s(top_obj, &tv, m, "sees_points: top")) goto done_level;
-    }
-    {
-        const double *xs = (const double *)xv.buf, *ys = (const double *)yv.buf;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            if (!(fabs(xs[k]) < 0x1p62 && fabs(ys[k]) < 0x1p62)) {
-                PyErr_Format(PyExc_ValueError, "sees_points: point %zd is not finite or is off any map", k);
-                goto done_top;
-            }
+    Py_ssize_t n, m;
+    void *lp = NULL, *tp = NULL;
+    const double *xs = kn_vec(&b, xs_obj, 'd', KN_ANY, KN_CONTIG, &n, fn, "xs");
+    const double *ys = xs ? kn_vec(&b, ys_obj, 'd', n, KN_CONTIG, NULL, fn, "ys") : NULL;
+    unsigned char *seen = ys ? kn_vec(&b, seen_obj, '?', n, KN_WRITABLE, NULL, fn, "seen") : NULL;
+    const double *ox = seen ? kn_vec(&b, ox_obj, 'd', KN_ANY, KN_CONTIG, &m, fn, "ox") : NULL;
+    const double *oy = ox ? kn_vec(&b, oy_obj, 'd', m, KN_CONTIG, NULL, fn, "oy") : NULL;
+    const double *s2 = oy ? kn_vec(&b, s2_obj, 'd', m, KN_CONTIG, NULL, fn, "s2") : NULL;
+    if (s2 == NULL || !kn_vec_opt(&b, level_obj, 'b', w * h, KN_CONTIG, fn, "level", &lp) ||
+        !kn_vec_opt(&b, top_obj, 'b', m, KN_CONTIG, fn, "top", &tp))
+        goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!(fabs(xs[k]) < 0x1p62 && fabs(ys[k]) < 0x1p62)) {
+            PyErr_Format(PyExc_ValueError, "sees_points: point %zd is not finite or is off any map", k);
+            goto done;
         }
-        sees_points((unsigned char *)sv.buf, xs, ys, n, (const signed char *)lv.buf, (long)w, (long)h,
-                    (const double *)oxv.buf, (const double *)oyv.buf, (const double *)qv.buf,
-                    (const signed char *)tv.buf, m);
-        Py_INCREF(Py_None);
-        result = Py_None;
     }
-done_top:
-    if (tv.obj != NULL) PyBuffer_Release(&tv);
-done_level:
-    if (lv.obj != NULL) PyBuffer_Release(&lv);
-done_s2:
-    PyBuffer_Release(&qv);
-done_oy:
-    PyBuffer_Release(&oyv);
-done_ox:
-    PyBuffer_Release(&oxv);
-done_seen:
-    PyBuffer_Release(&sv);
-done_ys:
-    PyBuffer_Release(&yv);
-done_xs:
-    PyBuffer_Release(&xv);
+    sees_points(seen, xs, ys, n, lp, (long)w, (long)h, ox, oy, s2, tp, m);
+    result = Py_NewRef(Py_None);
+done:
+    kn_release(&b);
     return result;
 }

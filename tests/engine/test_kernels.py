@@ -76,7 +76,7 @@ def test_segment_free_names_bad_input() -> None:
     sat = P._sat_cells(P._blocked_sat(free))
     with pytest.raises(ValueError, match="finite"):
         _native().segment_free(free, sat, 8, 6, math.nan, 1.0, 2.0, 2.0)
-    with pytest.raises(ValueError, match="free holds 48 bytes where the grid needs 63"):
+    with pytest.raises(ValueError, match="segment_free: free holds 48 items where 63 are needed"):
         _native().segment_free(free, sat, 9, 7, 1.0, 1.0, 2.0, 2.0)
     with pytest.raises(ValueError, match="positive"):
         _native().segment_free(free, sat, 0, 6, 1.0, 1.0, 2.0, 2.0)
@@ -113,9 +113,9 @@ def test_nearest_in_window_leaves_points_with_no_free_cell_near_and_names_bad_in
     xs, ys = np.array([1.0, math.inf]), np.array([1.0, 1.0])
     with pytest.raises(ValueError, match="point 1 is not finite"):
         _native().nearest_in_window(xs, ys, grid.ravel(), 20, 20, SP.INSET, SP.WINDOW)
-    with pytest.raises(ValueError, match="float64 arrays of one length"):
+    with pytest.raises(ValueError, match="nearest_in_window: xs must be a C-contiguous writable float64 array"):
         _native().nearest_in_window(xs.astype(np.float32), ys, grid.ravel(), 20, 20, SP.INSET, SP.WINDOW)
-    with pytest.raises(ValueError, match="grid holds 400 bytes"):
+    with pytest.raises(ValueError, match="nearest_in_window: grid holds 400 items where 420 are needed"):
         _native().nearest_in_window(xs, ys, grid.ravel(), 21, 20, SP.INSET, SP.WINDOW)
 
 

@@ -103,13 +103,13 @@ def test_heals_pick_the_nearest_of_the_owner_and_name_bad_input() -> None:
     k = _native()
     rows, tops, x, med = args["rows"], args["tops"], args["x"], args["medivacs"]
     idx, dxy = np.empty(8, np.int64), np.empty(16)
-    with pytest.raises(ValueError, match=r"heal_hurt: rows\[1\] = 9 is no row of 6 units"):
+    with pytest.raises(ValueError, match=r"heal_hurt: rows\[1\] = 9 lies outside \[0, 6\)"):
         k.heal_hurt(hp, np.array([1, 9, 3, 4]), tops, x, x, med, idx, dxy)
     with pytest.raises(ValueError, match="heal_hurt: tops holds 3 items where 4 are needed"):
         k.heal_hurt(hp, rows, tops[:3], x, x, med, idx, dxy)
     with pytest.raises(ValueError, match="heal_hurt: dxy holds 15 items where at least 16 are needed"):
         k.heal_hurt(hp, rows, tops, x, x, med, idx, dxy[:15])
-    with pytest.raises(ValueError, match="heal_hurt: idx must be a one-dimensional writable C-contiguous int64"):
+    with pytest.raises(ValueError, match="heal_hurt: idx must be a C-contiguous writable int64 array"):
         k.heal_hurt(hp, rows, tops, x, x, med, np.empty(16, np.int64)[::2], dxy)
     with pytest.raises(ValueError, match="heal_hurt: x must be a one-dimensional float64 array"):
         k.heal_hurt(hp, rows, tops, x.astype(np.float32), x, med, idx, dxy)
@@ -186,8 +186,12 @@ def test_ready_lets_suicide_attackers_blast_and_names_bad_input() -> None:
         k.fire_ready(cd, yes, kind.astype(np.int32), EXPLODE, None, masks, cdn)
     with pytest.raises(ValueError, match="fire_ready: suicide must be a one-dimensional bool array"):
         k.fire_ready(cd, yes, kind, EXPLODE, kind, masks, cdn)
-    with pytest.raises(ValueError, match="fire_ready: masks must be a writable C-contiguous bool array of 4 x 4"):
+    with pytest.raises(ValueError, match="fire_ready: masks holds 12 items where 16 are needed"):
         k.fire_ready(cd, yes, kind, EXPLODE, None, np.empty((3, 4), dtype=bool), cdn)
+    with pytest.raises(ValueError, match="fire_ready: masks must be 4 x 4"):
+        k.fire_ready(cd, yes, kind, EXPLODE, None, np.empty(16, dtype=bool), cdn)
+    with pytest.raises(ValueError, match="fire_ready: masks must be a C-contiguous writable bool array"):
+        k.fire_ready(cd, yes, kind, EXPLODE, None, np.empty((4, 8), dtype=bool)[:, ::2], cdn)
     with pytest.raises(ValueError, match="fire_ready: cd must be a one-dimensional writable float64 array"):
         ro = cd.copy()
         ro.flags.writeable = False
@@ -213,7 +217,7 @@ def test_burning_names_bad_input() -> None:
     k = _native()
     hp, rows, below = np.array([10.0, 0.0, 50.0]), np.array([0, 1, 2]), np.full(3, 40.0)
     assert k.burn_low(hp, rows, below) == [0]
-    with pytest.raises(ValueError, match=r"burn_low: rows\[0\] = -1 is no row of 3 units"):
+    with pytest.raises(ValueError, match=r"burn_low: rows\[0\] = -1 lies outside \[0, 3\)"):
         k.burn_low(hp, np.array([-1, 1, 2]), below)
     with pytest.raises(ValueError, match="burn_low: below holds 2 items where 3 are needed"):
         k.burn_low(hp, rows, below[:2])

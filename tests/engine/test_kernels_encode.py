@@ -146,7 +146,7 @@ def test_encode_units_names_bad_input() -> None:
         call(health=f[:2])
     with pytest.raises(ValueError, match="z must be a one-dimensional float64 array"):
         call(z=np.zeros((n, 2)))
-    with pytest.raises(ValueError, match="z must be a number"):
+    with pytest.raises(ValueError, match="encode_units: z must be a one-dimensional float64 array"):
         call(z="high")
     with pytest.raises(ValueError, match="snapshot must be a one-dimensional bool array"):
         call(snapshot=i)

@@ -427,7 +427,7 @@ def test_the_new_kernels_name_bad_input() -> None:
         return nat.walkers(a["kind"], a["pk"], has, has, speed, HOLD, a["seg"], slide, a["masks"], a["rows"])
 
     assert walkers() == (0, 0)
-    with pytest.raises(ValueError, match=r"walkers: kind\[1\] = 16 is not an order kind \(there are 16\)"):
+    with pytest.raises(ValueError, match=r"walkers: kind\[1\] = 16 lies outside \[0, 16\)"):
         walkers(kind=np.array([0, N_KINDS, 0]))
     with pytest.raises(ValueError, match="walkers: point_kinds must be a C-contiguous bool array"):
         walkers(pk=POINT_KINDS.astype(np.int64))

@@ -77,7 +77,7 @@ def test_nearest_cell_names_bad_input() -> None:
     free = _grid(1, 8, 6, 0)
     with pytest.raises(ValueError, match="finite"):
         _native().nearest_cell(free, 8, 6, math.nan, 1.0, 4)
-    with pytest.raises(ValueError, match="free holds 48 bytes where the grid needs 63"):
+    with pytest.raises(ValueError, match="nearest_cell: free holds 48 items where 63 are needed"):
         _native().nearest_cell(free, 9, 7, 1.0, 1.0, 4)
     with pytest.raises(ValueError, match="positive"):
         _native().nearest_cell(free, 8, 6, 1.0, 1.0, 0)
@@ -191,9 +191,9 @@ def test_look_ahead_names_bad_input() -> None:
         call(md=s["md"][:, :4].copy())
     with pytest.raises(ValueError, match="look_ahead: md must be a C-contiguous"):
         call(md=np.zeros((5, 2)).T)
-    with pytest.raises(ValueError, match="look_ahead: m must be a int64 array"):
+    with pytest.raises(ValueError, match="look_ahead: m must be a C-contiguous int64 array"):
         call(m=s["m"].astype(np.int32))
-    with pytest.raises(ValueError, match="look_ahead: free must be a bool array"):
+    with pytest.raises(ValueError, match="look_ahead: free must be a C-contiguous bool array"):
         call(free=s["free"].astype(np.uint8))
     with pytest.raises(ValueError, match="look_ahead: jump_free holds 10 items"):
         call(jump_free=np.zeros(10, dtype=bool))
@@ -257,22 +257,22 @@ def test_pending_movers_and_skip_candidates_name_bad_input() -> None:
     ints, flo = _store(3, 8)
     kind, wp, eng = ints
     out = np.zeros(8, dtype=bool)
-    with pytest.raises(ValueError, match="pending_movers: speed holds 7 items where kind has 8"):
+    with pytest.raises(ValueError, match="pending_movers: speed holds 7 items where 8 are needed"):
         _native().pending_movers(kind, SP.POINT_KINDS, wp, flo[0][:7], eng, out)
     with pytest.raises(ValueError, match="pending_movers: out must be a one-dimensional writable bool array"):
         _native().pending_movers(kind, SP.POINT_KINDS, wp, flo[0], eng, b"12345678")
     with pytest.raises(ValueError, match="pending_movers: eng must be a one-dimensional int64 array"):
         _native().pending_movers(kind, SP.POINT_KINDS, wp, flo[0], eng.astype(np.int32), out)
-    with pytest.raises(ValueError, match="row 0's kind 99 is not in point_kinds"):
+    with pytest.raises(ValueError, match=r"pending_movers: kind\[0\] = 99 lies outside \[0, 16\)"):
         _native().pending_movers(np.full(8, 99), SP.POINT_KINDS, wp, flo[0], eng, out)
     rows, hxy, we = np.arange(3), np.zeros((2, 3)), np.ascontiguousarray(flo[1:])
-    with pytest.raises(ValueError, match="skip_candidates: hxy must hold 2 x 3 items"):
+    with pytest.raises(ValueError, match="skip_candidates: hxy holds 8 items where 6 are needed"):
         _native().skip_candidates(rows, np.zeros((2, 4)), wp, we)
-    with pytest.raises(ValueError, match="skip_candidates: we must hold 4 x 8 items"):
+    with pytest.raises(ValueError, match="skip_candidates: we holds 24 items where 32 are needed"):
         _native().skip_candidates(rows, hxy, wp, we[:, :6].copy())
     with pytest.raises(ValueError, match="skip_candidates: hxy must be a C-contiguous float64 array"):
         _native().skip_candidates(rows, np.zeros((3, 2)).T, wp, we)
-    with pytest.raises(ValueError, match=r"skip_candidates: rows\[2\] is not a unit row"):
+    with pytest.raises(ValueError, match=r"skip_candidates: rows\[2\] = 8 lies outside \[0, 8\)"):
         _native().skip_candidates(np.array([0, 1, 8]), hxy, wp, we)
 
 
@@ -346,13 +346,13 @@ def test_resume_waypoint_names_bad_input() -> None:
         _native().resume_waypoint(np.zeros(4), 1.0, 1.0, *grid, -1)
     with pytest.raises(ValueError, match="pts must be a C-contiguous float64 array"):
         _native().resume_waypoint(np.zeros((2, 4))[:, ::2], 1.0, 1.0, *grid, -1)
-    with pytest.raises(ValueError, match="pts must be a float64 array"):
+    with pytest.raises(ValueError, match="resume_waypoint: pts must be a C-contiguous float64 array"):
         _native().resume_waypoint(pts.astype(np.float32), 1.0, 1.0, *grid, -1)
     with pytest.raises(ValueError, match="nearest 2 is not one of the 2 waypoints"):
         _native().resume_waypoint(pts, 1.0, 1.0, *grid, 2)
-    with pytest.raises(ValueError, match="free holds 48 bytes where the grid needs 63"):
+    with pytest.raises(ValueError, match="resume_waypoint: free holds 48 items where 63 are needed"):
         _native().resume_waypoint(pts, 1.0, 1.0, layer.free, layer.sat, 9, 7, -1)
-    with pytest.raises(ValueError, match="sat holds"):
+    with pytest.raises(ValueError, match="resume_waypoint: sat holds 5 items where 63 are needed"):
         _native().resume_waypoint(pts, 1.0, 1.0, layer.free, np.zeros(5, np.int32), 8, 6, -1)
     with pytest.raises(ValueError, match="positive"):
         _native().resume_waypoint(pts, 1.0, 1.0, layer.free, layer.sat, 0, 6, -1)
@@ -402,15 +402,15 @@ def test_below_roots_on_a_chain_and_without_roots() -> None:
 @needs_native
 def test_below_roots_names_bad_input() -> None:
     pred, out = np.array([-1, 0, 1], dtype=np.int32), np.zeros(3, dtype=bool)
-    with pytest.raises(ValueError, match="below_roots: pred must be a int32 array"):
+    with pytest.raises(ValueError, match="below_roots: pred must be a C-contiguous int32 array"):
         _native().below_roots(pred.astype(np.int64), np.array([1]), out)
-    with pytest.raises(ValueError, match="below_roots: roots must be a int64 array"):
+    with pytest.raises(ValueError, match="below_roots: roots must be a C-contiguous int64 array"):
         _native().below_roots(pred, np.array([1], dtype=np.int32), out)
-    with pytest.raises(ValueError, match="below_roots: out holds 2 items where pred has 3"):
+    with pytest.raises(ValueError, match="below_roots: out holds 2 items where 3 are needed"):
         _native().below_roots(pred, np.array([1]), out[:2])
     with pytest.raises(ValueError, match="below_roots: out must be a C-contiguous writable bool array"):
         _native().below_roots(pred, np.array([1]), np.zeros(6, dtype=bool)[::2])
-    with pytest.raises(ValueError, match=r"below_roots: roots\[1\] = 3 is not a node"):
+    with pytest.raises(ValueError, match=r"below_roots: roots\[1\] = 3 lies outside \[0, 3\)"):
         _native().below_roots(pred, np.array([1, 3]), out)
     with pytest.raises(ValueError, match=r"below_roots: pred\[2\] = 7 is not a node"):
         _native().below_roots(np.array([-1, 0, 7], dtype=np.int32), np.array([0]), out)

@@ -102,11 +102,11 @@ def test_aim_finds_lookers_and_names_bad_input() -> None:
         aim(*good[:5], args["rng"].astype(np.float32), *good[6:])
     with pytest.raises(ValueError, match="unheld holds 2 items where 3 are needed"):
         aim(*good[:9], no[:2], *good[10:])
-    with pytest.raises(ValueError, match="eng must be a writable one-dimensional int64 array"):
+    with pytest.raises(ValueError, match="aim: eng must be a one-dimensional writable int64 array"):
         ro = args["eng"].copy()
         ro.flags.writeable = False
         aim(*good[:10], ro, *good[11:])
-    with pytest.raises(ValueError, match="dx must be a writable C-contiguous float64 array"):
+    with pytest.raises(ValueError, match="aim: dx must be a C-contiguous writable float64 array"):
         aim(*good[:13], np.empty(6)[::2], *good[14:])
 
 
@@ -159,9 +159,9 @@ def test_engage_names_bad_input() -> None:
         engage([0], [-1], [math.nan])
     with pytest.raises(ValueError, match="found holds 2 items where 1 are needed"):
         engage([0], [0, 1], [0.0])
-    with pytest.raises(ValueError, match="eng must be one-dimensional"):
+    with pytest.raises(ValueError, match="engage: eng must be a one-dimensional writable int64 array"):
         engage([0], [1], [0.0], np.zeros((3, 1), np.int64))
-    with pytest.raises(ValueError, match="eng must be a writable one-dimensional int64 array"):
+    with pytest.raises(ValueError, match="engage: eng must be a one-dimensional writable int64 array"):
         engage([0], [1], [0.0], np.zeros(3))
 
 
@@ -347,7 +347,7 @@ def test_place_walkers_at_path_corners_and_names_bad_input() -> None:
         f([w[:10] + (([1.0], [[1.0, 2.0]]),)], 5.0, x, x.copy(), *consts)
     with pytest.raises(TypeError):
         f([w[:3] + ("far",) + w[4:]], 5.0, x, x.copy(), *consts)
-    with pytest.raises(ValueError, match="x must be a writable C-contiguous float64 array"):
+    with pytest.raises(ValueError, match="place_walkers: x must be a C-contiguous writable float64 array"):
         f([w], 5.0, np.zeros(8)[::2], x, *consts)
 
 

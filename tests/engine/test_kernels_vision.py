@@ -137,23 +137,23 @@ def test_seen_cells_names_bad_input() -> None:
     seen_cells = _native().seen_cells
     seen_cells(seen, level, 8, 6, xs, ys, s2, top)
     assert np.count_nonzero(seen) and seen[1, 1] and not seen[5, 7]
-    with pytest.raises(ValueError, match="seen must be a writable bool array of 48 items"):
+    with pytest.raises(ValueError, match="seen_cells: seen must be a C-contiguous writable bool array"):
         seen_cells(seen.view(np.uint8), level, 8, 6, xs, ys, s2, top)
-    with pytest.raises(ValueError, match="seen must be a writable bool array of 63 items"):
+    with pytest.raises(ValueError, match="seen_cells: seen holds 48 items where 63 are needed"):
         seen_cells(seen, level, 9, 7, xs, ys, s2, top)
     with pytest.raises(ValueError, match="positive"):
         seen_cells(seen, level, 0, 6, xs, ys, s2, top)
     with pytest.raises(ValueError, match="both be None"):
         seen_cells(seen, None, 8, 6, xs, ys, s2, top)
-    with pytest.raises(ValueError, match="level must be an int8 array of 48 items"):
+    with pytest.raises(ValueError, match="seen_cells: level must be a C-contiguous int8 array"):
         seen_cells(seen, level.astype(np.int64), 8, 6, xs, ys, s2, top)
-    with pytest.raises(ValueError, match="top must be an int8 array of 2 items"):
+    with pytest.raises(ValueError, match="seen_cells: top holds 1 items where 2 are needed"):
         seen_cells(seen, level, 8, 6, xs, ys, s2, top[:1])
-    with pytest.raises(ValueError, match="ys must be a float64 array of 2 items"):
+    with pytest.raises(ValueError, match="seen_cells: ys holds 1 items where 2 are needed"):
         seen_cells(seen, level, 8, 6, xs, ys[:1], s2, top)
-    with pytest.raises(ValueError, match="xs must be a float64 array"):
+    with pytest.raises(ValueError, match="seen_cells: xs must be a C-contiguous float64 array"):
         seen_cells(seen, level, 8, 6, xs.astype(np.float32), ys, s2, top)
-    with pytest.raises(ValueError, match="not C-contiguous"):
+    with pytest.raises(ValueError, match="seen_cells: xs must be a C-contiguous float64 array"):
         seen_cells(seen, level, 8, 6, np.array([1.0, 0.0, 2.0, 0.0])[::2], ys, s2, top)
     with pytest.raises(ValueError, match="eye 1 is not finite"):
         seen_cells(seen, level, 8, 6, xs, np.array([1.0, np.nan]), s2, top)
@@ -210,17 +210,17 @@ def test_sees_points_takes_lists_and_names_bad_input() -> None:
     eyes = (np.array([1.0]), np.array([1.0]), np.array([4.0]), np.zeros(1, dtype=np.int8))
     sees_points(seen, xs, ys, level, 40, 36, *eyes)
     assert seen.tolist() == [True, False]
-    with pytest.raises(ValueError, match="seen must be a writable bool array of 2 items"):
+    with pytest.raises(ValueError, match="sees_points: seen holds 1 items where 2 are needed"):
         sees_points(seen[:1], xs, ys, level, 40, 36, *eyes)
-    with pytest.raises(ValueError, match="ys must be a float64 array of 2 items"):
+    with pytest.raises(ValueError, match="sees_points: ys holds 1 items where 2 are needed"):
         sees_points(seen, xs, ys[:1], level, 40, 36, *eyes)
     with pytest.raises(ValueError, match="positive"):
         sees_points(seen, xs, ys, level, 40, -1, *eyes)
     with pytest.raises(ValueError, match="both be None"):
         sees_points(seen, xs, ys, level, 40, 36, *eyes[:3], None)
-    with pytest.raises(ValueError, match="level must be an int8 array of 1440 items"):
+    with pytest.raises(ValueError, match="sees_points: level holds 1400 items where 1440 are needed"):
         sees_points(seen, xs, ys, level[1:], 40, 36, *eyes)
-    with pytest.raises(ValueError, match="s2 must be a float64 array of 1 items"):
+    with pytest.raises(ValueError, match="sees_points: s2 holds 2 items where 1 are needed"):
         sees_points(seen, xs, ys, level, 40, 36, *eyes[:2], np.array([4.0, 1.0]), eyes[3])
     with pytest.raises(ValueError, match="point 1 is not finite"):
         sees_points(seen, xs, np.array([1.0, np.inf]), level, 40, 36, *eyes)
