@@ -414,6 +414,7 @@ static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
 #include "_kernels_combat.c"
 #include "_kernels_pf.c"
 #include "_kernels_hz.c"
+#include "_kernels_pf2.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -459,6 +460,9 @@ static PyMethodDef methods[] = {
     {"violators", py_violators, METH_VARARGS, violators_doc},
     {"sat_update", py_sat_update, METH_VARARGS, sat_update_doc},
     {"unseen_of", py_unseen_of, METH_VARARGS, unseen_of_doc},
+    {"repair_roots", py_repair_roots, METH_VARARGS, repair_roots_doc},
+    {"sub_graph", py_sub_graph, METH_VARARGS, sub_graph_doc},
+    {"repair_write", py_repair_write, METH_VARARGS, repair_write_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -358,17 +358,6 @@ class _Layer:
             else:  # long unused: solving it again will be cheaper than the repairs
                 f.epoch = -1
 
-    def _bad_steps(self, pred: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """The nodes among ``nodes`` whose step to ``pred`` is no longer an edge (a cell closed, a corner cut)."""
-        p = pred[nodes]
-        has = p >= 0
-        g, w = self.pf._graph, self.pf.width
-        a, b = g.cells[nodes[has]], g.cells[p[has]]
-        ay, ax, by, bx = a // w, a % w, b // w, b % w
-        free = self.free.ravel()
-        ok = free[a] & free[b] & free[ay * w + bx] & free[by * w + ax]  # the two cells beside a diagonal step
-        return nodes[has][~ok]
-
     def _repair(self, f: _Field) -> bool:
         """Bring ``f`` up to date with the structures placed since; False when recomputing it is cheaper.
 
@@ -379,12 +368,16 @@ class _Layer:
         from scipy.sparse.csgraph import dijkstra
 
         g = self.pf._graph
-        n = g.n
+        n, w = g.n, self.pf.width
         blocked = np.concatenate([b for b, _, _ in f.pending])
-        near = np.unique(np.concatenate([nb for _, nb, _ in f.pending]))
+        near = np.concatenate([nb for _, nb, _ in f.pending])
         boxes = [box for _, _, box in f.pending]
         f.pending = []
-        roots = np.concatenate([blocked, self._bad_steps(f.pred, near)])
+        if _native is not None:
+            roots = np.empty(blocked.size + near.size, dtype=np.int64)
+            roots = roots[:_native.repair_roots(f.pred, blocked, near, g.cells, self.free, w, roots)]
+        else:
+            roots = np.concatenate([blocked, _bad_steps(f.pred, near, g.cells, self.free.ravel(), w)])
         if roots.size == 0:
             return True
         # every node below a root in the shortest-path forest
@@ -398,43 +391,16 @@ class _Layer:
             return False
         f.dist[blocked] = np.inf
         f.pred[blocked] = _UNREACHED
-        todo = np.flatnonzero(affected & self.free.ravel()[g.cells])
+        if _native is not None:
+            todo, via_of, indptr, data, indices = _native_sub_graph(affected, self.free, g, self.matrix.data, f.dist, count)
+        else:
+            todo, via_of, indptr, data, indices = _sub_graph(affected, self.free.ravel(), g, self.matrix.data, f.dist)
         if todo.size:
-            local = np.full(n, -1, dtype=np.int64)
-            local[todo] = np.arange(todo.size)
-            e = g.edges_of(todo)
-            src, dst, wt = np.repeat(np.arange(todo.size), g.degree[todo]), g.indices[e], self.matrix.data[e]
-            keep = np.isfinite(wt)
-            src, dst, wt = src[keep], dst[keep], wt[keep]
-            inside = affected[dst]
-            # entry points: an unchanged neighbour's distance plus the step
-            out = ~inside & np.isfinite(f.dist[dst])
-            cand, s_loc, via = f.dist[dst[out]] + wt[out], src[out], dst[out]
-            order = np.lexsort((cand, s_loc))
-            first = np.ones(order.size, dtype=bool)
-            first[1:] = s_loc[order][1:] != s_loc[order][:-1]
-            entry_loc, entry_cost, entry_via = s_loc[order][first], cand[order][first], via[order][first]
-            # the sub-graph in CSR form directly (rows are already grouped by node): the affected
-            # nodes, then a virtual source (row k) with an edge to each entry point
             k = todo.size
-            counts = np.bincount(src[inside], minlength=k)
-            indptr = np.zeros(k + 2, dtype=np.int64)
-            np.cumsum(counts, out=indptr[1:k + 1])
-            indptr[k + 1] = indptr[k] + entry_loc.size
-            sub = csr_matrix((np.concatenate([wt[inside], entry_cost]),
-                              np.concatenate([local[dst[inside]], entry_loc]).astype(np.int32), indptr), shape=(k + 1, k + 1))
+            sub = csr_matrix((data, indices, indptr), shape=(k + 1, k + 1))
             d, p = dijkstra(sub, directed=True, indices=k, return_predecessors=True)
-            via_of = np.full(k, _UNREACHED, dtype=np.int64)
-            via_of[entry_loc] = entry_via
-            pl = p[:k].astype(np.int64)
-            f.dist[todo] = d[:k]
-            f.pred[todo] = np.where(pl == k, via_of, np.where(pl >= 0, todo[np.clip(pl, 0, k - 1)], _UNREACHED))
-            if math.isfinite(f.limit):  # beyond its bound a path may have left the searched area: unknown
-                over = todo[d[:k] > f.limit]
-                f.dist[over] = np.inf
-                f.pred[over] = _UNREACHED
+            (_repair_write if _native is None else _native.repair_write)(todo, d, p, via_of, f.limit, f.dist, f.pred)
         # taut paths from changed nodes, or passing by a new structure, are pulled again
-        w = self.pf.width
         drop = []
         for v, (ax0, ay0, ax1, ay1) in f.box.items():
             if affected[v] or any(ax0 < bx1 and ax1 >= bx0 and ay0 < by1 and ay1 >= by0 and _crosses(f.taut[v], int(g.cells[v]), w, (bx0, by0, bx1, by1))
@@ -482,6 +448,87 @@ class _Layer:
         if len(self.fields) > FIELD_CACHE:
             self.fields.popitem(last=False)
         return f
+
+
+def _bad_steps(pred: np.ndarray, nodes: np.ndarray, cells: np.ndarray, free: np.ndarray, w: int) -> np.ndarray:
+    """The nodes among ``nodes`` whose step to ``pred`` is no longer an edge (a cell closed, a
+    corner cut): ``cells``, each node's cell; ``free``, bool per cell of a grid ``w`` wide.  The
+    Python twin of the compiled ``repair_roots`` (with the closed nodes before them)."""
+    p = pred[nodes]
+    has = p >= 0
+    a, b = cells[nodes[has]], cells[p[has]]
+    ay, ax, by, bx = a // w, a % w, b // w, b % w
+    ok = free[a] & free[b] & free[ay * w + bx] & free[by * w + ax]  # the two cells beside a diagonal step
+    return nodes[has][~ok]
+
+
+def _sub_graph(affected: np.ndarray, free: np.ndarray, g: _Graph, weights: np.ndarray, dist: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes a repair solves again and their sub-graph: (todo, via_of, indptr, data, indices).
+
+    ``todo``: the ``affected`` nodes whose cell is ``free`` (bool per cell; ``weights``: the
+    layer's edge weights, in ``g``'s CSR order).  The sub-graph in CSR form (rows are already
+    grouped by node): each one's finite edges to affected nodes, as indices into ``todo``, then a
+    virtual source (row k) with an edge to each entry point, the node an unchanged neighbour of
+    finite ``dist`` enters most cheaply (that neighbour's distance plus the step; the first edge
+    of equal ones), whose neighbour is its ``via_of`` (``_UNREACHED`` where none).  The Python
+    twin of the compiled ``sub_graph`` (:func:`_native_sub_graph`).
+    """
+    n = g.n
+    todo = np.flatnonzero(affected & free[g.cells])
+    k = todo.size
+    if not k:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, np.zeros(0), np.zeros(0, dtype=np.int32)
+    local = np.full(n, -1, dtype=np.int64)
+    local[todo] = np.arange(k)
+    e = g.edges_of(todo)
+    src, dst, wt = np.repeat(np.arange(k), g.degree[todo]), g.indices[e], weights[e]
+    keep = np.isfinite(wt)
+    src, dst, wt = src[keep], dst[keep], wt[keep]
+    inside = affected[dst]
+    out = ~inside & np.isfinite(dist[dst])
+    cand, s_loc, via = dist[dst[out]] + wt[out], src[out], dst[out]
+    order = np.lexsort((cand, s_loc))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = s_loc[order][1:] != s_loc[order][:-1]
+    entry_loc, entry_cost, entry_via = s_loc[order][first], cand[order][first], via[order][first]
+    counts = np.bincount(src[inside], minlength=k)
+    indptr = np.zeros(k + 2, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:k + 1])
+    indptr[k + 1] = indptr[k] + entry_loc.size
+    via_of = np.full(k, _UNREACHED, dtype=np.int64)
+    via_of[entry_loc] = entry_via
+    return (todo, via_of, indptr, np.concatenate([wt[inside], entry_cost]),
+            np.concatenate([local[dst[inside]], entry_loc]).astype(np.int32))
+
+
+def _native_sub_graph(affected: np.ndarray, free: np.ndarray, g: _Graph, weights: np.ndarray, dist: np.ndarray,
+                      count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_sub_graph` by the compiled ``sub_graph``, into arrays sized for the ``count``
+    affected nodes (at most 8 edges each, and one from the virtual source)."""
+    assert _native is not None
+    todo, via_of = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    indptr = np.empty(count + 2, dtype=np.int64)
+    data, indices = np.empty(9 * count), np.empty(9 * count, dtype=np.int32)
+    k, m = _native.sub_graph(affected, free, g.cells, g.indptr, g.indices, weights, dist, todo, via_of, indptr, data,
+                             indices)
+    return todo[:k], via_of[:k], indptr[:k + 2 if k else 0], data[:m], indices[:m]
+
+
+def _repair_write(todo: np.ndarray, d: np.ndarray, p: np.ndarray, via_of: np.ndarray, limit: float,
+                  dist: np.ndarray, pred: np.ndarray) -> None:
+    """The sub-graph's distances ``d`` and predecessors ``p`` (the virtual source's row k: through
+    ``via_of``) of the nodes ``todo`` into the field's ``dist`` and ``pred``.  The Python twin of
+    the compiled ``repair_write``."""
+    k = todo.size
+    pl = p[:k].astype(np.int64)
+    dist[todo] = d[:k]
+    pred[todo] = np.where(pl == k, via_of, np.where(pl >= 0, todo[np.clip(pl, 0, k - 1)], _UNREACHED))
+    if math.isfinite(limit):  # beyond its bound a path may have left the searched area: unknown
+        over = todo[d[:k] > limit]
+        dist[over] = np.inf
+        pred[over] = _UNREACHED
 
 
 def _below_roots(pred: np.ndarray, roots: np.ndarray) -> np.ndarray:
@@ -773,18 +820,19 @@ class PathFinder:
                 return ()
             chain.append(cur)
         tail = list(f.taut.get(cur, ())) if cur != goal else []
-        cells = g.cells
-        pts = [(int(cells[c]) % w + 0.5, int(cells[c]) // w + 0.5) for c in chain[1:]] + tail
+        cells = g.cells[chain].tolist()  # (one gather for the whole chain)
+        pts = [(c % w + 0.5, c // w + 0.5) for c in cells[1:]] + tail
         m = len(chain) - 1  # pts[:m] are cell centres down the field, pts[m:] an already taut path
         out: list[tuple[float, float]] = []
         at: list[int] = []  # for each waypoint, its index in pts
-        cx, cy = cx0, cy0 = int(cells[node]) % w + 0.5, int(cells[node]) // w + 0.5
+        cx, cy = cx0, cy0 = cells[0] % w + 0.5, cells[0] // w + 0.5
+        segment_free = layer.segment_free
         i, n = 0, len(pts)
         while i < n:
             lo, hi = i, n - 1
             while lo < hi:  # the farthest waypoint still in a straight line
                 mid = (lo + hi + 1) // 2
-                if layer.segment_free(cx, cy, pts[mid][0], pts[mid][1]):
+                if segment_free(cx, cy, pts[mid][0], pts[mid][1]):
                     lo = mid
                 else:
                     hi = mid - 1
