@@ -76,6 +76,7 @@ from sc2pool.engine.sim.units import (
     EXPLODE,
     FOLLOW,
     N_KINDS,
+    NEUTRAL_OWNER,
     NO_DEATHS,
     PATROL,
     POINT_KINDS,
@@ -542,7 +543,8 @@ class World:
             h = min(h, int(np.min(np.ceil(dist / speed[m]))) - 1)
         if h > 1 and self.targeting.has_hostile_pairs():
             # conservative: every hostile closes in at the fastest speed on the map
-            a = self.targeting.attackers()
+            # (found anew each time: an Oracle's Pulsar Beam arms it without a new unit-set version)
+            a = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
             _, dist = self.targeting.nearest(a)
             gap = dist - self.targeting.acquisition_range(a)
             if _count(gap <= 0):

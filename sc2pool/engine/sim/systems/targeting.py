@@ -234,8 +234,6 @@ class Targeting:
     _prev_found = _NONE
     """The tags :meth:`_rows_of` last looked up, at the unit-set version ``_prev_version``, their
     rows and which were found (class defaults, as above)."""
-    _attackers = _NO_ROWS
-    """:meth:`attackers`, kept with ``_hostile_version`` (a class default, as above)."""
     _scans_of: list[tuple[float, float, int]] = []
     _scan_rows = _NO_SCANS
     """The scans (x, y, owner) :meth:`_scans` last saw, and its answer for them (class defaults, as
@@ -712,12 +710,5 @@ class Targeting:
             own = u.owner
             valid = (own[att][:, None] != own[cand][None, :]) & TYPES.can_hit[u.ti[att]][:, u.ti[cand]]
             self._hostile_pairs = bool(_count(valid))
-            self._attackers = att
             self._hostile_version = u.version
         return self._hostile_pairs
-
-    def attackers(self) -> np.ndarray:
-        """Rows of the armed units of the players (not neutral), ascending; cached per unit-set
-        version with :meth:`has_hostile_pairs`, not to be changed."""
-        self.has_hostile_pairs()
-        return self._attackers
