@@ -1,5 +1,5 @@
 """What the compiled kernels' tests (``tests/engine/test_kernels*.py``) share: the mark for tests
-that need the built module, a stand-in for the module that counts each kernel's calls (so a game
+that need the built module, random free-cell grids, a stand-in for the module that counts each kernel's calls (so a game
 test knows the kernels it compares actually ran), a ladder-map skirmish to play, and the check
 that a game plays the same with the kernels and with their Python twins."""
 
@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -17,6 +18,17 @@ from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 
 needs_native = pytest.mark.skipif(kernels.native is None, reason="the compiled kernels were not built here")
+
+
+def random_grid(seed: int, w: int, h: int, blocks: int) -> np.ndarray:
+    """A free-cell grid (bool, h x w) with ``blocks`` random rectangles of 1 to 5 cells a side
+    blocked, the same for the same seed."""
+    rng = np.random.default_rng(seed)
+    free = np.ones((h, w), dtype=bool)
+    for _ in range(blocks):
+        x, y = rng.integers(0, w), rng.integers(0, h)
+        free[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = False
+    return free
 
 
 def native() -> ModuleType:

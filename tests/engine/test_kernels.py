@@ -18,22 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_helpers import native as _native
-from kernel_helpers import needs_native
+from kernel_helpers import needs_native, random_grid
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import kernels
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import pathing as SP
 from sc2pool.engine.terrain import pathing as P
-
-
-def _grid(seed: int, w: int, h: int, blocks: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    free = np.ones((h, w), dtype=bool)
-    for _ in range(blocks):
-        x, y = rng.integers(0, w), rng.integers(0, h)
-        free[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = False
-    return free
 
 
 def _both(free: np.ndarray, seg: tuple[float, float, float, float]) -> tuple[bool, bool]:
@@ -53,13 +44,13 @@ _coord = st.one_of(st.integers(-2, 42).map(float), st.integers(-4, 84).map(lambd
 @given(seed=st.integers(0, 2**16), blocks=st.integers(0, 60), ax=_coord, ay=_coord, bx=_coord, by=_coord)
 def test_segment_free_answers_as_the_python_walk_does(seed: int, blocks: int, ax: float, ay: float,
                                                       bx: float, by: float) -> None:
-    py, c = _both(_grid(seed, 40, 36, blocks), (ax, ay, bx, by))
+    py, c = _both(random_grid(seed, 40, 36, blocks), (ax, ay, bx, by))
     assert py is c
 
 
 @needs_native
 def test_segment_free_agrees_on_many_segments_through_corners_and_along_lines() -> None:
-    free = _grid(3, 64, 48, 120)
+    free = random_grid(3, 64, 48, 120)
     rng = np.random.default_rng(9)
     ends = np.concatenate([rng.integers(0, 64, (3000, 4)).astype(float),  # cell corners
                            rng.integers(0, 128, (3000, 4)) / 2.0,  # corners and centres
@@ -72,7 +63,7 @@ def test_segment_free_agrees_on_many_segments_through_corners_and_along_lines() 
 
 @needs_native
 def test_segment_free_names_bad_input() -> None:
-    free = _grid(1, 8, 6, 0)
+    free = random_grid(1, 8, 6, 0)
     sat = P._sat_cells(P._blocked_sat(free))
     with pytest.raises(ValueError, match="finite"):
         _native().segment_free(free, sat, 8, 6, math.nan, 1.0, 2.0, 2.0)
@@ -98,7 +89,7 @@ def _windows(grid: np.ndarray, xs: list[float], ys: list[float]) -> tuple[tuple[
        pts=st.lists(st.tuples(_coord, _coord), min_size=1, max_size=12))
 def test_nearest_in_window_moves_points_as_the_python_search_does(seed: int, blocks: int,
                                                                   pts: list[tuple[float, float]]) -> None:
-    grid = _grid(seed, 40, 36, blocks)
+    grid = random_grid(seed, 40, 36, blocks)
     py, c = _windows(grid, [p[0] for p in pts], [p[1] for p in pts])
     assert py == c
 

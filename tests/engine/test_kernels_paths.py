@@ -19,22 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_helpers import native as _native
-from kernel_helpers import needs_native
+from kernel_helpers import needs_native, random_grid
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.game import Game
 from sc2pool.engine.sim.systems import pathing as SP
 from sc2pool.engine.terrain import pathing as P
-
-
-def _grid(seed: int, w: int, h: int, blocks: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    free = np.ones((h, w), dtype=bool)
-    for _ in range(blocks):
-        x, y = rng.integers(0, w), rng.integers(0, h)
-        free[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = False
-    return free
-
 
 # coordinates on the grid's lines, its cell centres and in between, and off the grid
 _coord = st.one_of(st.integers(-3, 43).map(float), st.integers(-6, 86).map(lambda k: k / 2),
@@ -55,7 +45,7 @@ def _cells(free: np.ndarray, x: float, y: float) -> tuple[tuple[int, int] | None
 @settings(max_examples=400, deadline=None)
 @given(seed=st.integers(0, 2**16), blocks=st.integers(0, 300), x=_coord, y=_coord)
 def test_nearest_cell_finds_the_cell_the_python_search_finds(seed: int, blocks: int, x: float, y: float) -> None:
-    py, c = _cells(_grid(seed, 40, 36, blocks), x, y)
+    py, c = _cells(random_grid(seed, 40, 36, blocks), x, y)
     assert py == c
 
 
@@ -74,7 +64,7 @@ def test_nearest_cell_on_ties_far_points_and_tiny_grids() -> None:
 
 @needs_native
 def test_nearest_cell_names_bad_input() -> None:
-    free = _grid(1, 8, 6, 0)
+    free = random_grid(1, 8, 6, 0)
     with pytest.raises(ValueError, match="finite"):
         _native().nearest_cell(free, 8, 6, math.nan, 1.0, 4)
     with pytest.raises(ValueError, match="nearest_cell: free holds 48 items where 63 are needed"):
@@ -92,7 +82,7 @@ def _scene(seed: int, n: int, k: int, blocks: int, reapers: bool, w: int = 40, h
     """Units scattered on and off a grid with blockers (each blocked cell some unit's), ``k``
     chasers among them with targets, ranges and headings of every kind."""
     rng = np.random.default_rng(seed)
-    free = _grid(seed, w, h, blocks).ravel()
+    free = random_grid(seed, w, h, blocks).ravel()
     tags = np.arange(1, n + 1, dtype=np.int64) * 7
     cell_tag = np.where(free, 0, tags[rng.integers(0, n, w * h)])
     xy = np.concatenate([rng.uniform(-2.0, w + 2.0, n), rng.uniform(-2.0, h + 2.0, n)])
@@ -312,7 +302,7 @@ _path = st.lists(st.tuples(_coord, _coord), min_size=1, max_size=12)
 @given(seed=st.integers(0, 2**16), blocks=st.integers(0, 200), pts=_path, x=_coord, y=_coord)
 def test_resume_waypoint_picks_the_waypoint_the_python_picks(seed: int, blocks: int, pts: list[tuple[float, float]],
                                                              x: float, y: float) -> None:
-    py, c = _resumes(_grid(seed, 40, 36, blocks), np.array(pts, dtype=float), x, y)
+    py, c = _resumes(random_grid(seed, 40, 36, blocks), np.array(pts, dtype=float), x, y)
     assert py == c
 
 
@@ -337,7 +327,7 @@ def test_resume_waypoint_on_ties_and_near_ties() -> None:
 
 @needs_native
 def test_resume_waypoint_names_bad_input() -> None:
-    layer = _PyLayer(_grid(1, 8, 6, 0))
+    layer = _PyLayer(random_grid(1, 8, 6, 0))
     pts = np.array([[1.0, 1.0], [2.0, 2.0]])
     grid = (layer.free, layer.sat, 8, 6)
     with pytest.raises(ValueError, match=r"pts must hold \(k, 2\) points"):
