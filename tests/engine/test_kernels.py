@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import CountingKernels, needs_native, random_grid
 from kernel_helpers import native as _native
-from kernel_helpers import needs_native, random_grid
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine import kernels
@@ -110,24 +108,6 @@ def test_nearest_in_window_leaves_points_with_no_free_cell_near_and_names_bad_in
         _native().nearest_in_window(xs, ys, grid.ravel(), 21, 20, SP.INSET, SP.WINDOW)
 
 
-class _Counting:
-    """Delegates to the compiled kernels and counts the calls, so the game test knows it used them."""
-
-    def __init__(self, native: ModuleType) -> None:
-        self.native, self.calls, self.moved = native, 0, 0
-
-    def segment_free(self, *args: Any) -> bool:
-        self.calls += 1
-        return bool(self.native.segment_free(*args))
-
-    def nearest_in_window(self, *args: Any) -> list[int]:
-        self.moved += 1
-        return list(self.native.nearest_in_window(*args))
-
-    def __getattr__(self, name: str) -> Any:  # the other kernels, uncounted
-        return getattr(self.native, name)
-
-
 def _game_digest() -> str:
     req = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="AbyssalReefLE.SC2Map"), random_seed=3)
     req.player_setup.add(type=sc_pb.Participant)
@@ -160,11 +140,11 @@ def _game_digest() -> str:
 
 @needs_native
 def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting = _Counting(_native())
+    counting = CountingKernels(_native())
     monkeypatch.setattr(P, "_native", counting)
     monkeypatch.setattr(SP, "_native", counting)
     with_c = _game_digest()
-    assert counting.calls > 100 and counting.moved > 0
+    assert counting.calls.get("segment_free", 0) > 100 and counting.calls.get("nearest_in_window", 0) > 0
     monkeypatch.setattr(P, "_native", None)
     monkeypatch.setattr(SP, "_native", None)
     assert _game_digest() == with_c
