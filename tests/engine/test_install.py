@@ -207,3 +207,15 @@ def test_an_engine_that_fails_before_serving_says_why_on_stdout_and_in_its_log(t
         assert "failed before serving" in text and "simulation would not load" in text
     finally:
         _kill(proc)
+
+
+@pytest.mark.timeout(60)
+def test_the_engine_imports_what_a_ladder_game_needs_before_it_serves():
+    """burnysc2 waits a second before its first connect: the server's start fills it with the
+    imports a ladder map's first create_game would otherwise wait for (scipy's graph and image
+    modules for the path finder)."""
+    code = ("import sys; import sc2pool.engine.server as s; s._preload(); "
+            "print([m for m in ('sc2pool.engine.game', 'scipy.ndimage', 'scipy.sparse.csgraph') if m not in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
