@@ -38,6 +38,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2pool.engine.game import Game
 from sc2pool.engine.install import ensure_install
+from sc2pool.engine.warm import warm_up
 
 LOOPS_PER_MINUTE = 22.4 * 60
 
@@ -242,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
             PathFinder.path = timed  # type: ignore[method-assign]
 
+    warm_up()  # (as the game server readies itself before its first game: this process stands for it)
     clock = Clock()
     _time_computers(clock)
     prof = None

@@ -356,15 +356,11 @@ def serve(host: str = "127.0.0.1", port: int = 5000, *, exit_on_quit: bool = Fal
 
 def _preload() -> None:
     """Import the simulation, and the scipy parts a ladder map's path finder uses, before
-    serving: burnysc2 waits a second before it first connects, which these imports fill, so the
-    first create_game does not pay for them."""
-    try:
-        import sc2pool.engine.game  # noqa: F401
-    except ImportError:  # pragma: no cover - only while the simulation module is missing
-        log.warning("sc2pool.engine.game is not importable; create_game will fail", exc_info=True)
-        return
-    import scipy.ndimage  # noqa: F401
-    import scipy.sparse.csgraph  # noqa: F401
+    serving (:func:`sc2pool.engine.warm.warm_up`): burnysc2 waits a second before it first
+    connects, which these imports fill, so the first create_game does not pay for them."""
+    from sc2pool.engine.warm import warm_up
+
+    warm_up()
 
 
 def main(argv: Sequence[str] | None = None, sock: socket.socket | None = None, parent_pid: int | None = None) -> int:

@@ -210,12 +210,14 @@ def test_an_engine_that_fails_before_serving_says_why_on_stdout_and_in_its_log(t
 
 
 @pytest.mark.timeout(60)
-def test_the_engine_imports_what_a_ladder_game_needs_before_it_serves():
+def test_the_engine_imports_what_a_ladder_game_needs_before_it_serves_and_freezes_them():
     """burnysc2 waits a second before its first connect: the server's start fills it with the
     imports a ladder map's first create_game would otherwise wait for (scipy's graph and image
-    modules for the path finder)."""
-    code = ("import sys; import sc2pool.engine.server as s; s._preload(); "
-            "print([m for m in ('sc2pool.engine.game', 'scipy.ndimage', 'scipy.sparse.csgraph') if m not in sys.modules])")
+    modules for the path finder), then takes them out of the collector's full passes, once."""
+    code = ("import gc, sys; import sc2pool.engine.server as s; s._preload(); frozen = gc.get_freeze_count(); "
+            "junk = [[] for _ in range(100)]; s._preload(); "
+            "print([m for m in ('sc2pool.engine.game', 'scipy.ndimage', 'scipy.sparse.csgraph') if m not in sys.modules], "
+            "frozen > 10000, gc.get_freeze_count() == frozen)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.strip() == "[] True True"
