@@ -375,6 +375,28 @@ def test_an_oracle_attacks_only_with_its_pulsar_beam_on_which_drains_its_energy(
     assert o not in w.protoss.beams
 
 
+def test_an_oracle_whose_beam_goes_on_is_the_only_armed_unit_and_still_attacks() -> None:
+    """The beam arms the Oracle in place, with no new unit set: the world's "could anybody ever
+    hit anybody" answer, kept per unit set to skip quiet loops, must not hold the old no."""
+    from protoss_helpers import away, protoss_game
+
+    g = protoss_game()
+    w = g.world
+    x, y = away(g, 12)
+    o = spawn(w, P.ORACLE, 1, x, y)
+    m = spawn(w, MARINE, 2, x + 3.0, y)
+    disarm(w, *(t for t in w.u.tag[: len(w.u)].tolist() if t != o))
+    w.command(2, D.HOLDPOSITION_HOLD, [m], None, 0, False)
+    w.command(1, D.HOLDPOSITION_HOLD, [o], None, 0, False)
+    g.step(8)
+    assert not w.targeting.has_hostile_pairs()  # nobody armed can hit anybody: quiet loops skip
+    before = life(w, m)
+    assert act(g, P.BEAM_ON, [o]) == C.SUCCESS
+    assert w.targeting.has_hostile_pairs()
+    g.step(40)
+    assert w.u.row(m) < 0 or life(w, m) < before
+
+
 def test_a_purification_nova_travels_then_detonates_on_ground_units_and_structures_friend_or_foe() -> None:
     g, w = rich_eco()
     d = spawn(w, P.DISRUPTOR, 1, 20.0, 30.0)

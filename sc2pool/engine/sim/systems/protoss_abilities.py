@@ -516,6 +516,7 @@ class ProtossAbilities:
                 result = SUCCESS
             elif result != SUCCESS:
                 result = NOT_ENOUGH_ENERGY
+        w.targeting.armed_changed()
         w.touch()
         return result
 
@@ -616,6 +617,7 @@ class ProtossAbilities:
                 if r >= 0:
                     u.can_attack[r] = False
                     u.cd[r] = HELD
+                    self.w.targeting.armed_changed()
                     self.w.touch()
 
     def _align(self, rows: np.ndarray) -> int:
@@ -780,6 +782,8 @@ class ProtossAbilities:
         oracles = np.nonzero(u.unit_id == ORACLE)[0]
         for r, tag in zip(oracles.tolist(), u.tag[oracles].tolist(), strict=True):
             if tag not in self.beams:  # (an Oracle attacks only with its Pulsar Beam on)
+                if u.can_attack[r]:
+                    self.w.targeting.armed_changed()
                 u.can_attack[r] = False
                 u.cd[r] = HELD
         self.batteries = set(u.tag[u.unit_id == BATTERY].tolist())

@@ -701,8 +701,14 @@ class Targeting:
             self._hc[owner] = cols
         return cols
 
+    def armed_changed(self) -> None:
+        """A unit's ``can_attack`` flipped in place, with no new unit set (an Oracle's Pulsar
+        Beam): :meth:`has_hostile_pairs` finds its answer anew."""
+        self._hostile_version = -1
+
     def has_hostile_pairs(self) -> bool:
-        """Whether some armed unit could ever target another unit (cached per unit-set version)."""
+        """Whether some armed unit could ever target another unit (cached per unit-set version
+        and until :meth:`armed_changed`)."""
         u = self.u
         if self._hostile_version != u.version:
             att = np.nonzero(u.can_attack & (u.owner != NEUTRAL_OWNER))[0]
