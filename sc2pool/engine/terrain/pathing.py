@@ -27,8 +27,10 @@ the taut paths that pass it are pulled again.  A structure that leaves makes the
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -278,6 +280,24 @@ class _Layer:
         state["sat"] = _sat_cells(state["sat"])
         self.__dict__.update(state)
         self.seen = {}
+
+    def copy(self, pf: PathFinder) -> _Layer:
+        """This layer for ``pf``, a copy of its finder (:meth:`PathFinder.copy`): what a deep copy
+        gives (through :meth:`__getstate__`), with ``rows`` made again from the free cells instead
+        of copied item by item."""
+        new = _Layer.__new__(_Layer)
+        new.__dict__.update(self.__dict__)
+        new.pf = pf
+        new.free = self.free.copy()
+        new.rows = new.free.tolist()
+        new.sat = _sat_cells(np.array(self.sat))
+        new.matrix = self.matrix.copy()
+        new._labels = None if self._labels is None else self._labels.copy()
+        new.fields = copy.deepcopy(self.fields)
+        new.local = copy.deepcopy(self.local)
+        new.near_goal = dict(self.near_goal)
+        new.seen = {}
+        return new
 
     @property
     def labels(self) -> np.ndarray:
@@ -596,7 +616,44 @@ class PathFinder:
         self._layers: dict[int, _Layer] = {}
         self._layer(0.375)  # the small units' layer: the first query does not pay for building it
 
+    def copy(self) -> PathFinder:
+        """An independent copy, as ``copy.deepcopy`` makes it but without walking every cell's
+        list item: what a structure changes is copied; the terrain's grids and the edge graph,
+        which nothing changes after they are built, are shared."""
+        new = PathFinder.__new__(PathFinder)
+        new.__dict__.update(self.__dict__)
+        new._blocks = dict(self._blocks)  # (a structure's cells are replaced, never changed in place)
+        new._blocked_count = self._blocked_count.copy()
+        new._pathable = self._pathable.copy()
+        new._clearance = self._clearance.copy()
+        new._layers = {rc: layer.copy(new) for rc, layer in self._layers.items()}
+        return new
+
     # ---- structures --------------------------------------------------------------------------
+
+    def set_blocked_many(self, items: Iterable[tuple[int, tuple[slice, slice] | np.ndarray | None]]) -> None:
+        """:meth:`set_blocked` for each ``(key, cells)`` in turn, the clearance and the layers
+        refreshed once for them all (a game's first blockers: minerals, geysers, rocks): the same
+        grids and weights as the calls one by one.  A finder that keeps distance fields takes them
+        one by one, since its fields are repaired structure by structure."""
+        if any(layer.fields or layer.local for layer in self._layers.values()):
+            for key, cells in items:
+                self.set_blocked(key, cells)
+            return
+        touched = []
+        for key, cells in items:
+            old = self._blocks.pop(key, None)
+            if old is not None:
+                np.subtract.at(self._blocked_count, old, 1)
+                touched.append(old)
+            if cells is not None:
+                flat = self._flat(cells)
+                if flat.size:
+                    self._blocks[key] = flat
+                    np.add.at(self._blocked_count, flat, 1)
+                    touched.append(flat)
+        if touched:
+            self._flip(np.unique(np.concatenate(touched)))
 
     def set_blocked(self, key: int, cells: tuple[slice, slice] | np.ndarray | None) -> None:
         """Block ``cells`` for structure ``key`` (replacing its earlier cells), or unblock it (None).
@@ -614,9 +671,11 @@ class PathFinder:
                 self._blocks[key] = flat
                 np.add.at(self._blocked_count, flat, 1)
                 touched.append(flat)
-        if not touched:
-            return
-        cand = np.unique(np.concatenate(touched))
+        if touched:
+            self._flip(np.unique(np.concatenate(touched)))
+
+    def _flip(self, cand: np.ndarray) -> None:
+        """Make the cells ``cand`` (sorted, unique) pathable or not as their blocked counts now say."""
         now = self.base.ravel()[cand] & (self._blocked_count[cand] == 0)
         flips = now != self._pathable.ravel()[cand]
         if flips.any():

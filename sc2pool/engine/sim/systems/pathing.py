@@ -36,7 +36,6 @@ Rules and measurements: ``docs/engine.md``, "Terrain in the simulation".
 
 from __future__ import annotations
 
-import copy
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -481,10 +480,8 @@ class Pathing:
         """The game's PathFinder (a copy of the map's, made on first use), kept in step with the
         blockers."""
         if self._finder is None:
-            self._finder = copy.deepcopy(_pristine(self.w.map))
-            for tag, cells in self.blockers.items():
-                if len(cells):
-                    self._finder.set_blocked(tag, self._xy(cells))
+            self._finder = _pristine(self.w.map).copy()
+            self._finder.set_blocked_many((tag, self._xy(cells)) for tag, cells in self.blockers.items() if len(cells))
         return self._finder
 
     def jump(self) -> _Jump:
@@ -493,10 +490,8 @@ class Pathing:
         if self._jump is None:
             self.sync()
             base = jump_grid(self.w.map).ravel()
-            finder = copy.deepcopy(_pristine_jump(self.w.map))
-            for tag, cells in self.blockers.items():
-                if len(cells):
-                    finder.set_blocked(tag, self._xy(cells))
+            finder = _pristine_jump(self.w.map).copy()
+            finder.set_blocked_many((tag, self._xy(cells)) for tag, cells in self.blockers.items() if len(cells))
             self._jump = _Jump(base, base & (self._count == 0), finder)
         return self._jump
 
