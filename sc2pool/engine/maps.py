@@ -200,9 +200,19 @@ class LadderSpec(MapSpec):
             playable_area=common_pb2.RectangleI(p0=common_pb2.PointI(x=x0, y=y0), p1=common_pb2.PointI(x=x1, y=y1)),
         )
 
+    @cached_property
+    def _start_raws(self) -> dict[tuple[float, float], raw_pb2.StartRaw]:
+        """``start_raw_for`` per own start, made once: game_info is answered again whenever a
+        player's pathing grid changes, and only copies it."""
+        return {}
+
     def start_raw_for(self, own_start: tuple[float, float] | None) -> raw_pb2.StartRaw:
         from sc2pool.engine.terrain import start_raw
 
         if own_start is None:
             return self.start_raw
-        return start_raw(self._lm, own_start)
+        key = (float(own_start[0]), float(own_start[1]))
+        sr = self._start_raws.get(key)
+        if sr is None:
+            sr = self._start_raws[key] = start_raw(self._lm, own_start)
+        return sr
