@@ -415,6 +415,7 @@ static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
 #include "_kernels_pf.c"
 #include "_kernels_hz.c"
 #include "_kernels_pf2.c"
+#include "_kernels_dij.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -463,6 +464,7 @@ static PyMethodDef methods[] = {
     {"repair_roots", py_repair_roots, METH_VARARGS, repair_roots_doc},
     {"sub_graph", py_sub_graph, METH_VARARGS, sub_graph_doc},
     {"repair_write", py_repair_write, METH_VARARGS, repair_write_doc},
+    {"dijkstra_csr", py_dijkstra_csr, METH_VARARGS, dijkstra_csr_doc},
     {NULL, NULL, 0, NULL},
 };
 

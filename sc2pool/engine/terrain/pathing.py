@@ -7,13 +7,13 @@ How a query is answered (measured in docs/engine.md, "Ladder maps", pathfinding)
 2. A straight segment the unit fits along is the whole path: the common case in open ground.
    Segments are tested against a summed-area table of the blocked cells, so a long segment
    through open ground costs a few table lookups.
-3. Otherwise a distance field to the goal (Dijkstra over the 8-connected free cells, in C via
-   ``scipy.sparse.csgraph``) is computed once and kept, so every unit sent to the same goal (an
-   attack point, a rally, a mineral line) shares it; a short move gets a field searched only
-   around its goal.  The cell path down the field is pulled taut (each waypoint is the farthest
-   one still in a straight line), and the taut path is kept per start cell and per waypoint: the
-   next unit from the same cell, or whose cell path runs into an already pulled one, pays for a
-   few segment tests.
+3. Otherwise a distance field to the goal (Dijkstra over the 8-connected free cells, in C:
+   ``scipy.sparse.csgraph``'s, or the compiled kernels' twin of it) is computed once and kept,
+   so every unit sent to the same goal (an attack point, a rally, a mineral line) shares it; a
+   short move gets a field searched only around its goal.  The cell path down the field is
+   pulled taut (each waypoint is the farthest one still in a straight line), and the taut path is
+   kept per start cell and per waypoint: the next unit from the same cell, or whose cell path runs
+   into an already pulled one, pays for a few segment tests.
 4. A goal the unit cannot reach (blocked, or walled off) is replaced by the reachable cell nearest
    to it, so a path always ends somewhere sensible.
 
@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import scipy
 
 from sc2pool.engine.kernels import native as _native
 
@@ -49,6 +50,9 @@ MAX_PENDING = 32  # structures a kept field is repaired for at its next use; mor
 SEEN_SEGMENTS = 4096  # segment answers kept per radius class (forgotten all at once beyond this)
 _UNREACHED = -9999  # scipy's predecessor of a node it did not reach
 NEAR_WINDOW = 4  # the nearest free cell to a point is searched this many cells round its own first
+# scipy's dijkstra from 1.16 on (a priority queue; a Fibonacci heap before, which breaks ties
+# between equally short paths otherwise) is the one the compiled dijkstra_csr twins, ties included
+_QUEUE_DIJKSTRA = tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 16)
 
 
 def _supercover_free(rows: list[list[bool]], w: int, h: int, ax: float, ay: float, bx: float, by: float) -> bool:
@@ -384,9 +388,6 @@ class _Layer:
         Only the nodes whose shortest path ran through a closed cell or a closed step (the subtrees
         below them) can change; they are solved again from the unchanged nodes around them.
         """
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import dijkstra
-
         g = self.pf._graph
         n, w = g.n, self.pf.width
         blocked = np.concatenate([b for b, _, _ in f.pending])
@@ -417,8 +418,15 @@ class _Layer:
             todo, via_of, indptr, data, indices = _sub_graph(affected, self.free.ravel(), g, self.matrix.data, f.dist)
         if todo.size:
             k = todo.size
-            sub = csr_matrix((data, indices, indptr), shape=(k + 1, k + 1))
-            d, p = dijkstra(sub, directed=True, indices=k, return_predecessors=True)
+            if _native is not None and _QUEUE_DIJKSTRA:  # (no scipy matrix built and checked per repair)
+                d, p = np.empty(k + 1), np.empty(k + 1, dtype=np.int32)
+                _native.dijkstra_csr(indptr, indices, data, k, math.inf, d, p)
+            else:
+                from scipy.sparse import csr_matrix
+                from scipy.sparse.csgraph import dijkstra
+
+                sub = csr_matrix((data, indices, indptr), shape=(k + 1, k + 1))
+                d, p = dijkstra(sub, directed=True, indices=k, return_predecessors=True)
             (_repair_write if _native is None else _native.repair_write)(todo, d, p, via_of, f.limit, f.dist, f.pred)
         # taut paths from changed nodes, or passing by a new structure, are pulled again
         drop = []
@@ -429,6 +437,22 @@ class _Layer:
         for v in drop:
             del f.taut[v], f.box[v]
         return True
+
+    def _solve(self, goal: int, bound: float | None) -> tuple[np.ndarray, np.ndarray]:
+        """The distances to ``goal`` (float64 per node) and each node's next node towards it (int32;
+        ``_UNREACHED`` where none), searched no farther than ``bound`` when given: scipy's dijkstra
+        (from the goal: the graph's steps cost the same both ways), or its compiled twin."""
+        if _native is not None and _QUEUE_DIJKSTRA:  # (the layer's matrix shares the graph's structure)
+            g = self.pf._graph
+            dist, pred = np.empty(g.n), np.empty(g.n, dtype=np.int32)
+            _native.dijkstra_csr(g.indptr, g.indices, self.matrix.data, goal, math.inf if bound is None else bound,
+                                 dist, pred)
+            return dist, pred
+        from scipy.sparse.csgraph import dijkstra  # (imported where a field is solved, not per query)
+
+        if bound is None:
+            return dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True)  # type: ignore[no-any-return]
+        return dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True, limit=bound)  # type: ignore[no-any-return]
 
     def _valid(self, f: _Field | None) -> bool:
         """True when ``f`` is up to date (repaired now if structures were placed since)."""
@@ -449,20 +473,14 @@ class _Layer:
         if bound is not None:
             lf = self.local.get(goal)
             if not (self._valid(lf) and lf is not None and (lf.limit >= bound or math.isfinite(lf.dist[start]))):
-                from scipy.sparse.csgraph import dijkstra  # (imported where a field is solved, not per query)
-
-                dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True, limit=bound)
-                lf = _Field(dist, pred, bound, self.epoch)
+                lf = _Field(*self._solve(goal, bound), bound, self.epoch)
                 self.local[goal] = lf
                 if len(self.local) > LOCAL_CACHE:
                     self.local.popitem(last=False)
             self.local.move_to_end(goal)
             if math.isfinite(lf.dist[start]):
                 return lf
-        from scipy.sparse.csgraph import dijkstra
-
-        dist, pred = dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True)
-        f = _Field(dist, pred, math.inf, self.epoch)
+        f = _Field(*self._solve(goal, None), math.inf, self.epoch)
         self.fields[goal] = f
         self.fields.move_to_end(goal)
         if len(self.fields) > FIELD_CACHE:
