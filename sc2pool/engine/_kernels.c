@@ -416,6 +416,7 @@ static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
 #include "_kernels_hz.c"
 #include "_kernels_pf2.c"
 #include "_kernels_dij.c"
+#include "_kernels_tgt2.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -444,8 +445,6 @@ static PyMethodDef methods[] = {
     {"sidestep_movers", py_sidestep_movers, METH_VARARGS, sidestep_movers_doc},
     {"first_push", py_first_push, METH_VARARGS, first_push_doc},
     {"relax_pairs", py_relax_pairs, METH_VARARGS, relax_pairs_doc},
-    {"aim", py_aim, METH_VARARGS, aim_doc},
-    {"engage", py_engage, METH_VARARGS, engage_doc},
     {"nearest_hostile", py_nearest_hostile, METH_VARARGS, nearest_hostile_doc},
     {"unseen_candidates", py_unseen_candidates, METH_VARARGS, unseen_candidates_doc},
     {"place_walkers", py_place_walkers, METH_VARARGS, place_walkers_doc},
@@ -465,6 +464,8 @@ static PyMethodDef methods[] = {
     {"sub_graph", py_sub_graph, METH_VARARGS, sub_graph_doc},
     {"repair_write", py_repair_write, METH_VARARGS, repair_write_doc},
     {"dijkstra_csr", py_dijkstra_csr, METH_VARARGS, dijkstra_csr_doc},
+    {"target_rows", py_target_rows, METH_VARARGS, target_rows_doc},
+    {"resolve_pass", py_resolve_pass, METH_VARARGS, resolve_pass_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,14 +1,16 @@
 /* Target acquisition and the workers' walks: C twins of the per-unit passes of
- * sc2pool/engine/sim/systems/targeting.py (Targeting.resolve, _unseen, nearest) and of the walkers'
- * loop of sc2pool/engine/sim/systems/workers.py (Workers.place_walkers).  Included by _kernels.c;
- * tests/engine/test_kernels_targeting.py holds each to its Python twin. */
+ * sc2pool/engine/sim/systems/targeting.py (the steps of Targeting.resolve, which resolve_pass in
+ * _kernels_tgt2.c runs in one call; _unseen, nearest) and of the walkers' loop of
+ * sc2pool/engine/sim/systems/workers.py (Workers.place_walkers).  Included by _kernels.c;
+ * tests/engine/test_kernels_targeting.py and test_kernels_tgt2.py hold each to its Python twin. */
 
 /* ------------------------------------------------------------------ Targeting.resolve */
 
 /* _aim in sc2pool/engine/sim/systems/targeting.py: each unit's offset and edge distance to its
- * current target, whether it keeps it, its target this loop, and the rows that look for a new one;
- * returns how many rows look, or -1 with a ValueError for a target row out of range. */
-static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const long long *cur, kn_column has,
+ * current target (`cur`, -1 for none: numpy's take reads the last unit then), whether it keeps
+ * it, its target this loop, and the rows that look for a new one (into `sc`); returns how many
+ * rows look, or -1 with a ValueError for a target row out of range. */
+static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const long long *cur,
                           kn_column radius, double r_all, kn_column rng, kn_column can_attack,
                           kn_column auto_kind, const kn_column *explicit_, const kn_column *unheld,
                           kn_column eng, kn_column scan, long long loop, double *dx, double *dy,
@@ -19,7 +21,7 @@ static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const 
         long long c = cur[i];
         long long t = c < 0 ? c + n : c; /* (as numpy's take: -1 is the last unit) */
         if (t < 0 || t >= n) {
-            PyErr_Format(PyExc_ValueError, "aim: cur[%zd] = %lld is no row of %zd units", i, c, n);
+            PyErr_Format(PyExc_ValueError, "resolve_pass: cur[%zd] = %lld is no row of %zd units", i, c, n);
             return -1;
         }
         double ddx = x[t] - x[i], ddy = y[t] - y[i];
@@ -34,7 +36,7 @@ static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const 
         dx[i] = ddx;
         dy[i] = ddy;
         d_edge[i] = d;
-        int has_i = KN_AT(unsigned char, has, i) != 0;
+        int has_i = c >= 0;
         int keep = d <= KN_AT(double, rng, i) || (unheld != NULL && KN_AT(unsigned char, *unheld, i));
         keep = keep && has_i;
         int automatic = KN_AT(unsigned char, can_attack, i) && KN_AT(unsigned char, auto_kind, i);
@@ -47,125 +49,81 @@ static Py_ssize_t tgt_aim(Py_ssize_t n, const double *x, const double *y, const 
     return k;
 }
 
-PyDoc_STRVAR(aim_doc,
-"aim(xy, cur, has, radius, r_all, rng, can_attack, auto_kind, explicit, unheld, eng, scan, loop,\n"
-"    dx, dy, d_edge, tgt, sc) -> int\n\n"
-"The compiled twin of sc2pool.engine.sim.systems.targeting._aim, writing its arrays into the\n"
-"float64 arrays ``dx``, ``dy``, ``d_edge``, the int64 arrays ``tgt`` and ``sc`` (the rows that\n"
-"look for a target: the first ones of ``sc``, as many as it returns) and zeroing ``eng`` of the\n"
-"rows that need a target.  ``xy`` holds the units' x then their y, every other array one item\n"
-"per unit; ``explicit`` and ``unheld`` may be None (no explicit orders; a rescan loop).");
-
-static PyObject *py_aim(PyObject *self, PyObject *args) {
-    PyObject *o[18];
-    double r_all;
+/* _engage in sc2pool/engine/sim/systems/targeting.py for one looker, row `r`, that found the row
+ * `t` (-1: none; `gap`: how far beyond its acquisition range the nearest hostile is, not NaN),
+ * written into the arrays of Targeting.resolve. */
+typedef struct {
+    const double *x, *y;
+    kn_column radius, speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge;
+    double max_speed;
     long long loop;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOdOOOOOOOLOOOOO:aim", &o[0], &o[1], &o[2], &o[3], &r_all, &o[5], &o[6],
-                          &o[7], &o[8], &o[9], &o[10], &o[11], &loop, &o[13], &o[14], &o[15], &o[16], &o[17]))
-        return NULL;
-    kn_bufs b;
-    b.n = 0;
-    Py_ssize_t n, k = -1;
-    kn_column has, radius, rng, can_attack, auto_kind, explicit_, unheld, eng, scan;
-    const long long *cur = kn_vec(&b, o[1], 'q', KN_ANY, KN_CONTIG, &n, "aim", "cur");
-    const double *x = cur ? kn_vec(&b, o[0], 'd', 2 * n, KN_CONTIG, NULL, "aim", "xy") : NULL;
-    int ok = x != NULL && kn_col(&b, o[2], '?', n, KN_STRIDED, &has, "aim", "has") &&
-             kn_col(&b, o[3], 'd', n, KN_STRIDED, &radius, "aim", "radius") &&
-             kn_col(&b, o[5], 'd', n, KN_STRIDED, &rng, "aim", "rng") &&
-             kn_col(&b, o[6], '?', n, KN_STRIDED, &can_attack, "aim", "can_attack") &&
-             kn_col(&b, o[7], '?', n, KN_STRIDED, &auto_kind, "aim", "auto_kind") &&
-             (o[8] == Py_None || kn_col(&b, o[8], '?', n, KN_STRIDED, &explicit_, "aim", "explicit")) &&
-             (o[9] == Py_None || kn_col(&b, o[9], '?', n, KN_STRIDED, &unheld, "aim", "unheld")) &&
-             kn_col(&b, o[10], 'q', n, KN_STRIDED | KN_WRITABLE, &eng, "aim", "eng") &&
-             kn_col(&b, o[11], 'q', n, KN_STRIDED, &scan, "aim", "scan");
-    double *dx = ok ? kn_vec(&b, o[13], 'd', n, KN_WRITABLE, NULL, "aim", "dx") : NULL;
-    double *dy = dx ? kn_vec(&b, o[14], 'd', n, KN_WRITABLE, NULL, "aim", "dy") : NULL;
-    double *d_edge = dy ? kn_vec(&b, o[15], 'd', n, KN_WRITABLE, NULL, "aim", "d_edge") : NULL;
-    long long *tgt = d_edge ? kn_vec(&b, o[16], 'q', n, KN_WRITABLE, NULL, "aim", "tgt") : NULL;
-    long long *sc = tgt ? kn_vec(&b, o[17], 'q', n, KN_WRITABLE, NULL, "aim", "sc") : NULL;
-    if (sc != NULL)
-        k = tgt_aim(n, x, x + n, cur, has, radius, r_all, rng, can_attack, auto_kind,
-                o[8] == Py_None ? NULL : &explicit_, o[9] == Py_None ? NULL : &unheld, eng, scan, loop, dx, dy,
-                d_edge, tgt, sc);
-    kn_release(&b);
-    return k < 0 ? NULL : PyLong_FromSsize_t(k);
+} tgt_engaged;
+
+static void tgt_engage(const tgt_engaged *e, long long r, long long t, double gap) {
+    KN_AT(long long, e->tgt, r) = t;
+    if (t >= 0) {
+        KN_AT(long long, e->eng, r) = KN_AT(long long, e->tag, t);
+        KN_AT(long long, e->tsafe, r) = t;
+        double ddx = e->x[t] - e->x[r], ddy = e->y[t] - e->y[r];
+        KN_AT(double, e->dx, r) = ddx;
+        KN_AT(double, e->dy, r) = ddy;
+        KN_AT(double, e->d_edge, r) =
+            sqrt(ddx * ddx + ddy * ddy) - KN_AT(double, e->radius, r) - KN_AT(double, e->radius, t);
+    } else { /* (numpy's maximum and minimum, then astype(int64): toward zero) */
+        double closing = KN_AT(double, e->speed, r) + e->max_speed;
+        double wait = closing > 0 ? gap / closing : INFINITY;
+        wait = wait < 1 ? 1 : wait;
+        wait = wait > (double)(1 << 30) ? (double)(1 << 30) : wait;
+        KN_AT(long long, e->scan, r) = e->loop + (long long)wait;
+    }
 }
 
-PyDoc_STRVAR(engage_doc,
-"engage(sc, found, gap, loop, xy, radius, speed, max_speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge)\n"
-"    -> None\n\n"
-"The compiled twin of sc2pool.engine.sim.systems.targeting._engage: for each row ``sc[i]`` that\n"
-"looked for a target, ``found[i]`` (its row or -1) and ``gap[i]`` (how far beyond its acquisition\n"
-"range the nearest hostile is), written in place into ``tgt``, ``eng``, ``tsafe``, ``dx``, ``dy``,\n"
-"``d_edge`` (one that found one) or ``scan`` (one that found none).  ``xy`` holds the units' x\n"
-"then their y, the other arrays after ``loop`` one item per unit.  A NaN gap is a ValueError.");
+/* Targeting.nearest for one row `r` (its type row checked below `types`): among the units `cols`
+ * (ascending rows, their type rows checked) of another owner whose type r's type can hit
+ * (`can_hit`: types x types), the nearest by edge distance (the first of equals), or 0 with an
+ * infinite *dist when there is none. */
+typedef struct {
+    kn_column x, y, radius, ti, owner, cols;
+    const unsigned char *can_hit;
+    long long types;
+    double common; /* the radius every candidate has, or NaN */
+} tgt_hostiles;
 
-static PyObject *py_engage(PyObject *self, PyObject *args) {
-    PyObject *o[16];
-    long long loop;
-    double max_speed;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOLOOOdOOOOOOOO:engage", &o[0], &o[1], &o[2], &loop, &o[4], &o[5], &o[6],
-                          &max_speed, &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]))
-        return NULL;
-    const char *fn = "engage";
-    kn_bufs b;
-    b.n = 0;
-    int ok = 0;
-    kn_column sc, found, gap, radius, speed, tag, eng, scan, tgt, tsafe, dx, dy, d_edge;
-    if (!kn_col(&b, o[0], 'q', KN_ANY, KN_STRIDED, &sc, fn, "sc") ||
-        !kn_col(&b, o[1], 'q', sc.len, KN_STRIDED, &found, fn, "found") ||
-        !kn_col(&b, o[2], 'd', sc.len, KN_STRIDED, &gap, fn, "gap") ||
-        !kn_col(&b, o[5], 'd', KN_ANY, KN_STRIDED, &radius, fn, "radius"))
-        goto done;
-    Py_ssize_t m = sc.len, n = radius.len;
-    const double *x = kn_vec(&b, o[4], 'd', 2 * n, KN_CONTIG, NULL, fn, "xy");
-    if (x == NULL || !kn_col(&b, o[6], 'd', n, KN_STRIDED, &speed, fn, "speed") ||
-        !kn_col(&b, o[8], 'q', n, KN_STRIDED, &tag, fn, "tag") ||
-        !kn_col(&b, o[9], 'q', n, KN_STRIDED | KN_WRITABLE, &eng, fn, "eng") ||
-        !kn_col(&b, o[10], 'q', n, KN_STRIDED | KN_WRITABLE, &scan, fn, "scan") ||
-        !kn_col(&b, o[11], 'q', n, KN_STRIDED | KN_WRITABLE, &tgt, fn, "tgt") ||
-        !kn_col(&b, o[12], 'q', n, KN_STRIDED | KN_WRITABLE, &tsafe, fn, "tsafe") ||
-        !kn_col(&b, o[13], 'd', n, KN_STRIDED | KN_WRITABLE, &dx, fn, "dx") ||
-        !kn_col(&b, o[14], 'd', n, KN_STRIDED | KN_WRITABLE, &dy, fn, "dy") ||
-        !kn_col(&b, o[15], 'd', n, KN_STRIDED | KN_WRITABLE, &d_edge, fn, "d_edge"))
-        goto done;
-    const double *y = x + n;
-    ok = 1;
-    for (Py_ssize_t i = 0; ok && i < m; i++) { /* (checked first: nothing is written on bad input) */
-        long long r = KN_AT(long long, sc, i), t = KN_AT(long long, found, i);
-        if (r < 0 || r >= n || t < -1 || t >= n) {
-            PyErr_Format(PyExc_ValueError, "%s: sc[%zd] or found[%zd] is no row of %zd units", fn, i, i, n);
-            ok = 0;
-        } else if (t < 0 && KN_AT(double, gap, i) != KN_AT(double, gap, i)) {
-            PyErr_Format(PyExc_ValueError, "%s: gap[%zd] is NaN", fn, i);
-            ok = 0;
+static long long tgt_nearest(const tgt_hostiles *h, long long r, double *dist) {
+    const unsigned char *hits = h->can_hit + KN_AT(long long, h->ti, r) * h->types;
+    double xr = KN_AT(double, h->x, r), yr = KN_AT(double, h->y, r), least = INFINITY;
+    long long own = KN_AT(long long, h->owner, r), at = -1;
+    int by_radius = h->common != h->common; /* (NaN: the candidates' radii differ) */
+    for (Py_ssize_t j = 0; j < h->cols.len; j++) {
+        long long c = KN_AT(long long, h->cols, j);
+        if (KN_AT(long long, h->owner, c) == own || !hits[KN_AT(long long, h->ti, c)]) continue;
+        double ddx = KN_AT(double, h->x, c) - xr, ddy = KN_AT(double, h->y, c) - yr;
+        double v = ddx * ddx + ddy * ddy;
+        if (by_radius) v = sqrt(v) - KN_AT(double, h->radius, c);
+        if (v < least) { /* (strictly: the first of equals, as argmin) */
+            least = v;
+            at = c;
         }
     }
-    for (Py_ssize_t i = 0; ok && i < m; i++) {
-        long long r = KN_AT(long long, sc, i), t = KN_AT(long long, found, i);
-        KN_AT(long long, tgt, r) = t;
-        if (t >= 0) {
-            KN_AT(long long, eng, r) = KN_AT(long long, tag, t);
-            KN_AT(long long, tsafe, r) = t;
-            double ddx = x[t] - x[r], ddy = y[t] - y[r];
-            KN_AT(double, dx, r) = ddx;
-            KN_AT(double, dy, r) = ddy;
-            KN_AT(double, d_edge, r) =
-                sqrt(ddx * ddx + ddy * ddy) - KN_AT(double, radius, r) - KN_AT(double, radius, t);
-        } else { /* (numpy's maximum and minimum, then astype(int64): toward zero) */
-            double closing = KN_AT(double, speed, r) + max_speed;
-            double wait = closing > 0 ? KN_AT(double, gap, i) / closing : INFINITY;
-            wait = wait < 1 ? 1 : wait;
-            wait = wait > (double)(1 << 30) ? (double)(1 << 30) : wait;
-            KN_AT(long long, scan, r) = loop + (long long)wait;
+    if (at < 0) {
+        *dist = INFINITY;
+        return 0;
+    }
+    *dist = (by_radius ? least : sqrt(least) - h->common) - KN_AT(double, h->radius, r);
+    return at;
+}
+
+/* 1 when every unit of `cols` is a row below `n` of a type row below `types`; 0 with a
+ * ValueError naming `fn` otherwise. */
+static int tgt_cols_ok(kn_column cols, kn_column ti, Py_ssize_t n, long long types, const char *fn) {
+    for (Py_ssize_t j = 0; j < cols.len; j++) {
+        long long c = KN_AT(long long, cols, j);
+        if (c < 0 || c >= n || KN_AT(long long, ti, c) < 0 || KN_AT(long long, ti, c) >= types) {
+            PyErr_Format(PyExc_ValueError, "%s: cols[%zd] is no row of a unit of a known type", fn, j);
+            return 0;
         }
     }
-done:
-    kn_release(&b);
-    if (!ok) return NULL;
-    Py_RETURN_NONE;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ Targeting.nearest */
@@ -198,54 +156,25 @@ static PyObject *py_nearest_hostile(PyObject *self, PyObject *args) {
         !kn_col(&b, o[5], 'q', KN_ANY, KN_STRIDED, &rows, fn, "rows") ||
         !kn_col(&b, o[6], 'q', KN_ANY, KN_STRIDED, &cols, fn, "cols"))
         goto done;
-    Py_ssize_t n = x.len, m = rows.len, nc = cols.len;
+    Py_ssize_t n = x.len, m = rows.len;
     const Py_buffer *hit = kn_borrow(&b, o[8], '?', KN_ANY, KN_CONTIG, NULL, fn, "can_hit");
     if (hit == NULL) goto done;
     if (hit->ndim != 2 || hit->shape[1] != hit->shape[0]) {
         PyErr_SetString(PyExc_ValueError, "nearest_hostile: can_hit must be a square table");
         goto done;
     }
-    const unsigned char *can_hit = hit->buf;
-    long long types = hit->shape[0];
     long long *best = kn_vec(&b, o[9], 'q', m, KN_WRITABLE, NULL, fn, "best");
     double *dist = best ? kn_vec(&b, o[10], 'd', m, KN_WRITABLE, NULL, fn, "dist") : NULL;
-    ok = dist != NULL;
-    int by_radius = common != common; /* (NaN: the candidates' radii differ) */
-    for (Py_ssize_t j = 0; ok && j < nc; j++) {
-        long long c = KN_AT(long long, cols, j);
-        if (c < 0 || c >= n || KN_AT(long long, ti, c) < 0 || KN_AT(long long, ti, c) >= types) {
-            PyErr_Format(PyExc_ValueError, "%s: cols[%zd] is no row of a unit of a known type", fn, j);
-            ok = 0;
-        }
-    }
+    tgt_hostiles hs = {x, y, radius, ti, owner, cols, hit->buf, hit->shape[0], common};
+    ok = dist != NULL && tgt_cols_ok(cols, ti, n, hs.types, fn);
     for (Py_ssize_t i = 0; ok && i < m; i++) {
         long long r = KN_AT(long long, rows, i);
-        if (r < 0 || r >= n || KN_AT(long long, ti, r) < 0 || KN_AT(long long, ti, r) >= types) {
+        if (r < 0 || r >= n || KN_AT(long long, ti, r) < 0 || KN_AT(long long, ti, r) >= hs.types) {
             PyErr_Format(PyExc_ValueError, "%s: rows[%zd] is no row of a unit of a known type", fn, i);
             ok = 0;
             break;
         }
-        const unsigned char *hits = can_hit + KN_AT(long long, ti, r) * types;
-        double xr = KN_AT(double, x, r), yr = KN_AT(double, y, r), least = INFINITY;
-        long long own = KN_AT(long long, owner, r), at = -1;
-        for (Py_ssize_t j = 0; j < nc; j++) {
-            long long c = KN_AT(long long, cols, j);
-            if (KN_AT(long long, owner, c) == own || !hits[KN_AT(long long, ti, c)]) continue;
-            double ddx = KN_AT(double, x, c) - xr, ddy = KN_AT(double, y, c) - yr;
-            double v = ddx * ddx + ddy * ddy;
-            if (by_radius) v = sqrt(v) - KN_AT(double, radius, c);
-            if (v < least) { /* (strictly: the first of equals, as argmin) */
-                least = v;
-                at = c;
-            }
-        }
-        if (at < 0) {
-            best[i] = 0;
-            dist[i] = INFINITY;
-        } else {
-            best[i] = at;
-            dist[i] = (by_radius ? least : sqrt(least) - common) - KN_AT(double, radius, r);
-        }
+        best[i] = tgt_nearest(&hs, r, &dist[i]);
     }
 done:
     kn_release(&b);
@@ -254,6 +183,30 @@ done:
 }
 
 /* ------------------------------------------------------------------ Targeting._unseen */
+
+/* _unseen_candidates in sc2pool/engine/sim/systems/targeting.py for unit `i` and its target row
+ * `t` (0 <= t < n): whether the target lies beyond the unit's sight (offset `ddx`, `ddy`) or, for a
+ * ground unit, on a higher level of the h x w grid `level` than its own; -1 with a ValueError
+ * naming `fn` for a position that is not finite. */
+static int tgt_unseen_candidate(const double *x, const double *y, Py_ssize_t i, long long t, double ddx, double ddy,
+                                double sight, int ground, const signed char *level, Py_ssize_t w, Py_ssize_t h,
+                                const char *fn) {
+    if (ddx * ddx + ddy * ddy > sight * sight) return 1;
+    if (!ground) return 0;
+    /* the cells as numpy's astype(int64) (toward zero), clipped to the grid */
+    double p[4] = {x[i], y[i], x[t], y[t]};
+    long long cell[4];
+    for (int j = 0; j < 4; j++) {
+        if (!(p[j] > -9.0e18 && p[j] < 9.0e18)) {
+            PyErr_Format(PyExc_ValueError, "%s: the position of unit %lld is not finite", fn,
+                         j < 2 ? (long long)i : t);
+            return -1;
+        }
+        long long c = (long long)p[j], last = (j % 2 ? h : w) - 1;
+        cell[j] = c < 0 ? 0 : c > last ? last : c;
+    }
+    return level[cell[3] * w + cell[2]] > level[cell[1] * w + cell[0]];
+}
 
 PyDoc_STRVAR(unseen_candidates_doc,
 "unseen_candidates(xy, tgt, dx, dy, sight, ground, level, w, h, out) -> int\n\n"
@@ -298,24 +251,11 @@ static PyObject *py_unseen_candidates(PyObject *self, PyObject *args) {
                 k = -1;
                 break;
             }
-            double ddx = KN_AT(double, dx, i), ddy = KN_AT(double, dy, i), s = KN_AT(double, sight, i);
-            int far = ddx * ddx + ddy * ddy > s * s;
-            if (!far && KN_AT(unsigned char, ground, i)) {
-                /* the cells as numpy's astype(int64) (toward zero), clipped to the grid */
-                double p[4] = {x[i], y[i], x[t], y[t]};
-                long long cell[4];
-                for (int j = 0; j < 4; j++) {
-                    if (!(p[j] > -9.0e18 && p[j] < 9.0e18)) {
-                        PyErr_Format(PyExc_ValueError, "%s: the position of unit %lld is not finite", fn,
-                                     j < 2 ? (long long)i : t);
-                        k = -1;
-                        break;
-                    }
-                    long long c = (long long)p[j], last = (j % 2 ? h : w) - 1;
-                    cell[j] = c < 0 ? 0 : c > last ? last : c;
-                }
-                if (k < 0) break;
-                far = level[cell[3] * w + cell[2]] > level[cell[1] * w + cell[0]];
+            int far = tgt_unseen_candidate(x, y, i, t, KN_AT(double, dx, i), KN_AT(double, dy, i),
+                                           KN_AT(double, sight, i), KN_AT(unsigned char, ground, i), level, w, h, fn);
+            if (far < 0) {
+                k = -1;
+                break;
             }
             if (far) out[k++] = i;
         }

@@ -5,7 +5,6 @@ answers, bit for bit, on every input, and the same game either way."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pytest
@@ -32,137 +31,7 @@ def _gathered(values: np.ndarray) -> np.ndarray:
     return block[:, np.arange(len(values))][1]
 
 
-# ------------------------------------------------------------------ Targeting.resolve's pass
-# coordinates on cell lines, halves and anywhere: equal offsets and distances, ties in range
-_coord = st.one_of(st.integers(0, 12).map(float), st.integers(0, 24).map(lambda k: k / 2),
-                   st.floats(0.0, 12.0, allow_nan=False))
-
-
-@st.composite
-def _units(draw: st.DrawFn) -> dict[str, Any]:
-    n = draw(st.integers(1, 24))
-    bools = st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: np.array(v, dtype=bool))
-    xs = draw(st.lists(_coord, min_size=n, max_size=n))
-    ys = draw(st.lists(_coord, min_size=n, max_size=n))
-    cur = np.array(draw(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n)), dtype=np.int64)
-    radii = np.array(draw(st.lists(st.sampled_from([0.375, 0.5, 0.5625, 1.0]), min_size=n, max_size=n)))
-    common = draw(st.booleans())
-    rng = np.array(draw(st.lists(st.sampled_from([0.1, 1.0, 4.0, 5.0, 6.0]), min_size=n, max_size=n)))
-    return {
-        "xy2": np.array([xs, ys], dtype=np.float64), "cur": cur, "has": cur >= 0,
-        "radius": _gathered(np.full(n, 0.5) if common else radii), "r_all": 0.5 if common else math.nan,
-        "rng": _gathered(rng), "can_attack": _gathered(draw(bools)), "auto_kind": draw(bools),
-        "explicit": draw(st.one_of(st.none(), bools)), "unheld": draw(st.one_of(st.none(), bools)),
-        "eng": np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64),
-        "scan": _gathered(np.array(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=np.int64)),
-        "loop": draw(st.integers(0, 40)),
-    }
-
-
-def _aim_both(units: dict[str, Any]) -> list[tuple[list[Any], list[int]]]:
-    out = []
-    for run in (T._aim, T._aim_native):
-        eng = units["eng"].copy()
-        got = run(**{**units, "eng": eng})
-        out.append(([a.tobytes() for a in got[1:4]] + [got[0].tolist(), got[4].tolist()], eng.tolist()))
-    return out
-
-
-@needs_native
-@settings(max_examples=400, deadline=None)
-@given(units=_units())
-def test_aim_keeps_and_drops_targets_as_the_python_pass_does(units: dict[str, Any]) -> None:
-    py, c = _aim_both(units)
-    assert py == c
-
-
-@needs_native
-def test_aim_finds_lookers_and_names_bad_input() -> None:
-    xy2 = np.array([[0.0, 3.0, 20.0], [0.0, 0.0, 0.0]])
-    yes, no = np.ones(3, dtype=bool), np.zeros(3, dtype=bool)
-    args: dict[str, Any] = {
-        "xy2": xy2, "cur": np.array([1, 2, -1]), "has": np.array([True, True, False]),
-        "radius": np.full(3, 0.5), "r_all": 0.5, "rng": np.full(3, 5.0), "can_attack": yes, "auto_kind": yes,
-        "explicit": None, "unheld": None, "eng": np.array([7, 8, 0]), "scan": np.array([0, 0, 50]), "loop": 8}
-    py, c = _aim_both(args)
-    assert py == c
-    # unit 0 keeps its target in range, unit 1 dropped one out of range (a rescan loop) and looks
-    # now, unit 2 has none and waits for its scan loop
-    assert c[0][3] == [1, -1, -1] and c[0][4] == [1] and c[1] == [7, 0, 0]
-    aim = _native().aim
-    n = np.empty(3)
-    i = np.empty(3, np.int64)
-    good = (xy2, args["cur"], args["has"], args["radius"], 0.5, args["rng"], yes, yes, None, no, args["eng"],
-            args["scan"], 8, n, n.copy(), n.copy(), i, i.copy())
-    with pytest.raises(ValueError, match=r"cur\[1\] = 5 is no row of 3 units"):
-        aim(*good[:1], np.array([1, 5, -1]), *good[2:])
-    with pytest.raises(ValueError, match="xy holds 4 items where 6 are needed"):
-        aim(xy2[:, :2].copy(), *good[1:])
-    with pytest.raises(ValueError, match="rng must be a one-dimensional float64 array"):
-        aim(*good[:5], args["rng"].astype(np.float32), *good[6:])
-    with pytest.raises(ValueError, match="unheld holds 2 items where 3 are needed"):
-        aim(*good[:9], no[:2], *good[10:])
-    with pytest.raises(ValueError, match="aim: eng must be a one-dimensional writable int64 array"):
-        ro = args["eng"].copy()
-        ro.flags.writeable = False
-        aim(*good[:10], ro, *good[11:])
-    with pytest.raises(ValueError, match="aim: dx must be a C-contiguous writable float64 array"):
-        aim(*good[:13], np.empty(6)[::2], *good[14:])
-
-
-@st.composite
-def _lookers(draw: st.DrawFn) -> dict[str, Any]:
-    n = draw(st.integers(1, 20))
-    sc = np.array(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n))), dtype=np.int64)
-    m = len(sc)
-    floats = st.lists(_coord, min_size=n, max_size=n)
-    return {
-        "sc": sc, "found": np.array(draw(st.lists(st.one_of(st.just(-1), st.integers(0, n - 1)), min_size=m,
-                                                  max_size=m)), dtype=np.int64),
-        "gap": np.array(draw(st.lists(st.one_of(st.just(math.inf), st.floats(-5.0, 10.0), st.floats(-5.0, 1e12)),
-                                      min_size=m, max_size=m))),
-        "loop": draw(st.integers(0, 1 << 20)), "xy2": np.array([draw(floats), draw(floats)]),
-        "radius": _gathered(np.array(draw(st.lists(st.sampled_from([0.375, 0.5, 1.0]), min_size=n, max_size=n)))),
-        "speed": _gathered(np.array(draw(st.lists(st.sampled_from([0.0, 2.25, 1e-9]), min_size=n, max_size=n)))),
-        "max_speed": draw(st.sampled_from([0.0, 2.9531, 1e-12])),
-        "tag": _gathered(np.arange(100, 100 + n, dtype=np.int64)), "eng": _gathered(np.zeros(n, np.int64)),
-        "scan": _gathered(np.zeros(n, np.int64)), "tgt": np.full(n, -1, np.int64),
-        "tsafe": np.full(n, -1, np.int64), "dx": np.zeros(n), "dy": np.zeros(n), "d_edge": np.zeros(n)}
-
-
-@needs_native
-@settings(max_examples=400, deadline=None)
-@given(lookers=_lookers())
-def test_engage_writes_what_the_lookers_found_as_the_python_twin_does(lookers: dict[str, Any]) -> None:
-    """Found and not; hostiles closing in or not (a wait of inf, capped); gaps below one loop."""
-    out = []
-    for run in (T._engage, _native().engage):
-        args = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in lookers.items()}
-        run(*args.values())
-        out.append([args[k].tobytes() for k in ("eng", "scan", "tgt", "tsafe", "dx", "dy", "d_edge")])
-    assert out[0] == out[1]
-
-
-@needs_native
-def test_engage_names_bad_input() -> None:
-    n3, i3 = np.zeros(3), np.zeros(3, np.int64)
-    xy2 = np.zeros((2, 3))
-
-    def engage(sc: list[int], found: list[int], gap: list[float], eng: np.ndarray = i3) -> None:
-        _native().engage(np.array(sc), np.array(found), np.array(gap), 5, xy2, n3, n3, 1.0, i3, eng, i3.copy(),
-                         i3.copy(), i3.copy(), n3.copy(), n3.copy(), n3.copy())
-    with pytest.raises(ValueError, match=r"sc\[0\] or found\[0\] is no row of 3 units"):
-        engage([3], [0], [0.0])
-    with pytest.raises(ValueError, match=r"sc\[1\] or found\[1\] is no row of 3 units"):
-        engage([0, 1], [0, -2], [0.0, 0.0])
-    with pytest.raises(ValueError, match=r"gap\[0\] is NaN"):
-        engage([0], [-1], [math.nan])
-    with pytest.raises(ValueError, match="found holds 2 items where 1 are needed"):
-        engage([0], [0, 1], [0.0])
-    with pytest.raises(ValueError, match="engage: eng must be a one-dimensional writable int64 array"):
-        engage([0], [1], [0.0], np.zeros((3, 1), np.int64))
-    with pytest.raises(ValueError, match="engage: eng must be a one-dimensional writable int64 array"):
-        engage([0], [1], [0.0], np.zeros(3))
+# (Targeting.resolve's pass, from _aim to _engage: test_kernels_tgt2.py)
 
 
 # ------------------------------------------------------------------ Targeting.nearest
@@ -362,6 +231,5 @@ def _game_digest() -> str:
 @needs_native
 def test_a_game_plays_the_same_with_and_without_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = plays_the_same(monkeypatch, (T, W), _game_digest).calls
-    assert calls.get("aim", 0) > 300 and calls.get("place_walkers", 0) > 300
-    assert calls.get("nearest_hostile", 0) > 0 and calls.get("unseen_candidates", 0) > 300
-    assert calls.get("engage", 0) > 0
+    assert calls.get("resolve_pass", 0) > 300 and calls.get("place_walkers", 0) > 300
+    assert calls.get("target_rows", 0) > 300 and calls.get("unseen_of", 0) > 0

@@ -126,22 +126,6 @@ def _aim(xy2: np.ndarray, cur: np.ndarray, has: np.ndarray, radius: np.ndarray, 
     return tgt, dx, dy, d_edge, sc
 
 
-def _aim_native(xy2: np.ndarray, cur: np.ndarray, has: np.ndarray, radius: np.ndarray, r_all: float,
-                rng: np.ndarray, can_attack: np.ndarray, auto_kind: np.ndarray, explicit: np.ndarray | None,
-                unheld: np.ndarray | None, eng: np.ndarray, scan: np.ndarray,
-                loop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_aim` by its C twin (which writes into arrays made here)."""
-    assert _native is not None
-    n = len(cur)
-    dde = np.empty((3, n))
-    ts = np.empty((2, n), np.int64)
-    dx, dy, d_edge = dde
-    tgt, sc = ts
-    k = _native.aim(xy2, cur, has, radius, r_all, rng, can_attack, auto_kind, explicit, unheld, eng, scan, loop,
-                    dx, dy, d_edge, tgt, sc)
-    return tgt, dx, dy, d_edge, sc[:k]
-
-
 def _engage(sc: np.ndarray, found: np.ndarray, gap: np.ndarray, loop: int, xy2: np.ndarray, radius: np.ndarray,
             speed: np.ndarray, max_speed: float, tag: np.ndarray, eng: np.ndarray, scan: np.ndarray, tgt: np.ndarray,
             tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray, d_edge: np.ndarray) -> None:
@@ -234,6 +218,10 @@ class Targeting:
     _prev_found = _NONE
     """The tags :meth:`_rows_of` last looked up, at the unit-set version ``_prev_version``, their
     rows and which were found (class defaults, as above)."""
+    _nt_version = -1
+    _nt_prev = np.zeros((2, 0), np.int64)
+    """:meth:`_target_rows`' tags of the last call and their rows, at the unit-set version
+    ``_nt_version`` (class defaults, as above; replaced, never written, while they are these)."""
     _scans_of: list[tuple[float, float, int]] = []
     _scan_rows = _NO_SCANS
     """The scans (x, y, owner) :meth:`_scans` last saw, and its answer for them (class defaults, as
@@ -271,41 +259,72 @@ class Targeting:
         rng = u.range
         explicit, auto_kind, unheld, follow = self._kinds()
         any_explicit = follow is not None  # (none: the explicit-order steps below are no-ops)
-        if any_explicit:
+        if _native is not None:
+            cur = np.empty(len(u), np.int64)
+            lost_any = self._target_rows(explicit if any_explicit else None, cur)
+            has = _NONE  # (the pass below finds it from cur)
+        elif any_explicit:
             cur, has = self._rows_of(np.where(explicit, u.ttag, u.eng))
-            lost = explicit > has
-            if _count(lost):  # the attacked / followed unit is gone: that order is done
-                u.finish_orders(lost.nonzero()[0])
-                explicit, auto_kind, unheld, follow = self._kinds()
-                cur = np.where(explicit | (u.eng != 0), cur, -1)
-                has = cur >= 0
+            lost_any = int(_count(explicit > has))
         else:
             cur, has = self._rows_of(u.eng.copy())
+            lost_any = 0
+        if lost_any:  # the attacked / followed unit is gone: that order is done
+            u.finish_orders((explicit > (cur >= 0)).nonzero()[0])
+            explicit, auto_kind, unheld, follow = self._kinds()
+            cur = np.where(explicit | (u.eng != 0), cur, -1)
+            has = cur >= 0
         # A target in range is kept.  A chased one is kept too, except on rescan loops (every
         # RESCAN loops) where a nearer hostile may replace it; units on hold drop targets that left
         # their range.
         tsafe = cur
         xy2 = u.xy.reshape(2, -1)
-        tgt, dx, dy, d_edge, sc = (_aim if _native is None else _aim_native)(
-            xy2, cur, has, radius, self.w.unit_set_facts()[0], rng, u.can_attack, auto_kind,
-            explicit if any_explicit else None, unheld if loop % RESCAN != 0 else None, u.eng, u.scan, loop)
-        if len(sc):
-            found, gap = self.acquire(sc)
-            (_engage if _native is None else _native.engage)(
-                sc, found, gap, loop, xy2, radius, u.speed, u.max_speed, u.tag, u.eng, u.scan, tgt, tsafe, dx, dy,
-                d_edge)
-        if self._any_min_range():
+        r_all = self.w.unit_set_facts()[0]
+        ordered = explicit if any_explicit else None
+        held = unheld if loop % RESCAN != 0 else None
+        # the rules applied after the pass (minimum range, Liberator zones, cloak, sight)
+        min_range, zones, cloak = self._any_min_range(), bool(self.w.modes.zones), self.w.detection.active()
+        sight = self.w.map.has_terrain
+        cand: np.ndarray | None = None
+        if _native is None:
+            tgt, dx, dy, d_edge, sc = _aim(xy2, cur, has, radius, r_all, rng, u.can_attack, auto_kind, ordered, held,
+                                           u.eng, u.scan, loop)
+            if len(sc):
+                found, gap = self.acquire(sc)
+                _engage(sc, found, gap, loop, xy2, radius, u.speed, u.max_speed, u.tag, u.eng, u.scan, tgt, tsafe,
+                        dx, dy, d_edge)
+        else:
+            n = len(u)
+            dde = np.empty((3, n))
+            ts = np.empty((2, n), np.int64)
+            flags = np.empty((2, n), dtype=bool)
+            # (the vision candidates too when no rule comes between: they are of the final targets)
+            level = self.w.vision.level_grid() if sight and not (min_range or zones or cloak) else None
+            h, w = level.shape if level is not None else (0, 0)
+            k = _native.resolve_pass(
+                u.xy, cur, radius, r_all, rng, u.can_attack, auto_kind, ordered, held, follow, u.eng, u.scan, loop,
+                u.ti, u.owner, u.kind, HOLD, u.sight, u.targetable_rows, self._targeting()[1], TYPES.can_hit,
+                u.speed, u.max_speed, u.tag, level, w, h, self._ground() if level is not None else None, dde, ts,
+                flags)
+            dx, dy, d_edge = dde
+            tgt = ts[0]
+            has_t, in_range = flags
+            if level is not None:
+                cand = ts[1][:k]
+        if min_range:
             self._outside_min_range(tgt, tsafe, dx, dy, d_edge, explicit)
-        if self.w.modes.zones:
+        if zones:
             self._in_zone(tgt, tsafe, dx, dy, d_edge, explicit)
-        if self.w.detection.active():
+        if cloak:
             self._undetected(tgt, tsafe, dx, dy, d_edge, explicit)
             follow = self._kinds()[3]  # (orders it finished are no longer followed)
-        if self.w.map.has_terrain:
-            self._unseen(tgt, tsafe, dx, dy, d_edge, explicit)
-        has_t = tgt >= 0
-        in_range = d_edge <= rng
-        in_range &= has_t if follow is None else has_t > follow  # (never a followed unit)
+        changed = min_range or zones or cloak
+        if sight:
+            changed |= self._unseen(tgt, tsafe, dx, dy, d_edge, explicit, cand)
+        if _native is None or changed:
+            has_t = tgt >= 0
+            in_range = d_edge <= rng
+            in_range &= has_t if follow is None else has_t > follow  # (never a followed unit)
         return tgt, has_t, in_range, follow, tsafe, xy2, dx, dy
 
     def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
@@ -343,6 +362,21 @@ class Targeting:
             self._prev_found = self._prev_rows >= 0
         self._prev_tags = tags
         return self._prev_rows.copy(), self._prev_found
+
+    def _target_rows(self, explicit: np.ndarray | None, cur: np.ndarray) -> int:
+        """:meth:`_rows_of` by its C twin (``native.target_rows``): into ``cur`` the row of each
+        unit's target (the target tag of an ``explicit`` order, None when there are none, else the
+        engaged tag), -1 where it is not alive; returns how many explicit orders lost theirs.  The
+        tags and rows of the last call are kept while the unit set is that of the last call (its
+        version: every tag keeps its row, alive or not; :attr:`UnitStore.tag` changes only with
+        it), so only the tags that changed since are looked up."""
+        assert _native is not None
+        u = self.u
+        fresh = self._nt_version != u.version
+        if fresh:
+            self._nt_version = u.version
+            self._nt_prev = np.empty((2, len(u)), np.int64)
+        return _native.target_rows(explicit, u.ttag, u.eng, u.tag, self._nt_prev, fresh, cur)
 
     # ------------------------------------------------------------------ replacing a target
     def _edges_from(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -457,7 +491,7 @@ class Targeting:
 
     # ------------------------------------------------------------------ targets out of sight
     def _unseen(self, tgt: np.ndarray, tsafe: np.ndarray, dx: np.ndarray, dy: np.ndarray,
-                d_edge: np.ndarray, explicit: np.ndarray) -> None:
+                d_edge: np.ndarray, explicit: np.ndarray, cand: np.ndarray | None = None) -> bool:
         """A unit attacks only what its player sees (LP:High_ground: "units on low ground cannot
         see, and therefore cannot attack, units on high ground without a spotter"): on a ladder
         map, a target on a higher cliff level than a ground attacker, or farther than the
@@ -467,24 +501,28 @@ class Targeting:
         the nearest hittable hostile the player sees within acquisition range, if any.  Players
         whose map is revealed (:attr:`Vision.revealed`) see everything, and every player sees the
         buildings of an exposed one (:attr:`Vision.exposed`).  Changes the arrays of
-        :meth:`resolve` in place."""
+        :meth:`resolve` in place; ``cand``: the candidates when ``native.resolve_pass`` found them
+        (a new array).  Returns whether it changed any unit's target or distance."""
         u = self.u
         vision = self.w.vision
         level = vision.level_grid()
         if level is None:
-            return
+            return False
         # the units whose target is uphill of a ground attacker, or beyond the attacker's sight
         xy2 = u.xy.reshape(2, -1)
         ground = self._ground()
-        if _native is None:
+        h, w = level.shape
+        if cand is not None:
+            rows = cand
+        elif _native is None:
             rows = _unseen_candidates(xy2, tgt, dx, dy, u.sight, ground, level, self._last_cell(level))
-            if len(rows):
-                rows = _unseen_of(vision, rows, xy2, tgt, u.owner)
         else:
-            h, w = level.shape
             rows = np.empty(len(tgt), np.int64)
             rows = rows[:_native.unseen_candidates(xy2, tgt, dx, dy, u.sight, ground, level, w, h, rows)]
-            if len(rows):
+        if len(rows):
+            if _native is None:
+                rows = _unseen_of(vision, rows, xy2, tgt, u.owner)
+            else:
                 revealed = np.fromiter(vision.revealed, np.int64, len(vision.revealed)) if vision.revealed else _NO_ROWS
                 rows = rows[:_native.unseen_of(rows, xy2, tgt, u.sight, u.owner, ground, level, w, h, revealed,
                                                self._scans(), SCAN_RADIUS * SCAN_RADIUS)]
@@ -509,6 +547,7 @@ class Targeting:
             if _MIN_RANGE[u.ti[r]] > 0:
                 allowed &= d >= _MIN_RANGE[u.ti[r]]
             self._retarget(r, allowed, ddx, ddy, d, tgt, tsafe, dx, dy, d_edge)
+        return len(rows) > 0
 
     def _scans(self) -> np.ndarray:
         """(3, scans): the x, y and owner of the active scans (:meth:`Abilities.scan_discs` of every
