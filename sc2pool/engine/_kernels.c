@@ -417,6 +417,7 @@ static PyObject *py_nearest_in_window(PyObject *self, PyObject *args) {
 #include "_kernels_pf2.c"
 #include "_kernels_dij.c"
 #include "_kernels_tgt2.c"
+#include "_kernels_loco2.c"
 
 static PyMethodDef methods[] = {
     {"segment_free", py_segment_free, METH_VARARGS, segment_free_doc},
@@ -466,6 +467,10 @@ static PyMethodDef methods[] = {
     {"dijkstra_csr", py_dijkstra_csr, METH_VARARGS, dijkstra_csr_doc},
     {"target_rows", py_target_rows, METH_VARARGS, target_rows_doc},
     {"resolve_pass", py_resolve_pass, METH_VARARGS, resolve_pass_doc},
+    {"econ_same", py_econ_same, METH_VARARGS, econ_same_doc},
+    {"crowd_steer", py_crowd_steer, METH_VARARGS, crowd_steer_doc},
+    {"crowd_stops", py_crowd_stops, METH_VARARGS, crowd_stops_doc},
+    {"set_facing", py_set_facing, METH_VARARGS, set_facing_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -513,6 +513,9 @@ class _Counting:
         self.native, self.blocked, self.placed, self.sidestepped, self.chased = native, 0, 0, 0, 0
         self.walkers, self.headings = native.walkers, native.headings
 
+    def __getattr__(self, name: str) -> Any:  # (the kernels not counted here)
+        return getattr(self.native, name)
+
     def blocked_ahead(self, *args: Any) -> None:
         self.native.blocked_ahead(*args)
         self.blocked += int(np.count_nonzero(args[-1]))

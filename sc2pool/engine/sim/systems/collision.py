@@ -184,6 +184,10 @@ class Collision:
             econ = np.zeros(len(u), dtype=bool)
             key = (u.version, b"")
         else:
+            # (the compiled twin compares the key's mask without making the new key)
+            if (_native is not None and self._coll_version[0] == u.version
+                    and _native.econ_same(u.kind, ECON, self._coll_version[1])):
+                return self._coll
             econ = u.kind == ECON
             key = (u.version, econ.tobytes() if _count(econ) else b"")
         if self._coll_version != key:
@@ -363,6 +367,12 @@ class Collision:
                 vec[2, q:] = vec[2, :q]
                 self._touch = (rows2, vec)
         return self._touch
+
+    def near_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | float]:
+        """:meth:`near_pairs` (rows a, b) with the pairs' radii summed (one float when every
+        collidable unit has the same radius)."""
+        a, b = self.near_pairs()
+        return a, b, self._pc_rr
 
     def touching_now(self) -> np.ndarray | None:
         """Rows (source, other) of the pairs of the pair list touching now (within

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2pool.engine.kernels import native as _native
+from sc2pool.engine.sim.systems.collision import CONTACT_SLOP
 from sc2pool.engine.sim.units import (
     FLOAT_FIELDS,
     HOLD,
@@ -127,8 +128,11 @@ class Locomotion:
                         blocked_ch, xy2, hd, go)
             if n_go:
                 moved = True
-                heading = np.arctan2(hd[1], hd[0]) % _TWO_PI
-                u.facing[m] = heading if n_go == n_ch else np.where(go, heading, u.facing[m])
+                if _native is not None:
+                    _native.set_facing(m, go, np.arctan2(hd[1], hd[0]), _TWO_PI, u.facing)
+                else:
+                    heading = np.arctan2(hd[1], hd[0]) % _TWO_PI
+                    u.facing[m] = heading if n_go == n_ch else np.where(go, heading, u.facing[m])
         if moved or n_pg:  # (movers and chasers at once: neither step reads the other's positions)
             self.clamp()
         return moved, walking, point_goal, pg, chase, mobile
@@ -149,10 +153,11 @@ class Locomotion:
         f = u.F[:self._nf]
         if _native is not None:
             moved = bool(_native.move_to_points(m, loop, start, u.seg, f, _F_X, _F_OX, self.steer, u.speed, dd, flags))
+            _native.set_facing(m, flags[0], np.arctan2(dd[1], dd[0]), _TWO_PI, u.facing)
         else:
             moved = _move_to_points(m, loop, start, u.seg, f, _F_X, _F_OX, self.steer, u.speed, dd, flags)
-        some, arrived = flags
-        u.facing[m] = np.where(some, np.arctan2(dd[1], dd[0]) % _TWO_PI, u.facing[m])
+            u.facing[m] = np.where(flags[0], np.arctan2(dd[1], dd[0]) % _TWO_PI, u.facing[m])
+        arrived = flags[1]
         if clamp:
             self.clamp()
         if _count(arrived):
@@ -201,6 +206,10 @@ class Locomotion:
         u = self.u
         steer = np.zeros(len(u), dtype=bool)
         g = self.goal
+        if _native is not None:  # (False: a distance too near its bound for the kernel to tell)
+            if _native.crowd_steer(pg, u.F, g, xy2, u.radius, u.owner, self._crowd_sqrt(), steer):
+                return steer
+            steer = np.zeros(len(u), dtype=bool)
         togo = u.F[g:g + 2].take(pg, axis=1)
         togo -= xy2.take(pg, axis=1)
         far = np.hypot(togo[0], togo[1]) > self._crowd_bound(pg)
@@ -211,11 +220,16 @@ class Locomotion:
         """How far from its goal a mover may stop against allies already there: the radius of a
         loose ball of all its owner's ground units (``2 r sqrt(n)``: packing density 1/4)."""
         u = self.u
+        return 2.0 * u.radius[rows] * self._crowd_sqrt()[u.owner[rows]]
+
+    def _crowd_sqrt(self) -> np.ndarray:
+        """Per owner: the square root of the number of its collidable units (cached per
+        collidable set)."""
         c = self.w.collision.collidable()
-        if self._crowd_coll is not c:  # per collidable set: the square roots of the counts
+        if self._crowd_coll is not c:
             self._crowd_coll = c
-            self._crowd_sqrt_n = np.sqrt(np.bincount(u.owner[c], minlength=NEUTRAL_OWNER + 1))
-        return 2.0 * u.radius[rows] * self._crowd_sqrt_n[u.owner[rows]]
+            self._crowd_sqrt_n = np.sqrt(np.bincount(self.u.owner[c], minlength=NEUTRAL_OWNER + 1))
+        return self._crowd_sqrt_n
 
     def arrive_by_crowding(self, m: np.ndarray) -> None:
         """Movers ``m`` whose goal is taken by idle allies stop on bumping into them.
@@ -227,6 +241,15 @@ class Locomotion:
         u = self.u
         if len(m) == 0:
             return
+        if _native is not None:  # (-1: a distance too near a bound for the kernel to tell)
+            a, b, rr = self.w.collision.near_list()
+            done = np.empty(len(u), dtype=bool)
+            k = _native.crowd_stops(m, a, b, rr, CONTACT_SLOP, u.F, _F_X, self.goal, u.kind, u.eng, u.owner, IDLE,
+                                    u.radius, self._crowd_sqrt(), done)
+            if k >= 0:
+                if k:
+                    u.finish_orders(done.nonzero()[0])
+                return
         so = self.w.collision.touching_now()  # (source, other) rows of the touching pairs, both ways
         if so is None:
             return
