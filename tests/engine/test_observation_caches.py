@@ -2,7 +2,8 @@
 (``World.unit_extras``): the resources' contents per row (``Harvest.contents_rows``), the flying
 and burrowed flags and detection ranges per unit-set version (``Modes.extras``,
 ``Detection.extras``), a passenger's ``passengers`` entry once it cannot change
-(``Transport.passenger_entry``), and the food of the players' units (``Supply.food``).  Each is
+(``Transport.passenger_entry``), the food of the players' units (``Supply.food``), and the
+workers' order bytes (``Workers.job_bytes``).  Each is
 held to the same answer made from nothing, over a game that mines, loads and unloads a Medivac,
 morphs, and loses units."""
 
@@ -16,10 +17,11 @@ from test_terran_tech import act, rich_eco
 from sc2pool.engine import data as D
 from sc2pool.engine.sim import commands as C
 from sc2pool.engine.sim.encode import wrap
+from sc2pool.engine.sim.systems import workers as workers_mod
 from sc2pool.engine.sim.world import World
 
 MEDIVAC, VIKING_FIGHTER, RAVEN, GHOST, SUPPLYDEPOT_LOWERED = 54, 35, 56, 50, 47
-LOAD_MEDIVAC, UNLOADALLAT_MEDIVAC, LOWER_DEPOT = 394, 396, 556
+LOAD_MEDIVAC, UNLOADALLAT_MEDIVAC, LOWER_DEPOT, BUILD_SUPPLYDEPOT = 394, 396, 556, 319
 
 
 def _forget(w: World) -> None:
@@ -96,3 +98,30 @@ def test_a_passenger_entry_is_kept_once_it_cannot_change_and_made_afresh_while_i
     p = dataclasses.replace(ps[1], tag=ghost)
     p.entry = ps[1].entry
     assert tr.passenger_entry(p) == wrap(24, tr.passenger_bytes(p)) != ps[1].entry
+
+
+def _job_bytes_made_afresh(w: World) -> dict[int, bytes]:
+    """Each job's :meth:`Workers.job_bytes` from nothing: no bytes kept on the job, none in the
+    shared table of order bytes (emptied before each job, so that no job's bytes serve another)."""
+    fresh = {}
+    for tag, job in w.workers.jobs.items():
+        workers_mod._ORDER_BYTES.clear()
+        fresh[tag] = w.workers.job_bytes(dataclasses.replace(job, cache_key=(), cache_src=(), cache_bytes=b""))
+    workers_mod._ORDER_BYTES.clear()
+    return fresh
+
+
+def test_the_kept_order_bytes_of_workers_are_those_made_afresh() -> None:
+    g, w = rich_eco()
+    scvs = tags_of(g, D.SCV)
+    # two depots: the same build order at two sites (orders to a point are not shared)
+    assert act(g, BUILD_SUPPLYDEPOT, [scvs[0]], (30.0, 40.0)) == C.SUCCESS
+    assert act(g, BUILD_SUPPLYDEPOT, [scvs[1]], (34.0, 40.0)) == C.SUCCESS
+    sites = set()
+    for _ in range(60):
+        g.step(8)
+        kept = {tag: w.workers.job_bytes(job) for tag, job in w.workers.jobs.items()}
+        assert kept == _job_bytes_made_afresh(w)
+        sites.update(job.site for job in w.workers.jobs.values() if job.build == BUILD_SUPPLYDEPOT)
+    assert len(sites) == 2  # (both builds were seen)
+    assert w.supply.collected_minerals[1] > 0  # (trips: gather and return orders, with and without cargo)

@@ -227,6 +227,14 @@ _CARRY_MINERALS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_MINERALS)
 _CARRY_GAS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_GAS)
 
 
+_ORDER_BYTES: dict[tuple[object, ...], bytes] = {}
+"""The order (and carry buff) bytes of :meth:`Workers.job_bytes` with a unit target, by what they are
+made of (ability, target, carry): a worker's job changes phase every few loops, and its bytes are
+one of a few per resource and townhall."""
+_ORDER_BYTES_MAX = 4096
+"""Entries :data:`_ORDER_BYTES` keeps at most (cleared when full)."""
+
+
 def carry_buff_bytes(gas: bool) -> bytes:
     """The ``Unit.buff_ids`` entry of a worker carrying minerals or gas."""
     return _CARRY_GAS_BYTES if gas else _CARRY_MINERALS_BYTES
@@ -459,12 +467,21 @@ class Workers:
             key = (of_type(job.worker).gather_ability, job.target)
         key += (job.carry > 0, job.carry_gas)
         if job.cache_key != key:
-            if job.phase in (WALK_SITE, BUILDING) and not job.geyser:
+            if job.phase in (WALK_SITE, BUILDING) and not job.geyser:  # (a construction's point: not shared)
                 b = order_bytes(job.build, pos=job.site)
+                if job.carry:
+                    b += carry_buff_bytes(job.carry_gas)
             else:
-                b = order_bytes(key[0], tag=key[1])
-            if job.carry:
-                b += carry_buff_bytes(job.carry_gas)
+                made = (key, bool(job.carry))  # (all that the bytes below are made of)
+                got = _ORDER_BYTES.get(made)
+                if got is None:
+                    got = order_bytes(key[0], tag=key[1])
+                    if job.carry:
+                        got += carry_buff_bytes(job.carry_gas)
+                    if len(_ORDER_BYTES) >= _ORDER_BYTES_MAX:
+                        _ORDER_BYTES.clear()
+                    _ORDER_BYTES[made] = got
+                b = got
             job.cache_key = key
             job.cache_bytes = b
         return job.cache_bytes
