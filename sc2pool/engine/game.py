@@ -575,10 +575,12 @@ class Game:
         return got
 
     def _player_common_bytes(self, player_id: int) -> bytes:
-        """``observation.player_common``; depends only on the set of units, so cached per version."""
+        """``observation.player_common``: cached per unit set, ledger revision and idle workers
+        (a worker goes idle when its move ends, with neither of the others changing)."""
         u = self.world.u
         w = self.world
-        key = (player_id, u.version, w.supply.revision if w.has_economy else 0)
+        idle = w.workers.idle_workers(player_id) if w.has_economy else 0
+        key = (player_id, u.version, w.supply.revision if w.has_economy else 0, idle)
         got = self._pc_cache.get(key)
         if got is not None:
             return got
@@ -591,7 +593,7 @@ class Game:
             pc.minerals = ledger.minerals.get(player_id, 0)
             pc.vespene = ledger.vespene.get(player_id, 0)
             pc.food_used, pc.food_cap = ledger.food(player_id)
-            pc.idle_worker_count = w.workers.idle_workers(player_id)
+            pc.idle_worker_count = idle
             if w.larva.active:
                 pc.larva_count = larvae if counts is not None else 0
         got = wrap(3, wrap(1, pc.SerializeToString()))

@@ -508,3 +508,21 @@ def test_random_economy_commands_keep_invariants(map_name: str, minerals: int, a
         x0, y0, x1, y1 = g.scenario.map.playable
         assert np.all((u.x >= x0) & (u.x <= x1) & (u.y >= y0) & (u.y <= y1)) and np.all(np.isfinite(u.x))
         assert all(0 <= r.contents <= 2250 for r in world.harvest.resources.values())
+
+
+def test_the_idle_worker_count_follows_a_worker_that_arrives_from_a_move() -> None:
+    """The observation keeps ``player_common``'s bytes while the unit set and the ledger stay the
+    same; a worker that arrives from a move order goes idle with neither changing."""
+    g, world = eco(keep_scvs=1)
+    scv = tags_of(g, D.SCV)[0]
+    x, y = pos(g, scv)
+
+    def sent() -> sc_pb.PlayerCommon:  # (what a client gets: the cached bytes)
+        return sc_pb.ResponseObservation.FromString(g.observation_bytes(1)).observation.player_common
+
+    assert act(g, D.MOVE_MOVE, [scv], (x + 4.0, y)) == 1
+    g.step(4)
+    assert unit(g, scv).orders and sent().idle_worker_count == 0
+    g.step(200)
+    assert not unit(g, scv).orders
+    assert sent().idle_worker_count == pc(g).idle_worker_count == 1
