@@ -81,7 +81,14 @@ from sc2pool.engine.computer.levels import (
 from sc2pool.engine.computer.protoss import ProtossRules
 from sc2pool.engine.computer.races import PROFILES, STAYS, RaceProfile, Role
 from sc2pool.engine.computer.rules import MELEE_SHARE, TECH_STRUCTURES, RaceRules, scouting, strength
-from sc2pool.engine.computer.sites import ADDON_BASE_RADIUS, BASE_RADIUS, MapPlan, base_spots, map_plan
+from sc2pool.engine.computer.sites import (
+    ADDON_BASE_RADIUS,
+    BASE_RADIUS,
+    MapPlan,
+    base_spots,
+    map_plan,
+    plateau,
+)
 from sc2pool.engine.computer.terran import TerranRules
 from sc2pool.engine.computer.zerg import ZergRules
 from sc2pool.engine.data import tech as T
@@ -159,6 +166,12 @@ class MeleeComputer:
     _army_lut: np.ndarray | None = None
     """bool per type row: whether units of the row are of :attr:`army_types` (made at the first
     act; indexed with the units' type rows it answers ``np.isin`` without sorting every act)."""
+    _site_of: dict[tuple[float, float], int] | None = None
+    """Point -> :meth:`site_index` of the points asked (made at the first; the sites are the map
+    plan's, fixed for the game)."""
+    _plateaus: dict[int, np.ndarray] | None = None
+    """Site index -> :func:`~.sites.plateau` of the site (made at the first :meth:`free_spot` of the
+    site: every spot list of the base stands on it, and the map's grids never change)."""
 
     def __init__(self, player_id: int, difficulty: int, build: int, scenario: Melee, race: int | None = None) -> None:
         """``race``: the race it plays (``common_pb2.Race``, not Random); None: the one the scenario
@@ -285,8 +298,9 @@ class MeleeComputer:
         if self._army_lut is None:
             self._army_lut = np.isin(TYPES.unit_id, self.army_types)
         self.army_rows = (own & self._army_lut[u.ti]).nonzero()[0]
-        if self.rules.detached:
-            self.army_rows = self.army_rows[~np.isin(u.tag[self.army_rows], list(self.rules.detached))]
+        detached = self.rules.detached
+        if detached:
+            self.army_rows = self.army_rows[[t not in detached for t in u.tag[self.army_rows].tolist()]]
         self.rules.observe(world, own)
         self.structs = [s for s in world.construction.structures.values() if s.owner == self.player_id]
         self.look(world)
@@ -306,11 +320,13 @@ class MeleeComputer:
         plan = self.plan
         assert plan is not None
         vision = world.vision
+        # (what its units see from, taken once: nothing moves during the look)
+        eyes = None if self.level.sees_all else vision.eyes(pid)
         if self.level.sees_all:
             vision.revealed.add(pid)  # its units may target what none of them sees
             known = enemy
         elif len(enemy):
-            known = enemy[vision.sees_units(pid, enemy)]
+            known = enemy[vision.sees_units_from(pid, eyes, enemy)]
         else:
             known = enemy
         self.known = known
@@ -318,8 +334,10 @@ class MeleeComputer:
         st = TYPES.structure[u.ti[known]]
         if len(known):
             self.enemy_air = max(self.enemy_air, int(np.count_nonzero(TYPES.is_flying[u.ti[known]] & ~st)))
-        for r in known[st].tolist():
-            self.enemy_structures[int(u.tag[r])] = (float(u.x[r]), float(u.y[r]), int(u.unit_id[r]))
+            seen = known[st]
+            for t, x, y, uid in zip(u.tag[seen].tolist(), u.x[seen].tolist(), u.y[seen].tolist(),
+                                    u.unit_id[seen].tolist(), strict=True):
+                self.enemy_structures[t] = (x, y, uid)
         if self.build.strength_margin:
             self.remember_army(world, known[~st])
         if self.enemy_structures and world.loop >= self.look_far_at:
@@ -331,14 +349,16 @@ class MeleeComputer:
                 gone = []
                 if away:
                     pos = np.array([self.enemy_structures[t][:2] for t in away])
-                    gone = [t for t, g in zip(away, vision.sees(pid, pos[:, 0], pos[:, 1]).tolist(), strict=True) if g]
+                    gone = [t for t, g in zip(away, vision.sees_from(eyes, pos[:, 0], pos[:, 1]).tolist(), strict=True)
+                            if g]
             for t in gone:
                 del self.enemy_structures[t]
         if world.loop >= self.look_far_at:  # (what changes slowly: every LOOK_FAR loops)
             self.look_far_at = world.loop + LOOK_FAR
             sites = self.site_array
-            seen = np.ones(len(sites), dtype=bool) if self.level.sees_all else vision.sees(pid, sites[:, 0], sites[:, 1])
-            for k in np.nonzero(seen)[0].tolist():
+            looked = np.ones(len(sites), dtype=bool) if self.level.sees_all else \
+                vision.sees_from(eyes, sites[:, 0], sites[:, 1])
+            for k in np.nonzero(looked)[0].tolist():
                 self.seen_sites[k] = world.loop
         if self.enemy_main is None:
             for x, y, _ in self.enemy_structures.values():
@@ -907,18 +927,20 @@ class MeleeComputer:
         """Site indices of its townhalls, the main first."""
         plan = self.plan
         assert plan is not None
-        out = []
-        for s in self.structs:
-            if s.unit_id in self.townhall_types:
-                k = int(np.argmin([(a - s.x) ** 2 + (b - s.y) ** 2 for a, b in plan.sites]))
-                out.append(k)
+        out = [self.site_index((s.x, s.y)) for s in self.structs if s.unit_id in self.townhall_types]
         main = self.site_index(self.home)
         return sorted(set(out), key=lambda k: (k != main, k))
 
     def site_index(self, p: tuple[float, float]) -> int:
+        """The index of the expansion site nearest to ``p`` (:attr:`_site_of`)."""
         plan = self.plan
         assert plan is not None
-        return int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
+        if self._site_of is None:
+            self._site_of = {}
+        k = self._site_of.get(p)
+        if k is None:
+            k = self._site_of[p] = int(np.argmin([(a - p[0]) ** 2 + (b - p[1]) ** 2 for a, b in plan.sites]))
+        return k
 
     def free_spot(self, world: World, role: Role, addon: bool = False, bases: list[int] | None = None,
                   minerals: bool = False) -> tuple[float, float] | None:
@@ -962,11 +984,16 @@ class MeleeComputer:
                     # on the line's side come first, covering both)
                     anchor = ((hx + sum(x for x, _ in fields) / len(fields)) / 2,
                               (hy + sum(y for _, y in fields) / len(fields)) / 2)
+                if self._plateaus is None:
+                    self._plateaus = {}
+                area = self._plateaus.get(k)
+                if area is None:
+                    area = self._plateaus[k] = plateau(world, hx, hy)
                 spots = self.spots[key] = base_spots(world, plan.sites[k], plan.resources[k], size, anchor,
                                                      gap=3 if self.tech is not None and size == 3 else 2,
                                                      extra_right=2 if addon else 0,
                                                      radius=ADDON_BASE_RADIUS if dense else BASE_RADIUS,
-                                                     dense=dense)
+                                                     dense=dense, area=area)
             spot = rules.spot_in(world, k, spots, ability, size, addon, sources, reach)
             if spot is not None:
                 return spot

@@ -78,9 +78,10 @@ def fits(ok: np.ndarray, w: int, h: int) -> np.ndarray:
     return out
 
 
-def static_placeable(world: World) -> np.ndarray:
-    """bool[h, w]: the map's placement grid less obstacles (rocks)."""
-    return np.asarray(world.map.placeable, dtype=bool) & ~world.placement.blocked
+def static_placeable(world: World, win: tuple[slice, slice] = (slice(None), slice(None))) -> np.ndarray:
+    """bool[h, w]: the map's placement grid less obstacles (rocks); ``win``: only its window of
+    (rows, columns)."""
+    return np.asarray(world.map.placeable, dtype=bool)[win] & ~world.placement.blocked[win]
 
 
 def clusters(world: World) -> list[list[tuple[float, float, bool]]]:
@@ -227,24 +228,38 @@ def plateau(world: World, x: float, y: float) -> np.ndarray:
     return (labels == lab) & same if lab else same
 
 
-def _disc(h: int, w: int, x: float, y: float, r: float) -> np.ndarray:
-    gy, gx = np.ogrid[:h, :w]
+def _disc(h: int, w: int, x: float, y: float, r: float, y0: int = 0, x0: int = 0) -> np.ndarray:
+    """bool[h - y0, w - x0]: the cells of rows y0..h - 1 and columns x0..w - 1 whose centres lie
+    within ``r`` of (x, y)."""
+    gy, gx = np.ogrid[y0:h, x0:w]
     return (gx + 0.5 - x) ** 2 + (gy + 0.5 - y) ** 2 <= r * r
 
 
 def base_spots(world: World, home: tuple[float, float], resources: list[tuple[float, float, bool]], size: int,
                anchor: tuple[float, float], gap: int, extra_right: int = 0,
-               radius: float = BASE_RADIUS, dense: bool = False) -> list[tuple[float, float]]:
+               radius: float = BASE_RADIUS, dense: bool = False, area: np.ndarray | None = None
+               ) -> list[tuple[float, float]]:
     """Centres where a ``size`` x ``size`` structure may stand in the base at ``home``, best first
     (see the module docstring): on its plateau within ``radius``, ``gap`` free cells
     between neighbours of the lattice, not within 6 of the townhall's centre, not in front of its
     mineral line (the half-disc of radius 11 towards the line's centre) and 3 clear of every
     resource of the base.  ``extra_right`` more columns on its right are kept placeable and free
     too (2: the add-on of a Barracks, Factory or Starport, level with its bottom rows).  ``dense``:
-    every cell is a candidate instead of the lattice's (the caller keeps structures apart)."""
+    every cell is a candidate instead of the lattice's (the caller keeps structures apart).
+    ``area``: :func:`plateau` of ``home``, when the caller keeps it for the base's other lists."""
     hx, hy = home
     m = world.map
-    ok = static_placeable(world) & plateau(world, hx, hy) & _disc(m.height, m.width, hx, hy, radius)
+    # (no cell off the disc is a candidate, and a footprint reaching beyond the disc does not fit:
+    # the grids are cut to a window round it, with a margin, whose cells answer as the whole map's)
+    xa, xb = max(int(math.floor(hx - radius)) - 2, 0), min(int(math.ceil(hx + radius)) + 2, m.width)
+    ya, yb = max(int(math.floor(hy - radius)) - 2, 0), min(int(math.ceil(hy + radius)) + 2, m.height)
+    xb, yb = max(xb, xa), max(yb, ya)
+    win = (slice(ya, yb), slice(xa, xb))
+    if area is None:
+        area = plateau(world, hx, hy)
+    ok = static_placeable(world, win)
+    ok &= area[win]
+    ok &= _disc(yb, xb, hx, hy, radius, ya, xa)
     fit = fits(ok, size + extra_right, size)
     step = 1 if dense else size + gap
     xstep = 1 if dense else step + extra_right
@@ -257,7 +272,9 @@ def base_spots(world: World, home: tuple[float, float], resources: list[tuple[fl
     lx, ly = gx.ravel(), gy.ravel()  # lower-left cells
     inside = (lx >= 0) & (ly >= 0) & (lx < m.width) & (ly < m.height)
     lx, ly = lx[inside], ly[inside]
-    good = fit[ly, lx]
+    in_win = (lx >= xa) & (lx < xb) & (ly >= ya) & (ly < yb)
+    good = np.zeros(len(lx), dtype=bool)
+    good[in_win] = fit[ly[in_win] - ya, lx[in_win] - xa]
     cx, cy = lx + half, ly + half
     good &= (cx - hx) ** 2 + (cy - hy) ** 2 >= 6.0 ** 2
     pts = np.array([(a, b) for a, b, _ in resources]) if resources else np.zeros((0, 2))
@@ -266,8 +283,9 @@ def base_spots(world: World, home: tuple[float, float], resources: list[tuple[fl
         vx, vy = mx - hx, my - hy
         front = ((cx - hx) * vx + (cy - hy) * vy > 0) & ((cx - hx) ** 2 + (cy - hy) ** 2 < 11.0 ** 2)
         good &= ~front
-        d = np.hypot(cx[:, None] - pts[None, :, 0], cy[:, None] - pts[None, :, 1])
-        good &= (d >= 3.0 + half + 1.0).all(axis=1)
+        k = np.flatnonzero(good)  # (the clearance of the candidates left)
+        d = np.hypot(cx[k, None] - pts[None, :, 0], cy[k, None] - pts[None, :, 1])
+        good[k] = (d >= 3.0 + half + 1.0).all(axis=1)
     cx, cy = cx[good], cy[good]
     order = np.lexsort((cx, cy, (cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2))
     return [(float(cx[k]), float(cy[k])) for k in order]

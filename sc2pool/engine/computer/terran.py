@@ -344,32 +344,44 @@ class TerranRules(RaceRules):
         ground = known[~flying] if len(known) else known
         units = known[~TYPES.structure[u.ti[known]]] if len(known) else known
         uid = u.unit_id[army]
+        present = set(uid.tolist())
+        none = army[:0]
+
+        def of(*types: int) -> np.ndarray:
+            """Rows of ``army`` of these unit types, in its order (most types are absent: no mask then)."""
+            if present.isdisjoint(types):
+                return none
+            mask = uid == types[0]
+            for t in types[1:]:
+                mask |= uid == t
+            return army[mask]
+
         for mode in MODES:
-            self.modes(world, mode, army[(uid == mode.mobile) | (uid == mode.fixed)], ground if not mode.air else units)
-        self.liberate(world, army[(uid == LIBERATOR) | (uid == LIBERATOR_AG)], ground[~TYPES.structure[u.ti[ground]]],
-                      known[flying & ~TYPES.structure[u.ti[known]]])
+            self.modes(world, mode, of(mode.mobile, mode.fixed), ground if not mode.air else units)
+        air = known[flying & ~TYPES.structure[u.ti[known]]] if len(known) else known
+        libs = of(LIBERATOR, LIBERATOR_AG)
+        self.liberate(world, libs, ground[~TYPES.structure[u.ti[ground]]] if len(libs) else none, air)
         if len(known):
             research = world.research
             pid = c.player_id
             if research.has(pid, STIMPACK_UPGRADE):
-                self.stim(world, army[(uid == D.MARINE) | (uid == MARAUDER)], known)
+                self.stim(world, of(D.MARINE, MARAUDER), known)
             if research.has(pid, CLOAK_UPGRADE):
-                self.cloak(world, army[uid == BANSHEE], known)
+                self.cloak(world, of(BANSHEE), known)
             if c.defence.cloak_seen:
                 self.scan(world, army, known)
         if c.difficulty >= L.HARD:
-            air = known[flying & ~TYPES.structure[u.ti[known]]] if len(known) else known
-            self.vikings(world, army[(uid == VIKING_FIGHTER) | (uid == VIKING_ASSAULT)], ground, air)
-            self.thors(world, army[(uid == THOR) | (uid == THOR_AP)], air)
-            self.hellbats(world, army[uid == HELLION], ground)
+            self.vikings(world, of(VIKING_FIGHTER, VIKING_ASSAULT), ground, air)
+            self.thors(world, of(THOR, THOR_AP), air)
+            self.hellbats(world, of(HELLION), ground)
         if len(units):
             if world.research.has(c.player_id, WEAPON_REFIT_UPGRADE):
-                self.yamato(world, army[uid == BATTLECRUISER], units)
-            ravens = army[uid == RAVEN]
+                self.yamato(world, of(BATTLECRUISER), units)
+            ravens = of(RAVEN)
             if c.difficulty >= L.HARD:
                 ravens = self.raven_spells(world, ravens, units)
             self.turrets(world, ravens, units)
-            ghosts = army[uid == GHOST]
+            ghosts = of(GHOST)
             if c.difficulty >= L.HARD:
                 ghosts = self.nuke(world, ghosts, known)
             self.ghosts(world, ghosts, units)
