@@ -263,7 +263,7 @@ class Game:
         self._leave_result: dict[int, int] | None = None
         self._const_obs: dict[int, bytes] = {}
         self._creep_cache: tuple[int, bytes] | None = None
-        self._pc_cache: dict[tuple[int, int, int], bytes] = {}
+        self._pc_cache: dict[tuple[int, int, int, int], bytes] = {}
         self._counts_cache = (-1, {})  # (a new world's versions start again)
         self._records_cache = (-1, {})
         self._fog = bool(self.scenario.fog) and not self.disable_fog
