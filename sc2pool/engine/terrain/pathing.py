@@ -658,18 +658,9 @@ class PathFinder:
             for key, cells in items:
                 self.set_blocked(key, cells)
             return
-        touched = []
+        touched: list[np.ndarray] = []
         for key, cells in items:
-            old = self._blocks.pop(key, None)
-            if old is not None:
-                np.subtract.at(self._blocked_count, old, 1)
-                touched.append(old)
-            if cells is not None:
-                flat = self._flat(cells)
-                if flat.size:
-                    self._blocks[key] = flat
-                    np.add.at(self._blocked_count, flat, 1)
-                    touched.append(flat)
+            self._count_blocks(key, cells, touched)
         if touched:
             self._flip(np.unique(np.concatenate(touched)))
 
@@ -679,18 +670,24 @@ class PathFinder:
         ``cells`` is a ``(rows, cols)`` pair of slices of the grid, a bool[h, w] mask, or an (n, 2)
         array of (x, y) cells.
         """
+        touched: list[np.ndarray] = []
+        self._count_blocks(key, cells, touched)
+        if touched:
+            self._flip(np.unique(np.concatenate(touched)))
+
+    def _count_blocks(self, key: int, cells: tuple[slice, slice] | np.ndarray | None, touched: list[np.ndarray]) -> None:
+        """Move structure ``key``'s blocked counts from its earlier cells to ``cells``; the cells
+        whose counts changed are appended to ``touched``."""
         old = self._blocks.pop(key, None)
-        touched = [old] if old is not None else []
         if old is not None:
             np.subtract.at(self._blocked_count, old, 1)
+            touched.append(old)
         if cells is not None:
             flat = self._flat(cells)
             if flat.size:
                 self._blocks[key] = flat
                 np.add.at(self._blocked_count, flat, 1)
                 touched.append(flat)
-        if touched:
-            self._flip(np.unique(np.concatenate(touched)))
 
     def _flip(self, cand: np.ndarray) -> None:
         """Make the cells ``cand`` (sorted, unique) pathable or not as their blocked counts now say."""
