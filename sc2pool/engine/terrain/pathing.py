@@ -418,15 +418,7 @@ class _Layer:
             todo, via_of, indptr, data, indices = _sub_graph(affected, self.free.ravel(), g, self.matrix.data, f.dist)
         if todo.size:
             k = todo.size
-            if _native is not None and _QUEUE_DIJKSTRA:  # (no scipy matrix built and checked per repair)
-                d, p = np.empty(k + 1), np.empty(k + 1, dtype=np.int32)
-                _native.dijkstra_csr(indptr, indices, data, k, math.inf, d, p)
-            else:
-                from scipy.sparse import csr_matrix
-                from scipy.sparse.csgraph import dijkstra
-
-                sub = csr_matrix((data, indices, indptr), shape=(k + 1, k + 1))
-                d, p = dijkstra(sub, directed=True, indices=k, return_predecessors=True)
+            d, p = _shortest(indptr, indices, data, k, math.inf)
             (_repair_write if _native is None else _native.repair_write)(todo, d, p, via_of, f.limit, f.dist, f.pred)
         # taut paths from changed nodes, or passing by a new structure, are pulled again
         drop = []
@@ -439,20 +431,10 @@ class _Layer:
         return True
 
     def _solve(self, goal: int, bound: float | None) -> tuple[np.ndarray, np.ndarray]:
-        """The distances to ``goal`` (float64 per node) and each node's next node towards it (int32;
-        ``_UNREACHED`` where none), searched no farther than ``bound`` when given: scipy's dijkstra
-        (from the goal: the graph's steps cost the same both ways), or its compiled twin."""
-        if _native is not None and _QUEUE_DIJKSTRA:  # (the layer's matrix shares the graph's structure)
-            g = self.pf._graph
-            dist, pred = np.empty(g.n), np.empty(g.n, dtype=np.int32)
-            _native.dijkstra_csr(g.indptr, g.indices, self.matrix.data, goal, math.inf if bound is None else bound,
-                                 dist, pred)
-            return dist, pred
-        from scipy.sparse.csgraph import dijkstra  # (imported where a field is solved, not per query)
-
-        if bound is None:
-            return dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True)  # type: ignore[no-any-return]
-        return dijkstra(self.matrix, directed=True, indices=goal, return_predecessors=True, limit=bound)  # type: ignore[no-any-return]
+        """:func:`_shortest` to ``goal`` on this layer (from the goal: the graph's steps cost the
+        same both ways; the layer's matrix shares the graph's structure)."""
+        g = self.pf._graph
+        return _shortest(g.indptr, g.indices, self.matrix.data, goal, math.inf if bound is None else bound)
 
     def _valid(self, f: _Field | None) -> bool:
         """True when ``f`` is up to date (repaired now if structures were placed since)."""
@@ -486,6 +468,24 @@ class _Layer:
         if len(self.fields) > FIELD_CACHE:
             self.fields.popitem(last=False)
         return f
+
+
+def _shortest(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, source: int,
+              limit: float) -> tuple[np.ndarray, np.ndarray]:
+    """Dijkstra from ``source`` over the CSR graph (``indptr``, ``indices``, ``data``), searched no
+    farther than ``limit``: the distances (float64 per node) and each node's predecessor (int32;
+    ``_UNREACHED`` where none).  The compiled twin where it breaks ties as the installed scipy
+    does (:data:`_QUEUE_DIJKSTRA`), else scipy's own (imported where a field is solved)."""
+    n = len(indptr) - 1
+    if _native is not None and _QUEUE_DIJKSTRA:
+        dist, pred = np.empty(n), np.empty(n, dtype=np.int32)
+        _native.dijkstra_csr(indptr, indices, data, source, limit, dist, pred)
+        return dist, pred
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    graph = csr_matrix((data, indices, indptr), shape=(n, n))
+    return dijkstra(graph, directed=True, indices=source, return_predecessors=True, limit=limit)  # type: ignore[no-any-return]
 
 
 def _bad_steps(pred: np.ndarray, nodes: np.ndarray, cells: np.ndarray, free: np.ndarray, w: int) -> np.ndarray:
