@@ -227,10 +227,10 @@ _CARRY_MINERALS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_MINERALS)
 _CARRY_GAS_BYTES = b"\xd8\x01" + varint(BUFF_CARRY_GAS)
 
 
-_ORDER_BYTES: dict[tuple[object, ...], bytes] = {}
-"""The order (and carry buff) bytes of :meth:`Workers.job_bytes` with a unit target, by what they are
-made of (ability, target, carry): a worker's job changes phase every few loops, and its bytes are
-one of a few per resource and townhall."""
+_ORDER_BYTES: dict[tuple[int, ...], bytes] = {}
+"""The order bytes of :meth:`Workers.job_bytes` with a unit target, by what they are made of
+(ability, target): a worker's job changes phase every few loops, and its order is one of a few
+per resource and townhall."""
 _ORDER_BYTES_MAX = 4096
 """Entries :data:`_ORDER_BYTES` keeps at most (cleared when full)."""
 
@@ -469,19 +469,15 @@ class Workers:
         if job.cache_key != key:
             if job.phase in (WALK_SITE, BUILDING) and not job.geyser:  # (a construction's point: not shared)
                 b = order_bytes(job.build, pos=job.site)
-                if job.carry:
-                    b += carry_buff_bytes(job.carry_gas)
             else:
-                made = (key, bool(job.carry))  # (all that the bytes below are made of)
-                got = _ORDER_BYTES.get(made)
+                got = _ORDER_BYTES.get(key[:2])
                 if got is None:
-                    got = order_bytes(key[0], tag=key[1])
-                    if job.carry:
-                        got += carry_buff_bytes(job.carry_gas)
                     if len(_ORDER_BYTES) >= _ORDER_BYTES_MAX:
                         _ORDER_BYTES.clear()
-                    _ORDER_BYTES[made] = got
+                    got = _ORDER_BYTES[key[:2]] = order_bytes(key[0], tag=key[1])
                 b = got
+            if job.carry:
+                b += carry_buff_bytes(job.carry_gas)
             job.cache_key = key
             job.cache_bytes = b
         return job.cache_bytes
